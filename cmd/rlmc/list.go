@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/ir"
+	"github.com/rlmc-dev/rlmc/loader"
+)
+
+func newListCmd(stdout io.Writer) *cobra.Command {
+	var f catalogFlags
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List every skill unit, sorted by name",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := f.check(); err != nil {
+				return err
+			}
+			return runList(cmd.Context(), f, stdout)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// listedUnit is one row of `rlmc list`.
+type listedUnit struct {
+	Name       string        `json:"name"`
+	Root       string        `json:"root"`
+	Path       string        `json:"path"`
+	Variant    ir.Variant    `json:"variant"`
+	Invocation ir.Invocation `json:"invocation"`
+	Status     ir.Status     `json:"status"`
+	Tokens     *int          `json:"tokens"`
+	Priority   int           `json:"priority"`
+	ShadowedBy string        `json:"shadowed_by,omitempty"`
+}
+
+type listing struct {
+	Units       []listedUnit   `json:"units"`
+	Diagnostics ir.Diagnostics `json:"diagnostics"`
+}
+
+func runList(ctx context.Context, f catalogFlags, stdout io.Writer) error {
+	c, err := f.load(ctx)
+	if err != nil {
+		return err
+	}
+	tokenizer := c.Policy().Tokenizer
+	out := listing{Units: []listedUnit{}, Diagnostics: c.Diagnostics()}
+	for _, u := range c.Catalog().Units {
+		row := listedUnit{Name: u.Name, Root: u.Root, Path: u.Path, Variant: u.Variant,
+			Invocation: u.Invocation, Status: u.Status, Priority: u.Priority, ShadowedBy: u.ShadowedBy}
+		if u.Status != ir.StatusInvalid {
+			if body, err := loader.ReadBody(u); err == nil {
+				if n, err := compiler.CountTokens(tokenizer, body); err == nil {
+					row.Tokens = &n
+				}
+			}
+		}
+		out.Units = append(out.Units, row)
+	}
+	if f.format == "json" {
+		return writeJSON(stdout, out)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tINVOCATION\tSTATUS\tVARIANT\tTOKENS\tPATH")
+	for _, u := range out.Units {
+		tokens := "-"
+		if u.Tokens != nil {
+			tokens = fmt.Sprint(*u.Tokens)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", u.Name, u.Invocation, u.Status, u.Variant, tokens, u.Path)
+	}
+	return tw.Flush()
+}

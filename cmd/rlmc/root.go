@@ -1,0 +1,113 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, decided here and nowhere else.
+const (
+	exitOK      = 0
+	exitFailure = 1 // a compile error, a validation error, a failing test case
+	exitUsage   = 2
+)
+
+// exitError carries an exit code for an error that has already been
+// reported (for example as JSON on stdout), so Main prints nothing more.
+type exitError struct {
+	code     int
+	reported bool
+	err      error
+}
+
+func (e *exitError) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("exit %d", e.code)
+}
+
+// failed returns an error that exits 1 without printing anything more.
+func failed() error { return &exitError{code: exitFailure, reported: true} }
+
+// usageError returns an error that exits 2 and prints its message.
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// Main runs rlmc with args and returns the process exit code. It is the
+// entry point of both the binary and the in-process CLI tests.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if !ee.reported && ee.err != nil {
+			fmt.Fprintf(stderr, "rlmc: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	// Errors cobra raises itself (unknown flag, bad argument count) are usage errors.
+	fmt.Fprintf(stderr, "rlmc: %v\n", err)
+	if isUsage(err) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// usageErr marks errors from flag parsing.
+type usageErr struct{ error }
+
+func isUsage(err error) bool {
+	var u usageErr
+	return errors.As(err, &u)
+}
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "rlmc",
+		Short:         "Compile Agent Skills into a planner prompt with a sandboxed Prolog policy",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmd.Help()
+		},
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err} })
+	root.AddCommand(
+		newListCmd(stdout),
+		newValidateCmd(stdout),
+		newCompileCmd(stdin, stdout, stderr),
+	)
+	wrapArgs(root)
+	return root
+}
+
+// wrapArgs turns cobra's argument-count errors into usage errors.
+func wrapArgs(c *cobra.Command) {
+	check := c.Args
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usageErr{err}
+		}
+		return nil
+	}
+	for _, sub := range c.Commands() {
+		sub.SetFlagErrorFunc(c.FlagErrorFunc())
+		if sub.Args == nil {
+			sub.Args = cobra.NoArgs
+		}
+		wrapArgs(sub)
+	}
+}

@@ -1,0 +1,73 @@
+package compiler
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+)
+
+// AuditRecord is one line of the trajectory: what a compile decided and
+// what it cost.
+type AuditRecord struct {
+	Time               time.Time      `json:"time"`
+	Fingerprint        string         `json:"fingerprint,omitempty"`
+	CatalogFingerprint string         `json:"catalog_fingerprint"`
+	Decision           string         `json:"decision"`
+	Selected           []string       `json:"selected"`
+	Bytes              int            `json:"bytes"`
+	Tokens             int            `json:"tokens"`
+	Rejected           map[string]int `json:"rejected"`
+	DurationMS         float64        `json:"duration_ms"`
+	Error              *Error         `json:"error,omitempty"`
+}
+
+// Audit appends one JSON line per compile to a writer. Each line is written
+// with a single Write under a lock, so lines never interleave, whatever the
+// number of concurrent compiles.
+type Audit struct {
+	mu  sync.Mutex
+	w   io.Writer
+	now func() time.Time
+}
+
+// NewAudit returns an audit trail writing to w.
+func NewAudit(w io.Writer) *Audit { return &Audit{w: w, now: time.Now} }
+
+// Compile runs c.Compile and records it.
+func (a *Audit) Compile(ctx context.Context, c *Compiler, req Request) (*Result, error) {
+	start := a.now()
+	res, err := c.Compile(ctx, req)
+	rec := AuditRecord{Time: start.UTC(), CatalogFingerprint: c.CatalogFingerprint(), Selected: []string{}, Rejected: map[string]int{}}
+	rec.DurationMS = float64(a.now().Sub(start).Microseconds()) / 1000
+	if err != nil {
+		rec.Decision = "error"
+		if ce, ok := err.(*Error); ok {
+			rec.Error = ce
+		} else {
+			rec.Error = &Error{Code: ErrInvalidRequest, Message: err.Error()}
+		}
+	} else {
+		rec.Fingerprint, rec.Decision = res.Fingerprint, res.Decision
+		rec.Selected, rec.Bytes, rec.Tokens = res.Names(), len(res.Prompt), res.Budget.Used
+		rec.Rejected = res.RejectedCounts()
+	}
+	if werr := a.Record(rec); werr != nil && err == nil {
+		return res, werr
+	}
+	return res, err
+}
+
+// Record writes one record as one line.
+func (a *Audit) Record(rec AuditRecord) error {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	line = append(line, '\n')
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, err = a.w.Write(line)
+	return err
+}

@@ -1,0 +1,516 @@
+// Package compiler turns a task, trusted host input and a catalog into the
+// skill block a planner receives, with an explanation of every decision and
+// a stable fingerprint. It owns the compile and render stages; the decisions
+// themselves are made by the Prolog policy in package rules.
+package compiler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/rlmc-dev/rlmc/ir"
+	"github.com/rlmc-dev/rlmc/loader"
+	"github.com/rlmc-dev/rlmc/rules"
+)
+
+// Stage names a step of the compile pipeline. Stage names appear in
+// explanations and errors.
+type Stage string
+
+// The compile stages, in order.
+const (
+	StageAnalyze     Stage = "analyze"
+	StageRetrieve    Stage = "retrieve"
+	StageMeasure     Stage = "measure"
+	StageDecide      Stage = "decide"
+	StageRender      Stage = "render"
+	StageFingerprint Stage = "fingerprint"
+)
+
+// pipeline is the compile, one named step after another.
+var pipeline = []struct {
+	name Stage
+	run  func(*compilation) error
+}{
+	{StageAnalyze, (*compilation).analyze},
+	{StageRetrieve, (*compilation).retrieve},
+	{StageMeasure, (*compilation).measure},
+	{StageDecide, (*compilation).decide},
+	{StageRender, (*compilation).render},
+	{StageFingerprint, (*compilation).fingerprint},
+}
+
+// Stages returns the compile stage names in order.
+func Stages() []Stage {
+	out := make([]Stage, len(pipeline))
+	for i, s := range pipeline {
+		out[i] = s.name
+	}
+	return out
+}
+
+// Request is one compile's input. Task is untrusted text; Select and Deny
+// are trusted host decisions.
+type Request struct {
+	Task      string
+	Select    []string
+	Deny      []string
+	Budget    int    // tokens; 0 means the policy's or DefaultBudget
+	Tokenizer string // "" means the policy's or DefaultTokenizer
+}
+
+// Compiler holds a loaded catalog, its index, graph and policy engine. Build
+// it once and call Compile many times; it is safe for concurrent use.
+type Compiler struct {
+	cat       *ir.Catalog
+	policy    Policy
+	index     *index
+	facts     *facts
+	engine    *rules.Engine
+	tokens    tokenCache
+	catalogFP string
+	diags     ir.Diagnostics
+	denied    map[string]bool
+}
+
+// New prepares a compiler over cat with the host policy p. It fails only if
+// the embedded Prolog policy does not load.
+func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
+	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}}
+	if c.policy.Budget == 0 {
+		c.policy.Budget = DefaultBudget
+	}
+	if c.policy.Tokenizer == "" {
+		c.policy.Tokenizer = DefaultTokenizer
+	}
+	if c.policy.Ambiguity == "" {
+		c.policy.Ambiguity = AmbiguityAsk
+	}
+	for _, n := range p.Deny {
+		c.denied[n] = true
+	}
+	c.index = buildIndex(cat)
+	c.facts = newFacts(cat, c.policy)
+	engine, err := rules.New(c.facts)
+	if err != nil {
+		return nil, &Error{Stage: StageDecide, Code: ErrPolicy, Message: err.Error()}
+	}
+	c.engine = engine
+	c.catalogFP = catalogFingerprint(cat)
+	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
+	for _, n := range c.policy.names() {
+		if _, ok := cat.Lookup(n); !ok {
+			c.diags.Add(ir.Diagnostic{Path: "policy", Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog", n)})
+		}
+	}
+	c.diags.Sort()
+	return c, nil
+}
+
+// Load is the usual way to build a compiler: load the roots, then New.
+func Load(ctx context.Context, opts loader.Options, p Policy) (*Compiler, error) {
+	if len(opts.Roots) == 0 && len(p.Roots) > 0 {
+		opts.Roots, opts.RootsExplicit = p.Roots, true
+	}
+	opts.Exclude = append(opts.Exclude, p.Exclude...)
+	cat, err := loader.Load(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return New(cat, p)
+}
+
+// Catalog returns the catalog the compiler was built over.
+func (c *Compiler) Catalog() *ir.Catalog { return c.cat }
+
+// Policy returns the host policy in effect, with defaults filled in.
+func (c *Compiler) Policy() Policy { return c.policy }
+
+// CatalogFingerprint identifies the catalog's admitted units.
+func (c *Compiler) CatalogFingerprint() string { return c.catalogFP }
+
+// Diagnostics returns the catalog's and the policy's diagnostics.
+func (c *Compiler) Diagnostics() ir.Diagnostics { return c.diags }
+
+// compilation is the state of one Compile call as it moves through the
+// pipeline.
+type compilation struct {
+	ctx context.Context
+	c   *Compiler
+	req Request
+
+	budget    int
+	tokenizer string
+	explicit  map[string]bool
+	mandatory map[string]bool
+	denied    map[string]bool
+
+	q        *query
+	negated  map[string]string // unit -> the words that negated it
+	scores   map[string]float64
+	cands    []rules.Candidate
+	rejected map[*ir.Unit][]Reason // decided before the policy runs
+	bodies   map[string]string
+	tokens   map[string]int
+
+	selected []*ir.Unit
+	res      *Result
+}
+
+// Compile decides which skills enter the planner context for req. A
+// compile that cannot honor an explicit selection or a mandatory unit
+// returns an *Error; so does a cancelled context.
+func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
+	run := &compilation{
+		ctx: ctx, c: c, req: req,
+		explicit: map[string]bool{}, mandatory: map[string]bool{}, denied: map[string]bool{},
+		rejected: map[*ir.Unit][]Reason{}, bodies: map[string]string{}, tokens: map[string]int{},
+		res: &Result{Schema: Schema, Selected: []Selected{}, Rejected: []Rejected{}, Diagnostics: c.diags},
+	}
+	for _, s := range pipeline {
+		if err := ctx.Err(); err != nil {
+			return nil, &Error{Stage: s.name, Code: ErrCanceled, Message: err.Error()}
+		}
+		if err := s.run(run); err != nil {
+			var ce *Error
+			if errors.As(err, &ce) {
+				if ce.Stage == "" {
+					ce.Stage = s.name
+				}
+				return nil, ce
+			}
+			return nil, &Error{Stage: s.name, Code: ErrInvalidRequest, Message: err.Error()}
+		}
+	}
+	return run.res, nil
+}
+
+func (r *compilation) event(e Event) { r.res.Events = append(r.res.Events, e) }
+
+// analyze checks the host input and reads the task.
+func (r *compilation) analyze() error {
+	p := r.c.policy
+	r.budget, r.tokenizer = p.Budget, p.Tokenizer
+	if r.req.Budget < 0 {
+		return &Error{Code: ErrInvalidRequest, Message: "budget must be positive"}
+	}
+	if r.req.Budget > 0 {
+		r.budget = r.req.Budget
+	}
+	if r.req.Tokenizer != "" {
+		r.tokenizer = r.req.Tokenizer
+	}
+	if _, err := codecFor(r.tokenizer); err != nil {
+		return &Error{Code: ErrInvalidRequest, Message: err.Error()}
+	}
+	r.res.Budget = Budget{Limit: r.budget, Tokenizer: r.tokenizer}
+	for _, n := range p.Mandatory {
+		if _, ok := r.c.cat.Lookup(n); !ok {
+			return &Error{Code: ErrUnknownUnit, Unit: n, Message: fmt.Sprintf("mandatory unit %q is not in the catalog", n)}
+		}
+		r.mandatory[n] = true
+	}
+	for _, n := range r.req.Select {
+		if _, ok := r.c.cat.Lookup(n); !ok {
+			return &Error{Code: ErrUnknownUnit, Unit: n, Message: fmt.Sprintf("selected unit %q is not in the catalog", n)}
+		}
+		r.explicit[n] = true
+	}
+	for n := range r.c.denied {
+		r.denied[n] = true
+	}
+	for _, n := range r.req.Deny {
+		r.denied[n] = true
+	}
+	r.q = analyze(r.req.Task)
+	r.negated = r.c.index.negated(r.q)
+	for _, n := range sortedKeys(r.negated) {
+		r.event(Event{Stage: StageAnalyze, Kind: EventNegation, Unit: n, Detail: r.negated[n]})
+	}
+	return nil
+}
+
+// retrieve scores the catalog and picks the candidates the policy judges;
+// every other unit gets its reason here.
+func (r *compilation) retrieve() error {
+	ix := r.c.index
+	ranked := ix.score(r.q)
+	r.scores = make(map[string]float64, len(ranked))
+	for _, s := range ranked {
+		r.scores[ix.units[s.unit].Name] = s.score
+	}
+	for _, n := range sortedKeys(r.mandatory) {
+		r.cands = append(r.cands, rules.Candidate{Name: n, Origin: rules.OriginMandatory, Score: milli(r.scores[n])})
+	}
+	for _, n := range sortedKeys(r.explicit) {
+		if !r.mandatory[n] {
+			r.cands = append(r.cands, rules.Candidate{Name: n, Origin: rules.OriginExplicit, Score: milli(r.scores[n])})
+		}
+	}
+	lexical := 0
+	for _, s := range ranked {
+		u := ix.units[s.unit]
+		if r.mandatory[u.Name] || r.explicit[u.Name] || s.score < Threshold || r.denied[u.Name] {
+			continue
+		}
+		if lexical == CandidateCap {
+			r.rejected[u] = []Reason{{Code: ReasonBelowThreshold, Detail: fmt.Sprintf("score %.3f is outside the top %d candidates", s.score, CandidateCap)}}
+			continue
+		}
+		lexical++
+		r.cands = append(r.cands, rules.Candidate{Name: u.Name, Origin: rules.OriginLexical, Score: milli(s.score)})
+		r.event(Event{Stage: StageRetrieve, Kind: EventCandidate, Unit: u.Name, Score: round3(s.score), Evidence: ix.evidence(r.q, s.unit)})
+	}
+	inCands := map[string]bool{}
+	for _, c := range r.cands {
+		inCands[c.Name] = true
+	}
+	for _, u := range r.c.cat.Units {
+		if _, done := r.rejected[u]; done || (inCands[u.Name] && u.Status != ir.StatusShadowed) {
+			continue
+		}
+		r.rejected[u] = []Reason{r.standing(u)}
+	}
+	return nil
+}
+
+// standing is the reason a unit that is not a candidate stays out.
+func (r *compilation) standing(u *ir.Unit) Reason {
+	switch {
+	case u.Status == ir.StatusShadowed:
+		return Reason{Code: ReasonShadowed, Detail: "by " + u.ShadowedBy}
+	case u.Status == ir.StatusInvalid:
+		return Reason{Code: ReasonInvalid, Detail: "see diagnostics for " + u.Path}
+	case r.denied[u.Name]:
+		return Reason{Code: ReasonDenied, Detail: "denied by the host"}
+	case r.negated[u.Name] != "":
+		return Reason{Code: ReasonNegated, Detail: fmt.Sprintf("task says %q", r.negated[u.Name])}
+	}
+	if s, ok := r.scores[u.Name]; ok {
+		return Reason{Code: ReasonBelowThreshold, Detail: fmt.Sprintf("score %.3f < threshold %.1f", s, Threshold)}
+	}
+	return Reason{Code: ReasonNoEvidence}
+}
+
+// measure counts the tokens of every candidate and every unit its closure
+// could pull in, reading bodies lazily and caching counts by content digest.
+func (r *compilation) measure() error {
+	need := map[string]bool{}
+	for _, c := range r.cands {
+		need[c.Name] = true
+		for _, d := range r.c.facts.Closure(c.Name).Deps {
+			need[d] = true
+		}
+	}
+	for _, n := range sortedKeys(need) {
+		u, ok := r.c.cat.Lookup(n)
+		if !ok || u.Status != ir.StatusOK {
+			continue // the policy rejects it without asking for tokens
+		}
+		n, err := r.c.countTokens(r, u)
+		if err != nil {
+			return err
+		}
+		r.tokens[u.Name] = n
+	}
+	return nil
+}
+
+func (c *Compiler) countTokens(r *compilation, u *ir.Unit) (int, error) {
+	key := r.tokenizer + ":" + u.SHA256
+	if n, ok := c.tokens.get(key); ok {
+		return n, nil
+	}
+	body, err := r.body(u)
+	if err != nil {
+		return 0, err
+	}
+	n, err := CountTokens(r.tokenizer, body)
+	if err != nil {
+		return 0, err
+	}
+	c.tokens.put(key, n)
+	return n, nil
+}
+
+func (r *compilation) body(u *ir.Unit) (string, error) {
+	if b, ok := r.bodies[u.Name]; ok {
+		return b, nil
+	}
+	b, err := loader.ReadBody(u)
+	if err != nil {
+		return "", &Error{Code: ErrBodyChanged, Unit: u.Name, Message: err.Error()}
+	}
+	r.bodies[u.Name] = b
+	return b, nil
+}
+
+// decide asks the Prolog policy and fails the compile when a host selection
+// cannot be honored.
+func (r *compilation) decide() error {
+	req := &rules.Request{
+		Candidates: r.cands, Budget: r.budget,
+		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
+		Negated: make(map[string]bool, len(r.negated)),
+		Tokens:  func(n string) int { return r.tokens[n] },
+	}
+	for n := range r.negated {
+		req.Negated[n] = true
+	}
+	decisions, err := r.c.engine.Decide(r.ctx, req)
+	if err != nil {
+		if ctxErr := r.ctx.Err(); ctxErr != nil {
+			return &Error{Code: ErrCanceled, Message: ctxErr.Error()}
+		}
+		return &Error{Code: ErrPolicy, Message: err.Error()}
+	}
+	reasons := map[string][]Reason{}
+	var order []string
+	for _, d := range decisions {
+		if d.Selected {
+			if _, seen := reasons[d.Name]; !seen {
+				order = append(order, d.Name)
+			}
+			reasons[d.Name] = append(reasons[d.Name], r.selectReason(d))
+			continue
+		}
+		if r.explicit[d.Name] || r.mandatory[d.Name] {
+			code, what := ErrSelectionRejected, "selected"
+			if r.mandatory[d.Name] {
+				code, what = ErrMandatoryRejected, "mandatory"
+			}
+			reason := rejectReason(d)
+			return &Error{Code: code, Unit: d.Name, Reason: d.Reason,
+				Message: fmt.Sprintf("%s unit %q cannot be honored: %s", what, d.Name, describe(reason))}
+		}
+		u, _ := r.c.cat.Lookup(d.Name)
+		r.rejected[u] = append(r.rejected[u], rejectReason(d))
+		r.event(Event{Stage: StageDecide, Kind: EventRejected, Unit: d.Name, Code: d.Reason, Detail: d.Detail})
+	}
+	for _, n := range order {
+		u, _ := r.c.cat.Lookup(n)
+		delete(r.rejected, u) // a dependency may also have been scored out
+		r.selected = append(r.selected, u)
+		r.res.Selected = append(r.res.Selected, Selected{
+			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: r.tokens[n],
+			Priority: r.c.facts.priority[n], Score: round3(r.scores[n]), Reasons: reasons[n],
+		})
+		r.res.Budget.Used += r.tokens[n]
+		r.event(Event{Stage: StageDecide, Kind: EventSelected, Unit: n, Code: reasons[n][0].Code, Detail: reasons[n][0].Detail})
+	}
+	for _, u := range r.c.cat.Units {
+		if rs, ok := r.rejected[u]; ok {
+			r.res.Rejected = append(r.res.Rejected, Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Reasons: rs})
+		}
+	}
+	r.res.Decision = DecisionNoRoute
+	if len(r.selected) > 0 {
+		r.res.Decision = DecisionRoute
+	}
+	return nil
+}
+
+func (r *compilation) selectReason(d rules.Decision) Reason {
+	switch d.Reason {
+	case ReasonDependency:
+		return Reason{Code: ReasonDependency, Detail: "required by " + d.Detail}
+	case ReasonLexical:
+		return Reason{Code: ReasonLexical, Detail: summarize(r.c.index, r.q, d.Name)}
+	case ReasonExplicit:
+		return Reason{Code: ReasonExplicit, Detail: "selected by the host"}
+	case ReasonMandatory:
+		return Reason{Code: ReasonMandatory, Detail: "mandatory in the host policy"}
+	}
+	return Reason{Code: d.Reason, Detail: d.Detail}
+}
+
+func rejectReason(d rules.Decision) Reason {
+	detail := d.Detail
+	switch d.Reason {
+	case ReasonDenied:
+		detail = "denied by the host"
+	case ReasonInvalid:
+		detail = "the unit is invalid; see diagnostics"
+	case ReasonShadowed:
+		detail = "the name belongs to a higher-precedence unit"
+	case ReasonExplicitOnly:
+		detail = "explicit-user-only: activates only by host selection"
+	case ReasonNegated:
+		detail = "the task asks not to use it"
+	case ReasonMissingDependency:
+		detail = "requires " + d.Detail + ", which is not in the catalog"
+	case ReasonDependencyCycle:
+		detail = "requires cycle " + d.Detail
+	case ReasonDependencyRejected:
+		detail = "requires " + d.Detail
+	case ReasonConflict:
+		detail = "conflicts with " + d.Detail + ", which ranks higher"
+	case ReasonSuperseded:
+		detail = "superseded by " + d.Detail
+	case ReasonOverBudget:
+		detail = d.Detail + " tokens do not fit in what is left of the budget"
+	}
+	return Reason{Code: d.Reason, Detail: detail}
+}
+
+func describe(r Reason) string {
+	if r.Detail == "" {
+		return r.Code
+	}
+	return r.Code + " (" + r.Detail + ")"
+}
+
+// summarize renders a unit's strongest evidence for its lexical reason.
+func summarize(ix *index, q *query, name string) string {
+	id, ok := ix.ids[name]
+	if !ok {
+		return ""
+	}
+	ev := ix.evidence(q, id)
+	if len(ev) > 3 {
+		ev = ev[:3]
+	}
+	parts := make([]string, len(ev))
+	for i, e := range ev {
+		parts[i] = fmt.Sprintf("%s %q %+.2f", e.Field, e.Match, e.Score)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// render reads the selected bodies (verifying them against the catalog) and
+// builds the prompt block.
+func (r *compilation) render() error {
+	units := make([]renderedUnit, 0, len(r.selected))
+	for _, u := range r.selected {
+		body, err := r.body(u)
+		if err != nil {
+			return err
+		}
+		units = append(units, renderedUnit{name: u.Name, body: body})
+	}
+	r.res.Prompt = renderPrompt(units)
+	return nil
+}
+
+func (r *compilation) fingerprint() error {
+	r.res.Fingerprint = promptFingerprint(r.res.Prompt, r.selected)
+	r.res.CatalogFingerprint = r.c.catalogFP
+	return nil
+}
+
+func milli(f float64) int { return int(math.Round(f * 1000)) }
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,142 @@
+package compiler
+
+import (
+	"sort"
+
+	"github.com/rlmc-dev/rlmc/ir"
+	"github.com/rlmc-dev/rlmc/rules"
+)
+
+// facts is the catalog as the policy sees it: standing, priorities and the
+// relation graph, with every dependency closure computed once at New. It
+// never changes afterwards, so concurrent compiles can share it.
+type facts struct {
+	cat        *ir.Catalog
+	priority   map[string]int
+	requires   map[string][]string
+	closures   map[string]rules.Closure
+	conflicts  map[[2]string]bool // both orders
+	supersedes map[[2]string]bool // [superseder, superseded]
+}
+
+func newFacts(cat *ir.Catalog, p Policy) *facts {
+	f := &facts{
+		cat:        cat,
+		priority:   map[string]int{},
+		requires:   map[string][]string{},
+		closures:   map[string]rules.Closure{},
+		conflicts:  map[[2]string]bool{},
+		supersedes: map[[2]string]bool{},
+	}
+	for _, u := range cat.Units {
+		if u.Status == ir.StatusShadowed {
+			continue
+		}
+		f.priority[u.Name] = u.Priority
+		f.requires[u.Name] = dedupe(ir.SkillRefs(u.Requires))
+		for _, c := range ir.SkillRefs(u.Conflicts) {
+			f.conflicts[[2]string{u.Name, c}] = true
+			f.conflicts[[2]string{c, u.Name}] = true
+		}
+		for _, s := range ir.SkillRefs(u.Supersedes) {
+			f.supersedes[[2]string{u.Name, s}] = true
+		}
+	}
+	for n, prio := range p.Priority {
+		if _, ok := f.priority[n]; ok {
+			f.priority[n] = prio
+		}
+	}
+	extra := make([]string, 0, len(p.Requires))
+	for n := range p.Requires {
+		extra = append(extra, n)
+	}
+	sort.Strings(extra)
+	for _, n := range extra {
+		if _, ok := f.priority[n]; ok {
+			f.requires[n] = dedupe(append(f.requires[n], p.Requires[n]...))
+		}
+	}
+	g := closureBuilder{f: f, onStack: map[string]int{}}
+	for _, u := range cat.Units {
+		if u.Status != ir.StatusShadowed {
+			g.closure(u.Name)
+		}
+	}
+	return f
+}
+
+func dedupe(names []string) []string {
+	seen := map[string]bool{}
+	out := names[:0:0]
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// closureBuilder computes closures depth first with memoization. A unit that
+// reaches a cycle or a missing unit gets that outcome: closures fail closed.
+type closureBuilder struct {
+	f       *facts
+	onStack map[string]int // name -> index in stack
+	stack   []string
+}
+
+func (g *closureBuilder) closure(n string) rules.Closure {
+	if c, ok := g.f.closures[n]; ok {
+		return c
+	}
+	g.onStack[n] = len(g.stack)
+	g.stack = append(g.stack, n)
+	var (
+		res  rules.Closure
+		seen = map[string]bool{}
+	)
+	for _, d := range g.f.requires[n] {
+		if _, ok := g.f.priority[d]; !ok {
+			res = rules.Closure{Missing: d}
+			break
+		}
+		if i, ok := g.onStack[d]; ok {
+			res = rules.Closure{Cycle: append(append([]string{}, g.stack[i:]...), d)}
+			break
+		}
+		c := g.closure(d)
+		if c.Missing != "" || len(c.Cycle) > 0 {
+			res = rules.Closure{Missing: c.Missing, Cycle: c.Cycle}
+			break
+		}
+		for _, x := range append(c.Deps, d) {
+			if !seen[x] {
+				seen[x] = true
+				res.Deps = append(res.Deps, x)
+			}
+		}
+	}
+	g.stack = g.stack[:len(g.stack)-1]
+	delete(g.onStack, n)
+	g.f.closures[n] = res
+	return res
+}
+
+// Unit implements rules.Facts.
+func (f *facts) Unit(name string) (rules.UnitFacts, bool) {
+	u, ok := f.cat.Lookup(name)
+	if !ok {
+		return rules.UnitFacts{}, false
+	}
+	return rules.UnitFacts{Status: u.Status, Invocation: u.Invocation, Priority: f.priority[name]}, true
+}
+
+// Closure implements rules.Facts.
+func (f *facts) Closure(name string) rules.Closure { return f.closures[name] }
+
+// Conflict implements rules.Facts.
+func (f *facts) Conflict(a, b string) bool { return f.conflicts[[2]string{a, b}] }
+
+// Supersedes implements rules.Facts.
+func (f *facts) Supersedes(a, b string) bool { return f.supersedes[[2]string{a, b}] }

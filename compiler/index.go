@@ -1,0 +1,370 @@
+package compiler
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// field is a part of a unit that carries evidence.
+type field int
+
+const (
+	fieldName field = iota
+	fieldAlias
+	fieldTrigger
+	fieldDescription
+	fieldWhenToUse
+	fieldHeading
+	numFields
+)
+
+var fieldNames = [numFields]string{"name", "alias", "trigger", "description", "when_to_use", "heading"}
+
+// Scoring constants. They are generic, documented in README.md, and tuned on
+// the even-hash half of the benchmark cases only.
+var (
+	// fieldWeight scales a term's frequency by where it occurs (BM25F).
+	fieldWeight = [numFields]float64{3.0, 2.5, 2.0, 1.0, 1.0, 0.5}
+	// fieldB is BM25's length normalization per field.
+	fieldB = [numFields]float64{0.3, 0.3, 0.5, 0.75, 0.75, 0.75}
+)
+
+const (
+	bm25K1 = 1.2
+	// Phrase bonuses: the whole name, an alias, or a multi-word trigger
+	// appears in the task as consecutive words.
+	bonusName    = 6.0
+	bonusAlias   = 5.0
+	bonusTrigger = 3.0 // times weight/100
+	// penaltyNotWhen applies when the task matches one of the unit's own
+	// negative triggers (Skill-Router not_when).
+	penaltyNotWhen = 6.0
+	// Threshold is the evidence a unit needs to become a lexical candidate.
+	Threshold = 3.0
+	// CandidateCap bounds the lexical candidates put before the policy; the
+	// interpreter's cost grows with them.
+	CandidateCap = 8
+)
+
+type posting struct {
+	unit int32
+	tf   [numFields]float32
+}
+
+// phrase is a multi-word (or name) pattern of a unit, matched as
+// consecutive stems.
+type phrase struct {
+	unit   int32
+	kind   field // fieldName, fieldAlias, fieldTrigger; or -1 for not_when
+	stems  []string
+	weight float64
+	text   string
+}
+
+const notWhen field = -1
+
+// index is the catalog's inverted index, built once per catalog.
+type index struct {
+	units    []*ir.Unit // indexable units, by position
+	ids      map[string]int32
+	postings map[string][]posting
+	lens     [][numFields]float32
+	avgLen   [numFields]float64
+	phrases  map[string][]phrase // first stem -> phrases
+	// wholeNames maps a unit's name and aliases, as folded words, for
+	// negation: "do not use X" matches X as whole words, unstemmed.
+	wholeNames map[string][]namePattern
+}
+
+type namePattern struct {
+	unit  string
+	words []string
+}
+
+func stems(text string) []string {
+	ws := Words(text)
+	for i, w := range ws {
+		ws[i] = Stem(w)
+	}
+	return ws
+}
+
+func buildIndex(cat *ir.Catalog) *index {
+	ix := &index{ids: map[string]int32{}, postings: map[string][]posting{}, phrases: map[string][]phrase{}, wholeNames: map[string][]namePattern{}}
+	for _, u := range cat.Units {
+		if u.Status != ir.StatusOK {
+			continue
+		}
+		id := int32(len(ix.units))
+		ix.units = append(ix.units, u)
+		ix.ids[u.Name] = id
+		var (
+			tf   = map[string]*[numFields]float32{}
+			lens [numFields]float32
+		)
+		add := func(f field, text string, weight float32) {
+			for _, t := range Terms(text) {
+				p := tf[t]
+				if p == nil {
+					p = new([numFields]float32)
+					tf[t] = p
+				}
+				p[f] += weight
+				lens[f]++
+			}
+		}
+		addPhrase := func(f field, text string, weight float64) {
+			s := stems(text)
+			if len(s) == 0 || (f == fieldTrigger && len(s) < 2) {
+				return
+			}
+			ix.phrases[s[0]] = append(ix.phrases[s[0]], phrase{unit: id, kind: f, stems: s, weight: weight, text: text})
+		}
+		nameText := strings.ReplaceAll(u.Name, "-", " ")
+		add(fieldName, nameText, 1)
+		addPhrase(fieldName, nameText, 1)
+		ix.addWhole(u.Name, u.Name)
+		for _, a := range u.Aliases {
+			add(fieldAlias, a, 1)
+			addPhrase(fieldAlias, a, 1)
+			ix.addWhole(u.Name, a)
+		}
+		for _, t := range u.Triggers {
+			w := float32(t.Weight) / ir.DefaultTriggerWeight
+			add(fieldTrigger, t.Value, w)
+			addPhrase(fieldTrigger, t.Value, float64(w))
+		}
+		for _, n := range u.NegativeTriggers {
+			addPhrase(notWhen, n, 1)
+		}
+		add(fieldDescription, u.Description, 1)
+		add(fieldWhenToUse, u.WhenToUse, 1)
+		for _, h := range u.Headings {
+			add(fieldHeading, h, 1)
+		}
+		terms := make([]string, 0, len(tf))
+		for t := range tf {
+			terms = append(terms, t)
+		}
+		sort.Strings(terms)
+		for _, t := range terms {
+			ix.postings[t] = append(ix.postings[t], posting{unit: id, tf: *tf[t]})
+		}
+		ix.lens = append(ix.lens, lens)
+		for f := range lens {
+			ix.avgLen[f] += float64(lens[f])
+		}
+	}
+	for f := range ix.avgLen {
+		if n := len(ix.units); n > 0 {
+			ix.avgLen[f] /= float64(n)
+		}
+		if ix.avgLen[f] == 0 {
+			ix.avgLen[f] = 1
+		}
+	}
+	return ix
+}
+
+func (ix *index) addWhole(unit, text string) {
+	ws := Words(text)
+	if len(ws) == 0 {
+		return
+	}
+	ix.wholeNames[ws[0]] = append(ix.wholeNames[ws[0]], namePattern{unit: unit, words: ws})
+}
+
+// Evidence is one reason a unit scored: a matched term or phrase and what it
+// contributed.
+type Evidence struct {
+	Field string  `json:"field"`
+	Match string  `json:"match"`
+	Score float64 `json:"score"`
+}
+
+// scored is a unit with its evidence score.
+type scored struct {
+	unit  int32
+	score float64
+}
+
+// score ranks every unit with any evidence for the task. It returns units
+// with a positive score, best first (ties by name).
+func (ix *index) score(q *query) []scored {
+	acc := map[int32]float64{}
+	n := float64(len(ix.units))
+	for _, t := range q.uniqueTerms {
+		ps := ix.postings[t]
+		if len(ps) == 0 {
+			continue
+		}
+		idf := math.Log(1 + (n-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+		for _, p := range ps {
+			acc[p.unit] += idf * ix.saturate(p)
+		}
+	}
+	for _, m := range ix.matchPhrases(q) {
+		acc[m.unit] += m.score
+	}
+	out := make([]scored, 0, len(acc))
+	for u, s := range acc {
+		if s > 0 {
+			out = append(out, scored{u, s})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return ix.units[out[i].unit].Name < ix.units[out[j].unit].Name
+	})
+	return out
+}
+
+func (ix *index) saturate(p posting) float64 {
+	lens := ix.lens[p.unit]
+	var w float64
+	for f := field(0); f < numFields; f++ {
+		if p.tf[f] == 0 {
+			continue
+		}
+		norm := 1 - fieldB[f] + fieldB[f]*float64(lens[f])/ix.avgLen[f]
+		w += fieldWeight[f] * float64(p.tf[f]) / norm
+	}
+	return w / (bm25K1 + w)
+}
+
+type phraseMatch struct {
+	unit  int32
+	score float64
+	ev    Evidence
+}
+
+// matchPhrases finds every unit phrase that occurs in the task. Each phrase
+// counts once however often it occurs.
+func (ix *index) matchPhrases(q *query) []phraseMatch {
+	var out []phraseMatch
+	seen := map[*phrase]bool{}
+	for i, s := range q.stems {
+		cands := ix.phrases[s]
+		for k := range cands {
+			ph := &cands[k]
+			if seen[ph] || indexSeq(q.stems[i:], ph.stems, 0) != 0 {
+				continue
+			}
+			seen[ph] = true
+			var sc float64
+			switch ph.kind {
+			case fieldName:
+				sc = bonusName
+			case fieldAlias:
+				sc = bonusAlias
+			case fieldTrigger:
+				sc = bonusTrigger * ph.weight
+			case notWhen:
+				sc = -penaltyNotWhen
+			}
+			name := "not_when"
+			if ph.kind >= 0 {
+				name = fieldNames[ph.kind] + " phrase"
+			}
+			out = append(out, phraseMatch{unit: ph.unit, score: sc, ev: Evidence{Field: name, Match: ph.text, Score: sc}})
+		}
+	}
+	return out
+}
+
+// evidence explains a unit's score: its matched terms and phrases, largest
+// contribution first.
+func (ix *index) evidence(q *query, unit int32) []Evidence {
+	var out []Evidence
+	n := float64(len(ix.units))
+	for _, t := range q.uniqueTerms {
+		ps := ix.postings[t]
+		i := sort.Search(len(ps), func(i int) bool { return ps[i].unit >= unit })
+		if i == len(ps) || ps[i].unit != unit {
+			continue
+		}
+		idf := math.Log(1 + (n-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+		var fs []string
+		for f := field(0); f < numFields; f++ {
+			if ps[i].tf[f] > 0 {
+				fs = append(fs, fieldNames[f])
+			}
+		}
+		out = append(out, Evidence{Field: strings.Join(fs, "+"), Match: t, Score: idf * ix.saturate(ps[i])})
+	}
+	for _, m := range ix.matchPhrases(q) {
+		if m.unit == unit {
+			out = append(out, m.ev)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].Match < out[j].Match
+	})
+	return out
+}
+
+// query is a task, analyzed once.
+type query struct {
+	words       []string // folded words, for negation and whole-name matching
+	stems       []string // stems of every word, for phrases
+	uniqueTerms []string // stems minus stop words, deduplicated, sorted
+}
+
+func analyze(task string) *query {
+	q := &query{words: Words(task)}
+	q.stems = make([]string, len(q.words))
+	seen := map[string]bool{}
+	for i, w := range q.words {
+		q.stems[i] = Stem(w)
+		if !stopWords[w] && !seen[q.stems[i]] {
+			seen[q.stems[i]] = true
+			q.uniqueTerms = append(q.uniqueTerms, q.stems[i])
+		}
+	}
+	sort.Strings(q.uniqueTerms)
+	return q
+}
+
+// negationCues introduce a unit the task does not want, as folded words.
+var negationCues = [][]string{
+	{"do", "not", "use"}, {"dont", "use"}, {"never", "use"}, {"not", "use"},
+	{"avoid"}, {"without"}, {"no"},
+}
+
+// articles may sit between a cue and the name: "don't use the tdd skill".
+var articles = map[string]bool{"the": true, "a": true, "an": true, "any": true}
+
+// negated returns the units the task negates, with the cue that did it.
+func (ix *index) negated(q *query) map[string]string {
+	out := map[string]string{}
+	for i := range q.words {
+		for _, cue := range negationCues {
+			if indexSeq(q.words[i:], cue, 0) != 0 {
+				continue
+			}
+			j := i + len(cue)
+			for j < len(q.words) && articles[q.words[j]] {
+				j++
+			}
+			if j >= len(q.words) {
+				continue
+			}
+			for _, p := range ix.wholeNames[q.words[j]] {
+				if indexSeq(q.words[j:], p.words, 0) == 0 {
+					if _, done := out[p.unit]; !done {
+						out[p.unit] = strings.Join(q.words[i:j+len(p.words)], " ")
+					}
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,127 @@
+package compiler
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Policy is the host's trusted configuration, read from --policy FILE. It is
+// the only place where units become mandatory, denied or re-prioritized:
+// nothing inside a SKILL.md can do any of that.
+type Policy struct {
+	// Roots replace the default skill roots when no --root is given.
+	// Relative roots are resolved against the policy file's folder.
+	Roots []string `yaml:"roots"`
+	// Exclude lists skill folders (relative to their root) to leave out.
+	Exclude []string `yaml:"exclude"`
+	// Budget is the default token ceiling for the selected bodies.
+	Budget int `yaml:"budget"`
+	// Tokenizer is o200k_base (default) or cl100k_base.
+	Tokenizer string `yaml:"tokenizer"`
+	// Mandatory units are loaded into every compile; one that cannot be
+	// honored fails the compile.
+	Mandatory []string `yaml:"mandatory"`
+	// Deny removes units outright.
+	Deny []string `yaml:"deny"`
+	// Priority overrides units' own priorities.
+	Priority map[string]int `yaml:"priority"`
+	// Requires adds dependency edges, for collections whose skills name each
+	// other only in prose.
+	Requires map[string][]string `yaml:"requires"`
+	// Ambiguity says what to do when the best candidates are too close to
+	// call: ask (default: select none, report them), top, or all.
+	Ambiguity string `yaml:"ambiguity"`
+}
+
+// Defaults used when neither the policy nor the request says otherwise.
+const (
+	DefaultBudget    = 8000
+	DefaultTokenizer = "o200k_base"
+)
+
+// Ambiguity modes.
+const (
+	AmbiguityAsk = "ask"
+	AmbiguityTop = "top"
+	AmbiguityAll = "all"
+)
+
+// LoadPolicy reads a host policy file strictly: an unknown key is an error,
+// because a typo in a deny list must not silently allow a unit.
+func LoadPolicy(file string) (Policy, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return Policy{}, err
+	}
+	p, err := ParsePolicy(data)
+	if err != nil {
+		return Policy{}, fmt.Errorf("%s: %w", file, err)
+	}
+	base := filepath.Dir(file)
+	for i, r := range p.Roots {
+		if !filepath.IsAbs(r) {
+			p.Roots[i] = filepath.Join(base, r)
+		}
+	}
+	return p, nil
+}
+
+// ParsePolicy parses policy YAML and validates its values.
+func ParsePolicy(data []byte) (Policy, error) {
+	var p Policy
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil && err.Error() != "EOF" {
+		return Policy{}, fmt.Errorf("invalid policy: %v", err)
+	}
+	if p.Budget < 0 {
+		return Policy{}, fmt.Errorf("invalid policy: budget must be positive")
+	}
+	if p.Tokenizer != "" {
+		if _, err := codecFor(p.Tokenizer); err != nil {
+			return Policy{}, fmt.Errorf("invalid policy: %v", err)
+		}
+	}
+	switch p.Ambiguity {
+	case "", AmbiguityAsk, AmbiguityTop, AmbiguityAll:
+	default:
+		return Policy{}, fmt.Errorf("invalid policy: ambiguity must be ask, top or all, not %q", p.Ambiguity)
+	}
+	for name, prio := range p.Priority {
+		if prio < 0 || prio > 100000 {
+			return Policy{}, fmt.Errorf("invalid policy: priority of %s must be 0..100000", name)
+		}
+	}
+	return p, nil
+}
+
+// names returns every unit name the policy mentions, sorted, for checks.
+func (p Policy) names() []string {
+	set := map[string]bool{}
+	for _, n := range p.Mandatory {
+		set[n] = true
+	}
+	for _, n := range p.Deny {
+		set[n] = true
+	}
+	for n := range p.Priority {
+		set[n] = true
+	}
+	for n, deps := range p.Requires {
+		set[n] = true
+		for _, d := range deps {
+			set[d] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,134 @@
+package compiler
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Words splits text into case-folded words. A word is a run of letters,
+// digits and combining marks; apostrophes inside a word are dropped so that
+// "don't" and "dont" are the same word. Everything else is a boundary, which
+// is what keeps "hack" from matching "Hacker News" and "unit9" from matching
+// "unit99": words are compared whole.
+func Words(text string) []string {
+	var (
+		words []string
+		b     strings.Builder
+	)
+	flush := func() {
+		if b.Len() > 0 {
+			words = append(words, b.String())
+			b.Reset()
+		}
+	}
+	runes := []rune(text)
+	for i, r := range runes {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			b.WriteRune(fold(r))
+		case (r == '\'' || r == '\u2019') && b.Len() > 0 && i+1 < len(runes) && unicode.IsLetter(runes[i+1]):
+			// inside a word: skip
+		default:
+			flush()
+		}
+	}
+	flush()
+	return words
+}
+
+// fold maps a rune to its lower-case form, using the smallest rune of its
+// case-folding orbit for runes whose lower case is ambiguous (e.g. the Kelvin
+// sign and "k").
+func fold(r rune) rune {
+	l := unicode.ToLower(r)
+	min := l
+	for f := unicode.SimpleFold(l); f != l; f = unicode.SimpleFold(f) {
+		if f < min && unicode.IsLower(f) {
+			min = f
+		}
+	}
+	return min
+}
+
+// stopWords carry no evidence about which skill a task wants. The list is
+// generic English; it names no skill and no benchmark phrase.
+var stopWords = toSet(`a an the and or but if then else of to in on at by for from with as is are was were be been being
+do does did doing done have has had having i me my we our you your he she it its they them their this that these those
+there here what which who whom whose when where why how can could should would will shall may might must
+please just also very so too than not no nor only own same some such any all each both few more most other
+into onto over under about above below up down out off again further once am s t
+let lets get gets got make makes made use using used want wants need needs help me us like`)
+
+func toSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// Stem reduces a folded word to a light stem: plural and common verb
+// endings only, conservative enough that distinct words rarely collide
+// ("hacker" stays "hacker", "tests" and "testing" become "test").
+func Stem(w string) string {
+	n := len(w)
+	switch {
+	case n <= 3:
+		return w
+	case strings.HasSuffix(w, "ies") && n > 4:
+		return w[:n-3] + "y"
+	case strings.HasSuffix(w, "sses"):
+		return w[:n-2]
+	case strings.HasSuffix(w, "ing") && n > 5:
+		return undouble(w[:n-3])
+	case strings.HasSuffix(w, "ed") && n > 4 && !strings.HasSuffix(w, "eed"):
+		return undouble(w[:n-2])
+	case strings.HasSuffix(w, "es") && n > 4 && (strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "zes")):
+		return w[:n-2]
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:n-1]
+	}
+	return w
+}
+
+// undouble turns "stopp" (from "stopping") back into "stop".
+func undouble(w string) string {
+	n := len(w)
+	if n >= 2 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
+		return w[:n-1]
+	}
+	return w
+}
+
+// Terms returns the stems of the words of text that carry evidence.
+func Terms(text string) []string {
+	words := Words(text)
+	out := words[:0]
+	for _, w := range words {
+		if !stopWords[w] {
+			out = append(out, Stem(w))
+		}
+	}
+	return out
+}
+
+// containsSeq reports whether needle occurs as consecutive elements of hay.
+func containsSeq(hay, needle []string) bool {
+	return indexSeq(hay, needle, 0) >= 0
+}
+
+func indexSeq(hay, needle []string, from int) int {
+	if len(needle) == 0 {
+		return -1
+	}
+outer:
+	for i := from; i+len(needle) <= len(hay); i++ {
+		for j, n := range needle {
+			if hay[i+j] != n {
+				continue outer
+			}
+		}
+		return i
+	}
+	return -1
+}

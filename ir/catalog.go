@@ -1,0 +1,51 @@
+package ir
+
+import "sort"
+
+// Root is a folder that skills were discovered under.
+type Root struct {
+	Dir        string `json:"dir"` // as given or derived, for display
+	Precedence int    `json:"precedence"`
+}
+
+// Catalog is the normalized result of loading every root: all units,
+// including invalid and shadowed ones, and every diagnostic.
+type Catalog struct {
+	Roots       []Root      `json:"roots"`
+	Units       []*Unit     `json:"units"`
+	Diagnostics Diagnostics `json:"diagnostics"`
+
+	byName map[string]*Unit
+}
+
+// NewCatalog sorts units by name, then precedence, then path, and indexes
+// the unit that answers to each name: the one not shadowed.
+func NewCatalog(roots []Root, units []*Unit, diags Diagnostics) *Catalog {
+	sort.SliceStable(units, func(i, j int) bool {
+		a, b := units[i], units[j]
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		if a.Precedence != b.Precedence {
+			return a.Precedence < b.Precedence
+		}
+		return a.Path < b.Path
+	})
+	diags.Sort()
+	c := &Catalog{Roots: roots, Units: units, Diagnostics: diags, byName: make(map[string]*Unit, len(units))}
+	for _, u := range units {
+		if u.Status == StatusShadowed {
+			continue
+		}
+		if _, dup := c.byName[u.Name]; !dup {
+			c.byName[u.Name] = u
+		}
+	}
+	return c
+}
+
+// Lookup returns the unit that answers to name, which is never a shadowed one.
+func (c *Catalog) Lookup(name string) (*Unit, bool) {
+	u, ok := c.byName[name]
+	return u, ok
+}

@@ -1,0 +1,141 @@
+package ir
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Severity ranks a diagnostic. Only errors make `rlmc validate` fail.
+type Severity string
+
+// Severities, from most to least serious.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+)
+
+// Code is a stable, snake_case identifier of a diagnostic. Tests and hosts
+// match on codes; messages are free to change.
+type Code string
+
+// Diagnostic codes. Each is documented in README.md and produced by at least
+// one fixture under testdata/.
+const (
+	CodeInvalidYAML          Code = "invalid_yaml"
+	CodeLenientYAML          Code = "lenient_yaml"
+	CodeMissingFrontmatter   Code = "missing_frontmatter"
+	CodeInvalidName          Code = "invalid_name"
+	CodeNameMismatch         Code = "name_mismatch"
+	CodeMissingDescription   Code = "missing_description"
+	CodeDescriptionTooLong   Code = "description_too_long"
+	CodeCompatibilityTooLong Code = "compatibility_too_long"
+	CodeInvalidField         Code = "invalid_field"
+	CodeUnknownField         Code = "unknown_field"
+	CodeFileTooLarge         Code = "file_too_large"
+	CodeFrontmatterTooLarge  Code = "frontmatter_too_large"
+	CodeInvalidUTF8          Code = "invalid_utf8"
+	CodeNULByte              Code = "nul_byte"
+	CodeInvalidPrologRLM     Code = "invalid_prolog_rlm_metadata"
+	CodeUnsupportedPrologRLM Code = "unsupported_prolog_rlm_metadata"
+	CodeInvalidManifest      Code = "invalid_manifest"
+	CodeInvalidCodexPolicy   Code = "invalid_codex_policy"
+	CodePathEscape           Code = "path_escape"
+	CodeResourceEscape       Code = "resource_escape"
+	CodeShadowed             Code = "shadowed"
+	CodeScanLimit            Code = "scan_limit"
+	CodeRootNotFound         Code = "root_not_found"
+	CodeReadError            Code = "read_error"
+	CodeSymlinkLoop          Code = "symlink_loop"
+	CodeUnknownPolicyUnit    Code = "unknown_policy_unit"
+	CodeExcluded             Code = "excluded"
+)
+
+// Diagnostic is one finding about the catalog, located at Path:Line.
+// Path is relative to the root it was found under, with slashes; Root names
+// that root so that two roots holding the same relative path stay apart.
+type Diagnostic struct {
+	Root     string   `json:"root,omitempty"`
+	Path     string   `json:"path"`
+	Line     int      `json:"line,omitempty"`
+	Code     Code     `json:"code"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+}
+
+// Position renders "path:line", or just the path when the line is unknown.
+func (d Diagnostic) Position() string {
+	if d.Line > 0 {
+		return fmt.Sprintf("%s:%d", d.Path, d.Line)
+	}
+	return d.Path
+}
+
+// String renders the diagnostic the way compilers do:
+// "path:line: severity: code: message".
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s: %s: %s: %s", d.Position(), d.Severity, d.Code, d.Message)
+}
+
+// Diagnostics is a list of findings. Sort puts it in the canonical order
+// (path, line, code) so that output never depends on discovery order.
+type Diagnostics []Diagnostic
+
+// Add appends a diagnostic.
+func (l *Diagnostics) Add(d Diagnostic) { *l = append(*l, d) }
+
+// Sort orders the list by path, line, code, then root and message so that
+// equal positions still have one order.
+func (l Diagnostics) Sort() {
+	sort.SliceStable(l, func(i, j int) bool {
+		a, b := l[i], l[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Code != b.Code {
+			return a.Code < b.Code
+		}
+		if a.Root != b.Root {
+			return a.Root < b.Root
+		}
+		return a.Message < b.Message
+	})
+}
+
+// HasErrors reports whether any diagnostic is an error.
+func (l Diagnostics) HasErrors() bool {
+	for _, d := range l {
+		if d.Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// Count returns how many diagnostics have the given severity.
+func (l Diagnostics) Count(s Severity) int {
+	n := 0
+	for _, d := range l {
+		if d.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Error implements error so that a list of errors can be returned as one,
+// in the manner of go/scanner.ErrorList.
+func (l Diagnostics) Error() string {
+	var b strings.Builder
+	for i, d := range l {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(d.String())
+	}
+	return b.String()
+}

@@ -1,0 +1,167 @@
+package loader
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// SkillFile is the name that marks a folder as a skill.
+const SkillFile = "SKILL.md"
+
+// found is a skill folder located by discovery, not yet parsed.
+type found struct {
+	root       string // root as given
+	precedence int
+	rootReal   string // symlink-resolved root
+	relDir     string // skill folder relative to the root, slash-separated ("." for the root itself)
+	dirReal    string // symlink-resolved skill folder
+	fileReal   string // symlink-resolved SKILL.md
+}
+
+// scanner walks one root with the bounds in Limits. It never follows a
+// symlink out of the root and never visits a folder twice.
+type scanner struct {
+	limits     Limits
+	root       string
+	precedence int
+	rootReal   string
+	visited    map[string]bool
+	folders    int
+	depthHit   bool
+	countHit   bool
+	found      []found
+	diags      ir.Diagnostics
+}
+
+func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string, args ...any) {
+	s.diags.Add(ir.Diagnostic{Root: s.root, Path: rel, Code: code, Severity: sev, Message: fmt.Sprintf(format, args...)})
+}
+
+// discover scans root. A root that does not exist yields nothing; whether that
+// is worth a diagnostic is the caller's decision.
+func discover(root string, precedence int, limits Limits) ([]found, ir.Diagnostics, error) {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !info.IsDir() {
+		return nil, nil, fmt.Errorf("%s is not a directory", root)
+	}
+	s := &scanner{limits: limits, root: root, precedence: precedence, rootReal: real, visited: map[string]bool{}}
+	s.walk(real, ".", 0)
+	return s.found, s.diags, nil
+}
+
+// within reports whether path is base or below it.
+func within(base, path string) bool {
+	rel, err := filepath.Rel(base, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func join(rel, name string) string {
+	if rel == "." {
+		return name
+	}
+	return rel + "/" + name
+}
+
+func (s *scanner) walk(dirReal, rel string, depth int) {
+	if s.visited[dirReal] {
+		s.diag(rel, ir.CodeSymlinkLoop, ir.SeverityWarning, "folder already scanned through another path; not scanned again")
+		return
+	}
+	s.visited[dirReal] = true
+	s.folders++
+	entries, err := os.ReadDir(dirReal) // sorted by name
+	if err != nil {
+		s.diag(rel, ir.CodeReadError, ir.SeverityError, "cannot read folder: %v", errors.Unwrap(err))
+		return
+	}
+	for _, e := range entries {
+		if e.Name() == SkillFile && !e.IsDir() {
+			s.addSkill(dirReal, rel, e)
+			return // a skill folder's subfolders are its resources, not more skills
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" || name == "node_modules" || strings.HasPrefix(name, ".") {
+			continue
+		}
+		child := filepath.Join(dirReal, name)
+		childRel := join(rel, name)
+		if e.Type()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(child)
+			if err != nil {
+				s.diag(childRel, ir.CodeSymlinkLoop, ir.SeverityWarning, "symlink cannot be resolved (loop or dangling); skipped")
+				continue
+			}
+			info, err := os.Stat(target)
+			if err != nil || !info.IsDir() {
+				continue
+			}
+			if !within(s.rootReal, target) {
+				sev := ir.SeverityWarning
+				if _, err := os.Stat(filepath.Join(target, SkillFile)); err == nil {
+					sev = ir.SeverityError
+				}
+				s.diag(childRel, ir.CodePathEscape, sev, "symlinked folder resolves outside its root; rejected")
+				continue
+			}
+			child = target
+		} else if !e.IsDir() {
+			continue
+		}
+		if depth+1 > s.limits.MaxDepth {
+			if !s.depthHit {
+				s.depthHit = true
+				s.diag(childRel, ir.CodeScanLimit, ir.SeverityWarning, "folder deeper than %d levels below the root not scanned (and any others as deep)", s.limits.MaxDepth)
+			}
+			continue
+		}
+		if s.folders >= s.limits.MaxFolders {
+			if !s.countHit {
+				s.countHit = true
+				s.diag(childRel, ir.CodeScanLimit, ir.SeverityWarning, "root has more than %d folders; scan stopped here", s.limits.MaxFolders)
+			}
+			return
+		}
+		s.walk(child, childRel, depth+1)
+	}
+}
+
+func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry) {
+	file := filepath.Join(dirReal, SkillFile)
+	fileRel := join(rel, SkillFile)
+	if e.Type()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(file)
+		if err != nil {
+			s.diag(fileRel, ir.CodeSymlinkLoop, ir.SeverityError, "SKILL.md symlink cannot be resolved (loop or dangling)")
+			return
+		}
+		if !within(s.rootReal, target) {
+			s.diag(fileRel, ir.CodePathEscape, ir.SeverityError, "SKILL.md is a symlink resolving outside its root; rejected")
+			return
+		}
+		file = target
+	}
+	info, err := os.Stat(file)
+	if err != nil || !info.Mode().IsRegular() {
+		s.diag(fileRel, ir.CodeReadError, ir.SeverityError, "SKILL.md is not a regular file")
+		return
+	}
+	s.found = append(s.found, found{
+		root: s.root, precedence: s.precedence, rootReal: s.rootReal,
+		relDir: rel, dirReal: dirReal, fileReal: file,
+	})
+}

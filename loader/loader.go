@@ -1,0 +1,483 @@
+package loader
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// Limits bound what the loader reads. The zero value is not useful; start
+// from DefaultLimits.
+type Limits struct {
+	MaxFileBytes        int64 // per SKILL.md
+	MaxFrontmatterBytes int
+	MaxDepth            int // folders below a root
+	MaxFolders          int // per root
+}
+
+// DefaultLimits are the documented bounds.
+var DefaultLimits = Limits{
+	MaxFileBytes:        100 << 10,
+	MaxFrontmatterBytes: 64 << 10,
+	MaxDepth:            6,
+	MaxFolders:          2000,
+}
+
+// Options configure Load.
+type Options struct {
+	// Roots in precedence order, first wins. Empty means DefaultRootsFromEnv.
+	Roots []string
+	// RootsExplicit makes a missing root an error (roots given with --root);
+	// missing default roots are simply absent.
+	RootsExplicit bool
+	// Exclude lists skill folders, relative to their root and slash-separated,
+	// to leave out together with everything below them.
+	Exclude []string
+	Limits  Limits
+}
+
+// Load discovers, parses and normalizes every skill under the roots. Problems
+// with individual skills become diagnostics and never stop the others; the
+// error result is reserved for a cancelled context.
+func Load(ctx context.Context, opts Options) (*ir.Catalog, error) {
+	if opts.Limits == (Limits{}) {
+		opts.Limits = DefaultLimits
+	}
+	roots := opts.Roots
+	if len(roots) == 0 {
+		roots = DefaultRootsFromEnv()
+	}
+	var (
+		all     []found
+		diags   ir.Diagnostics
+		irRoots []ir.Root
+	)
+	for i, r := range roots {
+		irRoots = append(irRoots, ir.Root{Dir: r, Precedence: i})
+		fs, ds, err := discover(r, i, opts.Limits)
+		if err != nil {
+			if opts.RootsExplicit {
+				diags.Add(ir.Diagnostic{Root: r, Path: ".", Code: ir.CodeRootNotFound, Severity: ir.SeverityError, Message: fmt.Sprintf("root %s cannot be scanned: %v", r, rootErr(err))})
+			}
+			continue
+		}
+		diags = append(diags, ds...)
+		for _, f := range fs {
+			if excluded(f.relDir, opts.Exclude) {
+				diags.Add(ir.Diagnostic{Root: f.root, Path: join(f.relDir, SkillFile), Code: ir.CodeExcluded, Severity: ir.SeverityInfo, Message: "skill folder excluded by host policy"})
+				continue
+			}
+			all = append(all, f)
+		}
+	}
+	units := make([]*ir.Unit, len(all))
+	unitDiags := make([]ir.Diagnostics, len(all))
+	if err := parallel(ctx, len(all), func(i int) {
+		units[i], unitDiags[i] = loadOne(all[i], opts.Limits)
+	}); err != nil {
+		return nil, err
+	}
+	for _, ds := range unitDiags {
+		diags = append(diags, ds...)
+	}
+	var kept []*ir.Unit
+	for _, u := range units {
+		if u != nil {
+			kept = append(kept, u)
+		}
+	}
+	diags = append(diags, shadow(kept)...)
+	return ir.NewCatalog(irRoots, kept, diags), nil
+}
+
+func rootErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func excluded(relDir string, patterns []string) bool {
+	for _, p := range patterns {
+		p = strings.Trim(path.Clean(p), "/")
+		if relDir == p || strings.HasPrefix(relDir, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// parallel runs f for 0..n-1 on all cores. Results are written by index, so
+// the outcome never depends on scheduling.
+func parallel(ctx context.Context, n int, f func(int)) error {
+	workers := runtime.GOMAXPROCS(0)
+	if workers > n {
+		workers = n
+	}
+	var (
+		wg   sync.WaitGroup
+		next = make(chan int)
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	var err error
+	for i := 0; i < n; i++ {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return err
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// ValidName reports whether name follows the Agent Skills naming rule.
+func ValidName(name string) bool {
+	return len(name) >= 1 && len(name) <= 64 && nameRE.MatchString(name)
+}
+
+// loadOne reads, parses and normalizes one skill. It returns a nil unit only
+// when the file cannot be read at all.
+func loadOne(f found, limits Limits) (*ir.Unit, ir.Diagnostics) {
+	relFile := join(f.relDir, SkillFile)
+	folder := path.Base(f.relDir)
+	if f.relDir == "." {
+		folder = filepath.Base(f.rootReal)
+	}
+	u := &ir.Unit{
+		Name: folder, Root: f.root, Precedence: f.precedence, Path: relFile,
+		Variant: ir.VariantAgentSkills, Invocation: ir.InvocationAutomatic, Status: ir.StatusOK,
+		Priority: ir.DefaultPriority, File: f.fileReal,
+	}
+	s := &diagSink{path: relFile}
+	content, err := readLimited(f.fileReal, limits.MaxFileBytes)
+	if err != nil {
+		if errors.Is(err, errTooLarge) {
+			s.add(0, ir.CodeFileTooLarge, ir.SeverityError, "SKILL.md is larger than the limit of %d bytes", limits.MaxFileBytes)
+		} else {
+			s.add(0, ir.CodeReadError, ir.SeverityError, "cannot read SKILL.md: %v", rootErr(err))
+		}
+		u.Status = ir.StatusInvalid
+		return u, withRoot(s.diags, f.root)
+	}
+	sum := sha256.Sum256(content)
+	u.SHA256, u.Size = hex.EncodeToString(sum[:]), int64(len(content))
+	p, ds := ParseSkill(relFile, content, limits)
+	s.diags = append(s.diags, ds...)
+	if p == nil {
+		u.Status = ir.StatusInvalid
+		return u, withRoot(s.diags, f.root)
+	}
+	normalize(u, p, f, s)
+	if s.diags.HasErrors() {
+		u.Status = ir.StatusInvalid
+	}
+	return u, withRoot(s.diags, f.root)
+}
+
+func withRoot(ds ir.Diagnostics, root string) ir.Diagnostics {
+	for i := range ds {
+		ds[i].Root = root
+	}
+	return ds
+}
+
+var errTooLarge = errors.New("file too large")
+
+func readLimited(file string, limit int64) ([]byte, error) {
+	fh, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, errTooLarge
+	}
+	return data, nil
+}
+
+// normalize folds the frontmatter and the variant files beside SKILL.md into
+// the unit, reporting every problem to s.
+func normalize(u *ir.Unit, p *Parsed, f found, s *diagSink) {
+	fm := p.Frontmatter
+	u.BodyOffset, u.Headings = p.BodyOffset, p.Headings
+	folder := u.Name
+	switch {
+	case !fm.HasName || fm.Name == "":
+		// A missing name takes the folder name, as Claude Code does.
+	case !ValidName(fm.Name):
+		u.Name = fm.Name
+		s.add(fm.NameLine, ir.CodeInvalidName, ir.SeverityError, "name %q must be 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with a hyphen", clip(fm.Name))
+	default:
+		u.Name = fm.Name
+		if fm.Name != folder {
+			s.add(fm.NameLine, ir.CodeNameMismatch, ir.SeverityWarning, "name %q does not match its folder %q", fm.Name, folder)
+		}
+	}
+	switch n := len([]rune(fm.Description)); {
+	case strings.TrimSpace(fm.Description) == "":
+		s.add(max(fm.DescriptionLine, 1), ir.CodeMissingDescription, ir.SeverityError, "description is required")
+	case n > 1024:
+		s.add(fm.DescriptionLine, ir.CodeDescriptionTooLong, ir.SeverityError, "description is %d characters; the limit is 1024", n)
+	}
+	if n := len([]rune(fm.Compatibility)); n > 500 {
+		s.add(fm.CompatibilityLine, ir.CodeCompatibilityTooLong, ir.SeverityError, "compatibility is %d characters; the limit is 500", n)
+	}
+	u.Description, u.WhenToUse = fm.Description, fm.WhenToUse
+	u.License, u.Compatibility = fm.License, fm.Compatibility
+	u.Metadata, u.AllowedTools, u.HostFields = fm.Metadata, fm.AllowedTools, fm.HostFields
+
+	explicitOnly := fm.DisableModelInvocation
+	claude := fm.DisableModelInvocation || fm.WhenToUse != "" || len(fm.HostFields) > 0 || len(fm.AllowedTools) > 0
+	switch {
+	case claude || strings.Contains(filepath.ToSlash(f.root), ".claude"):
+		u.Variant = ir.VariantClaudeCode
+	case strings.Contains(filepath.ToSlash(f.root), "opencode"):
+		u.Variant = ir.VariantOpenCode
+	}
+
+	if data, ok := readBeside(f, CodexPolicyFile, s); ok {
+		u.Variant = ir.VariantCodex
+		pol, err := ParseCodexPolicy(data)
+		if err != nil {
+			s.add(0, ir.CodeInvalidCodexPolicy, ir.SeverityError, "%s: %v", CodexPolicyFile, err)
+		} else if !pol.AllowImplicit {
+			explicitOnly = true
+		}
+	}
+	if data, ok := readBeside(f, ManifestFile, s); ok {
+		u.Variant = ir.VariantSkillRouter
+		m, err := ParseManifest(data)
+		if err != nil {
+			s.add(0, ir.CodeInvalidManifest, ir.SeverityError, "%s: %v", ManifestFile, err)
+		} else {
+			applyManifest(u, m)
+		}
+	}
+	if text, ok := fm.Metadata[PrologRLMKey]; ok {
+		u.Variant = ir.VariantPrologRLM
+		m, err := ParsePrologRLM(text)
+		switch {
+		case errors.Is(err, ErrUnsupportedSchema):
+			s.add(fm.MetadataLines[PrologRLMKey], ir.CodeUnsupportedPrologRLM, ir.SeverityError, "metadata.prolog-rlm: %v", err)
+		case err != nil:
+			s.add(fm.MetadataLines[PrologRLMKey], ir.CodeInvalidPrologRLM, ir.SeverityError, "metadata.prolog-rlm: %v", err)
+		default:
+			applyPrologRLM(u, m)
+			if m.Activation != nil && !*m.Activation.Automatic {
+				explicitOnly = true // restrictive wins over disable-model-invocation: false
+			}
+		}
+	}
+	if explicitOnly {
+		u.Invocation = ir.InvocationExplicitUser
+	}
+	u.Resources = resources(f, p.Links, s)
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}
+
+// readBeside reads a variant file in the skill folder, refusing one that is a
+// symlink out of the folder.
+func readBeside(f found, rel string, s *diagSink) ([]byte, bool) {
+	file := filepath.Join(f.dirReal, filepath.FromSlash(rel))
+	if _, err := os.Lstat(file); err != nil {
+		return nil, false
+	}
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil || !within(f.dirReal, real) {
+		s.add(0, ir.CodePathEscape, ir.SeverityError, "%s resolves outside the skill folder; rejected", rel)
+		return nil, false
+	}
+	data, err := readLimited(real, 64<<10)
+	if err != nil {
+		s.add(0, ir.CodeReadError, ir.SeverityError, "cannot read %s: %v", rel, rootErr(err))
+		return nil, false
+	}
+	return data, true
+}
+
+func applyManifest(u *ir.Unit, m *Manifest) {
+	add := func(kind ir.TriggerKind, values []string) {
+		for _, v := range values {
+			if v = strings.TrimSpace(v); v != "" {
+				u.Triggers = append(u.Triggers, ir.Trigger{Kind: kind, Value: v, Weight: ir.DefaultTriggerWeight})
+			}
+		}
+	}
+	u.Aliases = append(u.Aliases, m.Aliases...)
+	add(ir.TriggerKeyword, m.Keywords)
+	add(ir.TriggerPhrase, m.UseWhen)
+	intents := make([]string, 0, len(m.Intents))
+	for k := range m.Intents {
+		intents = append(intents, k)
+	}
+	sort.Strings(intents)
+	for _, k := range intents {
+		add(ir.TriggerPhrase, m.Intents[k])
+	}
+	add(ir.TriggerNeed, m.Capabilities)
+	add(ir.TriggerObject, m.Objects)
+	add(ir.TriggerVerb, m.Actions)
+	for _, c := range m.Commands {
+		add(ir.TriggerKeyword, c.Keywords)
+	}
+	u.NegativeTriggers = append(u.NegativeTriggers, m.NotWhen...)
+	for _, c := range m.ConflictsWith {
+		u.Conflicts = append(u.Conflicts, ir.Ref{Kind: ir.RefSkill, Name: c})
+	}
+}
+
+func applyPrologRLM(u *ir.Unit, m *PrologRLM) {
+	u.Category = m.Category
+	u.Aliases = append(u.Aliases, m.Aliases...)
+	for _, t := range m.Triggers {
+		w := ir.DefaultTriggerWeight
+		if t.Weight != nil {
+			w = *t.Weight
+		}
+		u.Triggers = append(u.Triggers, ir.Trigger{Kind: t.Kind, Value: t.Value, Weight: w})
+	}
+	refs := func(in []PrologRef) []ir.Ref {
+		out := make([]ir.Ref, 0, len(in))
+		for _, r := range in {
+			out = append(out, ir.Ref{Kind: r.Kind, Name: r.Name})
+		}
+		return out
+	}
+	u.Requires, u.Suggests = refs(m.Requires), refs(m.Suggests)
+	u.Conflicts = append(u.Conflicts, refs(m.Conflicts)...)
+	u.Supersedes = refs(m.Supersedes)
+	if m.Priority != nil {
+		u.Priority = *m.Priority
+	}
+}
+
+// resources keeps the relative links that resolve to files inside the skill
+// folder. Links that try to leave it are reported and dropped.
+func resources(f found, links []Link, s *diagSink) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range links {
+		target := l.Target
+		if i := strings.IndexAny(target, "#?"); i >= 0 {
+			target = target[:i]
+		}
+		if target == "" || isURL(target) {
+			continue
+		}
+		if strings.HasPrefix(target, "/") || filepath.IsAbs(target) || strings.HasPrefix(target, `\`) {
+			s.add(l.Line, ir.CodeResourceEscape, ir.SeverityWarning, "link %q is an absolute path; not indexed", clip(l.Target))
+			continue
+		}
+		clean := path.Clean(target)
+		if clean == ".." || strings.HasPrefix(clean, "../") {
+			s.add(l.Line, ir.CodeResourceEscape, ir.SeverityWarning, "link %q leaves the skill folder; not indexed", clip(l.Target))
+			continue
+		}
+		file := filepath.Join(f.dirReal, filepath.FromSlash(clean))
+		real, err := filepath.EvalSymlinks(file)
+		if err != nil {
+			continue // a link to a file that does not exist is not a resource
+		}
+		if !within(f.dirReal, real) {
+			s.add(l.Line, ir.CodeResourceEscape, ir.SeverityWarning, "link %q resolves outside the skill folder; not indexed", clip(l.Target))
+			continue
+		}
+		if info, err := os.Stat(real); err != nil || !info.Mode().IsRegular() || seen[clean] {
+			continue
+		}
+		seen[clean] = true
+		out = append(out, clean)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func isURL(s string) bool {
+	i := strings.Index(s, ":")
+	return i > 0 && !strings.ContainsAny(s[:i], "/.")
+}
+
+// shadow marks every unit that loses its name to a higher-precedence unit,
+// or to an earlier path in byte order within one root.
+func shadow(units []*ir.Unit) ir.Diagnostics {
+	byName := map[string][]*ir.Unit{}
+	for _, u := range units {
+		byName[u.Name] = append(byName[u.Name], u)
+	}
+	var diags ir.Diagnostics
+	for _, group := range byName {
+		if len(group) < 2 {
+			continue
+		}
+		sort.Slice(group, func(i, j int) bool {
+			if group[i].Precedence != group[j].Precedence {
+				return group[i].Precedence < group[j].Precedence
+			}
+			return group[i].Path < group[j].Path
+		})
+		win := group[0]
+		for _, u := range group[1:] {
+			u.Status = ir.StatusShadowed
+			u.ShadowedBy = filepath.ToSlash(filepath.Join(win.Root, win.Path))
+			diags.Add(ir.Diagnostic{
+				Root: u.Root, Path: u.Path, Code: ir.CodeShadowed, Severity: ir.SeverityWarning,
+				Message: fmt.Sprintf("skill %q at %s is shadowed by %s", u.Name, filepath.ToSlash(filepath.Join(u.Root, u.Path)), u.ShadowedBy),
+			})
+		}
+	}
+	return diags
+}
+
+// ReadBody returns the unit's body (the SKILL.md after its frontmatter) with
+// line endings normalized. It re-reads the file and verifies it against the
+// digest taken at discovery, so a file changed since then is an error, never
+// a stale or swapped body.
+func ReadBody(u *ir.Unit) (string, error) {
+	data, err := readLimited(u.File, u.Size)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", u.Path, ErrChanged)
+	}
+	sum := sha256.Sum256(data)
+	if hex.EncodeToString(sum[:]) != u.SHA256 || u.BodyOffset > int64(len(data)) {
+		return "", fmt.Errorf("%s: %w", u.Path, ErrChanged)
+	}
+	return strings.ReplaceAll(string(data[u.BodyOffset:]), "\r\n", "\n"), nil
+}
+
+// ErrChanged reports a SKILL.md that no longer matches the catalog.
+var ErrChanged = errors.New("SKILL.md changed since it was loaded")

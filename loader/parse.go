@@ -1,0 +1,379 @@
+package loader
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// Frontmatter holds the SKILL.md frontmatter fields rlmc interprets. Fields a
+// client defines but rlmc does not act on are kept in HostFields.
+type Frontmatter struct {
+	Name                   string
+	NameLine               int
+	HasName                bool
+	Description            string
+	DescriptionLine        int
+	WhenToUse              string
+	License                string
+	Compatibility          string
+	CompatibilityLine      int
+	Metadata               map[string]string
+	MetadataLines          map[string]int
+	AllowedTools           []string
+	DisableModelInvocation bool
+	HostFields             map[string]any
+}
+
+// Parsed is one SKILL.md after parsing: its frontmatter, where its body
+// starts, and what the body links to and is titled.
+type Parsed struct {
+	Frontmatter
+	BodyOffset int64
+	BodyLine   int // file line where the body starts
+	Headings   []string
+	Links      []Link
+}
+
+// Link is a relative link found in a body.
+type Link struct {
+	Target string
+	Line   int
+}
+
+// hostFieldKeys are client-defined keys (Claude Code, OpenCode) that are
+// recorded verbatim and never interpreted. In particular allowed-tools and
+// friends never grant anything.
+var hostFieldKeys = map[string]bool{
+	"argument-hint": true, "arguments": true, "model": true, "effort": true,
+	"context": true, "agent": true, "hooks": true, "paths": true,
+	"user-invocable": true, "disallowed-tools": true, "shell": true, "version": true,
+}
+
+var (
+	headingRE = regexp.MustCompile(`^#{1,6}\s+(.+?)\s*#*\s*$`)
+	linkRE    = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+	yamlLine  = regexp.MustCompile(`line (\d+)`)
+)
+
+// diagSink collects diagnostics for one file.
+type diagSink struct {
+	path  string
+	diags ir.Diagnostics
+}
+
+func (s *diagSink) add(line int, code ir.Code, sev ir.Severity, format string, args ...any) {
+	s.diags.Add(ir.Diagnostic{Path: s.path, Line: line, Code: code, Severity: sev, Message: fmt.Sprintf(format, args...)})
+}
+
+// ParseSkill parses the bytes of a SKILL.md. path is used only to locate
+// diagnostics. It never panics on any input; a nil Parsed means the file
+// could not be read as a skill at all, and the diagnostics say why.
+func ParseSkill(path string, content []byte, limits Limits) (*Parsed, ir.Diagnostics) {
+	s := &diagSink{path: path}
+	if int64(len(content)) > limits.MaxFileBytes {
+		s.add(0, ir.CodeFileTooLarge, ir.SeverityError, "SKILL.md is %d bytes; the limit is %d", len(content), limits.MaxFileBytes)
+		return nil, s.diags
+	}
+	if i := bytes.IndexByte(content, 0); i >= 0 {
+		s.add(lineAt(content, i), ir.CodeNULByte, ir.SeverityError, "SKILL.md contains a NUL byte")
+		return nil, s.diags
+	}
+	if !utf8.Valid(content) {
+		s.add(lineAt(content, firstInvalidUTF8(content)), ir.CodeInvalidUTF8, ir.SeverityError, "SKILL.md is not valid UTF-8")
+		return nil, s.diags
+	}
+	start := 0
+	if bytes.HasPrefix(content, []byte("\xef\xbb\xbf")) {
+		start = 3
+	}
+	fmText, bodyOffset, ok := splitFrontmatter(content, start)
+	if !ok {
+		if bodyOffset < 0 {
+			s.add(1, ir.CodeInvalidYAML, ir.SeverityError, "frontmatter opened with --- is never closed")
+		} else {
+			s.add(1, ir.CodeMissingFrontmatter, ir.SeverityError, "SKILL.md must start with a --- frontmatter block")
+		}
+		return nil, s.diags
+	}
+	if len(fmText) > limits.MaxFrontmatterBytes {
+		s.add(1, ir.CodeFrontmatterTooLarge, ir.SeverityError, "frontmatter is %d bytes; the limit is %d", len(fmText), limits.MaxFrontmatterBytes)
+		return nil, s.diags
+	}
+	p := &Parsed{BodyOffset: int64(bodyOffset), BodyLine: lineAt(content, bodyOffset)}
+	if !parseFrontmatter(s, fmText, &p.Frontmatter) {
+		return nil, s.diags
+	}
+	scanBody(content[bodyOffset:], p.BodyLine, p)
+	return p, s.diags
+}
+
+// splitFrontmatter finds the frontmatter between a first line "---" and the
+// next line "---" (or "..."). It returns the frontmatter with CRLF folded to
+// LF, and the byte offset of the body. ok is false when there is no
+// frontmatter (offset 0) or when it is never closed (offset -1).
+func splitFrontmatter(content []byte, start int) (fm string, bodyOffset int, ok bool) {
+	first, rest, found := bytes.Cut(content[start:], []byte("\n"))
+	if strings.TrimRight(string(first), " \t\r") != "---" {
+		return "", 0, false
+	}
+	if !found {
+		return "", -1, false
+	}
+	pos := start + len(first) + 1
+	var b strings.Builder
+	for len(rest) > 0 {
+		line, next, more := bytes.Cut(rest, []byte("\n"))
+		lineEnd := pos + len(line)
+		if more {
+			lineEnd++
+		}
+		trimmed := strings.TrimRight(string(line), " \t\r")
+		if trimmed == "---" || trimmed == "..." {
+			return b.String(), lineEnd, true
+		}
+		b.Write(bytes.TrimSuffix(line, []byte("\r")))
+		b.WriteByte('\n')
+		pos, rest = lineEnd, next
+		if !more {
+			break
+		}
+	}
+	return "", -1, false
+}
+
+func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) bool {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		// Many published skills write "description: Audit code: find bugs",
+		// which strict YAML refuses and every client accepts. Quote such
+		// plain top-level values and try once more.
+		repaired, changed := quotePlainValues(text)
+		doc = yaml.Node{}
+		if !changed || yaml.Unmarshal([]byte(repaired), &doc) != nil {
+			s.add(yamlErrorLine(err), ir.CodeInvalidYAML, ir.SeverityError, "frontmatter is not valid YAML: %s", cleanYAMLError(err))
+			return false
+		}
+		s.add(yamlErrorLine(err), ir.CodeLenientYAML, ir.SeverityInfo, "a plain value holds \": \"; read it as text, as clients do (quote it to silence this)")
+	}
+	if line, found := findAlias(&doc); found {
+		s.add(line+1, ir.CodeInvalidYAML, ir.SeverityError, "YAML anchors and aliases are not allowed in frontmatter")
+		return false
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return true // empty frontmatter: the missing fields are reported later
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		s.add(root.Line+1, ir.CodeInvalidYAML, ir.SeverityError, "frontmatter must be a mapping of keys to values")
+		return false
+	}
+	valid := true
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		line := k.Line + 1 // the frontmatter starts on file line 2
+		bad := func(want string) {
+			s.add(line, ir.CodeInvalidField, ir.SeverityError, "%s must be %s", k.Value, want)
+			valid = false
+		}
+		switch k.Value {
+		case "name":
+			fm.HasName, fm.NameLine = true, line
+			if !scalarString(v, &fm.Name) {
+				bad("a string")
+			}
+		case "description":
+			fm.DescriptionLine = line
+			if !scalarString(v, &fm.Description) {
+				bad("a string")
+			}
+		case "when_to_use", "when-to-use":
+			if !scalarString(v, &fm.WhenToUse) {
+				bad("a string")
+			}
+		case "license":
+			if !scalarString(v, &fm.License) {
+				bad("a string")
+			}
+		case "compatibility":
+			fm.CompatibilityLine = line
+			if !scalarString(v, &fm.Compatibility) {
+				bad("a string")
+			}
+		case "allowed-tools":
+			tools, ok := stringOrList(v)
+			if !ok {
+				bad("a string or a list of strings")
+			}
+			fm.AllowedTools = tools
+		case "disable-model-invocation":
+			if v.Kind != yaml.ScalarNode || v.Decode(&fm.DisableModelInvocation) != nil {
+				bad("true or false")
+			}
+		case "metadata":
+			if v.Kind != yaml.MappingNode {
+				bad("a mapping of strings to strings")
+				continue
+			}
+			fm.Metadata, fm.MetadataLines = map[string]string{}, map[string]int{}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				mk, mv := v.Content[j], v.Content[j+1]
+				var val string
+				if mk.Kind != yaml.ScalarNode || !scalarString(mv, &val) {
+					s.add(mk.Line+1, ir.CodeInvalidField, ir.SeverityError, "metadata.%s must be a string", mk.Value)
+					valid = false
+					continue
+				}
+				fm.Metadata[mk.Value] = val
+				fm.MetadataLines[mk.Value] = mk.Line + 1
+			}
+		default:
+			if hostFieldKeys[k.Value] {
+				var val any
+				if err := v.Decode(&val); err != nil {
+					bad("well-formed YAML")
+					continue
+				}
+				if fm.HostFields == nil {
+					fm.HostFields = map[string]any{}
+				}
+				fm.HostFields[k.Value] = val
+				continue
+			}
+			s.add(line, ir.CodeUnknownField, ir.SeverityInfo, "unknown frontmatter key %q ignored", k.Value)
+		}
+	}
+	return valid
+}
+
+var topLevelPair = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(.+)$`)
+
+// quotePlainValues single-quotes top-level plain values that contain ": "
+// or " #", the two things strict YAML reads differently from people.
+func quotePlainValues(text string) (string, bool) {
+	lines := strings.Split(text, "\n")
+	changed := false
+	for i, l := range lines {
+		m := topLevelPair.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		v := strings.TrimRight(m[2], " \t")
+		if strings.ContainsAny(v[:1], `'"[{|>&*!%@`+"`") || !(strings.Contains(v, ": ") || strings.Contains(v, " #")) {
+			continue
+		}
+		lines[i] = m[1] + ": '" + strings.ReplaceAll(v, "'", "''") + "'"
+		changed = true
+	}
+	return strings.Join(lines, "\n"), changed
+}
+
+// scalarString accepts a YAML scalar of any tag as text, the way clients do
+// (a description of "yes" stays the text "yes").
+func scalarString(n *yaml.Node, out *string) bool {
+	if n.Kind != yaml.ScalarNode {
+		return false
+	}
+	if n.Tag == "!!null" {
+		*out = ""
+		return true
+	}
+	*out = n.Value
+	return true
+}
+
+func stringOrList(n *yaml.Node) ([]string, bool) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		var s string
+		scalarString(n, &s)
+		return strings.Fields(strings.ReplaceAll(s, ",", " ")), true
+	case yaml.SequenceNode:
+		out := make([]string, 0, len(n.Content))
+		for _, c := range n.Content {
+			var s string
+			if !scalarString(c, &s) {
+				return nil, false
+			}
+			out = append(out, s)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// findAlias reports the first alias or anchor. Refusing them outright is
+// simpler and safer than bounding their expansion.
+func findAlias(n *yaml.Node) (int, bool) {
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return n.Line, true
+	}
+	for _, c := range n.Content {
+		if line, ok := findAlias(c); ok {
+			return line, true
+		}
+	}
+	return 0, false
+}
+
+func yamlErrorLine(err error) int {
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n + 1
+	}
+	return 1
+}
+
+func cleanYAMLError(err error) string {
+	return strings.TrimPrefix(err.Error(), "yaml: ")
+}
+
+// scanBody collects headings and relative links, skipping fenced code.
+func scanBody(body []byte, firstLine int, p *Parsed) {
+	inFence := false
+	line := firstLine
+	for len(body) > 0 {
+		raw, rest, _ := bytes.Cut(body, []byte("\n"))
+		text := strings.TrimRight(string(raw), "\r")
+		trimmed := strings.TrimSpace(text)
+		switch {
+		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
+			inFence = !inFence
+		case inFence:
+		default:
+			if m := headingRE.FindStringSubmatch(text); m != nil {
+				p.Headings = append(p.Headings, m[1])
+			}
+			for _, m := range linkRE.FindAllStringSubmatch(text, -1) {
+				p.Links = append(p.Links, Link{Target: m[1], Line: line})
+			}
+		}
+		body = rest
+		line++
+	}
+}
+
+func lineAt(content []byte, offset int) int {
+	if offset > len(content) {
+		offset = len(content)
+	}
+	return bytes.Count(content[:offset], []byte("\n")) + 1
+}
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}

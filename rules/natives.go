@@ -1,0 +1,206 @@
+package rules
+
+import (
+	"github.com/ichiban/prolog/engine"
+)
+
+// registerFacts installs the Go-native predicates that answer catalog and
+// request questions. Each is deterministic and answers in one step, which
+// matters with an interpreter that costs microseconds per inference.
+func registerFacts(vm *engine.VM, f Facts) {
+	vm.Register4(engine.NewAtom("unit"), func(vm *engine.VM, name, status, inv, prio engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		n, ok := atomArg(name, env)
+		if !ok {
+			return engine.Bool(false)
+		}
+		u, ok := f.Unit(n)
+		if !ok {
+			return engine.Bool(false)
+		}
+		return unifyAll(env, k,
+			status, engine.NewAtom(string(u.Status)),
+			inv, engine.NewAtom(string(u.Invocation)),
+			prio, engine.Integer(u.Priority))
+	})
+	vm.Register2(engine.NewAtom("closure"), func(vm *engine.VM, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		n, ok := atomArg(name, env)
+		if !ok {
+			return engine.Bool(false)
+		}
+		c := f.Closure(n)
+		var t engine.Term
+		switch {
+		case c.Missing != "":
+			t = atomMissing.Apply(engine.NewAtom(c.Missing))
+		case len(c.Cycle) > 0:
+			t = atomCycle.Apply(atomList(c.Cycle))
+		default:
+			t = atomDeps.Apply(atomList(c.Deps))
+		}
+		return unifyAll(env, k, out, t)
+	})
+	// any(test) answers "some A in As and the B in Bs with test(A, B)".
+	any := func(test func(a, b string) bool) engine.Predicate3 {
+		return func(vm *engine.VM, as, bs, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+			for _, a := range atoms(as, env) {
+				for _, b := range atoms(bs, env) {
+					if a != b && test(a, b) {
+						return unifyAll(env, k, out, engine.NewAtom(b))
+					}
+				}
+			}
+			return engine.Bool(false)
+		}
+	}
+	vm.Register3(engine.NewAtom("conflicting"), any(f.Conflict))
+	vm.Register3(engine.NewAtom("superseded_by"), func(vm *engine.VM, a, bs, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		return any(func(x, y string) bool { return f.Supersedes(y, x) })(vm, engine.List(a), bs, out, k, env)
+	})
+	vm.Register2(engine.NewAtom("memberchk"), func(vm *engine.VM, x, list engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		iter := engine.ListIterator{List: list, Env: env}
+		for iter.Next() {
+			if e, ok := env.Unify(x, iter.Current()); ok {
+				return k(e)
+			}
+		}
+		return engine.Bool(false)
+	})
+	vm.Register3(engine.NewAtom("subtract"), func(vm *engine.VM, xs, ys, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		drop := map[string]bool{}
+		for _, y := range atoms(ys, env) {
+			drop[y] = true
+		}
+		var keep []string
+		for _, x := range atoms(xs, env) {
+			if !drop[x] {
+				keep = append(keep, x)
+			}
+		}
+		return unifyAll(env, k, out, atomList(keep))
+	})
+
+	requestFact := func(pick func(*Request) map[string]bool) engine.Predicate2 {
+		return func(vm *engine.VM, req, name engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+			r, ok := env.Resolve(req).(reqTerm)
+			n, ok2 := atomArg(name, env)
+			if !ok || !ok2 || !pick(r.r)[n] {
+				return engine.Bool(false)
+			}
+			return k(env)
+		}
+	}
+	vm.Register2(engine.NewAtom("explicit"), requestFact(func(r *Request) map[string]bool { return r.Explicit }))
+	vm.Register2(engine.NewAtom("mandatory"), requestFact(func(r *Request) map[string]bool { return r.Mandatory }))
+	vm.Register2(engine.NewAtom("denied"), requestFact(func(r *Request) map[string]bool { return r.Denied }))
+	vm.Register2(engine.NewAtom("negated"), requestFact(func(r *Request) map[string]bool { return r.Negated }))
+	vm.Register3(engine.NewAtom("tokens"), func(vm *engine.VM, req, names, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		r, ok := env.Resolve(req).(reqTerm)
+		if !ok {
+			return engine.Bool(false)
+		}
+		sum := 0
+		for _, n := range atoms(names, env) {
+			sum += r.r.Tokens(n)
+		}
+		return unifyAll(env, k, out, engine.Integer(sum))
+	})
+}
+
+// atoms returns the atoms of a proper list of atoms; anything else in it is
+// skipped, which for these helpers means "no match".
+func atoms(list engine.Term, env *engine.Env) []string {
+	var out []string
+	iter := engine.ListIterator{List: list, Env: env}
+	for iter.Next() {
+		if a, ok := env.Resolve(iter.Current()).(engine.Atom); ok {
+			out = append(out, a.String())
+		}
+	}
+	return out
+}
+
+func atomArg(t engine.Term, env *engine.Env) (string, bool) {
+	a, ok := env.Resolve(t).(engine.Atom)
+	if !ok {
+		return "", false
+	}
+	return a.String(), true
+}
+
+func atomList(names []string) engine.Term {
+	ts := make([]engine.Term, len(names))
+	for i, n := range names {
+		ts[i] = engine.NewAtom(n)
+	}
+	return engine.List(ts...)
+}
+
+// unifyAll unifies pairs of terms and continues with k when all unify.
+func unifyAll(env *engine.Env, k engine.Cont, pairs ...engine.Term) *engine.Promise {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		var ok bool
+		if env, ok = env.Unify(pairs[i], pairs[i+1]); !ok {
+			return engine.Bool(false)
+		}
+	}
+	return k(env)
+}
+
+// refused lists every predicate that could reach the process, the file
+// system, the streams, the flags, the operator table or the database. The
+// policy needs none of them; untrusted data never becomes a goal, but if it
+// ever did, each of these throws a permission error instead of acting.
+var refused = []struct {
+	name  string
+	arity int
+}{
+	{"halt", 0}, {"halt", 1},
+	{"open", 3}, {"open", 4}, {"close", 1}, {"close", 2},
+	{"consult", 1}, {"ensure_loaded", 1}, {"include", 1},
+	{"op", 3}, {"set_prolog_flag", 2}, {"char_conversion", 2},
+	{"current_input", 1}, {"current_output", 1}, {"set_input", 1}, {"set_output", 1},
+	{"flush_output", 0}, {"flush_output", 1}, {"stream_property", 2}, {"set_stream_position", 2},
+	{"at_end_of_stream", 0}, {"at_end_of_stream", 1},
+	{"get_char", 1}, {"get_char", 2}, {"peek_char", 1}, {"peek_char", 2}, {"put_char", 1}, {"put_char", 2},
+	{"get_code", 1}, {"get_code", 2}, {"peek_code", 1}, {"peek_code", 2}, {"put_code", 1}, {"put_code", 2},
+	{"get_byte", 1}, {"get_byte", 2}, {"peek_byte", 1}, {"peek_byte", 2}, {"put_byte", 1}, {"put_byte", 2},
+	{"read_term", 2}, {"read_term", 3}, {"read", 1}, {"read", 2},
+	{"write_term", 2}, {"write_term", 3}, {"write", 1}, {"write", 2}, {"writeq", 1}, {"writeq", 2},
+	{"print", 1}, {"write_canonical", 1}, {"write_canonical", 2}, {"nl", 0}, {"nl", 1},
+	{"asserta", 1}, {"assertz", 1}, {"assert", 1}, {"retract", 1}, {"retractall", 1}, {"abolish", 1},
+}
+
+// Refused returns the name/arity of every predicate the sandbox refuses.
+func Refused() []string {
+	out := make([]string, len(refused))
+	for i, r := range refused {
+		out[i] = r.name + "/" + string(rune('0'+r.arity))
+	}
+	return out
+}
+
+func sandbox(vm *engine.VM) {
+	for _, r := range refused {
+		name := engine.NewAtom(r.name)
+		pi := engine.NewAtom("/").Apply(name, engine.Integer(r.arity))
+		deny := func(env *engine.Env) *engine.Promise {
+			return engine.Error(engine.PermissionError(engine.NewAtom("access"), engine.NewAtom("private_procedure"), pi, env))
+		}
+		switch r.arity {
+		case 0:
+			vm.Register0(name, func(_ *engine.VM, _ engine.Cont, env *engine.Env) *engine.Promise { return deny(env) })
+		case 1:
+			vm.Register1(name, func(_ *engine.VM, _ engine.Term, _ engine.Cont, env *engine.Env) *engine.Promise { return deny(env) })
+		case 2:
+			vm.Register2(name, func(_ *engine.VM, _, _ engine.Term, _ engine.Cont, env *engine.Env) *engine.Promise { return deny(env) })
+		case 3:
+			vm.Register3(name, func(_ *engine.VM, _, _, _ engine.Term, _ engine.Cont, env *engine.Env) *engine.Promise {
+				return deny(env)
+			})
+		case 4:
+			vm.Register4(name, func(_ *engine.VM, _, _, _, _ engine.Term, _ engine.Cont, env *engine.Env) *engine.Promise {
+				return deny(env)
+			})
+		}
+	}
+}

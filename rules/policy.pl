@@ -1,0 +1,178 @@
+% rlmc host policy: which prompt units enter the planner context.
+%
+% This file is the specification of rlmc's activation semantics. Go has
+% already reduced the problem: it scored the task against the catalog, kept
+% the candidates above the evidence threshold (capped), and computed every
+% unit's dependency closure once per catalog. This policy judges that small
+% problem. It never sees skill text, only names and numbers.
+%
+% Facts about the catalog (Go-native, read-only):
+%   unit(+Name, -Status, -Invocation, -Priority)
+%       Status is ok | invalid | shadowed;
+%       Invocation is automatic | explicit_user.
+%   closure(+Name, -Closure)
+%       deps(Deps): every unit Name transitively requires, dependencies
+%       first; missing(Dep): a required unit does not exist;
+%       cycle(Path): the requires graph loops through Path.
+%   conflicting(+As, +Bs, -B)  some unit in As and the unit B in Bs conflict
+%                              (either declares the other in conflicts).
+%   superseded_by(+A, +Bs, -B) the unit B in Bs declares that it supersedes A.
+%
+% Facts about the request (Go-native, trusted host input and the task):
+%   explicit(+Req, +Name)   the host selected Name (--select).
+%   denied(+Req, +Name)     the host denied Name (--deny, policy deny).
+%   negated(+Req, +Name)    the task says "do not use Name" or the like.
+%   tokens(+Req, +Names, -N) body tokens of the units Names, summed, under
+%                           the request's tokenizer.
+%
+% List helpers the interpreter lacks, in Go: memberchk/2 and subtract/3
+% (keeps the order of its first argument).
+%
+% Entry point:
+%   decide(+Req, +Candidates, +Budget, -Decisions)
+%     Candidates: cand(Name, Origin, Score), Origin is mandatory | explicit
+%       | lexical, Score an integer (evidence x 1000).
+%     Decisions: select(Name, Reason, Detail) in admission order
+%       (dependencies before their dependents), then reject(Name, Reason,
+%       Detail) for every candidate that was not admitted.
+
+decide(Req, Cands, Budget, Decisions) :-
+    eligibility(Cands, Req, Ok, Rejected0),
+    names(Ok, OkNames),
+    supersession(Ok, OkNames, Live, Rejected1),
+    rank(Live, Ranked),
+    pack(Ranked, Req, Budget, [], 0, Selected, Rejected2),
+    append(Rejected0, Rejected1, R01),
+    append(R01, Rejected2, Rejected),
+    append(Selected, Rejected, Decisions).
+
+% ---------------------------------------------------------------------------
+% Rules 1-5: a candidate must be eligible on its own and through its closure.
+
+eligibility([], _, [], []).
+eligibility([C|Cs], Req, Ok, Rejected) :-
+    verdict(Req, C, V),
+    sort_verdict(V, C, Ok, Rejected, Ok1, Rejected1),
+    eligibility(Cs, Req, Ok1, Rejected1).
+
+sort_verdict(ok, C, [C|Ok], Rejected, Ok, Rejected) :- !.
+sort_verdict(R, _, Ok, [R|Rejected], Ok, Rejected).
+
+% Rule 1 (deny): a unit the host denied never activates, whatever asked for it.
+verdict(Req, cand(N, _, _), reject(N, denied, host)) :- denied(Req, N), !.
+% Rule 2 (invalid, shadowed): only units in good standing activate.
+verdict(_, cand(N, _, _), reject(N, invalid, status)) :- unit(N, invalid, _, _), !.
+verdict(_, cand(N, _, _), reject(N, shadowed, status)) :- unit(N, shadowed, _, _), !.
+% Rule 3 (explicit-user-only): such a unit activates only by host selection;
+% task text naming it ("/name", "$name", "use the name skill") is evidence,
+% never selection.
+verdict(_, cand(N, lexical, _), reject(N, explicit_only, task_text)) :-
+    unit(N, _, explicit_user, _), !.
+% Rule 4 (negation): "do not use X" in the task suppresses lexical
+% activation of X. Explicit and mandatory selection are host decisions and
+% beat task text.
+verdict(Req, cand(N, lexical, _), reject(N, negated, task_text)) :- negated(Req, N), !.
+% Rule 5 (dependencies fail closed): a unit whose closure has a missing unit,
+% a cycle, or a unit that may not activate is rejected with that reason.
+verdict(_, cand(N, _, _), reject(N, missing_dependency, D)) :- closure(N, missing(D)), !.
+verdict(_, cand(N, _, _), reject(N, dependency_cycle, Path)) :- closure(N, cycle(Path)), !.
+verdict(Req, cand(N, _, _), reject(N, dependency_rejected, dep(D, Why))) :-
+    closure(N, deps(Ds)),
+    blocked_dependencies(Ds, Req, D, Why), !.
+verdict(_, _, ok).
+
+blocked_dependencies([D|_], Req, D, Why) :- blocked_dependency(Req, D, Why), !.
+blocked_dependencies([_|Ds], Req, D, Why) :- blocked_dependencies(Ds, Req, D, Why).
+
+% A dependency is pulled in by its dependent, never selected on its own
+% evidence, so it must be able to activate in this request.
+blocked_dependency(Req, D, denied) :- denied(Req, D), !.
+blocked_dependency(_, D, invalid) :- unit(D, invalid, _, _), !.
+blocked_dependency(Req, D, explicit_only) :-
+    unit(D, _, explicit_user, _), \+ explicit(Req, D), !.
+blocked_dependency(Req, D, negated) :-
+    negated(Req, D), \+ explicit(Req, D), \+ mandatory(Req, D), !.
+
+% ---------------------------------------------------------------------------
+% Rule 6 (supersedes): a lexical candidate superseded by another eligible
+% candidate is rejected. Host selections are never superseded.
+
+supersession([], _, [], []).
+supersession([C|Cs], Names, Live, Rejected) :-
+    superseded(C, Names, R), !,
+    Rejected = [R|Rejected1],
+    supersession(Cs, Names, Live, Rejected1).
+supersession([C|Cs], Names, [C|Live], Rejected) :-
+    supersession(Cs, Names, Live, Rejected).
+
+superseded(cand(N, lexical, _), Names, reject(N, superseded, By)) :-
+    superseded_by(N, Names, By).
+
+% ---------------------------------------------------------------------------
+% Rule 7 (order): host-mandatory units first, then explicit selections, then
+% higher priority, then higher evidence score, then name.
+
+rank(Cands, Ranked) :-
+    keyed(Cands, Keyed),
+    keysort(Keyed, Sorted),
+    values(Sorted, Ranked).
+
+keyed([], []).
+keyed([cand(N, O, S)|Cs], [k(R, NP, NS, N)-cand(N, O, S)|Ks]) :-
+    origin_rank(O, R),
+    unit(N, _, _, P),
+    NP is -P,
+    NS is -S,
+    keyed(Cs, Ks).
+
+origin_rank(mandatory, 0).
+origin_rank(explicit, 1).
+origin_rank(lexical, 2).
+
+% ---------------------------------------------------------------------------
+% Rules 8-9 (conflicts, packing): walk the ranked candidates once. A unit and
+% its closure are admitted together or not at all. A unit conflicting with
+% anything already admitted loses to it, which by the order above is the
+% higher priority, then higher score, then earlier name. A group that does not
+% fit in what is left of the budget is rejected as over_budget.
+
+pack([], _, _, _, _, [], []).
+pack([cand(N, O, S)|Cs], Req, Budget, Adm, Used, Sel, Rej) :-
+    memberchk(N, Adm), !,
+    Sel = [select(N, O, S)|Sel1],
+    pack(Cs, Req, Budget, Adm, Used, Sel1, Rej).
+pack([cand(N, _, _)|Cs], Req, Budget, Adm, Used, Sel, [reject(N, conflict, With)|Rej]) :-
+    group(N, Group),
+    conflicting(Group, Adm, With), !,
+    pack(Cs, Req, Budget, Adm, Used, Sel, Rej).
+pack([cand(N, O, S)|Cs], Req, Budget, Adm, Used, Sel, Rej) :-
+    group(N, Group),
+    subtract(Group, Adm, New),
+    tokens(Req, New, Cost),
+    Used1 is Used + Cost,
+    Used1 =< Budget, !,
+    admit(New, N, O, S, Sel, Sel1),
+    append(Adm, New, Adm1),
+    pack(Cs, Req, Budget, Adm1, Used1, Sel1, Rej).
+pack([cand(N, _, _)|Cs], Req, Budget, Adm, Used, Sel, [reject(N, over_budget, Cost)|Rej]) :-
+    group(N, Group),
+    subtract(Group, Adm, New),
+    tokens(Req, New, Cost),
+    pack(Cs, Req, Budget, Adm, Used, Sel, Rej).
+
+% The group of a unit is its closure followed by the unit itself.
+group(N, Group) :- closure(N, deps(Ds)), append(Ds, [N], Group).
+
+% Members other than the unit itself enter as its dependencies.
+admit([], _, _, _, Sel, Sel).
+admit([N|Gs], N, O, S, [select(N, O, S)|Sel], Rest) :- !, admit(Gs, N, O, S, Sel, Rest).
+admit([G|Gs], N, O, S, [select(G, dependency, N)|Sel], Rest) :- admit(Gs, N, O, S, Sel, Rest).
+
+% ---------------------------------------------------------------------------
+% List helpers the interpreter does not provide.
+
+names([], []).
+names([cand(N, _, _)|Cs], [N|Ns]) :- names(Cs, Ns).
+
+values([], []).
+values([_-V|KVs], [V|Vs]) :- values(KVs, Vs).
