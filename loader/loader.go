@@ -256,7 +256,7 @@ func normalize(u *ir.Unit, p *Parsed, f found, s *diagSink) {
 	u.Metadata, u.AllowedTools, u.HostFields = fm.Metadata, fm.AllowedTools, fm.HostFields
 
 	explicitOnly := fm.DisableModelInvocation
-	claude := fm.DisableModelInvocation || fm.WhenToUse != "" || len(fm.HostFields) > 0 || len(fm.AllowedTools) > 0
+	claude := fm.DisableModelInvocation || fm.WhenToUse != "" || len(fm.HostFields) > 0
 	switch {
 	case claude || strings.Contains(filepath.ToSlash(f.root), ".claude"):
 		u.Variant = ir.VariantClaudeCode

@@ -167,6 +167,10 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) bool {
 		s.add(line+1, ir.CodeInvalidYAML, ir.SeverityError, "YAML anchors and aliases are not allowed in frontmatter")
 		return false
 	}
+	if key, line, found := findDuplicateKey(&doc); found {
+		s.add(line+1, ir.CodeInvalidYAML, ir.SeverityError, "key %q appears twice; which one wins would be a guess", clip(key))
+		return false
+	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return true // empty frontmatter: the missing fields are reported later
 	}
@@ -321,6 +325,27 @@ func findAlias(n *yaml.Node) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// findDuplicateKey reports a mapping that repeats a key. yaml.v3 refuses
+// duplicates only when decoding into Go maps and structs, not into nodes.
+func findDuplicateKey(n *yaml.Node) (string, int, bool) {
+	if n.Kind == yaml.MappingNode {
+		seen := make(map[string]bool, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if seen[k.Value] {
+				return k.Value, k.Line, true
+			}
+			seen[k.Value] = true
+		}
+	}
+	for _, c := range n.Content {
+		if key, line, ok := findDuplicateKey(c); ok {
+			return key, line, true
+		}
+	}
+	return "", 0, false
 }
 
 func yamlErrorLine(err error) int {

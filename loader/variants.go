@@ -37,6 +37,9 @@ func ParseCodexPolicy(data []byte) (CodexPolicy, error) {
 	if _, alias := findAlias(&probe); alias {
 		return CodexPolicy{}, fmt.Errorf("YAML anchors and aliases are not allowed")
 	}
+	if key, _, dup := findDuplicateKey(&probe); dup {
+		return CodexPolicy{}, fmt.Errorf("key %q appears twice", key)
+	}
 	if err := probe.Decode(&doc); err != nil && probe.Kind != 0 {
 		return CodexPolicy{}, fmt.Errorf("unexpected shape: %v", err)
 	}

@@ -1,0 +1,390 @@
+package loader
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/rlmc-dev/rlmc/internal/testkit"
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// loadArchive materializes a catalog fixture and loads it with the roots
+// named on its "roots:" comment line, in that precedence order.
+func loadArchive(t *testing.T, file string) (*ir.Catalog, string) {
+	t.Helper()
+	ar, err := txtar.ParseFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	testkit.WriteArchive(t, dir, ar)
+	var roots []string
+	for _, line := range strings.Split(string(ar.Comment), "\n") {
+		if rest, ok := strings.CutPrefix(line, "roots:"); ok {
+			for _, r := range strings.Fields(rest) {
+				roots = append(roots, filepath.Join(dir, r))
+			}
+		}
+	}
+	cat, err := Load(context.Background(), Options{Roots: roots, RootsExplicit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat, dir
+}
+
+// portable renders a catalog as JSON with the temporary folder removed.
+func portable(t *testing.T, cat *ir.Catalog, dir string) []byte {
+	t.Helper()
+	data, err := json.MarshalIndent(cat, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(bytes.ReplaceAll(data, []byte(dir), []byte("$DIR")), '\n')
+}
+
+func TestLoadGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/catalogs/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			cat, dir := loadArchive(t, f)
+			testkit.Golden(t, strings.TrimSuffix(f, ".txtar")+".golden.json", portable(t, cat, dir))
+		})
+	}
+}
+
+func unitNamed(cat *ir.Catalog, name string, status ir.Status) *ir.Unit {
+	for _, u := range cat.Units {
+		if u.Name == name && u.Status == status {
+			return u
+		}
+	}
+	return nil
+}
+
+func TestVariants(t *testing.T) {
+	cat, _ := loadArchive(t, "testdata/catalogs/variants.txtar")
+	tests := []struct {
+		name       string
+		status     ir.Status
+		variant    ir.Variant
+		invocation ir.Invocation
+	}{
+		{"plain", ir.StatusOK, ir.VariantAgentSkills, ir.InvocationAutomatic},
+		{"plain", ir.StatusShadowed, ir.VariantAgentSkills, ir.InvocationAutomatic},
+		{"claude", ir.StatusOK, ir.VariantClaudeCode, ir.InvocationExplicitUser},
+		{"codex", ir.StatusOK, ir.VariantCodex, ir.InvocationExplicitUser},
+		{"codex-implicit", ir.StatusOK, ir.VariantCodex, ir.InvocationAutomatic},
+		{"router", ir.StatusOK, ir.VariantSkillRouter, ir.InvocationAutomatic},
+		{"prolog", ir.StatusOK, ir.VariantPrologRLM, ir.InvocationExplicitUser},
+		{"deep", ir.StatusOK, ir.VariantAgentSkills, ir.InvocationAutomatic},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+"/"+string(tt.status), func(t *testing.T) {
+			u := unitNamed(cat, tt.name, tt.status)
+			if u == nil {
+				t.Fatalf("no unit %s with status %s", tt.name, tt.status)
+			}
+			if u.Variant != tt.variant || u.Invocation != tt.invocation {
+				t.Errorf("got %s/%s; want %s/%s", u.Variant, u.Invocation, tt.variant, tt.invocation)
+			}
+		})
+	}
+	if unitNamed(cat, "ghost", ir.StatusOK) != nil || unitNamed(cat, "dep", ir.StatusOK) != nil {
+		t.Error("hidden folders and node_modules must not be scanned")
+	}
+	plain := unitNamed(cat, "plain", ir.StatusOK)
+	if got := strings.Join(plain.Resources, ","); got != "REFERENCE.md" {
+		t.Errorf("got resources %q; want REFERENCE.md", got)
+	}
+	if got := strings.Join(plain.AllowedTools, ","); got != "Read,Grep" {
+		t.Errorf("got allowed tools %q; want Read,Grep", got)
+	}
+	claude := unitNamed(cat, "claude", ir.StatusOK)
+	if claude.WhenToUse == "" || claude.HostFields["model"] != "opus" || len(claude.HostFields) != 10 {
+		t.Errorf("claude fields not recorded: %+v", claude.HostFields)
+	}
+	prolog := unitNamed(cat, "prolog", ir.StatusOK)
+	if prolog.Priority != 300 || len(prolog.Requires) != 1 || prolog.Category != "dev" {
+		t.Errorf("prolog-rlm not applied: %+v", prolog)
+	}
+	router := unitNamed(cat, "router", ir.StatusOK)
+	if len(router.NegativeTriggers) != 1 || len(router.Conflicts) != 1 || len(router.Aliases) != 1 {
+		t.Errorf("manifest not applied: %+v", router)
+	}
+}
+
+func TestEveryDiagnosticCodeHasAFixture(t *testing.T) {
+	seen := map[ir.Code]bool{}
+	for _, f := range []string{"testdata/catalogs/variants.txtar", "testdata/catalogs/diagnostics.txtar"} {
+		cat, _ := loadArchive(t, f)
+		for _, d := range cat.Diagnostics {
+			seen[d.Code] = true
+		}
+	}
+	for _, d := range symlinkCatalog(t).Diagnostics {
+		seen[d.Code] = true
+	}
+	for _, d := range limitedCatalog(t).Diagnostics {
+		seen[d.Code] = true
+	}
+	_, ds := ParseSkill("x", []byte(strings.Repeat("x", 200<<10)), DefaultLimits)
+	_, ds2 := ParseSkill("x", []byte("a\xffb"), DefaultLimits)
+	_, ds3 := ParseSkill("x", []byte("a\x00b"), DefaultLimits)
+	for _, d := range append(append(ds, ds2...), ds3...) {
+		seen[d.Code] = true
+	}
+	for _, c := range []ir.Code{
+		ir.CodeInvalidYAML, ir.CodeInvalidName, ir.CodeNameMismatch, ir.CodeMissingDescription,
+		ir.CodeDescriptionTooLong, ir.CodeFileTooLarge, ir.CodeInvalidUTF8, ir.CodeInvalidPrologRLM,
+		ir.CodeUnsupportedPrologRLM, ir.CodePathEscape, ir.CodeShadowed, ir.CodeScanLimit,
+		ir.CodeMissingFrontmatter, ir.CodeCompatibilityTooLong, ir.CodeInvalidManifest,
+		ir.CodeInvalidCodexPolicy, ir.CodeResourceEscape, ir.CodeUnknownField, ir.CodeNULByte,
+		ir.CodeSymlinkLoop,
+	} {
+		if !seen[c] {
+			t.Errorf("no fixture produces %s", c)
+		}
+	}
+}
+
+func TestDiagnosticsKeepGoodSkills(t *testing.T) {
+	cat, _ := loadArchive(t, "testdata/catalogs/diagnostics.txtar")
+	if u := unitNamed(cat, "good", ir.StatusOK); u == nil {
+		t.Fatal("a bad sibling hid the good skill")
+	}
+	if u := unitNamed(cat, "other-name", ir.StatusOK); u == nil {
+		t.Error("a name mismatch is a warning and must keep the unit")
+	}
+	for _, name := range []string{"no-description", "bad-prolog", "future-prolog", "bad-manifest", "bad-codex"} {
+		if u := unitNamed(cat, name, ir.StatusInvalid); u == nil {
+			t.Errorf("%s: want status invalid", name)
+		}
+	}
+	sorted := sort.SliceIsSorted(cat.Diagnostics, func(i, j int) bool {
+		a, b := cat.Diagnostics[i], cat.Diagnostics[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Code < b.Code
+	})
+	if !sorted {
+		t.Error("diagnostics are not sorted by path, line, code")
+	}
+}
+
+func symlinkCatalog(t *testing.T) *ir.Catalog {
+	t.Helper()
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	outside := filepath.Join(dir, "outside")
+	testkit.WriteFile(t, filepath.Join(outside, "evil", "SKILL.md"), "---\nname: evil\ndescription: Lives outside the root.\n---\n")
+	testkit.WriteFile(t, filepath.Join(outside, "file", "SKILL.md"), "---\nname: file\ndescription: Outside.\n---\n")
+	testkit.WriteFile(t, filepath.Join(root, "ok", "SKILL.md"), "---\nname: ok\ndescription: Inside.\n---\n")
+	mustSymlink(t, filepath.Join(outside, "evil"), filepath.Join(root, "evil"))
+	os.MkdirAll(filepath.Join(root, "linked-file"), 0o755)
+	mustSymlink(t, filepath.Join(outside, "file", "SKILL.md"), filepath.Join(root, "linked-file", "SKILL.md"))
+	mustSymlink(t, filepath.Join(root, "loop"), filepath.Join(root, "loop"))
+	mustSymlink(t, filepath.Join(root, "ok"), filepath.Join(root, "alias-of-ok"))
+	mustSymlink(t, root, filepath.Join(root, "back-to-root"))
+	rootLink := filepath.Join(dir, "root-link")
+	mustSymlink(t, root, rootLink)
+	cat, err := Load(context.Background(), Options{Roots: []string{rootLink}, RootsExplicit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+func mustSymlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+}
+
+func TestSymlinkConfinement(t *testing.T) {
+	cat := symlinkCatalog(t)
+	var names []string
+	for _, u := range cat.Units {
+		names = append(names, fmt.Sprintf("%s:%s", u.Name, u.Status))
+	}
+	if got, want := strings.Join(names, " "), "ok:ok"; got != want {
+		t.Errorf("got units %q; want %q", got, want)
+	}
+	want := map[string]ir.Code{"evil": ir.CodePathEscape, "linked-file/SKILL.md": ir.CodePathEscape, "loop": ir.CodeSymlinkLoop}
+	for path, code := range want {
+		found := false
+		for _, d := range cat.Diagnostics {
+			if d.Path == path && d.Code == code {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no %s diagnostic at %s; got %v", code, path, cat.Diagnostics)
+		}
+	}
+}
+
+func limitedCatalog(t *testing.T) *ir.Catalog {
+	t.Helper()
+	dir := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(dir, "a", "b", "c", "SKILL.md"), "---\nname: c\ndescription: Too deep.\n---\n")
+	testkit.WriteFile(t, filepath.Join(dir, "x", "SKILL.md"), "---\nname: x\ndescription: Shallow.\n---\n")
+	for i := 0; i < 5; i++ {
+		os.MkdirAll(filepath.Join(dir, "y", fmt.Sprint(i)), 0o755)
+	}
+	cat, err := Load(context.Background(), Options{Roots: []string{dir}, Limits: Limits{MaxFileBytes: 1 << 20, MaxFrontmatterBytes: 1 << 16, MaxDepth: 2, MaxFolders: 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+func TestScanLimitsAreDiagnosed(t *testing.T) {
+	cat := limitedCatalog(t)
+	n := 0
+	for _, d := range cat.Diagnostics {
+		if d.Code == ir.CodeScanLimit {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("got %d scan_limit diagnostics; want 2 (depth and folder count): %v", n, cat.Diagnostics)
+	}
+}
+
+func TestShadowingAcrossAndWithinRoots(t *testing.T) {
+	dir := t.TempDir()
+	skill := func(root, folder, desc string) {
+		testkit.WriteFile(t, filepath.Join(dir, root, folder, "SKILL.md"), "---\nname: same\ndescription: "+desc+"\n---\n")
+	}
+	skill("user", "same", "user")
+	skill("project", "b/same", "project b")
+	skill("project", "a/same", "project a")
+	cat, err := Load(context.Background(), Options{Roots: []string{filepath.Join(dir, "project"), filepath.Join(dir, "user")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, ok := cat.Lookup("same")
+	if !ok || u.Description != "project a" {
+		t.Fatalf("got winner %+v; want project a (higher precedence, first path in byte order)", u)
+	}
+	shadowed := 0
+	for _, d := range cat.Diagnostics {
+		if d.Code == ir.CodeShadowed {
+			shadowed++
+			if !strings.Contains(d.Message, "a/same/SKILL.md") {
+				t.Errorf("diagnostic %q does not name the winner", d.Message)
+			}
+		}
+	}
+	if shadowed != 2 {
+		t.Errorf("got %d shadowed diagnostics; want 2", shadowed)
+	}
+}
+
+func TestLoadIsIndependentOfCreationOrderAndLocation(t *testing.T) {
+	build := func(reverse bool) ([]byte, string) {
+		dir := t.TempDir()
+		names := []string{"zeta", "alpha", "mid/beta", "mid/gamma", "delta"}
+		if reverse {
+			for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
+				names[i], names[j] = names[j], names[i]
+			}
+		}
+		for _, n := range names {
+			base := filepath.Base(n)
+			testkit.WriteFile(t, filepath.Join(dir, n, "SKILL.md"), "---\nname: "+base+"\ndescription: Skill "+base+".\n---\nBody of "+base+".\n")
+		}
+		testkit.WriteFile(t, filepath.Join(dir, "dup", "alpha", "SKILL.md"), "---\nname: alpha\ndescription: Duplicate.\n---\n")
+		cat, err := Load(context.Background(), Options{Roots: []string{dir}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return portable(t, cat, dir), dir
+	}
+	a, _ := build(false)
+	b, _ := build(true)
+	if !bytes.Equal(a, b) {
+		t.Errorf("catalog depends on creation order or location:\n%s\n---\n%s", a, b)
+	}
+}
+
+func TestReadBody(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s", "SKILL.md")
+	testkit.WriteFile(t, file, "---\r\nname: s\r\ndescription: d\r\n---\r\nLine one.\r\nLine two.\r\n")
+	cat, err := Load(context.Background(), Options{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := cat.Lookup("s")
+	body, err := ReadBody(u)
+	if err != nil || body != "Line one.\nLine two.\n" {
+		t.Fatalf("got %q, %v; want the body with LF endings", body, err)
+	}
+	testkit.WriteFile(t, file, "---\r\nname: s\r\ndescription: d\r\n---\r\nLine one.\r\nLine 2!!\r\n")
+	if _, err := ReadBody(u); !errors.Is(err, ErrChanged) {
+		t.Errorf("got %v; want ErrChanged after the file changed", err)
+	}
+}
+
+func TestMissingRoot(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nope")
+	cat, _ := Load(context.Background(), Options{Roots: []string{missing}, RootsExplicit: true})
+	if len(cat.Diagnostics) != 1 || cat.Diagnostics[0].Code != ir.CodeRootNotFound {
+		t.Errorf("got %v; want one root_not_found", cat.Diagnostics)
+	}
+	cat, _ = Load(context.Background(), Options{Roots: []string{missing}})
+	if len(cat.Diagnostics) != 0 {
+		t.Errorf("got %v; want a missing default root to be silent", cat.Diagnostics)
+	}
+}
+
+func TestExclude(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(dir, "deprecated", "old", "SKILL.md"), "---\nname: old\ndescription: Old.\n---\n")
+	testkit.WriteFile(t, filepath.Join(dir, "current", "new", "SKILL.md"), "---\nname: new\ndescription: New.\n---\n")
+	cat, _ := Load(context.Background(), Options{Roots: []string{dir}, Exclude: []string{"deprecated/"}})
+	if len(cat.Units) != 1 || cat.Units[0].Name != "new" {
+		t.Errorf("got %d units; want only new", len(cat.Units))
+	}
+	if len(cat.Diagnostics) != 1 || cat.Diagnostics[0].Code != ir.CodeExcluded {
+		t.Errorf("got %v; want one excluded info", cat.Diagnostics)
+	}
+}
+
+func TestDefaultRoots(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(string) string { return v }
+	}
+	got := DefaultRoots("/p", "/h", env(""))
+	want := []string{"/p/.agents/skills", "/p/.claude/skills", "/p/.opencode/skills", "/p/.opencode/skill", "/p/.codex/skills", "/p/.github/skills", "/p/.cursor/skills",
+		"/h/.agents/skills", "/h/.claude/skills", "/h/.config/opencode/skills", "/h/.codex/skills"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("got %v; want %v", got, want)
+	}
+	got = DefaultRoots("/p", "/h", env("/custom"))
+	if len(got) != 8 || got[7] != "/custom" {
+		t.Errorf("got %v; want project roots then /custom", got)
+	}
+}

@@ -1,0 +1,165 @@
+package loader
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+func codes(ds ir.Diagnostics) []ir.Code {
+	var out []ir.Code
+	for _, d := range ds {
+		out = append(out, d.Code)
+	}
+	return out
+}
+
+func hasCode(ds ir.Diagnostics, c ir.Code) bool {
+	for _, d := range ds {
+		if d.Code == c {
+			return true
+		}
+	}
+	return false
+}
+
+func TestParseSkill(t *testing.T) {
+	tests := []struct {
+		name     string
+		content  string
+		want     ir.Code // expected diagnostic; "" for none
+		wantNil  bool
+		wantName string
+		wantDesc string
+		wantLine int
+	}{
+		{name: "minimal", content: "---\nname: a\ndescription: d\n---\nbody\n", wantName: "a", wantDesc: "d"},
+		{name: "bom and crlf", content: "\xef\xbb\xbf---\r\nname: a\r\ndescription: d\r\n---\r\nbody\r\n", wantName: "a", wantDesc: "d"},
+		{name: "dots close frontmatter", content: "---\nname: a\ndescription: d\n...\nbody\n", wantName: "a"},
+		{name: "no frontmatter", content: "# just markdown\n", want: ir.CodeMissingFrontmatter, wantNil: true},
+		{name: "unterminated", content: "---\nname: a\n", want: ir.CodeInvalidYAML, wantNil: true},
+		{name: "bad yaml", content: "---\nname: [a\ndescription: d\n---\n", want: ir.CodeInvalidYAML, wantNil: true},
+		{name: "duplicate key", content: "---\nname: a\nname: b\ndescription: d\n---\n", want: ir.CodeInvalidYAML, wantNil: true},
+		{name: "alias bomb", content: "---\na: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\nname: a\ndescription: d\n---\n", want: ir.CodeInvalidYAML, wantNil: true, wantLine: 2},
+		{name: "not a mapping", content: "---\n- a\n- b\n---\n", want: ir.CodeInvalidYAML, wantNil: true},
+		{name: "nul byte", content: "---\nname: a\x00\n---\n", want: ir.CodeNULByte, wantNil: true, wantLine: 2},
+		{name: "invalid utf8", content: "---\nname: a\ndescription: \xff\n---\n", want: ir.CodeInvalidUTF8, wantNil: true, wantLine: 3},
+		{name: "too large", content: "---\nname: a\n---\n" + strings.Repeat("x", 200<<10), want: ir.CodeFileTooLarge, wantNil: true},
+		{name: "frontmatter too large", content: "---\ndescription: " + strings.Repeat("x", 70<<10) + "\n---\n", want: ir.CodeFrontmatterTooLarge, wantNil: true},
+		{name: "unknown key is info", content: "---\nname: a\ndescription: d\nflavour: x\n---\n", want: ir.CodeUnknownField, wantName: "a", wantLine: 4},
+		{name: "wrong type", content: "---\nname: {x: 1}\ndescription: d\n---\n", want: ir.CodeInvalidField, wantNil: true, wantLine: 2},
+		{name: "colon in plain value", content: "---\nname: a\ndescription: Audit code: find bugs\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Audit code: find bugs"},
+		{name: "claude fields recorded", content: "---\nname: a\ndescription: d\nmodel: opus\nhooks: {pre: x}\nallowed-tools: Read, Bash\n---\n", wantName: "a"},
+		{name: "numeric description is text", content: "---\nname: a\ndescription: 42\n---\n", wantName: "a", wantDesc: "42"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ds := ParseSkill("x/SKILL.md", []byte(tt.content), DefaultLimits)
+			if (p == nil) != tt.wantNil {
+				t.Fatalf("parsed = %v; want nil %v (diagnostics %v)", p != nil, tt.wantNil, ds)
+			}
+			if tt.want == "" && len(ds) > 0 {
+				t.Errorf("got diagnostics %v; want none", codes(ds))
+			}
+			if tt.want != "" && !hasCode(ds, tt.want) {
+				t.Errorf("got codes %v; want %s", codes(ds), tt.want)
+			}
+			if tt.wantLine > 0 && len(ds) > 0 && ds[0].Line != tt.wantLine {
+				t.Errorf("got line %d; want %d", ds[0].Line, tt.wantLine)
+			}
+			if p == nil {
+				return
+			}
+			if tt.wantName != "" && p.Name != tt.wantName {
+				t.Errorf("got name %q; want %q", p.Name, tt.wantName)
+			}
+			if tt.wantDesc != "" && p.Description != tt.wantDesc {
+				t.Errorf("got description %q; want %q", p.Description, tt.wantDesc)
+			}
+		})
+	}
+}
+
+func TestParseSkillBody(t *testing.T) {
+	content := "---\nname: a\ndescription: d\n---\n# Title\n\nSee [ref](REF.md) and [web](https://x.y) and [up](../x.md).\n\n```\n# not a heading\n[no](code.md)\n```\n## Second ##\n"
+	p, ds := ParseSkill("a/SKILL.md", []byte(content), DefaultLimits)
+	if p == nil {
+		t.Fatalf("parse failed: %v", ds)
+	}
+	if got, want := strings.Join(p.Headings, "|"), "Title|Second"; got != want {
+		t.Errorf("got headings %q; want %q", got, want)
+	}
+	var links []string
+	for _, l := range p.Links {
+		links = append(links, l.Target)
+	}
+	if got, want := strings.Join(links, "|"), "REF.md|https://x.y|../x.md"; got != want {
+		t.Errorf("got links %q; want %q", got, want)
+	}
+	if got := content[p.BodyOffset:]; !strings.HasPrefix(got, "# Title") {
+		t.Errorf("body starts %q; want it to start at # Title", got[:10])
+	}
+}
+
+func TestParsePrologRLM(t *testing.T) {
+	tests := []struct {
+		name        string
+		json        string
+		wantErr     bool
+		unsupported bool
+	}{
+		{name: "full", json: `{"schema":1,"category":"c","aliases":["x"],"triggers":[{"kind":"phrase","value":"do x","weight":300}],"requires":[{"kind":"skill","name":"b"}],"suggests":[],"conflicts":[],"supersedes":[],"requires_capability":null,"priority":5,"activation":{"automatic":false}}`},
+		{name: "schema only", json: `{"schema":1}`},
+		{name: "missing schema", json: `{}`, wantErr: true},
+		{name: "schema 2", json: `{"schema":2}`, wantErr: true, unsupported: true},
+		{name: "bad json", json: `{"schema":1`, wantErr: true},
+		{name: "trailing data", json: `{"schema":1} {}`, wantErr: true},
+		{name: "unknown key", json: `{"schema":1,"mandatory":true}`, wantErr: true},
+		{name: "activation mode always", json: `{"schema":1,"activation":{"mode":"always"}}`, wantErr: true},
+		{name: "activation extra key", json: `{"schema":1,"activation":{"automatic":true,"mode":"always"}}`, wantErr: true},
+		{name: "activation empty", json: `{"schema":1,"activation":{}}`, wantErr: true},
+		{name: "capability", json: `{"schema":1,"requires_capability":"shell"}`, wantErr: true},
+		{name: "priority too high", json: `{"schema":1,"priority":100001}`, wantErr: true},
+		{name: "priority float", json: `{"schema":1,"priority":1.5}`, wantErr: true},
+		{name: "priority string", json: `{"schema":1,"priority":"9"}`, wantErr: true},
+		{name: "weight negative", json: `{"schema":1,"triggers":[{"kind":"keyword","value":"x","weight":-1}]}`, wantErr: true},
+		{name: "trigger kind", json: `{"schema":1,"triggers":[{"kind":"always","value":"x"}]}`, wantErr: true},
+		{name: "trigger too long", json: `{"schema":1,"triggers":[{"kind":"keyword","value":"` + strings.Repeat("x", 129) + `"}]}`, wantErr: true},
+		{name: "too many aliases", json: `{"schema":1,"aliases":[` + strings.TrimSuffix(strings.Repeat(`"a",`, 33), ",") + `]}`, wantErr: true},
+		{name: "ref kind", json: `{"schema":1,"requires":[{"kind":"capability","name":"x"}]}`, wantErr: true},
+		{name: "duplicate key", json: `{"schema":1,"activation":{"automatic":false},"activation":{"automatic":true}}`, wantErr: true},
+		{name: "nested duplicate", json: `{"schema":1,"triggers":[{"kind":"keyword","kind":"phrase","value":"x"}]}`, wantErr: true},
+		{name: "not an object", json: `[1]`, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParsePrologRLM(tt.json)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("got error %v; want error %v", err, tt.wantErr)
+			}
+			if tt.unsupported != (err != nil && strings.Contains(err.Error(), ErrUnsupportedSchema.Error())) {
+				t.Errorf("got %v; want unsupported %v", err, tt.unsupported)
+			}
+		})
+	}
+}
+
+func TestValidName(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"a", true}, {"tdd", true}, {"code-review", true}, {"x9", true},
+		{"", false}, {"-a", false}, {"a-", false}, {"a--b", false}, {"A", false},
+		{"a_b", false}, {"a b", false}, {strings.Repeat("a", 64), true}, {strings.Repeat("a", 65), false},
+		{"foo'), halt, ('", false}, {":- halt.", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ValidName(tt.name); got != tt.ok {
+				t.Errorf("ValidName(%q) = %v; want %v", tt.name, got, tt.ok)
+			}
+		})
+	}
+}
