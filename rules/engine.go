@@ -188,13 +188,21 @@ func decisions(t engine.Term, env *engine.Env) ([]Decision, error) {
 			return nil, fmt.Errorf("rules: unexpected decision term")
 		}
 		out = append(out, Decision{
-			Name:     text(c.Arg(0), env),
+			Name:     atomText(c.Arg(0), env),
 			Selected: c.Functor() == atomSelect,
 			Reason:   text(c.Arg(1), env),
 			Detail:   text(c.Arg(2), env),
 		})
 	}
 	return out, iter.Err()
+}
+
+// atomText returns a unit name verbatim, even one that spells "[]".
+func atomText(t engine.Term, env *engine.Env) string {
+	if a, ok := env.Resolve(t).(engine.Atom); ok {
+		return a.String()
+	}
+	return text(t, env)
 }
 
 // text renders a decision argument for people: atoms as themselves, lists

@@ -1,0 +1,257 @@
+package rules
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ichiban/prolog/engine"
+
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// catalog builds fake facts from a compact description.
+func catalog(units map[string]UnitFacts, requires map[string][]string) *fakeFacts {
+	if requires == nil {
+		requires = map[string][]string{}
+	}
+	return &fakeFacts{units: units, requires: requires}
+}
+
+func explicitOnly(prio int) UnitFacts {
+	return UnitFacts{Status: ir.StatusOK, Invocation: ir.InvocationExplicitUser, Priority: prio}
+}
+
+func invalid() UnitFacts {
+	return UnitFacts{Status: ir.StatusInvalid, Invocation: ir.InvocationAutomatic, Priority: 100}
+}
+
+func set(names ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+func lex(name string, score int) Candidate {
+	return Candidate{Name: name, Origin: OriginLexical, Score: score}
+}
+func sel(name string) Candidate  { return Candidate{Name: name, Origin: OriginExplicit} }
+func must(name string) Candidate { return Candidate{Name: name, Origin: OriginMandatory} }
+
+// render writes decisions as "+name:reason" and "-name:reason(detail)".
+func render(ds []Decision) string {
+	var parts []string
+	for _, d := range ds {
+		if d.Selected {
+			parts = append(parts, "+"+d.Name+":"+d.Reason)
+		} else {
+			parts = append(parts, "-"+d.Name+":"+d.Reason+"("+d.Detail+")")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestDecide(t *testing.T) {
+	base := map[string]UnitFacts{"a": ok(100), "b": ok(100), "c": ok(100), "x": explicitOnly(100), "bad": invalid(), "hi": ok(500)}
+	tests := []struct {
+		name      string
+		facts     *fakeFacts
+		cands     []Candidate
+		budget    int
+		explicit  []string
+		mandatory []string
+		denied    []string
+		negated   []string
+		tokens    map[string]int
+		want      string
+	}{
+		{name: "lexical by score", cands: []Candidate{lex("a", 1000), lex("b", 2000)}, want: "+b:lexical +a:lexical"},
+		{name: "explicit only from task text", cands: []Candidate{lex("x", 9000)}, want: "-x:explicit_only(task_text)"},
+		{name: "explicit only by host", cands: []Candidate{sel("x")}, explicit: []string{"x"}, want: "+x:explicit"},
+		{name: "negation suppresses lexical", cands: []Candidate{lex("a", 9000)}, negated: []string{"a"}, want: "-a:negated(task_text)"},
+		{name: "explicit beats negation", cands: []Candidate{sel("a")}, explicit: []string{"a"}, negated: []string{"a"}, want: "+a:explicit"},
+		{name: "deny beats explicit", cands: []Candidate{sel("a")}, explicit: []string{"a"}, denied: []string{"a"}, want: "-a:denied(host)"},
+		{name: "invalid never activates", cands: []Candidate{sel("bad")}, explicit: []string{"bad"}, want: "-bad:invalid(status)"},
+		{name: "dependency first", facts: catalog(base, map[string][]string{"a": {"b"}}), cands: []Candidate{lex("a", 1000)}, want: "+b:dependency +a:lexical"},
+		{name: "transitive closure in order", facts: catalog(base, map[string][]string{"a": {"b"}, "b": {"c"}}), cands: []Candidate{lex("a", 1000)}, want: "+c:dependency +b:dependency +a:lexical"},
+		{name: "missing dependency", facts: catalog(base, map[string][]string{"a": {"ghost"}}), cands: []Candidate{lex("a", 1000)}, want: "-a:missing_dependency(ghost)"},
+		{name: "self cycle", facts: catalog(base, map[string][]string{"a": {"a"}}), cands: []Candidate{lex("a", 1000)}, want: "-a:dependency_cycle(a -> a)"},
+		{name: "two cycle", facts: catalog(base, map[string][]string{"a": {"b"}, "b": {"a"}}), cands: []Candidate{lex("a", 1000)}, want: "-a:dependency_cycle(a -> b -> a)"},
+		{name: "dependency explicit only", facts: catalog(base, map[string][]string{"a": {"x"}}), cands: []Candidate{lex("a", 1000)}, want: "-a:dependency_rejected(x (explicit_only))"},
+		{name: "dependency explicit only but selected", facts: catalog(base, map[string][]string{"a": {"x"}}), cands: []Candidate{sel("x"), lex("a", 1000)}, explicit: []string{"x"}, want: "+x:explicit +a:lexical"},
+		{name: "dependency negated", facts: catalog(base, map[string][]string{"a": {"b"}}), cands: []Candidate{lex("a", 1000)}, negated: []string{"b"}, want: "-a:dependency_rejected(b (negated))"},
+		{name: "dependency denied", facts: catalog(base, map[string][]string{"a": {"b"}}), cands: []Candidate{sel("a")}, explicit: []string{"a"}, denied: []string{"b"}, want: "-a:dependency_rejected(b (denied))"},
+		{name: "dependency invalid", facts: catalog(base, map[string][]string{"a": {"bad"}}), cands: []Candidate{lex("a", 1000)}, want: "-a:dependency_rejected(bad (invalid))"},
+		{name: "diamond counted once", facts: catalog(base, map[string][]string{"a": {"b", "c"}, "b": {"c"}}), cands: []Candidate{lex("a", 1000)}, budget: 300, want: "+c:dependency +b:dependency +a:lexical"},
+		{name: "conflict keeps higher priority", facts: &fakeFacts{units: base, requires: map[string][]string{}, conflicts: [][2]string{{"a", "hi"}}}, cands: []Candidate{lex("a", 9000), lex("hi", 1000)}, want: "+hi:lexical -a:conflict(hi)"},
+		{name: "conflict keeps higher score", facts: &fakeFacts{units: base, requires: map[string][]string{}, conflicts: [][2]string{{"a", "b"}}}, cands: []Candidate{lex("a", 1000), lex("b", 2000)}, want: "+b:lexical -a:conflict(b)"},
+		{name: "conflict tie by name", facts: &fakeFacts{units: base, requires: map[string][]string{}, conflicts: [][2]string{{"b", "a"}}}, cands: []Candidate{lex("b", 1000), lex("a", 1000)}, want: "+a:lexical -b:conflict(a)"},
+		{name: "explicit wins conflict", facts: &fakeFacts{units: base, requires: map[string][]string{}, conflicts: [][2]string{{"a", "hi"}}}, cands: []Candidate{sel("a"), lex("hi", 9000)}, explicit: []string{"a"}, want: "+a:explicit -hi:conflict(a)"},
+		{name: "superseded", facts: &fakeFacts{units: base, requires: map[string][]string{}, supersedes: [][2]string{{"b", "a"}}}, cands: []Candidate{lex("a", 9000), lex("b", 1000)}, want: "+b:lexical -a:superseded(b)"},
+		{name: "over budget", cands: []Candidate{lex("a", 2000), lex("b", 1000)}, budget: 150, want: "+a:lexical -b:over_budget(100)"},
+		{name: "closure admitted whole or not at all", facts: catalog(base, map[string][]string{"a": {"b"}}), cands: []Candidate{lex("a", 2000), lex("c", 1000)}, budget: 150, want: "+c:lexical -a:over_budget(200)"},
+		{name: "mandatory first", cands: []Candidate{lex("a", 9000), must("b")}, mandatory: []string{"b"}, budget: 100, want: "+b:mandatory -a:over_budget(100)"},
+		{name: "shared dependency paid once", facts: catalog(base, map[string][]string{"a": {"c"}, "b": {"c"}}), cands: []Candidate{lex("a", 2000), lex("b", 1000)}, budget: 300, want: "+c:dependency +a:lexical +b:lexical"},
+		{name: "empty", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := tt.facts
+			if f == nil {
+				f = catalog(base, nil)
+			}
+			e, err := New(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			budget := tt.budget
+			if budget == 0 {
+				budget = 10000
+			}
+			tokens := func(n string) int {
+				if v, ok := tt.tokens[n]; ok {
+					return v
+				}
+				return 100
+			}
+			ds, err := e.Decide(context.Background(), &Request{
+				Candidates: tt.cands, Budget: budget, Tokens: tokens,
+				Explicit: set(tt.explicit...), Mandatory: set(tt.mandatory...), Denied: set(tt.denied...), Negated: set(tt.negated...),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := render(ds); got != tt.want {
+				t.Errorf("got %s; want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSandboxRefusesEachPredicate(t *testing.T) {
+	e, err := New(catalog(map[string]UnitFacts{}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range refused {
+		r := r
+		t.Run(r.name+"/"+string(rune('0'+r.arity)), func(t *testing.T) {
+			args := make([]engine.Term, r.arity)
+			for i := range args {
+				args[i] = engine.NewAtom("x")
+			}
+			var goal engine.Term = engine.NewAtom(r.name)
+			if r.arity > 0 {
+				goal = engine.NewAtom(r.name).Apply(args...)
+			}
+			_, err := engine.Call(&e.interp.VM, goal, engine.Success, nil).Force(context.Background())
+			var ex engine.Exception
+			if !errors.As(err, &ex) || !strings.Contains(ex.Error(), "permission_error") {
+				t.Errorf("got %v; want a permission error", err)
+			}
+		})
+	}
+}
+
+func TestSandboxRefusesThroughQueries(t *testing.T) {
+	e, err := New(catalog(map[string]UnitFacts{}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"halt.", "halt(1).", "open('/etc/passwd', read, S).", "open('/tmp/x', write, S, []).",
+		"consult('/etc/passwd').", "op(700, xfx, ===>).", "set_prolog_flag(double_quotes, codes).",
+		"assertz(unit(a, ok, automatic, 1)).", "retract(decide(_, _, _, _)).", "current_output(S).",
+		"write(hello).", "catch(halt, E, (write(E), fail)).",
+	} {
+		t.Run(q, func(t *testing.T) {
+			sol := e.interp.QuerySolution(q)
+			if err := sol.Err(); err == nil || !strings.Contains(err.Error(), "permission_error") {
+				t.Errorf("got %v; want a permission error", err)
+			}
+		})
+	}
+}
+
+func TestBrokenPolicyIsAHardError(t *testing.T) {
+	f := catalog(map[string]UnitFacts{}, nil)
+	for name, src := range map[string]string{
+		"syntax error":   "decide(R, C, B, D) :- ",
+		"no entry point": "helper(x).",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := NewWithPolicy(f, src); err == nil {
+				t.Error("got nil; want an error")
+			}
+		})
+	}
+}
+
+func TestHostileNamesStayData(t *testing.T) {
+	names := []string{"foo'), halt, ('", ":- halt.", "x). halt. unit(y", "decide(_,_,_,_)", "'", "[]"}
+	units := map[string]UnitFacts{}
+	var cands []Candidate
+	for i, n := range names {
+		units[n] = ok(100)
+		cands = append(cands, lex(n, 1000*(i+1)))
+	}
+	e, err := New(catalog(units, map[string][]string{names[0]: {names[1]}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := e.Decide(context.Background(), &Request{Candidates: cands, Budget: 100000, Tokens: func(string) int { return 1 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, d := range ds {
+		if !d.Selected {
+			t.Errorf("%q rejected: %s", d.Name, d.Reason)
+		}
+		got[d.Name] = true
+	}
+	for _, n := range names {
+		if !got[n] {
+			t.Errorf("name %q did not come back verbatim; got %v", n, got)
+		}
+	}
+}
+
+func TestDecideConcurrently(t *testing.T) {
+	f := catalog(map[string]UnitFacts{"a": ok(100), "b": ok(200), "c": ok(100)}, map[string][]string{"a": {"c"}})
+	e, err := New(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 20; j++ {
+				ds, err := e.Decide(context.Background(), &Request{Candidates: []Candidate{lex("a", 1), lex("b", 2)}, Budget: 1000, Tokens: func(string) int { return 1 }})
+				if err != nil || render(ds) != "+b:lexical +c:dependency +a:lexical" {
+					t.Errorf("got %s, %v", render(ds), err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestDecideHonorsCancellation(t *testing.T) {
+	e, err := New(catalog(map[string]UnitFacts{"a": ok(1)}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Decide(ctx, &Request{Candidates: []Candidate{lex("a", 1)}, Budget: 10, Tokens: func(string) int { return 1 }}); err == nil {
+		t.Error("got nil; want an error from a cancelled context")
+	}
+}
