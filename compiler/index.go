@@ -39,6 +39,10 @@ const (
 	bonusName    = 6.0
 	bonusAlias   = 5.0
 	bonusTrigger = 3.0 // times weight/100
+	// bonusBigram applies once per pair of consecutive task terms that also
+	// appear consecutively in the unit's name, description, when_to_use or
+	// triggers: word order is evidence a bag of words misses.
+	bonusBigram = 1.5
 	// penaltyNotWhen applies when the task matches one of the unit's own
 	// negative triggers (Skill-Router not_when).
 	penaltyNotWhen = 6.0
@@ -74,6 +78,7 @@ type index struct {
 	lens     [][numFields]float32
 	avgLen   [numFields]float64
 	phrases  map[string][]phrase // first stem -> phrases
+	bigrams  map[string][]int32  // "stem stem" -> units, ascending
 	// wholeNames maps a unit's name and aliases, as folded words, for
 	// negation: "do not use X" matches X as whole words, unstemmed.
 	wholeNames map[string][]namePattern
@@ -93,7 +98,7 @@ func stems(text string) []string {
 }
 
 func buildIndex(cat *ir.Catalog) *index {
-	ix := &index{ids: map[string]int32{}, postings: map[string][]posting{}, phrases: map[string][]phrase{}, wholeNames: map[string][]namePattern{}}
+	ix := &index{ids: map[string]int32{}, bigrams: map[string][]int32{}, postings: map[string][]posting{}, phrases: map[string][]phrase{}, wholeNames: map[string][]namePattern{}}
 	for _, u := range cat.Units {
 		if u.Status != ir.StatusOK {
 			continue
@@ -144,6 +149,22 @@ func buildIndex(cat *ir.Catalog) *index {
 		add(fieldWhenToUse, u.WhenToUse, 1)
 		for _, h := range u.Headings {
 			add(fieldHeading, h, 1)
+		}
+		grams := map[string]bool{}
+		addGrams := func(text string) {
+			ts := Terms(text)
+			for i := 0; i+1 < len(ts); i++ {
+				grams[ts[i]+" "+ts[i+1]] = true
+			}
+		}
+		addGrams(nameText)
+		addGrams(u.Description)
+		addGrams(u.WhenToUse)
+		for _, t := range u.Triggers {
+			addGrams(t.Value)
+		}
+		for _, g := range sortedKeys(grams) {
+			ix.bigrams[g] = append(ix.bigrams[g], id)
 		}
 		terms := make([]string, 0, len(tf))
 		for t := range tf {
@@ -208,6 +229,11 @@ func (ix *index) score(q *query) []scored {
 	}
 	for _, m := range ix.matchPhrases(q) {
 		acc[m.unit] += m.score
+	}
+	for _, g := range q.bigrams {
+		for _, u := range ix.bigrams[g] {
+			acc[u] += bonusBigram
+		}
 	}
 	out := make([]scored, 0, len(acc))
 	for u, s := range acc {
@@ -302,6 +328,12 @@ func (ix *index) evidence(q *query, unit int32) []Evidence {
 			out = append(out, m.ev)
 		}
 	}
+	for _, g := range q.bigrams {
+		us := ix.bigrams[g]
+		if i := sort.Search(len(us), func(i int) bool { return us[i] >= unit }); i < len(us) && us[i] == unit {
+			out = append(out, Evidence{Field: "bigram", Match: g, Score: bonusBigram})
+		}
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
 			return out[i].Score > out[j].Score
@@ -316,6 +348,7 @@ type query struct {
 	words       []string // folded words, for negation and whole-name matching
 	stems       []string // stems of every word, for phrases
 	uniqueTerms []string // stems minus stop words, deduplicated, sorted
+	bigrams     []string // consecutive pairs of those terms, deduplicated, sorted
 }
 
 func analyze(task string) *query {
@@ -330,6 +363,12 @@ func analyze(task string) *query {
 		}
 	}
 	sort.Strings(q.uniqueTerms)
+	terms := Terms(task)
+	grams := map[string]bool{}
+	for i := 0; i+1 < len(terms); i++ {
+		grams[terms[i]+" "+terms[i+1]] = true
+	}
+	q.bigrams = sortedKeys(grams)
 	return q
 }
 

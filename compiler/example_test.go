@@ -1,0 +1,82 @@
+package compiler_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/loader"
+)
+
+// writeSkill is a tiny helper for the examples.
+func writeSkill(root, name, desc, body string) {
+	dir := filepath.Join(root, name)
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: "+name+"\ndescription: "+desc+"\n---\n"+body), 0o644)
+}
+
+// Load a catalog once, then compile a task into the planner's skill block.
+func ExampleCompiler_Compile() {
+	root, _ := os.MkdirTemp("", "skills")
+	defer os.RemoveAll(root)
+	writeSkill(root, "tdd", "Test-driven development: write a failing test first.", "Write the test first.\n")
+	writeSkill(root, "deploy", "Deploy the service to production.", "Run the pipeline.\n")
+
+	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{root}}, compiler.Policy{})
+	if err != nil {
+		panic(err)
+	}
+	res, err := c.Compile(context.Background(), compiler.Request{Task: "add a feature with test-driven development"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Decision, res.Names())
+	fmt.Print(res.Prompt)
+	// Output:
+	// route [tdd]
+	// <skills>
+	// <skill name="tdd">
+	// Write the test first.
+	// </skill>
+	// </skills>
+}
+
+// An explicit selection the catalog cannot honor fails the compile with a
+// stable error code instead of being dropped silently.
+func ExampleCompiler_Compile_error() {
+	root, _ := os.MkdirTemp("", "skills")
+	defer os.RemoveAll(root)
+	writeSkill(root, "tdd", "Test-driven development.", "Write the test first.\n")
+
+	c, _ := compiler.Load(context.Background(), loader.Options{Roots: []string{root}}, compiler.Policy{})
+	_, err := c.Compile(context.Background(), compiler.Request{Task: "anything", Select: []string{"tdd"}, Deny: []string{"tdd"}})
+	if ce, ok := err.(*compiler.Error); ok {
+		fmt.Println(ce.Stage, ce.Code, ce.Reason)
+	}
+	// Output:
+	// decide selection_rejected denied
+}
+
+// WriteExplanation renders why every unit was selected or rejected.
+func ExampleWriteExplanation() {
+	root, _ := os.MkdirTemp("", "skills")
+	defer os.RemoveAll(root)
+	writeSkill(root, "tdd", "Test-driven development.", "Write the test first.\n")
+	writeSkill(root, "deploy", "Deploy the service to production.", "Run the pipeline.\n")
+
+	c, _ := compiler.Load(context.Background(), loader.Options{Roots: []string{root}}, compiler.Policy{})
+	res, _ := c.Compile(context.Background(), compiler.Request{Task: "deploy, but do not use tdd"})
+	compiler.WriteExplanation(os.Stdout, res)
+	// Output:
+	// decision: route (1 selected, 1 rejected); budget 4/8000 tokens (o200k_base)
+	// negation: task says "do not use tdd", which rules out tdd
+	// selected deploy: score 6.533, priority 100, 4 tokens
+	//   because lexical (name phrase "deploy" +6.00; name+description "deploy" +0.53)
+	//   evidence: name phrase "deploy" +6.000
+	//   evidence: name+description "deploy" +0.533
+	// rejected tdd (tdd/SKILL.md): negated (the task asks not to use it)
+	//   evidence: name phrase "tdd" +6.000
+	//   evidence: name "tdd" +0.495
+}

@@ -1,0 +1,111 @@
+package compiler
+
+import (
+	"context"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rlmc-dev/rlmc/internal/testkit"
+	"github.com/rlmc-dev/rlmc/loader"
+)
+
+// buildShuffled writes files in a random order with random mtimes into a
+// fresh folder, so that neither location, creation order nor time can leak
+// into a fingerprint.
+func buildShuffled(t *testing.T, files map[string]string, seed int64) *Compiler {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "some", "other", "place")
+	paths := sortedKeys(files)
+	rng := rand.New(rand.NewSource(seed))
+	rng.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
+	for _, p := range paths {
+		file := filepath.Join(dir, filepath.FromSlash(p))
+		testkit.WriteFile(t, file, files[p])
+		when := time.Unix(rng.Int63n(1<<31), 0)
+		if err := os.Chtimes(file, when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := Load(context.Background(), loader.Options{Roots: []string{dir}}, Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestFingerprintsAreStable(t *testing.T) {
+	a := build(t, standard, Policy{})
+	b := buildShuffled(t, standard, 1)
+	c := buildShuffled(t, standard, 2)
+	if a.CatalogFingerprint() != b.CatalogFingerprint() || b.CatalogFingerprint() != c.CatalogFingerprint() {
+		t.Fatalf("catalog fingerprints differ: %s %s %s", a.CatalogFingerprint(), b.CatalogFingerprint(), c.CatalogFingerprint())
+	}
+	tasks := []string{"review my code changes", "Please REVIEW the code changes!", "code changes need a review"}
+	var first string
+	for i, task := range tasks {
+		for _, comp := range []*Compiler{a, b, c} {
+			for run := 0; run < 2; run++ {
+				r, err := comp.Compile(context.Background(), Request{Task: task})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 && first == "" {
+					first = r.Fingerprint
+				}
+				if r.Fingerprint != first {
+					t.Errorf("task %q: got %s; want %s (same prompt, same fingerprint)", task, r.Fingerprint, first)
+				}
+			}
+		}
+	}
+}
+
+func TestFingerprintCoversEveryByte(t *testing.T) {
+	changed := map[string]string{}
+	for k, v := range standard {
+		changed[k] = v
+	}
+	changed["checklist/SKILL.md"] = standard["checklist/SKILL.md"] + "."
+	a := build(t, standard, Policy{})
+	b := build(t, changed, Policy{})
+	ra, err := a.Compile(context.Background(), Request{Task: "review my code changes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := b.Compile(context.Background(), Request{Task: "review my code changes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ra.Fingerprint == rb.Fingerprint {
+		t.Error("one byte changed in a selected body kept the fingerprint")
+	}
+	if a.CatalogFingerprint() == b.CatalogFingerprint() {
+		t.Error("one byte changed in a unit kept the catalog fingerprint")
+	}
+	rc, err := b.Compile(context.Background(), Request{Task: "test driven development"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, _ := a.Compile(context.Background(), Request{Task: "test driven development"})
+	if rc.Fingerprint != rd.Fingerprint {
+		t.Error("a change outside the selection moved the prompt fingerprint")
+	}
+}
+
+func TestBodyChangedAfterLoad(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tdd", "SKILL.md")
+	testkit.WriteFile(t, file, standard["tdd/SKILL.md"])
+	c, err := Load(context.Background(), loader.Options{Roots: []string{dir}}, Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WriteFile(t, file, standard["tdd/SKILL.md"]+"injected")
+	_, err = c.Compile(context.Background(), Request{Select: []string{"tdd"}})
+	if ce, ok := err.(*Error); !ok || ce.Code != ErrBodyChanged {
+		t.Errorf("got %v; want body_changed", err)
+	}
+}

@@ -1,0 +1,87 @@
+package compiler
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rlmc-dev/rlmc/internal/testkit"
+	"github.com/rlmc-dev/rlmc/loader"
+)
+
+// skill renders a SKILL.md; meta is the prolog-rlm JSON or "".
+func skill(name, desc, meta, body string, extra ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\nname: %s\ndescription: %s\n", name, desc)
+	for _, e := range extra {
+		b.WriteString(e + "\n")
+	}
+	if meta != "" {
+		fmt.Fprintf(&b, "metadata:\n  prolog-rlm: '%s'\n", meta)
+	}
+	fmt.Fprintf(&b, "---\n%s\n", body)
+	return b.String()
+}
+
+// build writes files (path -> content) into a temporary root and returns a
+// compiler over it.
+func build(t testing.TB, files map[string]string, p Policy) *Compiler {
+	t.Helper()
+	dir := t.TempDir()
+	for path, content := range files {
+		testkit.WriteFile(t, filepath.Join(dir, filepath.FromSlash(path)), content)
+	}
+	c, err := Load(context.Background(), loader.Options{Roots: []string{dir}}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// reasonOf returns the first reason code of the named unit, and whether it
+// was selected.
+func reasonOf(r *Result, name string) (string, bool) {
+	for _, s := range r.Selected {
+		if s.Name == name {
+			return s.Reasons[0].Code, true
+		}
+	}
+	for _, rj := range r.Rejected {
+		if rj.Name == name {
+			return rj.Reasons[0].Code, false
+		}
+	}
+	return "", false
+}
+
+// checkAccounting fails unless every unit appears exactly once.
+func checkAccounting(t testing.TB, c *Compiler, r *Result) {
+	t.Helper()
+	count := map[string]int{}
+	for _, s := range r.Selected {
+		count[s.Name+"@"+s.Path]++
+	}
+	for _, rj := range r.Rejected {
+		count[rj.Name+"@"+rj.Path]++
+	}
+	for _, u := range c.Catalog().Units {
+		if n := count[u.Name+"@"+u.Path]; n != 1 {
+			t.Errorf("unit %s at %s appears %d times; want exactly once", u.Name, u.Path, n)
+		}
+		delete(count, u.Name+"@"+u.Path)
+	}
+	if len(count) > 0 {
+		keys := make([]string, 0, len(count))
+		for k := range count {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		t.Errorf("result lists units not in the catalog: %v", keys)
+	}
+	if got := strings.Count(r.Prompt, "<skill name="); got != len(r.Selected) {
+		t.Errorf("prompt has %d <skill name= openings; want %d", got, len(r.Selected))
+	}
+}
