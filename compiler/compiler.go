@@ -75,12 +75,16 @@ type Compiler struct {
 	catalogFP string
 	diags     ir.Diagnostics
 	denied    map[string]bool
+	pos       map[*ir.Unit]int // position in cat.Units
 }
 
 // New prepares a compiler over cat with the host policy p. It fails only if
 // the embedded Prolog policy does not load.
 func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
-	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}}
+	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}, pos: make(map[*ir.Unit]int, len(cat.Units))}
+	for i, u := range cat.Units {
+		c.pos[u] = i
+	}
 	if c.policy.Budget == 0 {
 		c.policy.Budget = DefaultBudget
 	}
@@ -151,9 +155,9 @@ type compilation struct {
 
 	q        *query
 	negated  map[string]string // unit -> the words that negated it
-	scores   map[string]float64
+	scores   []float64         // evidence by index position
 	cands    []rules.Candidate
-	rejected map[*ir.Unit][]Reason // decided before the policy runs
+	rejected []Reason // by catalog position; Code "" means not rejected
 	bodies   map[string]string
 	tokens   map[string]int
 
@@ -168,7 +172,7 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 	run := &compilation{
 		ctx: ctx, c: c, req: req,
 		explicit: map[string]bool{}, mandatory: map[string]bool{}, denied: map[string]bool{},
-		rejected: map[*ir.Unit][]Reason{}, bodies: map[string]string{}, tokens: map[string]int{},
+		rejected: make([]Reason, len(c.cat.Units)), bodies: map[string]string{}, tokens: map[string]int{},
 		res: &Result{Schema: Schema, Selected: []Selected{}, Rejected: []Rejected{}, Diagnostics: c.diags},
 	}
 	for _, s := range pipeline {
@@ -238,27 +242,24 @@ func (r *compilation) analyze() error {
 // every other unit gets its reason here.
 func (r *compilation) retrieve() error {
 	ix := r.c.index
-	ranked := ix.score(r.q)
-	r.scores = make(map[string]float64, len(ranked))
-	for _, s := range ranked {
-		r.scores[ix.units[s.unit].Name] = s.score
-	}
+	var ranked []scored
+	r.scores, ranked = ix.score(r.q)
 	for _, n := range sortedKeys(r.mandatory) {
-		r.cands = append(r.cands, rules.Candidate{Name: n, Origin: rules.OriginMandatory, Score: milli(r.scores[n])})
+		r.cands = append(r.cands, rules.Candidate{Name: n, Origin: rules.OriginMandatory, Score: milli(r.score(n))})
 	}
 	for _, n := range sortedKeys(r.explicit) {
 		if !r.mandatory[n] {
-			r.cands = append(r.cands, rules.Candidate{Name: n, Origin: rules.OriginExplicit, Score: milli(r.scores[n])})
+			r.cands = append(r.cands, rules.Candidate{Name: n, Origin: rules.OriginExplicit, Score: milli(r.score(n))})
 		}
 	}
 	lexical := 0
 	for _, s := range ranked {
 		u := ix.units[s.unit]
-		if r.mandatory[u.Name] || r.explicit[u.Name] || s.score < Threshold || r.denied[u.Name] {
+		if r.mandatory[u.Name] || r.explicit[u.Name] || r.denied[u.Name] {
 			continue
 		}
 		if lexical == CandidateCap {
-			r.rejected[u] = []Reason{{Code: ReasonBelowThreshold, Detail: fmt.Sprintf("score %.3f is outside the top %d candidates", s.score, CandidateCap)}}
+			r.rejected[r.c.pos[u]] = Reason{Code: ReasonBelowThreshold, Detail: outsideCap}
 			continue
 		}
 		lexical++
@@ -269,11 +270,11 @@ func (r *compilation) retrieve() error {
 	for _, c := range r.cands {
 		inCands[c.Name] = true
 	}
-	for _, u := range r.c.cat.Units {
-		if _, done := r.rejected[u]; done || (inCands[u.Name] && u.Status != ir.StatusShadowed) {
+	for i, u := range r.c.cat.Units {
+		if r.rejected[i].Code != "" || (inCands[u.Name] && u.Status != ir.StatusShadowed) {
 			continue
 		}
-		r.rejected[u] = []Reason{r.standing(u)}
+		r.rejected[i] = r.standing(u)
 	}
 	return nil
 }
@@ -290,10 +291,24 @@ func (r *compilation) standing(u *ir.Unit) Reason {
 	case r.negated[u.Name] != "":
 		return Reason{Code: ReasonNegated, Detail: fmt.Sprintf("task says %q", r.negated[u.Name])}
 	}
-	if s, ok := r.scores[u.Name]; ok {
-		return Reason{Code: ReasonBelowThreshold, Detail: fmt.Sprintf("score %.3f < threshold %.1f", s, Threshold)}
+	if id, ok := r.c.index.ids[u.Name]; ok && r.scores[id] > 0 {
+		return Reason{Code: ReasonBelowThreshold, Detail: belowThreshold}
 	}
 	return Reason{Code: ReasonNoEvidence}
+}
+
+// Details shared by many rejections; the unit's score is in Rejected.Score.
+var (
+	belowThreshold = fmt.Sprintf("score is below the threshold %.1f", Threshold)
+	outsideCap     = fmt.Sprintf("score is outside the top %d candidates", CandidateCap)
+)
+
+// score returns a unit's evidence score in this compile.
+func (r *compilation) score(name string) float64 {
+	if id, ok := r.c.index.ids[name]; ok {
+		return r.scores[id]
+	}
+	return 0
 }
 
 // measure counts the tokens of every candidate and every unit its closure
@@ -388,23 +403,28 @@ func (r *compilation) decide() error {
 				Message: fmt.Sprintf("%s unit %q cannot be honored: %s", what, d.Name, describe(reason))}
 		}
 		u, _ := r.c.cat.Lookup(d.Name)
-		r.rejected[u] = append(r.rejected[u], rejectReason(d))
+		r.rejected[r.c.pos[u]] = rejectReason(d)
 		r.event(Event{Stage: StageDecide, Kind: EventRejected, Unit: d.Name, Code: d.Reason, Detail: d.Detail})
 	}
 	for _, n := range order {
 		u, _ := r.c.cat.Lookup(n)
-		delete(r.rejected, u) // a dependency may also have been scored out
+		r.rejected[r.c.pos[u]] = Reason{} // a dependency may also have been scored out
 		r.selected = append(r.selected, u)
 		r.res.Selected = append(r.res.Selected, Selected{
 			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: r.tokens[n],
-			Priority: r.c.facts.priority[n], Score: round3(r.scores[n]), Reasons: reasons[n],
+			Priority: r.c.facts.priority[n], Score: round3(r.score(n)), Reasons: reasons[n],
 		})
 		r.res.Budget.Used += r.tokens[n]
 		r.event(Event{Stage: StageDecide, Kind: EventSelected, Unit: n, Code: reasons[n][0].Code, Detail: reasons[n][0].Detail})
 	}
-	for _, u := range r.c.cat.Units {
-		if rs, ok := r.rejected[u]; ok {
-			r.res.Rejected = append(r.res.Rejected, Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Reasons: rs})
+	r.res.Rejected = make([]Rejected, 0, len(r.rejected)-len(r.selected))
+	for i, u := range r.c.cat.Units {
+		if r.rejected[i].Code != "" {
+			rj := Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Reasons: r.rejected[i : i+1 : i+1]}
+			if u.Status != ir.StatusShadowed {
+				rj.Score = round3(r.score(u.Name))
+			}
+			r.res.Rejected = append(r.res.Rejected, rj)
 		}
 	}
 	r.res.Decision = DecisionNoRoute

@@ -50,12 +50,15 @@ const (
 	Threshold = 3.0
 	// CandidateCap bounds the lexical candidates put before the policy; the
 	// interpreter's cost grows with them.
-	CandidateCap = 8
+	CandidateCap = 6
 )
 
+// posting is one unit's entry for a term. The BM25F saturation does not
+// depend on the task, so it is computed once when the index is built.
 type posting struct {
-	unit int32
-	tf   [numFields]float32
+	unit   int32
+	fields uint8   // bit f set when the term occurs in field f
+	sat    float64 // saturated, field-weighted term frequency
 }
 
 // phrase is a multi-word (or name) pattern of a unit, matched as
@@ -75,7 +78,7 @@ type index struct {
 	units    []*ir.Unit // indexable units, by position
 	ids      map[string]int32
 	postings map[string][]posting
-	lens     [][numFields]float32
+	lens     [][numFields]float32 // while building only
 	avgLen   [numFields]float64
 	phrases  map[string][]phrase // first stem -> phrases
 	bigrams  map[string][]int32  // "stem stem" -> units, ascending
@@ -98,7 +101,8 @@ func stems(text string) []string {
 }
 
 func buildIndex(cat *ir.Catalog) *index {
-	ix := &index{ids: map[string]int32{}, bigrams: map[string][]int32{}, postings: map[string][]posting{}, phrases: map[string][]phrase{}, wholeNames: map[string][]namePattern{}}
+	raw := map[string][]rawPosting{}
+	ix := &index{ids: map[string]int32{}, bigrams: map[string][]int32{}, phrases: map[string][]phrase{}, wholeNames: map[string][]namePattern{}}
 	for _, u := range cat.Units {
 		if u.Status != ir.StatusOK {
 			continue
@@ -172,7 +176,7 @@ func buildIndex(cat *ir.Catalog) *index {
 		}
 		sort.Strings(terms)
 		for _, t := range terms {
-			ix.postings[t] = append(ix.postings[t], posting{unit: id, tf: *tf[t]})
+			raw[t] = append(raw[t], rawPosting{unit: id, tf: *tf[t]})
 		}
 		ix.lens = append(ix.lens, lens)
 		for f := range lens {
@@ -187,7 +191,32 @@ func buildIndex(cat *ir.Catalog) *index {
 			ix.avgLen[f] = 1
 		}
 	}
+	ix.postings = make(map[string][]posting, len(raw))
+	for t, ps := range raw {
+		out := make([]posting, len(ps))
+		for i, p := range ps {
+			out[i] = posting{unit: p.unit, fields: p.fields(), sat: ix.saturate(p)}
+		}
+		ix.postings[t] = out
+	}
+	ix.lens = nil
 	return ix
+}
+
+// rawPosting holds term frequencies per field until lengths are known.
+type rawPosting struct {
+	unit int32
+	tf   [numFields]float32
+}
+
+func (p rawPosting) fields() uint8 {
+	var b uint8
+	for f := range p.tf {
+		if p.tf[f] > 0 {
+			b |= 1 << f
+		}
+	}
+	return b
 }
 
 func (ix *index) addWhole(unit, text string) {
@@ -212,45 +241,48 @@ type scored struct {
 	score float64
 }
 
-// score ranks every unit with any evidence for the task. It returns units
-// with a positive score, best first (ties by name).
-func (ix *index) score(q *query) []scored {
-	acc := map[int32]float64{}
+// score computes every unit's evidence for the task, by unit position, and
+// ranks the units at or above Threshold, best first (ties by name).
+func (ix *index) score(q *query) (scores []float64, ranked []scored) {
+	scores = make([]float64, len(ix.units))
 	n := float64(len(ix.units))
 	for _, t := range q.uniqueTerms {
 		ps := ix.postings[t]
 		if len(ps) == 0 {
 			continue
 		}
-		idf := math.Log(1 + (n-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+		idf := ix.idf(n, len(ps))
 		for _, p := range ps {
-			acc[p.unit] += idf * ix.saturate(p)
+			scores[p.unit] += idf * p.sat
 		}
 	}
 	for _, m := range ix.matchPhrases(q) {
-		acc[m.unit] += m.score
+		scores[m.unit] += m.score
 	}
 	for _, g := range q.bigrams {
 		for _, u := range ix.bigrams[g] {
-			acc[u] += bonusBigram
+			scores[u] += bonusBigram
 		}
 	}
-	out := make([]scored, 0, len(acc))
-	for u, s := range acc {
-		if s > 0 {
-			out = append(out, scored{u, s})
+	for u, s := range scores {
+		if s >= Threshold {
+			ranked = append(ranked, scored{int32(u), s})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
+	sort.Slice(ranked, func(i, j int) bool {
+		if ranked[i].score != ranked[j].score {
+			return ranked[i].score > ranked[j].score
 		}
-		return ix.units[out[i].unit].Name < ix.units[out[j].unit].Name
+		return ix.units[ranked[i].unit].Name < ix.units[ranked[j].unit].Name
 	})
-	return out
+	return scores, ranked
 }
 
-func (ix *index) saturate(p posting) float64 {
+func (ix *index) idf(n float64, df int) float64 {
+	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+func (ix *index) saturate(p rawPosting) float64 {
 	lens := ix.lens[p.unit]
 	var w float64
 	for f := field(0); f < numFields; f++ {
@@ -314,14 +346,13 @@ func (ix *index) evidence(q *query, unit int32) []Evidence {
 		if i == len(ps) || ps[i].unit != unit {
 			continue
 		}
-		idf := math.Log(1 + (n-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
 		var fs []string
 		for f := field(0); f < numFields; f++ {
-			if ps[i].tf[f] > 0 {
+			if ps[i].fields&(1<<f) != 0 {
 				fs = append(fs, fieldNames[f])
 			}
 		}
-		out = append(out, Evidence{Field: strings.Join(fs, "+"), Match: t, Score: idf * ix.saturate(ps[i])})
+		out = append(out, Evidence{Field: strings.Join(fs, "+"), Match: t, Score: ix.idf(n, len(ps)) * ps[i].sat})
 	}
 	for _, m := range ix.matchPhrases(q) {
 		if m.unit == unit {

@@ -64,6 +64,7 @@ type Rejected struct {
 	Name    string   `json:"name"`
 	Root    string   `json:"root"`
 	Path    string   `json:"path"`
+	Score   float64  `json:"score,omitempty"`
 	Reasons []Reason `json:"reasons"`
 }
 
