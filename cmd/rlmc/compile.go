@@ -66,6 +66,9 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	if p.budget < 0 {
 		return usageError("--budget must be positive")
 	}
+	if p.tokenizer != "" && p.tokenizer != "o200k_base" && p.tokenizer != "cl100k_base" {
+		return usageError("--tokenizer must be o200k_base or cl100k_base, not %q", p.tokenizer)
+	}
 	task := p.task
 	if task == "-" {
 		data, err := io.ReadAll(io.LimitReader(stdin, maxTaskBytes+1))

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/rlmc-dev/rlmc/internal/testkit"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(testscript.RunMain(m, map[string]func() int{
+		"rlmc": func() int { return Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) },
+	}))
+}
+
+// TestScripts runs the CLI contract tests in testdata/script. Each script
+// runs rlmc from this test binary; `exits N cmd args...` checks an exact
+// exit code. Run with -update to rewrite expected output in the scripts.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:           "testdata/script",
+		UpdateScripts: *testkit.Update,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("HOME", env.WorkDir+"/home")
+			env.Setenv("SHARED", sharedDir())
+			repo, _ := filepath.Abs("../..")
+			env.Setenv("REPO", repo)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 2 {
+					ts.Fatalf("usage: exits CODE command [args...]")
+				}
+				want, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				err = ts.Exec(args[1], args[2:]...)
+				got := 0
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					got = ee.ExitCode()
+				} else if err != nil {
+					ts.Fatalf("%v", err)
+				}
+				if got != want {
+					ts.Fatalf("got exit code %d; want %d", got, want)
+				}
+			},
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "shared" {
+				_, err := os.Stat(sharedDir())
+				return err == nil, nil
+			}
+			return false, errors.New("unknown condition " + cond)
+		},
+	})
+}
+
+// sharedDir is the read-only material beside the repository.
+func sharedDir() string {
+	dir, _ := filepath.Abs("../../../shared")
+	return dir
+}
