@@ -1,0 +1,207 @@
+package rlm
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/testkit"
+	"github.com/rlmc-dev/rlmc/loader"
+)
+
+// recorder is a fake planner that keeps what it received.
+type recorder struct {
+	mu   sync.Mutex
+	got  []*Request
+	json [][]byte
+}
+
+func (r *recorder) Plan(_ context.Context, req *Request) (*Response, error) {
+	data, _ := json.Marshal(req)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, req)
+	r.json = append(r.json, data)
+	return &Response{Text: "ok"}, nil
+}
+
+func newCompiler(t *testing.T, files map[string]string) *compiler.Compiler {
+	t.Helper()
+	dir := t.TempDir()
+	for p, c := range files {
+		testkit.WriteFile(t, filepath.Join(dir, p), c)
+	}
+	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{dir}}, compiler.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var catalog = map[string]string{
+	"tdd/SKILL.md":    "---\nname: tdd\ndescription: Test-driven development with red green refactor.\nallowed-tools: Bash Write\n---\nWrite the failing test first.\n",
+	"deploy/SKILL.md": "---\nname: deploy\ndescription: Deploy to production.\ndisable-model-invocation: true\n---\nRun the pipeline.\n",
+}
+
+func request(task string) *Request {
+	return &Request{
+		System:   "You are a planner.",
+		Task:     task,
+		Messages: []Message{{Role: "user", Content: task}},
+		Tools:    []Tool{{Name: "read_file", Schema: json.RawMessage(`{"type":"object"}`)}},
+		Options:  map[string]any{"model": "m", "temperature": 0.2},
+	}
+}
+
+func TestMatchingTaskGetsSkillBody(t *testing.T) {
+	rec := &recorder{}
+	p := WithSkills(rec, newCompiler(t, catalog))
+	req := request("implement it with test-driven development")
+	if _, err := p.Plan(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	got := rec.got[0]
+	if !strings.HasPrefix(got.System, "<skills>\n<skill name=\"tdd\">\nWrite the failing test first.\n</skill>\n</skills>\n") {
+		t.Errorf("got system %q; want the tdd block first", got.System)
+	}
+	if !strings.HasSuffix(got.System, "You are a planner.") {
+		t.Errorf("the host's system context was lost: %q", got.System)
+	}
+	if req.System != "You are a planner." {
+		t.Error("the caller's request was modified")
+	}
+}
+
+func TestAuthorityIsNeverGranted(t *testing.T) {
+	rec := &recorder{}
+	p := WithSkills(rec, newCompiler(t, catalog))
+	req := request("test-driven development please")
+	before := request("test-driven development please")
+	if _, err := p.Plan(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	got := rec.got[0]
+	if diff := cmp.Diff(before.Tools, got.Tools); diff != "" {
+		t.Errorf("tools changed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(before.Options, got.Options); diff != "" {
+		t.Errorf("options changed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(before.Messages, got.Messages); diff != "" {
+		t.Errorf("messages changed (-want +got):\n%s", diff)
+	}
+}
+
+func TestUnchangedPaths(t *testing.T) {
+	c := newCompiler(t, catalog)
+	empty := newCompiler(t, map[string]string{})
+	tests := []struct {
+		name    string
+		planner func(next Planner) Planner
+		task    string
+	}{
+		{name: "unrelated task", planner: func(n Planner) Planner { return WithSkills(n, c) }, task: "what is the capital of France"},
+		{name: "explicit only named in task", planner: func(n Planner) Planner { return WithSkills(n, c) }, task: "/deploy now"},
+		{name: "nil compiler", planner: func(n Planner) Planner { return WithSkills(n, nil) }, task: "test-driven development"},
+		{name: "empty catalog", planner: func(n Planner) Planner { return WithSkills(n, empty) }, task: "test-driven development"},
+		{name: "disabled", planner: func(n Planner) Planner { return WithSkills(n, c, Disabled()) }, task: "test-driven development"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{}
+			req := request(tt.task)
+			want, _ := json.Marshal(req)
+			if _, err := tt.planner(rec).Plan(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			if rec.got[0] != req {
+				t.Error("planner received a different request value")
+			}
+			if !bytes.Equal(rec.json[0], want) {
+				t.Errorf("request changed:\n got %s\nwant %s", rec.json[0], want)
+			}
+		})
+	}
+}
+
+func TestSelectionErrorSurfaces(t *testing.T) {
+	rec := &recorder{}
+	p := WithSkills(rec, newCompiler(t, catalog))
+	req := request("anything")
+	req.Skills = []string{"no-such-skill"}
+	_, err := p.Plan(context.Background(), req)
+	var ce *compiler.Error
+	if !errors.As(err, &ce) || ce.Code != compiler.ErrUnknownUnit {
+		t.Fatalf("got %v; want unknown_unit", err)
+	}
+	if len(rec.got) != 0 {
+		t.Error("the planner was called despite the compile error")
+	}
+	req.Skills = []string{"deploy"}
+	if _, err := p.Plan(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rec.got[0].System, `<skill name="deploy">`) {
+		t.Error("a trusted host selection did not load the explicit-only skill")
+	}
+}
+
+func TestTaskFromLastUserMessage(t *testing.T) {
+	rec := &recorder{}
+	p := WithSkills(rec, newCompiler(t, catalog))
+	req := &Request{Messages: []Message{{Role: "user", Content: "hello"}, {Role: "assistant", Content: "test-driven development?"}, {Role: "user", Content: "yes, test-driven development"}}}
+	if _, err := p.Plan(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rec.got[0].System, "tdd") {
+		t.Error("the task was not taken from the last user message")
+	}
+}
+
+func TestConcurrentCallsAndAudit(t *testing.T) {
+	var trail bytes.Buffer // unsynchronized: the audit's own lock must protect it
+	rec := &recorder{}
+	p := WithSkills(rec, newCompiler(t, catalog), WithAudit(compiler.NewAudit(&trail)))
+	tasks := []string{"test-driven development", "the weather", "red green refactor"}
+	var wg sync.WaitGroup
+	for i := 0; i < 30; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if _, err := p.Plan(context.Background(), request(tasks[i%3])); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	routes, lines := 0, 0
+	sc := bufio.NewScanner(bytes.NewReader(trail.Bytes()))
+	for sc.Scan() {
+		lines++
+		var rec compiler.AuditRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("line %d is not JSON: %v", lines, err)
+		}
+		if rec.Decision == compiler.DecisionRoute {
+			routes++
+			if rec.Tokens == 0 || rec.Bytes == 0 || len(rec.Selected) != 1 || rec.Fingerprint == "" {
+				t.Errorf("route line lacks figures: %+v", rec)
+			}
+		}
+		if rec.CatalogFingerprint == "" || rec.Rejected["no_evidence"]+rec.Rejected["explicit_only"]+rec.Rejected["below_threshold"] == 0 {
+			t.Errorf("line lacks the catalog fingerprint or rejection counts: %+v", rec)
+		}
+	}
+	if lines != 30 || routes != 20 {
+		t.Errorf("got %d lines, %d routes; want 30 and 20", lines, routes)
+	}
+}
