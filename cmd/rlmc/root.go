@@ -89,6 +89,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newListCmd(stdout),
 		newValidateCmd(stdout),
 		newCompileCmd(stdin, stdout, stderr),
+		newTestCmd(stdout),
 	)
 	wrapArgs(root)
 	return root

@@ -1,0 +1,241 @@
+package suite
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+)
+
+// check compares one compile with its expectation and returns each
+// difference as "what: got X; want Y".
+func check(w Want, res *compiler.Result, err error) []string {
+	var out []string
+	if w.Error != "" || err != nil {
+		var ce *compiler.Error
+		got := ""
+		if errors.As(err, &ce) {
+			got = ce.Code
+		} else if err != nil {
+			got = err.Error()
+		}
+		if got != w.Error {
+			if got == "" {
+				got = "no error"
+			}
+			want := w.Error
+			if want == "" {
+				want = "no error"
+			}
+			out = append(out, fmt.Sprintf("error: got %s; want %s", got, want))
+		}
+		return out
+	}
+	if w.Decision != "" && res.Decision != w.Decision {
+		out = append(out, fmt.Sprintf("decision: got %s; want %s", res.Decision, w.Decision))
+	}
+	names := res.Names()
+	if w.Selected != nil && strings.Join(names, " ") != strings.Join(*w.Selected, " ") {
+		out = append(out, fmt.Sprintf("selected: got %q; want %q", names, *w.Selected))
+	}
+	selected := map[string]bool{}
+	for _, n := range names {
+		selected[n] = true
+	}
+	for _, n := range w.Includes {
+		if !selected[n] {
+			out = append(out, fmt.Sprintf("includes %s: got %q; want it selected", n, names))
+		}
+	}
+	for _, n := range w.Excludes {
+		if selected[n] {
+			out = append(out, fmt.Sprintf("excludes %s: got it selected; want it never selected", n))
+		}
+	}
+	for _, n := range sortedKeys(w.Rejected) {
+		want := w.Rejected[n]
+		got := "not rejected"
+		for _, r := range res.Rejected {
+			if r.Name == n && len(r.Reasons) > 0 {
+				got = r.Reasons[0].Code
+				break
+			}
+		}
+		if selected[n] {
+			got = "selected"
+		}
+		if got != want {
+			out = append(out, fmt.Sprintf("rejected %s: got %s; want %s", n, got, want))
+		}
+	}
+	codes := map[string]bool{}
+	for _, d := range res.Diagnostics {
+		codes[string(d.Code)] = true
+	}
+	for _, c := range w.Diagnostics {
+		if !codes[c] {
+			out = append(out, fmt.Sprintf("diagnostics: got no %s; want one", c))
+		}
+	}
+	for _, s := range w.PromptContains {
+		if !strings.Contains(res.Prompt, s) {
+			out = append(out, fmt.Sprintf("prompt: got no %q; want it", s))
+		}
+	}
+	for _, s := range w.PromptExcludes {
+		if strings.Contains(res.Prompt, s) {
+			out = append(out, fmt.Sprintf("prompt: got %q; want it absent", s))
+		}
+	}
+	if len(w.Match) > 0 {
+		var want, got any
+		if err := json.Unmarshal(w.Match, &want); err != nil {
+			return append(out, fmt.Sprintf("match: %v", err))
+		}
+		data, _ := json.Marshal(res)
+		json.Unmarshal(data, &got)
+		if diff := subset("", want, got); diff != "" {
+			out = append(out, "match: "+diff)
+		}
+	}
+	return out
+}
+
+// subset reports where want is not a subset of got: objects match key by
+// key, arrays as an ordered subsequence, scalars by equality.
+func subset(path string, want, got any) string {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return fmt.Sprintf("%s: got %s; want an object", orRoot(path), brief(got))
+		}
+		for _, k := range sortedKeys(w) {
+			if d := subset(path+"."+k, w[k], g[k]); d != "" {
+				return d
+			}
+		}
+		return ""
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			return fmt.Sprintf("%s: got %s; want an array", orRoot(path), brief(got))
+		}
+		j := 0
+		for i, we := range w {
+			for j < len(g) && subset("", we, g[j]) != "" {
+				j++
+			}
+			if j == len(g) {
+				return fmt.Sprintf("%s[%d]: got no element matching %s (in order)", orRoot(path), i, brief(we))
+			}
+			j++
+		}
+		return ""
+	default:
+		if !reflect.DeepEqual(want, got) {
+			return fmt.Sprintf("%s: got %s; want %s", orRoot(path), brief(got), brief(want))
+		}
+		return ""
+	}
+}
+
+func orRoot(path string) string {
+	if path == "" {
+		return "."
+	}
+	return path
+}
+
+func brief(v any) string {
+	data, _ := json.Marshal(v)
+	if len(data) > 120 {
+		return string(data[:120]) + "..."
+	}
+	return string(data)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// materialize writes a case's files below dir. With scramble, files are
+// created in reverse order and given unrelated modification times, so that
+// neither can leak into a result.
+func materialize(c *Case, dir string, scramble bool) error {
+	files := c.archive.Files
+	order := make([]int, len(files))
+	for i := range order {
+		order[i] = i
+		if scramble {
+			order[i] = len(files) - 1 - i
+		}
+	}
+	for k, i := range order {
+		f := files[i]
+		if f.Name == "request.json" || f.Name == "want.json" || f.Name == "symlinks" {
+			continue
+		}
+		name := path.Clean(f.Name)
+		if path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
+			return fmt.Errorf("case file %s leaves the case folder", f.Name)
+		}
+		file := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(file, f.Data, 0o644); err != nil {
+			return err
+		}
+		if scramble {
+			when := time.Date(2001+k, time.Month(1+k%12), 1+k%28, k%24, 0, 0, 0, time.UTC)
+			if err := os.Chtimes(file, when, when); err != nil {
+				return err
+			}
+		}
+	}
+	links, ok := c.Files()["symlinks"]
+	if !ok {
+		return nil
+	}
+	sc := bufio.NewScanner(bytes.NewReader(links))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		link, target, ok := strings.Cut(line, "->")
+		if !ok {
+			return fmt.Errorf("symlinks: %q is not \"link -> target\"", line)
+		}
+		link, target = strings.TrimSpace(link), strings.TrimSpace(target)
+		abs := filepath.Join(dir, filepath.FromSlash(link))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			return err
+		}
+		if strings.HasPrefix(target, "/") {
+			target = filepath.FromSlash(target)
+		} else {
+			target = filepath.Join(dir, filepath.FromSlash(target))
+		}
+		if err := os.Symlink(target, abs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
