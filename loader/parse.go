@@ -270,7 +270,7 @@ func quotePlainValues(text string) (string, bool) {
 			continue
 		}
 		v := strings.TrimRight(m[2], " \t")
-		if strings.ContainsAny(v[:1], `'"[{|>&*!%@`+"`") || !(strings.Contains(v, ": ") || strings.Contains(v, " #")) {
+		if v == "" || strings.ContainsAny(v[:1], `'"[{|>&*!%@`+"`") || !(strings.Contains(v, ": ") || strings.Contains(v, " #")) {
 			continue
 		}
 		lines[i] = m[1] + ": '" + strings.ReplaceAll(v, "'", "''") + "'"
