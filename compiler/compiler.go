@@ -153,13 +153,15 @@ type compilation struct {
 	mandatory map[string]bool
 	denied    map[string]bool
 
-	q        *query
-	negated  map[string]string // unit -> the words that negated it
-	scores   []float64         // evidence by index position
-	cands    []rules.Candidate
-	rejected []Reason // by catalog position; Code "" means not rejected
-	bodies   map[string]string
-	tokens   map[string]int
+	q                     *query
+	negated               map[string]string // unit -> the words that negated it
+	scores                []float64         // evidence by index position
+	cands                 []rules.Candidate
+	rejected              []Reason              // by catalog position; Code "" means not rejected
+	evidence              map[string][]Evidence // of the candidates
+	redundant, sameObject map[[2]string]bool
+	bodies                map[string]string
+	tokens                map[string]int
 
 	selected []*ir.Unit
 	res      *Result
@@ -264,8 +266,35 @@ func (r *compilation) retrieve() error {
 		}
 		lexical++
 		r.cands = append(r.cands, rules.Candidate{Name: u.Name, Origin: rules.OriginLexical, Score: milli(s.score)})
-		r.event(Event{Stage: StageRetrieve, Kind: EventCandidate, Unit: u.Name, Score: round3(s.score), Evidence: ix.evidence(r.q, s.unit)})
 	}
+	r.evidence = make(map[string][]Evidence, len(r.cands))
+	r.redundant, r.sameObject = map[[2]string]bool{}, map[[2]string]bool{}
+	for _, c := range r.cands {
+		if id, ok := ix.ids[c.Name]; ok {
+			r.evidence[c.Name] = ix.evidence(r.q, id)
+		}
+		if c.Origin == rules.OriginLexical {
+			r.event(Event{Stage: StageRetrieve, Kind: EventCandidate, Unit: c.Name, Score: round3(r.score(c.Name)), Evidence: r.evidence[c.Name]})
+		}
+	}
+	objs := r.q.objects
+	for _, a := range r.cands {
+		for _, b := range r.cands {
+			if a.Name == b.Name || b.Origin != rules.OriginLexical {
+				continue
+			}
+			if residual(r.evidence[a.Name], r.evidence[b.Name]) < redundantShare*r.score(b.Name) {
+				r.redundant[[2]string{a.Name, b.Name}] = true
+			}
+			ia, oka := ix.ids[a.Name]
+			ib, okb := ix.ids[b.Name]
+			if oka && okb && len(intersect(ix.unitObjects[ia], objs)) > 0 && len(intersect(ix.unitObjects[ib], objs)) > 0 &&
+				shares(ix.unitObjects[ia], set(intersect(ix.unitObjects[ib], objs))) {
+				r.sameObject[[2]string{a.Name, b.Name}] = true
+			}
+		}
+	}
+	r.res.Ranking = r.c.index.top(r.scores, rankingSize)
 	inCands := map[string]bool{}
 	for _, c := range r.cands {
 		inCands[c.Name] = true
@@ -291,7 +320,7 @@ func (r *compilation) standing(u *ir.Unit) Reason {
 	case r.negated[u.Name] != "":
 		return Reason{Code: ReasonNegated, Detail: fmt.Sprintf("task says %q", r.negated[u.Name])}
 	}
-	if id, ok := r.c.index.ids[u.Name]; ok && r.scores[id] > 0 {
+	if id, ok := r.c.index.ids[u.Name]; ok && r.scores[id] != 0 {
 		return Reason{Code: ReasonBelowThreshold, Detail: belowThreshold}
 	}
 	return Reason{Code: ReasonNoEvidence}
@@ -370,8 +399,9 @@ func (r *compilation) decide() error {
 	req := &rules.Request{
 		Candidates: r.cands, Budget: r.budget,
 		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
-		Negated: make(map[string]bool, len(r.negated)),
-		Tokens:  func(n string) int { return r.tokens[n] },
+		Negated:   make(map[string]bool, len(r.negated)),
+		Redundant: r.redundant, SameObject: r.sameObject, Ambiguity: r.c.policy.Ambiguity, Threshold: milli(Threshold), TieRatio: TieRatio, DominanceFloor: milli(DominanceFloor),
+		Tokens: func(n string) int { return r.tokens[n] },
 	}
 	for n := range r.negated {
 		req.Negated[n] = true
@@ -431,6 +461,12 @@ func (r *compilation) decide() error {
 	if len(r.selected) > 0 {
 		r.res.Decision = DecisionRoute
 	}
+	for _, d := range decisions {
+		if d.Reason == ReasonAmbiguous && r.c.policy.Ambiguity == AmbiguityAsk {
+			r.res.Decision = DecisionAmbiguous
+			r.res.Ambiguous = append(r.res.Ambiguous, d.Name)
+		}
+	}
 	return nil
 }
 
@@ -439,7 +475,7 @@ func (r *compilation) selectReason(d rules.Decision) Reason {
 	case ReasonDependency:
 		return Reason{Code: ReasonDependency, Detail: "required by " + d.Detail}
 	case ReasonLexical:
-		return Reason{Code: ReasonLexical, Detail: summarize(r.c.index, r.q, d.Name)}
+		return Reason{Code: ReasonLexical, Detail: summarize(r.evidence[d.Name])}
 	case ReasonExplicit:
 		return Reason{Code: ReasonExplicit, Detail: "selected by the host"}
 	case ReasonMandatory:
@@ -473,6 +509,10 @@ func rejectReason(d rules.Decision) Reason {
 		detail = "superseded by " + d.Detail
 	case ReasonOverBudget:
 		detail = d.Detail + " tokens do not fit in what is left of the budget"
+	case ReasonAmbiguous:
+		detail = "too close to call against " + d.Detail + " on the same task words"
+	case ReasonCovered:
+		detail = "its evidence is already covered by " + d.Detail
 	}
 	return Reason{Code: d.Reason, Detail: detail}
 }
@@ -485,12 +525,7 @@ func describe(r Reason) string {
 }
 
 // summarize renders a unit's strongest evidence for its lexical reason.
-func summarize(ix *index, q *query, name string) string {
-	id, ok := ix.ids[name]
-	if !ok {
-		return ""
-	}
-	ev := ix.evidence(q, id)
+func summarize(ev []Evidence) string {
 	if len(ev) > 3 {
 		ev = ev[:3]
 	}
@@ -520,6 +555,14 @@ func (r *compilation) fingerprint() error {
 	r.res.Fingerprint = promptFingerprint(r.res.Prompt, r.selected)
 	r.res.CatalogFingerprint = r.c.catalogFP
 	return nil
+}
+
+func set(keys []string) map[string]bool {
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
 }
 
 func milli(f float64) int { return int(math.Round(f * 1000)) }

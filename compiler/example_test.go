@@ -72,11 +72,11 @@ func ExampleWriteExplanation() {
 	// Output:
 	// decision: route (1 selected, 1 rejected); budget 4/8000 tokens (o200k_base)
 	// negation: task says "do not use tdd", which rules out tdd
-	// selected deploy: score 6.533, priority 100, 4 tokens
-	//   because lexical (name phrase "deploy" +6.00; name+description "deploy" +0.53)
+	// selected deploy: score 8.019, priority 100, 4 tokens
+	//   because lexical (name phrase "deploy" +6.00; name+description "deploy" +2.02)
 	//   evidence: name phrase "deploy" +6.000
-	//   evidence: name+description "deploy" +0.533
+	//   evidence: name+description "deploy" +2.019
 	// rejected tdd (tdd/SKILL.md): negated (the task asks not to use it)
 	//   evidence: name phrase "tdd" +6.000
-	//   evidence: name "tdd" +0.495
+	//   evidence: name "tdd" +1.817
 }

@@ -18,22 +18,27 @@ const (
 	fieldDescription
 	fieldWhenToUse
 	fieldHeading
+	fieldLead
 	numFields
 )
 
-var fieldNames = [numFields]string{"name", "alias", "trigger", "description", "when_to_use", "heading"}
+var fieldNames = [numFields]string{"name", "alias", "trigger", "description", "when_to_use", "heading", "lead"}
 
 // Scoring constants. They are generic, documented in README.md, and tuned on
 // the even-hash half of the benchmark cases only.
 var (
 	// fieldWeight scales a term's frequency by where it occurs (BM25F).
-	fieldWeight = [numFields]float64{3.0, 2.5, 2.0, 1.0, 1.0, 0.5}
+	fieldWeight = [numFields]float64{3.0, 2.5, 2.0, 1.0, 1.0, 0.5, 0.2}
 	// fieldB is BM25's length normalization per field.
-	fieldB = [numFields]float64{0.3, 0.3, 0.5, 0.75, 0.75, 0.75}
+	fieldB = [numFields]float64{0.3, 0.3, 0.5, 0.3, 0.3, 0.75, 0.3}
 )
 
+// Scoring parameters. They are generic (no rule names a skill or a phrase),
+// documented in README.md, and were calibrated on the even-hash half of the
+// benchmark cases only.
 const (
-	bm25K1 = 1.2
+	// bm25K1 is BM25's term-frequency saturation.
+	bm25K1 = 2.0
 	// Phrase bonuses: the whole name, an alias, or a multi-word trigger
 	// appears in the task as consecutive words.
 	bonusName    = 6.0
@@ -46,11 +51,35 @@ const (
 	// penaltyNotWhen applies when the task matches one of the unit's own
 	// negative triggers (Skill-Router not_when).
 	penaltyNotWhen = 6.0
-	// Threshold is the evidence a unit needs to become a lexical candidate.
-	Threshold = 3.0
+	// penaltyObjectMismatch applies when the task names objects that the
+	// catalog's units declare (object triggers), the unit declares objects
+	// too, and none of the unit's is among them: "check the css" is not a
+	// job for a unit about prose, whatever else matches.
+	penaltyObjectMismatch = 6.0
+	// bonusObject and bonusAction apply once when the task names one of the
+	// objects (object triggers) or actions (verb triggers) the unit declares.
+	bonusObject = 0.75
+	bonusAction = 0.375
+	// Threshold is the evidence a unit needs to be selected from the task
+	// alone.
+	Threshold = 4.5
+	// CandidateFloor is the evidence a unit needs to be put before the
+	// policy at all: between it and Threshold a unit can only make a task
+	// ambiguous, never be selected.
+	CandidateFloor = 1.5
+	// DominanceFloor is the evidence a best candidate below Threshold needs
+	// to be selected anyway, when it is at least twice the runner-up.
+	DominanceFloor = 2.0
+	// TieRatio: a competing candidate scoring at least this percentage of
+	// the best one makes the task ambiguous.
+	TieRatio = 75
+	// redundantShare: a candidate is redundant beside another when less
+	// than this share of its evidence rests on task words the other's
+	// evidence does not cover.
+	redundantShare = 0.25
 	// CandidateCap bounds the lexical candidates put before the policy; the
 	// interpreter's cost grows with them.
-	CandidateCap = 6
+	CandidateCap = 5
 )
 
 // posting is one unit's entry for a term. The BM25F saturation does not
@@ -82,9 +111,20 @@ type index struct {
 	avgLen   [numFields]float64
 	phrases  map[string][]phrase // first stem -> phrases
 	bigrams  map[string][]int32  // "stem stem" -> units, ascending
+	// objects maps the first stem of every declared object to its phrases;
+	// unitObjects lists each unit's object keys.
+	objects     map[string][]objectPhrase
+	unitObjects [][]string
+	actions     map[string][]objectPhrase
+	unitActions [][]string
 	// wholeNames maps a unit's name and aliases, as folded words, for
 	// negation: "do not use X" matches X as whole words, unstemmed.
 	wholeNames map[string][]namePattern
+}
+
+type objectPhrase struct {
+	stems []string
+	key   string
 }
 
 type namePattern struct {
@@ -102,7 +142,7 @@ func stems(text string) []string {
 
 func buildIndex(cat *ir.Catalog) *index {
 	raw := map[string][]rawPosting{}
-	ix := &index{ids: map[string]int32{}, bigrams: map[string][]int32{}, phrases: map[string][]phrase{}, wholeNames: map[string][]namePattern{}}
+	ix := &index{ids: map[string]int32{}, bigrams: map[string][]int32{}, objects: map[string][]objectPhrase{}, actions: map[string][]objectPhrase{}, phrases: map[string][]phrase{}, wholeNames: map[string][]namePattern{}}
 	for _, u := range cat.Units {
 		if u.Status != ir.StatusOK {
 			continue
@@ -136,24 +176,42 @@ func buildIndex(cat *ir.Catalog) *index {
 		add(fieldName, nameText, 1)
 		addPhrase(fieldName, nameText, 1)
 		ix.addWhole(u.Name, u.Name)
+		// A phrase counts once per unit: an alias or trigger that repeats
+		// the name (or each other) adds no evidence.
+		seenPhrase := map[string]bool{strings.Join(stems(nameText), " "): true}
+		fresh := func(text string) bool {
+			key := strings.Join(stems(text), " ")
+			if seenPhrase[key] {
+				return false
+			}
+			seenPhrase[key] = true
+			return true
+		}
 		for _, a := range u.Aliases {
 			add(fieldAlias, a, 1)
-			addPhrase(fieldAlias, a, 1)
+			if fresh(a) {
+				addPhrase(fieldAlias, a, 1)
+			}
 			ix.addWhole(u.Name, a)
 		}
 		for _, t := range u.Triggers {
 			w := float32(t.Weight) / ir.DefaultTriggerWeight
 			add(fieldTrigger, t.Value, w)
-			addPhrase(fieldTrigger, t.Value, float64(w))
+			if fresh(t.Value) {
+				addPhrase(fieldTrigger, t.Value, float64(w))
+			}
 		}
 		for _, n := range u.NegativeTriggers {
 			addPhrase(notWhen, n, 1)
 		}
+		ix.unitObjects = append(ix.unitObjects, declare(ix.objects, u.Triggers, ir.TriggerObject))
+		ix.unitActions = append(ix.unitActions, declare(ix.actions, u.Triggers, ir.TriggerVerb))
 		add(fieldDescription, u.Description, 1)
 		add(fieldWhenToUse, u.WhenToUse, 1)
 		for _, h := range u.Headings {
 			add(fieldHeading, h, 1)
 		}
+		add(fieldLead, u.Lead, 1)
 		grams := map[string]bool{}
 		addGrams := func(text string) {
 			ts := Terms(text)
@@ -230,9 +288,10 @@ func (ix *index) addWhole(unit, text string) {
 // Evidence is one reason a unit scored: a matched term or phrase and what it
 // contributed.
 type Evidence struct {
-	Field string  `json:"field"`
-	Match string  `json:"match"`
-	Score float64 `json:"score"`
+	Field string   `json:"field"`
+	Match string   `json:"match"`
+	Score float64  `json:"score"`
+	stems []string // the task terms this evidence rests on
 }
 
 // scored is a unit with its evidence score.
@@ -242,7 +301,7 @@ type scored struct {
 }
 
 // score computes every unit's evidence for the task, by unit position, and
-// ranks the units at or above Threshold, best first (ties by name).
+// ranks the units at or above CandidateFloor, best first (ties by name).
 func (ix *index) score(q *query) (scores []float64, ranked []scored) {
 	scores = make([]float64, len(ix.units))
 	n := float64(len(ix.units))
@@ -256,7 +315,8 @@ func (ix *index) score(q *query) (scores []float64, ranked []scored) {
 			scores[p.unit] += idf * p.sat
 		}
 	}
-	for _, m := range ix.matchPhrases(q) {
+	q.phrases, q.objects, q.acts = ix.matchPhrases(q), named(ix.objects, q), named(ix.actions, q)
+	for _, m := range q.phrases {
 		scores[m.unit] += m.score
 	}
 	for _, g := range q.bigrams {
@@ -264,8 +324,25 @@ func (ix *index) score(q *query) (scores []float64, ranked []scored) {
 			scores[u] += bonusBigram
 		}
 	}
+	if objs := q.objects; len(objs) > 0 {
+		for u := range scores {
+			switch {
+			case shares(ix.unitObjects[u], objs):
+				scores[u] += bonusObject
+			case scores[u] > 0 && len(ix.unitObjects[u]) > 0:
+				scores[u] -= penaltyObjectMismatch
+			}
+		}
+	}
+	if acts := q.acts; len(acts) > 0 {
+		for u := range scores {
+			if shares(ix.unitActions[u], acts) {
+				scores[u] += bonusAction
+			}
+		}
+	}
 	for u, s := range scores {
-		if s >= Threshold {
+		if s >= CandidateFloor {
 			ranked = append(ranked, scored{int32(u), s})
 		}
 	}
@@ -278,9 +355,87 @@ func (ix *index) score(q *query) (scores []float64, ranked []scored) {
 	return scores, ranked
 }
 
+// declare records a unit's triggers of one kind in a catalog-wide phrase
+// table and returns the unit's keys.
+func declare(table map[string][]objectPhrase, triggers []ir.Trigger, kind ir.TriggerKind) []string {
+	var keys []string
+	for _, t := range triggers {
+		if t.Kind != kind {
+			continue
+		}
+		if st := stems(t.Value); len(st) > 0 {
+			key := strings.Join(st, " ")
+			keys = append(keys, key)
+			table[st[0]] = append(table[st[0]], objectPhrase{stems: st, key: key})
+		}
+	}
+	return keys
+}
+
+// named returns the keys of a phrase table the task names.
+func named(table map[string][]objectPhrase, q *query) map[string]bool {
+	var out map[string]bool
+	for i, st := range q.stems {
+		for _, o := range table[st] {
+			if indexSeq(q.stems[i:], o.stems, 0) == 0 {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[o.key] = true
+			}
+		}
+	}
+	return out
+}
+
+// shares reports whether any of keys is in set.
+func shares(keys []string, set map[string]bool) bool {
+	for _, k := range keys {
+		if set[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// rankingSize is how many units Result.Ranking lists.
+const rankingSize = 10
+
+// top returns the k units with the highest positive scores, best first.
+func (ix *index) top(scores []float64, k int) []Ranked {
+	var out []Ranked
+	for u, s := range scores {
+		if s <= 0 {
+			continue
+		}
+		if len(out) == k && s <= out[k-1].Score {
+			continue
+		}
+		r := Ranked{Name: ix.units[u].Name, Score: round3(s)}
+		i := sort.Search(len(out), func(i int) bool {
+			return out[i].Score < r.Score || (out[i].Score == r.Score && out[i].Name > r.Name)
+		})
+		out = append(out, Ranked{})
+		copy(out[i+1:], out[i:])
+		out[i] = r
+		if len(out) > k {
+			out = out[:k]
+		}
+	}
+	return out
+}
+
+// idf is BM25's inverse document frequency with the catalog counted as at
+// least idfMinCatalog units: in a catalog of three skills every word is
+// "common" by the raw formula, yet a word that only one of them uses is as
+// telling as it would be among hundreds.
 func (ix *index) idf(n float64, df int) float64 {
+	n = math.Max(n, idfMinCatalog)
 	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 }
+
+// idfMinCatalog is the smallest catalog size idf assumes.
+const idfMinCatalog = 30
 
 func (ix *index) saturate(p rawPosting) float64 {
 	lens := ix.lens[p.unit]
@@ -336,7 +491,7 @@ func (ix *index) matchPhrases(q *query) []phraseMatch {
 }
 
 // evidence explains a unit's score: its matched terms and phrases, largest
-// contribution first.
+// contribution first. It needs the query as index.score left it.
 func (ix *index) evidence(q *query, unit int32) []Evidence {
 	var out []Evidence
 	n := float64(len(ix.units))
@@ -352,17 +507,31 @@ func (ix *index) evidence(q *query, unit int32) []Evidence {
 				fs = append(fs, fieldNames[f])
 			}
 		}
-		out = append(out, Evidence{Field: strings.Join(fs, "+"), Match: t, Score: ix.idf(n, len(ps)) * ps[i].sat})
+		out = append(out, Evidence{Field: strings.Join(fs, "+"), Match: t, Score: ix.idf(n, len(ps)) * ps[i].sat, stems: []string{t}})
 	}
-	for _, m := range ix.matchPhrases(q) {
+	for _, m := range q.phrases {
 		if m.unit == unit {
-			out = append(out, m.ev)
+			ev := m.ev
+			ev.stems = Terms(ev.Match)
+			out = append(out, ev)
 		}
 	}
 	for _, g := range q.bigrams {
 		us := ix.bigrams[g]
 		if i := sort.Search(len(us), func(i int) bool { return us[i] >= unit }); i < len(us) && us[i] == unit {
-			out = append(out, Evidence{Field: "bigram", Match: g, Score: bonusBigram})
+			out = append(out, Evidence{Field: "bigram", Match: g, Score: bonusBigram, stems: strings.Fields(g)})
+		}
+	}
+	if objs := q.objects; len(objs) > 0 {
+		if shared := intersect(ix.unitObjects[unit], objs); len(shared) > 0 {
+			out = append(out, Evidence{Field: "object", Match: strings.Join(shared, ", "), Score: bonusObject, stems: strings.Fields(strings.Join(shared, " "))})
+		} else if len(ix.unitObjects[unit]) > 0 {
+			out = append(out, Evidence{Field: "object mismatch", Match: strings.Join(sortedKeys(objs), ", "), Score: -penaltyObjectMismatch})
+		}
+	}
+	if acts := q.acts; len(acts) > 0 {
+		if shared := intersect(ix.unitActions[unit], acts); len(shared) > 0 {
+			out = append(out, Evidence{Field: "action", Match: strings.Join(shared, ", "), Score: bonusAction, stems: strings.Fields(strings.Join(shared, " "))})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -374,12 +543,53 @@ func (ix *index) evidence(q *query, unit int32) []Evidence {
 	return out
 }
 
+// intersect returns the keys in set, sorted and deduplicated.
+func intersect(keys []string, set map[string]bool) []string {
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if set[k] {
+			seen[k] = true
+		}
+	}
+	return sortedKeys(seen)
+}
+
+// residual is the part of b's evidence that rests on task terms a's
+// evidence does not: what b would add to a prompt that already has a.
+func residual(a, b []Evidence) float64 {
+	covered := map[string]bool{}
+	for _, e := range a {
+		if e.Score > 0 {
+			for _, s := range e.stems {
+				covered[s] = true
+			}
+		}
+	}
+	var r float64
+	for _, e := range b {
+		if e.Score <= 0 {
+			continue
+		}
+		for _, s := range e.stems {
+			if !covered[s] {
+				r += e.Score
+				break
+			}
+		}
+	}
+	return r
+}
+
 // query is a task, analyzed once.
 type query struct {
 	words       []string // folded words, for negation and whole-name matching
 	stems       []string // stems of every word, for phrases
 	uniqueTerms []string // stems minus stop words, deduplicated, sorted
 	bigrams     []string // consecutive pairs of those terms, deduplicated, sorted
+
+	// Filled by index.score, reused to explain.
+	phrases       []phraseMatch
+	objects, acts map[string]bool
 }
 
 func analyze(task string) *query {

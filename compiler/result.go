@@ -39,6 +39,7 @@ const (
 	ReasonShadowed           = "shadowed"
 	ReasonInvalid            = "invalid"
 	ReasonAmbiguous          = "ambiguous"
+	ReasonCovered            = "covered"
 )
 
 // Reason is one code with a human-readable detail.
@@ -88,7 +89,16 @@ type Result struct {
 	Ambiguous          []string       `json:"ambiguous,omitempty"`
 	Diagnostics        ir.Diagnostics `json:"diagnostics"`
 	Prompt             string         `json:"prompt"`
-	Events             []Event        `json:"-"`
+	// Ranking lists the units with the most evidence, best first, whether
+	// or not they were selected; benchmarks measure recall@k on it.
+	Ranking []Ranked `json:"-"`
+	Events  []Event  `json:"-"`
+}
+
+// Ranked is a unit and its evidence score.
+type Ranked struct {
+	Name  string
+	Score float64
 }
 
 // Names returns the selected unit names in prompt order.

@@ -111,6 +111,7 @@ type Unit struct {
 	Triggers         []Trigger `json:"triggers,omitempty"`
 	NegativeTriggers []string  `json:"negative_triggers,omitempty"`
 	Headings         []string  `json:"headings,omitempty"`
+	Lead             string    `json:"lead,omitempty"` // opening prose of the body, routing evidence only
 	Requires         []Ref     `json:"requires,omitempty"`
 	Suggests         []Ref     `json:"suggests,omitempty"`
 	Conflicts        []Ref     `json:"conflicts,omitempty"`

@@ -228,7 +228,7 @@ func readLimited(file string, limit int64) ([]byte, error) {
 // the unit, reporting every problem to s.
 func normalize(u *ir.Unit, p *Parsed, f found, s *diagSink) {
 	fm := p.Frontmatter
-	u.BodyOffset, u.Headings = p.BodyOffset, p.Headings
+	u.BodyOffset, u.Headings, u.Lead = p.BodyOffset, p.Headings, p.Lead
 	folder := u.Name
 	switch {
 	case !fm.HasName || fm.Name == "":

@@ -39,8 +39,13 @@ type Parsed struct {
 	BodyOffset int64
 	BodyLine   int // file line where the body starts
 	Headings   []string
+	Lead       string // the body's opening prose, up to leadLimit bytes
 	Links      []Link
 }
+
+// leadLimit bounds the opening prose of a body kept as routing evidence.
+// The body itself is never kept: it is read lazily and verified.
+const leadLimit = 1000
 
 // Link is a relative link found in a body.
 type Link struct {
@@ -375,6 +380,14 @@ func scanBody(body []byte, firstLine int, p *Parsed) {
 		default:
 			if m := headingRE.FindStringSubmatch(text); m != nil {
 				p.Headings = append(p.Headings, m[1])
+			} else if trimmed != "" && len(p.Lead) < leadLimit {
+				if p.Lead != "" {
+					p.Lead += " "
+				}
+				p.Lead += trimmed
+				if len(p.Lead) > leadLimit {
+					p.Lead = truncateUTF8(p.Lead, leadLimit)
+				}
 			}
 			for _, m := range linkRE.FindAllStringSubmatch(text, -1) {
 				p.Links = append(p.Links, Link{Target: m[1], Line: line})
@@ -383,6 +396,13 @@ func scanBody(body []byte, firstLine int, p *Parsed) {
 		body = rest
 		line++
 	}
+}
+
+func truncateUTF8(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func lineAt(content []byte, offset int) int {

@@ -78,7 +78,23 @@ type Request struct {
 	Mandatory  map[string]bool
 	Denied     map[string]bool
 	Negated    map[string]bool
-	Tokens     func(name string) int
+	// Redundant holds [a, b] when b's evidence rests only on task words
+	// a's evidence covers.
+	Redundant map[[2]string]bool
+	// SameObject holds [a, b] when the task names an object both declare.
+	SameObject map[[2]string]bool
+	// Ambiguity is the host's mode for ties: ask (default), top or all.
+	Ambiguity string
+	// Threshold is the score (x 1000) a lexical candidate needs to be
+	// selected on its own; weaker candidates can only make a tie.
+	Threshold int
+	// TieRatio is how close, in percent of the best score, a competing
+	// candidate must be to make the task ambiguous.
+	TieRatio int
+	// DominanceFloor is the score (x 1000) a best candidate below Threshold
+	// needs to be selected when it is at least twice the runner-up.
+	DominanceFloor int
+	Tokens         func(name string) int
 }
 
 // Decision is the policy's verdict on one unit.

@@ -93,6 +93,42 @@ func registerFacts(vm *engine.VM, f Facts) {
 	vm.Register2(engine.NewAtom("mandatory"), requestFact(func(r *Request) map[string]bool { return r.Mandatory }))
 	vm.Register2(engine.NewAtom("denied"), requestFact(func(r *Request) map[string]bool { return r.Denied }))
 	vm.Register2(engine.NewAtom("negated"), requestFact(func(r *Request) map[string]bool { return r.Negated }))
+	pairFact := func(pick func(*Request) map[[2]string]bool) engine.Predicate3 {
+		return func(vm *engine.VM, req, a, b engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+			r, ok := env.Resolve(req).(reqTerm)
+			x, ok2 := atomArg(a, env)
+			y, ok3 := atomArg(b, env)
+			if !ok || !ok2 || !ok3 || !pick(r.r)[[2]string{x, y}] {
+				return engine.Bool(false)
+			}
+			return k(env)
+		}
+	}
+	vm.Register3(engine.NewAtom("redundant"), pairFact(func(r *Request) map[[2]string]bool { return r.Redundant }))
+	vm.Register3(engine.NewAtom("same_object"), pairFact(func(r *Request) map[[2]string]bool { return r.SameObject }))
+	vm.Register2(engine.NewAtom("ambiguity_mode"), func(vm *engine.VM, req, mode engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		r, ok := env.Resolve(req).(reqTerm)
+		if !ok {
+			return engine.Bool(false)
+		}
+		m := r.r.Ambiguity
+		if m == "" {
+			m = "ask"
+		}
+		return unifyAll(env, k, mode, engine.NewAtom(m))
+	})
+	number := func(pick func(*Request) int) engine.Predicate2 {
+		return func(vm *engine.VM, req, t engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+			r, ok := env.Resolve(req).(reqTerm)
+			if !ok {
+				return engine.Bool(false)
+			}
+			return unifyAll(env, k, t, engine.Integer(pick(r.r)))
+		}
+	}
+	vm.Register2(engine.NewAtom("threshold"), number(func(r *Request) int { return r.Threshold }))
+	vm.Register2(engine.NewAtom("tie_ratio"), number(func(r *Request) int { return r.TieRatio }))
+	vm.Register2(engine.NewAtom("dominance_floor"), number(func(r *Request) int { return r.DominanceFloor }))
 	vm.Register3(engine.NewAtom("tokens"), func(vm *engine.VM, req, names, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 		r, ok := env.Resolve(req).(reqTerm)
 		if !ok {

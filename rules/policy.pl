@@ -24,6 +24,16 @@
 %   negated(+Req, +Name)    the task says "do not use Name" or the like.
 %   tokens(+Req, +Names, -N) body tokens of the units Names, summed, under
 %                           the request's tokenizer.
+%   redundant(+Req, +A, +B) B's evidence rests on task words A's evidence
+%                           already covers: B would add nothing beside A.
+%   same_object(+Req, +A, +B) the task names an object both A and B declare.
+%   ambiguity_mode(+Req, -Mode)  ask | top | all, from the host policy.
+%   dominance_floor(+Req, -F) the score (x 1000) a clearly dominant best
+%                           candidate needs.
+%   tie_ratio(+Req, -R)     how close (percent of the best score) a rival
+%                           must be to make a tie.
+%   threshold(+Req, -T)     the score a lexical candidate needs to be
+%                           selected on its own (x 1000).
 %
 % List helpers the interpreter lacks, in Go: memberchk/2 and subtract/3
 % (keeps the order of its first argument).
@@ -41,9 +51,15 @@ decide(Req, Cands, Budget, Decisions) :-
     names(Ok, OkNames),
     supersession(Ok, OkNames, Live, Rejected1),
     rank(Live, Ranked),
-    pack(Ranked, Req, Budget, [], 0, Selected, Rejected2),
+    ambiguity(Req, Ranked, Clear, Rejected2),
+    strength(Req, Clear, Strong, Rejected2b),
+    redundancy(Req, Strong, Distinct, Rejected3),
+    pack(Distinct, Req, Budget, [], 0, Selected, Rejected4),
     append(Rejected0, Rejected1, R01),
-    append(R01, Rejected2, Rejected),
+    append(R01, Rejected2, R012a),
+    append(R012a, Rejected2b, R012),
+    append(R012, Rejected3, R0123),
+    append(R0123, Rejected4, Rejected),
     append(Selected, Rejected, Decisions).
 
 % ---------------------------------------------------------------------------
@@ -130,7 +146,99 @@ origin_rank(explicit, 1).
 origin_rank(lexical, 2).
 
 % ---------------------------------------------------------------------------
-% Rules 8-9 (conflicts, packing): walk the ranked candidates once. A unit and
+% Rule 8 (ambiguity): the best lexical candidate has rivals when another
+% lexical candidate scores within the tie ratio of it and competes
+% with it: it rests on the same task words (redundant), or the task names
+% an object both declare. (A conflict alone is no tie: two conflicting units
+% may answer different parts of one task; Rule 10 settles them.) Then the task is too close to call, and the
+% host's mode decides: ask (the default) rejects the best and its rivals as
+% ambiguous so the host can ask the user; top keeps the best; all keeps them
+% all. Host selections never take part.
+
+ambiguity(Req, Ranked, Clear, Rejected) :-
+    first_lexical(Ranked, Top),
+    rivals(Req, Top, Ranked, Rivals),
+    Rivals \== [], !,
+    ambiguity_mode(Req, Mode),
+    resolve_tie(Mode, Top, Rivals, Ranked, Clear, Rejected).
+ambiguity(_, Ranked, Ranked, []).
+
+first_lexical([cand(N, lexical, S)|_], cand(N, lexical, S)) :- !.
+first_lexical([_|Cs], Top) :- first_lexical(Cs, Top).
+
+rivals(_, _, [], []).
+rivals(Req, cand(T, lexical, ST), [cand(N, lexical, S)|Cs], [N|Ns]) :-
+    N \== T, rival_score(Req, ST, S), competes(Req, T, N), !,
+    rivals(Req, cand(T, lexical, ST), Cs, Ns).
+rivals(Req, Top, [_|Cs], Ns) :- rivals(Req, Top, Cs, Ns).
+
+% rival_score(+Req, +Best, +Other): Other's score is within the tie ratio
+% (a percentage) of Best's.
+rival_score(Req, Best, Other) :- tie_ratio(Req, R), Other * 100 >= Best * R.
+
+competes(Req, A, B) :- redundant(Req, A, B), !.
+competes(Req, A, B) :- same_object(Req, A, B).
+
+resolve_tie(ask, cand(T, _, _), Rivals, Ranked, Clear, Rejected) :-
+    drop([T|Rivals], Ranked, Clear),
+    ambiguous_all([T|Rivals], T, Rejected).
+resolve_tie(top, cand(T, _, _), Rivals, Ranked, Clear, Rejected) :-
+    drop(Rivals, Ranked, Clear),
+    ambiguous_all(Rivals, T, Rejected).
+resolve_tie(all, _, _, Ranked, Ranked, []).
+
+ambiguous_all([], _, []).
+ambiguous_all([N|Ns], Top, [reject(N, ambiguous, Top)|Rs]) :- ambiguous_all(Ns, Top, Rs).
+
+drop(_, [], []).
+drop(Names, [cand(N, _, _)|Cs], Kept) :- memberchk(N, Names), !, drop(Names, Cs, Kept).
+drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
+
+% Rule 8b (strength): a lexical candidate below the threshold is not
+% selected on its own, unless it is the best one, above the dominance floor,
+% and at least twice as strong as the runner-up: a clear margin over a rival
+% is evidence too. Other weak candidates were put before the policy only to reveal a tie.
+
+strength(Req, Ranked, Strong, Rejected) :-
+    lexical_scores(Ranked, Scores),
+    strength(Req, Ranked, Scores, Strong, Rejected).
+
+strength(_, [], _, [], []).
+strength(Req, [cand(N, lexical, S)|Cs], Scores, Strong, [reject(N, below_threshold, S)|Rs]) :-
+    threshold(Req, T), S < T,
+    \+ dominant(Req, S, Scores), !,
+    strength(Req, Cs, Scores, Strong, Rs).
+strength(Req, [C|Cs], Scores, [C|Strong], Rs) :- strength(Req, Cs, Scores, Strong, Rs).
+
+% dominant(+Req, +S, +Scores): S is the best lexical score, at least the
+% dominance floor, and at least twice the runner-up. A lone weak candidate
+% is not dominant: one incidental word is all it has.
+dominant(Req, S, [S, Next|_]) :- dominance_floor(Req, F), S >= F, S >= 2 * Next.
+
+lexical_scores([], []).
+lexical_scores([cand(_, lexical, S)|Cs], [S|Ss]) :- !, lexical_scores(Cs, Ss).
+lexical_scores([_|Cs], Ss) :- lexical_scores(Cs, Ss).
+
+% ---------------------------------------------------------------------------
+% Rule 9 (redundancy): a lexical candidate whose evidence a better-ranked
+% kept candidate already covers, and which is not close to it in score,
+% would add nothing: it is rejected as covered. A task that asks for two
+% things keeps one unit per thing.
+
+redundancy(Req, Ranked, Kept, Rejected) :- redundancy(Req, Ranked, [], Kept, Rejected).
+
+redundancy(_, [], _, [], []).
+redundancy(Req, [cand(N, lexical, S)|Cs], Seen, Kept, [reject(N, covered, By)|Rs]) :-
+    covered_by(Req, N, S, Seen, By), !,
+    redundancy(Req, Cs, Seen, Kept, Rs).
+redundancy(Req, [C|Cs], Seen, [C|Kept], Rs) :-
+    redundancy(Req, Cs, [C|Seen], Kept, Rs).
+
+covered_by(Req, N, S, [cand(A, _, SA)|_], A) :- redundant(Req, A, N), \+ rival_score(Req, SA, S), !.
+covered_by(Req, N, S, [_|Seen], A) :- covered_by(Req, N, S, Seen, A).
+
+% ---------------------------------------------------------------------------
+% Rules 10-11 (conflicts, packing): walk the ranked candidates once. A unit and
 % its closure are admitted together or not at all. A unit conflicting with
 % anything already admitted loses to it, which by the order above is the
 % higher priority, then higher score, then earlier name. A group that does not

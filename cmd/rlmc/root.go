@@ -90,6 +90,8 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newValidateCmd(stdout),
 		newCompileCmd(stdin, stdout, stderr),
 		newTestCmd(stdout),
+		newVendorCmd(stdout),
+		newBenchCmd(stdout),
 	)
 	wrapArgs(root)
 	return root

@@ -1,0 +1,273 @@
+// Package bench measures routing quality: it runs labelled cases through the
+// compiler and reports decision accuracy, top-1, recall@k, set precision
+// and recall, false-route and false-no-route rates, ambiguity precision and
+// latency, overall, per category and per half of a deterministic split.
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+)
+
+// Case is one labelled task.
+type Case struct {
+	ID           string   `json:"id"`
+	Task         string   `json:"task"`
+	Expected     string   `json:"expected"` // route, no_route or ambiguous
+	Skills       []string `json:"skills"`
+	Alternatives []string `json:"alternatives,omitempty"`
+	Category     string   `json:"category"`
+	Select       []string `json:"select,omitempty"`
+	Deny         []string `json:"deny,omitempty"`
+}
+
+// Half says which half of the split a case falls in: "even" when the FNV-1a
+// hash of its id is even. Rules and weights are calibrated on the even half
+// only; the odd half shows whether that generalizes.
+func (c Case) Half() string {
+	h := fnv.New32a()
+	h.Write([]byte(c.ID))
+	if h.Sum32()%2 == 0 {
+		return "even"
+	}
+	return "odd"
+}
+
+// ReadCases reads either JSONL (one Case per line) or a Skill Router gold
+// set ({"cases": [{"id", "category", "prompt", "expected", "skills",
+// "alternatives"}]}).
+func ReadCases(file string) ([]Case, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var gold struct {
+		Cases []struct {
+			ID           string   `json:"id"`
+			Category     string   `json:"category"`
+			Prompt       string   `json:"prompt"`
+			Expected     string   `json:"expected"`
+			Skills       []string `json:"skills"`
+			Alternatives []string `json:"alternatives"`
+		} `json:"cases"`
+	}
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(data, &gold) == nil && len(gold.Cases) > 0 {
+		out := make([]Case, len(gold.Cases))
+		for i, g := range gold.Cases {
+			out[i] = Case{ID: g.ID, Task: g.Prompt, Expected: g.Expected, Skills: g.Skills, Alternatives: g.Alternatives, Category: g.Category}
+		}
+		return out, nil
+	}
+	var out []Case
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var c Case
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", file, line, err)
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no cases", file)
+	}
+	return out, sc.Err()
+}
+
+// Metrics are the figures for one group of cases. Rates are fractions; a
+// metric with no case to measure it is nil.
+type Metrics struct {
+	Cases              int      `json:"cases"`
+	DecisionAccuracy   *float64 `json:"decision_accuracy"`
+	Top1               *float64 `json:"top1"`
+	RecallAt1          *float64 `json:"recall_at_1"`
+	RecallAt3          *float64 `json:"recall_at_3"`
+	SetPrecision       *float64 `json:"set_precision"`
+	SetRecall          *float64 `json:"set_recall"`
+	AllGoldSelected    *float64 `json:"all_gold_selected"`
+	FalseRouteRate     *float64 `json:"false_route_rate"`
+	FalseNoRouteRate   *float64 `json:"false_no_route_rate"`
+	AmbiguityPrecision *float64 `json:"ambiguity_precision"`
+	LatencyP50MS       float64  `json:"latency_p50_ms"`
+	LatencyP95MS       float64  `json:"latency_p95_ms"`
+}
+
+// Outcome is one case's result.
+type Outcome struct {
+	Case     Case      `json:"case"`
+	Decision string    `json:"decision"`
+	Selected []string  `json:"selected"`
+	Ranked   []string  `json:"ranked"`
+	Scores   []float64 `json:"scores"`
+	Error    string    `json:"error,omitempty"`
+	Latency  float64   `json:"latency_ms"`
+}
+
+// Report is the whole benchmark run.
+type Report struct {
+	Overall    Metrics            `json:"overall"`
+	Categories map[string]Metrics `json:"categories"`
+	Halves     map[string]Metrics `json:"halves"`
+	Outcomes   []Outcome          `json:"outcomes"`
+}
+
+// Run compiles every case and measures. A first, untimed pass warms the
+// token cache, so latencies are those of a long-running host.
+func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, error) {
+	for _, cs := range cases {
+		c.Compile(ctx, compiler.Request{Task: cs.Task, Select: cs.Select, Deny: cs.Deny})
+	}
+	outs := make([]Outcome, 0, len(cases))
+	for _, cs := range cases {
+		start := time.Now()
+		res, err := c.Compile(ctx, compiler.Request{Task: cs.Task, Select: cs.Select, Deny: cs.Deny})
+		o := Outcome{Case: cs, Latency: float64(time.Since(start).Microseconds()) / 1000, Selected: []string{}}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			o.Error = err.Error()
+			o.Decision = "error"
+		} else {
+			o.Decision = res.Decision
+			o.Selected = res.Names()
+			if res.Decision == compiler.DecisionAmbiguous {
+				o.Selected = res.Ambiguous
+			}
+			for _, r := range res.Ranking {
+				o.Ranked = append(o.Ranked, r.Name)
+				o.Scores = append(o.Scores, r.Score)
+			}
+		}
+		outs = append(outs, o)
+	}
+	rep := &Report{Outcomes: outs, Categories: map[string]Metrics{}, Halves: map[string]Metrics{}}
+	rep.Overall = measure(outs)
+	byCat, byHalf := map[string][]Outcome{}, map[string][]Outcome{}
+	for _, o := range outs {
+		byCat[o.Case.Category] = append(byCat[o.Case.Category], o)
+		byHalf[o.Case.Half()] = append(byHalf[o.Case.Half()], o)
+	}
+	for k, v := range byCat {
+		rep.Categories[k] = measure(v)
+	}
+	for k, v := range byHalf {
+		rep.Halves[k] = measure(v)
+	}
+	return rep, nil
+}
+
+// ratio counts hits over a denominator.
+type ratio struct{ hit, n int }
+
+func (r *ratio) add(ok bool) {
+	r.n++
+	if ok {
+		r.hit++
+	}
+}
+
+func (r ratio) value() *float64 {
+	if r.n == 0 {
+		return nil
+	}
+	v := math.Round(float64(r.hit)/float64(r.n)*10000) / 10000
+	return &v
+}
+
+func measure(outs []Outcome) Metrics {
+	var decision, top1, r1, r3, allGold, falseRoute, falseNoRoute, ambPrec ratio
+	var precSum, recSum float64
+	var setN int
+	var lat []float64
+	for _, o := range outs {
+		c := o.Case
+		lat = append(lat, o.Latency)
+		decision.add(o.Decision == c.Expected)
+		gold := set(c.Skills)
+		acceptable := set(append(append([]string{}, c.Skills...), c.Alternatives...))
+		if c.Expected == compiler.DecisionRoute {
+			top1.add(o.Decision == compiler.DecisionRoute && len(o.Selected) > 0 && acceptable[o.Selected[0]])
+			r1.add(anyIn(o.Ranked, 1, acceptable))
+			r3.add(anyIn(o.Ranked, 3, acceptable))
+			falseNoRoute.add(o.Decision != compiler.DecisionRoute)
+			if len(c.Skills) > 1 {
+				tp := 0
+				for _, s := range o.Selected {
+					if gold[s] {
+						tp++
+					}
+				}
+				if len(o.Selected) > 0 {
+					precSum += float64(tp) / float64(len(o.Selected))
+				}
+				recSum += float64(tp) / float64(len(c.Skills))
+				setN++
+				allGold.add(tp == len(c.Skills))
+			}
+		}
+		if c.Expected == compiler.DecisionNoRoute {
+			falseRoute.add(o.Decision == compiler.DecisionRoute)
+		}
+		if o.Decision == compiler.DecisionAmbiguous {
+			ambPrec.add(c.Expected == compiler.DecisionAmbiguous)
+		}
+	}
+	m := Metrics{
+		Cases: len(outs), DecisionAccuracy: decision.value(), Top1: top1.value(),
+		RecallAt1: r1.value(), RecallAt3: r3.value(), AllGoldSelected: allGold.value(),
+		FalseRouteRate: falseRoute.value(), FalseNoRouteRate: falseNoRoute.value(),
+		AmbiguityPrecision: ambPrec.value(),
+	}
+	if setN > 0 {
+		p, r := math.Round(precSum/float64(setN)*10000)/10000, math.Round(recSum/float64(setN)*10000)/10000
+		m.SetPrecision, m.SetRecall = &p, &r
+	}
+	sort.Float64s(lat)
+	m.LatencyP50MS, m.LatencyP95MS = percentile(lat, 0.50), percentile(lat, 0.95)
+	return m
+}
+
+func percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	if i < 0 {
+		i = 0
+	}
+	return sorted[i]
+}
+
+func set(names []string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+func anyIn(ranked []string, k int, want map[string]bool) bool {
+	for i, n := range ranked {
+		if i == k {
+			break
+		}
+		if want[n] {
+			return true
+		}
+	}
+	return false
+}

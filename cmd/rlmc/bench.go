@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlmc-dev/rlmc/bench"
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/loader"
+)
+
+type benchParams struct {
+	catalog, cases, policy, format string
+	outcomes                       bool
+}
+
+func newBenchCmd(stdout io.Writer) *cobra.Command {
+	var p benchParams
+	cmd := &cobra.Command{
+		Use:   "bench --catalog DIR --cases FILE",
+		Short: "Measure routing quality on labelled cases (JSONL or a Skill Router gold set)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if p.catalog == "" || p.cases == "" {
+				return usageError("bench needs --catalog DIR and --cases FILE")
+			}
+			if p.format != "text" && p.format != "json" {
+				return usageError("--format must be text or json, not %q", p.format)
+			}
+			return runBench(cmd.Context(), p, stdout)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&p.catalog, "catalog", "", "skill root `DIR`")
+	fl.StringVar(&p.cases, "cases", "", "cases `FILE`: JSONL or gold-set JSON")
+	fl.StringVar(&p.policy, "policy", "", "host policy YAML `FILE`")
+	fl.StringVar(&p.format, "format", "text", "output format: text or json")
+	fl.BoolVar(&p.outcomes, "outcomes", false, "with --format json, include every case's outcome")
+	return cmd
+}
+
+func runBench(ctx context.Context, p benchParams, stdout io.Writer) error {
+	cases, err := bench.ReadCases(p.cases)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	var pol compiler.Policy
+	if p.policy != "" {
+		if pol, err = compiler.LoadPolicy(p.policy); err != nil {
+			return usageError("%v", err)
+		}
+	}
+	c, err := compiler.Load(ctx, loader.Options{Roots: []string{p.catalog}, RootsExplicit: true}, pol)
+	if err != nil {
+		return err
+	}
+	rep, err := bench.Run(ctx, c, cases)
+	if err != nil {
+		return err
+	}
+	if p.format == "json" {
+		if !p.outcomes {
+			rep.Outcomes = nil
+		}
+		return writeJSON(stdout, rep)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "group\tcases\tdecision\ttop1\tr@1\tr@3\tset P\tset R\tall gold\tfalse route\tfalse no-route\tamb. prec.\tp50 ms\tp95 ms\t")
+	row := func(name string, m bench.Metrics) {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t\n", name, m.Cases,
+			f(m.DecisionAccuracy), f(m.Top1), f(m.RecallAt1), f(m.RecallAt3), f(m.SetPrecision), f(m.SetRecall),
+			f(m.AllGoldSelected), f(m.FalseRouteRate), f(m.FalseNoRouteRate), f(m.AmbiguityPrecision), m.LatencyP50MS, m.LatencyP95MS)
+	}
+	row("overall", rep.Overall)
+	row("even half", rep.Halves["even"])
+	row("odd half", rep.Halves["odd"])
+	cats := make([]string, 0, len(rep.Categories))
+	for k := range rep.Categories {
+		cats = append(cats, k)
+	}
+	sort.Strings(cats)
+	for _, k := range cats {
+		row(k, rep.Categories[k])
+	}
+	return tw.Flush()
+}
+
+func f(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *v)
+}

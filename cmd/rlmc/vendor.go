@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlmc-dev/rlmc/lockfile"
+)
+
+func newVendorCmd(stdout io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "vendor",
+		Short: "Pin and verify third-party skill distributions",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return usageError("vendor needs a subcommand: verify or lock") },
+	}
+	cmd.AddCommand(newVendorVerifyCmd(stdout), newVendorLockCmd(stdout))
+	return cmd
+}
+
+func newVendorVerifyCmd(stdout io.Writer) *cobra.Command {
+	var lock, format string
+	cmd := &cobra.Command{
+		Use:   "verify DIR --lock FILE",
+		Short: "Check a checkout against its lock file; exit 1 listing each missing, extra or changed file",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if lock == "" {
+				return usageError("vendor verify needs --lock FILE")
+			}
+			if format != "text" && format != "json" {
+				return usageError("--format must be text or json, not %q", format)
+			}
+			return runVendorVerify(args[0], lock, format, stdout)
+		},
+	}
+	cmd.Flags().StringVar(&lock, "lock", "", "lock `FILE`")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	return cmd
+}
+
+func runVendorVerify(dir, lockFile, format string, stdout io.Writer) error {
+	l, err := lockfile.Read(lockFile)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	r, err := lockfile.Verify(dir, l)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if format == "json" {
+		if err := writeJSON(stdout, r); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range r.Missing {
+			fmt.Fprintf(stdout, "missing %s\n", p)
+		}
+		for _, p := range r.Extra {
+			fmt.Fprintf(stdout, "extra %s\n", p)
+		}
+		for _, p := range r.Changed {
+			fmt.Fprintf(stdout, "changed %s\n", p)
+		}
+		verdict := "ok"
+		if !r.OK() {
+			verdict = "MISMATCH"
+		}
+		fmt.Fprintf(stdout, "%s: %s at %s: %d files checked, %d missing, %d extra, %d changed\n",
+			verdict, l.Name, short(l.Commit), r.Checked, len(r.Missing), len(r.Extra), len(r.Changed))
+	}
+	if !r.OK() {
+		return failed()
+	}
+	return nil
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+func newVendorLockCmd(stdout io.Writer) *cobra.Command {
+	var l lockfile.Lock
+	cmd := &cobra.Command{
+		Use:   "lock DIR --include PATTERN... [--name N --upstream URL --commit SHA --date D --license SPDX --copyright LINE]",
+		Short: "Write a lock file for a checkout to standard output",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(l.Include) == 0 {
+				return usageError("vendor lock needs at least one --include PATTERN")
+			}
+			files, err := lockfile.Scan(args[0], l.Include)
+			if err != nil {
+				return usageError("%v", err)
+			}
+			l.Files = files
+			return l.Write(stdout)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&l.Include, "include", nil, "slash-separated glob `PATTERN` of files in scope (** for any folders; repeatable)")
+	fl.StringVar(&l.Name, "name", "", "distribution name")
+	fl.StringVar(&l.Upstream, "upstream", "", "upstream repository URL")
+	fl.StringVar(&l.Commit, "commit", "", "pinned commit")
+	fl.StringVar(&l.Date, "date", "", "commit date")
+	fl.StringVar(&l.License, "license", "", "SPDX license identifier")
+	fl.StringVar(&l.Copyright, "copyright", "", "upstream copyright line")
+	return cmd
+}

@@ -1,0 +1,142 @@
+package compiler
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rlmc-dev/rlmc/ir"
+	"github.com/rlmc-dev/rlmc/loader"
+)
+
+// mattpocock is the pinned copy of Matt Pocock's skills collection beside
+// the repository; THIRD_PARTY/mattpocock-skills pins and describes it.
+const mattpocock = "../../shared/third_party/mattpocock-skills/skills"
+
+func loadMattPocock(t *testing.T, withOverlay bool) *Compiler {
+	t.Helper()
+	if _, err := os.Stat(mattpocock); err != nil {
+		t.Skipf("skipping: the pinned collection %s is absent", mattpocock)
+	}
+	var p Policy
+	if withOverlay {
+		var err error
+		if p, err = LoadPolicy("../THIRD_PARTY/mattpocock-skills/policy.yaml"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := Load(context.Background(), loader.Options{Roots: []string{mattpocock}, RootsExplicit: true}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestMattPocockLoadsCleanly(t *testing.T) {
+	for _, overlay := range []bool{false, true} {
+		c := loadMattPocock(t, overlay)
+		if n := c.Diagnostics().Count(ir.SeverityError) + c.Diagnostics().Count(ir.SeverityWarning); n != 0 {
+			t.Errorf("overlay %v: got %d errors and warnings: %v", overlay, n, c.Diagnostics())
+		}
+		if len(c.Catalog().Units) < 20 {
+			t.Errorf("overlay %v: only %d units", overlay, len(c.Catalog().Units))
+		}
+	}
+}
+
+// TestMattPocockExplicitOnly compares the loader's verdict with what the
+// files say, read here independently of the loader.
+func TestMattPocockExplicitOnly(t *testing.T) {
+	c := loadMattPocock(t, false)
+	dmi := regexp.MustCompile(`(?m)^disable-model-invocation:\s*true\s*$`)
+	codex := regexp.MustCompile(`(?m)^\s*allow_implicit_invocation:\s*false\s*$`)
+	var want []string
+	filepath.Walk(mattpocock, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.Name() != "SKILL.md" {
+			return err
+		}
+		data, _ := os.ReadFile(p)
+		front, _, _ := strings.Cut(strings.TrimPrefix(string(data), "---\n"), "\n---")
+		policy, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "agents", "openai.yaml"))
+		if dmi.MatchString(front) || codex.Match(policy) {
+			want = append(want, filepath.Base(filepath.Dir(p)))
+		}
+		return nil
+	})
+	var got []string
+	for _, u := range c.Catalog().Units {
+		if u.Invocation == ir.InvocationExplicitUser {
+			got = append(got, u.Name)
+		}
+	}
+	sort.Strings(want)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("explicit-user-only units:\n got %v\nwant %v", got, want)
+	}
+}
+
+// mattPocockTasks are realistic requests, each with the skill a person
+// would pick from the collection.
+var mattPocockTasks = []struct{ task, want string }{
+	{"Review this pull request diff for bugs before I merge it", "code-review"},
+	{"Something is broken: the export job keeps throwing errors, debug it", "diagnosing-bugs"},
+	{"Let's build this feature test-first with a red-green-refactor loop", "tdd"},
+	{"Resolve the merge conflicts after rebasing onto main", "resolving-merge-conflicts"},
+	{"Set up pre-commit hooks with husky and lint-staged", "setup-pre-commit"},
+	{"Migrate our test fixtures from type assertions to shoehorn", "migrate-to-shoehorn"},
+	{"Block dangerous git commands like force push in Claude Code", "git-guardrails-claude-code"},
+	{"Build a throwaway prototype to check whether this state model feels right", "prototype"},
+	{"Research the third-party API docs and find out what rate limits apply", "research"},
+	{"Add notes about this meeting to my Obsidian vault", "obsidian-vault"},
+	{"Scaffold the exercise folders for the new course section", "scaffold-exercises"},
+	{"Help me design deep modules with small interfaces for this codebase", "codebase-design"},
+	{"Pin down the domain language and write an ADR for this decision", "domain-modeling"},
+	{"Grill me relentlessly about this plan until we reach a shared understanding", "grilling"},
+}
+
+func TestMattPocockTasks(t *testing.T) {
+	c := loadMattPocock(t, true)
+	for _, tt := range mattPocockTasks {
+		t.Run(tt.want, func(t *testing.T) {
+			r, err := c.Compile(context.Background(), Request{Task: tt.task})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Selected) == 0 || r.Selected[0].Name != tt.want {
+				t.Errorf("%q: got %v; want %s first", tt.task, r.Names(), tt.want)
+			}
+			for _, s := range r.Selected {
+				if u, _ := c.Catalog().Lookup(s.Name); u.Invocation == ir.InvocationExplicitUser {
+					t.Errorf("%q activated explicit-user-only %s", tt.task, s.Name)
+				}
+			}
+		})
+	}
+}
+
+func TestMattPocockOverlayEdges(t *testing.T) {
+	c := loadMattPocock(t, true)
+	r, err := c.Compile(context.Background(), Request{Task: "go", Select: []string{"implement"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(r.Names(), " "); got != "code-review tdd implement" && got != "tdd code-review implement" {
+		t.Errorf("got %q; want tdd and code-review loaded before implement", got)
+	}
+	r, err = c.Compile(context.Background(), Request{Task: "go", Select: []string{"grill-me"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(r.Names(), " "); got != "grilling grill-me" {
+		t.Errorf("got %q; want grilling before grill-me", got)
+	}
+	for _, u := range c.Catalog().Units {
+		if strings.HasPrefix(u.Path, "deprecated/") || strings.HasPrefix(u.Path, "in-progress/") {
+			t.Errorf("%s was not excluded by the overlay", u.Path)
+		}
+	}
+}
