@@ -51,9 +51,9 @@ decide(Req, Cands, Budget, Decisions) :-
     names(Ok, OkNames),
     supersession(Ok, OkNames, Live, Rejected1),
     rank(Live, Ranked),
-    ambiguity(Req, Ranked, Clear, Rejected2),
-    strength(Req, Clear, Strong, Rejected2b),
-    redundancy(Req, Strong, Distinct, Rejected3),
+    ambiguity(Req, Ranked, Clear, Tied, Rejected2),
+    strength(Req, Clear, Tied, Strong, Rejected2b),
+    redundancy(Req, Strong, Tied, Distinct, Rejected3),
     pack(Distinct, Req, Budget, [], 0, Selected, Rejected4),
     append(Rejected0, Rejected1, R01),
     append(R01, Rejected2, R012a),
@@ -155,13 +155,16 @@ origin_rank(lexical, 2).
 % ambiguous so the host can ask the user; top keeps the best; all keeps them
 % all. Host selections never take part.
 
-ambiguity(Req, Ranked, Clear, Rejected) :-
+% Tied lists the candidates a tie kept (top and all modes): a tie is
+% evidence enough, so Rule 8b does not hold them to the threshold.
+ambiguity(Req, Ranked, Clear, [T|Rivals], Rejected) :-
     first_lexical(Ranked, Top),
+    Top = cand(T, _, _),
     rivals(Req, Top, Ranked, Rivals),
     Rivals \== [], !,
     ambiguity_mode(Req, Mode),
     resolve_tie(Mode, Top, Rivals, Ranked, Clear, Rejected).
-ambiguity(_, Ranked, Ranked, []).
+ambiguity(_, Ranked, Ranked, [], []).
 
 first_lexical([cand(N, lexical, S)|_], cand(N, lexical, S)) :- !.
 first_lexical([_|Cs], Top) :- first_lexical(Cs, Top).
@@ -199,16 +202,17 @@ drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
 % and at least twice as strong as the runner-up: a clear margin over a rival
 % is evidence too. Other weak candidates were put before the policy only to reveal a tie.
 
-strength(Req, Ranked, Strong, Rejected) :-
+strength(Req, Ranked, Tied, Strong, Rejected) :-
     lexical_scores(Ranked, Scores),
-    strength(Req, Ranked, Scores, Strong, Rejected).
+    strength(Req, Ranked, Tied, Scores, Strong, Rejected).
 
-strength(_, [], _, [], []).
-strength(Req, [cand(N, lexical, S)|Cs], Scores, Strong, [reject(N, below_threshold, S)|Rs]) :-
+strength(_, [], _, _, [], []).
+strength(Req, [cand(N, lexical, S)|Cs], Tied, Scores, Strong, [reject(N, below_threshold, S)|Rs]) :-
     threshold(Req, T), S < T,
+    \+ memberchk(N, Tied),
     \+ dominant(Req, S, Scores), !,
-    strength(Req, Cs, Scores, Strong, Rs).
-strength(Req, [C|Cs], Scores, [C|Strong], Rs) :- strength(Req, Cs, Scores, Strong, Rs).
+    strength(Req, Cs, Tied, Scores, Strong, Rs).
+strength(Req, [C|Cs], Tied, Scores, [C|Strong], Rs) :- strength(Req, Cs, Tied, Scores, Strong, Rs).
 
 % dominant(+Req, +S, +Scores): S is the best lexical score, at least the
 % dominance floor, and at least twice the runner-up. A lone weak candidate
@@ -221,21 +225,22 @@ lexical_scores([_|Cs], Ss) :- lexical_scores(Cs, Ss).
 
 % ---------------------------------------------------------------------------
 % Rule 9 (redundancy): a lexical candidate whose evidence a better-ranked
-% kept candidate already covers, and which is not close to it in score,
-% would add nothing: it is rejected as covered. A task that asks for two
-% things keeps one unit per thing.
+% kept candidate (or a host selection) already covers would add nothing: it
+% is rejected as covered. A task that asks for two things keeps one unit per
+% thing. Candidates a tie kept (all mode) stay.
 
-redundancy(Req, Ranked, Kept, Rejected) :- redundancy(Req, Ranked, [], Kept, Rejected).
+redundancy(Req, Ranked, Tied, Kept, Rejected) :- redundancy(Req, Ranked, Tied, [], Kept, Rejected).
 
-redundancy(_, [], _, [], []).
-redundancy(Req, [cand(N, lexical, S)|Cs], Seen, Kept, [reject(N, covered, By)|Rs]) :-
-    covered_by(Req, N, S, Seen, By), !,
-    redundancy(Req, Cs, Seen, Kept, Rs).
-redundancy(Req, [C|Cs], Seen, [C|Kept], Rs) :-
-    redundancy(Req, Cs, [C|Seen], Kept, Rs).
+redundancy(_, [], _, _, [], []).
+redundancy(Req, [cand(N, lexical, _)|Cs], Tied, Seen, Kept, [reject(N, covered, By)|Rs]) :-
+    \+ memberchk(N, Tied),
+    covered_by(Req, N, Seen, By), !,
+    redundancy(Req, Cs, Tied, Seen, Kept, Rs).
+redundancy(Req, [cand(N, O, S)|Cs], Tied, Seen, [cand(N, O, S)|Kept], Rs) :-
+    redundancy(Req, Cs, Tied, [N|Seen], Kept, Rs).
 
-covered_by(Req, N, S, [cand(A, _, SA)|_], A) :- redundant(Req, A, N), \+ rival_score(Req, SA, S), !.
-covered_by(Req, N, S, [_|Seen], A) :- covered_by(Req, N, S, Seen, A).
+covered_by(Req, N, [A|_], A) :- redundant(Req, A, N), !.
+covered_by(Req, N, [_|Seen], A) :- covered_by(Req, N, Seen, A).
 
 % ---------------------------------------------------------------------------
 % Rules 10-11 (conflicts, packing): walk the ranked candidates once. A unit and

@@ -14,7 +14,9 @@ func newVendorCmd(stdout io.Writer) *cobra.Command {
 		Use:   "vendor",
 		Short: "Pin and verify third-party skill distributions",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return usageError("vendor needs a subcommand: verify or lock") },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usageError("vendor needs a subcommand: verify or lock")
+		},
 	}
 	cmd.AddCommand(newVendorVerifyCmd(stdout), newVendorLockCmd(stdout))
 	return cmd

@@ -1,0 +1,129 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/loader"
+)
+
+const benchmarks = "../../shared/benchmarks"
+
+// floor is a regression floor: the figure once reached, which CI keeps.
+type floor struct {
+	name string
+	got  func(*Report) *float64
+	min  float64 // for rates where lower is better, the maximum
+	max  bool
+}
+
+func run(t *testing.T, catalog, cases string) *Report {
+	t.Helper()
+	if _, err := os.Stat(benchmarks); err != nil {
+		t.Skipf("skipping: the benchmarks folder %s is absent", benchmarks)
+	}
+	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{benchmarks + "/" + catalog}, RootsExplicit: true}, compiler.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := ReadCases(benchmarks + "/" + cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), c, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func check(t *testing.T, rep *Report, floors []floor) {
+	t.Helper()
+	for _, f := range floors {
+		v := f.got(rep)
+		if v == nil {
+			t.Errorf("%s: not measured", f.name)
+			continue
+		}
+		if (!f.max && *v < f.min) || (f.max && *v > f.min) {
+			t.Errorf("%s: got %.3f; want %s %.3f", f.name, *v, map[bool]string{false: ">=", true: "<="}[f.max], f.min)
+		}
+	}
+}
+
+// TestSkillRouterFloors keeps routing quality on the Skill Router gold set
+// from regressing below what it reached.
+func TestSkillRouterFloors(t *testing.T) {
+	rep := run(t, "skill-router/corpus/skills", "skill-router/gold-set.json")
+	check(t, rep, []floor{
+		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.88},
+		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.95},
+		{name: "false-route rate", got: func(r *Report) *float64 { return r.Overall.FalseRouteRate }, min: 0.05, max: true},
+	})
+}
+
+// TestMetaToolFloors keeps routing quality on MetaTool from regressing.
+func TestMetaToolFloors(t *testing.T) {
+	rep := run(t, "metatool/catalog", "metatool/cases.jsonl")
+	cat := func(name string, pick func(Metrics) *float64) func(*Report) *float64 {
+		return func(r *Report) *float64 { return pick(r.Categories[name]) }
+	}
+	check(t, rep, []floor{
+		{name: "single_tool top-1", got: cat("single_tool", func(m Metrics) *float64 { return m.Top1 }), min: 0.28},
+		{name: "single_tool recall@3", got: cat("single_tool", func(m Metrics) *float64 { return m.RecallAt3 }), min: 0.64},
+		{name: "no_tool_needed answered no_route", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.73},
+		{name: "no_tool_needed false-route rate", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.13, max: true},
+	})
+}
+
+func TestReadCasesFormats(t *testing.T) {
+	dir := t.TempDir()
+	gold := dir + "/gold.json"
+	os.WriteFile(gold, []byte(`{"schema_version": 1, "cases": [{"id": "a", "category": "positive", "prompt": "x", "expected": "route", "skills": ["s"], "alternatives": ["t"]}]}`), 0o644)
+	jsonl := dir + "/cases.jsonl"
+	os.WriteFile(jsonl, []byte("{\"id\": \"b\", \"task\": \"y\", \"expected\": \"no_route\", \"skills\": [], \"category\": \"none\"}\n\n"), 0o644)
+	g, err := ReadCases(gold)
+	if err != nil || len(g) != 1 || g[0].Task != "x" || g[0].Alternatives[0] != "t" {
+		t.Errorf("gold set: got %+v, %v", g, err)
+	}
+	j, err := ReadCases(jsonl)
+	if err != nil || len(j) != 1 || j[0].Expected != "no_route" {
+		t.Errorf("jsonl: got %+v, %v", j, err)
+	}
+}
+
+func TestMeasure(t *testing.T) {
+	outs := []Outcome{
+		{Case: Case{ID: "1", Expected: "route", Skills: []string{"a"}}, Decision: "route", Selected: []string{"a"}, Ranked: []string{"a", "b"}},
+		{Case: Case{ID: "2", Expected: "route", Skills: []string{"a"}}, Decision: "route", Selected: []string{"b"}, Ranked: []string{"b", "c", "a"}},
+		{Case: Case{ID: "3", Expected: "no_route"}, Decision: "route", Selected: []string{"b"}},
+		{Case: Case{ID: "4", Expected: "ambiguous", Skills: []string{"a", "b"}}, Decision: "ambiguous", Selected: []string{"a", "b"}},
+		{Case: Case{ID: "5", Expected: "route", Skills: []string{"a", "b"}}, Decision: "route", Selected: []string{"a", "c"}, Ranked: []string{"a", "c", "b"}},
+	}
+	m := measure(outs)
+	tests := []struct {
+		name string
+		got  *float64
+		want float64
+	}{
+		{"decision", m.DecisionAccuracy, 0.8},
+		{"top1", m.Top1, 0.6667},
+		{"recall@1", m.RecallAt1, 0.6667},
+		{"recall@3", m.RecallAt3, 1},
+		{"set precision", m.SetPrecision, 0.5},
+		{"set recall", m.SetRecall, 0.5},
+		{"all gold", m.AllGoldSelected, 0},
+		{"false route", m.FalseRouteRate, 1},
+		{"false no-route", m.FalseNoRouteRate, 0},
+		{"ambiguity precision", m.AmbiguityPrecision, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got == nil || *tt.got != tt.want {
+				t.Errorf("got %v; want %v", tt.got, tt.want)
+			}
+		})
+	}
+}
