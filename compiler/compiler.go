@@ -400,7 +400,7 @@ func (r *compilation) decide() error {
 		Candidates: r.cands, Budget: r.budget,
 		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
 		Negated:   make(map[string]bool, len(r.negated)),
-		Redundant: r.redundant, SameObject: r.sameObject, Ambiguity: r.c.policy.Ambiguity, Threshold: milli(Threshold), TieRatio: TieRatio, DominanceFloor: milli(DominanceFloor),
+		Redundant: r.redundant, SameObject: r.sameObject, Ambiguity: r.c.policy.Ambiguity, Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
 		Tokens: func(n string) int { return r.tokens[n] },
 	}
 	for n := range r.negated {

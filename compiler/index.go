@@ -36,7 +36,7 @@ var (
 // Scoring parameters. They are generic (no rule names a skill or a phrase),
 // documented in README.md, and were calibrated on the even-hash half of the
 // benchmark cases only.
-const (
+var (
 	// bm25K1 is BM25's term-frequency saturation.
 	bm25K1 = 2.0
 	// Phrase bonuses: the whole name, an alias, or a multi-word trigger
@@ -67,9 +67,11 @@ const (
 	// policy at all: between it and Threshold a unit can only make a task
 	// ambiguous, never be selected.
 	CandidateFloor = 1.5
-	// DominanceFloor is the evidence a best candidate below Threshold needs
-	// to be selected anyway, when it is at least twice the runner-up.
-	DominanceFloor = 2.0
+	// SupportFloor is the evidence a candidate below Threshold needs to be
+	// selected anyway: as the best candidate at least twice the runner-up
+	// (a clear margin), or beside a stronger selected candidate (a task
+	// that asks for two things).
+	SupportFloor = 2.0
 	// TieRatio: a competing candidate scoring at least this percentage of
 	// the best one makes the task ambiguous.
 	TieRatio = 75

@@ -91,10 +91,10 @@ type Request struct {
 	// TieRatio is how close, in percent of the best score, a competing
 	// candidate must be to make the task ambiguous.
 	TieRatio int
-	// DominanceFloor is the score (x 1000) a best candidate below Threshold
-	// needs to be selected when it is at least twice the runner-up.
-	DominanceFloor int
-	Tokens         func(name string) int
+	// SupportFloor is the score (x 1000) a candidate below Threshold needs
+	// to be selected as a clear best or beside a stronger kept candidate.
+	SupportFloor int
+	Tokens       func(name string) int
 }
 
 // Decision is the policy's verdict on one unit.

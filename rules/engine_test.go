@@ -144,7 +144,7 @@ func TestDecide(t *testing.T) {
 				Candidates: tt.cands, Budget: budget, Tokens: tokens,
 				Explicit: set(tt.explicit...), Mandatory: set(tt.mandatory...), Denied: set(tt.denied...), Negated: set(tt.negated...),
 				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Ambiguity: tt.ambiguity,
-				Threshold: tt.threshold, TieRatio: 75, DominanceFloor: 2000,
+				Threshold: tt.threshold, TieRatio: 75, SupportFloor: 2000,
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -128,7 +128,7 @@ func registerFacts(vm *engine.VM, f Facts) {
 	}
 	vm.Register2(engine.NewAtom("threshold"), number(func(r *Request) int { return r.Threshold }))
 	vm.Register2(engine.NewAtom("tie_ratio"), number(func(r *Request) int { return r.TieRatio }))
-	vm.Register2(engine.NewAtom("dominance_floor"), number(func(r *Request) int { return r.DominanceFloor }))
+	vm.Register2(engine.NewAtom("support_floor"), number(func(r *Request) int { return r.SupportFloor }))
 	vm.Register3(engine.NewAtom("tokens"), func(vm *engine.VM, req, names, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 		r, ok := env.Resolve(req).(reqTerm)
 		if !ok {

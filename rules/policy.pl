@@ -28,8 +28,9 @@
 %                           already covers: B would add nothing beside A.
 %   same_object(+Req, +A, +B) the task names an object both A and B declare.
 %   ambiguity_mode(+Req, -Mode)  ask | top | all, from the host policy.
-%   dominance_floor(+Req, -F) the score (x 1000) a clearly dominant best
-%                           candidate needs.
+%   support_floor(+Req, -F) the score (x 1000) a candidate below the
+%                           threshold needs to be selected as a clear best,
+%                           or beside a stronger kept candidate.
 %   tie_ratio(+Req, -R)     how close (percent of the best score) a rival
 %                           must be to make a tie.
 %   threshold(+Req, -T)     the score a lexical candidate needs to be
@@ -63,7 +64,8 @@ decide(Req, Cands, Budget, Decisions) :-
     append(Selected, Rejected, Decisions).
 
 % ---------------------------------------------------------------------------
-% Rules 1-5: a candidate must be eligible on its own and through its closure.
+% Rules 2-6: a candidate must be eligible on its own and through its closure.
+% (Rule 1, evidence, is computed in Go: see compiler/index.go.)
 
 eligibility([], _, [], []).
 eligibility([C|Cs], Req, Ok, Rejected) :-
@@ -74,21 +76,21 @@ eligibility([C|Cs], Req, Ok, Rejected) :-
 sort_verdict(ok, C, [C|Ok], Rejected, Ok, Rejected) :- !.
 sort_verdict(R, _, Ok, [R|Rejected], Ok, Rejected).
 
-% Rule 1 (deny): a unit the host denied never activates, whatever asked for it.
+% Rule 2 (deny): a unit the host denied never activates, whatever asked for it.
 verdict(Req, cand(N, _, _), reject(N, denied, host)) :- denied(Req, N), !.
-% Rule 2 (invalid, shadowed): only units in good standing activate.
+% Rule 3 (invalid, shadowed): only units in good standing activate.
 verdict(_, cand(N, _, _), reject(N, invalid, status)) :- unit(N, invalid, _, _), !.
 verdict(_, cand(N, _, _), reject(N, shadowed, status)) :- unit(N, shadowed, _, _), !.
-% Rule 3 (explicit-user-only): such a unit activates only by host selection;
+% Rule 4 (explicit-user-only): such a unit activates only by host selection;
 % task text naming it ("/name", "$name", "use the name skill") is evidence,
 % never selection.
 verdict(_, cand(N, lexical, _), reject(N, explicit_only, task_text)) :-
     unit(N, _, explicit_user, _), !.
-% Rule 4 (negation): "do not use X" in the task suppresses lexical
+% Rule 5 (negation): "do not use X" in the task suppresses lexical
 % activation of X. Explicit and mandatory selection are host decisions and
 % beat task text.
 verdict(Req, cand(N, lexical, _), reject(N, negated, task_text)) :- negated(Req, N), !.
-% Rule 5 (dependencies fail closed): a unit whose closure has a missing unit,
+% Rule 6 (dependencies fail closed): a unit whose closure has a missing unit,
 % a cycle, or a unit that may not activate is rejected with that reason.
 verdict(_, cand(N, _, _), reject(N, missing_dependency, D)) :- closure(N, missing(D)), !.
 verdict(_, cand(N, _, _), reject(N, dependency_cycle, Path)) :- closure(N, cycle(Path)), !.
@@ -110,7 +112,7 @@ blocked_dependency(Req, D, negated) :-
     negated(Req, D), \+ explicit(Req, D), \+ mandatory(Req, D), !.
 
 % ---------------------------------------------------------------------------
-% Rule 6 (supersedes): a lexical candidate superseded by another eligible
+% Rule 7 (supersedes): a lexical candidate superseded by another eligible
 % candidate is rejected. Host selections are never superseded.
 
 supersession([], _, [], []).
@@ -125,7 +127,7 @@ superseded(cand(N, lexical, _), Names, reject(N, superseded, By)) :-
     superseded_by(N, Names, By).
 
 % ---------------------------------------------------------------------------
-% Rule 7 (order): host-mandatory units first, then explicit selections, then
+% Rule 8 (order): host-mandatory units first, then explicit selections, then
 % higher priority, then higher evidence score, then name.
 
 rank(Cands, Ranked) :-
@@ -146,17 +148,17 @@ origin_rank(explicit, 1).
 origin_rank(lexical, 2).
 
 % ---------------------------------------------------------------------------
-% Rule 8 (ambiguity): the best lexical candidate has rivals when another
-% lexical candidate scores within the tie ratio of it and competes
-% with it: it rests on the same task words (redundant), or the task names
-% an object both declare. (A conflict alone is no tie: two conflicting units
-% may answer different parts of one task; Rule 10 settles them.) Then the task is too close to call, and the
-% host's mode decides: ask (the default) rejects the best and its rivals as
-% ambiguous so the host can ask the user; top keeps the best; all keeps them
-% all. Host selections never take part.
+% Rule 9 (ambiguity): the best lexical candidate has rivals when another
+% lexical candidate scores within the tie ratio of it and competes with it:
+% it rests on the same task words (redundant), or the task names an object
+% both declare. (A conflict alone is no tie: two conflicting units may answer
+% different parts of one task; Rule 12 settles them.) Then the task is too
+% close to call, and the host's mode decides: ask (the default) rejects the
+% best and its rivals as ambiguous so the host can ask the user; top keeps
+% the best; all keeps them all. Host selections never take part.
 
 % Tied lists the candidates a tie kept (top and all modes): a tie is
-% evidence enough, so Rule 8b does not hold them to the threshold.
+% evidence enough, so Rule 10 does not hold them to the threshold.
 ambiguity(Req, Ranked, Clear, [T|Rivals], Rejected) :-
     first_lexical(Ranked, Top),
     Top = cand(T, _, _),
@@ -197,34 +199,44 @@ drop(_, [], []).
 drop(Names, [cand(N, _, _)|Cs], Kept) :- memberchk(N, Names), !, drop(Names, Cs, Kept).
 drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
 
-% Rule 8b (strength): a lexical candidate below the threshold is not
-% selected on its own, unless it is the best one, above the dominance floor,
-% and at least twice as strong as the runner-up: a clear margin over a rival
-% is evidence too. Other weak candidates were put before the policy only to reveal a tie.
+% Rule 10 (strength): a lexical candidate below the threshold is not
+% selected on its own, unless it is the best one, above the support floor,
+% and at least twice as strong as the runner-up (a clear margin over a rival
+% is evidence too), or a stronger one is already kept. Other weak candidates
+% were put before the policy only to reveal a tie.
 
 strength(Req, Ranked, Tied, Strong, Rejected) :-
     lexical_scores(Ranked, Scores),
-    strength(Req, Ranked, Tied, Scores, Strong, Rejected).
+    strength(Req, Ranked, Tied, Scores, no, Strong, Rejected).
 
-strength(_, [], _, _, [], []).
-strength(Req, [cand(N, lexical, S)|Cs], Tied, Scores, Strong, [reject(N, below_threshold, S)|Rs]) :-
+% The sixth argument says whether a lexical candidate was already kept: once
+% one is, a further one needs only the support floor, for tasks that ask
+% for two things (Rule 11 then drops it if it adds nothing).
+strength(_, [], _, _, _, [], []).
+strength(Req, [cand(N, lexical, S)|Cs], Tied, Scores, Kept, Strong, [reject(N, below_threshold, S)|Rs]) :-
     threshold(Req, T), S < T,
     \+ memberchk(N, Tied),
-    \+ dominant(Req, S, Scores), !,
-    strength(Req, Cs, Tied, Scores, Strong, Rs).
-strength(Req, [C|Cs], Tied, Scores, [C|Strong], Rs) :- strength(Req, Cs, Tied, Scores, Strong, Rs).
+    \+ dominant(Req, S, Scores),
+    \+ secondary(Req, S, Kept), !,
+    strength(Req, Cs, Tied, Scores, Kept, Strong, Rs).
+strength(Req, [cand(N, lexical, S)|Cs], Tied, Scores, _, [cand(N, lexical, S)|Strong], Rs) :- !,
+    strength(Req, Cs, Tied, Scores, yes, Strong, Rs).
+strength(Req, [C|Cs], Tied, Scores, Kept, [C|Strong], Rs) :-
+    strength(Req, Cs, Tied, Scores, Kept, Strong, Rs).
+
+secondary(Req, S, yes) :- support_floor(Req, F), S >= F.
 
 % dominant(+Req, +S, +Scores): S is the best lexical score, at least the
-% dominance floor, and at least twice the runner-up. A lone weak candidate
+% support floor, and at least twice the runner-up. A lone weak candidate
 % is not dominant: one incidental word is all it has.
-dominant(Req, S, [S, Next|_]) :- dominance_floor(Req, F), S >= F, S >= 2 * Next.
+dominant(Req, S, [S, Next|_]) :- support_floor(Req, F), S >= F, S >= 2 * Next.
 
 lexical_scores([], []).
 lexical_scores([cand(_, lexical, S)|Cs], [S|Ss]) :- !, lexical_scores(Cs, Ss).
 lexical_scores([_|Cs], Ss) :- lexical_scores(Cs, Ss).
 
 % ---------------------------------------------------------------------------
-% Rule 9 (redundancy): a lexical candidate whose evidence a better-ranked
+% Rule 11 (redundancy): a lexical candidate whose evidence a better-ranked
 % kept candidate (or a host selection) already covers would add nothing: it
 % is rejected as covered. A task that asks for two things keeps one unit per
 % thing. Candidates a tie kept (all mode) stay.
@@ -243,7 +255,7 @@ covered_by(Req, N, [A|_], A) :- redundant(Req, A, N), !.
 covered_by(Req, N, [_|Seen], A) :- covered_by(Req, N, Seen, A).
 
 % ---------------------------------------------------------------------------
-% Rules 10-11 (conflicts, packing): walk the ranked candidates once. A unit and
+% Rule 12 (conflicts, packing): walk the ranked candidates once. A unit and
 % its closure are admitted together or not at all. A unit conflicting with
 % anything already admitted loses to it, which by the order above is the
 % higher priority, then higher score, then earlier name. A group that does not
