@@ -121,6 +121,10 @@ func Load(ctx context.Context, opts loader.Options, p Policy) (*Compiler, error)
 		opts.Roots, opts.RootsExplicit = p.Roots, true
 	}
 	opts.Exclude = append(opts.Exclude, p.Exclude...)
+	if opts.Limits == (loader.Limits{}) {
+		opts.Limits = loader.DefaultLimits
+	}
+	opts.Limits = p.Limits.apply(opts.Limits)
 	cat, err := loader.Load(ctx, opts)
 	if err != nil {
 		return nil, err

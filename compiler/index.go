@@ -81,7 +81,7 @@ var (
 	redundantShare = 0.25
 	// CandidateCap bounds the lexical candidates put before the policy; the
 	// interpreter's cost grows with them.
-	CandidateCap = 5
+	CandidateCap = 4
 )
 
 // posting is one unit's entry for a term. The BM25F saturation does not

@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // Policy is the host's trusted configuration, read from --policy FILE. It is
@@ -36,6 +38,33 @@ type Policy struct {
 	// Ambiguity says what to do when the best candidates are too close to
 	// call: ask (default: select none, report them), top, or all.
 	Ambiguity string `yaml:"ambiguity"`
+	// Limits override the loader's bounds; zero fields keep the defaults.
+	Limits Limits `yaml:"limits"`
+}
+
+// Limits are the loader bounds a host may change.
+type Limits struct {
+	MaxFileBytes        int64 `yaml:"max_file_bytes"`
+	MaxFrontmatterBytes int   `yaml:"max_frontmatter_bytes"`
+	MaxDepth            int   `yaml:"max_depth"`
+	MaxFolders          int   `yaml:"max_folders"`
+}
+
+// apply returns the loader limits with the policy's overrides.
+func (l Limits) apply(base loader.Limits) loader.Limits {
+	if l.MaxFileBytes > 0 {
+		base.MaxFileBytes = l.MaxFileBytes
+	}
+	if l.MaxFrontmatterBytes > 0 {
+		base.MaxFrontmatterBytes = l.MaxFrontmatterBytes
+	}
+	if l.MaxDepth > 0 {
+		base.MaxDepth = l.MaxDepth
+	}
+	if l.MaxFolders > 0 {
+		base.MaxFolders = l.MaxFolders
+	}
+	return base
 }
 
 // Defaults used when neither the policy nor the request says otherwise.
@@ -91,6 +120,9 @@ func ParsePolicy(data []byte) (Policy, error) {
 	case "", AmbiguityAsk, AmbiguityTop, AmbiguityAll:
 	default:
 		return Policy{}, fmt.Errorf("invalid policy: ambiguity must be ask, top or all, not %q", p.Ambiguity)
+	}
+	if p.Limits.MaxFileBytes < 0 || p.Limits.MaxFrontmatterBytes < 0 || p.Limits.MaxDepth < 0 || p.Limits.MaxFolders < 0 {
+		return Policy{}, fmt.Errorf("invalid policy: limits must be positive")
 	}
 	for name, prio := range p.Priority {
 		if prio < 0 || prio > 100000 {
