@@ -36,7 +36,7 @@ var (
 // Scoring parameters. They are generic (no rule names a skill or a phrase),
 // documented in README.md, and were calibrated on the even-hash half of the
 // benchmark cases only.
-var (
+const (
 	// bm25K1 is BM25's term-frequency saturation.
 	bm25K1 = 2.0
 	// Phrase bonuses: the whole name, an alias, or a multi-word trigger
