@@ -8,8 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/rlmc-dev/rlmc/ir"
@@ -238,7 +239,7 @@ func (r *compilation) analyze() error {
 	}
 	r.q = analyze(r.req.Task)
 	r.negated = r.c.index.negated(r.q)
-	for _, n := range sortedKeys(r.negated) {
+	for _, n := range slices.Sorted(maps.Keys(r.negated)) {
 		r.event(Event{Stage: StageAnalyze, Kind: EventNegation, Unit: n, Detail: r.negated[n]})
 	}
 	return nil
@@ -250,10 +251,10 @@ func (r *compilation) retrieve() error {
 	ix := r.c.index
 	var ranked []scored
 	r.scores, ranked = ix.score(r.q)
-	for _, n := range sortedKeys(r.mandatory) {
+	for _, n := range slices.Sorted(maps.Keys(r.mandatory)) {
 		r.cands = append(r.cands, rules.Candidate{Name: n, Origin: rules.OriginMandatory, Score: milli(r.score(n))})
 	}
-	for _, n := range sortedKeys(r.explicit) {
+	for _, n := range slices.Sorted(maps.Keys(r.explicit)) {
 		if !r.mandatory[n] {
 			r.cands = append(r.cands, rules.Candidate{Name: n, Origin: rules.OriginExplicit, Score: milli(r.score(n))})
 		}
@@ -281,23 +282,7 @@ func (r *compilation) retrieve() error {
 			r.event(Event{Stage: StageRetrieve, Kind: EventCandidate, Unit: c.Name, Score: round3(r.score(c.Name)), Evidence: r.evidence[c.Name]})
 		}
 	}
-	objs := r.q.objects
-	for _, a := range r.cands {
-		for _, b := range r.cands {
-			if a.Name == b.Name || b.Origin != rules.OriginLexical {
-				continue
-			}
-			if residual(r.evidence[a.Name], r.evidence[b.Name]) < redundantShare*r.score(b.Name) {
-				r.redundant[[2]string{a.Name, b.Name}] = true
-			}
-			ia, oka := ix.ids[a.Name]
-			ib, okb := ix.ids[b.Name]
-			if oka && okb && len(intersect(ix.unitObjects[ia], objs)) > 0 && len(intersect(ix.unitObjects[ib], objs)) > 0 &&
-				shares(ix.unitObjects[ia], set(intersect(ix.unitObjects[ib], objs))) {
-				r.sameObject[[2]string{a.Name, b.Name}] = true
-			}
-		}
-	}
+	r.relate()
 	r.res.Ranking = r.c.index.top(r.scores, rankingSize)
 	inCands := map[string]bool{}
 	for _, c := range r.cands {
@@ -310,6 +295,36 @@ func (r *compilation) retrieve() error {
 		r.rejected[i] = r.standing(u)
 	}
 	return nil
+}
+
+// relate computes the pair facts the policy's ambiguity and redundancy
+// rules read: b is redundant beside a when little of b's evidence rests on
+// task words a's evidence does not cover; a and b share an object when the
+// task names an object both declare.
+func (r *compilation) relate() {
+	ix := r.c.index
+	named := map[string]map[string]bool{} // candidate -> its objects the task names
+	for _, c := range r.cands {
+		if id, ok := ix.ids[c.Name]; ok {
+			named[c.Name] = set(intersect(ix.unitObjects[id], r.q.objects))
+		}
+	}
+	for _, a := range r.cands {
+		for _, b := range r.cands {
+			if a.Name == b.Name || b.Origin != rules.OriginLexical {
+				continue
+			}
+			pair := [2]string{a.Name, b.Name}
+			if residual(r.evidence[a.Name], r.evidence[b.Name]) < redundantShare*r.score(b.Name) {
+				r.redundant[pair] = true
+			}
+			for o := range named[a.Name] {
+				if named[b.Name][o] {
+					r.sameObject[pair] = true
+				}
+			}
+		}
+	}
 }
 
 // standing is the reason a unit that is not a candidate stays out.
@@ -354,7 +369,7 @@ func (r *compilation) measure() error {
 			need[d] = true
 		}
 	}
-	for _, n := range sortedKeys(need) {
+	for _, n := range slices.Sorted(maps.Keys(need)) {
 		u, ok := r.c.cat.Lookup(n)
 		if !ok || u.Status != ir.StatusOK {
 			continue // the policy rejects it without asking for tokens
@@ -572,12 +587,3 @@ func set(keys []string) map[string]bool {
 func milli(f float64) int { return int(math.Round(f * 1000)) }
 
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

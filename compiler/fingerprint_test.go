@@ -2,9 +2,11 @@ package compiler
 
 import (
 	"context"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,7 +20,7 @@ import (
 func buildShuffled(t *testing.T, files map[string]string, seed int64) *Compiler {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "some", "other", "place")
-	paths := sortedKeys(files)
+	paths := slices.Sorted(maps.Keys(files))
 	rng := rand.New(rand.NewSource(seed))
 	rng.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
 	for _, p := range paths {

@@ -1,7 +1,9 @@
 package compiler
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -227,7 +229,7 @@ func buildIndex(cat *ir.Catalog) *index {
 		for _, t := range u.Triggers {
 			addGrams(t.Value)
 		}
-		for _, g := range sortedKeys(grams) {
+		for _, g := range slices.Sorted(maps.Keys(grams)) {
 			ix.bigrams[g] = append(ix.bigrams[g], id)
 		}
 		terms := make([]string, 0, len(tf))
@@ -528,7 +530,7 @@ func (ix *index) evidence(q *query, unit int32) []Evidence {
 		if shared := intersect(ix.unitObjects[unit], objs); len(shared) > 0 {
 			out = append(out, Evidence{Field: "object", Match: strings.Join(shared, ", "), Score: bonusObject, stems: strings.Fields(strings.Join(shared, " "))})
 		} else if len(ix.unitObjects[unit]) > 0 {
-			out = append(out, Evidence{Field: "object mismatch", Match: strings.Join(sortedKeys(objs), ", "), Score: -penaltyObjectMismatch})
+			out = append(out, Evidence{Field: "object mismatch", Match: strings.Join(slices.Sorted(maps.Keys(objs)), ", "), Score: -penaltyObjectMismatch})
 		}
 	}
 	if acts := q.acts; len(acts) > 0 {
@@ -553,7 +555,7 @@ func intersect(keys []string, set map[string]bool) []string {
 			seen[k] = true
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // residual is the part of b's evidence that rests on task terms a's
@@ -611,7 +613,7 @@ func analyze(task string) *query {
 	for i := 0; i+1 < len(terms); i++ {
 		grams[terms[i]+" "+terms[i+1]] = true
 	}
-	q.bigrams = sortedKeys(grams)
+	q.bigrams = slices.Sorted(maps.Keys(grams))
 	return q
 }
 

@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,7 +63,7 @@ func check(w Want, res *compiler.Result, err error) []string {
 			out = append(out, fmt.Sprintf("excludes %s: got it selected; want it never selected", n))
 		}
 	}
-	for _, n := range sortedKeys(w.Rejected) {
+	for _, n := range slices.Sorted(maps.Keys(w.Rejected)) {
 		want := w.Rejected[n]
 		got := "not rejected"
 		for _, r := range res.Rejected {
@@ -120,7 +121,7 @@ func subset(path string, want, got any) string {
 		if !ok {
 			return fmt.Sprintf("%s: got %s; want an object", orRoot(path), brief(got))
 		}
-		for _, k := range sortedKeys(w) {
+		for _, k := range slices.Sorted(maps.Keys(w)) {
 			if d := subset(path+"."+k, w[k], g[k]); d != "" {
 				return d
 			}
@@ -163,15 +164,6 @@ func brief(v any) string {
 		return string(data[:120]) + "..."
 	}
 	return string(data)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // materialize writes a case's files below dir. With scramble, files are
