@@ -119,26 +119,17 @@ func New(facts Facts) (*Engine, error) {
 // NewWithPolicy loads a policy text; tests use it to prove that a broken
 // policy is a hard error.
 func NewWithPolicy(facts Facts, source string) (*Engine, error) {
-	p := prolog.New(strings.NewReader(""), discard{})
+	p := prolog.New(strings.NewReader(""), io.Discard)
 	registerFacts(&p.VM, facts)
 	if err := p.Exec(source); err != nil {
 		return nil, fmt.Errorf("rules: policy does not load: %w", err)
 	}
-	if !defines(p, "decide", 4) {
+	if p.QuerySolution("current_predicate(decide/4).").Err() != nil {
 		return nil, errors.New("rules: policy does not define decide/4")
 	}
 	sandbox(&p.VM)
 	return &Engine{interp: p}, nil
 }
-
-func defines(p *prolog.Interpreter, name string, arity int) bool {
-	sol := p.QuerySolution(fmt.Sprintf("current_predicate(%s/%d).", name, arity))
-	return sol.Err() == nil
-}
-
-type discard struct{}
-
-func (discard) Write(b []byte) (int, error) { return len(b), nil }
 
 // reqTerm carries a *Request into the interpreter as an opaque constant, so
 // request facts are answered by Go without touching the database.
