@@ -1,9 +1,10 @@
 % rlmc host policy: which prompt units enter the planner context.
 %
 % This file is the specification of rlmc's activation semantics. Go has
-% already reduced the problem: it scored the task against the catalog, kept
-% the candidates above the evidence threshold (capped), and computed every
-% unit's dependency closure once per catalog. This policy judges that small
+% already reduced the problem: it scored the task against the catalog (rule
+% 1), kept at most four lexical candidates above the candidate floor beside
+% the host's selections, and computed every unit's dependency closure once
+% per catalog. This policy judges that small
 % problem. It never sees skill text, only names and numbers.
 %
 % Facts about the catalog (Go-native, read-only):
@@ -20,6 +21,7 @@
 %
 % Facts about the request (Go-native, trusted host input and the task):
 %   explicit(+Req, +Name)   the host selected Name (--select).
+%   mandatory(+Req, +Name)  the host policy makes Name mandatory.
 %   denied(+Req, +Name)     the host denied Name (--deny, policy deny).
 %   negated(+Req, +Name)    the task says "do not use Name" or the like.
 %   tokens(+Req, +Names, -N) body tokens of the units Names, summed, under
@@ -48,20 +50,20 @@
 %       Detail) for every candidate that was not admitted.
 
 decide(Req, Cands, Budget, Decisions) :-
-    eligibility(Cands, Req, Ok, Rejected0),
+    eligibility(Cands, Req, Ok, NotEligible),               % rules 2-6
     names(Ok, OkNames),
-    supersession(Ok, OkNames, Live, Rejected1),
-    rank(Live, Ranked),
-    ambiguity(Req, Ranked, Clear, Tied, Rejected2),
-    strength(Req, Clear, Tied, Strong, Rejected2b),
-    redundancy(Req, Strong, Tied, Distinct, Rejected3),
-    pack(Distinct, Req, Budget, [], 0, Selected, Rejected4),
-    append(Rejected0, Rejected1, R01),
-    append(R01, Rejected2, R012a),
-    append(R012a, Rejected2b, R012),
-    append(R012, Rejected3, R0123),
-    append(R0123, Rejected4, Rejected),
+    supersession(Ok, OkNames, Live, Superseded),            % rule 7
+    rank(Live, Ranked),                                     % rule 8
+    ambiguity(Req, Ranked, Clear, Tied, Ambiguous),         % rule 9
+    strength(Req, Clear, Tied, Strong, Weak),               % rule 10
+    redundancy(Req, Strong, Tied, Distinct, Covered),       % rule 11
+    pack(Distinct, Req, Budget, [], 0, Selected, Unpacked), % rule 12
+    append([NotEligible, Superseded, Ambiguous, Weak, Covered, Unpacked], Rejected),
     append(Selected, Rejected, Decisions).
+
+% append(+Lists, -List) concatenates a list of lists.
+append([], []).
+append([L|Ls], As) :- append(L, Ws, As), append(Ls, Ws).
 
 % ---------------------------------------------------------------------------
 % Rules 2-6: a candidate must be eligible on its own and through its closure.
