@@ -71,6 +71,9 @@ func WriteExplanation(w io.Writer, r *Result) error {
 			continue
 		}
 		fmt.Fprintf(&b, "rejected %s (%s):", rj.Name, rj.Path)
+		if rj.Score != 0 {
+			fmt.Fprintf(&b, " score %.3f,", rj.Score)
+		}
 		for _, rs := range rj.Reasons {
 			fmt.Fprintf(&b, " %s", describe(rs))
 		}
