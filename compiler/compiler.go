@@ -165,6 +165,7 @@ type compilation struct {
 	rejected              []Reason              // by catalog position; Code "" means not rejected
 	evidence              map[string][]Evidence // of the candidates
 	redundant, sameObject map[[2]string]bool
+	breadth               map[string]int
 	bodies                map[string]string
 	tokens                map[string]int
 
@@ -303,6 +304,10 @@ func (r *compilation) retrieve() error {
 // task names an object both declare.
 func (r *compilation) relate() {
 	ix := r.c.index
+	r.breadth = make(map[string]int, len(r.cands))
+	for _, c := range r.cands {
+		r.breadth[c.Name] = breadth(r.evidence[c.Name])
+	}
 	named := map[string]map[string]bool{} // candidate -> its objects the task names
 	for _, c := range r.cands {
 		if id, ok := ix.ids[c.Name]; ok {
@@ -419,7 +424,7 @@ func (r *compilation) decide() error {
 		Candidates: r.cands, Budget: r.budget,
 		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
 		Negated:   make(map[string]bool, len(r.negated)),
-		Redundant: r.redundant, SameObject: r.sameObject, Ambiguity: r.c.policy.Ambiguity, Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
+		Redundant: r.redundant, SameObject: r.sameObject, Breadth: r.breadth, Ambiguity: r.c.policy.Ambiguity, Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
 		Tokens: func(n string) int { return r.tokens[n] },
 	}
 	for n := range r.negated {
@@ -532,6 +537,8 @@ func rejectReason(d rules.Decision) Reason {
 		detail = "too close to call against " + d.Detail + " on the same task words"
 	case ReasonCovered:
 		detail = "its evidence is already covered by " + d.Detail
+	case ReasonBelowThreshold:
+		detail = belowThreshold
 	}
 	return Reason{Code: d.Reason, Detail: detail}
 }

@@ -558,6 +558,19 @@ func intersect(keys []string, set map[string]bool) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
+// breadth counts the distinct task terms positive evidence rests on.
+func breadth(ev []Evidence) int {
+	terms := map[string]bool{}
+	for _, e := range ev {
+		if e.Score > 0 {
+			for _, s := range e.stems {
+				terms[s] = true
+			}
+		}
+	}
+	return len(terms)
+}
+
 // residual is the part of b's evidence that rests on task terms a's
 // evidence does not: what b would add to a prompt that already has a.
 func residual(a, b []Evidence) float64 {

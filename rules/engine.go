@@ -83,6 +83,9 @@ type Request struct {
 	Redundant map[[2]string]bool
 	// SameObject holds [a, b] when the task names an object both declare.
 	SameObject map[[2]string]bool
+	// Breadth counts the distinct task words each candidate's evidence
+	// rests on.
+	Breadth map[string]int
 	// Ambiguity is the host's mode for ties: ask (default), top or all.
 	Ambiguity string
 	// Threshold is the score (x 1000) a lexical candidate needs to be

@@ -128,6 +128,14 @@ func registerFacts(vm *engine.VM, f Facts) {
 	}
 	vm.Register2(engine.NewAtom("threshold"), number(func(r *Request) int { return r.Threshold }))
 	vm.Register2(engine.NewAtom("tie_ratio"), number(func(r *Request) int { return r.TieRatio }))
+	vm.Register3(engine.NewAtom("breadth"), func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		r, ok := env.Resolve(req).(reqTerm)
+		n, ok2 := atomArg(name, env)
+		if !ok || !ok2 {
+			return engine.Bool(false)
+		}
+		return unifyAll(env, k, out, engine.Integer(r.r.Breadth[n]))
+	})
 	vm.Register2(engine.NewAtom("support_floor"), number(func(r *Request) int { return r.SupportFloor }))
 	vm.Register3(engine.NewAtom("tokens"), func(vm *engine.VM, req, names, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 		r, ok := env.Resolve(req).(reqTerm)

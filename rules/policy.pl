@@ -29,6 +29,8 @@
 %   redundant(+Req, +A, +B) B's evidence rests on task words A's evidence
 %                           already covers: B would add nothing beside A.
 %   same_object(+Req, +A, +B) the task names an object both A and B declare.
+%   breadth(+Req, +Name, -B) how many distinct task words Name's evidence
+%                           rests on.
 %   ambiguity_mode(+Req, -Mode)  ask | top | all, from the host policy.
 %   support_floor(+Req, -F) the score (x 1000) a candidate below the
 %                           threshold needs to be selected as a clear best,
@@ -218,7 +220,7 @@ strength(_, [], _, _, _, [], []).
 strength(Req, [cand(N, lexical, S)|Cs], Tied, Scores, Kept, Strong, [reject(N, below_threshold, S)|Rs]) :-
     threshold(Req, T), S < T,
     \+ memberchk(N, Tied),
-    \+ dominant(Req, S, Scores),
+    \+ dominant(Req, N, S, Scores),
     \+ secondary(Req, S, Kept), !,
     strength(Req, Cs, Tied, Scores, Kept, Strong, Rs).
 strength(Req, [cand(N, lexical, S)|Cs], Tied, Scores, _, [cand(N, lexical, S)|Strong], Rs) :- !,
@@ -228,10 +230,12 @@ strength(Req, [C|Cs], Tied, Scores, Kept, [C|Strong], Rs) :-
 
 secondary(Req, S, yes) :- support_floor(Req, F), S >= F.
 
-% dominant(+Req, +S, +Scores): S is the best lexical score, at least the
-% support floor, and at least twice the runner-up. A lone weak candidate
-% is not dominant: one incidental word is all it has.
-dominant(Req, S, [S, Next|_]) :- support_floor(Req, F), S >= F, S >= 2 * Next.
+% dominant(+Req, +N, +S, +Scores): S, the score of N, is the best lexical
+% score and at least the support floor, and it is at least twice the
+% runner-up's, or N is the only candidate and its evidence rests on at least
+% two task words. One incidental word is not a margin.
+dominant(Req, _, S, [S, Next|_]) :- support_floor(Req, F), S >= F, S >= 2 * Next, !.
+dominant(Req, N, S, [S]) :- support_floor(Req, F), S >= F, breadth(Req, N, B), B >= 2.
 
 lexical_scores([], []).
 lexical_scores([cand(_, lexical, S)|Cs], [S|Ss]) :- !, lexical_scores(Cs, Ss).
