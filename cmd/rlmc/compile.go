@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -106,6 +108,10 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	}
 	if p.format == "json" {
 		return writeJSON(stdout, res)
+	}
+	if res.Decision == compiler.DecisionAmbiguous && !p.explain {
+		// Nothing goes to stdout; say why on stderr so a person can pick.
+		fmt.Fprintf(stderr, "rlmc: ambiguous: %s; choose with --select NAME\n", strings.Join(res.Ambiguous, ", "))
 	}
 	_, err = io.WriteString(stdout, res.Prompt)
 	return err
