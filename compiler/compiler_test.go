@@ -258,3 +258,18 @@ func TestCompileHonorsContext(t *testing.T) {
 		t.Error("got nil; want an error after the deadline")
 	}
 }
+
+func TestErrorsNameTheirStage(t *testing.T) {
+	c := build(t, standard, Policy{})
+	stages := map[Stage]bool{}
+	for _, s := range Stages() {
+		stages[s] = true
+	}
+	for _, req := range []Request{{Select: []string{"nope"}}, {Select: []string{"broken"}}} {
+		_, err := c.Compile(context.Background(), req)
+		var ce *Error
+		if !errors.As(err, &ce) || !stages[ce.Stage] {
+			t.Errorf("got %v; want an error naming one of %v", err, Stages())
+		}
+	}
+}

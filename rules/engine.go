@@ -23,9 +23,6 @@ import (
 //go:embed policy.pl
 var policySource string
 
-// PolicySource returns the embedded policy text, for display and tests.
-func PolicySource() string { return policySource }
-
 // UnitFacts are the catalog facts the policy reads about one unit.
 type UnitFacts struct {
 	Status     ir.Status

@@ -214,14 +214,6 @@ var refused = []struct {
 	{"asserta", 1}, {"assertz", 1}, {"assert", 1}, {"retract", 1}, {"retractall", 1}, {"abolish", 1},
 }
 
-// Refused returns the name/arity of every predicate the sandbox refuses.
-func Refused() []string {
-	out := make([]string, len(refused))
-	for i, r := range refused {
-		out[i] = r.name + "/" + string(rune('0'+r.arity))
-	}
-	return out
-}
 
 func sandbox(vm *engine.VM) {
 	for _, r := range refused {

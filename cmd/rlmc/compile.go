@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -68,8 +69,8 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	if p.budget < 0 {
 		return usageError("--budget must be positive")
 	}
-	if p.tokenizer != "" && p.tokenizer != "o200k_base" && p.tokenizer != "cl100k_base" {
-		return usageError("--tokenizer must be o200k_base or cl100k_base, not %q", p.tokenizer)
+	if p.tokenizer != "" && !slices.Contains(compiler.Tokenizers, p.tokenizer) {
+		return usageError("--tokenizer must be one of %s, not %q", strings.Join(compiler.Tokenizers, ", "), p.tokenizer)
 	}
 	task := p.task
 	if task == "-" {
