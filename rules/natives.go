@@ -214,7 +214,6 @@ var refused = []struct {
 	{"asserta", 1}, {"assertz", 1}, {"assert", 1}, {"retract", 1}, {"retractall", 1}, {"abolish", 1},
 }
 
-
 func sandbox(vm *engine.VM) {
 	for _, r := range refused {
 		name := engine.NewAtom(r.name)
