@@ -84,6 +84,7 @@ func TestMattPocockExplicitOnly(t *testing.T) {
 var mattPocockTasks = []struct{ task, want string }{
 	{"Review this pull request diff for bugs before I merge it", "code-review"},
 	{"Something is broken: the export job keeps throwing errors, debug it", "diagnosing-bugs"},
+	{"Debug this: the checkout test keeps failing and I can't see why", "diagnosing-bugs"},
 	{"Let's build this feature test-first with a red-green-refactor loop", "tdd"},
 	{"Resolve the merge conflicts after rebasing onto main", "resolving-merge-conflicts"},
 	{"Set up pre-commit hooks with husky and lint-staged", "setup-pre-commit"},
