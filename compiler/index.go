@@ -111,8 +111,6 @@ type index struct {
 	units    []*ir.Unit // indexable units, by position
 	ids      map[string]int32
 	postings map[string][]posting
-	lens     [][numFields]float32 // while building only
-	avgLen   [numFields]float64
 	phrases  map[string][]phrase // first stem -> phrases
 	bigrams  map[string][]int32  // "stem stem" -> units, ascending
 	// objects maps the first stem of every declared object to its phrases;
@@ -145,7 +143,11 @@ func stems(text string) []string {
 }
 
 func buildIndex(cat *ir.Catalog) *index {
-	raw := map[string][]rawPosting{}
+	var (
+		raw     = map[string][]rawPosting{}
+		lengths [][numFields]float32 // per unit, per field, in terms
+		avgLen  [numFields]float64
+	)
 	ix := &index{ids: map[string]int32{}, bigrams: map[string][]int32{}, objects: map[string][]objectPhrase{}, actions: map[string][]objectPhrase{}, phrases: map[string][]phrase{}, wholeNames: map[string][]namePattern{}}
 	for _, u := range cat.Units {
 		if u.Status != ir.StatusOK {
@@ -240,28 +242,27 @@ func buildIndex(cat *ir.Catalog) *index {
 		for _, t := range terms {
 			raw[t] = append(raw[t], rawPosting{unit: id, tf: *tf[t]})
 		}
-		ix.lens = append(ix.lens, lens)
+		lengths = append(lengths, lens)
 		for f := range lens {
-			ix.avgLen[f] += float64(lens[f])
+			avgLen[f] += float64(lens[f])
 		}
 	}
-	for f := range ix.avgLen {
+	for f := range avgLen {
 		if n := len(ix.units); n > 0 {
-			ix.avgLen[f] /= float64(n)
+			avgLen[f] /= float64(n)
 		}
-		if ix.avgLen[f] == 0 {
-			ix.avgLen[f] = 1
+		if avgLen[f] == 0 {
+			avgLen[f] = 1
 		}
 	}
 	ix.postings = make(map[string][]posting, len(raw))
 	for t, ps := range raw {
 		out := make([]posting, len(ps))
 		for i, p := range ps {
-			out[i] = posting{unit: p.unit, fields: p.fields(), sat: ix.saturate(p)}
+			out[i] = posting{unit: p.unit, fields: p.fields(), sat: saturate(p.tf, lengths[p.unit], avgLen)}
 		}
 		ix.postings[t] = out
 	}
-	ix.lens = nil
 	return ix
 }
 
@@ -441,15 +442,16 @@ func (ix *index) idf(n float64, df int) float64 {
 // idfMinCatalog is the smallest catalog size idf assumes.
 const idfMinCatalog = 30
 
-func (ix *index) saturate(p rawPosting) float64 {
-	lens := ix.lens[p.unit]
+// saturate is BM25F's term-frequency saturation of one unit's field
+// frequencies, each normalized by its field's length.
+func saturate(tf, lens [numFields]float32, avgLen [numFields]float64) float64 {
 	var w float64
 	for f := field(0); f < numFields; f++ {
-		if p.tf[f] == 0 {
+		if tf[f] == 0 {
 			continue
 		}
-		norm := 1 - fieldB[f] + fieldB[f]*float64(lens[f])/ix.avgLen[f]
-		w += fieldWeight[f] * float64(p.tf[f]) / norm
+		norm := 1 - fieldB[f] + fieldB[f]*float64(lens[f])/avgLen[f]
+		w += fieldWeight[f] * float64(tf[f]) / norm
 	}
 	return w / (bm25K1 + w)
 }
