@@ -80,28 +80,33 @@ eligibility([C|Cs], Req, Ok, Rejected) :-
 sort_verdict(ok, C, [C|Ok], Rejected, Ok, Rejected) :- !.
 sort_verdict(R, _, Ok, [R|Rejected], Ok, Rejected).
 
+% The unit's standing is looked up once; each rule below is one clause.
+verdict(Req, cand(N, O, _), V) :-
+    unit(N, Status, Invocation, _),
+    judge(Req, N, O, Status, Invocation, V).
+
 % Rule 2 (deny): a unit the host denied never activates, whatever asked for it.
-verdict(Req, cand(N, _, _), reject(N, denied, host)) :- denied(Req, N), !.
+judge(Req, N, _, _, _, reject(N, denied, host)) :- denied(Req, N), !.
 % Rule 3 (invalid, shadowed): only units in good standing activate.
-verdict(_, cand(N, _, _), reject(N, invalid, status)) :- unit(N, invalid, _, _), !.
-verdict(_, cand(N, _, _), reject(N, shadowed, status)) :- unit(N, shadowed, _, _), !.
+judge(_, N, _, invalid, _, reject(N, invalid, status)) :- !.
+judge(_, N, _, shadowed, _, reject(N, shadowed, status)) :- !.
 % Rule 4 (explicit-user-only): such a unit activates only by host selection;
 % task text naming it ("/name", "$name", "use the name skill") is evidence,
 % never selection.
-verdict(_, cand(N, lexical, _), reject(N, explicit_only, task_text)) :-
-    unit(N, _, explicit_user, _), !.
+judge(_, N, lexical, _, explicit_user, reject(N, explicit_only, task_text)) :- !.
 % Rule 5 (negation): "do not use X" in the task suppresses lexical
 % activation of X. Explicit and mandatory selection are host decisions and
 % beat task text.
-verdict(Req, cand(N, lexical, _), reject(N, negated, task_text)) :- negated(Req, N), !.
+judge(Req, N, lexical, _, _, reject(N, negated, task_text)) :- negated(Req, N), !.
 % Rule 6 (dependencies fail closed): a unit whose closure has a missing unit,
 % a cycle, or a unit that may not activate is rejected with that reason.
-verdict(_, cand(N, _, _), reject(N, missing_dependency, D)) :- closure(N, missing(D)), !.
-verdict(_, cand(N, _, _), reject(N, dependency_cycle, Path)) :- closure(N, cycle(Path)), !.
-verdict(Req, cand(N, _, _), reject(N, dependency_rejected, dep(D, Why))) :-
-    closure(N, deps(Ds)),
+judge(Req, N, _, _, _, V) :- closure(N, C), closure_verdict(Req, N, C, V).
+
+closure_verdict(_, N, missing(D), reject(N, missing_dependency, D)) :- !.
+closure_verdict(_, N, cycle(Path), reject(N, dependency_cycle, Path)) :- !.
+closure_verdict(Req, N, deps(Ds), reject(N, dependency_rejected, dep(D, Why))) :-
     blocked_dependencies(Ds, Req, D, Why), !.
-verdict(_, _, ok).
+closure_verdict(_, _, _, ok).
 
 blocked_dependencies([D|_], Req, D, Why) :- blocked_dependency(Req, D, Why), !.
 blocked_dependencies([_|Ds], Req, D, Why) :- blocked_dependencies(Ds, Req, D, Why).
