@@ -114,11 +114,6 @@ func Terms(text string) []string {
 	return out
 }
 
-// containsSeq reports whether needle occurs as consecutive elements of hay.
-func containsSeq(hay, needle []string) bool {
-	return indexSeq(hay, needle, 0) >= 0
-}
-
 func indexSeq(hay, needle []string, from int) int {
 	if len(needle) == 0 {
 		return -1

@@ -126,9 +126,6 @@ type Unit struct {
 	File       string `json:"-"`           // absolute, symlink-resolved path of SKILL.md
 }
 
-// Active reports whether the unit may take part in compilation at all.
-func (u *Unit) Active() bool { return u.Status == StatusOK }
-
 // SkillRefs returns the names of the skill-kind references in refs.
 func SkillRefs(refs []Ref) []string {
 	var out []string
