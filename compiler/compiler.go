@@ -534,7 +534,10 @@ func rejectReason(d rules.Decision) Reason {
 	case ReasonOverBudget:
 		detail = d.Detail + " tokens do not fit in what is left of the budget"
 	case ReasonAmbiguous:
-		detail = "too close to call against " + d.Detail + " on the same task words"
+		detail = "too close to call against " + d.Detail + ": they compete for the same task words or object"
+		if d.Detail == d.Name {
+			detail = "the best candidate, but a rival competing for the same task words or object scores too close to call"
+		}
 	case ReasonCovered:
 		detail = "its evidence is already covered by " + d.Detail
 	case ReasonBelowThreshold:

@@ -247,6 +247,7 @@ func buildIndex(cat *ir.Catalog) *index {
 			avgLen[f] += float64(lens[f])
 		}
 	}
+	ix.nameObjects()
 	for f := range avgLen {
 		if n := len(ix.units); n > 0 {
 			avgLen[f] /= float64(n)
@@ -264,6 +265,27 @@ func buildIndex(cat *ir.Catalog) *index {
 		ix.postings[t] = out
 	}
 	return ix
+}
+
+// nameObjects adds to each unit's objects those that its name or an alias
+// names: a unit called "frontend-build" is about the frontend whether or not
+// its author repeated the word among its objects, so a task about the
+// frontend must not count it as a mismatch. It runs once every unit has
+// declared its objects, since a name may use another unit's object word.
+func (ix *index) nameObjects() {
+	for id, u := range ix.units {
+		names := append([]string{strings.ReplaceAll(u.Name, "-", " ")}, u.Aliases...)
+		for _, n := range names {
+			st := stems(n)
+			for i, s := range st {
+				for _, o := range ix.objects[s] {
+					if indexSeq(st[i:], o.stems, 0) == 0 && !slices.Contains(ix.unitObjects[id], o.key) {
+						ix.unitObjects[id] = append(ix.unitObjects[id], o.key)
+					}
+				}
+			}
+		}
+	}
 }
 
 // rawPosting holds term frequencies per field until lengths are known.
