@@ -69,6 +69,7 @@ func TestDecide(t *testing.T) {
 		tokens     map[string]int
 		redundant  [][2]string
 		sameObject [][2]string
+		breadth    map[string]int
 		threshold  int
 		ambiguity  string
 		want       string
@@ -101,17 +102,20 @@ func TestDecide(t *testing.T) {
 		{name: "mandatory first", cands: []Candidate{lex("a", 9000), must("b")}, mandatory: []string{"b"}, budget: 100, want: "+b:mandatory -a:over_budget(100)"},
 		{name: "shared dependency paid once", facts: catalog(base, map[string][]string{"a": {"c"}, "b": {"c"}}), cands: []Candidate{lex("a", 2000), lex("b", 1000)}, budget: 300, want: "+c:dependency +a:lexical +b:lexical"},
 		{name: "empty", want: ""},
-		{name: "tie asks", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, redundant: [][2]string{{"a", "b"}}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
+		{name: "tie asks", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
 		{name: "tie by same object", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, sameObject: [][2]string{{"a", "b"}}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
-		{name: "tie top", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, redundant: [][2]string{{"a", "b"}}, ambiguity: "top", want: "+a:lexical -b:ambiguous(a)"},
-		{name: "tie all", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, redundant: [][2]string{{"a", "b"}}, ambiguity: "all", want: "+a:lexical +b:lexical"},
+		{name: "tie top", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, redundant: [][2]string{{"a", "b"}}, ambiguity: "top", breadth: map[string]int{"a": 2}, want: "+a:lexical -b:ambiguous(a)"},
+		{name: "tie all", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, redundant: [][2]string{{"a", "b"}}, ambiguity: "all", breadth: map[string]int{"a": 2}, want: "+a:lexical +b:lexical"},
+		{name: "weak one-word tie is no tie", cands: []Candidate{lex("a", 3000), lex("b", 2500)}, threshold: 4500, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 1}, want: "-a:below_threshold(3000) -b:below_threshold(2500)"},
+		{name: "strong one-word tie asks", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, threshold: 4500, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 1}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
+		{name: "tie under support floor is no question", cands: []Candidate{lex("a", 1900), lex("b", 1800)}, threshold: 4500, sameObject: [][2]string{{"a", "b"}}, want: "-a:below_threshold(1900) -b:below_threshold(1800)"},
 		{name: "not close is covered", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, redundant: [][2]string{{"a", "b"}}, want: "+a:lexical -b:covered(a)"},
 		{name: "distinct evidence is kept", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, want: "+a:lexical +b:lexical"},
 		{name: "host selection never ties", cands: []Candidate{sel("b"), lex("a", 9000)}, explicit: []string{"b"}, redundant: [][2]string{{"b", "a"}}, want: "+b:explicit -a:covered(b)"},
 		{name: "below threshold", cands: []Candidate{lex("a", 3000)}, threshold: 4500, want: "-a:below_threshold(3000)"},
 		{name: "dominant below threshold", cands: []Candidate{lex("a", 3000), lex("b", 1500)}, threshold: 4500, want: "+a:lexical -b:below_threshold(1500)"},
 		{name: "not dominant under floor", cands: []Candidate{lex("a", 1900), lex("b", 900)}, threshold: 4500, want: "-a:below_threshold(1900) -b:below_threshold(900)"},
-		{name: "weak tie still asks", cands: []Candidate{lex("a", 3000), lex("b", 2500)}, threshold: 4500, redundant: [][2]string{{"a", "b"}}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
+		{name: "weak tie still asks", cands: []Candidate{lex("a", 3000), lex("b", 2500)}, threshold: 4500, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,7 +147,7 @@ func TestDecide(t *testing.T) {
 			ds, err := e.Decide(context.Background(), &Request{
 				Candidates: tt.cands, Budget: budget, Tokens: tokens,
 				Explicit: set(tt.explicit...), Mandatory: set(tt.mandatory...), Denied: set(tt.denied...), Negated: set(tt.negated...),
-				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Ambiguity: tt.ambiguity,
+				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Breadth: tt.breadth, Ambiguity: tt.ambiguity,
 				Threshold: tt.threshold, TieRatio: 75, SupportFloor: 2000,
 			})
 			if err != nil {

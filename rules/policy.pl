@@ -159,9 +159,13 @@ origin_rank(lexical, 2).
 % ---------------------------------------------------------------------------
 % Rule 9 (ambiguity): the best lexical candidate has rivals when another
 % lexical candidate scores within the tie ratio of it and competes with it:
-% it rests on the same task words (redundant), or the task names an object
-% both declare. (A conflict alone is no tie: two conflicting units may answer
-% different parts of one task; Rule 12 settles them.) Then the task is too
+% the task names an object both declare, or the rival rests on the same task
+% words (redundant) and the best is grounded: its evidence rests on at least
+% two task words, or reaches the threshold. (One shared incidental word is no
+% tie, as it is no margin in Rule 10.) (A conflict alone is no tie: two conflicting units may answer
+% different parts of one task; Rule 12 settles them.) A best candidate below
+% the support floor could not be selected even with no rival, so its ties
+% are no question worth asking: Rule 10 rejects them all. Then the task is too
 % close to call, and the host's mode decides: ask (the default) rejects the
 % best and its rivals as ambiguous so the host can ask the user; top keeps
 % the best; all keeps them all. Host selections never take part.
@@ -170,7 +174,8 @@ origin_rank(lexical, 2).
 % evidence enough, so Rule 10 does not hold them to the threshold.
 ambiguity(Req, Ranked, Clear, [T|Rivals], Rejected) :-
     first_lexical(Ranked, Top),
-    Top = cand(T, _, _),
+    Top = cand(T, _, ST),
+    support_floor(Req, F), ST >= F,
     rivals(Req, Top, Ranked, Rivals),
     Rivals \== [], !,
     ambiguity_mode(Req, Mode),
@@ -182,7 +187,7 @@ first_lexical([_|Cs], Top) :- first_lexical(Cs, Top).
 
 rivals(_, _, [], []).
 rivals(Req, cand(T, lexical, ST), [cand(N, lexical, S)|Cs], [N|Ns]) :-
-    N \== T, rival_score(Req, ST, S), competes(Req, T, N), !,
+    N \== T, rival_score(Req, ST, S), competes(Req, ST, T, N), !,
     rivals(Req, cand(T, lexical, ST), Cs, Ns).
 rivals(Req, Top, [_|Cs], Ns) :- rivals(Req, Top, Cs, Ns).
 
@@ -190,8 +195,14 @@ rivals(Req, Top, [_|Cs], Ns) :- rivals(Req, Top, Cs, Ns).
 % (a percentage) of Best's.
 rival_score(Req, Best, Other) :- tie_ratio(Req, R), Other * 100 >= Best * R.
 
-competes(Req, A, B) :- redundant(Req, A, B), !.
-competes(Req, A, B) :- same_object(Req, A, B).
+competes(Req, _, A, B) :- same_object(Req, A, B), !.
+competes(Req, SA, A, B) :- redundant(Req, A, B), grounded(Req, SA, A).
+
+% grounded(+Req, +S, +N): a tie on the same words is worth asking about when
+% the best, N scoring S, rests on at least two task words, or on one word
+% strongly enough to be selected by it alone.
+grounded(Req, _, N) :- breadth(Req, N, W), W >= 2, !.
+grounded(Req, S, _) :- threshold(Req, T), S >= T.
 
 resolve_tie(ask, cand(T, _, _), Rivals, Ranked, Clear, Rejected) :-
     drop([T|Rivals], Ranked, Clear),
