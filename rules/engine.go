@@ -156,6 +156,8 @@ var (
 	atomMissing   = engine.NewAtom("missing")
 	atomCycle     = engine.NewAtom("cycle")
 	atomDep       = engine.NewAtom("dep")
+	atomMinus     = engine.NewAtom("-")
+	atomLexical   = engine.NewAtom(string(OriginLexical))
 	errNoDecision = errors.New("rules: policy produced no decision")
 )
 

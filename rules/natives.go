@@ -65,6 +65,73 @@ func registerFacts(vm *engine.VM, f Facts) {
 		}
 		return engine.Bool(false)
 	})
+	// names/2, lexical_scores/2, values/2 and append/2 are list plumbing,
+	// not policy: each is one step here instead of one interpreter step per
+	// element.
+	vm.Register2(engine.NewAtom("names"), func(vm *engine.VM, cands, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		var ns []engine.Term
+		iter := engine.ListIterator{List: cands, Env: env}
+		for iter.Next() {
+			c, ok := env.Resolve(iter.Current()).(engine.Compound)
+			if !ok || c.Functor() != atomCand || c.Arity() != 3 {
+				return engine.Bool(false)
+			}
+			ns = append(ns, c.Arg(0))
+		}
+		if iter.Err() != nil {
+			return engine.Bool(false)
+		}
+		return unifyAll(env, k, out, engine.List(ns...))
+	})
+	vm.Register2(engine.NewAtom("lexical_scores"), func(vm *engine.VM, cands, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		var ss []engine.Term
+		iter := engine.ListIterator{List: cands, Env: env}
+		for iter.Next() {
+			c, ok := env.Resolve(iter.Current()).(engine.Compound)
+			if !ok || c.Functor() != atomCand || c.Arity() != 3 {
+				return engine.Bool(false)
+			}
+			if env.Resolve(c.Arg(1)) == atomLexical {
+				ss = append(ss, c.Arg(2))
+			}
+		}
+		if iter.Err() != nil {
+			return engine.Bool(false)
+		}
+		return unifyAll(env, k, out, engine.List(ss...))
+	})
+	vm.Register2(engine.NewAtom("values"), func(vm *engine.VM, pairs, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		var vs []engine.Term
+		iter := engine.ListIterator{List: pairs, Env: env}
+		for iter.Next() {
+			c, ok := env.Resolve(iter.Current()).(engine.Compound)
+			if !ok || c.Functor() != atomMinus || c.Arity() != 2 {
+				return engine.Bool(false)
+			}
+			vs = append(vs, c.Arg(1))
+		}
+		if iter.Err() != nil {
+			return engine.Bool(false)
+		}
+		return unifyAll(env, k, out, engine.List(vs...))
+	})
+	vm.Register2(engine.NewAtom("append"), func(vm *engine.VM, lists, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		var all []engine.Term
+		outer := engine.ListIterator{List: lists, Env: env}
+		for outer.Next() {
+			inner := engine.ListIterator{List: outer.Current(), Env: env}
+			for inner.Next() {
+				all = append(all, inner.Current())
+			}
+			if inner.Err() != nil {
+				return engine.Bool(false)
+			}
+		}
+		if outer.Err() != nil {
+			return engine.Bool(false)
+		}
+		return unifyAll(env, k, out, engine.List(all...))
+	})
 	vm.Register3(engine.NewAtom("subtract"), func(vm *engine.VM, xs, ys, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 		drop := map[string]bool{}
 		for _, y := range atoms(ys, env) {
@@ -106,6 +173,19 @@ func registerFacts(vm *engine.VM, f Facts) {
 	}
 	vm.Register3(engine.NewAtom("redundant"), pairFact(func(r *Request) map[[2]string]bool { return r.Redundant }))
 	vm.Register3(engine.NewAtom("same_object"), pairFact(func(r *Request) map[[2]string]bool { return r.SameObject }))
+	vm.Register4(engine.NewAtom("covered_by"), func(vm *engine.VM, req, name, seen, by engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		r, ok := env.Resolve(req).(reqTerm)
+		n, ok2 := atomArg(name, env)
+		if !ok || !ok2 {
+			return engine.Bool(false)
+		}
+		for _, a := range atoms(seen, env) {
+			if r.r.Redundant[[2]string{a, n}] {
+				return unifyAll(env, k, by, engine.NewAtom(a))
+			}
+		}
+		return engine.Bool(false)
+	})
 	vm.Register2(engine.NewAtom("ambiguity_mode"), func(vm *engine.VM, req, mode engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 		r, ok := env.Resolve(req).(reqTerm)
 		if !ok {

@@ -28,6 +28,7 @@
 %                           the request's tokenizer.
 %   redundant(+Req, +A, +B) B's evidence rests on task words A's evidence
 %                           already covers: B would add nothing beside A.
+%   covered_by(+Req, +B, +As, -A) the first A in As with redundant(Req, A, B).
 %   same_object(+Req, +A, +B) the task names an object both A and B declare.
 %   breadth(+Req, +Name, -B) how many distinct task words Name's evidence
 %                           rests on.
@@ -40,8 +41,11 @@
 %   threshold(+Req, -T)     the score a lexical candidate needs to be
 %                           selected on its own (x 1000).
 %
-% List helpers the interpreter lacks, in Go: memberchk/2 and subtract/3
-% (keeps the order of its first argument).
+% List helpers, in Go because the interpreter lacks them or because one Go
+% step beats one interpreter step per element: memberchk/2, subtract/3
+% (keeps the order of its first argument), append/2 (concatenates a list of
+% lists), names/2 (the names of cand/3 terms), lexical_scores/2 (the scores
+% of the lexical ones, in order) and values/2 (of Key-Value pairs).
 %
 % Entry point:
 %   decide(+Req, +Candidates, +Budget, -Decisions)
@@ -62,10 +66,6 @@ decide(Req, Cands, Budget, Decisions) :-
     pack(Distinct, Req, Budget, [], 0, Selected, Unpacked), % rule 12
     append([NotEligible, Superseded, Ambiguous, Weak, Covered, Unpacked], Rejected),
     append(Selected, Rejected, Decisions).
-
-% append(+Lists, -List) concatenates a list of lists.
-append([], []).
-append([L|Ls], As) :- append(L, Ws, As), append(Ls, Ws).
 
 % ---------------------------------------------------------------------------
 % Rules 2-6: a candidate must be eligible on its own and through its closure.
@@ -161,14 +161,15 @@ origin_rank(lexical, 2).
 % lexical candidate scores within the tie ratio of it and competes with it:
 % the task names an object both declare, or the rival rests on the same task
 % words (redundant) and the best is grounded: its evidence rests on at least
-% two task words, or reaches the threshold. (One shared incidental word is no
-% tie, as it is no margin in Rule 10.) (A conflict alone is no tie: two conflicting units may answer
-% different parts of one task; Rule 12 settles them.) A best candidate below
-% the support floor could not be selected even with no rival, so its ties
-% are no question worth asking: Rule 10 rejects them all. Then the task is too
-% close to call, and the host's mode decides: ask (the default) rejects the
-% best and its rivals as ambiguous so the host can ask the user; top keeps
-% the best; all keeps them all. Host selections never take part.
+% two task words, or reaches the threshold. One shared incidental word is no
+% tie, as it is no margin in Rule 10; a conflict alone is no tie either (two
+% conflicting units may answer different parts of one task; Rule 12 settles
+% them). A best candidate below the support floor could not be selected even
+% with no rival, so its ties are no question worth asking: Rule 10 rejects
+% them all. Otherwise the task is too close to call, and the host's mode
+% decides: ask (the default) rejects the best and its rivals as ambiguous so
+% the host can ask the user; top keeps the best; all keeps them all. Host
+% selections never take part.
 
 % Tied lists the candidates a tie kept (top and all modes): a tie is
 % evidence enough, so Rule 10 does not hold them to the threshold.
@@ -253,10 +254,6 @@ secondary(Req, S, yes) :- support_floor(Req, F), S >= F.
 dominant(Req, _, S, [S, Next|_]) :- support_floor(Req, F), S >= F, S >= 2 * Next, !.
 dominant(Req, N, S, [S]) :- support_floor(Req, F), S >= F, breadth(Req, N, B), B >= 2.
 
-lexical_scores([], []).
-lexical_scores([cand(_, lexical, S)|Cs], [S|Ss]) :- !, lexical_scores(Cs, Ss).
-lexical_scores([_|Cs], Ss) :- lexical_scores(Cs, Ss).
-
 % ---------------------------------------------------------------------------
 % Rule 11 (redundancy): a lexical candidate whose evidence a better-ranked
 % kept candidate (or a host selection) already covers would add nothing: it
@@ -272,9 +269,6 @@ redundancy(Req, [cand(N, lexical, _)|Cs], Tied, Seen, Kept, [reject(N, covered, 
     redundancy(Req, Cs, Tied, Seen, Kept, Rs).
 redundancy(Req, [cand(N, O, S)|Cs], Tied, Seen, [cand(N, O, S)|Kept], Rs) :-
     redundancy(Req, Cs, Tied, [N|Seen], Kept, Rs).
-
-covered_by(Req, N, [A|_], A) :- redundant(Req, A, N), !.
-covered_by(Req, N, [_|Seen], A) :- covered_by(Req, N, Seen, A).
 
 % ---------------------------------------------------------------------------
 % Rule 12 (conflicts, packing): walk the ranked candidates once. A unit and
@@ -314,12 +308,3 @@ group(N, Group) :- closure(N, deps(Ds)), append(Ds, [N], Group).
 admit([], _, _, _, Sel, Sel).
 admit([N|Gs], N, O, S, [select(N, O, S)|Sel], Rest) :- !, admit(Gs, N, O, S, Sel, Rest).
 admit([G|Gs], N, O, S, [select(G, dependency, N)|Sel], Rest) :- admit(Gs, N, O, S, Sel, Rest).
-
-% ---------------------------------------------------------------------------
-% List helpers the interpreter does not provide.
-
-names([], []).
-names([cand(N, _, _)|Cs], [N|Ns]) :- names(Cs, Ns).
-
-values([], []).
-values([_-V|KVs], [V|Vs]) :- values(KVs, Vs).
