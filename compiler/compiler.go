@@ -293,7 +293,7 @@ func (r *compilation) retrieve() error {
 		if r.rejected[i].Code != "" || (inCands[u.Name] && u.Status != ir.StatusShadowed) {
 			continue
 		}
-		r.rejected[i] = r.standing(u)
+		r.rejected[i] = r.standing(i, u)
 	}
 	return nil
 }
@@ -333,7 +333,7 @@ func (r *compilation) relate() {
 }
 
 // standing is the reason a unit that is not a candidate stays out.
-func (r *compilation) standing(u *ir.Unit) Reason {
+func (r *compilation) standing(i int, u *ir.Unit) Reason {
 	switch {
 	case u.Status == ir.StatusShadowed:
 		return Reason{Code: ReasonShadowed, Detail: "by " + u.ShadowedBy}
@@ -344,7 +344,7 @@ func (r *compilation) standing(u *ir.Unit) Reason {
 	case r.negated[u.Name] != "":
 		return Reason{Code: ReasonNegated, Detail: fmt.Sprintf("task says %q", r.negated[u.Name])}
 	}
-	if id, ok := r.c.index.ids[u.Name]; ok && r.scores[id] != 0 {
+	if r.scoreAt(i) != 0 {
 		return Reason{Code: ReasonBelowThreshold, Detail: belowThreshold}
 	}
 	return Reason{Code: ReasonNoEvidence}
@@ -355,6 +355,14 @@ var (
 	belowThreshold = fmt.Sprintf("score is below the threshold %.1f", Threshold)
 	outsideCap     = fmt.Sprintf("score is outside the top %d candidates", CandidateCap)
 )
+
+// scoreAt returns the evidence score of the unit at catalog position i.
+func (r *compilation) scoreAt(i int) float64 {
+	if id := r.c.index.byCatalog[i]; id >= 0 {
+		return r.scores[id]
+	}
+	return 0
+}
 
 // score returns a unit's evidence score in this compile.
 func (r *compilation) score(name string) float64 {
@@ -476,7 +484,7 @@ func (r *compilation) decide() error {
 		if r.rejected[i].Code != "" {
 			rj := Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Reasons: r.rejected[i : i+1 : i+1]}
 			if u.Status != ir.StatusShadowed {
-				rj.Score = round3(r.score(u.Name))
+				rj.Score = round3(r.scoreAt(i))
 			}
 			r.res.Rejected = append(r.res.Rejected, rj)
 		}

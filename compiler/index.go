@@ -108,11 +108,14 @@ const notWhen field = -1
 
 // index is the catalog's inverted index, built once per catalog.
 type index struct {
-	units    []*ir.Unit // indexable units, by position
-	ids      map[string]int32
-	postings map[string][]posting
-	phrases  map[string][]phrase // first stem -> phrases
-	bigrams  map[string][]int32  // "stem stem" -> units, ascending
+	units []*ir.Unit // indexable units, by position
+	ids   map[string]int32
+	// byCatalog maps a catalog position to an index position, or -1: a
+	// compile walks every catalog unit, and a slice beats a name lookup.
+	byCatalog []int32
+	postings  map[string][]posting
+	phrases   map[string][]phrase // first stem -> phrases
+	bigrams   map[string][]int32  // "stem stem" -> units, ascending
 	// objects maps the first stem of every declared object to its phrases;
 	// unitObjects lists each unit's object keys.
 	objects     map[string][]objectPhrase
@@ -149,11 +152,14 @@ func buildIndex(cat *ir.Catalog) *index {
 		avgLen  [numFields]float64
 	)
 	ix := &index{ids: map[string]int32{}, bigrams: map[string][]int32{}, objects: map[string][]objectPhrase{}, actions: map[string][]objectPhrase{}, phrases: map[string][]phrase{}, wholeNames: map[string][]namePattern{}}
-	for _, u := range cat.Units {
+	ix.byCatalog = make([]int32, len(cat.Units))
+	for i, u := range cat.Units {
+		ix.byCatalog[i] = -1
 		if u.Status != ir.StatusOK {
 			continue
 		}
 		id := int32(len(ix.units))
+		ix.byCatalog[i] = id
 		ix.units = append(ix.units, u)
 		ix.ids[u.Name] = id
 		var (
