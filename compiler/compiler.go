@@ -250,8 +250,8 @@ func (r *compilation) analyze() error {
 // every other unit gets its reason here.
 func (r *compilation) retrieve() error {
 	ix := r.c.index
-	var ranked []scored
-	r.scores, ranked = ix.score(r.q)
+	var above []scored
+	r.scores, above = ix.score(r.q)
 	for _, n := range slices.Sorted(maps.Keys(r.mandatory)) {
 		r.cands = append(r.cands, rules.Candidate{Name: n, Origin: rules.OriginMandatory, Score: milli(r.score(n))})
 	}
@@ -260,18 +260,19 @@ func (r *compilation) retrieve() error {
 			r.cands = append(r.cands, rules.Candidate{Name: n, Origin: rules.OriginExplicit, Score: milli(r.score(n))})
 		}
 	}
-	lexical := 0
-	for _, s := range ranked {
+	lexical := above[:0:0]
+	for _, s := range above {
 		u := ix.units[s.unit]
-		if r.mandatory[u.Name] || r.explicit[u.Name] || r.denied[u.Name] {
-			continue
+		if !r.mandatory[u.Name] && !r.explicit[u.Name] && !r.denied[u.Name] {
+			lexical = append(lexical, s)
 		}
-		if lexical == CandidateCap {
-			r.rejected[r.c.pos[u]] = Reason{Code: ReasonBelowThreshold, Detail: outsideCap}
-			continue
-		}
-		lexical++
-		r.cands = append(r.cands, rules.Candidate{Name: u.Name, Origin: rules.OriginLexical, Score: milli(s.score)})
+	}
+	top, outside := ix.best(lexical, CandidateCap)
+	for _, s := range top {
+		r.cands = append(r.cands, rules.Candidate{Name: ix.units[s.unit].Name, Origin: rules.OriginLexical, Score: milli(s.score)})
+	}
+	for _, s := range outside {
+		r.rejected[r.c.pos[ix.units[s.unit]]] = Reason{Code: ReasonBelowThreshold, Detail: outsideCap}
 	}
 	r.evidence = make(map[string][]Evidence, len(r.cands))
 	r.redundant, r.sameObject = map[[2]string]bool{}, map[[2]string]bool{}
@@ -285,15 +286,24 @@ func (r *compilation) retrieve() error {
 	}
 	r.relate()
 	r.res.Ranking = r.c.index.top(r.scores, rankingSize)
-	inCands := map[string]bool{}
+	// The policy judges the candidates; every other unit gets its standing.
+	// Candidate positions are few: walk them sorted beside the catalog.
+	var inCands []int
 	for _, c := range r.cands {
-		inCands[c.Name] = true
+		if u, ok := r.c.cat.Lookup(c.Name); ok {
+			inCands = append(inCands, r.c.pos[u])
+		}
 	}
+	slices.Sort(inCands)
+	inCands = slices.Compact(inCands)
 	for i, u := range r.c.cat.Units {
-		if r.rejected[i].Code != "" || (inCands[u.Name] && u.Status != ir.StatusShadowed) {
+		if len(inCands) > 0 && inCands[0] == i {
+			inCands = inCands[1:]
 			continue
 		}
-		r.rejected[i] = r.standing(i, u)
+		if r.rejected[i].Code == "" {
+			r.rejected[i] = r.standing(i, u)
+		}
 	}
 	return nil
 }

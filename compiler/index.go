@@ -334,8 +334,8 @@ type scored struct {
 }
 
 // score computes every unit's evidence for the task, by unit position, and
-// ranks the units at or above CandidateFloor, best first (ties by name).
-func (ix *index) score(q *query) (scores []float64, ranked []scored) {
+// lists the units at or above CandidateFloor, in index order.
+func (ix *index) score(q *query) (scores []float64, above []scored) {
 	scores = make([]float64, len(ix.units))
 	n := float64(len(ix.units))
 	for _, t := range q.uniqueTerms {
@@ -376,16 +376,41 @@ func (ix *index) score(q *query) (scores []float64, ranked []scored) {
 	}
 	for u, s := range scores {
 		if s >= CandidateFloor {
-			ranked = append(ranked, scored{int32(u), s})
+			above = append(above, scored{int32(u), s})
 		}
 	}
-	sort.Slice(ranked, func(i, j int) bool {
-		if ranked[i].score != ranked[j].score {
-			return ranked[i].score > ranked[j].score
+	return scores, above
+}
+
+// before orders scored units: higher score first, then name.
+func (ix *index) before(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return ix.units[a.unit].Name < ix.units[b.unit].Name
+}
+
+// best returns the k best of units, best first, and the others in no
+// particular order. Only a handful are wanted out of possibly thousands, so
+// it keeps a short sorted list instead of sorting them all.
+func (ix *index) best(units []scored, k int) (top, rest []scored) {
+	top = make([]scored, 0, k+1)
+	for _, s := range units {
+		i := len(top)
+		for i > 0 && ix.before(s, top[i-1]) {
+			i--
 		}
-		return ix.units[ranked[i].unit].Name < ix.units[ranked[j].unit].Name
-	})
-	return scores, ranked
+		if i == k {
+			rest = append(rest, s)
+			continue
+		}
+		top = slices.Insert(top, i, s)
+		if len(top) > k {
+			rest = append(rest, top[k])
+			top = top[:k]
+		}
+	}
+	return top, rest
 }
 
 // declare records a unit's triggers of one kind in a catalog-wide phrase
