@@ -107,13 +107,16 @@ type Metrics struct {
 
 // Outcome is one case's result.
 type Outcome struct {
-	Case     Case      `json:"case"`
-	Decision string    `json:"decision"`
-	Selected []string  `json:"selected"`
-	Ranked   []string  `json:"ranked"`
-	Scores   []float64 `json:"scores"`
-	Error    string    `json:"error,omitempty"`
-	Latency  float64   `json:"latency_ms"`
+	Case     Case     `json:"case"`
+	Decision string   `json:"decision"`
+	Selected []string `json:"selected"`
+	// Ambiguous lists the rivals of an ambiguous decision: the host would
+	// ask the user, so they count as nothing selected.
+	Ambiguous []string  `json:"ambiguous,omitempty"`
+	Ranked    []string  `json:"ranked"`
+	Scores    []float64 `json:"scores"`
+	Error     string    `json:"error,omitempty"`
+	Latency   float64   `json:"latency_ms"`
 }
 
 // Report is the whole benchmark run.
@@ -144,9 +147,7 @@ func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, erro
 		} else {
 			o.Decision = res.Decision
 			o.Selected = res.Names()
-			if res.Decision == compiler.DecisionAmbiguous {
-				o.Selected = res.Ambiguous
-			}
+			o.Ambiguous = res.Ambiguous
 			for _, r := range res.Ranking {
 				o.Ranked = append(o.Ranked, r.Name)
 				o.Scores = append(o.Scores, r.Score)

@@ -99,8 +99,9 @@ func TestMeasure(t *testing.T) {
 		{Case: Case{ID: "1", Expected: "route", Skills: []string{"a"}}, Decision: "route", Selected: []string{"a"}, Ranked: []string{"a", "b"}},
 		{Case: Case{ID: "2", Expected: "route", Skills: []string{"a"}}, Decision: "route", Selected: []string{"b"}, Ranked: []string{"b", "c", "a"}},
 		{Case: Case{ID: "3", Expected: "no_route"}, Decision: "route", Selected: []string{"b"}},
-		{Case: Case{ID: "4", Expected: "ambiguous", Skills: []string{"a", "b"}}, Decision: "ambiguous", Selected: []string{"a", "b"}},
+		{Case: Case{ID: "4", Expected: "ambiguous", Skills: []string{"a", "b"}}, Decision: "ambiguous", Selected: []string{}, Ambiguous: []string{"a", "b"}},
 		{Case: Case{ID: "5", Expected: "route", Skills: []string{"a", "b"}}, Decision: "route", Selected: []string{"a", "c"}, Ranked: []string{"a", "c", "b"}},
+		{Case: Case{ID: "6", Expected: "route", Skills: []string{"a", "b"}}, Decision: "ambiguous", Selected: []string{}, Ambiguous: []string{"a", "b"}, Ranked: []string{"a", "b"}},
 	}
 	m := measure(outs)
 	tests := []struct {
@@ -108,16 +109,16 @@ func TestMeasure(t *testing.T) {
 		got  *float64
 		want float64
 	}{
-		{"decision", m.DecisionAccuracy, 0.8},
-		{"top1", m.Top1, 0.6667},
-		{"recall@1", m.RecallAt1, 0.6667},
+		{"decision", m.DecisionAccuracy, 0.6667},
+		{"top1", m.Top1, 0.5},
+		{"recall@1", m.RecallAt1, 0.75},
 		{"recall@3", m.RecallAt3, 1},
-		{"set precision", m.SetPrecision, 0.5},
-		{"set recall", m.SetRecall, 0.5},
+		{"set precision", m.SetPrecision, 0.25},
+		{"set recall", m.SetRecall, 0.25},
 		{"all gold", m.AllGoldSelected, 0},
 		{"false route", m.FalseRouteRate, 1},
-		{"false no-route", m.FalseNoRouteRate, 0},
-		{"ambiguity precision", m.AmbiguityPrecision, 1},
+		{"false no-route", m.FalseNoRouteRate, 0.25},
+		{"ambiguity precision", m.AmbiguityPrecision, 0.5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
