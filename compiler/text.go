@@ -3,6 +3,7 @@ package compiler
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Words splits text into case-folded words. A word is a run of letters,
@@ -11,29 +12,52 @@ import (
 // is what keeps "hack" from matching "Hacker News" and "unit9" from matching
 // "unit99": words are compared whole.
 func Words(text string) []string {
-	var (
-		words []string
-		b     strings.Builder
-	)
-	flush := func() {
-		if b.Len() > 0 {
-			words = append(words, b.String())
-			b.Reset()
+	var words []string
+	start := -1   // byte offset where the current word starts
+	plain := true // the word so far is text[start:i] verbatim: already folded, no apostrophe
+	var b []byte  // the folded word, once it differs from the text
+	flush := func(end int) {
+		switch {
+		case start < 0:
+		case plain:
+			words = append(words, text[start:end])
+		default:
+			words = append(words, string(b))
 		}
+		start, plain, b = -1, true, b[:0]
 	}
-	runes := []rune(text)
-	for i, r := range runes {
+	for i, r := range text {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			b.WriteRune(fold(r))
-		case (r == '\'' || r == '\u2019') && b.Len() > 0 && i+1 < len(runes) && unicode.IsLetter(runes[i+1]):
-			// inside a word: skip
+			if start < 0 {
+				start = i
+			}
+			f := fold(r)
+			if plain && f != r {
+				plain = false
+				b = append(b[:0], text[start:i]...)
+			}
+			if !plain {
+				b = utf8.AppendRune(b, f)
+			}
+		case (r == '\'' || r == '\u2019') && start >= 0 && nextIsLetter(text, i+utf8.RuneLen(r)):
+			// inside a word ("don't"): dropped, so the word is no longer verbatim
+			if plain {
+				plain = false
+				b = append(b[:0], text[start:i]...)
+			}
 		default:
-			flush()
+			flush(i)
 		}
 	}
-	flush()
+	flush(len(text))
 	return words
+}
+
+// nextIsLetter reports whether text[i:] starts with a letter.
+func nextIsLetter(text string, i int) bool {
+	r, n := utf8.DecodeRuneInString(text[i:])
+	return n > 0 && unicode.IsLetter(r)
 }
 
 // fold maps a rune to its lower-case form, using the smallest rune of its
