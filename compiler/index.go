@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"cmp"
 	"maps"
 	"math"
 	"slices"
@@ -115,7 +116,7 @@ type index struct {
 	byCatalog []int32
 	postings  map[string][]posting
 	phrases   map[string][]phrase // first stem -> phrases
-	bigrams   map[string][]int32  // "stem stem" -> units, ascending
+	bigrams   map[bigram][]int32  // consecutive stems -> units, ascending
 	// objects maps the first stem of every declared object to its phrases;
 	// unitObjects lists each unit's object keys.
 	objects     map[string][]objectPhrase
@@ -151,7 +152,7 @@ func buildIndex(cat *ir.Catalog) *index {
 		lengths [][numFields]float32 // per unit, per field, in terms
 		avgLen  [numFields]float64
 	)
-	ix := &index{ids: map[string]int32{}, bigrams: map[string][]int32{}, objects: map[string][]objectPhrase{}, actions: map[string][]objectPhrase{}, phrases: map[string][]phrase{}, wholeNames: map[string][]namePattern{}}
+	ix := &index{ids: map[string]int32{}, bigrams: map[bigram][]int32{}, objects: map[string][]objectPhrase{}, actions: map[string][]objectPhrase{}, phrases: map[string][]phrase{}, wholeNames: map[string][]namePattern{}}
 	ix.byCatalog = make([]int32, len(cat.Units))
 	for i, u := range cat.Units {
 		ix.byCatalog[i] = -1
@@ -224,11 +225,11 @@ func buildIndex(cat *ir.Catalog) *index {
 			add(fieldHeading, h, 1)
 		}
 		add(fieldLead, u.Lead, 1)
-		grams := map[string]bool{}
+		grams := map[bigram]bool{}
 		addGrams := func(text string) {
 			ts := Terms(text)
 			for i := 0; i+1 < len(ts); i++ {
-				grams[ts[i]+" "+ts[i+1]] = true
+				grams[bigram{ts[i], ts[i+1]}] = true
 			}
 		}
 		addGrams(nameText)
@@ -237,8 +238,8 @@ func buildIndex(cat *ir.Catalog) *index {
 		for _, t := range u.Triggers {
 			addGrams(t.Value)
 		}
-		for _, g := range slices.Sorted(maps.Keys(grams)) {
-			ix.bigrams[g] = append(ix.bigrams[g], id)
+		for g := range grams {
+			ix.bigrams[g] = append(ix.bigrams[g], id) // id ascends: units in order
 		}
 		terms := make([]string, 0, len(tf))
 		for t := range tf {
@@ -578,7 +579,7 @@ func (ix *index) evidence(q *query, unit int32) []Evidence {
 	for _, g := range q.bigrams {
 		us := ix.bigrams[g]
 		if i := sort.Search(len(us), func(i int) bool { return us[i] >= unit }); i < len(us) && us[i] == unit {
-			out = append(out, Evidence{Field: "bigram", Match: g, Score: bonusBigram, stems: strings.Fields(g)})
+			out = append(out, Evidence{Field: "bigram", Match: g[0] + " " + g[1], Score: bonusBigram, stems: []string{g[0], g[1]}})
 		}
 	}
 	if objs := q.objects; len(objs) > 0 {
@@ -657,7 +658,7 @@ type query struct {
 	words       []string // folded words, for negation and whole-name matching
 	stems       []string // stems of every word, for phrases
 	uniqueTerms []string // stems minus stop words, deduplicated, sorted
-	bigrams     []string // consecutive pairs of those terms, deduplicated, sorted
+	bigrams     []bigram // consecutive pairs of those terms, deduplicated, sorted
 
 	// Filled by index.score, reused to explain.
 	phrases       []phraseMatch
@@ -677,13 +678,19 @@ func analyze(task string) *query {
 	}
 	sort.Strings(q.uniqueTerms)
 	terms := Terms(task)
-	grams := map[string]bool{}
+	grams := map[bigram]bool{}
 	for i := 0; i+1 < len(terms); i++ {
-		grams[terms[i]+" "+terms[i+1]] = true
+		grams[bigram{terms[i], terms[i+1]}] = true
 	}
-	q.bigrams = slices.Sorted(maps.Keys(grams))
+	q.bigrams = slices.SortedFunc(maps.Keys(grams), func(a, b bigram) int {
+		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]))
+	})
 	return q
 }
+
+// bigram is two consecutive terms. An array key needs no joined string, which
+// matters when the index holds every pair of every unit's text.
+type bigram [2]string
 
 // negationCues introduce a unit the task does not want, as folded words.
 var negationCues = [][]string{
