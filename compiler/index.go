@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/rlmc-dev/rlmc/ir"
 )
@@ -156,28 +159,15 @@ func buildIndex(cat *ir.Catalog) *index {
 	ix.byCatalog = make([]int32, len(cat.Units))
 	for i, u := range cat.Units {
 		ix.byCatalog[i] = -1
-		if u.Status != ir.StatusOK {
-			continue
+		if u.Status == ir.StatusOK {
+			ix.byCatalog[i] = int32(len(ix.units))
+			ix.ids[u.Name] = int32(len(ix.units))
+			ix.units = append(ix.units, u)
 		}
-		id := int32(len(ix.units))
-		ix.byCatalog[i] = id
-		ix.units = append(ix.units, u)
-		ix.ids[u.Name] = id
-		var (
-			tf   = map[string]*[numFields]float32{}
-			lens [numFields]float32
-		)
-		add := func(f field, text string, weight float32) {
-			for _, t := range Terms(text) {
-				p := tf[t]
-				if p == nil {
-					p = new([numFields]float32)
-					tf[t] = p
-				}
-				p[f] += weight
-				lens[f]++
-			}
-		}
+	}
+	bags := bagsOf(ix.units)
+	for id, u := range ix.units {
+		id := int32(id)
 		addPhrase := func(f field, text string, weight float64) {
 			s := stems(text)
 			if len(s) == 0 || (f == fieldTrigger && len(s) < 2) {
@@ -186,7 +176,6 @@ func buildIndex(cat *ir.Catalog) *index {
 			ix.phrases[s[0]] = append(ix.phrases[s[0]], phrase{unit: id, kind: f, stems: s, weight: weight, text: text})
 		}
 		nameText := strings.ReplaceAll(u.Name, "-", " ")
-		add(fieldName, nameText, 1)
 		addPhrase(fieldName, nameText, 1)
 		ix.addWhole(u.Name, u.Name)
 		// A phrase counts once per unit: an alias or trigger that repeats
@@ -201,17 +190,14 @@ func buildIndex(cat *ir.Catalog) *index {
 			return true
 		}
 		for _, a := range u.Aliases {
-			add(fieldAlias, a, 1)
 			if fresh(a) {
 				addPhrase(fieldAlias, a, 1)
 			}
 			ix.addWhole(u.Name, a)
 		}
 		for _, t := range u.Triggers {
-			w := float32(t.Weight) / ir.DefaultTriggerWeight
-			add(fieldTrigger, t.Value, w)
 			if fresh(t.Value) {
-				addPhrase(fieldTrigger, t.Value, float64(w))
+				addPhrase(fieldTrigger, t.Value, float64(float32(t.Weight)/ir.DefaultTriggerWeight))
 			}
 		}
 		for _, n := range u.NegativeTriggers {
@@ -219,39 +205,16 @@ func buildIndex(cat *ir.Catalog) *index {
 		}
 		ix.unitObjects = append(ix.unitObjects, declare(ix.objects, u.Triggers, ir.TriggerObject))
 		ix.unitActions = append(ix.unitActions, declare(ix.actions, u.Triggers, ir.TriggerVerb))
-		add(fieldDescription, u.Description, 1)
-		add(fieldWhenToUse, u.WhenToUse, 1)
-		for _, h := range u.Headings {
-			add(fieldHeading, h, 1)
-		}
-		add(fieldLead, u.Lead, 1)
-		grams := map[bigram]bool{}
-		addGrams := func(text string) {
-			ts := Terms(text)
-			for i := 0; i+1 < len(ts); i++ {
-				grams[bigram{ts[i], ts[i+1]}] = true
-			}
-		}
-		addGrams(nameText)
-		addGrams(u.Description)
-		addGrams(u.WhenToUse)
-		for _, t := range u.Triggers {
-			addGrams(t.Value)
-		}
-		for g := range grams {
+		b := &bags[id]
+		for _, g := range b.grams {
 			ix.bigrams[g] = append(ix.bigrams[g], id) // id ascends: units in order
 		}
-		terms := make([]string, 0, len(tf))
-		for t := range tf {
-			terms = append(terms, t)
+		for _, t := range b.terms {
+			raw[t] = append(raw[t], rawPosting{unit: id, tf: *b.tf[t]})
 		}
-		sort.Strings(terms)
-		for _, t := range terms {
-			raw[t] = append(raw[t], rawPosting{unit: id, tf: *tf[t]})
-		}
-		lengths = append(lengths, lens)
-		for f := range lens {
-			avgLen[f] += float64(lens[f])
+		lengths = append(lengths, b.lens)
+		for f := range b.lens {
+			avgLen[f] += float64(b.lens[f])
 		}
 	}
 	ix.nameObjects()
@@ -293,6 +256,82 @@ func (ix *index) nameObjects() {
 			}
 		}
 	}
+}
+
+// bag is one unit's terms, counted per field, and the bigrams of its
+// short fields: the part of indexing that needs no other unit.
+type bag struct {
+	terms []string // sorted
+	tf    map[string]*[numFields]float32
+	lens  [numFields]float32 // terms per field
+	grams []bigram
+}
+
+// bagsOf computes every unit's bag, on all cores: splitting and stemming
+// the text of thousands of units is most of the cost of building an index.
+func bagsOf(units []*ir.Unit) []bag {
+	bags := make([]bag, len(units))
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(units); i = int(next.Add(1) - 1) {
+				bags[i] = bagOf(units[i])
+			}
+		})
+	}
+	wg.Wait()
+	return bags
+}
+
+func bagOf(u *ir.Unit) bag {
+	b := bag{tf: map[string]*[numFields]float32{}}
+	add := func(f field, text string, weight float32) {
+		for _, t := range Terms(text) {
+			p := b.tf[t]
+			if p == nil {
+				p = new([numFields]float32)
+				b.tf[t] = p
+			}
+			p[f] += weight
+			b.lens[f]++
+		}
+	}
+	nameText := strings.ReplaceAll(u.Name, "-", " ")
+	add(fieldName, nameText, 1)
+	for _, a := range u.Aliases {
+		add(fieldAlias, a, 1)
+	}
+	for _, t := range u.Triggers {
+		add(fieldTrigger, t.Value, float32(t.Weight)/ir.DefaultTriggerWeight)
+	}
+	add(fieldDescription, u.Description, 1)
+	add(fieldWhenToUse, u.WhenToUse, 1)
+	for _, h := range u.Headings {
+		add(fieldHeading, h, 1)
+	}
+	add(fieldLead, u.Lead, 1)
+	b.terms = slices.Sorted(maps.Keys(b.tf))
+
+	grams := map[bigram]bool{}
+	for _, text := range append([]string{nameText, u.Description, u.WhenToUse}, triggerValues(u)...) {
+		ts := Terms(text)
+		for i := 0; i+1 < len(ts); i++ {
+			grams[bigram{ts[i], ts[i+1]}] = true
+		}
+	}
+	b.grams = slices.Collect(maps.Keys(grams))
+	return b
+}
+
+func triggerValues(u *ir.Unit) []string {
+	out := make([]string, len(u.Triggers))
+	for i, t := range u.Triggers {
+		out[i] = t.Value
+	}
+	return out
 }
 
 // rawPosting holds term frequencies per field until lengths are known.
