@@ -124,7 +124,10 @@ type Report struct {
 	Overall    Metrics            `json:"overall"`
 	Categories map[string]Metrics `json:"categories"`
 	Halves     map[string]Metrics `json:"halves"`
-	Outcomes   []Outcome          `json:"outcomes"`
+	// CategoryHalves splits each category by half, keyed "category/half",
+	// so a figure calibrated on one half can be checked on the other.
+	CategoryHalves map[string]Metrics `json:"category_halves"`
+	Outcomes       []Outcome          `json:"outcomes"`
 }
 
 // Run compiles every case and measures. A first, untimed pass warms the
@@ -155,20 +158,25 @@ func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, erro
 		}
 		outs = append(outs, o)
 	}
-	rep := &Report{Outcomes: outs, Categories: map[string]Metrics{}, Halves: map[string]Metrics{}}
-	rep.Overall = measure(outs)
-	byCat, byHalf := map[string][]Outcome{}, map[string][]Outcome{}
-	for _, o := range outs {
-		byCat[o.Case.Category] = append(byCat[o.Case.Category], o)
-		byHalf[o.Case.Half()] = append(byHalf[o.Case.Half()], o)
-	}
-	for k, v := range byCat {
-		rep.Categories[k] = measure(v)
-	}
-	for k, v := range byHalf {
-		rep.Halves[k] = measure(v)
-	}
+	rep := &Report{Outcomes: outs, Overall: measure(outs)}
+	rep.Categories = measureBy(outs, func(c Case) string { return c.Category })
+	rep.Halves = measureBy(outs, Case.Half)
+	rep.CategoryHalves = measureBy(outs, func(c Case) string { return c.Category + "/" + c.Half() })
 	return rep, nil
+}
+
+// measureBy groups outcomes by a key of their case and measures each group.
+func measureBy(outs []Outcome, key func(Case) string) map[string]Metrics {
+	groups := map[string][]Outcome{}
+	for _, o := range outs {
+		k := key(o.Case)
+		groups[k] = append(groups[k], o)
+	}
+	m := make(map[string]Metrics, len(groups))
+	for k, v := range groups {
+		m[k] = measure(v)
+	}
+	return m
 }
 
 // ratio counts hits over a denominator.

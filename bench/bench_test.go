@@ -2,7 +2,9 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/rlmc-dev/rlmc/compiler"
@@ -126,5 +128,23 @@ func TestMeasure(t *testing.T) {
 				t.Errorf("got %v; want %v", tt.got, tt.want)
 			}
 		})
+	}
+}
+
+func TestMeasureByPartitions(t *testing.T) {
+	var outs []Outcome
+	for i, cat := range []string{"a", "a", "b", "b", "b"} {
+		outs = append(outs, Outcome{Case: Case{ID: fmt.Sprint(i), Category: cat, Expected: "no_route"}, Decision: "no_route"})
+	}
+	byCatHalf := measureBy(outs, func(c Case) string { return c.Category + "/" + c.Half() })
+	total := 0
+	for k, m := range byCatHalf {
+		if !strings.HasSuffix(k, "/even") && !strings.HasSuffix(k, "/odd") {
+			t.Errorf("key %q: want category/even or category/odd", k)
+		}
+		total += m.Cases
+	}
+	if total != len(outs) {
+		t.Errorf("got %d cases over the groups; want %d", total, len(outs))
 	}
 }
