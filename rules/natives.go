@@ -68,53 +68,15 @@ func registerFacts(vm *engine.VM, f Facts) {
 	// names/2, lexical_scores/2, values/2 and append/2 are list plumbing,
 	// not policy: each is one step here instead of one interpreter step per
 	// element.
-	vm.Register2(engine.NewAtom("names"), func(vm *engine.VM, cands, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		var ns []engine.Term
-		iter := engine.ListIterator{List: cands, Env: env}
-		for iter.Next() {
-			c, ok := env.Resolve(iter.Current()).(engine.Compound)
-			if !ok || c.Functor() != atomCand || c.Arity() != 3 {
-				return engine.Bool(false)
-			}
-			ns = append(ns, c.Arg(0))
-		}
-		if iter.Err() != nil {
-			return engine.Bool(false)
-		}
-		return unifyAll(env, k, out, engine.List(ns...))
-	})
-	vm.Register2(engine.NewAtom("lexical_scores"), func(vm *engine.VM, cands, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		var ss []engine.Term
-		iter := engine.ListIterator{List: cands, Env: env}
-		for iter.Next() {
-			c, ok := env.Resolve(iter.Current()).(engine.Compound)
-			if !ok || c.Functor() != atomCand || c.Arity() != 3 {
-				return engine.Bool(false)
-			}
-			if env.Resolve(c.Arg(1)) == atomLexical {
-				ss = append(ss, c.Arg(2))
-			}
-		}
-		if iter.Err() != nil {
-			return engine.Bool(false)
-		}
-		return unifyAll(env, k, out, engine.List(ss...))
-	})
-	vm.Register2(engine.NewAtom("values"), func(vm *engine.VM, pairs, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		var vs []engine.Term
-		iter := engine.ListIterator{List: pairs, Env: env}
-		for iter.Next() {
-			c, ok := env.Resolve(iter.Current()).(engine.Compound)
-			if !ok || c.Functor() != atomMinus || c.Arity() != 2 {
-				return engine.Bool(false)
-			}
-			vs = append(vs, c.Arg(1))
-		}
-		if iter.Err() != nil {
-			return engine.Bool(false)
-		}
-		return unifyAll(env, k, out, engine.List(vs...))
-	})
+	vm.Register2(engine.NewAtom("names"), mapList(atomCand, 3, func(c engine.Compound, _ *engine.Env) (engine.Term, bool) {
+		return c.Arg(0), true
+	}))
+	vm.Register2(engine.NewAtom("lexical_scores"), mapList(atomCand, 3, func(c engine.Compound, env *engine.Env) (engine.Term, bool) {
+		return c.Arg(2), env.Resolve(c.Arg(1)) == atomLexical
+	}))
+	vm.Register2(engine.NewAtom("values"), mapList(atomMinus, 2, func(c engine.Compound, _ *engine.Env) (engine.Term, bool) {
+		return c.Arg(1), true
+	}))
 	vm.Register2(engine.NewAtom("append"), func(vm *engine.VM, lists, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 		var all []engine.Term
 		outer := engine.ListIterator{List: lists, Env: env}
@@ -228,6 +190,29 @@ func registerFacts(vm *engine.VM, f Facts) {
 		}
 		return unifyAll(env, k, out, engine.Integer(sum))
 	})
+}
+
+// mapList makes a predicate p(+List, -Out) for a proper list of
+// functor/arity terms: Out holds pick's term for each element it keeps, in
+// order. Any other element fails the call.
+func mapList(functor engine.Atom, arity int, pick func(engine.Compound, *engine.Env) (engine.Term, bool)) engine.Predicate2 {
+	return func(vm *engine.VM, list, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		var ts []engine.Term
+		iter := engine.ListIterator{List: list, Env: env}
+		for iter.Next() {
+			c, ok := env.Resolve(iter.Current()).(engine.Compound)
+			if !ok || c.Functor() != functor || c.Arity() != arity {
+				return engine.Bool(false)
+			}
+			if t, keep := pick(c, env); keep {
+				ts = append(ts, t)
+			}
+		}
+		if iter.Err() != nil {
+			return engine.Bool(false)
+		}
+		return unifyAll(env, k, out, engine.List(ts...))
+	}
 }
 
 // atoms returns the atoms of a proper list of atoms; anything else in it is
