@@ -318,10 +318,10 @@ func (r *compilation) relate() {
 	for _, c := range r.cands {
 		r.breadth[c.Name] = breadth(r.evidence[c.Name])
 	}
-	named := map[string]map[string]bool{} // candidate -> its objects the task names
+	named := map[string][]string{} // candidate -> its objects the task names
 	for _, c := range r.cands {
 		if id, ok := ix.ids[c.Name]; ok {
-			named[c.Name] = set(intersect(ix.unitObjects[id], r.q.objects))
+			named[c.Name] = intersect(ix.unitObjects[id], r.q.objects)
 		}
 	}
 	for _, a := range r.cands {
@@ -333,10 +333,8 @@ func (r *compilation) relate() {
 			if residual(r.evidence[a.Name], r.evidence[b.Name]) < redundantShare*r.score(b.Name) {
 				r.redundant[pair] = true
 			}
-			for o := range named[a.Name] {
-				if named[b.Name][o] {
-					r.sameObject[pair] = true
-				}
+			if shares(named[a.Name], set(named[b.Name])) {
+				r.sameObject[pair] = true
 			}
 		}
 	}

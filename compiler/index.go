@@ -175,7 +175,7 @@ func buildIndex(cat *ir.Catalog) *index {
 			}
 			ix.phrases[s[0]] = append(ix.phrases[s[0]], phrase{unit: id, kind: f, stems: s, weight: weight, text: text})
 		}
-		nameText := strings.ReplaceAll(u.Name, "-", " ")
+		nameText := nameWords(u)
 		addPhrase(fieldName, nameText, 1)
 		ix.addWhole(u.Name, u.Name)
 		// A phrase counts once per unit: an alias or trigger that repeats
@@ -244,7 +244,7 @@ func buildIndex(cat *ir.Catalog) *index {
 // declared its objects, since a name may use another unit's object word.
 func (ix *index) nameObjects() {
 	for id, u := range ix.units {
-		names := append([]string{strings.ReplaceAll(u.Name, "-", " ")}, u.Aliases...)
+		names := append([]string{nameWords(u)}, u.Aliases...)
 		for _, n := range names {
 			st := stems(n)
 			for i, s := range st {
@@ -299,7 +299,7 @@ func bagOf(u *ir.Unit) bag {
 			b.lens[f]++
 		}
 	}
-	nameText := strings.ReplaceAll(u.Name, "-", " ")
+	nameText := nameWords(u)
 	add(fieldName, nameText, 1)
 	for _, a := range u.Aliases {
 		add(fieldAlias, a, 1)
@@ -325,6 +325,9 @@ func bagOf(u *ir.Unit) bag {
 	b.grams = slices.Collect(maps.Keys(grams))
 	return b
 }
+
+// nameWords is a unit's name as the words it is made of.
+func nameWords(u *ir.Unit) string { return strings.ReplaceAll(u.Name, "-", " ") }
 
 func triggerValues(u *ir.Unit) []string {
 	out := make([]string, len(u.Triggers))
