@@ -260,7 +260,7 @@ func (r *compilation) retrieve() error {
 			r.cands = append(r.cands, rules.Candidate{Name: n, Origin: rules.OriginExplicit, Score: milli(r.score(n))})
 		}
 	}
-	lexical := above[:0:0]
+	var lexical []scored
 	for _, s := range above {
 		u := ix.units[s.unit]
 		if !r.mandatory[u.Name] && !r.explicit[u.Name] && !r.denied[u.Name] {
