@@ -8,15 +8,19 @@ import (
 )
 
 // facts is the catalog as the policy sees it: standing, priorities and the
-// relation graph, with every dependency closure computed once at New. It
-// never changes afterwards, so concurrent compiles can share it.
+// relation graph, with every unit's closure outcome (complete, missing or
+// cycle) computed once at New in time and memory linear in the graph. The
+// dependency lists themselves are walked on demand: kept for every unit
+// they would cost the square of a long chain. facts never changes after
+// New, so concurrent compiles can share it.
 type facts struct {
 	cat        *ir.Catalog
 	priority   map[string]int
 	requires   map[string][]string
-	closures   map[string]rules.Closure
-	conflicts  map[[2]string]bool // both orders
-	supersedes map[[2]string]bool // [superseder, superseded]
+	broken     map[string]rules.Closure // units whose closure is missing or cyclic
+	done       map[string]bool          // units whose outcome is known
+	conflicts  map[[2]string]bool       // both orders
+	supersedes map[[2]string]bool       // [superseder, superseded]
 }
 
 func newFacts(cat *ir.Catalog, p Policy) *facts {
@@ -24,7 +28,8 @@ func newFacts(cat *ir.Catalog, p Policy) *facts {
 		cat:        cat,
 		priority:   map[string]int{},
 		requires:   map[string][]string{},
-		closures:   map[string]rules.Closure{},
+		broken:     map[string]rules.Closure{},
+		done:       map[string]bool{},
 		conflicts:  map[[2]string]bool{},
 		supersedes: map[[2]string]bool{},
 	}
@@ -78,8 +83,10 @@ func dedupe(names []string) []string {
 	return out
 }
 
-// closureBuilder computes closures depth first with memoization. A unit that
-// reaches a cycle or a missing unit gets that outcome: closures fail closed.
+// closureBuilder finds each unit's closure outcome depth first, visiting
+// every unit and edge once. A unit that reaches a cycle or a missing unit
+// gets that outcome: closures fail closed. Outcomes are shared, never
+// copied, so the work is linear in the graph.
 type closureBuilder struct {
 	f       *facts
 	onStack map[string]int // name -> index in stack
@@ -87,15 +94,12 @@ type closureBuilder struct {
 }
 
 func (g *closureBuilder) closure(n string) rules.Closure {
-	if c, ok := g.f.closures[n]; ok {
-		return c
+	if g.f.done[n] {
+		return g.f.broken[n]
 	}
 	g.onStack[n] = len(g.stack)
 	g.stack = append(g.stack, n)
-	var (
-		res  rules.Closure
-		seen = map[string]bool{}
-	)
+	var res rules.Closure
 	for _, d := range g.f.requires[n] {
 		if _, ok := g.f.priority[d]; !ok {
 			res = rules.Closure{Missing: d}
@@ -105,21 +109,17 @@ func (g *closureBuilder) closure(n string) rules.Closure {
 			res = rules.Closure{Cycle: append(append([]string{}, g.stack[i:]...), d)}
 			break
 		}
-		c := g.closure(d)
-		if c.Missing != "" || len(c.Cycle) > 0 {
-			res = rules.Closure{Missing: c.Missing, Cycle: c.Cycle}
+		if c := g.closure(d); c.Missing != "" || len(c.Cycle) > 0 {
+			res = c
 			break
-		}
-		for _, x := range append(c.Deps, d) {
-			if !seen[x] {
-				seen[x] = true
-				res.Deps = append(res.Deps, x)
-			}
 		}
 	}
 	g.stack = g.stack[:len(g.stack)-1]
 	delete(g.onStack, n)
-	g.f.closures[n] = res
+	g.f.done[n] = true
+	if res.Missing != "" || len(res.Cycle) > 0 {
+		g.f.broken[n] = res
+	}
 	return res
 }
 
@@ -132,8 +132,30 @@ func (f *facts) Unit(name string) (rules.UnitFacts, bool) {
 	return rules.UnitFacts{Status: u.Status, Invocation: u.Invocation, Priority: f.priority[name]}, true
 }
 
-// Closure implements rules.Facts.
-func (f *facts) Closure(name string) rules.Closure { return f.closures[name] }
+// Closure implements rules.Facts. A complete closure lists every
+// dependency once, dependencies first (depth-first post-order over requires
+// in their written order); the walk costs the size of that closure.
+func (f *facts) Closure(name string) rules.Closure {
+	if c, ok := f.broken[name]; ok || !f.done[name] {
+		return c
+	}
+	var (
+		deps []string
+		seen = map[string]bool{name: true}
+		walk func(n string)
+	)
+	walk = func(n string) {
+		for _, d := range f.requires[n] {
+			if !seen[d] {
+				seen[d] = true
+				walk(d)
+				deps = append(deps, d)
+			}
+		}
+	}
+	walk(name)
+	return rules.Closure{Deps: deps}
+}
 
 // Conflict implements rules.Facts.
 func (f *facts) Conflict(a, b string) bool { return f.conflicts[[2]string{a, b}] }

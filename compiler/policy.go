@@ -3,8 +3,10 @@ package compiler
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"gopkg.in/yaml.v3"
@@ -102,6 +104,11 @@ func LoadPolicy(file string) (Policy, error) {
 
 // ParsePolicy parses policy YAML and validates its values.
 func ParsePolicy(data []byte) (Policy, error) {
+	// The shared reader refuses a second document, anchors, merge keys and
+	// repeated keys, as it does for skills: a policy must mean one thing.
+	if _, err := loader.DecodeYAML(data); err != nil {
+		return Policy{}, fmt.Errorf("invalid policy: %w", err)
+	}
 	var p Policy
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -124,8 +131,8 @@ func ParsePolicy(data []byte) (Policy, error) {
 	if p.Limits.MaxFileBytes < 0 || p.Limits.MaxFrontmatterBytes < 0 || p.Limits.MaxDepth < 0 || p.Limits.MaxFolders < 0 {
 		return Policy{}, fmt.Errorf("invalid policy: limits must be positive")
 	}
-	for name, prio := range p.Priority {
-		if prio < 0 || prio > 100000 {
+	for _, name := range slices.Sorted(maps.Keys(p.Priority)) {
+		if prio := p.Priority[name]; prio < 0 || prio > 100000 {
 			return Policy{}, fmt.Errorf("invalid policy: priority of %s must be 0..100000", name)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"regexp"
 	"sort"
 	"strconv"
@@ -89,27 +90,54 @@ func promptFingerprint(prompt string, selected []*ir.Unit) string {
 	return h.sum()
 }
 
-// catalogFingerprint covers every admitted unit (status ok): name, content
-// digest and precedence, in name order, so listing order does not matter.
+// catalogFingerprint covers everything in the catalog a decision can read.
+// For each admitted unit (status ok) that is its whole normalized form (see
+// decisionFields): the content digest of SKILL.md, and every field the
+// loader derived from any file, SKILL.md or the files beside it
+// (agents/openai.yaml, manifest.json). Hashing the normalized unit rather
+// than the digests of the files read keeps the rule independent of which
+// files a layout reads and how: whatever reaches the unit is covered, and a
+// field added to ir.Unit is covered unless decisionFields clears it. Units
+// that are not admitted enter by name, status and precedence only, since
+// their presence changes decisions (an explicit selection of an invalid
+// unit fails differently from one of an absent unit) but their content does
+// not. Units are taken in name order, so listing order does not matter.
 func catalogFingerprint(cat *ir.Catalog) string {
-	var units []*ir.Unit
-	for _, u := range cat.Units {
-		if u.Status == ir.StatusOK {
-			units = append(units, u)
-		}
-	}
-	sort.Slice(units, func(i, j int) bool {
+	units := append([]*ir.Unit{}, cat.Units...)
+	sort.SliceStable(units, func(i, j int) bool {
 		if units[i].Name != units[j].Name {
 			return units[i].Name < units[j].Name
 		}
 		return units[i].Precedence < units[j].Precedence
 	})
 	h := &hasher{}
-	h.add("rlmc/catalog/v1")
+	h.add("rlmc/catalog/v2")
 	for _, u := range units {
 		h.add(u.Name)
-		h.add(u.SHA256)
+		h.add(string(u.Status))
 		h.add(strconv.Itoa(u.Precedence))
+		if u.Status == ir.StatusOK {
+			h.add(decisionFields(u))
+		}
 	}
 	return h.sum()
+}
+
+// decisionFields is the canonical JSON of a unit without the fields that
+// only locate it or that no decision reads: Root, Path and File (a catalog
+// moved elsewhere keeps its fingerprint), ShadowedBy (a path), Variant
+// (informational, and partly derived from the root's path) and HostFields
+// (recorded, never interpreted, and already covered by SHA256). JSON of a
+// fixed struct is canonical: fields in declaration order, map keys sorted,
+// strings quoted.
+func decisionFields(u *ir.Unit) string {
+	v := *u
+	v.Root, v.Path, v.File, v.ShadowedBy, v.Variant, v.HostFields = "", "", "", "", "", nil
+	data, err := json.Marshal(&v)
+	if err != nil {
+		// Every remaining field is a string, a number or a list or map of
+		// them, which always encode; a failure is a programming error.
+		panic("rlmc: cannot encode a unit for its fingerprint: " + err.Error())
+	}
+	return string(data)
 }

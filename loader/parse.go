@@ -2,7 +2,9 @@ package loader
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -155,25 +157,28 @@ func splitFrontmatter(content []byte, start int) (fm string, bodyOffset int, ok 
 }
 
 func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) bool {
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+	doc, err := DecodeYAML([]byte(text))
+	var refused *YAMLError
+	if err != nil && !errors.As(err, &refused) {
 		// Many published skills write "description: Audit code: find bugs",
 		// which strict YAML refuses and every client accepts. Quote such
 		// plain top-level values and try once more.
 		repaired, changed := quotePlainValues(text)
-		doc = yaml.Node{}
-		if !changed || yaml.Unmarshal([]byte(repaired), &doc) != nil {
+		if !changed {
 			s.add(yamlErrorLine(err), ir.CodeInvalidYAML, ir.SeverityError, "frontmatter is not valid YAML: %s", cleanYAMLError(err))
 			return false
 		}
-		s.add(yamlErrorLine(err), ir.CodeLenientYAML, ir.SeverityInfo, "a plain value holds \": \"; read it as text, as clients do (quote it to silence this)")
+		var again error
+		if doc, again = DecodeYAML([]byte(repaired)); again != nil && !errors.As(again, &refused) {
+			s.add(yamlErrorLine(err), ir.CodeInvalidYAML, ir.SeverityError, "frontmatter is not valid YAML: %s", cleanYAMLError(err))
+			return false
+		}
+		if again == nil {
+			s.add(yamlErrorLine(err), ir.CodeLenientYAML, ir.SeverityInfo, "a plain value holds \": \"; read it as text, as clients do (quote it to silence this)")
+		}
 	}
-	if line, found := findAlias(&doc); found {
-		s.add(line+1, ir.CodeInvalidYAML, ir.SeverityError, "YAML anchors and aliases are not allowed in frontmatter")
-		return false
-	}
-	if key, line, found := findDuplicateKey(&doc); found {
-		s.add(line+1, ir.CodeInvalidYAML, ir.SeverityError, "key %q appears twice; which one wins would be a guess", clip(key))
+	if refused != nil {
+		s.add(refused.Line+1, ir.CodeInvalidYAML, ir.SeverityError, "frontmatter: %s", refused.Msg)
 		return false
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
@@ -318,39 +323,73 @@ func stringOrList(n *yaml.Node) ([]string, bool) {
 	return nil, false
 }
 
-// findAlias reports the first alias or anchor. Refusing them outright is
-// simpler and safer than bounding their expansion.
-func findAlias(n *yaml.Node) (int, bool) {
-	if n.Kind == yaml.AliasNode || n.Anchor != "" {
-		return n.Line, true
-	}
-	for _, c := range n.Content {
-		if line, ok := findAlias(c); ok {
-			return line, true
-		}
-	}
-	return 0, false
+// YAMLError is YAML that parses but that rlmc refuses because readers
+// disagree on what it means: a second document (most readers ignore it, some
+// read it), an anchor or alias (expansion can be exponential), a merge key
+// (YAML 1.1 readers apply it, YAML 1.2 readers keep a key named "<<") or a
+// repeated key (which one wins differs). Line is 1-based in the YAML text.
+type YAMLError struct {
+	Line int
+	Msg  string
 }
 
-// findDuplicateKey reports a mapping that repeats a key. yaml.v3 refuses
-// duplicates only when decoding into Go maps and structs, not into nodes.
-func findDuplicateKey(n *yaml.Node) (string, int, bool) {
+func (e *YAMLError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// DecodeYAML parses data as at most one YAML document and refuses every
+// construct that YAMLError lists. It is the one place every YAML rlmc reads
+// goes through (frontmatter, agents/openai.yaml, the host policy), so that
+// they all fail closed alike. Empty input is a document of kind 0. A syntax
+// error is returned as yaml.v3 reports it; a refusal is a *YAMLError.
+func DecodeYAML(data []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return &yaml.Node{}, nil
+		}
+		return nil, err
+	}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, err
+	default:
+		return nil, &YAMLError{Line: max(extra.Line, 1), Msg: "more than one YAML document; readers disagree on which one counts"}
+	}
+	if err := refuseAmbiguous(&doc); err != nil {
+		return nil, err
+	}
+	return &doc, nil
+}
+
+// refuseAmbiguous walks the tree in document order and reports the first
+// anchor, alias, merge key or repeated key.
+func refuseAmbiguous(n *yaml.Node) *YAMLError {
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return &YAMLError{Line: n.Line, Msg: "YAML anchors and aliases are not allowed"}
+	}
+	var seen map[string]bool
 	if n.Kind == yaml.MappingNode {
-		seen := make(map[string]bool, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if seen[k.Value] {
-				return k.Value, k.Line, true
+		seen = make(map[string]bool, len(n.Content)/2)
+	}
+	for i, c := range n.Content {
+		if seen != nil && i%2 == 0 {
+			// A merge key is refused however it is spelled: a quoted "<<"
+			// is a plain key to some readers and a merge to others.
+			if c.Kind == yaml.ScalarNode && (c.Value == "<<" || c.ShortTag() == "!!merge") {
+				return &YAMLError{Line: c.Line, Msg: "YAML merge keys (<<) are not allowed"}
 			}
-			seen[k.Value] = true
+			if seen[c.Value] {
+				return &YAMLError{Line: c.Line, Msg: fmt.Sprintf("key %q appears twice; which one wins would be a guess", clip(c.Value))}
+			}
+			seen[c.Value] = true
+		}
+		if err := refuseAmbiguous(c); err != nil {
+			return err
 		}
 	}
-	for _, c := range n.Content {
-		if key, line, ok := findDuplicateKey(c); ok {
-			return key, line, true
-		}
-	}
-	return "", 0, false
+	return nil
 }
 
 func yamlErrorLine(err error) int {

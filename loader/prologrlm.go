@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"unicode"
 
 	"github.com/rlmc-dev/rlmc/ir"
 )
@@ -118,7 +120,13 @@ func ParsePrologRLM(text string) (*PrologRLM, error) {
 			return nil, fmt.Errorf("trigger weight must be 0..%d", maxTriggerWt)
 		}
 	}
-	for field, refs := range map[string][]PrologRef{"requires": m.Requires, "suggests": m.Suggests, "conflicts": m.Conflicts, "supersedes": m.Supersedes} {
+	// A fixed order, never a map: with errors in several lists the one
+	// reported must be the same on every run.
+	for _, rel := range []struct {
+		field string
+		refs  []PrologRef
+	}{{"requires", m.Requires}, {"suggests", m.Suggests}, {"conflicts", m.Conflicts}, {"supersedes", m.Supersedes}} {
+		field, refs := rel.field, rel.refs
 		if len(refs) > maxRefs {
 			return nil, fmt.Errorf("%q holds %d entries; the limit is %d", field, len(refs), maxRefs)
 		}
@@ -138,13 +146,15 @@ func ParsePrologRLM(text string) (*PrologRLM, error) {
 
 // checkDuplicateKeys refuses objects that repeat a key: encoding/json would
 // silently keep the last one, which lets a skill hide a second activation.
+// Keys are compared as encoding/json matches them to fields, ignoring case
+// (see foldKey), so "Automatic" repeats "automatic".
 func checkDuplicateKeys(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	type frame struct {
 		object bool
-		keys   map[string]bool
-		expect bool // next token in an object is a key
+		keys   map[string]string // folded key -> key as first written
+		expect bool              // next token in an object is a key
 	}
 	var stack []*frame
 	for {
@@ -161,17 +171,21 @@ func checkDuplicateKeys(data []byte) error {
 		}
 		if top != nil && top.object && top.expect {
 			if key, ok := tok.(string); ok {
-				if top.keys[key] {
-					return fmt.Errorf("duplicate key %q", key)
+				folded := foldKey(key)
+				if prev, dup := top.keys[folded]; dup {
+					if prev == key {
+						return fmt.Errorf("duplicate key %q", key)
+					}
+					return fmt.Errorf("duplicate key %q (JSON readers take it for %q)", key, prev)
 				}
-				top.keys[key] = true
+				top.keys[folded] = key
 				top.expect = false
 				continue
 			}
 		}
 		switch tok {
 		case json.Delim('{'):
-			stack = append(stack, &frame{object: true, keys: map[string]bool{}, expect: true})
+			stack = append(stack, &frame{object: true, keys: map[string]string{}, expect: true})
 			continue
 		case json.Delim('['):
 			stack = append(stack, &frame{})
@@ -183,4 +197,27 @@ func checkDuplicateKeys(data []byte) error {
 			stack[len(stack)-1].expect = true
 		}
 	}
+}
+
+// foldKey maps every key that encoding/json would match to the same struct
+// field onto one string: encoding/json matches names with bytes.EqualFold,
+// that is ASCII case plus Unicode simple case folding (so the Kelvin sign
+// U+212A matches "k" and U+017F matches "s"). Each rune becomes the smallest
+// rune of its folding orbit, so foldKey(a) == foldKey(b) exactly when
+// strings.EqualFold(a, b).
+func foldKey(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		for {
+			next := unicode.SimpleFold(r)
+			if next <= r {
+				r = next
+				break
+			}
+			r = next
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

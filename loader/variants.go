@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-
-	"gopkg.in/yaml.v3"
+	"maps"
+	"slices"
+	"strings"
 )
 
 // CodexPolicyFile is the Codex per-skill settings file, relative to the
@@ -30,18 +31,12 @@ func ParseCodexPolicy(data []byte) (CodexPolicy, error) {
 			AllowImplicitInvocation *bool `yaml:"allow_implicit_invocation"`
 		} `yaml:"policy"`
 	}
-	var probe yaml.Node
-	if err := yaml.Unmarshal(data, &probe); err != nil {
-		return CodexPolicy{}, fmt.Errorf("not valid YAML: %v", err)
-	}
-	if _, alias := findAlias(&probe); alias {
-		return CodexPolicy{}, fmt.Errorf("YAML anchors and aliases are not allowed")
-	}
-	if key, _, dup := findDuplicateKey(&probe); dup {
-		return CodexPolicy{}, fmt.Errorf("key %q appears twice", key)
+	probe, err := DecodeYAML(data)
+	if err != nil {
+		return CodexPolicy{}, fmt.Errorf("not valid YAML: %w", err)
 	}
 	if err := probe.Decode(&doc); err != nil && probe.Kind != 0 {
-		return CodexPolicy{}, fmt.Errorf("unexpected shape: %v", err)
+		return CodexPolicy{}, fmt.Errorf("unexpected shape: %w", err)
 	}
 	p := CodexPolicy{AllowImplicit: true}
 	if v := doc.Policy.AllowImplicitInvocation; v != nil {
@@ -72,8 +67,20 @@ type Manifest struct {
 	Bootstrap json.RawMessage `json:"_bootstrap"`
 }
 
-// ParseManifest reads a Skill-Router manifest strictly: unknown keys and
-// wrong types are errors, because the manifest decides conflicts.
+// Limits of a Skill-Router manifest. A manifest over any of them makes the
+// unit invalid rather than being cut short: dropping conflicts_with entries
+// would make the unit more permissive, and a manifest's size must not decide
+// how much routing evidence the index holds.
+const (
+	maxManifestList     = 64  // entries in any one list
+	maxManifestMap      = 32  // intents, commands
+	maxManifestValueLen = 256 // bytes of any one value
+	maxManifestTriggers = 256 // triggers from the whole manifest
+)
+
+// ParseManifest reads a Skill-Router manifest strictly: unknown keys, wrong
+// types and exceeded limits are errors, because the manifest decides
+// conflicts.
 func ParseManifest(data []byte) (*Manifest, error) {
 	if err := checkDuplicateKeys(data); err != nil {
 		return nil, err
@@ -87,5 +94,67 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("trailing data after the JSON object")
 	}
+	if err := m.checkLimits(); err != nil {
+		return nil, err
+	}
 	return &m, nil
+}
+
+// checkLimits bounds every list of the manifest, in a fixed order so that
+// the error reported never depends on map order.
+func (m *Manifest) checkLimits() error {
+	type list struct {
+		field  string
+		values []string
+		limit  int
+		named  bool // entries name units: an empty one is an error
+	}
+	lists := []list{
+		{"keywords", m.Keywords, maxManifestList, false},
+		{"aliases", m.Aliases, maxAliases, true},
+		{"use_when", m.UseWhen, maxManifestList, false},
+		{"not_when", m.NotWhen, maxManifestList, false},
+		{"objects", m.Objects, maxManifestList, false},
+		{"actions", m.Actions, maxManifestList, false},
+		{"capabilities", m.Capabilities, maxManifestList, false},
+		{"conflicts_with", m.ConflictsWith, maxRefs, true},
+	}
+	if len(m.Intents) > maxManifestMap {
+		return fmt.Errorf(`"intents" holds %d entries; the limit is %d`, len(m.Intents), maxManifestMap)
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.Intents)) {
+		if len(k) > maxManifestValueLen {
+			return fmt.Errorf(`each "intents" key must be at most %d bytes`, maxManifestValueLen)
+		}
+		lists = append(lists, list{"intents." + clip(k), m.Intents[k], maxManifestList, false})
+	}
+	if len(m.Commands) > maxManifestMap {
+		return fmt.Errorf(`"commands" holds %d entries; the limit is %d`, len(m.Commands), maxManifestMap)
+	}
+	for i, c := range m.Commands {
+		for _, v := range []string{c.Name, c.Syntax, c.Description} {
+			if len(v) > maxManifestValueLen*4 {
+				return fmt.Errorf(`"commands"[%d] has a value over %d bytes`, i, maxManifestValueLen*4)
+			}
+		}
+		lists = append(lists, list{fmt.Sprintf("commands[%d].keywords", i), c.Keywords, maxManifestList, false})
+	}
+	triggers := 0
+	for _, l := range lists {
+		if len(l.values) > l.limit {
+			return fmt.Errorf("%q holds %d entries; the limit is %d", l.field, len(l.values), l.limit)
+		}
+		for _, v := range l.values {
+			if len(v) > maxManifestValueLen || (l.named && strings.TrimSpace(v) == "") {
+				return fmt.Errorf("each %q entry must be 1..%d bytes", l.field, maxManifestValueLen)
+			}
+		}
+		if l.field != "aliases" && l.field != "not_when" && l.field != "conflicts_with" {
+			triggers += len(l.values)
+		}
+	}
+	if triggers > maxManifestTriggers {
+		return fmt.Errorf("the manifest gives %d triggers; the limit is %d", triggers, maxManifestTriggers)
+	}
+	return nil
 }

@@ -1,0 +1,175 @@
+package loader
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseCodexPolicy(t *testing.T) {
+	tests := []struct {
+		name     string
+		yaml     string
+		wantErr  bool
+		implicit bool
+	}{
+		{name: "empty", yaml: "", implicit: true},
+		{name: "display only", yaml: "interface:\n  display_name: X\n", implicit: true},
+		{name: "forbids implicit", yaml: "policy:\n  allow_implicit_invocation: false\n", implicit: false},
+		{name: "second document", yaml: "interface:\n  display_name: X\n---\npolicy:\n  allow_implicit_invocation: false\n", wantErr: true},
+		{name: "empty second document", yaml: "policy:\n  allow_implicit_invocation: true\n---\n", wantErr: true},
+		{name: "merge key", yaml: "policy:\n  <<: {allow_implicit_invocation: true}\n", wantErr: true},
+		{name: "explicit merge tag", yaml: "policy:\n  !!merge x: {allow_implicit_invocation: true}\n", wantErr: true},
+		{name: "anchor", yaml: "a: &x 1\n", wantErr: true},
+		{name: "duplicate key", yaml: "policy: {}\npolicy: {}\n", wantErr: true},
+		{name: "yaml 1.1 no reads as false", yaml: "policy:\n  allow_implicit_invocation: no\n", implicit: false},
+		{name: "not a bool", yaml: "policy:\n  allow_implicit_invocation: [x]\n", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ParseCodexPolicy([]byte(tt.yaml))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("got error %v; want error %v", err, tt.wantErr)
+			}
+			if err == nil && p.AllowImplicit != tt.implicit {
+				t.Errorf("got AllowImplicit %v; want %v", p.AllowImplicit, tt.implicit)
+			}
+		})
+	}
+}
+
+func TestDecodeYAML(t *testing.T) {
+	tests := []struct {
+		name    string
+		yaml    string
+		wantErr bool
+	}{
+		{name: "empty", yaml: ""},
+		{name: "comment only", yaml: "# nothing\n"},
+		{name: "one document", yaml: "a: 1\nb: [x, y]\n"},
+		{name: "explicit start", yaml: "---\na: 1\n"},
+		{name: "explicit end", yaml: "a: 1\n...\n"},
+		{name: "two documents", yaml: "a: 1\n---\nb: 2\n", wantErr: true},
+		{name: "document after end", yaml: "a: 1\n...\n---\nb: 2\n", wantErr: true},
+		{name: "merge key", yaml: "a: 1\n<<: {b: 2}\n", wantErr: true},
+		{name: "nested merge key", yaml: "a:\n  - x: 1\n    <<: {b: 2}\n", wantErr: true},
+		{name: "quoted merge key", yaml: "'<<': {b: 2}\n", wantErr: true},
+		{name: "anchor", yaml: "a: &x 1\n", wantErr: true},
+		{name: "alias", yaml: "a: *x\n", wantErr: true},
+		{name: "duplicate key", yaml: "a: 1\na: 2\n", wantErr: true},
+		{name: "syntax", yaml: "a: [1\n", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecodeYAML([]byte(tt.yaml))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("got error %v; want error %v", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseSkillRefusesMergeAndSecondDocument(t *testing.T) {
+	tests := []struct {
+		name     string
+		content  string
+		wantLine int
+	}{
+		{name: "merge key", content: "---\nname: a\ndescription: d\n<<: {disable-model-invocation: true}\n---\nbody\n", wantLine: 4},
+		{name: "merge key in metadata", content: "---\nname: a\ndescription: d\nmetadata:\n  <<: {prolog-rlm: '{\"schema\":1}'}\n---\nbody\n", wantLine: 5},
+		{name: "second document", content: "---\nname: a\ndescription: d\n--- {disable-model-invocation: true}\n---\nbody\n", wantLine: 4},
+		{name: "merge key after lenient repair", content: "---\nname: a\ndescription: Audit code: find bugs\n<<: {disable-model-invocation: true}\n---\nbody\n", wantLine: 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ds := ParseSkill("x/SKILL.md", []byte(tt.content), DefaultLimits)
+			if p != nil {
+				t.Fatalf("got a parsed skill (diagnostics %v); want none", codes(ds))
+			}
+			var line int
+			for _, d := range ds {
+				if d.Code == "invalid_yaml" {
+					line = d.Line
+				}
+			}
+			if line != tt.wantLine {
+				t.Errorf("got invalid_yaml at line %d (diagnostics %v); want line %d", line, ds, tt.wantLine)
+			}
+		})
+	}
+}
+
+func TestJSONKeysFoldAsEncodingJSONDoes(t *testing.T) {
+	tests := []struct {
+		name string
+		json string
+		dup  bool
+	}{
+		{name: "distinct", json: `{"a":1,"b":2}`},
+		{name: "exact", json: `{"a":1,"a":2}`, dup: true},
+		{name: "ascii case", json: `{"automatic":false,"Automatic":true}`, dup: true},
+		{name: "escaped", json: `{"automatic":false,"\u0041utomatic":true}`, dup: true},
+		{name: "kelvin sign", json: `{"kind":"skill","\u212Aind":"tool"}`, dup: true},
+		{name: "long s", json: `{"schema":1,"\u017Fchema":2}`, dup: true},
+		{name: "nested", json: `{"x":[{"kind":1,"KIND":2}]}`, dup: true},
+		{name: "same key in sibling objects", json: `{"x":{"a":1},"y":{"a":1}}`},
+		{name: "different letters", json: `{"kind":1,"kin":2}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkDuplicateKeys([]byte(tt.json))
+			if (err != nil) != tt.dup {
+				t.Errorf("got error %v; want duplicate %v", err, tt.dup)
+			}
+		})
+	}
+}
+
+// TestPrologRLMErrorIsDeterministic parses metadata with an error in each
+// relation list many times: the error reported must not depend on map order.
+func TestPrologRLMErrorIsDeterministic(t *testing.T) {
+	bad := `[{"kind":"capability","name":"x"}]`
+	text := `{"schema":1,"requires":` + bad + `,"suggests":` + bad + `,"conflicts":` + bad + `,"supersedes":` + bad + `}`
+	_, first := ParsePrologRLM(text)
+	if first == nil {
+		t.Fatal("got no error; want one")
+	}
+	for i := 0; i < 50; i++ {
+		if _, err := ParsePrologRLM(text); err == nil || err.Error() != first.Error() {
+			t.Fatalf("run %d: got %v; want %v", i, err, first)
+		}
+	}
+}
+
+func TestParseManifestLimits(t *testing.T) {
+	list := func(n, size int) string {
+		items := make([]string, n)
+		for i := range items {
+			items[i] = `"` + strings.Repeat("x", size) + `"`
+		}
+		return "[" + strings.Join(items, ",") + "]"
+	}
+	tests := []struct {
+		name    string
+		json    string
+		wantErr bool
+	}{
+		{name: "small", json: `{"keywords":` + list(10, 10) + `}`},
+		{name: "at the list limit", json: `{"keywords":` + list(maxManifestList, 10) + `}`},
+		{name: "keywords over", json: `{"keywords":` + list(maxManifestList+1, 10) + `}`, wantErr: true},
+		{name: "conflicts over", json: `{"conflicts_with":` + list(maxRefs+1, 10) + `}`, wantErr: true},
+		{name: "aliases over", json: `{"aliases":` + list(maxAliases+1, 10) + `}`, wantErr: true},
+		{name: "value too long", json: `{"use_when":` + list(1, maxManifestValueLen+1) + `}`, wantErr: true},
+		{name: "empty value", json: `{"conflicts_with":[""]}`, wantErr: true},
+		{name: "intent list over", json: `{"intents":{"a":` + list(maxManifestList+1, 10) + `}}`, wantErr: true},
+		{name: "too many triggers in total", json: `{"keywords":` + list(60, 10) + `,"use_when":` + list(60, 10) + `,"objects":` + list(60, 10) + `,"actions":` + list(60, 10) + `,"capabilities":` + list(60, 10) + `}`, wantErr: true},
+		{name: "command keywords count", json: `{"commands":[{"name":"a","keywords":` + list(maxManifestList+1, 3) + `}]}`, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseManifest([]byte(tt.json))
+			if (err != nil) != tt.wantErr {
+				t.Errorf("got error %v; want error %v", err, tt.wantErr)
+			}
+		})
+	}
+}
