@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -98,27 +99,41 @@ func TestParseSkillRefusesMergeAndSecondDocument(t *testing.T) {
 	}
 }
 
-func TestJSONKeysFoldAsEncodingJSONDoes(t *testing.T) {
+// TestCheckJSONShape compares keys as encoding/json matches them and bounds
+// entries.
+func TestCheckJSONShape(t *testing.T) {
+	many := func(n int, open, entry, close string) string {
+		items := make([]string, n)
+		for i := range items {
+			items[i] = strings.ReplaceAll(entry, "N", strconv.Itoa(i))
+		}
+		return open + strings.Join(items, ",") + close
+	}
 	tests := []struct {
-		name string
-		json string
-		dup  bool
+		name    string
+		json    string
+		wantErr bool
 	}{
 		{name: "distinct", json: `{"a":1,"b":2}`},
-		{name: "exact", json: `{"a":1,"a":2}`, dup: true},
-		{name: "ascii case", json: `{"automatic":false,"Automatic":true}`, dup: true},
-		{name: "escaped", json: `{"automatic":false,"\u0041utomatic":true}`, dup: true},
-		{name: "kelvin sign", json: `{"kind":"skill","\u212Aind":"tool"}`, dup: true},
-		{name: "long s", json: `{"schema":1,"\u017Fchema":2}`, dup: true},
-		{name: "nested", json: `{"x":[{"kind":1,"KIND":2}]}`, dup: true},
+		{name: "exact", json: `{"a":1,"a":2}`, wantErr: true},
+		{name: "ascii case", json: `{"automatic":false,"Automatic":true}`, wantErr: true},
+		{name: "escaped", json: `{"automatic":false,"\u0041utomatic":true}`, wantErr: true},
+		{name: "kelvin sign", json: `{"kind":"skill","\u212Aind":"tool"}`, wantErr: true},
+		{name: "long s", json: `{"schema":1,"\u017Fchema":2}`, wantErr: true},
+		{name: "nested", json: `{"x":[{"kind":1,"KIND":2}]}`, wantErr: true},
 		{name: "same key in sibling objects", json: `{"x":{"a":1},"y":{"a":1}}`},
 		{name: "different letters", json: `{"kind":1,"kin":2}`},
+		{name: "array at the bound", json: many(maxJSONEntries, "[", "N", "]")},
+		{name: "array over the bound", json: many(maxJSONEntries+1, "[", "N", "]"), wantErr: true},
+		{name: "nested arrays at the bound", json: many(maxJSONEntries, "[", many(maxJSONEntries, "[", "1", "]"), "]")},
+		{name: "object at the bound", json: many(maxJSONEntries, "{", `"kN":1`, "}")},
+		{name: "object over the bound", json: many(maxJSONEntries+1, "{", `"kN":1`, "}"), wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := checkDuplicateKeys([]byte(tt.json))
-			if (err != nil) != tt.dup {
-				t.Errorf("got error %v; want duplicate %v", err, tt.dup)
+			err := checkJSONShape([]byte(tt.json))
+			if (err != nil) != tt.wantErr {
+				t.Errorf("got error %v; want error %v", err, tt.wantErr)
 			}
 		})
 	}

@@ -69,7 +69,7 @@ var ErrUnsupportedSchema = errors.New("unsupported prolog-rlm schema")
 // JSON, duplicate or unknown keys, wrong types, exceeded limits and any
 // attempt at self-promotion.
 func ParsePrologRLM(text string) (*PrologRLM, error) {
-	if err := checkDuplicateKeys([]byte(text)); err != nil {
+	if err := checkJSONShape([]byte(text)); err != nil {
 		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
@@ -144,17 +144,26 @@ func ParsePrologRLM(text string) (*PrologRLM, error) {
 	return &m, nil
 }
 
-// checkDuplicateKeys refuses objects that repeat a key: encoding/json would
+// maxJSONEntries bounds the entries of any one JSON array and the keys of
+// any one object in metadata.prolog-rlm and manifest.json. It is at least
+// every list limit of both schemas, which then check their own, smaller
+// limits; its purpose is to stop reading a flooded file early instead of
+// decoding all of it.
+const maxJSONEntries = 64
+
+// checkJSONShape refuses objects that repeat a key: encoding/json would
 // silently keep the last one, which lets a skill hide a second activation.
 // Keys are compared as encoding/json matches them to fields, ignoring case
-// (see foldKey), so "Automatic" repeats "automatic".
-func checkDuplicateKeys(data []byte) error {
+// (see foldKey), so "Automatic" repeats "automatic". It also refuses any
+// array or object with more than maxJSONEntries entries.
+func checkJSONShape(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	type frame struct {
 		object bool
 		keys   map[string]string // folded key -> key as first written
 		expect bool              // next token in an object is a key
+		n      int               // entries so far
 	}
 	var stack []*frame
 	for {
@@ -168,6 +177,11 @@ func checkDuplicateKeys(data []byte) error {
 		var top *frame
 		if len(stack) > 0 {
 			top = stack[len(stack)-1]
+		}
+		if top != nil && (!top.object && tok != json.Delim(']') || top.object && top.expect && tok != json.Delim('}')) {
+			if top.n++; top.n > maxJSONEntries {
+				return fmt.Errorf("an array or object holds more than %d entries", maxJSONEntries)
+			}
 		}
 		if top != nil && top.object && top.expect {
 			if key, ok := tok.(string); ok {

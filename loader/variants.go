@@ -82,7 +82,7 @@ const (
 // types and exceeded limits are errors, because the manifest decides
 // conflicts.
 func ParseManifest(data []byte) (*Manifest, error) {
-	if err := checkDuplicateKeys(data); err != nil {
+	if err := checkJSONShape(data); err != nil {
 		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
