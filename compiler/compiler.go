@@ -139,7 +139,8 @@ func (c *Compiler) Catalog() *ir.Catalog { return c.cat }
 // Policy returns the host policy in effect, with defaults filled in.
 func (c *Compiler) Policy() Policy { return c.policy }
 
-// CatalogFingerprint identifies the catalog's admitted units.
+// CatalogFingerprint identifies everything in the catalog a decision can
+// read; see README.md for what it covers.
 func (c *Compiler) CatalogFingerprint() string { return c.catalogFP }
 
 // Diagnostics returns the catalog's and the policy's diagnostics.
