@@ -12,7 +12,8 @@
 //	skills/...     optional: the catalog; without it the case runs against
 //	               the roots given to the runner
 //	skills-b/...   optional: a second catalog; every request also compiles
-//	               against it, and Want.Fingerprints compares the two
+//	               against it, and Want.Fingerprints and
+//	               Want.CatalogFingerprints compare the two
 //	policy.yaml    optional: host policy for this case
 //	symlinks       optional: lines "link -> target", both relative to the
 //	               case folder, created before loading
@@ -82,6 +83,9 @@ type Want struct {
 	// Fingerprints is "equal" or "differ": across the requests of the case,
 	// or between the skills/ and skills-b/ catalogs when both exist.
 	Fingerprints string `json:"fingerprints,omitempty"`
+	// CatalogFingerprints is "equal" or "differ" between the catalog
+	// fingerprints of skills/ and skills-b/.
+	CatalogFingerprints string `json:"catalog_fingerprints,omitempty"`
 	// Match is a JSON subset of the full result: objects match by key,
 	// arrays as an ordered subsequence.
 	Match json.RawMessage `json:"match,omitempty"`
@@ -251,6 +255,19 @@ func (r *Runner) Run(ctx context.Context, c *Case) Outcome {
 			fail("loading skills-b: %v", err)
 			return out
 		}
+	}
+	for _, w := range c.Wants {
+		switch {
+		case w.CatalogFingerprints == "":
+			continue
+		case variant == nil:
+			fail("catalog_fingerprints compares skills/ with skills-b/, and the case has no skills-b/")
+		case w.CatalogFingerprints == "equal" && variant.CatalogFingerprint() != primary.CatalogFingerprint():
+			fail("catalog fingerprints of skills and skills-b differ; want equal")
+		case w.CatalogFingerprints == "differ" && variant.CatalogFingerprint() == primary.CatalogFingerprint():
+			fail("catalog fingerprints of skills and skills-b are equal; want them to differ")
+		}
+		break
 	}
 	var prints []string
 	for i, req := range c.Requests {
