@@ -55,6 +55,13 @@ func Printable(s string) string {
 	if s != "" && !needsEscape(s, true) {
 		return s
 	}
+	return Quote(s)
+}
+
+// Quote returns s double-quoted with Go escapes, as strconv.Quote does,
+// except that ignorable characters are escaped too although Go would print
+// them.
+func Quote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	escape(&b, s, true)

@@ -143,3 +143,19 @@ func TestDiagnosticOneLine(t *testing.T) {
 		})
 	}
 }
+
+func TestQuote(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"plain", "deploy", `"deploy"`},
+		{"empty", "", `""`},
+		{"quote and newline", "a\"\nb", `"a\"\nb"`},
+		{"printable ignorable", "a\u3164b", `"a\u3164b"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Quote(tt.in); got != tt.want {
+				t.Errorf("Quote(%q) = %s; want %s", tt.in, got, tt.want)
+			}
+		})
+	}
+}
