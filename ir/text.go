@@ -24,7 +24,9 @@ var ignorable = []*unicode.RangeTable{
 // hide text from the people reading it, or to split a word a reader would
 // still see whole.
 func Ignorable(r rune) bool {
-	return unicode.IsOneOf(ignorable, r)
+	// The first ignorable code point is U+00AD; most text never gets past
+	// this test.
+	return r >= 0xad && unicode.IsOneOf(ignorable, r)
 }
 
 // StripIgnorable returns s without its ignorable code points.
