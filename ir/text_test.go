@@ -3,6 +3,7 @@ package ir
 import (
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestIgnorable(t *testing.T) {
@@ -157,5 +158,15 @@ func TestQuote(t *testing.T) {
 				t.Errorf("Quote(%q) = %s; want %s", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestIgnorableBelowSoftHyphen pins the early return of Ignorable: no code
+// point below U+00AD is in its tables.
+func TestIgnorableBelowSoftHyphen(t *testing.T) {
+	for r := rune(0); r < 0xad; r++ {
+		if unicode.IsOneOf(ignorable, r) {
+			t.Errorf("%U is ignorable; want the first ignorable code point to be U+00AD", r)
+		}
 	}
 }
