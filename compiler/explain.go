@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // EventKind classifies an explanation event.
@@ -33,26 +35,29 @@ type Event struct {
 // rejected unit with its reason. Units rejected for lack of evidence are
 // listed together on one line each per reason so that large catalogs stay
 // readable. It is pure: the same result always renders the same text.
+// Names and paths come from folder names, so they are written through
+// ir.Printable and details through ir.EscapeText: each event stays on its
+// line whatever a catalog holds.
 func WriteExplanation(w io.Writer, r *Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "decision: %s (%d selected, %d rejected); budget %d/%d tokens (%s)\n",
 		r.Decision, len(r.Selected), len(r.Rejected), r.Budget.Used, r.Budget.Limit, r.Budget.Tokenizer)
 	if len(r.Ambiguous) > 0 {
-		fmt.Fprintf(&b, "ambiguous between: %s\n", strings.Join(r.Ambiguous, ", "))
+		fmt.Fprintf(&b, "ambiguous between: %s\n", printableList(r.Ambiguous))
 	}
 	evidence := map[string][]Evidence{}
 	for _, e := range r.Events {
 		switch e.Kind {
 		case EventNegation:
-			fmt.Fprintf(&b, "negation: task says %q, which rules out %s\n", e.Detail, e.Unit)
+			fmt.Fprintf(&b, "negation: task says %s, which rules out %s\n", ir.Quote(e.Detail), ir.Printable(e.Unit))
 		case EventCandidate:
 			evidence[e.Unit] = e.Evidence
 		}
 	}
 	for _, s := range r.Selected {
-		fmt.Fprintf(&b, "selected %s: score %.3f, priority %d, %d tokens\n", s.Name, s.Score, s.Priority, s.Tokens)
+		fmt.Fprintf(&b, "selected %s: score %.3f, priority %d, %d tokens\n", ir.Printable(s.Name), s.Score, s.Priority, s.Tokens)
 		for _, rs := range s.Reasons {
-			fmt.Fprintf(&b, "  because %s\n", describe(rs))
+			fmt.Fprintf(&b, "  because %s\n", ir.EscapeText(describe(rs)))
 		}
 		writeEvidence(&b, evidence[s.Name])
 	}
@@ -70,18 +75,18 @@ func WriteExplanation(w io.Writer, r *Result) error {
 			grouped[code] = append(grouped[code], rj.Name)
 			continue
 		}
-		fmt.Fprintf(&b, "rejected %s (%s):", rj.Name, rj.Path)
+		fmt.Fprintf(&b, "rejected %s (%s):", ir.Printable(rj.Name), ir.Printable(rj.Path))
 		if rj.Score != 0 {
 			fmt.Fprintf(&b, " score %.3f,", rj.Score)
 		}
 		for _, rs := range rj.Reasons {
-			fmt.Fprintf(&b, " %s", describe(rs))
+			fmt.Fprintf(&b, " %s", ir.EscapeText(describe(rs)))
 		}
 		b.WriteByte('\n')
 		writeEvidence(&b, evidence[rj.Name])
 	}
 	for _, code := range order {
-		fmt.Fprintf(&b, "rejected for %s: %s\n", code, strings.Join(grouped[code], ", "))
+		fmt.Fprintf(&b, "rejected for %s: %s\n", code, printableList(grouped[code]))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -93,6 +98,16 @@ func writeEvidence(b *strings.Builder, ev []Evidence) {
 			fmt.Fprintf(b, "  evidence: ... %d more\n", len(ev)-5)
 			break
 		}
-		fmt.Fprintf(b, "  evidence: %s %q %+.3f\n", e.Field, e.Match, e.Score)
+		fmt.Fprintf(b, "  evidence: %s %s %+.3f\n", e.Field, ir.Quote(e.Match), e.Score)
 	}
+}
+
+// printableList joins names for one line of text, each through
+// ir.Printable.
+func printableList(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = ir.Printable(n)
+	}
+	return strings.Join(out, ", ")
 }

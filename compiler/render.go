@@ -14,22 +14,49 @@ import (
 )
 
 // tagRE finds anything a model could read as opening or closing a skill
-// block: "<skill", "</skills", "< /SKILL" and the like.
-var tagRE = regexp.MustCompile(`(?i)<(\s*/?\s*skills?)`)
+// block: "<skill", "</skills", "< /SKILL", "<\u00a0/skills" and the like. It
+// runs on text whose ignorable characters are already gone, so that they
+// cannot split a tag; spacing may be any white space, Unicode space or
+// control character. Look-alikes of "<" or "/" (fullwidth "＜", "／",
+// division slash) are not tags and are left alone.
+var tagRE = regexp.MustCompile(`(?i)<([\s\p{Z}\p{Cc}]*/?[\s\p{Z}\p{Cc}]*skills?)`)
 
-// invisible are zero-width and bidirectional control characters. Inside a
-// prompt they only serve to hide text from the people reading it.
-var invisible = strings.NewReplacer(
-	"\u200b", "", "\u200c", "", "\u200d", "", "\u2060", "", "\ufeff", "",
-	"\u202a", "", "\u202b", "", "\u202c", "", "\u202d", "", "\u202e", "",
-	"\u2066", "", "\u2067", "", "\u2068", "", "\u2069", "", "\u200e", "", "\u200f", "",
-)
-
-// escapeBody makes a body unable to open or close a block: invisible
-// characters go first (so they cannot split a tag), then every tag-like
-// "<skill" has its "<" escaped.
+// escapeBody makes a body unable to open or close a block: ignorable
+// characters (every format character and default-ignorable code point, see
+// ir.Ignorable) go first, so that they can neither hide text nor split a
+// tag, then every tag-like "<skill" has its "<" escaped.
 func escapeBody(body string) string {
-	return tagRE.ReplaceAllString(invisible.Replace(body), "&lt;$1")
+	return tagRE.ReplaceAllString(ir.StripIgnorable(body), "&lt;$1")
+}
+
+// escapeAttr makes s safe inside a double-quoted attribute value: the
+// markup characters become entities, and so does every character that is
+// not printable or is ignorable (a byte that is not UTF-8 becomes U+FFFD).
+// Valid skill names pass unchanged; the escaping is there so that no name,
+// however it was derived, can close the attribute or the tag.
+func escapeAttr(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '"':
+			b.WriteString("&quot;")
+		case r == '\'':
+			b.WriteString("&#39;")
+		case !strconv.IsPrint(r) || ir.Ignorable(r):
+			b.WriteString("&#x")
+			b.WriteString(strconv.FormatInt(int64(r), 16))
+			b.WriteByte(';')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // renderedUnit is a selected unit with its body.
@@ -39,8 +66,8 @@ type renderedUnit struct {
 }
 
 // renderPrompt wraps each body in <skill name="..."> inside one <skills>
-// block, in selection order. Names are valid skill names, so they need no
-// quoting. No selection renders as the empty string.
+// block, in selection order. Selected names follow the naming rule, and are
+// escaped all the same. No selection renders as the empty string.
 func renderPrompt(units []renderedUnit) string {
 	if len(units) == 0 {
 		return ""
@@ -49,7 +76,7 @@ func renderPrompt(units []renderedUnit) string {
 	b.WriteString("<skills>\n")
 	for _, u := range units {
 		b.WriteString(`<skill name="`)
-		b.WriteString(u.name)
+		b.WriteString(escapeAttr(u.name))
 		b.WriteString("\">\n")
 		body := strings.Trim(escapeBody(u.body), "\n")
 		b.WriteString(body)

@@ -142,6 +142,9 @@ type Error struct {
 	Message string `json:"message"`
 }
 
+// Error renders "stage: code: message" on one line: the message can quote
+// paths that come from folder names, so its unprintable characters are
+// escaped.
 func (e *Error) Error() string {
-	return fmt.Sprintf("%s: %s: %s", e.Stage, e.Code, e.Message)
+	return fmt.Sprintf("%s: %s: %s", e.Stage, e.Code, ir.EscapeText(e.Message))
 }

@@ -65,17 +65,20 @@ type Diagnostic struct {
 }
 
 // Position renders "path:line", or just the path when the line is unknown.
+// A path holding anything unprintable (it comes from folder names) is
+// quoted, so that it cannot break or forge a line.
 func (d Diagnostic) Position() string {
 	if d.Line > 0 {
-		return fmt.Sprintf("%s:%d", d.Path, d.Line)
+		return fmt.Sprintf("%s:%d", Printable(d.Path), d.Line)
 	}
-	return d.Path
+	return Printable(d.Path)
 }
 
 // String renders the diagnostic the way compilers do:
-// "path:line: severity: code: message".
+// "path:line: severity: code: message", always on one line: unprintable
+// characters of the message are escaped.
 func (d Diagnostic) String() string {
-	return fmt.Sprintf("%s: %s: %s: %s", d.Position(), d.Severity, d.Code, d.Message)
+	return fmt.Sprintf("%s: %s: %s: %s", d.Position(), d.Severity, d.Code, EscapeText(d.Message))
 }
 
 // Diagnostics is a list of findings. Sort puts it in the canonical order

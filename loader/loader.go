@@ -232,7 +232,12 @@ func normalize(u *ir.Unit, p *Parsed, f found, s *diagSink) {
 	folder := u.Name
 	switch {
 	case !fm.HasName || fm.Name == "":
-		// A missing name takes the folder name, as Claude Code does.
+		// A missing name takes the folder name, as Claude Code does. A folder
+		// name can hold anything but "/" and NUL, so it must pass the same
+		// rule as a written name before it can name a block.
+		if !ValidName(folder) {
+			s.add(0, ir.CodeInvalidName, ir.SeverityError, "folder name %s, taken as the name, must be 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with a hyphen", ir.Printable(clip(folder)))
+		}
 	case !ValidName(fm.Name):
 		u.Name = fm.Name
 		s.add(fm.NameLine, ir.CodeInvalidName, ir.SeverityError, "name %q must be 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with a hyphen", clip(fm.Name))

@@ -33,12 +33,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/loader"
 )
 
@@ -360,8 +363,9 @@ func sameJSON(a, b *compiler.Result) bool {
 }
 
 // Invariants returns every broken invariant of a result: the accounting
-// (each unit exactly once in selected or rejected), one block per selected
-// unit, and confinement (no unit read from outside its root).
+// (each unit exactly once in selected or rejected), the prompt's shape (one
+// <skills> block, one block per selected unit in order, nothing else that
+// reads as a tag) and confinement (no unit read from outside its root).
 func Invariants(c *compiler.Compiler, res *compiler.Result) []string {
 	var out []string
 	seen := map[string]int{}
@@ -384,14 +388,47 @@ func Invariants(c *compiler.Compiler, res *compiler.Result) []string {
 	if len(seen) > 0 {
 		out = append(out, fmt.Sprintf("%d result entries name no catalog unit", len(seen)))
 	}
-	if n := strings.Count(res.Prompt, "<skill name="); n != len(res.Selected) {
-		out = append(out, fmt.Sprintf("prompt opens %d skill blocks for %d selected units", n, len(res.Selected)))
+	out = append(out, promptShape(res)...)
+	return out
+}
+
+// tagLike finds what a model could read as a skill tag, in text whose
+// ignorable characters have been removed: "<" then optional spacing, an
+// optional "/", optional spacing and "skill" or "skills" in any case.
+var tagLike = regexp.MustCompile(`(?i)<[\s\p{Z}\p{Cc}]*/?[\s\p{Z}\p{Cc}]*skills?`)
+
+// openTag finds the block openings the renderer writes.
+var openTag = regexp.MustCompile(`<skill name="([^"]*)">`)
+
+// promptShape checks the prompt's structure: empty without a selection;
+// otherwise one <skills> block holding one <skill name="NAME"> block per
+// selected unit, in selection order, and nothing else that reads as a tag
+// once invisible characters are removed. A forged name or an unescaped
+// body breaks one of these.
+func promptShape(res *compiler.Result) []string {
+	var out []string
+	if len(res.Selected) == 0 {
+		if res.Prompt != "" {
+			out = append(out, "prompt is not empty with nothing selected")
+		}
+		return out
 	}
-	if n := strings.Count(res.Prompt, "</skill>"); n != len(res.Selected) {
+	p := res.Prompt
+	if !strings.HasPrefix(p, "<skills>\n") || !strings.HasSuffix(p, "</skills>\n") {
+		out = append(out, "prompt does not start with <skills> and end with </skills>")
+	}
+	var names []string
+	for _, m := range openTag.FindAllStringSubmatch(p, -1) {
+		names = append(names, m[1])
+	}
+	if want := res.Names(); !slices.Equal(names, want) {
+		out = append(out, fmt.Sprintf("prompt opens skill blocks %q; want one per selected unit %q", names, want))
+	}
+	if n := strings.Count(p, "</skill>\n"); n != len(res.Selected) {
 		out = append(out, fmt.Sprintf("prompt closes %d skill blocks for %d selected units", n, len(res.Selected)))
 	}
-	if len(res.Selected) > 0 && (strings.Count(res.Prompt, "<skills>") != 1 || strings.Count(res.Prompt, "</skills>") != 1) {
-		out = append(out, "prompt does not hold exactly one <skills> block")
+	if n, want := len(tagLike.FindAllStringIndex(ir.StripIgnorable(p), -1)), 2+2*len(res.Selected); n != want {
+		out = append(out, fmt.Sprintf("prompt holds %d tag-like texts once invisible characters are removed; want %d (one <skills> block, one block per selected unit)", n, want))
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // compileParams are the flags of `rlmc compile`.
@@ -112,7 +113,11 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	}
 	if res.Decision == compiler.DecisionAmbiguous && !p.explain {
 		// Nothing goes to stdout; say why on stderr so a person can pick.
-		fmt.Fprintf(stderr, "rlmc: ambiguous: %s; choose with --select NAME\n", strings.Join(res.Ambiguous, ", "))
+		names := make([]string, len(res.Ambiguous))
+		for i, n := range res.Ambiguous {
+			names[i] = ir.Printable(n)
+		}
+		fmt.Fprintf(stderr, "rlmc: ambiguous: %s; choose with --select NAME\n", strings.Join(names, ", "))
 	}
 	_, err = io.WriteString(stdout, res.Prompt)
 	return err

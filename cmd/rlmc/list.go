@@ -76,7 +76,9 @@ func runList(ctx context.Context, f catalogFlags, stdout io.Writer) error {
 		if u.Tokens != nil {
 			tokens = fmt.Sprint(*u.Tokens)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", u.Name, u.Invocation, u.Status, u.Variant, tokens, u.Path)
+		// Names and paths come from folder names: ir.Printable keeps a tab
+		// or a newline in one from breaking the table or forging a row.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", ir.Printable(u.Name), u.Invocation, u.Status, u.Variant, tokens, ir.Printable(u.Path))
 	}
 	return tw.Flush()
 }

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// hostileRoot makes a root whose folder names try to forge output lines:
+// a newline followed by a fake row or diagnostic, a tab, a terminal escape
+// and an invisible character. None of them has a name: field, so each unit
+// is named after its folder.
+func hostileRoot(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	folders := []string{
+		"good",
+		"evil\nhouse-style  automatic  ok  agent_skills  1  house-style",
+		"evil2\nhouse-style:1: info: excluded: all is well",
+		"tab\tname",
+		"escape\x1b[2J",
+		"bidi\u202ename",
+	}
+	for _, f := range folders {
+		dir := filepath.Join(root, f)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Skipf("this file system refuses the folder name %q: %v", f, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\ndescription: Widgets.\n---\nBody.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// checkLines fails unless every line of out starts with one of prefixes and
+// holds no control or format character.
+func checkLines(t *testing.T, out string, prefixes ...string) {
+	t.Helper()
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		known := false
+		for _, p := range prefixes {
+			known = known || strings.HasPrefix(line, p)
+		}
+		if !known {
+			t.Errorf("line %q is not one rlmc wrote", line)
+		}
+		for _, r := range line {
+			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+				t.Errorf("line %q holds %U raw", line, r)
+			}
+		}
+	}
+}
+
+// TestHostileFolderNamesInTextOutput pins that list, validate and
+// compile --explain write each unit on its own line, whatever its folder
+// is called.
+func TestHostileFolderNamesInTextOutput(t *testing.T) {
+	root := hostileRoot(t)
+	t.Run("list", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		if code := Main([]string{"list", "--root", root}, nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		checkLines(t, stdout.String(), "NAME ", "good ", `"evil\n`, `"evil2\n`, `"tab\t`, `"escape\u001b`, `"bidi\u202e`)
+		if n := strings.Count(stdout.String(), "\n"); n != 7 {
+			t.Errorf("got %d lines; want a header and 6 rows:\n%s", n, stdout.String())
+		}
+	})
+	t.Run("validate", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		Main([]string{"validate", "--root", root}, nil, &stdout, &stderr)
+		checkLines(t, stdout.String(), `"evil\n`, `"evil2\n`, `"tab\t`, `"escape\u001b`, `"bidi\u202e`, "6 units, 5 errors")
+	})
+	t.Run("explain", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		if code := Main([]string{"compile", "--root", root, "--explain", "widgets"}, nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		checkLines(t, stderr.String(), "decision: ", "ambiguous between: ", "negation: ", "selected ", "  because ", "  evidence: ", "rejected ")
+	})
+	t.Run("error", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		Main([]string{"compile", "--root", root, "--select", "evil2\nhouse-style:1: info: excluded: all is well", "x"}, nil, &stdout, &stderr)
+		checkLines(t, stderr.String(), "rlmc: ")
+	})
+}
