@@ -57,7 +57,7 @@ func FuzzCompile(f *testing.F) {
 			write(t, filepath.Join(root, p), []byte(c))
 		}
 		folder = strings.ReplaceAll(folder, "\x00", "")
-		if !filepath.IsLocal(folder) {
+		if !filepath.IsLocal(folder) || overlapsFixed(folder) {
 			folder = "fuzzed"
 		}
 		dir := filepath.Join(root, folder)
@@ -114,6 +114,20 @@ func FuzzCompile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// overlapsFixed reports whether folder is, holds or sits inside a fixed
+// skill's folder: writing the fuzzed SKILL.md there would replace a fixed
+// skill (say, the explicit-only deploy) instead of adding one beside it.
+func overlapsFixed(folder string) bool {
+	folder = filepath.ToSlash(filepath.Clean(folder))
+	for p := range fixedSkills {
+		fixed := path.Dir(p)
+		if folder == "." || folder == fixed || strings.HasPrefix(folder, fixed+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // explanationLine matches the start of every line WriteExplanation writes.
