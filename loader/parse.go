@@ -47,7 +47,7 @@ type Parsed struct {
 // The body itself is never kept: it is read lazily and verified.
 const leadLimit = 1000
 
-// Link is a relative link found in a body.
+// Link is a link destination found in a body, as written.
 type Link struct {
 	Target string
 	Line   int
@@ -64,7 +64,6 @@ var hostFieldKeys = map[string]bool{
 
 var (
 	headingRE = regexp.MustCompile(`^#{1,6}\s+(.+?)\s*#*\s*$`)
-	linkRE    = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
 	yamlLine  = regexp.MustCompile(`line (\d+)`)
 )
 
@@ -365,8 +364,9 @@ func cleanYAMLError(err error) string {
 	return strings.TrimPrefix(err.Error(), "yaml: ")
 }
 
-// scanBody collects headings and relative links, skipping fenced code.
+// scanBody collects headings and links, skipping fenced code.
 func scanBody(body []byte, firstLine int, p *Parsed) {
+	p.Links = scanLinks(body, firstLine)
 	inFence := false
 	line := firstLine
 	for len(body) > 0 {
@@ -388,9 +388,6 @@ func scanBody(body []byte, firstLine int, p *Parsed) {
 				if len(p.Lead) > leadLimit {
 					p.Lead = truncateUTF8(p.Lead, leadLimit)
 				}
-			}
-			for _, m := range linkRE.FindAllStringSubmatch(text, -1) {
-				p.Links = append(p.Links, Link{Target: m[1], Line: line})
 			}
 		}
 		body = rest
