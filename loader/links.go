@@ -539,51 +539,73 @@ func isEscapable(c byte) bool {
 	return c != '.' && c != '/' && c != '\\' && strings.IndexByte("!\"#$%&'()*+,-:;<=>?@[]^_`{|}~", c) >= 0
 }
 
+// maxLinkReports bounds the link warnings of one skill per code, so a body
+// of thousands of bad links costs a few lines of output, not thousands.
+const maxLinkReports = 20
+
 // resources keeps the links that name regular files inside the skill folder.
 // A link that leaves the folder is a resource_escape warning, one to a file
 // the folder does not hold a missing_resource warning; neither is indexed.
-// Every check is a stat through an os.Root on the folder: nothing is opened,
-// so a FIFO cannot block, and a symlink cannot lead out.
+// Each target is checked and reported once, at its first line. Every check
+// is a stat through an os.Root on the folder: nothing is opened, so a FIFO
+// cannot block, and a symlink cannot lead out.
 func resources(f found, links []Link, s *diagSink) []string {
 	var (
 		root    *os.Root
 		openErr error
-		seen    = map[string]bool{}
+		checked = map[string]bool{} // raw targets already checked
+		seen    = map[string]bool{} // resources already kept
 		out     []string
+		reports = map[ir.Code]int{}
 	)
 	defer func() {
 		if root != nil {
 			root.Close()
 		}
 	}()
+	report := func(line int, code ir.Code, format string, args ...any) {
+		if reports[code]++; reports[code] <= maxLinkReports {
+			s.add(line, code, ir.SeverityWarning, format, args...)
+		}
+	}
 	for _, l := range links {
+		if checked[l.Target] {
+			continue
+		}
+		checked[l.Target] = true
 		rel, kind, why := resolveLink(l.Target)
 		switch kind {
 		case linkNone, linkExternal:
 			continue
 		case linkEscape:
-			s.add(l.Line, ir.CodeResourceEscape, ir.SeverityWarning, "link %q %s; not indexed", clip(l.Target), why)
+			report(l.Line, ir.CodeResourceEscape, "link %q %s; not indexed", clip(l.Target), why)
+			continue
+		}
+		if seen[rel] {
 			continue
 		}
 		if root == nil && openErr == nil {
 			root, openErr = os.OpenRoot(f.dirReal)
 		}
 		if openErr != nil {
-			return out // the folder itself is gone; its SKILL.md read says why
+			break // the folder itself is gone; reading its SKILL.md says why
 		}
 		info, err := root.Stat(rel)
 		switch {
 		case err == nil && info.Mode().IsRegular():
-			if !seen[rel] {
-				seen[rel] = true
-				out = append(out, rel)
-			}
+			seen[rel] = true
+			out = append(out, rel)
 		case err == nil:
 			// A folder, or a special file that is never opened.
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-			s.add(l.Line, ir.CodeMissingResource, ir.SeverityWarning, "link %q names %s, which the skill folder does not hold; not indexed", clip(l.Target), rel)
+			report(l.Line, ir.CodeMissingResource, "link %q names %s, which the skill folder does not hold; not indexed", clip(l.Target), rel)
 		default:
-			s.add(l.Line, ir.CodeResourceEscape, ir.SeverityWarning, "link %q cannot be resolved inside the skill folder (%v); not indexed", clip(l.Target), rootErr(err))
+			report(l.Line, ir.CodeResourceEscape, "link %q cannot be resolved inside the skill folder (%v); not indexed", clip(l.Target), rootErr(err))
+		}
+	}
+	for _, code := range []ir.Code{ir.CodeMissingResource, ir.CodeResourceEscape} {
+		if n := reports[code] - maxLinkReports; n > 0 {
+			s.add(0, code, ir.SeverityWarning, "%d more links like the above are not reported; none is indexed", n)
 		}
 	}
 	sort.Strings(out)

@@ -1,9 +1,14 @@
 package loader
 
 import (
+	"context"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rlmc-dev/rlmc/internal/testkit"
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 func TestScanLinksForms(t *testing.T) {
@@ -101,5 +106,32 @@ func TestResolveLink(t *testing.T) {
 				t.Errorf("got %v %q; want %v %q", kind, rel, tt.kind, tt.rel)
 			}
 		})
+	}
+}
+
+// TestLinkReportsBounded checks that a body of many bad links yields a
+// bounded number of warnings, each target once, and says how many it left out.
+func TestLinkReportsBounded(t *testing.T) {
+	root := t.TempDir()
+	var b strings.Builder
+	for i := range 30 {
+		n := strconv.Itoa(i)
+		b.WriteString("[a](x" + n + ".md) [a](x" + n + ".md) [b](../y" + n + ".md)\n")
+	}
+	testkit.WriteFile(t, filepath.Join(root, "s", "SKILL.md"), "---\nname: s\ndescription: S.\n---\n"+b.String())
+	cat, err := Load(context.Background(), Options{Roots: []string{root}, RootsExplicit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[ir.Code]int{}
+	summaries := 0
+	for _, d := range cat.Diagnostics {
+		count[d.Code]++
+		if d.Line == 0 {
+			summaries++
+		}
+	}
+	if count[ir.CodeMissingResource] != maxLinkReports+1 || count[ir.CodeResourceEscape] != maxLinkReports+1 || summaries != 2 {
+		t.Errorf("got %v with %d summaries; want %d of each code and 2 summaries", count, summaries, maxLinkReports+1)
 	}
 }
