@@ -99,6 +99,42 @@ func TestVerifyPinnedCollection(t *testing.T) {
 	}
 }
 
+// TestPinnedCollectionScripts pins what NOTICE.md says: the lock was made
+// without the collection's four scripts, so a full checkout reports each as
+// extra and never verifies as ok.
+func TestPinnedCollectionScripts(t *testing.T) {
+	if _, err := os.Stat(shared); err != nil {
+		t.Skipf("skipping: the pinned copy %s is absent", shared)
+	}
+	l, err := Read("../THIRD_PARTY/mattpocock-skills/skills.lock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	copyTree(t, shared, dir)
+	scripts := []string{
+		"skills/engineering/diagnosing-bugs/scripts/hitl-loop.template.sh",
+		"skills/in-progress/setup-ts-deep-modules/dependency-cruiser.config.cjs",
+		"skills/in-progress/wizard/template.sh",
+		"skills/misc/git-guardrails-claude-code/scripts/block-dangerous-git.sh",
+	}
+	files := map[string]string{}
+	for _, s := range scripts {
+		files[s] = "#!/bin/sh\n"
+	}
+	writeTree(t, dir, files)
+	r, err := Verify(dir, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(r.Extra, ","), strings.Join(scripts, ","); r.OK() || got != want {
+		t.Errorf("got extra %s (ok %v); want %s", got, r.OK(), want)
+	}
+	if got, want := strings.Join(r.Uncovered, ","), "PROVENANCE.md,plugin.json"; got != want {
+		t.Errorf("got uncovered %s; want %s", got, want)
+	}
+}
+
 // writeTree writes files (slash-separated path to content) below dir.
 func writeTree(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
