@@ -29,17 +29,21 @@ func scanLinks(body []byte, firstLine int) []Link {
 	text := maskFences(body)
 	lines := newLineIndex(text, firstLine)
 	runs := backtickRuns(text)
-	var out []Link
-	emit := func(start, end int) {
+	var (
+		out    []Link
+		titles titleCache
+	)
+	add := func(start, end int, loose bool) {
 		if end > start {
-			out = append(out, Link{Target: string(text[start:end]), Line: lines.at(start)})
+			out = append(out, Link{Target: string(text[start:end]), Line: lines.at(start), Loose: loose})
 		}
 	}
+	emit := func(start, end int) { add(start, end, false) }
 	run := 0
 	for i := 0; i < len(text); {
 		if i == 0 || text[i-1] == '\n' {
-			if start, end, next, ok := refDefinition(text, i); ok {
-				emit(start, end)
+			if start, end, next, loose, ok := refDefinition(text, i, &titles); ok {
+				add(start, end, loose)
 				i = next
 				continue
 			}
@@ -62,8 +66,8 @@ func scanLinks(body []byte, firstLine int) []Link {
 				i++
 			}
 		case c == ']' && i+1 < len(text) && text[i+1] == '(':
-			start, end := inlineDestination(text, i+2)
-			emit(start, end)
+			start, end, loose := inlineDestination(text, i+2, &titles)
+			add(start, end, loose)
 			i = max(end, i+2)
 		default:
 			i++
@@ -248,8 +252,9 @@ func skipBlank(text []byte, i int) int {
 // destination reads a link destination at i: <...> up to the closing
 // bracket on the same line (spaces allowed), or a run without spaces or
 // controls in which parentheses balance. It returns the destination's
-// bounds, brackets excluded.
-func destination(text []byte, i int) (start, end int) {
+// bounds, brackets excluded, where the text after it starts, and whether it
+// is well formed (an opening bracket is closed).
+func destination(text []byte, i int) (start, end, after int, ok bool) {
 	if i < len(text) && text[i] == '<' {
 		j := i + 1
 		for j < len(text) && text[j] != '>' && text[j] != '\n' {
@@ -258,7 +263,10 @@ func destination(text []byte, i int) (start, end int) {
 			}
 			j++
 		}
-		return i + 1, j
+		if j < len(text) && text[j] == '>' {
+			return i + 1, j, j + 1, true
+		}
+		return i + 1, j, j, false
 	}
 	j, depth := i, 0
 	for j < len(text) {
@@ -280,19 +288,112 @@ func destination(text []byte, i int) (start, end int) {
 		}
 		j++
 	}
-	return i, j
+	return i, j, j, true
 }
 
 // inlineDestination reads the destination of an inline link or image, whose
-// "](" ends just before i.
-func inlineDestination(text []byte, i int) (start, end int) {
-	return destination(text, skipBlank(text, i))
+// "](" ends just before i. loose means the text after it is not an optional
+// title and a closing parenthesis, so CommonMark would not make it a link.
+func inlineDestination(text []byte, i int, tc *titleCache) (start, end int, loose bool) {
+	start, end, after, ok := destination(text, skipBlank(text, i))
+	if !ok {
+		return start, end, true
+	}
+	j := skipTitle(text, skipBlank(text, after), tc)
+	j = skipBlank(text, j)
+	return start, end, j >= len(text) || text[j] != ')'
+}
+
+// titleCache remembers, per closing character, the last title search: the
+// stretch it covered and whether it ended on a closer. A later search that
+// starts inside that stretch ends the same way, so a body of many unclosed
+// titles costs linear time, not a scan to the paragraph's end per link.
+type titleCache struct {
+	from, end [3]int // end: one past the closer, or where the search gave up
+	found     [3]bool
+	used      [3]bool
+}
+
+// skipTitle skips a link title ("...", '...' or (...)) at i, if there is
+// one, and returns where the text after it starts. A title may not cross a
+// blank line.
+func skipTitle(text []byte, i int, tc *titleCache) int {
+	if i >= len(text) {
+		return i
+	}
+	closer, k := text[i], 0
+	switch closer {
+	case '"':
+	case '\'':
+		k = 1
+	case '(':
+		closer, k = ')', 2
+	default:
+		return i
+	}
+	if tc.used[k] && i > tc.from[k] && i < tc.end[k] {
+		if tc.found[k] {
+			return tc.end[k]
+		}
+		return i
+	}
+	end := scanTitle(text, i, closer)
+	tc.used[k], tc.from[k], tc.found[k] = true, i, end > i
+	tc.end[k] = end
+	if end == i {
+		tc.end[k] = len(text) // refined below when a blank line stopped it
+		if b := blankAfter(text, i); b >= 0 {
+			tc.end[k] = b
+		}
+	}
+	return end
+}
+
+// blankAfter returns the offset of the first blank line after i, or -1.
+func blankAfter(text []byte, i int) int {
+	for j := i; j < len(text); j++ {
+		if text[j] != '\n' {
+			continue
+		}
+		k := j + 1
+		for k < len(text) && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r') {
+			k++
+		}
+		if k >= len(text) || text[k] == '\n' {
+			return j
+		}
+	}
+	return -1
+}
+
+// scanTitle returns one past the closer of the title opening at i, or i when
+// a blank line or the end comes first.
+func scanTitle(text []byte, i int, closer byte) int {
+	for j := i + 1; j < len(text); j++ {
+		switch {
+		case text[j] == '\\':
+			j++
+		case text[j] == closer:
+			return j + 1
+		case text[j] == '\n':
+			k := j + 1
+			for k < len(text) && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r') {
+				k++
+			}
+			if k >= len(text) || text[k] == '\n' {
+				return i // a blank line ends the paragraph before the title closes
+			}
+		}
+	}
+	return i
 }
 
 // refDefinition reads a link reference definition "[label]: destination"
 // starting the line at i, behind any blockquote markers and list marker. A
-// label starting with ^ is a footnote, whose text is no destination.
-func refDefinition(text []byte, i int) (start, end, next int, ok bool) {
+// label starting with ^ is a footnote, whose text is no destination. loose
+// means the rest of the line is not an optional title, so CommonMark would
+// not make it a definition.
+func refDefinition(text []byte, i int, tc *titleCache) (start, end, next int, loose, ok bool) {
 	j := i
 	skipPrefix := func() {
 		for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '>') {
@@ -313,7 +414,7 @@ func refDefinition(text []byte, i int) (start, end, next int, ok bool) {
 	}
 	skipPrefix()
 	if j >= len(text) || text[j] != '[' || (j+1 < len(text) && text[j+1] == '^') {
-		return 0, 0, 0, false
+		return 0, 0, 0, false, false
 	}
 	k := j + 1
 	for k < len(text) && k-j <= 1000 && text[k] != ']' && text[k] != '[' && text[k] != '\n' {
@@ -323,13 +424,24 @@ func refDefinition(text []byte, i int) (start, end, next int, ok bool) {
 		k++
 	}
 	if k+1 >= len(text) || text[k] != ']' || text[k+1] != ':' || k == j+1 {
-		return 0, 0, 0, false
+		return 0, 0, 0, false, false
 	}
-	start, end = destination(text, skipBlank(text, k+2))
+	start, end, after, wellFormed := destination(text, skipBlank(text, k+2))
 	if end == start {
-		return 0, 0, 0, false
+		return 0, 0, 0, false, false
 	}
-	return start, end, end, true
+	rest := after
+	for rest < len(text) && (text[rest] == ' ' || text[rest] == '\t') {
+		rest++
+	}
+	if t := skipTitle(text, rest, tc); t > rest {
+		rest = t
+	}
+	for rest < len(text) && (text[rest] == ' ' || text[rest] == '\t' || text[rest] == '\r') {
+		rest++
+	}
+	loose = !wellFormed || rest < len(text) && text[rest] != '\n'
+	return start, end, end, loose, true
 }
 
 // autolink reads an autolink "<scheme:...>" at i, and returns the bounds of
@@ -553,7 +665,7 @@ func resources(f found, links []Link, s *diagSink) []string {
 	var (
 		root    *os.Root
 		openErr error
-		checked = map[string]bool{} // raw targets already checked
+		checked = map[string]bool{} // raw targets (and looseness) already checked
 		seen    = map[string]bool{} // resources already kept
 		out     []string
 		reports = map[ir.Code]int{}
@@ -569,15 +681,21 @@ func resources(f found, links []Link, s *diagSink) []string {
 		}
 	}
 	for _, l := range links {
-		if checked[l.Target] {
+		key := l.Target
+		if l.Loose {
+			key = "loose\x00" + key
+		}
+		if checked[key] {
 			continue
 		}
-		checked[l.Target] = true
+		checked[key] = true
 		rel, kind, why := resolveLink(l.Target)
-		switch kind {
-		case linkNone, linkExternal:
+		switch {
+		case kind == linkNone || kind == linkExternal:
 			continue
-		case linkEscape:
+		case kind == linkLocal && l.Loose:
+			continue // not a link to any renderer; only an escape is worth a word
+		case kind == linkEscape:
 			report(l.Line, ir.CodeResourceEscape, "link %q %s; not indexed", clip(l.Target), why)
 			continue
 		}

@@ -14,7 +14,7 @@ import (
 func TestScanLinksForms(t *testing.T) {
 	tests := []struct {
 		name, body string
-		want       string // targets joined by |, each with @line
+		want       string // targets joined by |, each with @line, and ~ when loose
 	}{
 		{"inline", "See [a](REF.md).", "REF.md@1"},
 		{"inline with title", `See [a](REF.md "the ref").`, "REF.md@1"},
@@ -48,12 +48,23 @@ func TestScanLinksForms(t *testing.T) {
 		{"code span ends at a paragraph", "A `\n\n[a](../x.md)`", "../x.md@3"},
 		{"escaped backtick opens nothing", "A \\` [a](../x.md) `", "../x.md@1"},
 		{"html tag before a backtick wins", "<a title=\"`\" href=\"../x\"> and `", "../x@1"},
+		{"space in a bare destination: loose", "[a](AREA[x]y AND z)", "AREA[x]y@1~"},
+		{"title in parentheses", "[a](x.md (the x))", "x.md@1"},
+		{"title across lines", "[a](x.md \"one\ntwo\")", "x.md@1"},
+		{"title cut by a blank line: loose", "[a](x.md \"one\n\ntwo\")", "x.md@1~"},
+		{"unclosed angle brackets: loose", "[a](<x.md", "x.md@1~"},
+		{"reference definition with junk: loose", "[r]: x.md junk", "x.md@1~"},
+		{"reference definition with a title", "[r]: x.md 'title'  ", "x.md@1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
 			for _, l := range scanLinks([]byte(tt.body), 1) {
-				got = append(got, l.Target+"@"+strconv.Itoa(l.Line))
+				g := l.Target + "@" + strconv.Itoa(l.Line)
+				if l.Loose {
+					g += "~"
+				}
+				got = append(got, g)
 			}
 			if g := strings.Join(got, "|"); g != tt.want {
 				t.Errorf("got %q; want %q", g, tt.want)
@@ -133,5 +144,27 @@ func TestLinkReportsBounded(t *testing.T) {
 	}
 	if count[ir.CodeMissingResource] != maxLinkReports+1 || count[ir.CodeResourceEscape] != maxLinkReports+1 || summaries != 2 {
 		t.Errorf("got %v with %d summaries; want %d of each code and 2 summaries", count, summaries, maxLinkReports+1)
+	}
+}
+
+// TestLooseLinks checks that text CommonMark would not make a link is
+// reported when it escapes, and is otherwise neither indexed nor missing.
+func TestLooseLinks(t *testing.T) {
+	root := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(root, "s", "SKILL.md"), "---\nname: s\ndescription: S.\n---\n[a](NOPE.md and more) [b](REF.md and more) [c](../x and more)\n")
+	testkit.WriteFile(t, filepath.Join(root, "s", "REF.md"), "ref")
+	cat, err := Load(context.Background(), Options{Roots: []string{root}, RootsExplicit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range cat.Diagnostics {
+		got = append(got, string(d.Code))
+	}
+	if g, want := strings.Join(got, ","), "resource_escape"; g != want {
+		t.Errorf("got diagnostics %s; want %s", g, want)
+	}
+	if u := unitNamed(cat, "s", ir.StatusOK); u == nil || len(u.Resources) != 0 {
+		t.Errorf("got unit %+v; want status ok and no resources", u)
 	}
 }

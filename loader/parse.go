@@ -51,6 +51,9 @@ const leadLimit = 1000
 type Link struct {
 	Target string
 	Line   int
+	// Loose marks text that reads like a link but that CommonMark would not
+	// make one (say "[a](b c)"): it is checked for escapes, never indexed.
+	Loose bool
 }
 
 // hostFieldKeys are client-defined keys (Claude Code, OpenCode) that are
