@@ -371,7 +371,6 @@ func cleanYAMLError(err error) string {
 func scanBody(body []byte, firstLine int, p *Parsed) {
 	p.Links = scanLinks(body, firstLine)
 	inFence := false
-	line := firstLine
 	for len(body) > 0 {
 		raw, rest, _ := bytes.Cut(body, []byte("\n"))
 		text := strings.TrimRight(string(raw), "\r")
@@ -394,7 +393,6 @@ func scanBody(body []byte, firstLine int, p *Parsed) {
 			}
 		}
 		body = rest
-		line++
 	}
 }
 
