@@ -168,3 +168,27 @@ func TestLooseLinks(t *testing.T) {
 		t.Errorf("got unit %+v; want status ok and no resources", u)
 	}
 }
+
+// FuzzScanLinks checks that no body panics the link scan, that every target
+// is text of the body on a line the body has, and that resolving it never
+// panics and never calls a path inside the folder when it climbs out.
+func FuzzScanLinks(f *testing.F) {
+	for _, s := range []string{
+		"[a](REF.md)", "[r]: <../x y.md> 'title'", "<a href=\"&#46;&#46;/x\">", "<file:///etc/passwd>",
+		"```\n[a](x)\n```", "`[a](x)`", "[a](x \"t", "<img srcset=\"a 1x, ../b 2x\">", `[a](..\..\x)`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		lines := strings.Count(body, "\n") + 1
+		for _, l := range scanLinks([]byte(body), 1) {
+			if !strings.Contains(body, l.Target) || l.Line < 1 || l.Line > lines {
+				t.Fatalf("link %q at line %d is not text of a %d-line body", l.Target, l.Line, lines)
+			}
+			rel, kind, _ := resolveLink(l.Target)
+			if kind == linkLocal && (rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "/")) {
+				t.Fatalf("%q resolved to %q inside the folder", l.Target, rel)
+			}
+		}
+	})
+}
