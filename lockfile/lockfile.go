@@ -72,9 +72,13 @@ type File struct {
 	Size   int64  `json:"size"`
 }
 
-// Read parses a lock file strictly.
+// maxLockBytes bounds a lock file; the largest real one is tens of KiB.
+const maxLockBytes = 16 << 20
+
+// Read parses a lock file strictly. The file must be a regular file: a FIFO
+// given as the lock is refused, not waited on.
 func Read(file string) (*Lock, error) {
-	data, err := os.ReadFile(file)
+	data, err := readRegular(file, maxLockBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +95,31 @@ func Read(file string) (*Lock, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return &l, nil
+}
+
+// readRegular reads a regular file of at most limit bytes. It opens without
+// blocking and checks what it opened, so a FIFO is an error, never a hang.
+func readRegular(file string, limit int64) ([]byte, error) {
+	fh, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	info, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", file, ErrNotRegular)
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", file, limit)
+	}
+	return data, nil
 }
 
 // Write encodes the lock with files sorted by path, so it diffs cleanly.

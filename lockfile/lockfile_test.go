@@ -298,3 +298,18 @@ func symlink(t *testing.T, target, link string) {
 		t.Skipf("symlinks unavailable: %v", err)
 	}
 }
+
+func TestReadRefusesAFifo(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "lock.json")
+	fifo(t, file)
+	done := make(chan error, 1)
+	go func() { _, err := Read(file); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Errorf("got %v; want %v", err, ErrNotRegular)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Read blocked on a FIFO")
+	}
+}
