@@ -33,8 +33,8 @@ var (
 	// folder outside the pinned tree appear inside it, so no pinned tree
 	// may hold one.
 	ErrSymlink = errors.New("symlink in a pinned tree")
-	// ErrNotRegular means the tree holds a FIFO, socket or device, which
-	// is never opened.
+	// ErrNotRegular means the tree, or the lock file itself, is a FIFO,
+	// socket or device, which is never read.
 	ErrNotRegular = errors.New("not a regular file or folder")
 	// ErrChanged means a file changed kind or identity while it was read.
 	ErrChanged = errors.New("file changed while it was read")
