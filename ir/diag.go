@@ -43,6 +43,7 @@ const (
 	CodeInvalidCodexPolicy   Code = "invalid_codex_policy"
 	CodePathEscape           Code = "path_escape"
 	CodeResourceEscape       Code = "resource_escape"
+	CodeMissingResource      Code = "missing_resource"
 	CodeShadowed             Code = "shadowed"
 	CodeScanLimit            Code = "scan_limit"
 	CodeRootNotFound         Code = "root_not_found"

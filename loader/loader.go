@@ -391,52 +391,6 @@ func applyPrologRLM(u *ir.Unit, m *PrologRLM) {
 	}
 }
 
-// resources keeps the relative links that resolve to files inside the skill
-// folder. Links that try to leave it are reported and dropped.
-func resources(f found, links []Link, s *diagSink) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, l := range links {
-		target := l.Target
-		if i := strings.IndexAny(target, "#?"); i >= 0 {
-			target = target[:i]
-		}
-		if target == "" || isURL(target) {
-			continue
-		}
-		if strings.HasPrefix(target, "/") || filepath.IsAbs(target) || strings.HasPrefix(target, `\`) {
-			s.add(l.Line, ir.CodeResourceEscape, ir.SeverityWarning, "link %q is an absolute path; not indexed", clip(l.Target))
-			continue
-		}
-		clean := path.Clean(target)
-		if clean == ".." || strings.HasPrefix(clean, "../") {
-			s.add(l.Line, ir.CodeResourceEscape, ir.SeverityWarning, "link %q leaves the skill folder; not indexed", clip(l.Target))
-			continue
-		}
-		file := filepath.Join(f.dirReal, filepath.FromSlash(clean))
-		real, err := filepath.EvalSymlinks(file)
-		if err != nil {
-			continue // a link to a file that does not exist is not a resource
-		}
-		if !within(f.dirReal, real) {
-			s.add(l.Line, ir.CodeResourceEscape, ir.SeverityWarning, "link %q resolves outside the skill folder; not indexed", clip(l.Target))
-			continue
-		}
-		if info, err := os.Stat(real); err != nil || !info.Mode().IsRegular() || seen[clean] {
-			continue
-		}
-		seen[clean] = true
-		out = append(out, clean)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func isURL(s string) bool {
-	i := strings.Index(s, ":")
-	return i > 0 && !strings.ContainsAny(s[:i], "/.")
-}
-
 // shadow marks every unit that loses its name to a higher-precedence unit,
 // or to an earlier path in byte order within one root.
 func shadow(units []*ir.Unit) ir.Diagnostics {

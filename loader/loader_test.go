@@ -154,7 +154,7 @@ func TestEveryDiagnosticCodeHasAFixture(t *testing.T) {
 		ir.CodeUnsupportedPrologRLM, ir.CodePathEscape, ir.CodeShadowed, ir.CodeScanLimit,
 		ir.CodeMissingFrontmatter, ir.CodeCompatibilityTooLong, ir.CodeInvalidManifest,
 		ir.CodeInvalidCodexPolicy, ir.CodeResourceEscape, ir.CodeUnknownField, ir.CodeNULByte,
-		ir.CodeSymlinkLoop,
+		ir.CodeSymlinkLoop, ir.CodeMissingResource,
 	} {
 		if !seen[c] {
 			t.Errorf("no fixture produces %s", c)

@@ -49,10 +49,13 @@ type Parsed struct {
 // The body itself is never kept: it is read lazily and verified.
 const leadLimit = 1000
 
-// Link is a relative link found in a body.
+// Link is a link destination found in a body, as written.
 type Link struct {
 	Target string
 	Line   int
+	// Loose marks text that reads like a link but that CommonMark would not
+	// make one (say "[a](b c)"): it is checked for escapes, never indexed.
+	Loose bool
 }
 
 // hostFieldKeys are client-defined keys (Claude Code, OpenCode) that are
@@ -66,7 +69,6 @@ var hostFieldKeys = map[string]bool{
 
 var (
 	headingRE = regexp.MustCompile(`^#{1,6}\s+(.+?)\s*#*\s*$`)
-	linkRE    = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
 	yamlLine  = regexp.MustCompile(`line (\d+)`)
 )
 
@@ -404,10 +406,10 @@ func cleanYAMLError(err error) string {
 	return strings.TrimPrefix(err.Error(), "yaml: ")
 }
 
-// scanBody collects headings and relative links, skipping fenced code.
+// scanBody collects headings and links, skipping fenced code.
 func scanBody(body []byte, firstLine int, p *Parsed) {
+	p.Links = scanLinks(body, firstLine)
 	inFence := false
-	line := firstLine
 	for len(body) > 0 {
 		raw, rest, _ := bytes.Cut(body, []byte("\n"))
 		text := strings.TrimRight(string(raw), "\r")
@@ -428,12 +430,8 @@ func scanBody(body []byte, firstLine int, p *Parsed) {
 					p.Lead = truncateUTF8(p.Lead, leadLimit)
 				}
 			}
-			for _, m := range linkRE.FindAllStringSubmatch(text, -1) {
-				p.Links = append(p.Links, Link{Target: m[1], Line: line})
-			}
 		}
 		body = rest
-		line++
 	}
 }
 

