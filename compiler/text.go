@@ -8,11 +8,18 @@ import (
 
 // Words splits text into case-folded words. A word is a run of letters,
 // digits and combining marks; apostrophes inside a word are dropped so that
-// "don't" and "dont" are the same word. Everything else is a boundary, which
-// is what keeps "hack" from matching "Hacker News" and "unit9" from matching
-// "unit99": words are compared whole.
+// "don't", "dont" and "don`t" are the same word. Everything else is a
+// boundary, which is what keeps "hack" from matching "Hacker News" and
+// "unit9" from matching "unit99": words are compared whole.
 func Words(text string) []string {
 	var words []string
+	scanWords(text, func(w string, _, _ int) { words = append(words, w) })
+	return words
+}
+
+// scanWords calls emit with each word of text, as Words folds it, and the
+// byte offsets in text where the word starts and ends.
+func scanWords(text string, emit func(w string, start, end int)) {
 	start := -1   // byte offset where the current word starts
 	plain := true // the word so far is text[start:i] verbatim: already folded, no apostrophe
 	var b []byte  // the folded word, once it differs from the text
@@ -20,14 +27,24 @@ func Words(text string) []string {
 		switch {
 		case start < 0:
 		case plain:
-			words = append(words, text[start:end])
+			emit(text[start:end], start, end)
 		default:
-			words = append(words, string(b))
+			emit(string(b), start, end)
 		}
 		start, plain, b = -1, true, b[:0]
 	}
 	for i, r := range text {
 		switch {
+		case isApostrophe(r):
+			if start < 0 || !nextIsLetter(text, i+utf8.RuneLen(r)) {
+				flush(i)
+				continue
+			}
+			// inside a word ("don't"): dropped, so the word is no longer verbatim
+			if plain {
+				plain = false
+				b = append(b[:0], text[start:i]...)
+			}
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
 			if start < 0 {
 				start = i
@@ -40,18 +57,24 @@ func Words(text string) []string {
 			if !plain {
 				b = utf8.AppendRune(b, f)
 			}
-		case (r == '\'' || r == '\u2019') && start >= 0 && nextIsLetter(text, i+utf8.RuneLen(r)):
-			// inside a word ("don't"): dropped, so the word is no longer verbatim
-			if plain {
-				plain = false
-				b = append(b[:0], text[start:i]...)
-			}
 		default:
 			flush(i)
 		}
 	}
 	flush(len(text))
-	return words
+}
+
+// isApostrophe reports whether r is one of the marks people and keyboards
+// type for an apostrophe. They must all read alike, or "don't use X" typed
+// with a modifier letter, an acute accent or a backtick would escape the
+// negation the plain apostrophe triggers. U+02BC is a letter to
+// Unicode, so it is tested before letters are.
+func isApostrophe(r rune) bool {
+	switch r {
+	case '\'', '\u2019', '\u2018', '\u02bc', '\u00b4', '`', '\uff07':
+		return true
+	}
+	return false
 }
 
 // nextIsLetter reports whether text[i:] starts with a letter.
