@@ -1,0 +1,225 @@
+package compiler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlmc-dev/rlmc/internal/testkit"
+	"github.com/rlmc-dev/rlmc/ir"
+	"github.com/rlmc-dev/rlmc/loader"
+)
+
+func TestWordsApostrophes(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{name: "ascii", text: "don't", want: "dont"},
+		{name: "right quote", text: "don\u2019t", want: "dont"},
+		{name: "left quote", text: "don\u2018t", want: "dont"},
+		{name: "modifier letter", text: "don\u02bct", want: "dont"},
+		{name: "acute accent", text: "don\u00b4t", want: "dont"},
+		{name: "backtick", text: "don`t", want: "dont"},
+		{name: "fullwidth", text: "don\uff07t", want: "dont"},
+		{name: "quoting a name", text: "`tdd` and \u2018tdd\u2019", want: "tdd and tdd"},
+		{name: "trailing", text: "tests\u02bc x", want: "tests x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := strings.Join(Words(tt.text), " "); got != tt.want {
+				t.Errorf("Words(%q): got %q; want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSeqMatcher compares the one-pass matcher with trying every pattern
+// at every position, on random texts over a small vocabulary so that
+// patterns overlap and nest.
+func TestSeqMatcher(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	vocab := []string{"a", "b", "c"}
+	randSeq := func(n int) []string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = vocab[rng.IntN(len(vocab))]
+		}
+		return s
+	}
+	for round := range 200 {
+		m := newSeqMatcher()
+		var pats [][]string
+		for i := range 1 + rng.IntN(8) {
+			p := randSeq(1 + rng.IntN(4))
+			pats = append(pats, p)
+			m.add(p, int32(i))
+		}
+		m.build()
+		text := randSeq(rng.IntN(30))
+		var got, want []string
+		m.scan(text, nil, func(end int, state int32) bool {
+			for _, id := range m.ends[state] {
+				got = append(got, fmt.Sprint(end, ":", id))
+			}
+			return true
+		})
+		for end := range text {
+			for id, p := range pats {
+				if start := end + 1 - len(p); start >= 0 && slices.Equal(text[start:end+1], p) {
+					want = append(want, fmt.Sprint(end, ":", id))
+				}
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: patterns %v in %v: got %v; want %v", round, pats, text, got, want)
+		}
+		for i := range text {
+			state, n := m.longest(text[i:])
+			wantN := 0
+			for _, p := range pats {
+				if len(p) > wantN && len(p) <= len(text)-i && slices.Equal(text[i:i+len(p)], p) {
+					wantN = len(p)
+				}
+			}
+			if n != wantN || (n == 0) != (state < 0) {
+				t.Fatalf("round %d: longest of %v at %d in %v: got %d words (state %d); want %d", round, pats, i, text, n, state, wantN)
+			}
+		}
+	}
+}
+
+// longTaskCompiler is a small catalog whose phrases start with words a
+// long task repeats: trying every phrase at every word, reading the rest of
+// the task each time, made such a task take minutes.
+func longTaskCompiler(t testing.TB) *Compiler {
+	return build(t, map[string]string{
+		"skills/code-review/SKILL.md": skill("code-review", "Review code changes for bugs.", `{"schema": 1, "aliases": ["code review bot"], "triggers": [{"kind": "object", "value": "code smell"}]}`, "# code-review"),
+		"skills/tdd/SKILL.md":         skill("tdd", "Test-driven development with a red-green-refactor loop.", "", "# tdd"),
+		"skills/deploy/SKILL.md":      skill("deploy", "Deploy the service to production.", "", "# deploy"),
+	}, Policy{})
+}
+
+// longTask repeats words that start phrases, names and cues, and never
+// completes one, up to n bytes.
+func longTask(n int) string {
+	const unit = "code no code red do not use code avoid the "
+	return strings.Repeat(unit, n/len(unit))
+}
+
+// TestLongTaskCompiles fails if a pass over the task is quadratic: the
+// half-mebibyte task took minutes when every word position searched the
+// rest of the task. The deadline is loose; the compile takes milliseconds.
+func TestLongTaskCompiles(t *testing.T) {
+	c := longTaskCompiler(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Compile(ctx, Request{Task: longTask(512 << 10)}); err != nil {
+		t.Fatalf("got %v; want a result within the deadline", err)
+	}
+}
+
+// TestManyPhrasesSharingAFirstWord fails if matching tries every phrase at
+// every word: one unit with thousands of two-word triggers that share a
+// first word made a short task take seconds.
+func TestManyPhrasesSharingAFirstWord(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(dir, "many", "SKILL.md"), skill("many", "A unit with many triggers.", "", "# many"))
+	cat, err := loader.Load(context.Background(), loader.Options{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := cat.Units[0]
+	for i := range 5000 {
+		u.Triggers = append(u.Triggers, ir.Trigger{Kind: ir.TriggerKeyword, Value: fmt.Sprintf("alpha w%d", i), Weight: ir.DefaultTriggerWeight})
+	}
+	c, err := New(cat, Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	task := strings.Repeat("alpha ", 3000) + "alpha w4999"
+	res, err := c.Compile(ctx, Request{Task: task})
+	if err != nil {
+		t.Fatalf("got %v; want a result within the deadline", err)
+	}
+	if len(res.Selected) != 1 {
+		t.Errorf("got %d selected; want the unit whose trigger the task ends with", len(res.Selected))
+	}
+}
+
+func TestTaskTooLong(t *testing.T) {
+	c := longTaskCompiler(t)
+	_, err := c.Compile(context.Background(), Request{Task: strings.Repeat("x", MaxTaskBytes+1)})
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Code != ErrInvalidRequest {
+		t.Fatalf("got %v; want an *Error with code %s", err, ErrInvalidRequest)
+	}
+	if _, err := c.Compile(context.Background(), Request{Task: longTask(MaxTaskBytes)}); err != nil {
+		t.Errorf("a task of MaxTaskBytes: got %v; want a result", err)
+	}
+}
+
+// countdown is a context that is done from its after-th look on: it tells
+// whether a stage looks at the context while it runs, not only between
+// stages.
+type countdown struct {
+	context.Context
+	after, looks int
+}
+
+func (c *countdown) Err() error {
+	if c.looks++; c.looks >= c.after {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+func TestCompileCanceled(t *testing.T) {
+	c := longTaskCompiler(t)
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	canceledCtx, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	tests := []struct {
+		name  string
+		ctx   context.Context
+		want  error
+		stage Stage
+	}{
+		{name: "deadline passed", ctx: expired, want: context.DeadlineExceeded, stage: StageAnalyze},
+		{name: "canceled", ctx: canceledCtx, want: context.Canceled, stage: StageAnalyze},
+		// The first look is before the analyze stage; the second, inside it.
+		{name: "deadline during analysis", ctx: &countdown{Context: context.Background(), after: 2}, want: context.DeadlineExceeded, stage: StageAnalyze},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan struct{})
+			var err error
+			go func() {
+				defer close(done)
+				_, err = c.Compile(tt.ctx, Request{Task: longTask(256 << 10)})
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the compile did not return")
+			}
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Code != ErrCanceled || ce.Stage != tt.stage {
+				t.Fatalf("got %v; want an *Error with code %s in stage %s", err, ErrCanceled, tt.stage)
+			}
+			if !errors.Is(err, tt.want) {
+				t.Errorf("errors.Is(%v, %v): got false; want true", err, tt.want)
+			}
+		})
+	}
+}
