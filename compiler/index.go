@@ -750,6 +750,10 @@ type query struct {
 // span is where a word is in the task, in bytes.
 type span struct{ start, end int32 }
 
+// scanPiece is about how many bytes of the task analyze splits into words
+// before it looks at the context again.
+const scanPiece = 32 << 10
+
 // MaxTaskBytes bounds the task a compile reads, in bytes: a longer task is
 // an invalid request. Every pass over the task is linear in its length, so
 // the bound is on memory and time, not a guard against blow-up: a task this
@@ -758,10 +762,27 @@ const MaxTaskBytes = 1 << 20
 
 func analyze(task string, p *pulse) *query {
 	q := &query{task: task, pulse: p}
-	scanWords(task, func(w string, start, end int) {
-		q.words = append(q.words, w)
-		q.spans = append(q.spans, span{int32(start), int32(end)})
-	})
+	// English averages about six bytes a word with its space; guessing
+	// saves most of the regrowing on a long task.
+	q.words, q.spans = make([]string, 0, len(task)/6+1), make([]span, 0, len(task)/6+1)
+	// The task is split in pieces at blanks, which no word crosses, so that
+	// a deadline is looked at between them.
+	for off := 0; off < len(task); {
+		if p.now() {
+			return q
+		}
+		end := min(off+scanPiece, len(task))
+		if i := strings.IndexAny(task[end:], " \t\n"); i >= 0 {
+			end += i
+		} else {
+			end = len(task)
+		}
+		scanWords(task[off:end], func(w string, start, stop int) {
+			q.words = append(q.words, w)
+			q.spans = append(q.spans, span{int32(off + start), int32(off + stop)})
+		})
+		off = end
+	}
 	q.stems = make([]string, len(q.words))
 	seen := map[string]bool{}
 	grams := map[bigram]bool{}

@@ -31,3 +31,14 @@ func (p *pulse) stop() bool {
 	}
 	return p.err != nil
 }
+
+// now looks at the context at once, for a loop whose steps are long.
+func (p *pulse) now() bool {
+	if p == nil {
+		return false
+	}
+	if p.err == nil {
+		p.err = p.ctx.Err()
+	}
+	return p.err != nil
+}
