@@ -314,6 +314,9 @@ func (r *compilation) retrieve() error {
 	slices.Sort(inCands)
 	inCands = slices.Compact(inCands)
 	for i, u := range r.c.cat.Units {
+		if r.pulse.stop() {
+			return nil // Compile reports the context's error
+		}
 		if len(inCands) > 0 && inCands[0] == i {
 			inCands = inCands[1:]
 			continue
