@@ -54,8 +54,8 @@ func Stages() []Stage {
 	return out
 }
 
-// Request is one compile's input. Task is untrusted text; Select and Deny
-// are trusted host decisions.
+// Request is one compile's input. Task is untrusted text of at most
+// MaxTaskBytes; Select and Deny are trusted host decisions.
 type Request struct {
 	Task      string
 	Select    []string

@@ -160,19 +160,3 @@ func Terms(text string) []string {
 	}
 	return out
 }
-
-func indexSeq(hay, needle []string, from int) int {
-	if len(needle) == 0 {
-		return -1
-	}
-outer:
-	for i := from; i+len(needle) <= len(hay); i++ {
-		for j, n := range needle {
-			if hay[i+j] != n {
-				continue outer
-			}
-		}
-		return i
-	}
-	return -1
-}

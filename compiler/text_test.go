@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -219,6 +220,48 @@ func TestCompileCanceled(t *testing.T) {
 			}
 			if !errors.Is(err, tt.want) {
 				t.Errorf("errors.Is(%v, %v): got false; want true", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestNegated(t *testing.T) {
+	c := build(t, map[string]string{
+		"skills/deploy/SKILL.md":          skill("deploy", "Deploy the service.", "", "# deploy"),
+		"skills/code-review/SKILL.md":     skill("code-review", "Review code changes.", "", "# code-review"),
+		"skills/code-review-bot/SKILL.md": skill("code-review-bot", "Run the review bot.", "", "# code-review-bot"),
+		"skills/tdd/SKILL.md":             skill("tdd", "Test-driven development.", `{"schema": 1, "aliases": ["red green"]}`, "# tdd"),
+	}, Policy{})
+	tests := []struct {
+		name, task, want string
+	}{
+		{name: "one name", task: "do not use tdd", want: "tdd"},
+		{name: "or", task: "fix the login bug. Don't use deploy or code-review.", want: "code-review deploy"},
+		{name: "comma and", task: "avoid deploy, tdd and code-review", want: "code-review deploy tdd"},
+		{name: "comma or", task: "avoid deploy, code-review, or tdd today", want: "code-review deploy tdd"},
+		{name: "and/or", task: "don't use deploy and/or tdd", want: "deploy tdd"},
+		{name: "nor", task: "never use deploy nor code-review", want: "code-review deploy"},
+		{name: "neither nor", task: "use neither deploy nor the tdd skill", want: "deploy tdd"},
+		{name: "articles in the list", task: "don't use the deploy or the tdd", want: "deploy tdd"},
+		{name: "quoted names", task: "don't use `deploy` or \u201ctdd\u201d", want: "deploy tdd"},
+		{name: "alias in a list", task: "without deploy or red green", want: "deploy tdd"},
+		{name: "longest name", task: "do not use code-review-bot", want: "code-review-bot"},
+		{name: "longest name in a list", task: "no deploy or code-review-bot", want: "code-review-bot deploy"},
+		{name: "full stop ends the list", task: "Don't use deploy. Code-review the change", want: "deploy"},
+		{name: "semicolon ends the list", task: "do not use tdd; deploy it", want: "tdd"},
+		{name: "bracket ends the list", task: "avoid deploy (or tdd)", want: "deploy"},
+		{name: "no connector, no list", task: "avoid deploy tdd style", want: "deploy"},
+		{name: "a word that is no name ends the list", task: "no deploy or even tdd", want: "deploy"},
+		{name: "cue in another clause", task: "Is it done? No. tdd is what I want", want: ""},
+		{name: "cue then nothing", task: "do not use", want: ""},
+		{name: "modifier apostrophe", task: "don\u02bct use tdd", want: "tdd"},
+		{name: "backtick apostrophe", task: "don`t use tdd", want: "tdd"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := slices.Sorted(maps.Keys(c.index.negated(analyze(tt.task, nil))))
+			if strings.Join(got, " ") != tt.want {
+				t.Errorf("negated(%q): got %q; want %q", tt.task, strings.Join(got, " "), tt.want)
 			}
 		})
 	}
