@@ -255,7 +255,7 @@ func (r *compilation) analyze() error {
 	for _, n := range r.req.Deny {
 		r.denied[n] = true
 	}
-	r.q = analyze(r.req.Task, r.pulse)
+	r.q = r.c.index.analyze(r.req.Task, r.pulse)
 	r.negated = r.c.index.negated(r.q)
 	for _, n := range slices.Sorted(maps.Keys(r.negated)) {
 		r.event(Event{Stage: StageAnalyze, Kind: EventNegation, Unit: n, Detail: r.negated[n]})

@@ -737,7 +737,8 @@ type query struct {
 	spans       []span   // where each word is in task
 	stems       []string // stems of every word, for phrases
 	uniqueTerms []string // stems minus stop words, deduplicated, sorted
-	bigrams     []bigram // consecutive pairs of those terms, deduplicated, sorted
+	bigrams     []bigram // consecutive pairs of terms, deduplicated, as they first occur
+	// (Both hold only what the index knows.)
 	// pulse stops the passes over the task when the compile's context is
 	// done; nil never stops.
 	pulse *pulse
@@ -760,7 +761,10 @@ const scanPiece = 32 << 10
 // long compiles in well under a second over a catalog of dozens of skills.
 const MaxTaskBytes = 1 << 20
 
-func analyze(task string, p *pulse) *query {
+// analyze reads the task once. Its terms and bigrams are kept only when
+// the catalog indexes them: no other can score, and a long task of words
+// no skill uses must not cost a map entry per word.
+func (ix *index) analyze(task string, p *pulse) *query {
 	q := &query{task: task, pulse: p}
 	// English averages about six bytes a word with its space; guessing
 	// saves most of the regrowing on a long task.
@@ -787,6 +791,8 @@ func analyze(task string, p *pulse) *query {
 	seen := map[string]bool{}
 	grams := map[bigram]bool{}
 	var prev string // the last term, for bigrams
+	// Bigrams stay in the order they first occur: every one adds the same
+	// bonus and evidence sorts them by text, so no order needs sorting.
 	for i, w := range q.words {
 		if p.stop() {
 			return q
@@ -796,19 +802,19 @@ func analyze(task string, p *pulse) *query {
 		if stopWords[w] {
 			continue
 		}
-		if !seen[st] {
+		if _, known := ix.postings[st]; known && !seen[st] {
 			seen[st] = true
 			q.uniqueTerms = append(q.uniqueTerms, st)
 		}
-		if prev != "" {
-			grams[bigram{prev, st}] = true
+		if g := (bigram{prev, st}); prev != "" && !grams[g] {
+			if _, known := ix.bigrams[g]; known {
+				grams[g] = true
+				q.bigrams = append(q.bigrams, g)
+			}
 		}
 		prev = st
 	}
 	sort.Strings(q.uniqueTerms)
-	q.bigrams = slices.SortedFunc(maps.Keys(grams), func(a, b bigram) int {
-		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]))
-	})
 	return q
 }
 

@@ -259,7 +259,7 @@ func TestNegated(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := slices.Sorted(maps.Keys(c.index.negated(analyze(tt.task, nil))))
+			got := slices.Sorted(maps.Keys(c.index.negated(c.index.analyze(tt.task, nil))))
 			if strings.Join(got, " ") != tt.want {
 				t.Errorf("negated(%q): got %q; want %q", tt.task, strings.Join(got, " "), tt.want)
 			}
