@@ -64,6 +64,13 @@ type Request struct {
 	Tokenizer string // "" means the policy's or DefaultTokenizer
 }
 
+// MaxTaskBytes bounds Request.Task, in bytes: a longer task is an
+// ErrInvalidRequest, never analyzed in part. Every pass over the task is
+// linear in its length, so the bound is on memory and time, not a guard
+// against blow-up: a task this long compiles in well under a second over a
+// catalog of dozens of skills.
+const MaxTaskBytes = 1 << 20
+
 // Compiler holds a loaded catalog, its index, graph and policy engine. Build
 // it once and call Compile many times; it is safe for concurrent use.
 type Compiler struct {

@@ -494,8 +494,8 @@ func declare(table *keySet, triggers []ir.Trigger, kind ir.TriggerKind) []string
 	return keys
 }
 
-// named returns the keys of the table that stems name, in one pass; nil
-// when it names none or when stop reports true.
+// named returns the keys of the table that stems name, in one pass: nil
+// when it names none, and only those found so far when stop reports true.
 func (k *keySet) named(stems []string, stop func() bool) map[string]bool {
 	var out map[string]bool
 	k.seqs.scan(stems, stop, func(_ int, state int32) bool {
@@ -736,9 +736,8 @@ type query struct {
 	words       []string // folded words, for negation and whole-name matching
 	spans       []span   // where each word is in task
 	stems       []string // stems of every word, for phrases
-	uniqueTerms []string // stems minus stop words, deduplicated, sorted
-	bigrams     []bigram // consecutive pairs of terms, deduplicated, as they first occur
-	// (Both hold only what the index knows.)
+	uniqueTerms []string // indexed stems minus stop words, deduplicated, sorted
+	bigrams     []bigram // indexed pairs of consecutive terms, deduplicated, as they first occur
 	// pulse stops the passes over the task when the compile's context is
 	// done; nil never stops.
 	pulse *pulse
@@ -754,12 +753,6 @@ type span struct{ start, end int32 }
 // scanPiece is about how many bytes of the task analyze splits into words
 // before it looks at the context again.
 const scanPiece = 32 << 10
-
-// MaxTaskBytes bounds the task a compile reads, in bytes: a longer task is
-// an invalid request. Every pass over the task is linear in its length, so
-// the bound is on memory and time, not a guard against blow-up: a task this
-// long compiles in well under a second over a catalog of dozens of skills.
-const MaxTaskBytes = 1 << 20
 
 // analyze reads the task once. Its terms and bigrams are kept only when
 // the catalog indexes them: no other can score, and a long task of words
