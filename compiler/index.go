@@ -761,12 +761,12 @@ func (ix *index) analyze(task string, p *pulse) *query {
 	q := &query{task: task, pulse: p}
 	// English averages about six bytes a word with its space; guessing
 	// saves most of the regrowing on a long task.
-	q.words, q.spans = make([]string, 0, len(task)/6+1), make([]span, 0, len(task)/6+1)
+	words, spans := make([]string, 0, len(task)/6+1), make([]span, 0, len(task)/6+1)
 	// The task is split in pieces at blanks, which no word crosses, so that
 	// a deadline is looked at between them.
 	for off := 0; off < len(task); {
 		if p.now() {
-			return q
+			break
 		}
 		end := min(off+scanPiece, len(task))
 		if i := strings.IndexAny(task[end:], " \t\n"); i >= 0 {
@@ -774,12 +774,10 @@ func (ix *index) analyze(task string, p *pulse) *query {
 		} else {
 			end = len(task)
 		}
-		scanWords(task[off:end], func(w string, start, stop int) {
-			q.words = append(q.words, w)
-			q.spans = append(q.spans, span{int32(off + start), int32(off + stop)})
-		})
+		words, spans = appendWords(words, spans, task[off:end], off, true)
 		off = end
 	}
+	q.words, q.spans = words, spans
 	q.stems = make([]string, len(q.words))
 	seen := map[string]bool{}
 	grams := map[bigram]bool{}

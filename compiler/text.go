@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -12,24 +13,35 @@ import (
 // boundary, which is what keeps "hack" from matching "Hacker News" and
 // "unit9" from matching "unit99": words are compared whole.
 func Words(text string) []string {
-	var words []string
-	scanWords(text, func(w string, _, _ int) { words = append(words, w) })
-	return words
+	// Most texts are a few words: growing in a buffer on the stack and
+	// copying once costs one allocation where growing on the heap costs
+	// several, and indexing splits every field of every unit.
+	var buf [8]string
+	words, _ := appendWords(buf[:0], nil, text, 0, false)
+	if len(words) == 0 {
+		return nil
+	}
+	return slices.Clone(words)
 }
 
-// scanWords calls emit with each word of text, as Words folds it, and the
-// byte offsets in text where the word starts and ends.
-func scanWords(text string, emit func(w string, start, end int)) {
+// appendWords appends the words of text, as Words folds them, to words
+// and, withSpan, where each is to spans; text starts at byte off of the
+// whole.
+func appendWords(words []string, spans []span, text string, off int, withSpan bool) ([]string, []span) {
 	start := -1   // byte offset where the current word starts
 	plain := true // the word so far is text[start:i] verbatim: already folded, no apostrophe
 	var b []byte  // the folded word, once it differs from the text
 	flush := func(end int) {
 		switch {
 		case start < 0:
+			return
 		case plain:
-			emit(text[start:end], start, end)
+			words = append(words, text[start:end])
 		default:
-			emit(string(b), start, end)
+			words = append(words, string(b))
+		}
+		if withSpan {
+			spans = append(spans, span{int32(off + start), int32(off + end)})
 		}
 		start, plain, b = -1, true, b[:0]
 	}
@@ -62,6 +74,7 @@ func scanWords(text string, emit func(w string, start, end int)) {
 		}
 	}
 	flush(len(text))
+	return words, spans
 }
 
 // isApostrophe reports whether r is one of the marks people and keyboards
