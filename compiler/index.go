@@ -129,9 +129,9 @@ type index struct {
 	// keys.
 	objects, actions         *keySet
 	unitObjects, unitActions [][]string
-	// wholeNames holds units' names and aliases as folded words, for
-	// negation: "do not use X" matches X as whole words, unstemmed. A
-	// pattern's id is its position in nameUnits.
+	// wholeNames holds units' names and aliases as folded words, each
+	// reversed, for negation: "do not use X" matches X as whole words,
+	// unstemmed. A pattern's id is its position in nameUnits.
 	wholeNames *seqMatcher
 	nameUnits  []string
 }
@@ -373,7 +373,9 @@ func (p rawPosting) fields() uint8 {
 }
 
 func (ix *index) addWhole(unit, text string) {
-	ix.wholeNames.add(Words(text), int32(len(ix.nameUnits)))
+	ws := Words(text)
+	slices.Reverse(ws)
+	ix.wholeNames.add(ws, int32(len(ix.nameUnits)))
 	ix.nameUnits = append(ix.nameUnits, unit)
 }
 
@@ -875,9 +877,10 @@ const maxConnectors = 2
 // clause (so "do not use code-review-bot" spares code-review), and every
 // name of a list that goes on from there: "don't use deploy or
 // code-review" negates both. Each word is read a bounded number of times,
-// so the pass is linear in the task.
+// whatever the names, so the pass is linear in the task.
 func (ix *index) negated(q *query) map[string]string {
 	out := map[string]string{}
+	var nameAt []int32 // the longest name starting at each word, once a cue is seen
 	for i := 0; i < len(q.words); i++ {
 		if q.pulse.stop() {
 			break
@@ -885,6 +888,11 @@ func (ix *index) negated(q *query) map[string]string {
 		n := q.cueAt(i)
 		if n == 0 {
 			continue
+		}
+		if nameAt == nil {
+			if nameAt = ix.wholeNames.longestFrom(q.words, q.pulse.stop); nameAt == nil {
+				break
+			}
 		}
 		end := i + n // the words read so far end here
 		for item := 0; ; item++ {
@@ -907,10 +915,11 @@ func (ix *index) negated(q *query) map[string]string {
 			if k >= len(q.words) || q.gap(k-1) == gapBreak {
 				break
 			}
-			state, m := ix.wholeNames.longest(q.words[k:])
+			state := nameAt[k]
 			if state < 0 {
 				break
 			}
+			m := int(ix.wholeNames.depth[state])
 			for _, id := range ix.wholeNames.ends[state] {
 				if u := ix.nameUnits[id]; out[u] == "" {
 					out[u] = q.said(i, n, end, k+m)

@@ -2,7 +2,8 @@ package compiler
 
 // seqMatcher finds word sequences in a text of words: every occurrence of
 // any of its patterns in one left-to-right pass (Aho-Corasick over words
-// rather than bytes), or the longest pattern starting at a given word. A
+// rather than bytes), or, over reversed patterns, the longest one starting
+// at each word in one right-to-left pass. A
 // pass costs time linear in the text plus the matches reported, however
 // many patterns there are and however they overlap: trying every pattern at
 // every word, as rlmc once did, let a long task or a catalog with thousands
@@ -117,21 +118,29 @@ func (m *seqMatcher) scan(words []string, stop func() bool, visit func(end int, 
 	return true
 }
 
-// longest returns the state ending the longest pattern that is a prefix of
-// words, and that pattern's length in words; state -1 when no pattern is.
-// It reads no further than the deepest pattern.
-func (m *seqMatcher) longest(words []string) (state int32, n int) {
-	state = -1
+// longestFrom reads words once, from the last to the first, and returns
+// for each index k the state ending the longest pattern that is a suffix of
+// words[k:] read backwards, or -1. Built over reversed sequences, that is
+// the longest sequence starting at word k, for every k in one pass: a walk
+// down the patterns from each position would read as far as the longest
+// pattern each time. It stops early, returning nil, when stop reports
+// true; stop is called once per word and may be nil.
+func (m *seqMatcher) longestFrom(words []string, stop func() bool) []int32 {
+	out := make([]int32, len(words))
 	s := int32(0)
-	for i, w := range words {
-		next, ok := m.edges[seqEdge{s, w}]
-		if !ok {
-			break
+	for k := len(words) - 1; k >= 0; k-- {
+		if stop != nil && stop() {
+			return nil
 		}
-		s = next
-		if len(m.ends[s]) > 0 {
-			state, n = s, i+1
+		s = m.step(s, words[k])
+		t := s
+		if len(m.ends[t]) == 0 {
+			t = m.dict[t]
 		}
+		if t <= 0 {
+			t = -1 // the root ends no pattern
+		}
+		out[k] = t
 	}
-	return state, n
+	return out
 }

@@ -82,16 +82,27 @@ func TestSeqMatcher(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("round %d: patterns %v in %v: got %v; want %v", round, pats, text, got, want)
 		}
+		rev := newSeqMatcher()
+		for id, p := range pats {
+			r := slices.Clone(p)
+			slices.Reverse(r)
+			rev.add(r, int32(id))
+		}
+		rev.build()
+		at := rev.longestFrom(text, nil)
 		for i := range text {
-			state, n := m.longest(text[i:])
+			n := 0
+			if at[i] >= 0 {
+				n = int(rev.depth[at[i]])
+			}
 			wantN := 0
 			for _, p := range pats {
 				if len(p) > wantN && len(p) <= len(text)-i && slices.Equal(text[i:i+len(p)], p) {
 					wantN = len(p)
 				}
 			}
-			if n != wantN || (n == 0) != (state < 0) {
-				t.Fatalf("round %d: longest of %v at %d in %v: got %d words (state %d); want %d", round, pats, i, text, n, state, wantN)
+			if n != wantN {
+				t.Fatalf("round %d: longest of %v at %d in %v: got %d words; want %d", round, pats, i, text, n, wantN)
 			}
 		}
 	}
@@ -154,6 +165,32 @@ func TestManyPhrasesSharingAFirstWord(t *testing.T) {
 	}
 	if len(res.Selected) != 1 {
 		t.Errorf("got %d selected; want the unit whose trigger the task ends with", len(res.Selected))
+	}
+}
+
+// TestLongNameNegation fails if negation walks the names from each cue: a
+// name of thousands of words that a task almost spells after every cue
+// would be read again from each of them.
+func TestLongNameNegation(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(dir, "long", "SKILL.md"), skill("long", "A unit with a long alias.", "", "# long"))
+	cat, err := loader.Load(context.Background(), loader.Options{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat.Units[0].Aliases = []string{strings.Repeat("x no ", 20000) + "y"}
+	c, err := New(cat, Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := c.Compile(ctx, Request{Task: strings.Repeat("no x ", 50000) + "no " + strings.Repeat("x no ", 20000) + "y"})
+	if err != nil {
+		t.Fatalf("got %v; want a result within the deadline", err)
+	}
+	if code, _ := reasonOf(res, "long"); code != ReasonNegated {
+		t.Errorf("got reason %q; want %q: the task ends by negating the alias", code, ReasonNegated)
 	}
 }
 
