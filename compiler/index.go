@@ -920,9 +920,13 @@ func (ix *index) negated(q *query) map[string]string {
 				break
 			}
 			m := int(ix.wholeNames.depth[state])
+			said := "" // quoted once for all the units of the name
 			for _, id := range ix.wholeNames.ends[state] {
 				if u := ix.nameUnits[id]; out[u] == "" {
-					out[u] = q.said(i, n, end, k+m)
+					if said == "" {
+						said = q.said(i, n, end, k+m)
+					}
+					out[u] = said
 				}
 			}
 			end = k + m
