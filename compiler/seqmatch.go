@@ -14,8 +14,8 @@ type seqMatcher struct {
 	dict  []int32           // the nearest state on the fail chain that ends a pattern, or -1
 	ends  [][]int32         // the ids of the patterns that end at each state, as added
 	depth []int32           // words from the root
-	up    []int32           // parent state
-	word  []string          // the word on the edge from the parent
+	up    []int32           // parent state, until build
+	word  []string          // the word on the edge from the parent, until build
 }
 
 type seqEdge struct {
@@ -28,7 +28,7 @@ func newSeqMatcher() *seqMatcher {
 }
 
 // add records seq as pattern id. An empty sequence matches nothing and is
-// ignored. Call build after the last add.
+// ignored. Call build after the last add, and add nothing after it.
 func (m *seqMatcher) add(seq []string, id int32) {
 	if len(seq) == 0 {
 		return
@@ -73,6 +73,7 @@ func (m *seqMatcher) build() {
 			}
 		}
 	}
+	m.up, m.word = nil, nil // only building needs them; an index lives long
 }
 
 // step is the state after reading w in state s.
