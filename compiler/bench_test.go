@@ -3,6 +3,7 @@ package compiler
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rlmc-dev/rlmc/internal/testkit"
@@ -58,4 +59,36 @@ func BenchmarkCompileCold(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkCompileLongTask measures one compile of a task of MaxTaskBytes
+// (the CLI's stdin cap) over the Matt Pocock catalog: a pasted log with the
+// catalog's names, their words and negations all through it, so every pass
+// over the task has matches to find. Target: well under a second.
+func BenchmarkCompileLongTask(b *testing.B) {
+	c := loadMattPocock(b, true)
+	task := longMixedTask(c, MaxTaskBytes)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := c.Compile(context.Background(), Request{Task: task}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// longMixedTask is n bytes of traceback lines, sentences naming the
+// catalog's units and negating some of them.
+func longMixedTask(c *Compiler, n int) string {
+	var names []string
+	for _, u := range c.Catalog().Units {
+		names = append(names, u.Name)
+	}
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		a, z := names[i%len(names)], names[(i*7+3)%len(names)]
+		fmt.Fprintf(&b, "Traceback (most recent call last):\n  File \"/srv/app/handlers.py\", line %d, in handle\n    return self.dispatch(request, *args)\nKeyError: 'user_id'\n", i)
+		fmt.Fprintf(&b, "Please %s the change and write a test; don't use %s or %s, and avoid the %s skill.\n", strings.ReplaceAll(a, "-", " "), z, a, z)
+	}
+	return b.String()[:n]
 }

@@ -54,8 +54,8 @@ func Stages() []Stage {
 	return out
 }
 
-// Request is one compile's input. Task is untrusted text; Select and Deny
-// are trusted host decisions.
+// Request is one compile's input. Task is untrusted text of at most
+// MaxTaskBytes; Select and Deny are trusted host decisions.
 type Request struct {
 	Task      string
 	Select    []string
@@ -63,6 +63,13 @@ type Request struct {
 	Budget    int    // tokens; 0 means the policy's or DefaultBudget
 	Tokenizer string // "" means the policy's or DefaultTokenizer
 }
+
+// MaxTaskBytes bounds Request.Task, in bytes: a longer task is an
+// ErrInvalidRequest, never analyzed in part. Every pass over the task is
+// linear in its length, so the bound is on memory and time, not a guard
+// against blow-up: a task this long compiles in well under a second over a
+// catalog of dozens of skills.
+const MaxTaskBytes = 1 << 20
 
 // Compiler holds a loaded catalog, its index, graph and policy engine. Build
 // it once and call Compile many times; it is safe for concurrent use.
@@ -159,6 +166,7 @@ type compilation struct {
 	mandatory map[string]bool
 	denied    map[string]bool
 
+	pulse                 *pulse // stops long loops when ctx is done
 	q                     *query
 	negated               map[string]string // unit -> the words that negated it
 	scores                []float64         // evidence by index position
@@ -176,19 +184,27 @@ type compilation struct {
 
 // Compile decides which skills enter the planner context for req. A
 // compile that cannot honor an explicit selection or a mandatory unit
-// returns an *Error; so does a cancelled context.
+// returns an *Error; so does a task longer than MaxTaskBytes
+// (ErrInvalidRequest) and a cancelled context (ErrCanceled, which unwraps
+// to ctx.Err(), so errors.Is(err, context.DeadlineExceeded) holds). The
+// context is checked within every stage, not only between them.
 func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 	run := &compilation{
-		ctx: ctx, c: c, req: req,
+		ctx: ctx, c: c, req: req, pulse: &pulse{ctx: ctx},
 		explicit: map[string]bool{}, mandatory: map[string]bool{}, denied: map[string]bool{},
 		rejected: make([]Reason, len(c.cat.Units)), bodies: map[string]string{}, tokens: map[string]int{},
 		res: &Result{Schema: Schema, Selected: []Selected{}, Rejected: []Rejected{}, Diagnostics: c.diags},
 	}
 	for _, s := range pipeline {
 		if err := ctx.Err(); err != nil {
-			return nil, &Error{Stage: s.name, Code: ErrCanceled, Message: err.Error()}
+			return nil, canceled(s.name, err)
 		}
-		if err := s.run(run); err != nil {
+		err := s.run(run)
+		if run.pulse.err != nil {
+			// The stage stopped short; whatever it returned is partial.
+			return nil, canceled(s.name, run.pulse.err)
+		}
+		if err != nil {
 			var ce *Error
 			if errors.As(err, &ce) {
 				if ce.Stage == "" {
@@ -202,12 +218,20 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 	return run.res, nil
 }
 
+// canceled is the error of a compile whose context ended during stage.
+func canceled(stage Stage, err error) *Error {
+	return &Error{Stage: stage, Code: ErrCanceled, Message: err.Error(), cause: err}
+}
+
 func (r *compilation) event(e Event) { r.res.Events = append(r.res.Events, e) }
 
 // analyze checks the host input and reads the task.
 func (r *compilation) analyze() error {
 	p := r.c.policy
 	r.budget, r.tokenizer = p.Budget, p.Tokenizer
+	if len(r.req.Task) > MaxTaskBytes {
+		return &Error{Code: ErrInvalidRequest, Message: fmt.Sprintf("task is %d bytes; the limit is %d", len(r.req.Task), MaxTaskBytes)}
+	}
 	if r.req.Budget < 0 {
 		return &Error{Code: ErrInvalidRequest, Message: "budget must be positive"}
 	}
@@ -239,7 +263,7 @@ func (r *compilation) analyze() error {
 	for _, n := range r.req.Deny {
 		r.denied[n] = true
 	}
-	r.q = analyze(r.req.Task)
+	r.q = r.c.index.analyze(r.req.Task, r.pulse)
 	r.negated = r.c.index.negated(r.q)
 	for _, n := range slices.Sorted(maps.Keys(r.negated)) {
 		r.event(Event{Stage: StageAnalyze, Kind: EventNegation, Unit: n, Detail: r.negated[n]})
@@ -298,6 +322,9 @@ func (r *compilation) retrieve() error {
 	slices.Sort(inCands)
 	inCands = slices.Compact(inCands)
 	for i, u := range r.c.cat.Units {
+		if r.pulse.stop() {
+			return nil // Compile reports the context's error
+		}
 		if len(inCands) > 0 && inCands[0] == i {
 			inCands = inCands[1:]
 			continue
@@ -392,6 +419,9 @@ func (r *compilation) measure() error {
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(need)) {
+		if err := r.ctx.Err(); err != nil {
+			return canceled("", err) // counting a body's tokens takes a while
+		}
 		u, ok := r.c.cat.Lookup(n)
 		if !ok || u.Status != ir.StatusOK {
 			continue // the policy rejects it without asking for tokens
@@ -450,7 +480,7 @@ func (r *compilation) decide() error {
 	decisions, err := r.c.engine.Decide(r.ctx, req)
 	if err != nil {
 		if ctxErr := r.ctx.Err(); ctxErr != nil {
-			return &Error{Code: ErrCanceled, Message: ctxErr.Error()}
+			return canceled("", ctxErr)
 		}
 		return &Error{Code: ErrPolicy, Message: err.Error()}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/rlmc-dev/rlmc/ir"
 )
@@ -118,27 +119,43 @@ type index struct {
 	// compile walks every catalog unit, and a slice beats a name lookup.
 	byCatalog []int32
 	postings  map[string][]posting
-	phrases   map[string][]phrase // first stem -> phrases
-	bigrams   map[bigram][]int32  // consecutive stems -> units, ascending
-	// objects maps the first stem of every declared object to its phrases;
-	// unitObjects lists each unit's object keys.
-	objects     map[string][]objectPhrase
-	unitObjects [][]string
-	actions     map[string][]objectPhrase
-	unitActions [][]string
-	// wholeNames maps a unit's name and aliases, as folded words, for
-	// negation: "do not use X" matches X as whole words, unstemmed.
-	wholeNames map[string][]namePattern
+	// phrases are the units' phrases by id; phraseSeqs finds their stems
+	// in a task.
+	phrases    []phrase
+	phraseSeqs *seqMatcher
+	bigrams    map[bigram][]int32 // consecutive stems -> units, ascending
+	// objects and actions hold every declared object and action (object
+	// and verb triggers); unitObjects and unitActions list each unit's
+	// keys.
+	objects, actions         *keySet
+	unitObjects, unitActions [][]string
+	// wholeNames holds units' names and aliases as folded words, each
+	// reversed, for negation: "do not use X" matches X as whole words,
+	// unstemmed. A pattern's id is its position in nameUnits.
+	wholeNames *seqMatcher
+	nameUnits  []string
 }
 
-type objectPhrase struct {
-	stems []string
-	key   string
+// keySet is a catalog-wide table of declared phrases, each known by its
+// key (its stems joined by spaces), matched against a task in one pass.
+type keySet struct {
+	seqs *seqMatcher
+	keys []string         // by pattern id
+	ids  map[string]int32 // key -> pattern id
 }
 
-type namePattern struct {
-	unit  string
-	words []string
+func newKeySet() *keySet { return &keySet{seqs: newSeqMatcher(), ids: map[string]int32{}} }
+
+// add records a phrase's stems and returns its key.
+func (k *keySet) add(st []string) string {
+	key := strings.Join(st, " ")
+	if _, ok := k.ids[key]; !ok {
+		id := int32(len(k.keys))
+		k.ids[key] = id
+		k.keys = append(k.keys, key)
+		k.seqs.add(st, id)
+	}
+	return key
 }
 
 func stems(text string) []string {
@@ -155,7 +172,7 @@ func buildIndex(cat *ir.Catalog) *index {
 		lengths [][numFields]float32 // per unit, per field, in terms
 		avgLen  [numFields]float64
 	)
-	ix := &index{ids: map[string]int32{}, bigrams: map[bigram][]int32{}, objects: map[string][]objectPhrase{}, actions: map[string][]objectPhrase{}, phrases: map[string][]phrase{}, wholeNames: map[string][]namePattern{}}
+	ix := &index{ids: map[string]int32{}, bigrams: map[bigram][]int32{}, objects: newKeySet(), actions: newKeySet(), phraseSeqs: newSeqMatcher(), wholeNames: newSeqMatcher()}
 	ix.byCatalog = make([]int32, len(cat.Units))
 	for i, u := range cat.Units {
 		ix.byCatalog[i] = -1
@@ -173,7 +190,8 @@ func buildIndex(cat *ir.Catalog) *index {
 			if len(s) == 0 || (f == fieldTrigger && len(s) < 2) {
 				return
 			}
-			ix.phrases[s[0]] = append(ix.phrases[s[0]], phrase{unit: id, kind: f, stems: s, weight: weight, text: text})
+			ix.phraseSeqs.add(s, int32(len(ix.phrases)))
+			ix.phrases = append(ix.phrases, phrase{unit: id, kind: f, stems: s, weight: weight, text: text})
 		}
 		nameText := nameWords(u)
 		addPhrase(fieldName, nameText, 1)
@@ -217,6 +235,10 @@ func buildIndex(cat *ir.Catalog) *index {
 			avgLen[f] += float64(b.lens[f])
 		}
 	}
+	ix.phraseSeqs.build()
+	ix.objects.seqs.build()
+	ix.actions.seqs.build()
+	ix.wholeNames.build()
 	ix.nameObjects()
 	for f := range avgLen {
 		if n := len(ix.units); n > 0 {
@@ -246,12 +268,9 @@ func (ix *index) nameObjects() {
 	for id, u := range ix.units {
 		names := append([]string{nameWords(u)}, u.Aliases...)
 		for _, n := range names {
-			st := stems(n)
-			for i, s := range st {
-				for _, o := range ix.objects[s] {
-					if indexSeq(st[i:], o.stems, 0) == 0 && !slices.Contains(ix.unitObjects[id], o.key) {
-						ix.unitObjects[id] = append(ix.unitObjects[id], o.key)
-					}
+			for _, key := range slices.Sorted(maps.Keys(ix.objects.named(stems(n), nil))) {
+				if !slices.Contains(ix.unitObjects[id], key) {
+					ix.unitObjects[id] = append(ix.unitObjects[id], key)
 				}
 			}
 		}
@@ -355,10 +374,9 @@ func (p rawPosting) fields() uint8 {
 
 func (ix *index) addWhole(unit, text string) {
 	ws := Words(text)
-	if len(ws) == 0 {
-		return
-	}
-	ix.wholeNames[ws[0]] = append(ix.wholeNames[ws[0]], namePattern{unit: unit, words: ws})
+	slices.Reverse(ws)
+	ix.wholeNames.add(ws, int32(len(ix.nameUnits)))
+	ix.nameUnits = append(ix.nameUnits, unit)
 }
 
 // Evidence is one reason a unit scored: a matched term or phrase and what it
@@ -381,7 +399,11 @@ type scored struct {
 func (ix *index) score(q *query) (scores []float64, above []scored) {
 	scores = make([]float64, len(ix.units))
 	n := float64(len(ix.units))
+	stop := q.pulse.stop
 	for _, t := range q.uniqueTerms {
+		if stop() {
+			return scores, nil
+		}
 		ps := ix.postings[t]
 		if len(ps) == 0 {
 			continue
@@ -391,11 +413,14 @@ func (ix *index) score(q *query) (scores []float64, above []scored) {
 			scores[p.unit] += idf * p.sat
 		}
 	}
-	q.phrases, q.objects, q.acts = ix.matchPhrases(q), named(ix.objects, q), named(ix.actions, q)
+	q.phrases, q.objects, q.acts = ix.matchPhrases(q), ix.objects.named(q.stems, stop), ix.actions.named(q.stems, stop)
 	for _, m := range q.phrases {
 		scores[m.unit] += m.score
 	}
 	for _, g := range q.bigrams {
+		if stop() {
+			return scores, nil
+		}
 		for _, u := range ix.bigrams[g] {
 			scores[u] += bonusBigram
 		}
@@ -456,36 +481,36 @@ func (ix *index) best(units []scored, k int) (top, rest []scored) {
 	return top, rest
 }
 
-// declare records a unit's triggers of one kind in a catalog-wide phrase
-// table and returns the unit's keys.
-func declare(table map[string][]objectPhrase, triggers []ir.Trigger, kind ir.TriggerKind) []string {
+// declare records a unit's triggers of one kind in a catalog-wide table
+// and returns the unit's keys.
+func declare(table *keySet, triggers []ir.Trigger, kind ir.TriggerKind) []string {
 	var keys []string
 	for _, t := range triggers {
 		if t.Kind != kind {
 			continue
 		}
 		if st := stems(t.Value); len(st) > 0 {
-			key := strings.Join(st, " ")
-			keys = append(keys, key)
-			table[st[0]] = append(table[st[0]], objectPhrase{stems: st, key: key})
+			keys = append(keys, table.add(st))
 		}
 	}
 	return keys
 }
 
-// named returns the keys of a phrase table the task names.
-func named(table map[string][]objectPhrase, q *query) map[string]bool {
+// named returns the keys of the table that stems name, in one pass: nil
+// when it names none, and only those found so far when stop reports true.
+func (k *keySet) named(stems []string, stop func() bool) map[string]bool {
 	var out map[string]bool
-	for i, st := range q.stems {
-		for _, o := range table[st] {
-			if indexSeq(q.stems[i:], o.stems, 0) == 0 {
-				if out == nil {
-					out = map[string]bool{}
-				}
-				out[o.key] = true
-			}
+	k.seqs.scan(stems, stop, func(_ int, state int32) bool {
+		if out == nil {
+			out = map[string]bool{}
 		}
-	}
+		key := k.keys[k.seqs.ends[state][0]]
+		if out[key] {
+			return false // and so are the shorter keys ending here
+		}
+		out[key] = true
+		return true
+	})
 	return out
 }
 
@@ -558,36 +583,45 @@ type phraseMatch struct {
 	ev    Evidence
 }
 
-// matchPhrases finds every unit phrase that occurs in the task. Each phrase
-// counts once however often it occurs.
+// matchPhrases finds every unit phrase that occurs in the task, in one
+// pass over it. Each phrase counts once however often it occurs; matches
+// are listed by where they first start, then in index order, so scores add
+// up in the same order whatever the pass visits first.
 func (ix *index) matchPhrases(q *query) []phraseMatch {
-	var out []phraseMatch
-	seen := map[*phrase]bool{}
-	for i, s := range q.stems {
-		cands := ix.phrases[s]
-		for k := range cands {
-			ph := &cands[k]
-			if seen[ph] || indexSeq(q.stems[i:], ph.stems, 0) != 0 {
-				continue
-			}
-			seen[ph] = true
-			var sc float64
-			switch ph.kind {
-			case fieldName:
-				sc = bonusName
-			case fieldAlias:
-				sc = bonusAlias
-			case fieldTrigger:
-				sc = bonusTrigger * ph.weight
-			case notWhen:
-				sc = -penaltyNotWhen
-			}
-			name := "not_when"
-			if ph.kind >= 0 {
-				name = fieldNames[ph.kind] + " phrase"
-			}
-			out = append(out, phraseMatch{unit: ph.unit, score: sc, ev: Evidence{Field: name, Match: ph.text, Score: sc}})
+	type hit struct{ start, id int32 }
+	var hits []hit
+	seen := map[int32]bool{} // states already reported
+	m := ix.phraseSeqs
+	m.scan(q.stems, q.pulse.stop, func(end int, state int32) bool {
+		if seen[state] {
+			return false // and so are the shorter phrases ending here
 		}
+		seen[state] = true
+		for _, id := range m.ends[state] {
+			hits = append(hits, hit{int32(end) + 1 - m.depth[state], id})
+		}
+		return true
+	})
+	slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.id, b.id)) })
+	out := make([]phraseMatch, 0, len(hits))
+	for _, h := range hits {
+		ph := &ix.phrases[h.id]
+		var sc float64
+		switch ph.kind {
+		case fieldName:
+			sc = bonusName
+		case fieldAlias:
+			sc = bonusAlias
+		case fieldTrigger:
+			sc = bonusTrigger * ph.weight
+		case notWhen:
+			sc = -penaltyNotWhen
+		}
+		name := "not_when"
+		if ph.kind >= 0 {
+			name = fieldNames[ph.kind] + " phrase"
+		}
+		out = append(out, phraseMatch{unit: ph.unit, score: sc, ev: Evidence{Field: name, Match: ph.text, Score: sc}})
 	}
 	return out
 }
@@ -598,6 +632,9 @@ func (ix *index) evidence(q *query, unit int32) []Evidence {
 	var out []Evidence
 	n := float64(len(ix.units))
 	for _, t := range q.uniqueTerms {
+		if q.pulse.stop() {
+			return nil
+		}
 		ps := ix.postings[t]
 		i := sort.Search(len(ps), func(i int) bool { return ps[i].unit >= unit })
 		if i == len(ps) || ps[i].unit != unit {
@@ -697,36 +734,80 @@ func residual(a, b []Evidence) float64 {
 
 // query is a task, analyzed once.
 type query struct {
+	task        string
 	words       []string // folded words, for negation and whole-name matching
+	spans       []span   // where each word is in task
 	stems       []string // stems of every word, for phrases
-	uniqueTerms []string // stems minus stop words, deduplicated, sorted
-	bigrams     []bigram // consecutive pairs of those terms, deduplicated, sorted
+	uniqueTerms []string // indexed stems minus stop words, deduplicated, sorted
+	bigrams     []bigram // indexed pairs of consecutive terms, deduplicated, as they first occur
+	// pulse stops the passes over the task when the compile's context is
+	// done; nil never stops.
+	pulse *pulse
 
 	// Filled by index.score, reused to explain.
 	phrases       []phraseMatch
 	objects, acts map[string]bool
 }
 
-func analyze(task string) *query {
-	q := &query{words: Words(task)}
+// span is where a word is in the task, in bytes.
+type span struct{ start, end int32 }
+
+// scanPiece is about how many bytes of the task analyze splits into words
+// before it looks at the context again.
+const scanPiece = 32 << 10
+
+// analyze reads the task once. Its terms and bigrams are kept only when
+// the catalog indexes them: no other can score, and a long task of words
+// no skill uses must not cost a map entry per word.
+func (ix *index) analyze(task string, p *pulse) *query {
+	q := &query{task: task, pulse: p}
+	// English averages about six bytes a word with its space; guessing
+	// saves most of the regrowing on a long task.
+	words, spans := make([]string, 0, len(task)/6+1), make([]span, 0, len(task)/6+1)
+	// The task is split in pieces at blanks, which no word crosses, so that
+	// a deadline is looked at between them.
+	for off := 0; off < len(task); {
+		if p.now() {
+			break
+		}
+		end := min(off+scanPiece, len(task))
+		if i := strings.IndexAny(task[end:], " \t\n"); i >= 0 {
+			end += i
+		} else {
+			end = len(task)
+		}
+		words, spans = appendWords(words, spans, task[off:end], off, true)
+		off = end
+	}
+	q.words, q.spans = words, spans
 	q.stems = make([]string, len(q.words))
 	seen := map[string]bool{}
+	grams := map[bigram]bool{}
+	var prev string // the last term, for bigrams
+	// Bigrams stay in the order they first occur: every one adds the same
+	// bonus and evidence sorts them by text, so no order needs sorting.
 	for i, w := range q.words {
-		q.stems[i] = Stem(w)
-		if !stopWords[w] && !seen[q.stems[i]] {
-			seen[q.stems[i]] = true
-			q.uniqueTerms = append(q.uniqueTerms, q.stems[i])
+		if p.stop() {
+			return q
 		}
+		st := Stem(w)
+		q.stems[i] = st
+		if stopWords[w] {
+			continue
+		}
+		if _, known := ix.postings[st]; known && !seen[st] {
+			seen[st] = true
+			q.uniqueTerms = append(q.uniqueTerms, st)
+		}
+		if g := (bigram{prev, st}); prev != "" && !grams[g] {
+			if _, known := ix.bigrams[g]; known {
+				grams[g] = true
+				q.bigrams = append(q.bigrams, g)
+			}
+		}
+		prev = st
 	}
 	sort.Strings(q.uniqueTerms)
-	terms := Terms(task)
-	grams := map[bigram]bool{}
-	for i := 0; i+1 < len(terms); i++ {
-		grams[bigram{terms[i], terms[i+1]}] = true
-	}
-	q.bigrams = slices.SortedFunc(maps.Keys(grams), func(a, b bigram) int {
-		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]))
-	})
 	return q
 }
 
@@ -734,38 +815,145 @@ func analyze(task string) *query {
 // matters when the index holds every pair of every unit's text.
 type bigram [2]string
 
-// negationCues introduce a unit the task does not want, as folded words.
-var negationCues = [][]string{
-	{"do", "not", "use"}, {"dont", "use"}, {"never", "use"}, {"not", "use"},
-	{"avoid"}, {"without"}, {"no"},
-}
+// gapKind is what lies between two words of the task, as negation reads it.
+type gapKind uint8
 
-// articles may sit between a cue and the name: "don't use the tdd skill".
-var articles = map[string]bool{"the": true, "a": true, "an": true, "any": true}
+const (
+	// gapSpace is blanks, quotes, dashes or emphasis marks: the clause
+	// runs on.
+	gapSpace gapKind = iota
+	// gapList adds a comma, slash or ampersand: a list may go on
+	// without a connector word ("X, Y and Z").
+	gapList
+	// gapBreak is anything else (a full stop, a colon, a bracket, a blank
+	// line) and follows the last word: the clause ends.
+	gapBreak
+)
 
-// negated returns the units the task negates, with the cue that did it.
-func (ix *index) negated(q *query) map[string]string {
-	out := map[string]string{}
-	for i := range q.words {
-		for _, cue := range negationCues {
-			if indexSeq(q.words[i:], cue, 0) != 0 {
-				continue
+// gap says what lies between word k and word k+1. It reads no further than
+// the first character that ends the clause.
+func (q *query) gap(k int) gapKind {
+	if k < 0 || k+1 >= len(q.words) {
+		return gapBreak
+	}
+	kind, newlines := gapSpace, 0
+	for _, r := range q.task[q.spans[k].end:q.spans[k+1].start] {
+		switch {
+		case r == '\n':
+			if newlines++; newlines > 1 {
+				return gapBreak
 			}
-			j := i + len(cue)
-			for j < len(q.words) && articles[q.words[j]] {
-				j++
-			}
-			if j >= len(q.words) {
-				continue
-			}
-			for _, p := range ix.wholeNames[q.words[j]] {
-				if indexSeq(q.words[j:], p.words, 0) == 0 {
-					if _, done := out[p.unit]; !done {
-						out[p.unit] = strings.Join(q.words[i:j+len(p.words)], " ")
-					}
-				}
-			}
+		case r == ',' || r == '/' || r == '&':
+			kind = gapList
+		case unicode.IsSpace(r) || isApostrophe(r) || strings.ContainsRune("\"*_~-\u201c\u201d\u00ab\u00bb", r):
+		default:
+			return gapBreak
 		}
 	}
+	return kind
+}
+
+// negationCues introduce units the task does not want, as folded words,
+// longest first where one cue ends another.
+var negationCues = [][]string{
+	{"do", "not", "use"}, {"dont", "use"}, {"never", "use"}, {"not", "use"},
+	{"avoid"}, {"without"}, {"no"}, {"neither"},
+}
+
+// articles may sit between a cue or a connector and a name: "don't use the
+// tdd skill", "don't use either X or Y". At most maxArticles are skipped.
+var articles = map[string]bool{"the": true, "a": true, "an": true, "any": true, "either": true, "neither": true}
+
+const maxArticles = 2
+
+// connectors continue a list of names after a cue: "X or Y", "X, Y and Z",
+// "neither X nor Y". At most maxConnectors sit between two names ("and/or").
+var connectors = map[string]bool{"or": true, "and": true, "nor": true}
+
+const maxConnectors = 2
+
+// negated returns the units the task negates, with the words that did it.
+// A cue negates the longest name or alias that follows it in the same
+// clause (so "do not use code-review-bot" spares code-review), and every
+// name of a list that goes on from there: "don't use deploy or
+// code-review" negates both. Each word is read a bounded number of times,
+// whatever the names, so the pass is linear in the task.
+func (ix *index) negated(q *query) map[string]string {
+	out := map[string]string{}
+	var nameAt []int32 // the longest name starting at each word, once a cue is seen
+	for i := 0; i < len(q.words); i++ {
+		if q.pulse.stop() {
+			break
+		}
+		n := q.cueAt(i)
+		if n == 0 {
+			continue
+		}
+		if nameAt == nil {
+			if nameAt = ix.wholeNames.longestFrom(q.words, q.pulse.stop); nameAt == nil {
+				break
+			}
+		}
+		end := i + n // the words read so far end here
+		for item := 0; ; item++ {
+			k := end
+			if item > 0 {
+				// A further name needs a comma or a connector word.
+				g := q.gap(k - 1)
+				listed := g == gapList
+				for c := 0; g != gapBreak && c < maxConnectors && k < len(q.words) && connectors[q.words[k]]; c++ {
+					listed, k = true, k+1
+					g = q.gap(k - 1)
+				}
+				if !listed {
+					break
+				}
+			}
+			for a := 0; a < maxArticles && k < len(q.words) && articles[q.words[k]] && q.gap(k-1) != gapBreak; a++ {
+				k++
+			}
+			if k >= len(q.words) || q.gap(k-1) == gapBreak {
+				break
+			}
+			state := nameAt[k]
+			if state < 0 {
+				break
+			}
+			m := int(ix.wholeNames.depth[state])
+			said := "" // quoted once for all the units of the name
+			for _, id := range ix.wholeNames.ends[state] {
+				if u := ix.nameUnits[id]; out[u] == "" {
+					if said == "" {
+						said = q.said(i, n, end, k+m)
+					}
+					out[u] = said
+				}
+			}
+			end = k + m
+		}
+		// A cue among the names just read is one of them, not a new cue.
+		i = max(i, end-1)
+	}
 	return out
+}
+
+// cueAt returns the length in words of the negation cue at word i, or 0.
+func (q *query) cueAt(i int) int {
+	for _, cue := range negationCues {
+		if i+len(cue) <= len(q.words) && slices.Equal(q.words[i:i+len(cue)], cue) {
+			return len(cue)
+		}
+	}
+	return 0
+}
+
+// said quotes the words that negated a name: the cue of n words at i and
+// the list up to the name, which ends at word end; a long list is elided
+// after the cue down to the name and its connector, which started after
+// word from.
+func (q *query) said(i, n, from, end int) string {
+	if end-i <= 12 {
+		return strings.Join(q.words[i:end], " ")
+	}
+	return strings.Join(q.words[i:i+n], " ") + " \u2026 " + strings.Join(q.words[from:end], " ")
 }

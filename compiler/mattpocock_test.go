@@ -17,7 +17,7 @@ import (
 // the repository; THIRD_PARTY/mattpocock-skills pins and describes it.
 const mattpocock = "../../shared/third_party/mattpocock-skills/skills"
 
-func loadMattPocock(t *testing.T, withOverlay bool) *Compiler {
+func loadMattPocock(t testing.TB, withOverlay bool) *Compiler {
 	t.Helper()
 	if _, err := os.Stat(mattpocock); err != nil {
 		t.Skipf("skipping: the pinned collection %s is absent", mattpocock)

@@ -140,6 +140,7 @@ type Error struct {
 	Unit    string `json:"unit,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message"`
+	cause   error  // what the error wraps, e.g. context.DeadlineExceeded
 }
 
 // Error renders "stage: code: message" on one line: the message can quote
@@ -148,3 +149,8 @@ type Error struct {
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s: %s", e.Stage, e.Code, ir.EscapeText(e.Message))
 }
+
+// Unwrap returns the error's cause: for ErrCanceled, the context's error,
+// so that errors.Is(err, context.DeadlineExceeded) or context.Canceled
+// holds.
+func (e *Error) Unwrap() error { return e.cause }

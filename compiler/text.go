@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -8,26 +9,54 @@ import (
 
 // Words splits text into case-folded words. A word is a run of letters,
 // digits and combining marks; apostrophes inside a word are dropped so that
-// "don't" and "dont" are the same word. Everything else is a boundary, which
-// is what keeps "hack" from matching "Hacker News" and "unit9" from matching
-// "unit99": words are compared whole.
+// "don't", "dont" and "don`t" are the same word. Everything else is a
+// boundary, which is what keeps "hack" from matching "Hacker News" and
+// "unit9" from matching "unit99": words are compared whole.
 func Words(text string) []string {
-	var words []string
+	// Most texts are a few words: growing in a buffer on the stack and
+	// copying once costs one allocation where growing on the heap costs
+	// several, and indexing splits every field of every unit.
+	var buf [8]string
+	words, _ := appendWords(buf[:0], nil, text, 0, false)
+	if len(words) == 0 {
+		return nil
+	}
+	return slices.Clone(words)
+}
+
+// appendWords appends the words of text, as Words folds them, to words
+// and, withSpan, where each is to spans; text starts at byte off of the
+// whole.
+func appendWords(words []string, spans []span, text string, off int, withSpan bool) ([]string, []span) {
 	start := -1   // byte offset where the current word starts
 	plain := true // the word so far is text[start:i] verbatim: already folded, no apostrophe
 	var b []byte  // the folded word, once it differs from the text
 	flush := func(end int) {
 		switch {
 		case start < 0:
+			return
 		case plain:
 			words = append(words, text[start:end])
 		default:
 			words = append(words, string(b))
 		}
+		if withSpan {
+			spans = append(spans, span{int32(off + start), int32(off + end)})
+		}
 		start, plain, b = -1, true, b[:0]
 	}
 	for i, r := range text {
 		switch {
+		case isApostrophe(r):
+			if start < 0 || !nextIsLetter(text, i+utf8.RuneLen(r)) {
+				flush(i)
+				continue
+			}
+			// inside a word ("don't"): dropped, so the word is no longer verbatim
+			if plain {
+				plain = false
+				b = append(b[:0], text[start:i]...)
+			}
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
 			if start < 0 {
 				start = i
@@ -40,18 +69,25 @@ func Words(text string) []string {
 			if !plain {
 				b = utf8.AppendRune(b, f)
 			}
-		case (r == '\'' || r == '\u2019') && start >= 0 && nextIsLetter(text, i+utf8.RuneLen(r)):
-			// inside a word ("don't"): dropped, so the word is no longer verbatim
-			if plain {
-				plain = false
-				b = append(b[:0], text[start:i]...)
-			}
 		default:
 			flush(i)
 		}
 	}
 	flush(len(text))
-	return words
+	return words, spans
+}
+
+// isApostrophe reports whether r is one of the marks people and keyboards
+// type for an apostrophe. They must all read alike, or "don't use X" typed
+// with a modifier letter, an acute accent or a backtick would escape the
+// negation the plain apostrophe triggers. U+02BC is a letter to
+// Unicode, so it is tested before letters are.
+func isApostrophe(r rune) bool {
+	switch r {
+	case '\'', '\u2019', '\u2018', '\u02bc', '\u00b4', '`', '\uff07':
+		return true
+	}
+	return false
 }
 
 // nextIsLetter reports whether text[i:] starts with a letter.
@@ -136,20 +172,4 @@ func Terms(text string) []string {
 		}
 	}
 	return out
-}
-
-func indexSeq(hay, needle []string, from int) int {
-	if len(needle) == 0 {
-		return -1
-	}
-outer:
-	for i := from; i+len(needle) <= len(hay); i++ {
-		for j, n := range needle {
-			if hay[i+j] != n {
-				continue outer
-			}
-		}
-		return i
-	}
-	return -1
 }

@@ -28,9 +28,6 @@ type compileParams struct {
 	trajectory string
 }
 
-// maxTaskBytes bounds a task read from standard input.
-const maxTaskBytes = 1 << 20
-
 func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var p compileParams
 	cmd := &cobra.Command{
@@ -50,7 +47,7 @@ func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	}
 	p.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&p.task, "task", "", "the task `TEXT`, or - to read it from standard input")
+	fl.StringVar(&p.task, "task", "", "the task `TEXT`, or - to read it from standard input (at most 1 MiB)")
 	fl.StringArrayVar(&p.selects, "select", nil, "select unit `NAME` explicitly (trusted host input; repeatable)")
 	fl.StringArrayVar(&p.denies, "deny", nil, "deny unit `NAME` outright (repeatable)")
 	fl.IntVar(&p.budget, "budget", 0, "token ceiling for the selected bodies (default from the policy, else 8000)")
@@ -75,12 +72,11 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	}
 	task := p.task
 	if task == "-" {
-		data, err := io.ReadAll(io.LimitReader(stdin, maxTaskBytes+1))
+		// One byte past the compiler's cap is enough for it to refuse the
+		// task as an invalid_request, as it refuses a long --task.
+		data, err := io.ReadAll(io.LimitReader(stdin, compiler.MaxTaskBytes+1))
 		if err != nil {
 			return err
-		}
-		if len(data) > maxTaskBytes {
-			return usageError("task on standard input is larger than %d bytes", maxTaskBytes)
 		}
 		task = string(data)
 	}

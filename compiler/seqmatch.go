@@ -1,0 +1,147 @@
+package compiler
+
+// seqMatcher finds word sequences in a text of words: every occurrence of
+// any of its patterns in one left-to-right pass (Aho-Corasick over words
+// rather than bytes), or, over reversed patterns, the longest one starting
+// at each word in one right-to-left pass. A
+// pass costs time linear in the text plus the matches reported, however
+// many patterns there are and however they overlap: trying every pattern at
+// every word, as rlmc once did, let a long task or a catalog with thousands
+// of phrases sharing a first word stall a compile.
+type seqMatcher struct {
+	edges map[seqEdge]int32 // (state, word) -> next state; state 0 is the root
+	fail  []int32           // the state of the longest proper suffix that is also a prefix
+	dict  []int32           // the nearest state on the fail chain that ends a pattern, or -1
+	ends  [][]int32         // the ids of the patterns that end at each state, as added
+	depth []int32           // words from the root
+	up    []int32           // parent state, until build
+	word  []string          // the word on the edge from the parent, until build
+}
+
+type seqEdge struct {
+	from int32
+	word string
+}
+
+func newSeqMatcher() *seqMatcher {
+	return &seqMatcher{edges: map[seqEdge]int32{}, fail: []int32{0}, dict: []int32{-1}, ends: [][]int32{nil}, depth: []int32{0}, up: []int32{-1}, word: []string{""}}
+}
+
+// add records seq as pattern id. An empty sequence matches nothing and is
+// ignored. Call build after the last add, and add nothing after it.
+func (m *seqMatcher) add(seq []string, id int32) {
+	if len(seq) == 0 {
+		return
+	}
+	s := int32(0)
+	for _, w := range seq {
+		n, ok := m.edges[seqEdge{s, w}]
+		if !ok {
+			n = int32(len(m.fail))
+			m.edges[seqEdge{s, w}] = n
+			m.fail, m.dict, m.ends = append(m.fail, 0), append(m.dict, -1), append(m.ends, nil)
+			m.depth, m.up, m.word = append(m.depth, m.depth[s]+1), append(m.up, s), append(m.word, w)
+		}
+		s = n
+	}
+	m.ends[s] = append(m.ends[s], id)
+}
+
+// build computes the fail and dictionary links, shallowest states first:
+// a state's links depend only on shallower states.
+func (m *seqMatcher) build() {
+	var maxDepth int32
+	for _, d := range m.depth {
+		maxDepth = max(maxDepth, d)
+	}
+	byDepth := make([][]int32, maxDepth+1)
+	for s, d := range m.depth {
+		byDepth[d] = append(byDepth[d], int32(s))
+	}
+	for d := int32(2); d <= maxDepth; d++ {
+		for _, s := range byDepth[d] {
+			m.fail[s] = m.step(m.fail[m.up[s]], m.word[s])
+		}
+	}
+	for d := int32(1); d <= maxDepth; d++ {
+		for _, s := range byDepth[d] {
+			f := m.fail[s]
+			if len(m.ends[f]) > 0 {
+				m.dict[s] = f
+			} else {
+				m.dict[s] = m.dict[f]
+			}
+		}
+	}
+	m.up, m.word = nil, nil // only building needs them; an index lives long
+}
+
+// step is the state after reading w in state s.
+func (m *seqMatcher) step(s int32, w string) int32 {
+	for {
+		if n, ok := m.edges[seqEdge{s, w}]; ok {
+			return n
+		}
+		if s == 0 {
+			return 0
+		}
+		s = m.fail[s]
+	}
+}
+
+// scan reads words once and, after each word, calls visit with the word's
+// index and each state that ends a pattern there, longest pattern first.
+// When visit returns false the shorter patterns ending at that word are
+// skipped: a caller that counts each pattern once stops at a state it has
+// seen, whose shorter patterns it has seen too, and so the whole scan stays
+// linear. scan stops early, returning false, when stop reports true; stop
+// is called once per word and may be nil.
+func (m *seqMatcher) scan(words []string, stop func() bool, visit func(end int, state int32) bool) bool {
+	if len(m.fail) == 1 {
+		return true // no patterns
+	}
+	s := int32(0)
+	for i, w := range words {
+		if stop != nil && stop() {
+			return false
+		}
+		s = m.step(s, w)
+		t := s
+		if len(m.ends[t]) == 0 {
+			t = m.dict[t]
+		}
+		for ; t > 0; t = m.dict[t] {
+			if !visit(i, t) {
+				break
+			}
+		}
+	}
+	return true
+}
+
+// longestFrom reads words once, from the last to the first, and returns
+// for each index k the state ending the longest pattern that is a suffix of
+// words[k:] read backwards, or -1. Built over reversed sequences, that is
+// the longest sequence starting at word k, for every k in one pass: a walk
+// down the patterns from each position would read as far as the longest
+// pattern each time. It stops early, returning nil, when stop reports
+// true; stop is called once per word and may be nil.
+func (m *seqMatcher) longestFrom(words []string, stop func() bool) []int32 {
+	out := make([]int32, len(words))
+	s := int32(0)
+	for k := len(words) - 1; k >= 0; k-- {
+		if stop != nil && stop() {
+			return nil
+		}
+		s = m.step(s, words[k])
+		t := s
+		if len(m.ends[t]) == 0 {
+			t = m.dict[t]
+		}
+		if t <= 0 {
+			t = -1 // the root ends no pattern
+		}
+		out[k] = t
+	}
+	return out
+}
