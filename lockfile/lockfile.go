@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/rlmc-dev/rlmc/internal/safefs"
 )
 
 // Lock describes a pinned distribution.
@@ -91,7 +93,9 @@ func Scan(dir string, include []string) ([]File, error) {
 			files = append(files, f)
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		// The walk saw a regular file, but it may have been swapped for a
+		// FIFO since; safefs refuses it instead of blocking.
+		data, err := safefs.ReadPath(p, -1)
 		if err != nil {
 			return err
 		}

@@ -38,6 +38,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/loader"
 )
 
@@ -110,10 +111,13 @@ func Load(dir string) ([]*Case, error) {
 
 // Parse reads one case file.
 func Parse(file string) (*Case, error) {
-	ar, err := txtar.ParseFile(file)
+	// A case folder is not trusted to hold only regular files: a FIFO
+	// named like a case must be an error, not a hang.
+	data, err := safefs.ReadPath(file, -1)
 	if err != nil {
 		return nil, err
 	}
+	ar := txtar.Parse(data)
 	c := &Case{Name: strings.TrimSuffix(filepath.Base(file), ".txtar"), File: file, archive: ar}
 	c.Note, _, _ = strings.Cut(strings.TrimSpace(string(ar.Comment)), "\n")
 	var reqData, wantData []byte
