@@ -89,6 +89,9 @@ func Load(ctx context.Context, opts Options) (*ir.Catalog, error) {
 			all = append(all, f)
 		}
 	}
+	if testHookAfterDiscover != nil {
+		testHookAfterDiscover()
+	}
 	units := make([]*ir.Unit, len(all))
 	unitDiags := make([]ir.Diagnostics, len(all))
 	if err := parallel(ctx, len(all), func(i int) {
@@ -108,6 +111,10 @@ func Load(ctx context.Context, opts Options) (*ir.Catalog, error) {
 	diags = append(diags, shadow(kept)...)
 	return ir.NewCatalog(irRoots, kept, diags), nil
 }
+
+// testHookAfterDiscover, when set by a test, runs between discovery and
+// reading, where a hostile disk would swap a folder.
+var testHookAfterDiscover func()
 
 func rootErr(err error) error {
 	var pe *os.PathError
