@@ -231,7 +231,7 @@ func materialize(c *Case, dir string, scramble bool) error {
 			return fmt.Errorf("symlinks: link %w; links are created only inside the case folder", err)
 		}
 		if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
-			return fmt.Errorf("symlinks: link %s: %w", link, err)
+			return fmt.Errorf("symlinks: link %s cannot be created inside the case folder: %w", link, err)
 		}
 		// The target may point anywhere: pointing outside is how a case
 		// attacks confinement, and the loader must refuse to follow it.
@@ -241,7 +241,7 @@ func materialize(c *Case, dir string, scramble bool) error {
 			target = filepath.Join(dir, filepath.FromSlash(target))
 		}
 		if err := root.Symlink(target, name); err != nil {
-			return fmt.Errorf("symlinks: link %s: %w", link, err)
+			return fmt.Errorf("symlinks: link %s cannot be created inside the case folder: %w", link, err)
 		}
 	}
 	return nil

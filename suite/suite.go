@@ -15,7 +15,8 @@
 //	               against it, and Want.Fingerprints compares the two
 //	policy.yaml    optional: host policy for this case
 //	symlinks       optional: lines "link -> target", both relative to the
-//	               case folder, created before loading
+//	               case folder, created before loading; the link must lie
+//	               inside the case folder (the target may point anywhere)
 //
 // Besides its expectation, every case is checked for the invariants that
 // must hold for any input: each unit appears exactly once in selected or
