@@ -263,3 +263,48 @@ func TestReadBodySpecialFile(t *testing.T) {
 		t.Fatal("ReadBody still blocked on a FIFO after 5s")
 	}
 }
+
+// TestSwapRace loads a root while another goroutine keeps swapping a skill
+// folder for a symlink to an outside folder holding a skill of the same
+// name; no load may ever return the outside skill.
+func TestSwapRace(t *testing.T) {
+	const outsideSkill = "---\nname: s\ndescription: Outside skill.\n---\nOutside body.\n"
+	root, outside := t.TempDir(), t.TempDir()
+	dir := filepath.Join(root, "s")
+	testkit.WriteFile(t, filepath.Join(dir, SkillFile), diskSkill)
+	testkit.WriteFile(t, filepath.Join(outside, "s", SkillFile), outsideSkill)
+	stop := make(chan struct{})
+	swapped := make(chan struct{})
+	go func() {
+		defer close(swapped)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.Rename(dir, dir+".real")
+			os.Symlink(filepath.Join(outside, "s"), dir)
+			os.Remove(dir)
+			os.Rename(dir+".real", dir)
+		}
+	}()
+	const tries = 1000
+	leaks := 0
+	for range tries {
+		cat, err := Load(context.Background(), Options{Roots: []string{root}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range cat.Units {
+			if u.Description == "Outside skill." {
+				leaks++
+			}
+		}
+	}
+	close(stop)
+	<-swapped
+	if leaks > 0 {
+		t.Errorf("got the outside skill in %d of %d loads; want none", leaks, tries)
+	}
+}
