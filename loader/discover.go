@@ -25,6 +25,7 @@ type found struct {
 	relReal    string // the folder's symlink-resolved path relative to the root, slash-separated
 	dirReal    string // symlink-resolved skill folder
 	fileReal   string // symlink-resolved SKILL.md
+	fileLinked bool   // SKILL.md is a symlink (resolving inside the root)
 }
 
 // scanner walks one root with the bounds in Limits. It never follows a
@@ -185,5 +186,6 @@ func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry) {
 	s.found = append(s.found, found{
 		root: s.root, fsRoot: s.fsRoot, precedence: s.precedence, rootReal: s.rootReal,
 		relDir: rel, relReal: relTo(s.rootReal, dirReal), dirReal: dirReal, fileReal: file,
+		fileLinked: e.Type()&fs.ModeSymlink != 0,
 	})
 }

@@ -206,7 +206,23 @@ func loadOne(f found, limits Limits) (*ir.Unit, ir.Diagnostics) {
 		Priority: ir.DefaultPriority, File: f.fileReal, RootDir: f.rootReal,
 	}
 	s := &diagSink{path: relFile}
-	content, err := safefs.ReadFile(f.fsRoot, join(f.relReal, SkillFile), limits.MaxFileBytes)
+	// The folder is opened as its own root so that its files are confined
+	// to it at open time; failing to open it means the files that could
+	// restrict the unit cannot be read, so the unit is invalid.
+	dir, err := f.fsRoot.OpenRoot(f.relReal)
+	if err != nil {
+		s.add(0, ir.CodeReadError, ir.SeverityError, "cannot open the skill folder: %v", rootErr(err))
+		u.Status = ir.StatusInvalid
+		return u, withRoot(s.diags, f.root)
+	}
+	defer dir.Close()
+	// A SKILL.md symlinked elsewhere in the root is read through the root;
+	// any other through its folder, which is cheaper.
+	from, name := dir, SkillFile
+	if f.fileLinked {
+		from, name = f.fsRoot, join(f.relReal, SkillFile)
+	}
+	content, err := safefs.ReadFile(from, name, limits.MaxFileBytes)
 	if err != nil {
 		if errors.Is(err, safefs.ErrTooLarge) {
 			s.add(0, ir.CodeFileTooLarge, ir.SeverityError, "SKILL.md is larger than the limit of %d bytes", limits.MaxFileBytes)
@@ -224,16 +240,6 @@ func loadOne(f found, limits Limits) (*ir.Unit, ir.Diagnostics) {
 		u.Status = ir.StatusInvalid
 		return u, withRoot(s.diags, f.root)
 	}
-	// The folder is opened as its own root so that its side files are
-	// confined to it at open time; failing to open it means the files
-	// that could restrict the unit cannot be read, so the unit is invalid.
-	dir, err := f.fsRoot.OpenRoot(f.relReal)
-	if err != nil {
-		s.add(0, ir.CodeReadError, ir.SeverityError, "cannot open the skill folder: %v", rootErr(err))
-		u.Status = ir.StatusInvalid
-		return u, withRoot(s.diags, f.root)
-	}
-	defer dir.Close()
 	normalize(u, p, f, dir, s)
 	if s.diags.HasErrors() {
 		u.Status = ir.StatusInvalid
