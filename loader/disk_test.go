@@ -76,29 +76,30 @@ func TestSpecialFiles(t *testing.T) {
 	tests := []struct {
 		name string
 		make func(t *testing.T, dir string) // dir is the skill folder
+		code ir.Code                        // read_error when empty
 	}{
-		{"FIFO at manifest.json", func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, ManifestFile)) }},
-		{"FIFO at agents/openai.yaml", func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, CodexPolicyFile)) }},
-		{"symlink to a FIFO at manifest.json", func(t *testing.T, dir string) {
+		{name: "FIFO at manifest.json", make: func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, ManifestFile)) }},
+		{name: "FIFO at agents/openai.yaml", make: func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, CodexPolicyFile)) }},
+		{name: "symlink to a FIFO at manifest.json", make: func(t *testing.T, dir string) {
 			mkfifo(t, filepath.Join(dir, "pipe"))
 			if err := os.Symlink("pipe", filepath.Join(dir, ManifestFile)); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"symlink to a FIFO at agents/openai.yaml", func(t *testing.T, dir string) {
+		{name: "symlink to a FIFO at agents/openai.yaml", make: func(t *testing.T, dir string) {
 			mkfifo(t, filepath.Join(dir, "agents", "pipe"))
 			if err := os.Symlink("pipe", filepath.Join(dir, CodexPolicyFile)); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"socket at manifest.json", func(t *testing.T, dir string) {
+		{name: "socket at manifest.json", make: func(t *testing.T, dir string) {
 			l, err := net.Listen("unix", filepath.Join(dir, ManifestFile))
 			if err != nil {
 				t.Skipf("cannot make a socket here: %v", err)
 			}
 			t.Cleanup(func() { l.Close() })
 		}},
-		{"device at agents/openai.yaml", func(t *testing.T, dir string) {
+		{name: "device at agents/openai.yaml", make: func(t *testing.T, dir string) {
 			if err := os.MkdirAll(filepath.Join(dir, "agents"), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -107,11 +108,16 @@ func TestSpecialFiles(t *testing.T) {
 				t.Skipf("cannot make a device node here: %v", err)
 			}
 		}},
-		{"folder at manifest.json", func(t *testing.T, dir string) {
+		{name: "folder at manifest.json", make: func(t *testing.T, dir string) {
 			if err := os.MkdirAll(filepath.Join(dir, ManifestFile), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}},
+		{name: "symlink to /dev/zero at manifest.json", make: func(t *testing.T, dir string) {
+			if err := os.Symlink("/dev/zero", filepath.Join(dir, ManifestFile)); err != nil {
+				t.Fatal(err)
+			}
+		}, code: ir.CodePathEscape}, // refused before any read: it leaves the folder
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,7 +125,11 @@ func TestSpecialFiles(t *testing.T) {
 			testkit.WriteFile(t, filepath.Join(root, "s", SkillFile), diskSkill)
 			tt.make(t, filepath.Join(root, "s"))
 			cat := loadPromptly(t, Options{Roots: []string{root}})
-			wantInvalid(t, cat, ir.CodeReadError)
+			code := tt.code
+			if code == "" {
+				code = ir.CodeReadError
+			}
+			wantInvalid(t, cat, code)
 		})
 	}
 }
