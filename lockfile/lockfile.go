@@ -16,8 +16,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/rlmc-dev/rlmc/internal/safefs"
 )
 
 // Lock describes a pinned distribution.
@@ -93,9 +91,7 @@ func Scan(dir string, include []string) ([]File, error) {
 			files = append(files, f)
 			return nil
 		}
-		// The walk saw a regular file, but it may have been swapped for a
-		// FIFO since; safefs refuses it instead of blocking.
-		data, err := safefs.ReadPath(p, -1)
+		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
