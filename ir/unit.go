@@ -124,6 +124,10 @@ type Unit struct {
 	Size       int64  `json:"size"`        // bytes of SKILL.md
 	BodyOffset int64  `json:"body_offset"` // where the body starts, after the frontmatter
 	File       string `json:"-"`           // absolute, symlink-resolved path of SKILL.md
+	// RootDir is the absolute, symlink-resolved root the unit was loaded
+	// from. The body is re-read through it, Path relative to it, so the
+	// read is confined to the root at open time.
+	RootDir string `json:"-"`
 }
 
 // SkillRefs returns the names of the skill-kind references in refs.

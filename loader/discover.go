@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -16,19 +17,26 @@ const SkillFile = "SKILL.md"
 
 // found is a skill folder located by discovery, not yet parsed.
 type found struct {
-	root       string // root as given
+	root       string   // root as given
+	fsRoot     *os.Root // the root, opened once; every read of the skill goes through it
 	precedence int
 	rootReal   string // symlink-resolved root
 	relDir     string // skill folder relative to the root, slash-separated ("." for the root itself)
+	relReal    string // the folder's symlink-resolved path relative to the root, slash-separated
 	dirReal    string // symlink-resolved skill folder
 	fileReal   string // symlink-resolved SKILL.md
+	fileLinked bool   // SKILL.md is a symlink (resolving inside the root)
 }
 
 // scanner walks one root with the bounds in Limits. It never follows a
-// symlink out of the root and never visits a folder twice.
+// symlink out of the root and never visits a folder twice. Symlinks are
+// resolved to classify them for diagnostics, but every folder is listed
+// through fsRoot, which refuses at open time a path that leaves the root:
+// a folder swapped for a symlink after it was checked cannot lead out.
 type scanner struct {
 	limits     Limits
 	root       string
+	fsRoot     *os.Root
 	precedence int
 	rootReal   string
 	visited    map[string]bool
@@ -44,22 +52,37 @@ func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string,
 }
 
 // discover scans root. A root that does not exist yields nothing; whether that
-// is worth a diagnostic is the caller's decision.
-func discover(root string, precedence int, limits Limits) ([]found, ir.Diagnostics, error) {
+// is worth a diagnostic is the caller's decision. The returned *os.Root stays
+// open for reading the skills found; the caller closes it.
+func discover(root string, precedence int, limits Limits) (*os.Root, []found, ir.Diagnostics, error) {
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	info, err := os.Stat(real)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !info.IsDir() {
-		return nil, nil, fmt.Errorf("%s is not a directory", root)
+		return nil, nil, nil, fmt.Errorf("%s is not a directory", root)
 	}
-	s := &scanner{limits: limits, root: root, precedence: precedence, rootReal: real, visited: map[string]bool{}}
+	fsRoot, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}}
 	s.walk(real, ".", 0)
-	return s.found, s.diags, nil
+	return fsRoot, s.found, s.diags, nil
+}
+
+// relTo returns path relative to base, slash-separated; path must be within
+// base.
+func relTo(base, path string) string {
+	rel, err := filepath.Rel(base, path)
+	if err != nil {
+		return "."
+	}
+	return filepath.ToSlash(rel)
 }
 
 // within reports whether path is base or below it.
@@ -82,7 +105,7 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 	}
 	s.visited[dirReal] = true
 	s.folders++
-	entries, err := os.ReadDir(dirReal) // sorted by name
+	entries, err := safefs.ReadDir(s.fsRoot, relTo(s.rootReal, dirReal)) // sorted by name
 	if err != nil {
 		s.diag(rel, ir.CodeReadError, ir.SeverityError, "cannot read folder: %v", errors.Unwrap(err))
 		return
@@ -161,7 +184,8 @@ func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry) {
 		return
 	}
 	s.found = append(s.found, found{
-		root: s.root, precedence: s.precedence, rootReal: s.rootReal,
-		relDir: rel, dirReal: dirReal, fileReal: file,
+		root: s.root, fsRoot: s.fsRoot, precedence: s.precedence, rootReal: s.rootReal,
+		relDir: rel, relReal: relTo(s.rootReal, dirReal), dirReal: dirReal, fileReal: file,
+		fileLinked: e.Type()&fs.ModeSymlink != 0,
 	})
 }

@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -67,21 +68,29 @@ func Load(ctx context.Context, opts Options) (*ir.Catalog, error) {
 	)
 	for i, r := range roots {
 		irRoots = append(irRoots, ir.Root{Dir: r, Precedence: i})
-		fs, ds, err := discover(r, i, opts.Limits)
+		fsRoot, founds, ds, err := discover(r, i, opts.Limits)
 		if err != nil {
 			if opts.RootsExplicit {
 				diags.Add(ir.Diagnostic{Root: r, Path: ".", Code: ir.CodeRootNotFound, Severity: ir.SeverityError, Message: fmt.Sprintf("root %s cannot be scanned: %v", r, rootErr(err))})
 			}
 			continue
 		}
+		defer fsRoot.Close()
 		diags = append(diags, ds...)
-		for _, f := range fs {
-			if excluded(f.relDir, opts.Exclude) {
+		exclude := resolveExcludes(fsRoot, opts.Exclude)
+		for _, f := range founds {
+			// Both the path the folder was found at and the folder it
+			// resolves to are checked, so a symlink cannot bring an
+			// excluded folder back under another name.
+			if excluded(f.relDir, exclude) || excluded(f.relReal, exclude) {
 				diags.Add(ir.Diagnostic{Root: f.root, Path: join(f.relDir, SkillFile), Code: ir.CodeExcluded, Severity: ir.SeverityInfo, Message: "skill folder excluded by host policy"})
 				continue
 			}
 			all = append(all, f)
 		}
+	}
+	if testHookAfterDiscover != nil {
+		testHookAfterDiscover()
 	}
 	units := make([]*ir.Unit, len(all))
 	unitDiags := make([]ir.Diagnostics, len(all))
@@ -103,12 +112,35 @@ func Load(ctx context.Context, opts Options) (*ir.Catalog, error) {
 	return ir.NewCatalog(irRoots, kept, diags), nil
 }
 
+// testHookAfterDiscover, when set by a test, runs between discovery and
+// reading, where a hostile disk would swap a folder.
+var testHookAfterDiscover func()
+
 func rootErr(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
 	}
 	return err
+}
+
+// resolveExcludes adds, for each exclusion pattern naming a folder that
+// exists through symlinks, the folder it resolves to inside the root, so
+// that excluding a symlink excludes its target under every name.
+func resolveExcludes(root *os.Root, patterns []string) []string {
+	out := append([]string(nil), patterns...)
+	base := root.Name()
+	for _, p := range patterns {
+		p = strings.Trim(path.Clean(p), "/")
+		real, err := filepath.EvalSymlinks(filepath.Join(base, filepath.FromSlash(p)))
+		if err != nil || !within(base, real) {
+			continue
+		}
+		if rel := relTo(base, real); rel != p {
+			out = append(out, rel)
+		}
+	}
+	return out
 }
 
 func excluded(relDir string, patterns []string) bool {
@@ -171,12 +203,28 @@ func loadOne(f found, limits Limits) (*ir.Unit, ir.Diagnostics) {
 	u := &ir.Unit{
 		Name: folder, Root: f.root, Precedence: f.precedence, Path: relFile,
 		Variant: ir.VariantAgentSkills, Invocation: ir.InvocationAutomatic, Status: ir.StatusOK,
-		Priority: ir.DefaultPriority, File: f.fileReal,
+		Priority: ir.DefaultPriority, File: f.fileReal, RootDir: f.rootReal,
 	}
 	s := &diagSink{path: relFile}
-	content, err := readLimited(f.fileReal, limits.MaxFileBytes)
+	// The folder is opened as its own root so that its files are confined
+	// to it at open time; failing to open it means the files that could
+	// restrict the unit cannot be read, so the unit is invalid.
+	dir, err := f.fsRoot.OpenRoot(f.relReal)
 	if err != nil {
-		if errors.Is(err, errTooLarge) {
+		s.add(0, ir.CodeReadError, ir.SeverityError, "cannot open the skill folder: %v", rootErr(err))
+		u.Status = ir.StatusInvalid
+		return u, withRoot(s.diags, f.root)
+	}
+	defer dir.Close()
+	// A SKILL.md symlinked elsewhere in the root is read through the root;
+	// any other through its folder, which is cheaper.
+	from, name := dir, SkillFile
+	if f.fileLinked {
+		from, name = f.fsRoot, join(f.relReal, SkillFile)
+	}
+	content, err := safefs.ReadFile(from, name, limits.MaxFileBytes)
+	if err != nil {
+		if errors.Is(err, safefs.ErrTooLarge) {
 			s.add(0, ir.CodeFileTooLarge, ir.SeverityError, "SKILL.md is larger than the limit of %d bytes", limits.MaxFileBytes)
 		} else {
 			s.add(0, ir.CodeReadError, ir.SeverityError, "cannot read SKILL.md: %v", rootErr(err))
@@ -192,7 +240,7 @@ func loadOne(f found, limits Limits) (*ir.Unit, ir.Diagnostics) {
 		u.Status = ir.StatusInvalid
 		return u, withRoot(s.diags, f.root)
 	}
-	normalize(u, p, f, s)
+	normalize(u, p, f, dir, s)
 	if s.diags.HasErrors() {
 		u.Status = ir.StatusInvalid
 	}
@@ -206,27 +254,9 @@ func withRoot(ds ir.Diagnostics, root string) ir.Diagnostics {
 	return ds
 }
 
-var errTooLarge = errors.New("file too large")
-
-func readLimited(file string, limit int64) ([]byte, error) {
-	fh, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, errTooLarge
-	}
-	return data, nil
-}
-
 // normalize folds the frontmatter and the variant files beside SKILL.md into
 // the unit, reporting every problem to s.
-func normalize(u *ir.Unit, p *Parsed, f found, s *diagSink) {
+func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink) {
 	fm := p.Frontmatter
 	u.BodyOffset, u.Headings, u.Lead = p.BodyOffset, p.Headings, p.Lead
 	folder := u.Name
@@ -269,7 +299,7 @@ func normalize(u *ir.Unit, p *Parsed, f found, s *diagSink) {
 		u.Variant = ir.VariantOpenCode
 	}
 
-	if data, ok := readBeside(f, CodexPolicyFile, s); ok {
+	if data, ok := readBeside(f, dir, CodexPolicyFile, s); ok {
 		u.Variant = ir.VariantCodex
 		pol, err := ParseCodexPolicy(data)
 		if err != nil {
@@ -278,7 +308,7 @@ func normalize(u *ir.Unit, p *Parsed, f found, s *diagSink) {
 			explicitOnly = true
 		}
 	}
-	if data, ok := readBeside(f, ManifestFile, s); ok {
+	if data, ok := readBeside(f, dir, ManifestFile, s); ok {
 		u.Variant = ir.VariantSkillRouter
 		m, err := ParseManifest(data)
 		if err != nil {
@@ -315,19 +345,27 @@ func clip(s string) string {
 	return s
 }
 
-// readBeside reads a variant file in the skill folder, refusing one that is a
-// symlink out of the folder.
-func readBeside(f found, rel string, s *diagSink) ([]byte, bool) {
-	file := filepath.Join(f.dirReal, filepath.FromSlash(rel))
-	if _, err := os.Lstat(file); err != nil {
+// readBeside reads a variant file in the skill folder, through dir (the
+// folder opened as a root), refusing one that is a symlink out of the
+// folder or not a regular file. Only a file that does not exist is absent:
+// any other failure is an error, because a variant file can make the unit
+// more restrictive, and one that cannot be read must never leave it more
+// permissive.
+func readBeside(f found, dir *os.Root, rel string, s *diagSink) ([]byte, bool) {
+	if _, err := dir.Lstat(rel); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			s.add(0, ir.CodeReadError, ir.SeverityError, "cannot read %s: %v", rel, rootErr(err))
+		}
 		return nil, false
 	}
-	real, err := filepath.EvalSymlinks(file)
+	// Resolving the path only classifies an escape for the diagnostic;
+	// the read below is confined by dir whatever happens in between.
+	real, err := filepath.EvalSymlinks(filepath.Join(f.dirReal, filepath.FromSlash(rel)))
 	if err != nil || !within(f.dirReal, real) {
 		s.add(0, ir.CodePathEscape, ir.SeverityError, "%s resolves outside the skill folder; rejected", rel)
 		return nil, false
 	}
-	data, err := readLimited(real, 64<<10)
+	data, err := safefs.ReadFile(dir, rel, 64<<10)
 	if err != nil {
 		s.add(0, ir.CodeReadError, ir.SeverityError, "cannot read %s: %v", rel, rootErr(err))
 		return nil, false
@@ -427,9 +465,14 @@ func shadow(units []*ir.Unit) ir.Diagnostics {
 // digest taken at discovery, so a file changed since then is an error, never
 // a stale or swapped body.
 func ReadBody(u *ir.Unit) (string, error) {
-	data, err := readLimited(u.File, u.Size)
+	root, err := os.OpenRoot(u.RootDir)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", u.Path, ErrChanged)
+		return "", fmt.Errorf("%s: %w: %w", u.Path, ErrChanged, err)
+	}
+	defer root.Close()
+	data, err := safefs.ReadFile(root, u.Path, u.Size)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w: %w", u.Path, ErrChanged, err)
 	}
 	sum := sha256.Sum256(data)
 	if hex.EncodeToString(sum[:]) != u.SHA256 || u.BodyOffset > int64(len(data)) {

@@ -168,8 +168,19 @@ func brief(v any) string {
 
 // materialize writes a case's files below dir. With scramble, files are
 // created in reverse order and given unrelated modification times, so that
-// neither can leak into a result.
+// neither can leak into a result. Every file, folder and link is created
+// through an os.Root opened on dir, so nothing a case holds can write
+// outside it, even through a link it created itself; a file or link name
+// that leaves the case folder is an error, which fails the case.
 func materialize(c *Case, dir string, scramble bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	files := c.archive.Files
 	order := make([]int, len(files))
 	for i := range order {
@@ -183,20 +194,19 @@ func materialize(c *Case, dir string, scramble bool) error {
 		if f.Name == "request.json" || f.Name == "want.json" || f.Name == "symlinks" {
 			continue
 		}
-		name := path.Clean(f.Name)
-		if path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
-			return fmt.Errorf("case file %s leaves the case folder", f.Name)
+		name, err := inCase(f.Name)
+		if err != nil {
+			return fmt.Errorf("case file %w", err)
 		}
-		file := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(file, f.Data, 0o644); err != nil {
+		if err := root.WriteFile(name, f.Data, 0o644); err != nil {
 			return err
 		}
 		if scramble {
 			when := time.Date(2001+k, time.Month(1+k%12), 1+k%28, k%24, 0, 0, 0, time.UTC)
-			if err := os.Chtimes(file, when, when); err != nil {
+			if err := root.Chtimes(name, when, when); err != nil {
 				return err
 			}
 		}
@@ -216,18 +226,33 @@ func materialize(c *Case, dir string, scramble bool) error {
 			return fmt.Errorf("symlinks: %q is not \"link -> target\"", line)
 		}
 		link, target = strings.TrimSpace(link), strings.TrimSpace(target)
-		abs := filepath.Join(dir, filepath.FromSlash(link))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			return err
+		name, err := inCase(link)
+		if err != nil {
+			return fmt.Errorf("symlinks: link %w; links are created only inside the case folder", err)
 		}
+		if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
+			return fmt.Errorf("symlinks: link %s cannot be created inside the case folder: %w", link, err)
+		}
+		// The target may point anywhere: pointing outside is how a case
+		// attacks confinement, and the loader must refuse to follow it.
 		if strings.HasPrefix(target, "/") {
 			target = filepath.FromSlash(target)
 		} else {
 			target = filepath.Join(dir, filepath.FromSlash(target))
 		}
-		if err := os.Symlink(target, abs); err != nil {
-			return err
+		if err := root.Symlink(target, name); err != nil {
+			return fmt.Errorf("symlinks: link %s cannot be created inside the case folder: %w", link, err)
 		}
 	}
 	return nil
+}
+
+// inCase returns the slash-separated name cleaned, or an error when it is
+// empty, absolute or climbs out of the case folder.
+func inCase(name string) (string, error) {
+	clean := path.Clean(strings.ReplaceAll(name, "\\", "/"))
+	if name == "" || clean == "." || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", fmt.Errorf("%q leaves the case folder", name)
+	}
+	return clean, nil
 }

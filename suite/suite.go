@@ -16,7 +16,8 @@
 //	               Want.CatalogFingerprints compare the two
 //	policy.yaml    optional: host policy for this case
 //	symlinks       optional: lines "link -> target", both relative to the
-//	               case folder, created before loading
+//	               case folder, created before loading; the link must lie
+//	               inside the case folder (the target may point anywhere)
 //
 // Besides its expectation, every case is checked for the invariants that
 // must hold for any input: each unit appears exactly once in selected or
@@ -41,6 +42,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/loader"
 )
@@ -117,10 +119,13 @@ func Load(dir string) ([]*Case, error) {
 
 // Parse reads one case file.
 func Parse(file string) (*Case, error) {
-	ar, err := txtar.ParseFile(file)
+	// A case folder is not trusted to hold only regular files: a FIFO
+	// named like a case must be an error, not a hang.
+	data, err := safefs.ReadPath(file, -1)
 	if err != nil {
 		return nil, err
 	}
+	ar := txtar.Parse(data)
 	c := &Case{Name: strings.TrimSuffix(filepath.Base(file), ".txtar"), File: file, archive: ar}
 	c.Note, _, _ = strings.Cut(strings.TrimSpace(string(ar.Comment)), "\n")
 	var reqData, wantData []byte

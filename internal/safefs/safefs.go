@@ -1,0 +1,113 @@
+// Package safefs reads files from folders an attacker may control. Every
+// read refuses anything but a regular file, and never blocks on opening:
+// a FIFO, a socket or a device put where a file is expected (or swapped in
+// after a check) is an error, not a hang. Reads through an *os.Root are
+// confined to it at open time, so a folder swapped for a symlink to the
+// outside between a check and the read cannot be followed out.
+package safefs
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+)
+
+// ErrNotRegular reports a path that names something other than a regular
+// file (a FIFO, socket, device or folder).
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge reports a file larger than the limit given to a read.
+var ErrTooLarge = errors.New("file too large")
+
+// ReadFile reads name inside root, at most limit bytes (no bound when limit
+// is negative). A larger file is ErrTooLarge; anything but a regular file is
+// ErrNotRegular, and is refused before it is opened when possible, so that
+// opening a device can have no side effect.
+func ReadFile(root *os.Root, name string, limit int64) ([]byte, error) {
+	info, err := root.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
+	}
+	// O_NONBLOCK: the file may have been replaced by a FIFO since the
+	// Stat above, and opening a FIFO for reading blocks until a writer
+	// comes, possibly forever.
+	f, err := root.OpenFile(name, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readRegular(f, name, limit)
+}
+
+// ReadPath is ReadFile for a path that is not confined to a root: a file
+// the user named, or one found by a walk that checks confinement itself.
+func ReadPath(name string, limit int64) ([]byte, error) {
+	info, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readRegular(f, name, limit)
+}
+
+// ReadDir lists the folder name inside root, sorted by name. The folder is
+// opened with O_DIRECTORY and O_NONBLOCK, so a FIFO swapped in for it is
+// refused instead of blocking.
+func ReadDir(root *os.Root, name string) ([]fs.DirEntry, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|nonBlock|directory, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("not a folder")}
+	}
+	entries, err := f.ReadDir(-1)
+	sortEntries(entries)
+	return entries, err
+}
+
+// readRegular checks, on the open file itself, that it is regular, then
+// reads it up to limit bytes.
+func readRegular(f *os.File, name string, limit int64) ([]byte, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+	}
+	var r io.Reader = f
+	if limit >= 0 {
+		r = io.LimitReader(f, limit+1)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if limit >= 0 && int64(len(data)) > limit {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+	}
+	return data, nil
+}
+
+func sortEntries(entries []fs.DirEntry) {
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+}

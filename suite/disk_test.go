@@ -1,0 +1,65 @@
+package suite
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCaseLinksConfined checks that a case's symlinks lines can only create
+// links inside the case folder: a case that tries to plant a link or a file
+// anywhere else fails, and leaves nothing behind.
+func TestCaseLinksConfined(t *testing.T) {
+	const skill = "-- skills/planted/SKILL.md --\n---\nname: planted\ndescription: Planted skill.\n---\nBody.\n"
+	tests := []struct {
+		name  string
+		links string
+	}{
+		{"link to the sibling relocated folder", "../relocated -> ../../../outside"},
+		{"link two levels up", "../../x -> /etc/passwd"},
+		{"absolute link", "/tmp/rlmc-planted-link -> /etc/passwd"},
+		{"link through an earlier link", "skills2 -> ../../../outside\nskills2/deep -> /etc/passwd"},
+		{"link through an earlier absolute link", "up -> /\nup/tmp/rlmc-planted-via-up -> /etc/passwd"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			parent := t.TempDir()
+			outside := filepath.Join(parent, "outside")
+			if err := os.Mkdir(outside, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(parent, "case.txtar")
+			data := "Plants files outside the case folder.\n-- request.json --\n{\"task\": \"planted\"}\n-- want.json --\n{}\n" + skill + "-- symlinks --\n" + tt.links + "\n"
+			if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Parse(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &Runner{TempDir: func() (string, error) { return os.MkdirTemp(filepath.Join(parent, "tmp"), "case") }}
+			if err := os.Mkdir(filepath.Join(parent, "tmp"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out := r.Run(context.Background(), c)
+			if out.Passed() {
+				t.Error("got PASS; want the case to fail")
+			}
+			if !strings.Contains(strings.Join(out.Failures, "\n"), "case folder") {
+				t.Errorf("got failures %q; want one saying the link leaves the case folder", out.Failures)
+			}
+			for _, p := range []string{"/tmp/rlmc-planted-link", "/tmp/rlmc-planted-via-up", filepath.Join(parent, "tmp", "x")} {
+				if _, err := os.Lstat(p); err == nil {
+					os.Remove(p)
+					t.Errorf("got %s created; want nothing outside the case folder", p)
+				}
+			}
+			entries, _ := os.ReadDir(outside)
+			if len(entries) > 0 {
+				t.Errorf("got %d entries planted in a folder outside the case; want none", len(entries))
+			}
+		})
+	}
+}
