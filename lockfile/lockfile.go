@@ -23,7 +23,8 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"syscall"
+
+	"github.com/rlmc-dev/rlmc/internal/safefs"
 )
 
 // Errors a scan reports; they wrap the path concerned, so test them with
@@ -100,7 +101,7 @@ func Read(file string) (*Lock, error) {
 // readRegular reads a regular file of at most limit bytes. It opens without
 // blocking and checks what it opened, so a FIFO is an error, never a hang.
 func readRegular(file string, limit int64) ([]byte, error) {
-	fh, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fh, err := os.OpenFile(file, safefs.ReadOnly, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +268,7 @@ func hash(root *os.Root, p string) (File, error) {
 	if !before.Mode().IsRegular() {
 		return File{}, fmt.Errorf("%s: %w", p, ErrChanged)
 	}
-	fh, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fh, err := root.OpenFile(p, safefs.ReadOnly, 0)
 	if err != nil {
 		return File{}, err
 	}

@@ -22,6 +22,12 @@ var ErrNotRegular = errors.New("not a regular file")
 // ErrTooLarge reports a file larger than the limit given to a read.
 var ErrTooLarge = errors.New("file too large")
 
+// ReadOnly is the flag set for opening, read-only, a file that may turn out
+// to be a FIFO: the open returns at once instead of waiting for a writer.
+// Callers that stream a file rather than read it whole (a digest of a large
+// file) open with it and then check the open file is regular.
+const ReadOnly = os.O_RDONLY | nonBlock
+
 // ReadFile reads name inside root, at most limit bytes (no bound when limit
 // is negative). A larger file is ErrTooLarge; anything but a regular file is
 // ErrNotRegular, and is refused before it is opened when possible, so that
@@ -37,7 +43,7 @@ func ReadFile(root *os.Root, name string, limit int64) ([]byte, error) {
 	// O_NONBLOCK: the file may have been replaced by a FIFO since the
 	// Stat above, and opening a FIFO for reading blocks until a writer
 	// comes, possibly forever.
-	f, err := root.OpenFile(name, os.O_RDONLY|nonBlock, 0)
+	f, err := root.OpenFile(name, ReadOnly, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +61,7 @@ func ReadPath(name string, limit int64) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
 	}
-	f, err := os.OpenFile(name, os.O_RDONLY|nonBlock, 0)
+	f, err := os.OpenFile(name, ReadOnly, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +73,7 @@ func ReadPath(name string, limit int64) ([]byte, error) {
 // opened with O_DIRECTORY and O_NONBLOCK, so a FIFO swapped in for it is
 // refused instead of blocking.
 func ReadDir(root *os.Root, name string) ([]fs.DirEntry, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|nonBlock|directory, 0)
+	f, err := root.OpenFile(name, ReadOnly|directory, 0)
 	if err != nil {
 		return nil, err
 	}
