@@ -107,6 +107,7 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 	c.engine = engine
 	c.catalogFP = catalogFingerprint(cat)
 	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
+	c.diags = append(c.diags, contentless(cat)...)
 	for _, n := range c.policy.names() {
 		if _, ok := cat.Lookup(n); !ok {
 			c.diags.Add(ir.Diagnostic{Path: "policy", Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog", n)})
@@ -114,6 +115,31 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 	}
 	c.diags.Sort()
 	return c, nil
+}
+
+// contentless reports every alias and trigger made only of stop words: the
+// index ignores them (see hasContent), and the author should know why they
+// never match.
+func contentless(cat *ir.Catalog) ir.Diagnostics {
+	var out ir.Diagnostics
+	for _, u := range cat.Units {
+		if u.Status != ir.StatusOK {
+			continue
+		}
+		report := func(what, value string) {
+			if !hasContent(value) {
+				out.Add(ir.Diagnostic{Root: u.Root, Path: u.Path, Code: ir.CodeNoContentWord, Severity: ir.SeverityWarning,
+					Message: fmt.Sprintf("%s %q has no content word, only stop words; it is ignored as evidence", what, value)})
+			}
+		}
+		for _, a := range u.Aliases {
+			report("alias", a)
+		}
+		for _, t := range u.Triggers {
+			report(string(t.Kind)+" trigger", t.Value)
+		}
+	}
+	return out
 }
 
 // Load is the usual way to build a compiler: load the roots, then New.
