@@ -512,6 +512,11 @@ func (r *compilation) decide() error {
 		})
 		r.res.Budget.Used += r.tokens[n]
 		r.event(Event{Stage: StageDecide, Kind: EventSelected, Unit: n, Code: reasons[n][0].Code, Detail: reasons[n][0].Detail})
+		if said := r.negated[n]; said != "" {
+			// Only a host decision or its closure can select a negated
+			// unit (rule 5, rule 6): say so, the task asked otherwise.
+			r.event(Event{Stage: StageDecide, Kind: EventNegationOverridden, Unit: n, Code: reasons[n][0].Code, Detail: said})
+		}
 	}
 	r.res.Rejected = make([]Rejected, 0, len(r.rejected)-len(r.selected))
 	for i, u := range r.c.cat.Units {

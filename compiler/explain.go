@@ -11,10 +11,13 @@ type EventKind string
 
 // Event kinds.
 const (
-	EventNegation  EventKind = "negation"  // the task negated a unit
-	EventCandidate EventKind = "candidate" // a unit passed the evidence threshold
-	EventSelected  EventKind = "selected"
-	EventRejected  EventKind = "rejected"
+	EventNegation EventKind = "negation" // the task negated a unit
+	// EventNegationOverridden: a negated unit was selected anyway, by the
+	// host or as a dependency of a host selection or mandatory unit.
+	EventNegationOverridden EventKind = "negation_overridden"
+	EventCandidate          EventKind = "candidate" // a unit passed the evidence threshold
+	EventSelected           EventKind = "selected"
+	EventRejected           EventKind = "rejected"
 )
 
 // Event is one step of the explanation, in pipeline order.
@@ -45,6 +48,8 @@ func WriteExplanation(w io.Writer, r *Result) error {
 		switch e.Kind {
 		case EventNegation:
 			fmt.Fprintf(&b, "negation: task says %q, which rules out %s\n", e.Detail, e.Unit)
+		case EventNegationOverridden:
+			fmt.Fprintf(&b, "negation overridden: task says %q, but %s stays selected (%s): host selections, mandatory units and their dependencies are not the task's to undo\n", e.Detail, e.Unit, e.Code)
 		case EventCandidate:
 			evidence[e.Unit] = e.Evidence
 		}

@@ -100,24 +100,27 @@ judge(_, N, lexical, _, explicit_user, reject(N, explicit_only, task_text)) :- !
 judge(Req, N, lexical, _, _, reject(N, negated, task_text)) :- negated(Req, N), !.
 % Rule 6 (dependencies fail closed): a unit whose closure has a missing unit,
 % a cycle, or a unit that may not activate is rejected with that reason.
-judge(Req, N, _, _, _, V) :- closure(N, C), closure_verdict(Req, N, C, V).
+judge(Req, N, O, _, _, V) :- closure(N, C), closure_verdict(Req, N, O, C, V).
 
-closure_verdict(_, N, missing(D), reject(N, missing_dependency, D)) :- !.
-closure_verdict(_, N, cycle(Path), reject(N, dependency_cycle, Path)) :- !.
-closure_verdict(Req, N, deps(Ds), reject(N, dependency_rejected, dep(D, Why))) :-
-    blocked_dependencies(Ds, Req, D, Why), !.
-closure_verdict(_, _, _, ok).
+closure_verdict(_, N, _, missing(D), reject(N, missing_dependency, D)) :- !.
+closure_verdict(_, N, _, cycle(Path), reject(N, dependency_cycle, Path)) :- !.
+closure_verdict(Req, N, O, deps(Ds), reject(N, dependency_rejected, dep(D, Why))) :-
+    blocked_dependencies(Ds, Req, O, D, Why), !.
+closure_verdict(_, _, _, _, ok).
 
-blocked_dependencies([D|_], Req, D, Why) :- blocked_dependency(Req, D, Why), !.
-blocked_dependencies([_|Ds], Req, D, Why) :- blocked_dependencies(Ds, Req, D, Why).
+blocked_dependencies([D|_], Req, O, D, Why) :- blocked_dependency(Req, O, D, Why), !.
+blocked_dependencies([_|Ds], Req, O, D, Why) :- blocked_dependencies(Ds, Req, O, D, Why).
 
 % A dependency is pulled in by its dependent, never selected on its own
-% evidence, so it must be able to activate in this request.
-blocked_dependency(Req, D, denied) :- denied(Req, D), !.
-blocked_dependency(_, D, invalid) :- unit(D, invalid, _, _), !.
-blocked_dependency(Req, D, explicit_only) :-
+% evidence, so it must be able to activate in this request. Negation is
+% task text: it suppresses lexical activation only, so it blocks the
+% closure of a lexical candidate, never the closure of a host selection or
+% a mandatory unit, which the host trusts whole (Go explains the override).
+blocked_dependency(Req, _, D, denied) :- denied(Req, D), !.
+blocked_dependency(_, _, D, invalid) :- unit(D, invalid, _, _), !.
+blocked_dependency(Req, _, D, explicit_only) :-
     unit(D, _, explicit_user, _), \+ explicit(Req, D), !.
-blocked_dependency(Req, D, negated) :-
+blocked_dependency(Req, lexical, D, negated) :-
     negated(Req, D), \+ explicit(Req, D), \+ mandatory(Req, D), !.
 
 % ---------------------------------------------------------------------------
