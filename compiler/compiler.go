@@ -187,6 +187,8 @@ type compilation struct {
 	q                     *query
 	negated               map[string]string // unit -> the words that negated it
 	scores                []float64         // evidence by index position
+	policyReq             *rules.Request    // the request facts the policy reads
+	withdrawn             float64           // best score of a unit eligible/3 kept out
 	cands                 []rules.Candidate
 	rejected              []Reason              // by catalog position; Code "" means not rejected
 	evidence              map[string][]Evidence // of the candidates
@@ -289,11 +291,15 @@ func (r *compilation) retrieve() error {
 	var lexical []scored
 	for _, s := range above {
 		u := ix.units[s.unit]
-		if !r.mandatory[u.Name] && !r.explicit[u.Name] && !r.denied[u.Name] {
+		if !r.mandatory[u.Name] && !r.explicit[u.Name] {
 			lexical = append(lexical, s)
 		}
 	}
-	top, outside := ix.best(lexical, CandidateCap)
+	r.policyReq = r.request()
+	top, outside, err := r.eligibleTop(lexical)
+	if err != nil {
+		return err
+	}
 	for _, s := range top {
 		r.cands = append(r.cands, rules.Candidate{Name: ix.units[s.unit].Name, Origin: rules.OriginLexical, Score: milli(s.score)})
 	}
@@ -332,6 +338,105 @@ func (r *compilation) retrieve() error {
 		}
 	}
 	return nil
+}
+
+// eligibleTop returns the CandidateCap best of the lexical units that can be
+// selected at all, and the eligible ones it leaves outside the cap. A unit
+// that can never be selected in this request (negated, denied,
+// explicit-user-only, failing closure: rules 2-6, asked of the policy
+// itself) gets its reason here and takes no candidate's place; the best
+// score among them is kept for rule 10, since taking a unit away must not
+// manufacture a margin for a weaker one. Units are judged best first, in
+// batches, so the usual compile asks once about the four best.
+func (r *compilation) eligibleTop(lexical []scored) (top, outside []scored, err error) {
+	ix := r.c.index
+	batch, rest := ix.best(lexical, CandidateCap)
+	sorted := false
+	for len(batch) > 0 {
+		if err := r.ctx.Err(); err != nil {
+			return nil, nil, &Error{Code: ErrCanceled, Message: err.Error()}
+		}
+		cands := make([]rules.Candidate, len(batch))
+		for i, s := range batch {
+			cands[i] = rules.Candidate{Name: ix.units[s.unit].Name, Origin: rules.OriginLexical, Score: milli(s.score)}
+		}
+		verdicts, err := r.c.engine.Ineligible(r.ctx, r.policyReq, cands)
+		if err != nil {
+			return nil, nil, r.policyError(err)
+		}
+		out := make(map[string]rules.Decision, len(verdicts))
+		for _, d := range verdicts {
+			out[d.Name] = d
+		}
+		for _, s := range batch {
+			u := ix.units[s.unit]
+			d, bad := out[u.Name]
+			switch {
+			case bad:
+				reason := rejectReason(d)
+				r.rejected[r.c.pos[u]] = reason
+				r.withdrawn = max(r.withdrawn, s.score)
+				e := Event{Stage: StageRetrieve, Kind: EventRejected, Unit: u.Name, Code: reason.Code, Detail: reason.Detail, Score: round3(s.score)}
+				if !sorted {
+					// Among the best four: explain what the task said for it.
+					e.Evidence = ix.evidence(r.q, s.unit)
+				}
+				r.event(e)
+			case len(top) < CandidateCap:
+				top = append(top, s)
+			default:
+				outside = append(outside, s)
+			}
+		}
+		need := CandidateCap - len(top)
+		if need == 0 || len(rest) == 0 {
+			break
+		}
+		if !sorted {
+			// Rare: some of the best were ineligible. Walk the rest in
+			// order, in batches no smaller than ineligibleBatch so that a
+			// catalog of many ineligible matches costs few policy calls.
+			slices.SortFunc(rest, func(a, b scored) int {
+				if ix.before(a, b) {
+					return -1
+				}
+				return 1
+			})
+			sorted = true
+		}
+		n := min(max(need, ineligibleBatch), len(rest))
+		batch, rest = rest[:n], rest[n:]
+	}
+	return top, append(outside, rest...), nil
+}
+
+// ineligibleBatch is how many units eligibleTop judges at once past the
+// first four.
+const ineligibleBatch = 32
+
+// request builds the request facts the policy reads; decide adds the
+// candidates and their pair facts.
+func (r *compilation) request() *rules.Request {
+	req := &rules.Request{
+		Budget:   r.budget,
+		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
+		Negated:   make(map[string]bool, len(r.negated)),
+		Ambiguity: r.c.policy.Ambiguity, Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
+		Tokens: func(n string) int { return r.tokens[n] },
+	}
+	for n := range r.negated {
+		req.Negated[n] = true
+	}
+	return req
+}
+
+// policyError reports a failed policy run, as a cancellation when the
+// context ended it.
+func (r *compilation) policyError(err error) error {
+	if ctxErr := r.ctx.Err(); ctxErr != nil {
+		return &Error{Code: ErrCanceled, Message: ctxErr.Error()}
+	}
+	return &Error{Code: ErrPolicy, Message: err.Error()}
 }
 
 // relate computes the pair facts the policy's ambiguity and redundancy
@@ -462,22 +567,13 @@ func (r *compilation) body(u *ir.Unit) (string, error) {
 // decide asks the Prolog policy and fails the compile when a host selection
 // cannot be honored.
 func (r *compilation) decide() error {
-	req := &rules.Request{
-		Candidates: r.cands, Budget: r.budget,
-		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
-		Negated:   make(map[string]bool, len(r.negated)),
-		Redundant: r.redundant, SameObject: r.sameObject, Breadth: r.breadth, Ambiguity: r.c.policy.Ambiguity, Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
-		Tokens: func(n string) int { return r.tokens[n] },
-	}
-	for n := range r.negated {
-		req.Negated[n] = true
-	}
+	req := r.policyReq
+	req.Candidates = r.cands
+	req.Redundant, req.SameObject, req.Breadth = r.redundant, r.sameObject, r.breadth
+	req.Withdrawn = milli(r.withdrawn)
 	decisions, err := r.c.engine.Decide(r.ctx, req)
 	if err != nil {
-		if ctxErr := r.ctx.Err(); ctxErr != nil {
-			return &Error{Code: ErrCanceled, Message: ctxErr.Error()}
-		}
-		return &Error{Code: ErrPolicy, Message: err.Error()}
+		return r.policyError(err)
 	}
 	reasons := map[string][]Reason{}
 	var order []string
@@ -587,6 +683,8 @@ func rejectReason(d rules.Decision) Reason {
 		}
 	case ReasonCovered:
 		detail = "its evidence is already covered by " + d.Detail
+	case ReasonHeldBack:
+		detail = "the task is ambiguous between " + d.Detail + " and a rival: no unit is selected from the task until the host settles it"
 	case ReasonBelowThreshold:
 		detail = belowThreshold
 	}

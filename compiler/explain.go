@@ -50,8 +50,10 @@ func WriteExplanation(w io.Writer, r *Result) error {
 			fmt.Fprintf(&b, "negation: task says %q, which rules out %s\n", e.Detail, e.Unit)
 		case EventNegationOverridden:
 			fmt.Fprintf(&b, "negation overridden: task says %q, but %s stays selected (%s): host selections, mandatory units and their dependencies are not the task's to undo\n", e.Detail, e.Unit, e.Code)
-		case EventCandidate:
-			evidence[e.Unit] = e.Evidence
+		case EventCandidate, EventRejected:
+			if e.Evidence != nil {
+				evidence[e.Unit] = e.Evidence
+			}
 		}
 	}
 	for _, s := range r.Selected {

@@ -179,6 +179,7 @@ func registerFacts(vm *engine.VM, f Facts) {
 		return unifyAll(env, k, out, engine.Integer(r.r.Breadth[n]))
 	})
 	vm.Register2(engine.NewAtom("support_floor"), number(func(r *Request) int { return r.SupportFloor }))
+	vm.Register2(engine.NewAtom("withdrawn"), number(func(r *Request) int { return r.Withdrawn }))
 	vm.Register3(engine.NewAtom("tokens"), func(vm *engine.VM, req, names, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 		r, ok := env.Resolve(req).(reqTerm)
 		if !ok {
