@@ -129,7 +129,7 @@ func NewWithPolicy(facts Facts, source string) (*Engine, error) {
 		return nil, fmt.Errorf("rules: policy does not load: %w", err)
 	}
 	for _, pi := range []string{"decide/4", "eligible/3"} {
-		if p.QuerySolution("current_predicate(" + pi + ").").Err() != nil {
+		if p.QuerySolution("current_predicate("+pi+").").Err() != nil {
 			return nil, errors.New("rules: policy does not define " + pi)
 		}
 	}
