@@ -128,10 +128,11 @@ func NewWithPolicy(facts Facts, source string) (*Engine, error) {
 	if err := p.Exec(source); err != nil {
 		return nil, fmt.Errorf("rules: policy does not load: %w", err)
 	}
-	for _, pi := range []string{"decide/4", "eligible/3"} {
-		if p.QuerySolution("current_predicate("+pi+").").Err() != nil {
-			return nil, errors.New("rules: policy does not define " + pi)
-		}
+	if p.QuerySolution("current_predicate(decide/4).").Err() != nil {
+		return nil, errors.New("rules: policy does not define decide/4")
+	}
+	if p.QuerySolution("current_predicate(eligible/3).").Err() != nil {
+		return nil, errors.New("rules: policy does not define eligible/3")
 	}
 	sandbox(&p.VM)
 	return &Engine{interp: p}, nil
