@@ -2,8 +2,8 @@
 %
 % This file is the specification of rlmc's activation semantics. Go has
 % already reduced the problem: it scored the task against the catalog (rule
-% 1), kept at most four lexical candidates above the candidate floor beside
-% the host's selections, and computed every unit's dependency closure once
+% 1), kept at most four lexical candidates above the candidate floor that
+% eligible/3 below lets through, beside the host's selections, and computed every unit's dependency closure once
 % per catalog. This policy judges that small
 % problem. It never sees skill text, only names and numbers.
 %
@@ -108,8 +108,8 @@ judge(_, N, _, shadowed, _, reject(N, shadowed, status)) :- !.
 % never selection.
 judge(_, N, lexical, _, explicit_user, reject(N, explicit_only, task_text)) :- !.
 % Rule 5 (negation): "do not use X" in the task suppresses lexical
-% activation of X. Explicit and mandatory selection are host decisions and
-% beat task text.
+% activation of X, and only that. Explicit and mandatory selection are host
+% decisions and beat task text, and so do their closures (Rule 6).
 judge(Req, N, lexical, _, _, reject(N, negated, task_text)) :- negated(Req, N), !.
 % Rule 6 (dependencies fail closed): a unit whose closure has a missing unit,
 % a cycle, or a unit that may not activate is rejected with that reason.
