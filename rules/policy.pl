@@ -3,9 +3,9 @@
 % This file is the specification of rlmc's activation semantics. Go has
 % already reduced the problem: it scored the task against the catalog (rule
 % 1), kept at most four lexical candidates above the candidate floor that
-% eligible/3 below lets through, beside the host's selections, and computed every unit's dependency closure once
-% per catalog. This policy judges that small
-% problem. It never sees skill text, only names and numbers.
+% eligible/3 below lets through, beside the host's selections, and computed
+% every unit's dependency closure once per catalog. This policy judges that
+% small problem. It never sees skill text, only names and numbers.
 %
 % Facts about the catalog (Go-native, read-only):
 %   unit(+Name, -Status, -Invocation, -Priority)
