@@ -43,7 +43,9 @@
 %   withdrawn(+Req, -W)     the best score (x 1000) of a unit with evidence
 %                           above the candidate floor that eligible/3 kept
 %                           from the candidates (it can never be selected
-%                           from this task); 0 when there is none.
+%                           from this task); 0 when there is none. A
+%                           negated unit counts without the evidence the
+%                           negation's own words gave it.
 %
 % List helpers, in Go because the interpreter lacks them or because one Go
 % step beats one interpreter step per element: memberchk/2, subtract/3
