@@ -612,6 +612,7 @@ func (r *compilation) decide() error {
 	req.Candidates = r.cands
 	req.Redundant, req.SameObject, req.Breadth = r.redundant, r.sameObject, r.breadth
 	req.Withdrawn = milli(r.withdrawn)
+	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
 	decisions, err := r.c.engine.Decide(r.ctx, req)
 	if err != nil {
 		return r.policyError(err)

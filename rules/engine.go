@@ -98,7 +98,10 @@ type Request struct {
 	// Eligible kept from the candidates, or 0: rule 10 measures a weak
 	// candidate's margin against it too.
 	Withdrawn int
-	Tokens    func(name string) int
+	// Judged says the lexical candidates passed Ineligible in this request
+	// already: Decide then judges rules 2-6 for host candidates only.
+	Judged bool
+	Tokens func(name string) int
 }
 
 // Decision is the policy's verdict on one unit.

@@ -72,6 +72,7 @@ func TestDecide(t *testing.T) {
 		breadth    map[string]int
 		threshold  int
 		withdrawn  int
+		judged     bool
 		ambiguity  string
 		want       string
 	}{
@@ -124,6 +125,8 @@ func TestDecide(t *testing.T) {
 		{name: "ask keeps host selections", cands: []Candidate{sel("x"), lex("a", 9000), lex("b", 8000), lex("c", 6000)}, explicit: []string{"x"}, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, threshold: 4500, want: "+x:explicit -a:ambiguous(a) -b:ambiguous(a) -c:held_back(a)"},
 		{name: "ask keeps a weak candidate's own reason", cands: []Candidate{lex("a", 9000), lex("b", 8000), lex("c", 1000)}, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, threshold: 4500, want: "-a:ambiguous(a) -b:ambiguous(a) -c:below_threshold(1000)"},
 		{name: "top holds nothing back", cands: []Candidate{lex("a", 9000), lex("b", 8000), lex("c", 6000)}, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, threshold: 4500, ambiguity: "top", want: "+a:lexical +c:lexical -b:ambiguous(a)"},
+		{name: "judged lexical candidates are not judged again", cands: []Candidate{lex("x", 9000)}, judged: true, want: "+x:lexical"},
+		{name: "judged request still judges host candidates", cands: []Candidate{sel("a"), lex("b", 9000)}, explicit: []string{"a"}, denied: []string{"a"}, judged: true, want: "+b:lexical -a:denied(host)"},
 		{name: "negated dependency of a selection is trusted", facts: catalog(base, map[string][]string{"a": {"b"}}), cands: []Candidate{sel("a")}, explicit: []string{"a"}, negated: []string{"b"}, want: "+b:dependency +a:explicit"},
 		{name: "negated dependency of a mandatory unit is trusted", facts: catalog(base, map[string][]string{"a": {"b"}}), cands: []Candidate{must("a")}, mandatory: []string{"a"}, negated: []string{"b"}, want: "+b:dependency +a:mandatory"},
 	}
@@ -158,7 +161,7 @@ func TestDecide(t *testing.T) {
 				Candidates: tt.cands, Budget: budget, Tokens: tokens,
 				Explicit: set(tt.explicit...), Mandatory: set(tt.mandatory...), Denied: set(tt.denied...), Negated: set(tt.negated...),
 				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Breadth: tt.breadth, Ambiguity: tt.ambiguity,
-				Threshold: tt.threshold, TieRatio: 75, SupportFloor: 2000, Withdrawn: tt.withdrawn,
+				Threshold: tt.threshold, TieRatio: 75, SupportFloor: 2000, Withdrawn: tt.withdrawn, Judged: tt.judged,
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -40,6 +40,9 @@
 %                           must be to make a tie.
 %   threshold(+Req, -T)     the score a lexical candidate needs to be
 %                           selected on its own (x 1000).
+%   judged(+Req)            the lexical candidates passed eligible/3 in this
+%                           request already, so decide/4 does not judge
+%                           them again (one policy step per rule saved).
 %   withdrawn(+Req, -W)     the best score (x 1000) of a unit with evidence
 %                           above the candidate floor that eligible/3 kept
 %                           from the candidates (it can never be selected
@@ -67,10 +70,11 @@
 %       (dependencies before their dependents), then reject(Name, Reason,
 %       Detail) for every candidate that was not admitted.
 
-eligible(Req, Cands, NotEligible) :- eligibility(Cands, Req, _, NotEligible).
+eligible(Req, Cands, NotEligible) :- eligibility(Cands, Req, fresh, _, NotEligible).
 
 decide(Req, Cands, Budget, Decisions) :-
-    eligibility(Cands, Req, Ok, NotEligible),               % rules 2-6
+    lexical_judged(Req, J),
+    eligibility(Cands, Req, J, Ok, NotEligible),            % rules 2-6
     names(Ok, OkNames),
     supersession(Ok, OkNames, Live, Superseded),            % rule 7
     rank(Live, Ranked),                                     % rule 8
@@ -86,11 +90,20 @@ decide(Req, Cands, Budget, Decisions) :-
 % Rules 2-6: a candidate must be eligible on its own and through its closure.
 % (Rule 1, evidence, is computed in Go: see compiler/index.go.)
 
-eligibility([], _, [], []).
-eligibility([C|Cs], Req, Ok, Rejected) :-
+% The third argument is judged when Go already asked eligible/3 about the
+% lexical candidates of this request (judged/1): only the host's are judged
+% again. Else it is fresh and every candidate is judged.
+eligibility([], _, _, [], []).
+eligibility([C|Cs], Req, judged, [C|Ok], Rejected) :-
+    C = cand(_, lexical, _), !,
+    eligibility(Cs, Req, judged, Ok, Rejected).
+eligibility([C|Cs], Req, J, Ok, Rejected) :-
     verdict(Req, C, V),
     sort_verdict(V, C, Ok, Rejected, Ok1, Rejected1),
-    eligibility(Cs, Req, Ok1, Rejected1).
+    eligibility(Cs, Req, J, Ok1, Rejected1).
+
+lexical_judged(Req, judged) :- judged(Req), !.
+lexical_judged(_, fresh).
 
 sort_verdict(ok, C, [C|Ok], Rejected, Ok, Rejected) :- !.
 sort_verdict(R, _, Ok, [R|Rejected], Ok, Rejected).
