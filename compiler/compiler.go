@@ -114,6 +114,7 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 	c.engine = engine
 	c.catalogFP = catalogFingerprint(cat)
 	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
+	c.diags = append(c.diags, contentless(cat)...)
 	for _, n := range c.policy.names() {
 		if _, ok := cat.Lookup(n); !ok {
 			c.diags.Add(ir.Diagnostic{Path: "policy", Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog", n)})
@@ -121,6 +122,31 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 	}
 	c.diags.Sort()
 	return c, nil
+}
+
+// contentless reports every alias and trigger made only of stop words: the
+// index ignores them (see hasContent), and the author should know why they
+// never match.
+func contentless(cat *ir.Catalog) ir.Diagnostics {
+	var out ir.Diagnostics
+	for _, u := range cat.Units {
+		if u.Status != ir.StatusOK {
+			continue
+		}
+		report := func(what, value string) {
+			if !hasContent(value) {
+				out.Add(ir.Diagnostic{Root: u.Root, Path: u.Path, Code: ir.CodeNoContentWord, Severity: ir.SeverityWarning,
+					Message: fmt.Sprintf("%s %q has no content word, only stop words; it is ignored as evidence", what, value)})
+			}
+		}
+		for _, a := range u.Aliases {
+			report("alias", a)
+		}
+		for _, t := range u.Triggers {
+			report(string(t.Kind)+" trigger", t.Value)
+		}
+	}
+	return out
 }
 
 // Load is the usual way to build a compiler: load the roots, then New.
@@ -170,6 +196,9 @@ type compilation struct {
 	q                     *query
 	negated               map[string]string // unit -> the words that negated it
 	scores                []float64         // evidence by index position
+	policyReq             *rules.Request    // the request facts the policy reads
+	withdrawn             float64           // best score of a unit eligible/3 kept out
+	stemCount             map[string]int    // task stems, counted; built when a negated unit is weighed
 	cands                 []rules.Candidate
 	rejected              []Reason              // by catalog position; Code "" means not rejected
 	evidence              map[string][]Evidence // of the candidates
@@ -288,11 +317,15 @@ func (r *compilation) retrieve() error {
 	var lexical []scored
 	for _, s := range above {
 		u := ix.units[s.unit]
-		if !r.mandatory[u.Name] && !r.explicit[u.Name] && !r.denied[u.Name] {
+		if !r.mandatory[u.Name] && !r.explicit[u.Name] {
 			lexical = append(lexical, s)
 		}
 	}
-	top, outside := ix.best(lexical, CandidateCap)
+	r.policyReq = r.request()
+	top, outside, err := r.eligibleTop(lexical)
+	if err != nil {
+		return err
+	}
 	for _, s := range top {
 		r.cands = append(r.cands, rules.Candidate{Name: ix.units[s.unit].Name, Origin: rules.OriginLexical, Score: milli(s.score)})
 	}
@@ -334,6 +367,145 @@ func (r *compilation) retrieve() error {
 		}
 	}
 	return nil
+}
+
+// eligibleTop returns the CandidateCap best of the lexical units that can be
+// selected at all, and the eligible ones it leaves outside the cap. A unit
+// that can never be selected in this request (negated, denied,
+// explicit-user-only, failing closure: rules 2-6, asked of the policy
+// itself) gets its reason here and takes no candidate's place; the best
+// score among them is kept for rule 10, since taking a unit away must not
+// manufacture a margin for a weaker one. Units are judged best first, in
+// batches, so the usual compile asks once about the four best.
+func (r *compilation) eligibleTop(lexical []scored) (top, outside []scored, err error) {
+	ix := r.c.index
+	batch, rest := ix.best(lexical, CandidateCap)
+	sorted := false
+	weighed := 0 // negated units whose own evidence was measured
+	for len(batch) > 0 {
+		if err := r.ctx.Err(); err != nil {
+			return nil, nil, &Error{Code: ErrCanceled, Message: err.Error()}
+		}
+		cands := make([]rules.Candidate, len(batch))
+		for i, s := range batch {
+			cands[i] = rules.Candidate{Name: ix.units[s.unit].Name, Origin: rules.OriginLexical, Score: milli(s.score)}
+		}
+		verdicts, err := r.c.engine.Ineligible(r.ctx, r.policyReq, cands)
+		if err != nil {
+			return nil, nil, r.policyError(err)
+		}
+		out := make(map[string]rules.Decision, len(verdicts))
+		for _, d := range verdicts {
+			out[d.Name] = d
+		}
+		for _, s := range batch {
+			u := ix.units[s.unit]
+			d, bad := out[u.Name]
+			switch {
+			case bad:
+				reason := rejectReason(d)
+				r.rejected[r.c.pos[u]] = reason
+				e := Event{Stage: StageRetrieve, Kind: EventRejected, Unit: u.Name, Code: reason.Code, Detail: reason.Detail, Score: round3(s.score)}
+				if !sorted {
+					// Among the best four: explain what the task said for it.
+					e.Evidence = ix.evidence(r.q, s.unit)
+				}
+				drawn := s.score
+				if r.negated[u.Name] != "" && weighed < weighNegated {
+					weighed++
+					if e.Evidence == nil {
+						e.Evidence = ix.evidence(r.q, s.unit)
+					}
+					drawn = r.beyondNegation(u.Name, s.score, e.Evidence)
+				}
+				r.withdrawn = max(r.withdrawn, drawn)
+				r.event(e)
+			case len(top) < CandidateCap:
+				top = append(top, s)
+			default:
+				outside = append(outside, s)
+			}
+		}
+		need := CandidateCap - len(top)
+		if need == 0 || len(rest) == 0 {
+			break
+		}
+		if !sorted {
+			// Rare: some of the best were ineligible. Walk the rest in
+			// order, in batches no smaller than ineligibleBatch so that a
+			// catalog of many ineligible matches costs few policy calls.
+			slices.SortFunc(rest, func(a, b scored) int {
+				if ix.before(a, b) {
+					return -1
+				}
+				return 1
+			})
+			sorted = true
+		}
+		n := min(max(need, ineligibleBatch), len(rest))
+		batch, rest = rest[:n], rest[n:]
+	}
+	return top, append(outside, rest...), nil
+}
+
+// ineligibleBatch is how many units eligibleTop judges at once past the
+// first four.
+const ineligibleBatch = 32
+
+// weighNegated bounds how many negated units eligibleTop measures with
+// beyondNegation; any further one counts with its whole score, which can
+// only cost a weak candidate its margin, never select one.
+const weighNegated = 16
+
+// beyondNegation is the part of a negated unit's score that the task drew
+// from words outside the negation itself. "avoid css-tips" names css-tips,
+// and naming a unit to refuse it is no sign the task is about it: that
+// evidence must not count as a rival against a weak candidate (rule 10).
+// A word counts as outside when the task holds it more often than the
+// negation does.
+func (r *compilation) beyondNegation(name string, score float64, ev []Evidence) float64 {
+	if r.stemCount == nil {
+		r.stemCount = make(map[string]int, len(r.q.stems))
+		for _, s := range r.q.stems {
+			r.stemCount[s]++
+		}
+	}
+	inNegation := map[string]int{}
+	for _, w := range Words(r.negated[name]) {
+		inNegation[Stem(w)]++
+	}
+	outside := func(s string) bool { return r.stemCount[s] > inNegation[s] }
+	for _, e := range ev {
+		if e.Score > 0 && len(e.stems) > 0 && !slices.ContainsFunc(e.stems, outside) {
+			score -= e.Score
+		}
+	}
+	return max(score, 0)
+}
+
+// request builds the request facts the policy reads; decide adds the
+// candidates and their pair facts.
+func (r *compilation) request() *rules.Request {
+	req := &rules.Request{
+		Budget:   r.budget,
+		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
+		Negated:   make(map[string]bool, len(r.negated)),
+		Ambiguity: r.c.policy.Ambiguity, Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
+		Tokens: func(n string) int { return r.tokens[n] },
+	}
+	for n := range r.negated {
+		req.Negated[n] = true
+	}
+	return req
+}
+
+// policyError reports a failed policy run, as a cancellation when the
+// context ended it.
+func (r *compilation) policyError(err error) error {
+	if ctxErr := r.ctx.Err(); ctxErr != nil {
+		return canceled("", ctxErr)
+	}
+	return &Error{Code: ErrPolicy, Message: err.Error()}
 }
 
 // relate computes the pair facts the policy's ambiguity and redundancy
@@ -467,22 +639,14 @@ func (r *compilation) body(u *ir.Unit) (string, error) {
 // decide asks the Prolog policy and fails the compile when a host selection
 // cannot be honored.
 func (r *compilation) decide() error {
-	req := &rules.Request{
-		Candidates: r.cands, Budget: r.budget,
-		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
-		Negated:   make(map[string]bool, len(r.negated)),
-		Redundant: r.redundant, SameObject: r.sameObject, Breadth: r.breadth, Ambiguity: r.c.policy.Ambiguity, Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
-		Tokens: func(n string) int { return r.tokens[n] },
-	}
-	for n := range r.negated {
-		req.Negated[n] = true
-	}
+	req := r.policyReq
+	req.Candidates = r.cands
+	req.Redundant, req.SameObject, req.Breadth = r.redundant, r.sameObject, r.breadth
+	req.Withdrawn = milli(r.withdrawn)
+	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
 	decisions, err := r.c.engine.Decide(r.ctx, req)
 	if err != nil {
-		if ctxErr := r.ctx.Err(); ctxErr != nil {
-			return canceled("", ctxErr)
-		}
-		return &Error{Code: ErrPolicy, Message: err.Error()}
+		return r.policyError(err)
 	}
 	reasons := map[string][]Reason{}
 	var order []string
@@ -517,6 +681,11 @@ func (r *compilation) decide() error {
 		})
 		r.res.Budget.Used += r.tokens[n]
 		r.event(Event{Stage: StageDecide, Kind: EventSelected, Unit: n, Code: reasons[n][0].Code, Detail: reasons[n][0].Detail})
+		if said := r.negated[n]; said != "" {
+			// Only a host decision or its closure can select a negated
+			// unit (rule 5, rule 6): say so, the task asked otherwise.
+			r.event(Event{Stage: StageDecide, Kind: EventNegationOverridden, Unit: n, Code: reasons[n][0].Code, Detail: said})
+		}
 	}
 	r.res.Rejected = make([]Rejected, 0, len(r.rejected)-len(r.selected))
 	for i, u := range r.c.cat.Units {
@@ -587,6 +756,8 @@ func rejectReason(d rules.Decision) Reason {
 		}
 	case ReasonCovered:
 		detail = "its evidence is already covered by " + d.Detail
+	case ReasonHeldBack:
+		detail = "the task is ambiguous between " + d.Detail + " and a rival: no unit is selected from the task until the host settles it"
 	case ReasonBelowThreshold:
 		detail = belowThreshold
 	}

@@ -126,6 +126,51 @@ func TestCompileErrors(t *testing.T) {
 	}
 }
 
+// TestNegationOverridden checks that task text cannot undo a host decision:
+// the closure of a host selection or mandatory unit is trusted whole, and
+// the explanation says which negation was overridden.
+func TestNegationOverridden(t *testing.T) {
+	tests := []struct {
+		name   string
+		policy Policy
+		req    Request
+		unit   string // the negated unit that stays selected
+		code   string // why it stays
+	}{
+		{name: "selected unit", req: Request{Task: "do not use tdd", Select: []string{"tdd"}}, unit: "tdd", code: ReasonExplicit},
+		{name: "dependency of a selection", req: Request{Task: "review my code changes, avoid checklist", Select: []string{"code-review"}}, unit: "checklist", code: ReasonDependency},
+		{name: "dependency of a mandatory unit", policy: Policy{Mandatory: []string{"code-review"}}, req: Request{Task: "anything, but no checklist"}, unit: "checklist", code: ReasonDependency},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := build(t, standard, tt.policy)
+			r, err := c.Compile(context.Background(), tt.req)
+			if err != nil {
+				t.Fatalf("got %v; want the host decision honored", err)
+			}
+			if got, ok := reasonOf(r, tt.unit); !ok || got != tt.code {
+				t.Errorf("%s: got %q (selected %v); want selected as %s", tt.unit, got, ok, tt.code)
+			}
+			var found bool
+			for _, e := range r.Events {
+				if e.Kind == EventNegationOverridden && e.Unit == tt.unit && e.Code == tt.code && e.Detail != "" {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("got events %+v; want a %s event for %s", r.Events, EventNegationOverridden, tt.unit)
+			}
+			var b strings.Builder
+			if err := WriteExplanation(&b, r); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), "negation overridden") {
+				t.Errorf("got explanation %q; want it to say the negation was overridden", b.String())
+			}
+		})
+	}
+}
+
 func TestMandatory(t *testing.T) {
 	c := build(t, standard, Policy{Mandatory: []string{"checklist"}})
 	r, err := c.Compile(context.Background(), Request{Task: "nothing relevant"})

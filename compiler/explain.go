@@ -13,10 +13,13 @@ type EventKind string
 
 // Event kinds.
 const (
-	EventNegation  EventKind = "negation"  // the task negated a unit
-	EventCandidate EventKind = "candidate" // a unit passed the evidence threshold
-	EventSelected  EventKind = "selected"
-	EventRejected  EventKind = "rejected"
+	EventNegation EventKind = "negation" // the task negated a unit
+	// EventNegationOverridden: a negated unit was selected anyway, by the
+	// host or as a dependency of a host selection or mandatory unit.
+	EventNegationOverridden EventKind = "negation_overridden"
+	EventCandidate          EventKind = "candidate" // a unit passed the evidence threshold
+	EventSelected           EventKind = "selected"
+	EventRejected           EventKind = "rejected"
 )
 
 // Event is one step of the explanation, in pipeline order.
@@ -50,8 +53,12 @@ func WriteExplanation(w io.Writer, r *Result) error {
 		switch e.Kind {
 		case EventNegation:
 			fmt.Fprintf(&b, "negation: task says %s, which rules out %s\n", ir.Quote(e.Detail), ir.Printable(e.Unit))
-		case EventCandidate:
-			evidence[e.Unit] = e.Evidence
+		case EventNegationOverridden:
+			fmt.Fprintf(&b, "negation overridden: task says %s, but %s stays selected (%s): host selections, mandatory units and their dependencies are not the task's to undo\n", ir.Quote(e.Detail), ir.Printable(e.Unit), e.Code)
+		case EventCandidate, EventRejected:
+			if e.Evidence != nil {
+				evidence[e.Unit] = e.Evidence
+			}
 		}
 	}
 	for _, s := range r.Selected {

@@ -187,7 +187,7 @@ func buildIndex(cat *ir.Catalog) *index {
 		id := int32(id)
 		addPhrase := func(f field, text string, weight float64) {
 			s := stems(text)
-			if len(s) == 0 || (f == fieldTrigger && len(s) < 2) {
+			if len(s) == 0 || (f == fieldTrigger && len(s) < 2) || !hasContent(text) {
 				return
 			}
 			ix.phraseSeqs.add(s, int32(len(ix.phrases)))
@@ -345,6 +345,12 @@ func bagOf(u *ir.Unit) bag {
 	return b
 }
 
+// hasContent reports whether text holds at least one word that is not a
+// stop word. A phrase, alias or declared object made only of stop words ("i
+// want", "of the") occurs in almost any task, so it is no evidence at all,
+// and a metadata weight must not be able to make it one.
+func hasContent(text string) bool { return len(Terms(text)) > 0 }
+
 // nameWords is a unit's name as the words it is made of.
 func nameWords(u *ir.Unit) string { return strings.ReplaceAll(u.Name, "-", " ") }
 
@@ -489,7 +495,7 @@ func declare(table *keySet, triggers []ir.Trigger, kind ir.TriggerKind) []string
 		if t.Kind != kind {
 			continue
 		}
-		if st := stems(t.Value); len(st) > 0 {
+		if st := stems(t.Value); len(st) > 0 && hasContent(t.Value) {
 			keys = append(keys, table.add(st))
 		}
 	}

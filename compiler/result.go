@@ -40,6 +40,7 @@ const (
 	ReasonInvalid            = "invalid"
 	ReasonAmbiguous          = "ambiguous"
 	ReasonCovered            = "covered"
+	ReasonHeldBack           = "held_back"
 )
 
 // Reason is one code with a human-readable detail.

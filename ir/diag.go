@@ -51,6 +51,7 @@ const (
 	CodeSymlinkLoop          Code = "symlink_loop"
 	CodeUnknownPolicyUnit    Code = "unknown_policy_unit"
 	CodeExcluded             Code = "excluded"
+	CodeNoContentWord        Code = "no_content_word"
 )
 
 // Diagnostic is one finding about the catalog, located at Path:Line.

@@ -35,3 +35,27 @@ func BenchmarkDecide(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkIneligible measures eligible/3 over the same four lexical
+// candidates: what retrieve asks before capping them.
+func BenchmarkIneligible(b *testing.B) {
+	units := map[string]UnitFacts{}
+	var cands []Candidate
+	for i := 0; i < 6; i++ {
+		units[fmt.Sprintf("u%d", i)] = ok(100)
+	}
+	for i := 1; i <= 4; i++ {
+		cands = append(cands, lex(fmt.Sprintf("u%d", i), 9000-1000*i))
+	}
+	e, err := New(catalog(units, map[string][]string{"u1": {"u5"}}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := &Request{Explicit: set(), Mandatory: set(), Denied: set(), Negated: set("u9")}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Ineligible(context.Background(), req, cands); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

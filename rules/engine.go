@@ -94,7 +94,14 @@ type Request struct {
 	// SupportFloor is the score (x 1000) a candidate below Threshold needs
 	// to be selected as a clear best or beside a stronger kept candidate.
 	SupportFloor int
-	Tokens       func(name string) int
+	// Withdrawn is the best score (x 1000) of a unit with evidence that
+	// Eligible kept from the candidates, or 0: rule 10 measures a weak
+	// candidate's margin against it too.
+	Withdrawn int
+	// Judged says the lexical candidates passed Ineligible in this request
+	// already: Decide then judges rules 2-6 for host candidates only.
+	Judged bool
+	Tokens func(name string) int
 }
 
 // Decision is the policy's verdict on one unit.
@@ -127,6 +134,9 @@ func NewWithPolicy(facts Facts, source string) (*Engine, error) {
 	if p.QuerySolution("current_predicate(decide/4).").Err() != nil {
 		return nil, errors.New("rules: policy does not define decide/4")
 	}
+	if p.QuerySolution("current_predicate(eligible/3).").Err() != nil {
+		return nil, errors.New("rules: policy does not define eligible/3")
+	}
 	sandbox(&p.VM)
 	return &Engine{interp: p}, nil
 }
@@ -149,6 +159,7 @@ func (t reqTerm) Compare(u engine.Term, _ *engine.Env) int {
 
 var (
 	atomDecide    = engine.NewAtom("decide")
+	atomEligible  = engine.NewAtom("eligible")
 	atomCand      = engine.NewAtom("cand")
 	atomSelect    = engine.NewAtom("select")
 	atomReject    = engine.NewAtom("reject")
@@ -163,12 +174,28 @@ var (
 
 // Decide runs decide/4 over the request. The context bounds the run.
 func (e *Engine) Decide(ctx context.Context, req *Request) ([]Decision, error) {
-	cands := make([]engine.Term, len(req.Candidates))
-	for i, c := range req.Candidates {
-		cands[i] = atomCand.Apply(engine.NewAtom(c.Name), engine.NewAtom(string(c.Origin)), engine.Integer(c.Score))
-	}
 	out := engine.NewVariable()
-	goal := atomDecide.Apply(reqTerm{req}, engine.List(cands...), engine.Integer(req.Budget), out)
+	return e.run(ctx, atomDecide.Apply(reqTerm{req}, candTerms(req.Candidates), engine.Integer(req.Budget), out), out)
+}
+
+// Ineligible runs eligible/3 (rules 2-6) over cands, which need not be
+// req.Candidates, and returns a rejection for each candidate that can never
+// be selected in this request.
+func (e *Engine) Ineligible(ctx context.Context, req *Request, cands []Candidate) ([]Decision, error) {
+	out := engine.NewVariable()
+	return e.run(ctx, atomEligible.Apply(reqTerm{req}, candTerms(cands), out), out)
+}
+
+func candTerms(cs []Candidate) engine.Term {
+	terms := make([]engine.Term, len(cs))
+	for i, c := range cs {
+		terms[i] = atomCand.Apply(engine.NewAtom(c.Name), engine.NewAtom(string(c.Origin)), engine.Integer(c.Score))
+	}
+	return engine.List(terms...)
+}
+
+// run proves goal once and reads the decisions bound to out.
+func (e *Engine) run(ctx context.Context, goal engine.Term, out engine.Variable) ([]Decision, error) {
 	var (
 		result  []Decision
 		convErr error

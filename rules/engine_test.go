@@ -71,6 +71,8 @@ func TestDecide(t *testing.T) {
 		sameObject [][2]string
 		breadth    map[string]int
 		threshold  int
+		withdrawn  int
+		judged     bool
 		ambiguity  string
 		want       string
 	}{
@@ -116,6 +118,17 @@ func TestDecide(t *testing.T) {
 		{name: "dominant below threshold", cands: []Candidate{lex("a", 3000), lex("b", 1500)}, threshold: 4500, want: "+a:lexical -b:below_threshold(1500)"},
 		{name: "not dominant under floor", cands: []Candidate{lex("a", 1900), lex("b", 900)}, threshold: 4500, want: "-a:below_threshold(1900) -b:below_threshold(900)"},
 		{name: "weak tie still asks", cands: []Candidate{lex("a", 3000), lex("b", 2500)}, threshold: 4500, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
+		{name: "withdrawn winner leaves no margin", cands: []Candidate{lex("a", 3000)}, threshold: 4500, withdrawn: 9000, breadth: map[string]int{"a": 2}, want: "-a:below_threshold(3000)"},
+		{name: "withdrawn runner-up counts", cands: []Candidate{lex("a", 3000), lex("b", 1000)}, threshold: 4500, withdrawn: 1600, want: "-a:below_threshold(3000) -b:below_threshold(1000)"},
+		{name: "margin over a weaker withdrawn unit", cands: []Candidate{lex("a", 3000)}, threshold: 4500, withdrawn: 1500, want: "+a:lexical"},
+		{name: "ask holds other lexical candidates back", cands: []Candidate{lex("a", 9000), lex("b", 8000), lex("c", 6000)}, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, threshold: 4500, want: "-a:ambiguous(a) -b:ambiguous(a) -c:held_back(a)"},
+		{name: "ask keeps host selections", cands: []Candidate{sel("x"), lex("a", 9000), lex("b", 8000), lex("c", 6000)}, explicit: []string{"x"}, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, threshold: 4500, want: "+x:explicit -a:ambiguous(a) -b:ambiguous(a) -c:held_back(a)"},
+		{name: "ask keeps a weak candidate's own reason", cands: []Candidate{lex("a", 9000), lex("b", 8000), lex("c", 1000)}, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, threshold: 4500, want: "-a:ambiguous(a) -b:ambiguous(a) -c:below_threshold(1000)"},
+		{name: "top holds nothing back", cands: []Candidate{lex("a", 9000), lex("b", 8000), lex("c", 6000)}, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, threshold: 4500, ambiguity: "top", want: "+a:lexical +c:lexical -b:ambiguous(a)"},
+		{name: "judged lexical candidates are not judged again", cands: []Candidate{lex("x", 9000)}, judged: true, want: "+x:lexical"},
+		{name: "judged request still judges host candidates", cands: []Candidate{sel("a"), lex("b", 9000)}, explicit: []string{"a"}, denied: []string{"a"}, judged: true, want: "+b:lexical -a:denied(host)"},
+		{name: "negated dependency of a selection is trusted", facts: catalog(base, map[string][]string{"a": {"b"}}), cands: []Candidate{sel("a")}, explicit: []string{"a"}, negated: []string{"b"}, want: "+b:dependency +a:explicit"},
+		{name: "negated dependency of a mandatory unit is trusted", facts: catalog(base, map[string][]string{"a": {"b"}}), cands: []Candidate{must("a")}, mandatory: []string{"a"}, negated: []string{"b"}, want: "+b:dependency +a:mandatory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,8 +161,42 @@ func TestDecide(t *testing.T) {
 				Candidates: tt.cands, Budget: budget, Tokens: tokens,
 				Explicit: set(tt.explicit...), Mandatory: set(tt.mandatory...), Denied: set(tt.denied...), Negated: set(tt.negated...),
 				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Breadth: tt.breadth, Ambiguity: tt.ambiguity,
-				Threshold: tt.threshold, TieRatio: 75, SupportFloor: 2000,
+				Threshold: tt.threshold, TieRatio: 75, SupportFloor: 2000, Withdrawn: tt.withdrawn, Judged: tt.judged,
 			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := render(ds); got != tt.want {
+				t.Errorf("got %s; want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestIneligible checks eligible/3: rules 2-6 alone, for any candidates.
+func TestIneligible(t *testing.T) {
+	units := map[string]UnitFacts{"a": ok(100), "b": ok(100), "c": ok(100), "d": ok(100), "x": explicitOnly(100), "hi": ok(500)}
+	e, err := New(catalog(units, map[string][]string{"c": {"ghost"}, "d": {"b"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		cands   []Candidate
+		negated []string
+		denied  []string
+		want    string
+	}{
+		{name: "none", want: ""},
+		{name: "eligible", cands: []Candidate{lex("a", 9000), lex("b", 100)}, want: ""},
+		{name: "each reason", cands: []Candidate{lex("a", 9000), lex("b", 8000), lex("x", 7000), lex("c", 6000), lex("d", 5000), lex("hi", 4000)}, negated: []string{"a"}, denied: []string{"hi"},
+			want: "-a:negated(task_text) -x:explicit_only(task_text) -c:missing_dependency(ghost) -hi:denied(host)"},
+		{name: "negated dependency", cands: []Candidate{lex("d", 5000)}, negated: []string{"b"}, want: "-d:dependency_rejected(b (negated))"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := &Request{Explicit: set(), Mandatory: set(), Denied: set(tt.denied...), Negated: set(tt.negated...)}
+			ds, err := e.Ineligible(context.Background(), req, tt.cands)
 			if err != nil {
 				t.Fatal(err)
 			}

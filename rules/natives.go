@@ -179,6 +179,13 @@ func registerFacts(vm *engine.VM, f Facts) {
 		return unifyAll(env, k, out, engine.Integer(r.r.Breadth[n]))
 	})
 	vm.Register2(engine.NewAtom("support_floor"), number(func(r *Request) int { return r.SupportFloor }))
+	vm.Register2(engine.NewAtom("withdrawn"), number(func(r *Request) int { return r.Withdrawn }))
+	vm.Register1(engine.NewAtom("judged"), func(vm *engine.VM, req engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		if r, ok := env.Resolve(req).(reqTerm); ok && r.r.Judged {
+			return k(env)
+		}
+		return engine.Bool(false)
+	})
 	vm.Register3(engine.NewAtom("tokens"), func(vm *engine.VM, req, names, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 		r, ok := env.Resolve(req).(reqTerm)
 		if !ok {

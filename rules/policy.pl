@@ -2,10 +2,10 @@
 %
 % This file is the specification of rlmc's activation semantics. Go has
 % already reduced the problem: it scored the task against the catalog (rule
-% 1), kept at most four lexical candidates above the candidate floor beside
-% the host's selections, and computed every unit's dependency closure once
-% per catalog. This policy judges that small
-% problem. It never sees skill text, only names and numbers.
+% 1), kept at most four lexical candidates above the candidate floor that
+% eligible/3 below lets through, beside the host's selections, and computed
+% every unit's dependency closure once per catalog. This policy judges that
+% small problem. It never sees skill text, only names and numbers.
 %
 % Facts about the catalog (Go-native, read-only):
 %   unit(+Name, -Status, -Invocation, -Priority)
@@ -40,6 +40,15 @@
 %                           must be to make a tie.
 %   threshold(+Req, -T)     the score a lexical candidate needs to be
 %                           selected on its own (x 1000).
+%   judged(+Req)            the lexical candidates passed eligible/3 in this
+%                           request already, so decide/4 does not judge
+%                           them again (one policy step per rule saved).
+%   withdrawn(+Req, -W)     the best score (x 1000) of a unit with evidence
+%                           above the candidate floor that eligible/3 kept
+%                           from the candidates (it can never be selected
+%                           from this task); 0 when there is none. A
+%                           negated unit counts without the evidence the
+%                           negation's own words gave it.
 %
 % List helpers, in Go because the interpreter lacks them or because one Go
 % step beats one interpreter step per element: memberchk/2, subtract/3
@@ -47,7 +56,13 @@
 % lists), names/2 (the names of cand/3 terms), lexical_scores/2 (the scores
 % of the lexical ones, in order) and values/2 (of Key-Value pairs).
 %
-% Entry point:
+% Entry points:
+%   eligible(+Req, +Candidates, -Rejected)
+%     Rules 2-6 alone: reject(Name, Reason, Detail) for every candidate
+%     that can never be selected in this request. Go asks it, best first,
+%     before capping the lexical candidates, so that a unit the task
+%     negates, the host denies, that is explicit-user-only or whose closure
+%     fails never takes a candidate's place.
 %   decide(+Req, +Candidates, +Budget, -Decisions)
 %     Candidates: cand(Name, Origin, Score), Origin is mandatory | explicit
 %       | lexical, Score an integer (evidence x 1000).
@@ -55,27 +70,40 @@
 %       (dependencies before their dependents), then reject(Name, Reason,
 %       Detail) for every candidate that was not admitted.
 
+eligible(Req, Cands, NotEligible) :- eligibility(Cands, Req, fresh, _, NotEligible).
+
 decide(Req, Cands, Budget, Decisions) :-
-    eligibility(Cands, Req, Ok, NotEligible),               % rules 2-6
+    lexical_judged(Req, J),
+    eligibility(Cands, Req, J, Ok, NotEligible),            % rules 2-6
     names(Ok, OkNames),
     supersession(Ok, OkNames, Live, Superseded),            % rule 7
     rank(Live, Ranked),                                     % rule 8
-    ambiguity(Req, Ranked, Clear, Tied, Ambiguous),         % rule 9
+    ambiguity(Req, Ranked, Clear, Tied, Ambiguous, Tie),    % rule 9
     strength(Req, Clear, Tied, Strong, Weak),               % rule 10
     redundancy(Req, Strong, Tied, Distinct, Covered),       % rule 11
-    pack(Distinct, Req, Budget, [], 0, Selected, Unpacked), % rule 12
-    append([NotEligible, Superseded, Ambiguous, Weak, Covered, Unpacked], Rejected),
+    hold(Tie, Distinct, Admissible, Held),                  % rule 9, ask
+    pack(Admissible, Req, Budget, [], 0, Selected, Unpacked), % rule 12
+    append([NotEligible, Superseded, Ambiguous, Weak, Covered, Held, Unpacked], Rejected),
     append(Selected, Rejected, Decisions).
 
 % ---------------------------------------------------------------------------
 % Rules 2-6: a candidate must be eligible on its own and through its closure.
 % (Rule 1, evidence, is computed in Go: see compiler/index.go.)
 
-eligibility([], _, [], []).
-eligibility([C|Cs], Req, Ok, Rejected) :-
+% The third argument is judged when Go already asked eligible/3 about the
+% lexical candidates of this request (judged/1): only the host's are judged
+% again. Else it is fresh and every candidate is judged.
+eligibility([], _, _, [], []).
+eligibility([C|Cs], Req, judged, [C|Ok], Rejected) :-
+    C = cand(_, lexical, _), !,
+    eligibility(Cs, Req, judged, Ok, Rejected).
+eligibility([C|Cs], Req, J, Ok, Rejected) :-
     verdict(Req, C, V),
     sort_verdict(V, C, Ok, Rejected, Ok1, Rejected1),
-    eligibility(Cs, Req, Ok1, Rejected1).
+    eligibility(Cs, Req, J, Ok1, Rejected1).
+
+lexical_judged(Req, judged) :- judged(Req), !.
+lexical_judged(_, fresh).
 
 sort_verdict(ok, C, [C|Ok], Rejected, Ok, Rejected) :- !.
 sort_verdict(R, _, Ok, [R|Rejected], Ok, Rejected).
@@ -95,29 +123,32 @@ judge(_, N, _, shadowed, _, reject(N, shadowed, status)) :- !.
 % never selection.
 judge(_, N, lexical, _, explicit_user, reject(N, explicit_only, task_text)) :- !.
 % Rule 5 (negation): "do not use X" in the task suppresses lexical
-% activation of X. Explicit and mandatory selection are host decisions and
-% beat task text.
+% activation of X, and only that. Explicit and mandatory selection are host
+% decisions and beat task text, and so do their closures (Rule 6).
 judge(Req, N, lexical, _, _, reject(N, negated, task_text)) :- negated(Req, N), !.
 % Rule 6 (dependencies fail closed): a unit whose closure has a missing unit,
 % a cycle, or a unit that may not activate is rejected with that reason.
-judge(Req, N, _, _, _, V) :- closure(N, C), closure_verdict(Req, N, C, V).
+judge(Req, N, O, _, _, V) :- closure(N, C), closure_verdict(Req, N, O, C, V).
 
-closure_verdict(_, N, missing(D), reject(N, missing_dependency, D)) :- !.
-closure_verdict(_, N, cycle(Path), reject(N, dependency_cycle, Path)) :- !.
-closure_verdict(Req, N, deps(Ds), reject(N, dependency_rejected, dep(D, Why))) :-
-    blocked_dependencies(Ds, Req, D, Why), !.
-closure_verdict(_, _, _, ok).
+closure_verdict(_, N, _, missing(D), reject(N, missing_dependency, D)) :- !.
+closure_verdict(_, N, _, cycle(Path), reject(N, dependency_cycle, Path)) :- !.
+closure_verdict(Req, N, O, deps(Ds), reject(N, dependency_rejected, dep(D, Why))) :-
+    blocked_dependencies(Ds, Req, O, D, Why), !.
+closure_verdict(_, _, _, _, ok).
 
-blocked_dependencies([D|_], Req, D, Why) :- blocked_dependency(Req, D, Why), !.
-blocked_dependencies([_|Ds], Req, D, Why) :- blocked_dependencies(Ds, Req, D, Why).
+blocked_dependencies([D|_], Req, O, D, Why) :- blocked_dependency(Req, O, D, Why), !.
+blocked_dependencies([_|Ds], Req, O, D, Why) :- blocked_dependencies(Ds, Req, O, D, Why).
 
 % A dependency is pulled in by its dependent, never selected on its own
-% evidence, so it must be able to activate in this request.
-blocked_dependency(Req, D, denied) :- denied(Req, D), !.
-blocked_dependency(_, D, invalid) :- unit(D, invalid, _, _), !.
-blocked_dependency(Req, D, explicit_only) :-
+% evidence, so it must be able to activate in this request. Negation is
+% task text: it suppresses lexical activation only, so it blocks the
+% closure of a lexical candidate, never the closure of a host selection or
+% a mandatory unit, which the host trusts whole (Go explains the override).
+blocked_dependency(Req, _, D, denied) :- denied(Req, D), !.
+blocked_dependency(_, _, D, invalid) :- unit(D, invalid, _, _), !.
+blocked_dependency(Req, _, D, explicit_only) :-
     unit(D, _, explicit_user, _), \+ explicit(Req, D), !.
-blocked_dependency(Req, D, negated) :-
+blocked_dependency(Req, lexical, D, negated) :-
     negated(Req, D), \+ explicit(Req, D), \+ mandatory(Req, D), !.
 
 % ---------------------------------------------------------------------------
@@ -168,20 +199,39 @@ origin_rank(lexical, 2).
 % with no rival, so its ties are no question worth asking: Rule 10 rejects
 % them all. Otherwise the task is too close to call, and the host's mode
 % decides: ask (the default) rejects the best and its rivals as ambiguous so
-% the host can ask the user; top keeps the best; all keeps them all. Host
-% selections never take part.
+% the host can ask the user, and then selects no lexical unit at all: every
+% other lexical candidate that would have been admitted is held back
+% (held_back) until the host settles the tie, so an ambiguous answer never
+% carries a block chosen from the task. Host selections and mandatory units
+% (with their closures) are still selected. top keeps the best; all keeps
+% them all. Host selections never take part in a tie.
 
 % Tied lists the candidates a tie kept (top and all modes): a tie is
-% evidence enough, so Rule 10 does not hold them to the threshold.
-ambiguity(Req, Ranked, Clear, [T|Rivals], Rejected) :-
+% evidence enough, so Rule 10 does not hold them to the threshold. Tie is
+% tie(T) when the host is asked about T and its rivals, else no_tie.
+ambiguity(Req, Ranked, Clear, [T|Rivals], Rejected, Tie) :-
     first_lexical(Ranked, Top),
     Top = cand(T, _, ST),
     support_floor(Req, F), ST >= F,
     rivals(Req, Top, Ranked, Rivals),
     Rivals \== [], !,
     ambiguity_mode(Req, Mode),
-    resolve_tie(Mode, Top, Rivals, Ranked, Clear, Rejected).
-ambiguity(_, Ranked, Ranked, [], []).
+    resolve_tie(Mode, Top, Rivals, Ranked, Clear, Rejected),
+    asked(Mode, T, Tie).
+ambiguity(_, Ranked, Ranked, [], [], no_tie).
+
+asked(ask, T, tie(T)) :- !.
+asked(_, _, no_tie).
+
+% hold(+Tie, +Cands, -Admissible, -Held): with a question for the host, no
+% lexical candidate goes on to packing.
+hold(no_tie, Cands, Cands, []).
+hold(tie(T), Cands, Admissible, Held) :- hold_lexical(Cands, T, Admissible, Held).
+
+hold_lexical([], _, [], []).
+hold_lexical([cand(N, lexical, _)|Cs], T, Admissible, [reject(N, held_back, T)|Rs]) :- !,
+    hold_lexical(Cs, T, Admissible, Rs).
+hold_lexical([C|Cs], T, [C|Admissible], Rs) :- hold_lexical(Cs, T, Admissible, Rs).
 
 first_lexical([cand(N, lexical, S)|_], cand(N, lexical, S)) :- !.
 first_lexical([_|Cs], Top) :- first_lexical(Cs, Top).
@@ -224,7 +274,10 @@ drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
 % selected on its own, unless it is the best one, above the support floor,
 % and at least twice as strong as the runner-up (a clear margin over a rival
 % is evidence too), or a stronger one is already kept. Other weak candidates
-% were put before the policy only to reveal a tie.
+% were put before the policy only to reveal a tie. The runner-up may be a
+% unit that can never be selected (withdrawn/2): a unit the task negates or
+% the host denies still drew the task's words, so taking it away leaves the
+% weak candidate as weak as it was, with no margin over nothing.
 
 strength(Req, Ranked, Tied, Strong, Rejected) :-
     lexical_scores(Ranked, Scores),
@@ -249,10 +302,20 @@ secondary(Req, S, yes) :- support_floor(Req, F), S >= F.
 
 % dominant(+Req, +N, +S, +Scores): S, the score of N, is the best lexical
 % score and at least the support floor, and it is at least twice the
-% runner-up's, or N is the only candidate and its evidence rests on at least
-% two task words. One incidental word is not a margin.
-dominant(Req, _, S, [S, Next|_]) :- support_floor(Req, F), S >= F, S >= 2 * Next, !.
-dominant(Req, N, S, [S]) :- support_floor(Req, F), S >= F, breadth(Req, N, B), B >= 2.
+% runner-up's (the next candidate's or the best withdrawn unit's, whichever
+% is higher), or nothing else has evidence and N's rests on at least two
+% task words. One incidental word is not a margin.
+dominant(Req, N, S, [S|Rest]) :-
+    support_floor(Req, F), S >= F,
+    withdrawn(Req, W),
+    runner_up(Rest, W, Next),
+    clear_of(Req, N, S, Next).
+
+runner_up([Next|_], W, R) :- !, R is max(Next, W).
+runner_up([], W, W).
+
+clear_of(Req, N, _, 0) :- !, breadth(Req, N, B), B >= 2.
+clear_of(_, _, S, Next) :- S >= 2 * Next.
 
 % ---------------------------------------------------------------------------
 % Rule 11 (redundancy): a lexical candidate whose evidence a better-ranked
