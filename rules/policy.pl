@@ -76,35 +76,48 @@ decide(Req, Cands, Budget, Decisions) :-
     lexical_judged(Req, J),
     eligibility(Cands, Req, J, Ok, NotEligible),            % rules 2-6
     names(Ok, OkNames),
-    settle(Req, Ok, OkNames, Budget, Selected, Rejected0),  % rules 7-12
+    settle(Req, Ok, OkNames, [], Budget, Selected, Rejected0), % rules 7-12
     append([NotEligible, Rejected0], Rejected),
     append(Selected, Rejected, Decisions).
 
-% settle(+Req, +Ok, +Powers, +Budget, -Selected, -Rejected): rules 7-12 over
-% the eligible candidates Ok. Only a unit in Powers may supersede (rule 7) or
-% cover (rule 11) another. Supersession and coverage take effect only from a
-% unit that is admitted: Powers starts as every eligible candidate, and when
-% a rejection cites a superseder or coverer that ended up not admitted
-% (conflict, over_budget, held_back, ...), that unit loses the power and the
-% eligible candidates are judged again. Powers only shrinks, so this ends
-% after at most one round per candidate (four lexical ones plus the host's).
-settle(Req, Ok, Powers, Budget, Selected, Rejected) :-
-    admission(Req, Ok, Powers, Budget, Selected0, Rejected0),
+% settle(+Req, +Ok, +Powers, +Pins, +Budget, -Selected, -Rejected): rules
+% 7-12 over the eligible candidates Ok. Supersession (rule 7) and coverage
+% (rule 11) take effect only from a unit that is admitted. Powers, the units
+% that may supersede or cover, starts as every eligible candidate. When a
+% rejection cites a superseder or coverer that ended up not admitted
+% (conflict, over_budget, held_back, ...), that unit loses the power, keeps
+% the rejection it got (Pins), and the candidates are judged again: so a
+% unit that lost its power is never admitted later beside a unit it
+% supersedes or covers, and every superseded or covered rejection names a
+% selected unit. Powers only shrinks, so this ends after at most one round
+% per candidate (four lexical ones plus the host's).
+settle(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
+    admission(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0),
     unadmitted_cause(Rejected0, Selected0, By), !,
+    memberchk(reject(By, Why, Detail), Rejected0),
     subtract(Powers, [By], Powers1),
-    settle(Req, Ok, Powers1, Budget, Selected, Rejected).
-settle(Req, Ok, Powers, Budget, Selected, Rejected) :-
-    admission(Req, Ok, Powers, Budget, Selected, Rejected).
+    settle(Req, Ok, Powers1, [reject(By, Why, Detail)|Pins], Budget, Selected, Rejected).
+settle(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
+    admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected).
 
-admission(Req, Ok, Powers, Budget, Selected, Rejected) :-
+admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
     supersession(Ok, Powers, Live, Superseded),             % rule 7
     rank(Live, Ranked),                                     % rule 8
     ambiguity(Req, Ranked, Clear, Tied, Ambiguous, Tie),    % rule 9
     strength(Req, Clear, Tied, Strong, Weak),               % rule 10
     redundancy(Req, Strong, Tied, Powers, Distinct, Covered), % rule 11
     hold(Tie, Distinct, Admissible, Held),                  % rule 9, ask
-    pack(Admissible, Req, Budget, [], 0, Selected, Unpacked), % rule 12
-    append([Superseded, Ambiguous, Weak, Covered, Held, Unpacked], Rejected).
+    unpin(Admissible, Pins, Packable, Pinned),              % settle/7
+    pack(Packable, Req, Budget, [], 0, Selected, Unpacked), % rule 12
+    append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Unpacked], Rejected).
+
+% unpin(+Cands, +Pins, -Rest, -Pinned): a candidate that lost its power to
+% supersede or cover keeps the rejection it had then.
+unpin([], _, [], []).
+unpin([cand(N, _, _)|Cs], Pins, Rest, [reject(N, Why, Detail)|Rs]) :-
+    memberchk(reject(N, Why, Detail), Pins), !,
+    unpin(Cs, Pins, Rest, Rs).
+unpin([C|Cs], Pins, [C|Rest], Rs) :- unpin(Cs, Pins, Rest, Rs).
 
 % unadmitted_cause(+Rejected, +Selected, -By): some candidate was rejected as
 % superseded or covered by By, and By was not admitted (as itself or as a
@@ -183,7 +196,7 @@ blocked_dependency(Req, lexical, D, negated) :-
 
 % ---------------------------------------------------------------------------
 % Rule 7 (supersedes): a lexical candidate superseded by another eligible
-% candidate that may still supersede (Powers, see settle/6: one that was
+% candidate that may still supersede (Powers, see settle/7: one that was
 % not admitted may not) is rejected. Host selections are never superseded.
 
 supersession([], _, [], []).
@@ -353,7 +366,7 @@ clear_of(_, _, S, Next) :- S >= 2 * Next.
 % kept candidate (or a host selection) already covers would add nothing: it
 % is rejected as covered. A task that asks for two things keeps one unit per
 % thing. Candidates a tie kept (all mode) stay. Only a candidate that may
-% still cover (Powers, see settle/6: one that was not admitted may not)
+% still cover (Powers, see settle/7: one that was not admitted may not)
 % covers another.
 
 redundancy(Req, Ranked, Tied, Powers, Kept, Rejected) :-
