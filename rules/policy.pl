@@ -93,12 +93,16 @@ decide(Req, Cands, Budget, Decisions) :-
 % per candidate (four lexical ones plus the host's).
 settle(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
     admission(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0),
+    settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Selected, Rejected).
+
+% settled/9 takes the round's outcome as it is, or starts the next round; a
+% round is judged once (no backtracking into admission/7).
+settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Selected, Rejected) :-
     unadmitted_cause(Rejected0, Selected0, By), !,
     memberchk(reject(By, Why, Detail), Rejected0),
     subtract(Powers, [By], Powers1),
     settle(Req, Ok, Powers1, [reject(By, Why, Detail)|Pins], Budget, Selected, Rejected).
-settle(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
-    admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected).
+settled(_, _, _, _, _, Selected, Rejected, Selected, Rejected).
 
 admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
     supersession(Ok, Powers, Live, Superseded),             % rule 7
@@ -113,6 +117,7 @@ admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
 
 % unpin(+Cands, +Pins, -Rest, -Pinned): a candidate that lost its power to
 % supersede or cover keeps the rejection it had then.
+unpin(Cands, [], Cands, []) :- !.
 unpin([], _, [], []).
 unpin([cand(N, _, _)|Cs], Pins, Rest, [reject(N, Why, Detail)|Rs]) :-
     memberchk(reject(N, Why, Detail), Pins), !,
