@@ -87,9 +87,9 @@ decide(Req, Cands, Budget, Decisions) :-
 % rejection cites a superseder or coverer that ended up not admitted
 % (conflict, over_budget, held_back, ...), that unit loses the power, keeps
 % the rejection it got (Pins), and the candidates are judged again: so a
-% unit that lost its power is never admitted later beside a unit it
-% supersedes or covers, and every superseded or covered rejection names a
-% selected unit. Powers only shrinks, so this ends after at most one round
+% unit that lost its power is not admitted later as a candidate beside a
+% unit it supersedes or covers (only as another unit's dependency), and
+% every superseded or covered rejection names a selected unit. Powers only shrinks, so this ends after at most one round
 % per candidate (four lexical ones plus the host's).
 settle(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
     admission(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0),
