@@ -76,15 +76,63 @@ decide(Req, Cands, Budget, Decisions) :-
     lexical_judged(Req, J),
     eligibility(Cands, Req, J, Ok, NotEligible),            % rules 2-6
     names(Ok, OkNames),
-    supersession(Ok, OkNames, Live, Superseded),            % rule 7
+    settle(Req, Ok, OkNames, [], Budget, Selected, Rejected0), % rules 7-12
+    append([NotEligible, Rejected0], Rejected),
+    append(Selected, Rejected, Decisions).
+
+% settle(+Req, +Ok, +Powers, +Pins, +Budget, -Selected, -Rejected): rules
+% 7-12 over the eligible candidates Ok. Supersession (rule 7) and coverage
+% (rule 11) take effect only from a unit that is admitted. Powers, the units
+% that may supersede or cover, starts as every eligible candidate. When a
+% rejection cites a superseder or coverer that ended up not admitted
+% (conflict, over_budget, held_back, ...), that unit loses the power, keeps
+% the rejection it got (Pins), and the candidates are judged again: so a
+% unit that lost its power is not admitted later as a candidate beside a
+% unit it supersedes or covers (only as another unit's dependency), and
+% every superseded or covered rejection names a selected unit. Powers only shrinks, so this ends after at most one round
+% per candidate (four lexical ones plus the host's).
+settle(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
+    admission(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0),
+    settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Selected, Rejected).
+
+% settled/9 takes the round's outcome as it is, or starts the next round; a
+% round is judged once (no backtracking into admission/7).
+settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Selected, Rejected) :-
+    unadmitted_cause(Rejected0, Selected0, By), !,
+    memberchk(reject(By, Why, Detail), Rejected0),
+    subtract(Powers, [By], Powers1),
+    settle(Req, Ok, Powers1, [reject(By, Why, Detail)|Pins], Budget, Selected, Rejected).
+settled(_, _, _, _, _, Selected, Rejected, Selected, Rejected).
+
+admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
+    supersession(Ok, Powers, Live, Superseded),             % rule 7
     rank(Live, Ranked),                                     % rule 8
     ambiguity(Req, Ranked, Clear, Tied, Ambiguous, Tie),    % rule 9
     strength(Req, Clear, Tied, Strong, Weak),               % rule 10
-    redundancy(Req, Strong, Tied, Distinct, Covered),       % rule 11
+    redundancy(Req, Strong, Tied, Powers, Distinct, Covered), % rule 11
     hold(Tie, Distinct, Admissible, Held),                  % rule 9, ask
-    pack(Admissible, Req, Budget, [], 0, Selected, Unpacked), % rule 12
-    append([NotEligible, Superseded, Ambiguous, Weak, Covered, Held, Unpacked], Rejected),
-    append(Selected, Rejected, Decisions).
+    unpin(Admissible, Pins, Packable, Pinned),              % settle/7
+    pack(Packable, Req, Budget, [], 0, Selected, Unpacked), % rule 12
+    append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Unpacked], Rejected).
+
+% unpin(+Cands, +Pins, -Rest, -Pinned): a candidate that lost its power to
+% supersede or cover keeps the rejection it had then.
+unpin(Cands, [], Cands, []) :- !.
+unpin([], _, [], []).
+unpin([cand(N, _, _)|Cs], Pins, Rest, [reject(N, Why, Detail)|Rs]) :-
+    memberchk(reject(N, Why, Detail), Pins), !,
+    unpin(Cs, Pins, Rest, Rs).
+unpin([C|Cs], Pins, [C|Rest], Rs) :- unpin(Cs, Pins, Rest, Rs).
+
+% unadmitted_cause(+Rejected, +Selected, -By): some candidate was rejected as
+% superseded or covered by By, and By was not admitted (as itself or as a
+% dependency).
+unadmitted_cause([reject(_, Why, By)|_], Selected, By) :-
+    power(Why), \+ memberchk(select(By, _, _), Selected), !.
+unadmitted_cause([_|Rs], Selected, By) :- unadmitted_cause(Rs, Selected, By).
+
+power(superseded).
+power(covered).
 
 % ---------------------------------------------------------------------------
 % Rules 2-6: a candidate must be eligible on its own and through its closure.
@@ -153,7 +201,8 @@ blocked_dependency(Req, lexical, D, negated) :-
 
 % ---------------------------------------------------------------------------
 % Rule 7 (supersedes): a lexical candidate superseded by another eligible
-% candidate is rejected. Host selections are never superseded.
+% candidate that may still supersede (Powers, see settle/7: one that was
+% not admitted may not) is rejected. Host selections are never superseded.
 
 supersession([], _, [], []).
 supersession([C|Cs], Names, Live, Rejected) :-
@@ -321,17 +370,24 @@ clear_of(_, _, S, Next) :- S >= 2 * Next.
 % Rule 11 (redundancy): a lexical candidate whose evidence a better-ranked
 % kept candidate (or a host selection) already covers would add nothing: it
 % is rejected as covered. A task that asks for two things keeps one unit per
-% thing. Candidates a tie kept (all mode) stay.
+% thing. Candidates a tie kept (all mode) stay. Only a candidate that may
+% still cover (Powers, see settle/7: one that was not admitted may not)
+% covers another.
 
-redundancy(Req, Ranked, Tied, Kept, Rejected) :- redundancy(Req, Ranked, Tied, [], Kept, Rejected).
+redundancy(Req, Ranked, Tied, Powers, Kept, Rejected) :-
+    redundancy(Req, Ranked, Tied, Powers, [], Kept, Rejected).
 
-redundancy(_, [], _, _, [], []).
-redundancy(Req, [cand(N, lexical, _)|Cs], Tied, Seen, Kept, [reject(N, covered, By)|Rs]) :-
+redundancy(_, [], _, _, _, [], []).
+redundancy(Req, [cand(N, lexical, _)|Cs], Tied, Powers, Seen, Kept, [reject(N, covered, By)|Rs]) :-
     \+ memberchk(N, Tied),
     covered_by(Req, N, Seen, By), !,
-    redundancy(Req, Cs, Tied, Seen, Kept, Rs).
-redundancy(Req, [cand(N, O, S)|Cs], Tied, Seen, [cand(N, O, S)|Kept], Rs) :-
-    redundancy(Req, Cs, Tied, [N|Seen], Kept, Rs).
+    redundancy(Req, Cs, Tied, Powers, Seen, Kept, Rs).
+redundancy(Req, [cand(N, O, S)|Cs], Tied, Powers, Seen, [cand(N, O, S)|Kept], Rs) :-
+    coverer(N, Powers, Seen, Seen1),
+    redundancy(Req, Cs, Tied, Powers, Seen1, Kept, Rs).
+
+coverer(N, Powers, Seen, [N|Seen]) :- memberchk(N, Powers), !.
+coverer(_, _, Seen, Seen).
 
 % ---------------------------------------------------------------------------
 % Rule 12 (conflicts, packing): walk the ranked candidates once. A unit and
