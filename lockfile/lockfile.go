@@ -21,6 +21,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -46,6 +47,9 @@ var (
 	ErrNoMatch = errors.New("include pattern matches no file")
 	// ErrEmpty means a lock would pin no file at all.
 	ErrEmpty = errors.New("no file in scope")
+	// ErrBadPath means a lock names a file by a path that is not clean,
+	// relative and inside the checkout, which no scan could have written.
+	ErrBadPath = errors.New("malformed file path in lock")
 )
 
 // SkillFile names the file that makes a folder a skill folder.
@@ -95,7 +99,22 @@ func Read(file string) (*Lock, error) {
 	if err := CheckPatterns(l.Include); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
+	for _, f := range l.Files {
+		if !localPath(f.Path) {
+			return nil, fmt.Errorf("%s: %q: %w", file, f.Path, ErrBadPath)
+		}
+	}
 	return &l, nil
+}
+
+// localPath reports whether p is a path a scan writes: slash-separated,
+// clean, relative, not "." and never climbing out with "..". Anything else
+// could never match a file of the checkout, and an absolute path would make
+// the walk up its folders start from "/".
+func localPath(p string) bool {
+	return p != "" && path.Clean(p) == p && !path.IsAbs(p) &&
+		filepath.IsLocal(filepath.FromSlash(p)) && p != "." &&
+		p != ".." && !strings.HasPrefix(p, "../")
 }
 
 // readRegular reads a regular file of at most limit bytes. It opens without
@@ -246,12 +265,14 @@ func scan(dir string, include, more []string) (*Tree, error) {
 }
 
 // underAny reports whether the file p lies in one of the folders or below it.
+// It stops at the top, whatever p is: path.Dir of "/" is "/" and of "." is
+// ".", so the walk ends when a step no longer changes the folder.
 func underAny(folders map[string]bool, p string) bool {
 	for d := path.Dir(p); ; d = path.Dir(d) {
 		if folders[d] {
 			return true
 		}
-		if d == "." {
+		if d == "." || d == "/" || path.Dir(d) == d {
 			return false
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -311,5 +312,62 @@ func TestReadRefusesAFifo(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Read blocked on a FIFO")
+	}
+}
+
+func TestReadRefusesMalformedFilePaths(t *testing.T) {
+	tests := []struct {
+		name string
+		path string
+	}{
+		{"absolute", "/x"},
+		{"root", "/"},
+		{"empty", ""},
+		{"dot", "."},
+		{"dot-dot", "../x"},
+		{"dot-dot alone", ".."},
+		{"not clean", "a/./b"},
+		{"trailing slash", "a/"},
+		{"double slash", "a//b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "x.lock.json")
+			data := `{"commit":"abc","include":["README.md"],"files":[{"path":` + strconv.Quote(tt.path) + `,"sha256":"00","size":0}]}`
+			if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Read(file); !errors.Is(err, ErrBadPath) {
+				t.Errorf("got %v; want %v", err, ErrBadPath)
+			}
+		})
+	}
+}
+
+func TestUnderAnyTerminates(t *testing.T) {
+	tests := []struct {
+		name string
+		path string
+		want bool
+	}{
+		{"absolute", "/x", false},
+		{"root", "/", false},
+		{"empty", "", false},
+		{"relative", "a/b", false},
+		{"in a folder", "s/a/x", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan bool, 1)
+			go func() { done <- underAny(map[string]bool{"s/a": true}, tt.path) }()
+			select {
+			case got := <-done:
+				if got != tt.want {
+					t.Errorf("got %v; want %v", got, tt.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("underAny did not terminate")
+			}
+		})
 	}
 }
