@@ -47,6 +47,8 @@ var (
 	ErrNoMatch = errors.New("include pattern matches no file")
 	// ErrEmpty means a lock would pin no file at all.
 	ErrEmpty = errors.New("no file in scope")
+	// ErrNotDir means the checkout named is not a folder.
+	ErrNotDir = errors.New("not a directory")
 	// ErrBadPath means a lock names a file by a path that is not clean,
 	// relative and inside the checkout, which no scan could have written.
 	ErrBadPath = errors.New("malformed file path in lock")
@@ -201,6 +203,15 @@ func (t *Tree) matchesAny(pat string) bool {
 // files in scope. more adds skill folders the tree itself may no longer mark
 // (a lock's), so deleting a SKILL.md never takes its folder out of scope.
 func scan(dir string, include, more []string) (*Tree, error) {
+	// os.OpenRoot opens without O_NONBLOCK: given a FIFO it would wait for
+	// a writer, so anything but a folder is refused before it is opened.
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s: %w", dir, ErrNotDir)
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
@@ -332,13 +343,6 @@ func (r *Report) OK() bool { return len(r.Missing)+len(r.Extra)+len(r.Changed) =
 // scope is that of Scan, with the lock's own skill folders added, so a skill
 // folder stays in scope when its SKILL.md is deleted.
 func Verify(dir string, l *Lock) (*Report, error) {
-	info, err := os.Stat(dir)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", dir)
-	}
 	if err := CheckPatterns(l.Include); err != nil {
 		return nil, err
 	}
