@@ -226,8 +226,11 @@ func scan(dir string, include, more []string) (*Tree, error) {
 		if err != nil {
 			return err
 		}
-		if d.Name() == ".git" && p != "." {
-			// Version-control metadata is not part of the distribution.
+		if p == ".git" {
+			// The checkout's own version-control metadata is not part
+			// of the distribution. Only at the top: a .git deeper down,
+			// in a skill folder above all, is files the agent may be
+			// told to run, and is pinned and checked like any other.
 			if d.IsDir() {
 				return fs.SkipDir
 			}
