@@ -145,3 +145,23 @@ func TestHostileNamesInTestAndVendorOutput(t *testing.T) {
 		checkLines(t, stdout.String(), `extra "skills/a/\u001b[2Jy"`, `extra "skills/a/x\nok: demo`, "MISMATCH: demo")
 	})
 }
+
+// TestHostilePathInVendorError pins that an error quoting a checkout path
+// (here a symlink named to forge an ok line) is printed escaped, on one line.
+func TestHostilePathInVendorError(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "skills", "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "skills", "a", "SKILL.md"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("SKILL.md", filepath.Join(dir, "skills", "a", "x\nok: demo\x1b[2J")); err != nil {
+		t.Skipf("cannot make the symlink: %v", err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"vendor", "lock", dir, "--include", "skills/**"}, nil, &stdout, &stderr); code != 2 {
+		t.Fatalf("exit %d; want 2: %s", code, stderr.String())
+	}
+	checkLines(t, stderr.String(), "rlmc: ")
+}
