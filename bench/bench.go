@@ -12,11 +12,11 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"os"
 	"sort"
 	"time"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/safefs"
 )
 
 // Case is one labelled task.
@@ -43,11 +43,15 @@ func (c Case) Half() string {
 	return "odd"
 }
 
+// maxCasesBytes bounds a cases file; the largest real gold set is a few MiB.
+const maxCasesBytes = 256 << 20
+
 // ReadCases reads either JSONL (one Case per line) or a Skill Router gold
 // set ({"cases": [{"id", "category", "prompt", "expected", "skills",
-// "alternatives"}]}).
+// "alternatives"}]}). The file must be a regular file of at most 256 MiB: a
+// FIFO or a device is refused, never waited on or read without end.
 func ReadCases(file string) ([]Case, error) {
-	data, err := os.ReadFile(file)
+	data, err := safefs.ReadPath(file, maxCasesBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/loader"
 )
 
@@ -82,10 +82,15 @@ const (
 	AmbiguityAll = "all"
 )
 
+// maxPolicyBytes bounds a policy file; a real one is a few KiB.
+const maxPolicyBytes = 1 << 20
+
 // LoadPolicy reads a host policy file strictly: an unknown key is an error,
-// because a typo in a deny list must not silently allow a unit.
+// because a typo in a deny list must not silently allow a unit. The file
+// must be a regular file of at most 1 MiB: a FIFO or a device given as the
+// policy is refused, never waited on or read without end.
 func LoadPolicy(file string) (Policy, error) {
-	data, err := os.ReadFile(file)
+	data, err := safefs.ReadPath(file, maxPolicyBytes)
 	if err != nil {
 		return Policy{}, err
 	}

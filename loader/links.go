@@ -579,9 +579,12 @@ const (
 // separator; tabs and line breaks vanish as in browsers; a fragment and
 // query go; percent-encoding is decoded once. A file: URL, a drive letter,
 // a leading / or ~, and a path whose .. segments climb above the folder all
-// leave it.
+// leave it. Ignorable code points are dropped, before and after decoding.
 func resolveLink(raw string) (rel string, kind linkKind, why string) {
-	t := html.UnescapeString(raw)
+	// Ignorable code points (zero-width space, soft hyphen, combining
+	// grapheme joiner, ...) go, as the rendered prompt drops them: a
+	// reader sees .\u200b./ as ../, so it must climb here too.
+	t := ir.StripIgnorable(html.UnescapeString(raw))
 	t = strings.Map(func(r rune) rune {
 		if r == '\t' || r == '\n' || r == '\r' {
 			return -1
@@ -602,7 +605,7 @@ func resolveLink(raw string) (rel string, kind linkKind, why string) {
 		t = t[:k]
 	}
 	if dec, err := url.PathUnescape(t); err == nil {
-		t = strings.ReplaceAll(dec, `\`, "/")
+		t = strings.ReplaceAll(ir.StripIgnorable(dec), `\`, "/")
 	}
 	switch {
 	case t == "":

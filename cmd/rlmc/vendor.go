@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/lockfile"
 )
 
@@ -57,24 +58,26 @@ func runVendorVerify(dir, lockFile, format string, stdout io.Writer) error {
 			return err
 		}
 	} else {
+		// Paths are file names from the checkout and may hold anything
+		// but "/" and NUL: escaped, none can forge an ok line.
 		for _, p := range r.Missing {
-			fmt.Fprintf(stdout, "missing %s\n", p)
+			fmt.Fprintf(stdout, "missing %s\n", ir.Printable(p))
 		}
 		for _, p := range r.Extra {
-			fmt.Fprintf(stdout, "extra %s\n", p)
+			fmt.Fprintf(stdout, "extra %s\n", ir.Printable(p))
 		}
 		for _, p := range r.Changed {
-			fmt.Fprintf(stdout, "changed %s\n", p)
+			fmt.Fprintf(stdout, "changed %s\n", ir.Printable(p))
 		}
 		for _, p := range r.Uncovered {
-			fmt.Fprintf(stdout, "uncovered %s\n", p)
+			fmt.Fprintf(stdout, "uncovered %s\n", ir.Printable(p))
 		}
 		verdict := "ok"
 		if !r.OK() {
 			verdict = "MISMATCH"
 		}
 		fmt.Fprintf(stdout, "%s: %s at %s: %d files checked, %d missing, %d extra, %d changed; covered: every file in %s, %s by include pattern; not covered: %s outside them\n",
-			verdict, l.Name, short(l.Commit), r.Checked, len(r.Missing), len(r.Extra), len(r.Changed),
+			verdict, ir.EscapeText(l.Name), ir.EscapeText(short(l.Commit)), r.Checked, len(r.Missing), len(r.Extra), len(r.Changed),
 			plural(r.SkillFolders, "skill folder"), plural(r.ByPattern, "file"), plural(len(r.Uncovered), "file"))
 	}
 	if !r.OK() {

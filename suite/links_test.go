@@ -1,0 +1,75 @@
+package suite
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// parseCase writes data as a case file and parses it.
+func parseCase(t *testing.T, data string) *Case {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "case.txtar")
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestHasCatalogParsesSymlinksLikeMaterialize pins that HasCatalog reads the
+// symlinks file with the parser materialize uses: "skills->x" without
+// spaces brings a catalog as "skills -> x" does.
+func TestHasCatalogParsesSymlinksLikeMaterialize(t *testing.T) {
+	tests := []struct {
+		name  string
+		links string
+		want  bool
+	}{
+		{"spaces", "skills -> /dir", true},
+		{"no spaces", "skills->/dir", true},
+		{"many spaces", "skills   ->   /dir", true},
+		{"tab", "skills\t->\t/dir", true},
+		{"dot prefix", "./skills -> /dir", true},
+		{"trailing slash", "skills/ -> /dir", true},
+		{"under skills", "skills/a->/dir", true},
+		{"another name", "skillsx -> /dir", false},
+		{"comment", "# skills -> /dir", false},
+		{"malformed", "skills /dir", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := parseCase(t, "Links.\n-- request.json --\n{\"task\": \"x\"}\n-- want.json --\n{}\n-- symlinks --\n"+tt.links+"\n")
+			if got := c.HasCatalog(); got != tt.want {
+				t.Errorf("got %v; want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestMalformedSymlinksLineFailsTheCase pins that a symlinks line the parser
+// refuses fails the case with a message naming the line.
+func TestMalformedSymlinksLineFailsTheCase(t *testing.T) {
+	tests := []struct {
+		name  string
+		links string
+	}{
+		{"no arrow", "skills /dir"},
+		{"empty target", "skills ->"},
+		{"empty link", "-> /dir"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := parseCase(t, "Links.\n-- request.json --\n{\"task\": \"x\"}\n-- want.json --\n{}\n-- symlinks --\n"+tt.links+"\n")
+			out := (&Runner{}).Run(context.Background(), c)
+			if out.Passed() || !strings.Contains(strings.Join(out.Failures, "\n"), "symlinks: ") {
+				t.Errorf("got failures %q; want one naming the symlinks line", out.Failures)
+			}
+		})
+	}
+}
