@@ -749,6 +749,8 @@ type query struct {
 	// pulse stops the passes over the task when the compile's context is
 	// done; nil never stops.
 	pulse *pulse
+	// negated maps each unit the task negates to the words that did it.
+	negated map[string]string
 
 	// Filled by index.score, reused to explain.
 	phrases       []phraseMatch
@@ -786,6 +788,11 @@ func (ix *index) analyze(task string, p *pulse) *query {
 		off = end
 	}
 	q.words, q.spans = words, spans
+	// Negation reads words before terms are counted: the words a negation
+	// names are masked, so naming a unit to refuse it is evidence for no
+	// unit at all, neither the refused one nor another sharing its words.
+	var masked []bool
+	q.negated, masked = ix.negations(q)
 	q.stems = make([]string, len(q.words))
 	seen := map[string]bool{}
 	grams := map[bigram]bool{}
@@ -795,6 +802,12 @@ func (ix *index) analyze(task string, p *pulse) *query {
 	for i, w := range q.words {
 		if p.stop() {
 			return q
+		}
+		if masked != nil && masked[i] {
+			// An empty stem matches no phrase, object or action and
+			// ends any in progress; prev is reset so no bigram spans it.
+			prev = ""
+			continue
 		}
 		st := Stem(w)
 		q.stems[i] = st
@@ -878,15 +891,27 @@ var connectors = map[string]bool{"or": true, "and": true, "nor": true}
 
 const maxConnectors = 2
 
-// negated returns the units the task negates, with the words that did it.
-// A cue negates the longest name or alias that follows it in the same
-// clause (so "do not use code-review-bot" spares code-review), and every
-// name of a list that goes on from there: "don't use deploy or
-// code-review" negates both. Each word is read a bounded number of times,
-// whatever the names, so the pass is linear in the task.
-func (ix *index) negated(q *query) map[string]string {
+// negated returns the units the task negates, with the words that did it,
+// as analyze found them.
+func (ix *index) negated(q *query) map[string]string { return q.negated }
+
+// negations returns the units the task negates, with the words that did
+// it, and which words the negated names are (nil when none): those words
+// are no evidence for any unit. A cue negates the longest name or alias
+// that follows it in the same clause (so "do not use code-review-bot"
+// spares code-review), and every name of a list that goes on from there:
+// "don't use deploy or code-review" negates both. Each word is read a
+// bounded number of times, whatever the names, and each distinct name is
+// resolved to its units once, however often it is negated and however
+// many units share it, so the pass is linear in the task.
+func (ix *index) negations(q *query) (map[string]string, []bool) {
 	out := map[string]string{}
-	var nameAt []int32 // the longest name starting at each word, once a cue is seen
+	var (
+		masked []bool
+		nameAt []int32              // the longest name starting at each word, once a cue is seen
+		states []int32              // the names negated, as states, in the order first negated
+		said   = map[int32]string{} // state -> the words that first negated it
+	)
 	for i := 0; i < len(q.words); i++ {
 		if q.pulse.stop() {
 			break
@@ -926,21 +951,29 @@ func (ix *index) negated(q *query) map[string]string {
 				break
 			}
 			m := int(ix.wholeNames.depth[state])
-			said := "" // quoted once for all the units of the name
-			for _, id := range ix.wholeNames.ends[state] {
-				if u := ix.nameUnits[id]; out[u] == "" {
-					if said == "" {
-						said = q.said(i, n, end, k+m)
-					}
-					out[u] = said
-				}
+			if _, ok := said[state]; !ok {
+				said[state] = q.said(i, n, end, k+m)
+				states = append(states, state)
+			}
+			if masked == nil {
+				masked = make([]bool, len(q.words))
+			}
+			for j := k; j < k+m; j++ {
+				masked[j] = true
 			}
 			end = k + m
 		}
 		// A cue among the names just read is one of them, not a new cue.
 		i = max(i, end-1)
 	}
-	return out
+	for _, state := range states {
+		for _, id := range ix.wholeNames.ends[state] {
+			if u := ix.nameUnits[id]; out[u] == "" {
+				out[u] = said[state]
+			}
+		}
+	}
+	return out, masked
 }
 
 // cueAt returns the length in words of the negation cue at word i, or 0.
