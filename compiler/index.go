@@ -838,8 +838,9 @@ type bigram [2]string
 type gapKind uint8
 
 const (
-	// gapSpace is blanks, quotes, dashes or emphasis marks: the clause
-	// runs on.
+	// gapSpace is blanks, quotes, dashes, emphasis marks or the $ that
+	// invokes a skill by name ("never use $tdd", as "/tdd" does): the
+	// clause runs on.
 	gapSpace gapKind = iota
 	// gapList adds a comma, slash or ampersand: a list may go on
 	// without a connector word ("X, Y and Z").
@@ -864,7 +865,7 @@ func (q *query) gap(k int) gapKind {
 			}
 		case r == ',' || r == '/' || r == '&':
 			kind = gapList
-		case unicode.IsSpace(r) || isApostrophe(r) || strings.ContainsRune("\"*_~-\u201c\u201d\u00ab\u00bb", r):
+		case unicode.IsSpace(r) || isApostrophe(r) || strings.ContainsRune("\"*_~-$\u201c\u201d\u00ab\u00bb", r):
 		default:
 			return gapBreak
 		}
