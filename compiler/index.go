@@ -346,7 +346,7 @@ func bagOf(u *ir.Unit) bag {
 }
 
 // hasContent reports whether text holds at least one word that is not a
-// stop word. A phrase, alias or declared object made only of stop words ("i
+// stop word nor inflects one (see isStop). A phrase, alias or declared object made only of stop words ("i
 // want", "of the") occurs in almost any task, so it is no evidence at all,
 // and a metadata weight must not be able to make it one.
 func hasContent(text string) bool { return len(Terms(text)) > 0 }
@@ -811,7 +811,7 @@ func (ix *index) analyze(task string, p *pulse) *query {
 		}
 		st := Stem(w)
 		q.stems[i] = st
-		if stopWords[w] {
+		if isStop(w, st) {
 			continue
 		}
 		if _, known := ix.postings[st]; known && !seen[st] {

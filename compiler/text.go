@@ -168,9 +168,14 @@ func Terms(text string) []string {
 	words := Words(text)
 	out := words[:0]
 	for _, w := range words {
-		if !stopWords[w] {
-			out = append(out, Stem(w))
+		if st := Stem(w); !isStop(w, st) {
+			out = append(out, st)
 		}
 	}
 	return out
 }
+
+// isStop reports whether a word carries no evidence: it is a stop word or
+// inflects one ("wanted", "helped"), since a word is judged by its stem
+// wherever it is matched.
+func isStop(w, stem string) bool { return stopWords[w] || stopWords[stem] }
