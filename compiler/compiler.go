@@ -115,6 +115,7 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 	c.catalogFP = catalogFingerprint(cat)
 	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
 	c.diags = append(c.diags, contentless(cat)...)
+	c.diags = append(c.diags, aliasCollisions(cat)...)
 	for _, n := range c.policy.names() {
 		if _, ok := cat.Lookup(n); !ok {
 			c.diags.Add(ir.Diagnostic{Path: "policy", Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog", n)})
@@ -144,6 +145,26 @@ func contentless(cat *ir.Catalog) ir.Diagnostics {
 		}
 		for _, t := range u.Triggers {
 			report(string(t.Kind)+" trigger", t.Value)
+		}
+	}
+	return out
+}
+
+// aliasCollisions reports every alias that spells another unit's name: the
+// index ignores it (see usableAliases), so that no unit takes over a name
+// that is not its own.
+func aliasCollisions(cat *ir.Catalog) ir.Diagnostics {
+	var out ir.Diagnostics
+	names := nameKeys(cat)
+	for _, u := range cat.Units {
+		if u.Status != ir.StatusOK {
+			continue
+		}
+		for _, a := range u.Aliases {
+			if owner, ok := names[strings.Join(Words(a), " ")]; ok && owner != u.Name {
+				out.Add(ir.Diagnostic{Root: u.Root, Path: u.Path, Code: ir.CodeAliasCollision, Severity: ir.SeverityWarning,
+					Message: fmt.Sprintf("alias %q is the name of unit %q; it is ignored", a, owner)})
+			}
 		}
 	}
 	return out

@@ -134,6 +134,9 @@ type index struct {
 	// unstemmed. A pattern's id is its position in nameUnits.
 	wholeNames *seqMatcher
 	nameUnits  []string
+	// aliases are each unit's aliases less those that spell another
+	// unit's name (see usableAliases), by position.
+	aliases [][]string
 }
 
 // keySet is a catalog-wide table of declared phrases, each known by its
@@ -182,7 +185,11 @@ func buildIndex(cat *ir.Catalog) *index {
 			ix.units = append(ix.units, u)
 		}
 	}
-	bags := bagsOf(ix.units)
+	names := nameKeys(cat)
+	for _, u := range ix.units {
+		ix.aliases = append(ix.aliases, usableAliases(u, names))
+	}
+	bags := bagsOf(ix.units, ix.aliases)
 	for id, u := range ix.units {
 		id := int32(id)
 		addPhrase := func(f field, text string, weight float64) {
@@ -207,7 +214,7 @@ func buildIndex(cat *ir.Catalog) *index {
 			seenPhrase[key] = true
 			return true
 		}
-		for _, a := range u.Aliases {
+		for _, a := range ix.aliases[id] {
 			if fresh(a) {
 				addPhrase(fieldAlias, a, 1)
 			}
@@ -266,7 +273,7 @@ func buildIndex(cat *ir.Catalog) *index {
 // declared its objects, since a name may use another unit's object word.
 func (ix *index) nameObjects() {
 	for id, u := range ix.units {
-		names := append([]string{nameWords(u)}, u.Aliases...)
+		names := append([]string{nameWords(u)}, ix.aliases[id]...)
 		for _, n := range names {
 			for _, key := range slices.Sorted(maps.Keys(ix.objects.named(stems(n), nil))) {
 				if !slices.Contains(ix.unitObjects[id], key) {
@@ -288,7 +295,7 @@ type bag struct {
 
 // bagsOf computes every unit's bag, on all cores: splitting and stemming
 // the text of thousands of units is most of the cost of building an index.
-func bagsOf(units []*ir.Unit) []bag {
+func bagsOf(units []*ir.Unit, aliases [][]string) []bag {
 	bags := make([]bag, len(units))
 	var (
 		next atomic.Int64
@@ -297,7 +304,7 @@ func bagsOf(units []*ir.Unit) []bag {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(units); i = int(next.Add(1) - 1) {
-				bags[i] = bagOf(units[i])
+				bags[i] = bagOf(units[i], aliases[i])
 			}
 		})
 	}
@@ -305,7 +312,7 @@ func bagsOf(units []*ir.Unit) []bag {
 	return bags
 }
 
-func bagOf(u *ir.Unit) bag {
+func bagOf(u *ir.Unit, aliases []string) bag {
 	b := bag{tf: map[string]*[numFields]float32{}}
 	add := func(f field, text string, weight float32) {
 		for _, t := range Terms(text) {
@@ -320,7 +327,7 @@ func bagOf(u *ir.Unit) bag {
 	}
 	nameText := nameWords(u)
 	add(fieldName, nameText, 1)
-	for _, a := range u.Aliases {
+	for _, a := range aliases {
 		add(fieldAlias, a, 1)
 	}
 	for _, t := range u.Triggers {
@@ -350,6 +357,32 @@ func bagOf(u *ir.Unit) bag {
 // want", "of the") occurs in almost any task, so it is no evidence at all,
 // and a metadata weight must not be able to make it one.
 func hasContent(text string) bool { return len(Terms(text)) > 0 }
+
+// nameKeys maps the name of every unit of the catalog, whatever its
+// status, as its folded words joined by spaces, to the unit's name.
+func nameKeys(cat *ir.Catalog) map[string]string {
+	out := make(map[string]string, len(cat.Units))
+	for _, u := range cat.Units {
+		out[strings.Join(Words(u.Name), " ")] = u.Name
+	}
+	return out
+}
+
+// usableAliases returns u's aliases less those that spell another unit's
+// name (names as nameKeys builds them). Such an alias would let a unit take
+// over a name that is not its own, as evidence and as the name a task
+// negates or asks for; the unit that bears the name keeps it, and
+// aliasCollisions warns about the alias.
+func usableAliases(u *ir.Unit, names map[string]string) []string {
+	var out []string
+	for _, a := range u.Aliases {
+		if owner, ok := names[strings.Join(Words(a), " ")]; ok && owner != u.Name {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
 
 // nameWords is a unit's name as the words it is made of.
 func nameWords(u *ir.Unit) string { return strings.ReplaceAll(u.Name, "-", " ") }
