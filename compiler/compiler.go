@@ -115,6 +115,7 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 	c.catalogFP = catalogFingerprint(cat)
 	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
 	c.diags = append(c.diags, contentless(cat)...)
+	c.diags = append(c.diags, aliasCollisions(cat)...)
 	for _, n := range c.policy.names() {
 		if _, ok := cat.Lookup(n); !ok {
 			c.diags.Add(ir.Diagnostic{Path: "policy", Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog", n)})
@@ -144,6 +145,26 @@ func contentless(cat *ir.Catalog) ir.Diagnostics {
 		}
 		for _, t := range u.Triggers {
 			report(string(t.Kind)+" trigger", t.Value)
+		}
+	}
+	return out
+}
+
+// aliasCollisions reports every alias that spells another unit's name: the
+// index ignores it (see usableAliases), so that no unit takes over a name
+// that is not its own.
+func aliasCollisions(cat *ir.Catalog) ir.Diagnostics {
+	var out ir.Diagnostics
+	names := nameKeys(cat)
+	for _, u := range cat.Units {
+		if u.Status != ir.StatusOK {
+			continue
+		}
+		for _, a := range u.Aliases {
+			if owner, ok := names[strings.Join(Words(a), " ")]; ok && owner != u.Name {
+				out.Add(ir.Diagnostic{Root: u.Root, Path: u.Path, Code: ir.CodeAliasCollision, Severity: ir.SeverityWarning,
+					Message: fmt.Sprintf("alias %q is the name of unit %q; it is ignored", a, owner)})
+			}
 		}
 	}
 	return out
@@ -198,7 +219,6 @@ type compilation struct {
 	scores                []float64         // evidence by index position
 	policyReq             *rules.Request    // the request facts the policy reads
 	withdrawn             float64           // best score of a unit eligible/3 kept out
-	stemCount             map[string]int    // task stems, counted; built when a negated unit is weighed
 	cands                 []rules.Candidate
 	rejected              []Reason              // by catalog position; Code "" means not rejected
 	evidence              map[string][]Evidence // of the candidates
@@ -381,7 +401,6 @@ func (r *compilation) eligibleTop(lexical []scored) (top, outside []scored, err 
 	ix := r.c.index
 	batch, rest := ix.best(lexical, CandidateCap)
 	sorted := false
-	weighed := 0 // negated units whose own evidence was measured
 	for len(batch) > 0 {
 		if err := r.ctx.Err(); err != nil {
 			return nil, nil, &Error{Code: ErrCanceled, Message: err.Error()}
@@ -410,15 +429,10 @@ func (r *compilation) eligibleTop(lexical []scored) (top, outside []scored, err 
 					// Among the best four: explain what the task said for it.
 					e.Evidence = ix.evidence(r.q, s.unit)
 				}
-				drawn := s.score
-				if r.negated[u.Name] != "" && weighed < weighNegated {
-					weighed++
-					if e.Evidence == nil {
-						e.Evidence = ix.evidence(r.q, s.unit)
-					}
-					drawn = r.beyondNegation(u.Name, s.score, e.Evidence)
-				}
-				r.withdrawn = max(r.withdrawn, drawn)
+				// A negated unit's score holds no evidence from the
+				// words that negate it (analyze masks them), so it all
+				// came from the rest of the task and counts as a rival.
+				r.withdrawn = max(r.withdrawn, s.score)
 				r.event(e)
 			case len(top) < CandidateCap:
 				top = append(top, s)
@@ -451,37 +465,6 @@ func (r *compilation) eligibleTop(lexical []scored) (top, outside []scored, err 
 // ineligibleBatch is how many units eligibleTop judges at once past the
 // first four.
 const ineligibleBatch = 32
-
-// weighNegated bounds how many negated units eligibleTop measures with
-// beyondNegation; any further one counts with its whole score, which can
-// only cost a weak candidate its margin, never select one.
-const weighNegated = 16
-
-// beyondNegation is the part of a negated unit's score that the task drew
-// from words outside the negation itself. "avoid css-tips" names css-tips,
-// and naming a unit to refuse it is no sign the task is about it: that
-// evidence must not count as a rival against a weak candidate (rule 10).
-// A word counts as outside when the task holds it more often than the
-// negation does.
-func (r *compilation) beyondNegation(name string, score float64, ev []Evidence) float64 {
-	if r.stemCount == nil {
-		r.stemCount = make(map[string]int, len(r.q.stems))
-		for _, s := range r.q.stems {
-			r.stemCount[s]++
-		}
-	}
-	inNegation := map[string]int{}
-	for _, w := range Words(r.negated[name]) {
-		inNegation[Stem(w)]++
-	}
-	outside := func(s string) bool { return r.stemCount[s] > inNegation[s] }
-	for _, e := range ev {
-		if e.Score > 0 && len(e.stems) > 0 && !slices.ContainsFunc(e.stems, outside) {
-			score -= e.Score
-		}
-	}
-	return max(score, 0)
-}
 
 // request builds the request facts the policy reads; decide adds the
 // candidates and their pair facts.

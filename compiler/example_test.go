@@ -76,7 +76,5 @@ func ExampleWriteExplanation() {
 	//   because lexical (name phrase "deploy" +6.00; name+description "deploy" +2.02)
 	//   evidence: name phrase "deploy" +6.000
 	//   evidence: name+description "deploy" +2.019
-	// rejected tdd (tdd/SKILL.md): score 7.817, negated (the task asks not to use it)
-	//   evidence: name phrase "tdd" +6.000
-	//   evidence: name "tdd" +1.817
+	// rejected tdd (tdd/SKILL.md): negated (task says "do not use tdd")
 }

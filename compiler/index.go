@@ -134,6 +134,9 @@ type index struct {
 	// unstemmed. A pattern's id is its position in nameUnits.
 	wholeNames *seqMatcher
 	nameUnits  []string
+	// aliases are each unit's aliases less those that spell another
+	// unit's name (see usableAliases), by position.
+	aliases [][]string
 }
 
 // keySet is a catalog-wide table of declared phrases, each known by its
@@ -182,7 +185,11 @@ func buildIndex(cat *ir.Catalog) *index {
 			ix.units = append(ix.units, u)
 		}
 	}
-	bags := bagsOf(ix.units)
+	names := nameKeys(cat)
+	for _, u := range ix.units {
+		ix.aliases = append(ix.aliases, usableAliases(u, names))
+	}
+	bags := bagsOf(ix.units, ix.aliases)
 	for id, u := range ix.units {
 		id := int32(id)
 		addPhrase := func(f field, text string, weight float64) {
@@ -207,7 +214,7 @@ func buildIndex(cat *ir.Catalog) *index {
 			seenPhrase[key] = true
 			return true
 		}
-		for _, a := range u.Aliases {
+		for _, a := range ix.aliases[id] {
 			if fresh(a) {
 				addPhrase(fieldAlias, a, 1)
 			}
@@ -266,7 +273,7 @@ func buildIndex(cat *ir.Catalog) *index {
 // declared its objects, since a name may use another unit's object word.
 func (ix *index) nameObjects() {
 	for id, u := range ix.units {
-		names := append([]string{nameWords(u)}, u.Aliases...)
+		names := append([]string{nameWords(u)}, ix.aliases[id]...)
 		for _, n := range names {
 			for _, key := range slices.Sorted(maps.Keys(ix.objects.named(stems(n), nil))) {
 				if !slices.Contains(ix.unitObjects[id], key) {
@@ -288,7 +295,7 @@ type bag struct {
 
 // bagsOf computes every unit's bag, on all cores: splitting and stemming
 // the text of thousands of units is most of the cost of building an index.
-func bagsOf(units []*ir.Unit) []bag {
+func bagsOf(units []*ir.Unit, aliases [][]string) []bag {
 	bags := make([]bag, len(units))
 	var (
 		next atomic.Int64
@@ -297,7 +304,7 @@ func bagsOf(units []*ir.Unit) []bag {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(units); i = int(next.Add(1) - 1) {
-				bags[i] = bagOf(units[i])
+				bags[i] = bagOf(units[i], aliases[i])
 			}
 		})
 	}
@@ -305,7 +312,7 @@ func bagsOf(units []*ir.Unit) []bag {
 	return bags
 }
 
-func bagOf(u *ir.Unit) bag {
+func bagOf(u *ir.Unit, aliases []string) bag {
 	b := bag{tf: map[string]*[numFields]float32{}}
 	add := func(f field, text string, weight float32) {
 		for _, t := range Terms(text) {
@@ -320,7 +327,7 @@ func bagOf(u *ir.Unit) bag {
 	}
 	nameText := nameWords(u)
 	add(fieldName, nameText, 1)
-	for _, a := range u.Aliases {
+	for _, a := range aliases {
 		add(fieldAlias, a, 1)
 	}
 	for _, t := range u.Triggers {
@@ -346,10 +353,36 @@ func bagOf(u *ir.Unit) bag {
 }
 
 // hasContent reports whether text holds at least one word that is not a
-// stop word. A phrase, alias or declared object made only of stop words ("i
+// stop word nor inflects one (see isStop). A phrase, alias or declared object made only of stop words ("i
 // want", "of the") occurs in almost any task, so it is no evidence at all,
 // and a metadata weight must not be able to make it one.
 func hasContent(text string) bool { return len(Terms(text)) > 0 }
+
+// nameKeys maps the name of every unit of the catalog, whatever its
+// status, as its folded words joined by spaces, to the unit's name.
+func nameKeys(cat *ir.Catalog) map[string]string {
+	out := make(map[string]string, len(cat.Units))
+	for _, u := range cat.Units {
+		out[strings.Join(Words(u.Name), " ")] = u.Name
+	}
+	return out
+}
+
+// usableAliases returns u's aliases less those that spell another unit's
+// name (names as nameKeys builds them). Such an alias would let a unit take
+// over a name that is not its own, as evidence and as the name a task
+// negates or asks for; the unit that bears the name keeps it, and
+// aliasCollisions warns about the alias.
+func usableAliases(u *ir.Unit, names map[string]string) []string {
+	var out []string
+	for _, a := range u.Aliases {
+		if owner, ok := names[strings.Join(Words(a), " ")]; ok && owner != u.Name {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
 
 // nameWords is a unit's name as the words it is made of.
 func nameWords(u *ir.Unit) string { return strings.ReplaceAll(u.Name, "-", " ") }
@@ -749,6 +782,8 @@ type query struct {
 	// pulse stops the passes over the task when the compile's context is
 	// done; nil never stops.
 	pulse *pulse
+	// negated maps each unit the task negates to the words that did it.
+	negated map[string]string
 
 	// Filled by index.score, reused to explain.
 	phrases       []phraseMatch
@@ -786,6 +821,11 @@ func (ix *index) analyze(task string, p *pulse) *query {
 		off = end
 	}
 	q.words, q.spans = words, spans
+	// Negation reads words before terms are counted: the words a negation
+	// names are masked, so naming a unit to refuse it is evidence for no
+	// unit at all, neither the refused one nor another sharing its words.
+	var masked []bool
+	q.negated, masked = ix.negations(q)
 	q.stems = make([]string, len(q.words))
 	seen := map[string]bool{}
 	grams := map[bigram]bool{}
@@ -796,9 +836,15 @@ func (ix *index) analyze(task string, p *pulse) *query {
 		if p.stop() {
 			return q
 		}
+		if masked != nil && masked[i] {
+			// An empty stem matches no phrase, object or action and
+			// ends any in progress; prev is reset so no bigram spans it.
+			prev = ""
+			continue
+		}
 		st := Stem(w)
 		q.stems[i] = st
-		if stopWords[w] {
+		if isStop(w, st) {
 			continue
 		}
 		if _, known := ix.postings[st]; known && !seen[st] {
@@ -825,8 +871,9 @@ type bigram [2]string
 type gapKind uint8
 
 const (
-	// gapSpace is blanks, quotes, dashes or emphasis marks: the clause
-	// runs on.
+	// gapSpace is blanks, quotes, dashes, emphasis marks or the $ that
+	// invokes a skill by name ("never use $tdd", as "/tdd" does): the
+	// clause runs on.
 	gapSpace gapKind = iota
 	// gapList adds a comma, slash or ampersand: a list may go on
 	// without a connector word ("X, Y and Z").
@@ -851,7 +898,7 @@ func (q *query) gap(k int) gapKind {
 			}
 		case r == ',' || r == '/' || r == '&':
 			kind = gapList
-		case unicode.IsSpace(r) || isApostrophe(r) || strings.ContainsRune("\"*_~-\u201c\u201d\u00ab\u00bb", r):
+		case unicode.IsSpace(r) || isApostrophe(r) || strings.ContainsRune("\"*_~-$\u201c\u201d\u00ab\u00bb", r):
 		default:
 			return gapBreak
 		}
@@ -878,15 +925,27 @@ var connectors = map[string]bool{"or": true, "and": true, "nor": true}
 
 const maxConnectors = 2
 
-// negated returns the units the task negates, with the words that did it.
-// A cue negates the longest name or alias that follows it in the same
-// clause (so "do not use code-review-bot" spares code-review), and every
-// name of a list that goes on from there: "don't use deploy or
-// code-review" negates both. Each word is read a bounded number of times,
-// whatever the names, so the pass is linear in the task.
-func (ix *index) negated(q *query) map[string]string {
+// negated returns the units the task negates, with the words that did it,
+// as analyze found them.
+func (ix *index) negated(q *query) map[string]string { return q.negated }
+
+// negations returns the units the task negates, with the words that did
+// it, and which words the negated names are (nil when none): those words
+// are no evidence for any unit. A cue negates the longest name or alias
+// that follows it in the same clause (so "do not use code-review-bot"
+// spares code-review), and every name of a list that goes on from there:
+// "don't use deploy or code-review" negates both. Each word is read a
+// bounded number of times, whatever the names, and each distinct name is
+// resolved to its units once, however often it is negated and however
+// many units share it, so the pass is linear in the task.
+func (ix *index) negations(q *query) (map[string]string, []bool) {
 	out := map[string]string{}
-	var nameAt []int32 // the longest name starting at each word, once a cue is seen
+	var (
+		masked []bool
+		nameAt []int32              // the longest name starting at each word, once a cue is seen
+		states []int32              // the names negated, as states, in the order first negated
+		said   = map[int32]string{} // state -> the words that first negated it
+	)
 	for i := 0; i < len(q.words); i++ {
 		if q.pulse.stop() {
 			break
@@ -926,21 +985,29 @@ func (ix *index) negated(q *query) map[string]string {
 				break
 			}
 			m := int(ix.wholeNames.depth[state])
-			said := "" // quoted once for all the units of the name
-			for _, id := range ix.wholeNames.ends[state] {
-				if u := ix.nameUnits[id]; out[u] == "" {
-					if said == "" {
-						said = q.said(i, n, end, k+m)
-					}
-					out[u] = said
-				}
+			if _, ok := said[state]; !ok {
+				said[state] = q.said(i, n, end, k+m)
+				states = append(states, state)
+			}
+			if masked == nil {
+				masked = make([]bool, len(q.words))
+			}
+			for j := k; j < k+m; j++ {
+				masked[j] = true
 			}
 			end = k + m
 		}
 		// A cue among the names just read is one of them, not a new cue.
 		i = max(i, end-1)
 	}
-	return out
+	for _, state := range states {
+		for _, id := range ix.wholeNames.ends[state] {
+			if u := ix.nameUnits[id]; out[u] == "" {
+				out[u] = said[state]
+			}
+		}
+	}
+	return out, masked
 }
 
 // cueAt returns the length in words of the negation cue at word i, or 0.

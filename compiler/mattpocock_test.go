@@ -148,3 +148,21 @@ func TestMattPocockOverlayEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestMattPocockNegatedNameNoEvidence checks that refusing a skill by name
+// lends its words to no other: "grill-with-docs" shares "grill" with
+// grilling, which the task does not ask for.
+func TestMattPocockNegatedNameNoEvidence(t *testing.T) {
+	c := loadMattPocock(t, true)
+	r, err := c.Compile(context.Background(), Request{Task: "don't use grill-with-docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range r.Selected {
+		got = append(got, s.Name)
+	}
+	if len(got) != 0 {
+		t.Errorf("got selected %v; want none", got)
+	}
+}

@@ -80,11 +80,12 @@ func appendWords(words []string, spans []span, text string, off int, withSpan bo
 // isApostrophe reports whether r is one of the marks people and keyboards
 // type for an apostrophe. They must all read alike, or "don't use X" typed
 // with a modifier letter, an acute accent or a backtick would escape the
-// negation the plain apostrophe triggers. U+02BC is a letter to
-// Unicode, so it is tested before letters are.
+// negation the plain apostrophe triggers. U+02BC and U+02B9 (the
+// modifier letter prime) are letters to Unicode, so they are tested before
+// letters are; U+2032 is the prime some keyboards and fonts give.
 func isApostrophe(r rune) bool {
 	switch r {
-	case '\'', '\u2019', '\u2018', '\u02bc', '\u00b4', '`', '\uff07':
+	case '\'', '\u2019', '\u2018', '\u02bc', '\u02b9', '\u2032', '\u00b4', '`', '\uff07':
 		return true
 	}
 	return false
@@ -167,9 +168,14 @@ func Terms(text string) []string {
 	words := Words(text)
 	out := words[:0]
 	for _, w := range words {
-		if !stopWords[w] {
-			out = append(out, Stem(w))
+		if st := Stem(w); !isStop(w, st) {
+			out = append(out, st)
 		}
 	}
 	return out
 }
+
+// isStop reports whether a word carries no evidence: it is a stop word or
+// inflects one ("wanted", "helped"), since a word is judged by its stem
+// wherever it is matched.
+func isStop(w, stem string) bool { return stopWords[w] || stopWords[stem] }

@@ -345,3 +345,37 @@ func FuzzAnalyze(f *testing.F) {
 		ix.score(q)
 	})
 }
+
+// TestNegationManyUnitsShareAName fails if negation walks the units of a
+// name at every cue that negates it: two thousand units sharing the alias
+// "zork" and a mebibyte of "no zork, " took seconds. Each distinct name is
+// resolved to its units once. The deadline is loose; the compile takes
+// a small fraction of it.
+func TestNegationManyUnitsShareAName(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(dir, "base", "SKILL.md"), skill("base", "A unit.", "", "# base"))
+	cat, err := loader.Load(context.Background(), loader.Options{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := cat.Units[0]
+	for i := range 2000 {
+		u := *base
+		u.Name = fmt.Sprintf("unit%d", i)
+		u.Aliases = []string{"zork"}
+		cat.Units = append(cat.Units, &u)
+	}
+	c, err := New(cat, Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	res, err := c.Compile(ctx, Request{Task: strings.Repeat("no zork, ", (1<<20)/9)})
+	if err != nil {
+		t.Fatalf("got %v; want a result within the deadline", err)
+	}
+	if got, _ := reasonOf(res, "unit1999"); got != ReasonNegated {
+		t.Errorf("unit1999: got reason %q; want %q", got, ReasonNegated)
+	}
+}

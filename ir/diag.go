@@ -52,6 +52,7 @@ const (
 	CodeUnknownPolicyUnit    Code = "unknown_policy_unit"
 	CodeExcluded             Code = "excluded"
 	CodeNoContentWord        Code = "no_content_word"
+	CodeAliasCollision       Code = "alias_collision"
 )
 
 // Diagnostic is one finding about the catalog, located at Path:Line.
