@@ -166,7 +166,9 @@ func stems(text string) []string {
 	return ws
 }
 
-func buildIndex(cat *ir.Catalog) *index {
+// buildIndex indexes cat's usable units. When p stops it returns early
+// with an incomplete index, which the caller must discard: p.err says so.
+func buildIndex(cat *ir.Catalog, p *pulse) *index {
 	var (
 		raw     = map[string][]rawPosting{}
 		lengths [][numFields]float32 // per unit, per field, in terms
@@ -182,8 +184,11 @@ func buildIndex(cat *ir.Catalog) *index {
 			ix.units = append(ix.units, u)
 		}
 	}
-	bags := bagsOf(ix.units)
+	bags := bagsOf(ix.units, p)
 	for id, u := range ix.units {
+		if p.now() {
+			return ix
+		}
 		id := int32(id)
 		addPhrase := func(f field, text string, weight float64) {
 			s := stems(text)
@@ -235,11 +240,14 @@ func buildIndex(cat *ir.Catalog) *index {
 			avgLen[f] += float64(b.lens[f])
 		}
 	}
-	ix.phraseSeqs.build()
-	ix.objects.seqs.build()
-	ix.actions.seqs.build()
-	ix.wholeNames.build()
-	ix.nameObjects()
+	for _, m := range []*seqMatcher{ix.phraseSeqs, ix.objects.seqs, ix.actions.seqs, ix.wholeNames} {
+		if !m.build(p.stop) {
+			return ix
+		}
+	}
+	if !ix.nameObjects(p) {
+		return ix
+	}
 	for f := range avgLen {
 		if n := len(ix.units); n > 0 {
 			avgLen[f] /= float64(n)
@@ -250,6 +258,9 @@ func buildIndex(cat *ir.Catalog) *index {
 	}
 	ix.postings = make(map[string][]posting, len(raw))
 	for t, ps := range raw {
+		if p.stop() {
+			return ix
+		}
 		out := make([]posting, len(ps))
 		for i, p := range ps {
 			out[i] = posting{unit: p.unit, fields: p.fields(), sat: saturate(p.tf, lengths[p.unit], avgLen)}
@@ -264,8 +275,12 @@ func buildIndex(cat *ir.Catalog) *index {
 // its author repeated the word among its objects, so a task about the
 // frontend must not count it as a mismatch. It runs once every unit has
 // declared its objects, since a name may use another unit's object word.
-func (ix *index) nameObjects() {
+// It returns false, leaving the work undone, when p stops.
+func (ix *index) nameObjects(p *pulse) bool {
 	for id, u := range ix.units {
+		if p.now() {
+			return false
+		}
 		names := append([]string{nameWords(u)}, u.Aliases...)
 		for _, n := range names {
 			for _, key := range slices.Sorted(maps.Keys(ix.objects.named(stems(n), nil))) {
@@ -275,6 +290,7 @@ func (ix *index) nameObjects() {
 			}
 		}
 	}
+	return true
 }
 
 // bag is one unit's terms, counted per field, and the bigrams of its
@@ -288,15 +304,19 @@ type bag struct {
 
 // bagsOf computes every unit's bag, on all cores: splitting and stemming
 // the text of thousands of units is most of the cost of building an index.
-func bagsOf(units []*ir.Unit) []bag {
+// When p's context is done the workers stop, leaving the remaining bags
+// empty; a pulse is not safe for concurrent use, so they read the context
+// itself, once per unit.
+func bagsOf(units []*ir.Unit, p *pulse) []bag {
 	bags := make([]bag, len(units))
 	var (
 		next atomic.Int64
 		wg   sync.WaitGroup
 	)
+	done := func() bool { return p != nil && p.ctx.Err() != nil }
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(units); i = int(next.Add(1) - 1) {
+			for i := int(next.Add(1) - 1); i < len(units) && !done(); i = int(next.Add(1) - 1) {
 				bags[i] = bagOf(units[i])
 			}
 		})

@@ -48,8 +48,10 @@ func (m *seqMatcher) add(seq []string, id int32) {
 }
 
 // build computes the fail and dictionary links, shallowest states first:
-// a state's links depend only on shallower states.
-func (m *seqMatcher) build() {
+// a state's links depend only on shallower states. It returns false, with
+// the matcher unusable, when stop reports true; stop is called once per
+// state and may be nil.
+func (m *seqMatcher) build(stop func() bool) bool {
 	var maxDepth int32
 	for _, d := range m.depth {
 		maxDepth = max(maxDepth, d)
@@ -60,6 +62,9 @@ func (m *seqMatcher) build() {
 	}
 	for d := int32(2); d <= maxDepth; d++ {
 		for _, s := range byDepth[d] {
+			if stop != nil && stop() {
+				return false
+			}
 			m.fail[s] = m.step(m.fail[m.up[s]], m.word[s])
 		}
 	}
@@ -74,6 +79,7 @@ func (m *seqMatcher) build() {
 		}
 	}
 	m.up, m.word = nil, nil // only building needs them; an index lives long
+	return true
 }
 
 // step is the state after reading w in state s.
