@@ -185,6 +185,16 @@ func buildIndex(cat *ir.Catalog, p *pulse) *index {
 		}
 	}
 	bags := bagsOf(ix.units, p)
+	// Sized from the bags, the catalog-wide tables never grow: growing
+	// maps of millions of entries a step at a time cost more than filling
+	// them.
+	var nPostings, nGrams int
+	for i := range bags {
+		nPostings += len(bags[i].terms)
+		nGrams += len(bags[i].grams)
+	}
+	raw = make(map[string][]rawPosting, nPostings)
+	ix.bigrams = make(map[bigram][]int32, nGrams)
 	for id, u := range ix.units {
 		if p.now() {
 			return ix
