@@ -242,8 +242,8 @@ func buildIndex(cat *ir.Catalog, p *pulse) *index {
 		for _, g := range b.grams {
 			ix.bigrams[g] = append(ix.bigrams[g], id) // id ascends: units in order
 		}
-		for _, t := range b.terms {
-			raw[t] = append(raw[t], rawPosting{unit: id, tf: *b.tf[t]})
+		for i, t := range b.terms {
+			raw[t] = append(raw[t], rawPosting{unit: id, tf: b.tf[i]})
 		}
 		lengths = append(lengths, b.lens)
 		for f := range b.lens {
@@ -306,9 +306,9 @@ func (ix *index) nameObjects(p *pulse) bool {
 // bag is one unit's terms, counted per field, and the bigrams of its
 // short fields: the part of indexing that needs no other unit.
 type bag struct {
-	terms []string // sorted
-	tf    map[string]*[numFields]float32
-	lens  [numFields]float32 // terms per field
+	terms []string             // sorted
+	tf    [][numFields]float32 // by position in terms
+	lens  [numFields]float32   // terms per field
 	grams []bigram
 }
 
@@ -336,40 +336,47 @@ func bagsOf(units []*ir.Unit, p *pulse) []bag {
 }
 
 func bagOf(u *ir.Unit) bag {
-	b := bag{tf: map[string]*[numFields]float32{}}
-	add := func(f field, text string, weight float32) {
-		for _, t := range Terms(text) {
-			p := b.tf[t]
-			if p == nil {
-				p = new([numFields]float32)
-				b.tf[t] = p
+	var (
+		at    = map[string]int32{} // term -> position in freqs
+		freqs [][numFields]float32
+		grams = map[bigram]bool{}
+		b     bag
+	)
+	// add counts text's terms in field f and, when paired, records its
+	// bigrams: each text is split into terms once.
+	add := func(f field, text string, weight float32, paired bool) {
+		ts := Terms(text)
+		for i, t := range ts {
+			j, ok := at[t]
+			if !ok {
+				j = int32(len(freqs))
+				at[t] = j
+				freqs = append(freqs, [numFields]float32{})
 			}
-			p[f] += weight
+			freqs[j][f] += weight
 			b.lens[f]++
+			if paired && i+1 < len(ts) {
+				grams[bigram{t, ts[i+1]}] = true
+			}
 		}
 	}
-	nameText := nameWords(u)
-	add(fieldName, nameText, 1)
+	add(fieldName, nameWords(u), 1, true)
 	for _, a := range u.Aliases {
-		add(fieldAlias, a, 1)
+		add(fieldAlias, a, 1, false)
 	}
 	for _, t := range u.Triggers {
-		add(fieldTrigger, t.Value, float32(t.Weight)/ir.DefaultTriggerWeight)
+		add(fieldTrigger, t.Value, float32(t.Weight)/ir.DefaultTriggerWeight, true)
 	}
-	add(fieldDescription, u.Description, 1)
-	add(fieldWhenToUse, u.WhenToUse, 1)
+	add(fieldDescription, u.Description, 1, true)
+	add(fieldWhenToUse, u.WhenToUse, 1, true)
 	for _, h := range u.Headings {
-		add(fieldHeading, h, 1)
+		add(fieldHeading, h, 1, false)
 	}
-	add(fieldLead, u.Lead, 1)
-	b.terms = slices.Sorted(maps.Keys(b.tf))
-
-	grams := map[bigram]bool{}
-	for _, text := range append([]string{nameText, u.Description, u.WhenToUse}, triggerValues(u)...) {
-		ts := Terms(text)
-		for i := 0; i+1 < len(ts); i++ {
-			grams[bigram{ts[i], ts[i+1]}] = true
-		}
+	add(fieldLead, u.Lead, 1, false)
+	b.terms = slices.Sorted(maps.Keys(at))
+	b.tf = make([][numFields]float32, len(b.terms))
+	for i, t := range b.terms {
+		b.tf[i] = freqs[at[t]]
 	}
 	b.grams = slices.Collect(maps.Keys(grams))
 	return b
@@ -383,14 +390,6 @@ func hasContent(text string) bool { return len(Terms(text)) > 0 }
 
 // nameWords is a unit's name as the words it is made of.
 func nameWords(u *ir.Unit) string { return strings.ReplaceAll(u.Name, "-", " ") }
-
-func triggerValues(u *ir.Unit) []string {
-	out := make([]string, len(u.Triggers))
-	for i, t := range u.Triggers {
-		out[i] = t.Value
-	}
-	return out
-}
 
 // rawPosting holds term frequencies per field until lengths are known.
 type rawPosting struct {
