@@ -249,6 +249,7 @@ func buildIndex(cat *ir.Catalog, p *pulse) *index {
 		for f := range b.lens {
 			avgLen[f] += float64(b.lens[f])
 		}
+		*b = bag{} // its terms are in raw now: let the collector have the rest
 	}
 	for _, m := range []*seqMatcher{ix.phraseSeqs, ix.objects.seqs, ix.actions.seqs, ix.wholeNames} {
 		if !m.build(p.stop) {
@@ -276,6 +277,7 @@ func buildIndex(cat *ir.Catalog, p *pulse) *index {
 			out[i] = posting{unit: p.unit, fields: p.fields(), sat: saturate(p.tf, lengths[p.unit], avgLen)}
 		}
 		ix.postings[t] = out
+		raw[t] = nil // converted: the collector may have it while the rest are
 	}
 	return ix
 }
