@@ -89,6 +89,14 @@ type Compiler struct {
 // New prepares a compiler over cat with the host policy p. It fails only if
 // the embedded Prolog policy does not load.
 func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
+	return newCompiler(context.Background(), cat, p)
+}
+
+// newCompiler is New under a context: building the index of a large
+// catalog is long, and Load's deadline must bound it too. When ctx is done
+// it returns an ErrCanceled error that unwraps to ctx.Err().
+func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, error) {
+	pl := &pulse{ctx: ctx}
 	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}, pos: make(map[*ir.Unit]int, len(cat.Units))}
 	for i, u := range cat.Units {
 		c.pos[u] = i
@@ -105,7 +113,10 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 	for _, n := range p.Deny {
 		c.denied[n] = true
 	}
-	c.index = buildIndex(cat)
+	c.index = buildIndex(cat, pl)
+	if pl.now() {
+		return nil, canceled("", pl.err)
+	}
 	c.facts = newFacts(cat, c.policy)
 	engine, err := rules.New(c.facts)
 	if err != nil {
@@ -114,8 +125,11 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 	c.engine = engine
 	c.catalogFP = catalogFingerprint(cat)
 	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
-	c.diags = append(c.diags, contentless(cat)...)
+	c.diags = append(c.diags, contentless(cat, pl)...)
 	c.diags = append(c.diags, aliasCollisions(cat)...)
+	if pl.now() {
+		return nil, canceled("", pl.err)
+	}
 	for _, n := range c.policy.names() {
 		if _, ok := cat.Lookup(n); !ok {
 			c.diags.Add(ir.Diagnostic{Path: "policy", Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog", n)})
@@ -128,9 +142,12 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 // contentless reports every alias and trigger made only of stop words: the
 // index ignores them (see hasContent), and the author should know why they
 // never match.
-func contentless(cat *ir.Catalog) ir.Diagnostics {
+func contentless(cat *ir.Catalog, p *pulse) ir.Diagnostics {
 	var out ir.Diagnostics
 	for _, u := range cat.Units {
+		if p.now() {
+			return out
+		}
 		if u.Status != ir.StatusOK {
 			continue
 		}
@@ -184,7 +201,7 @@ func Load(ctx context.Context, opts loader.Options, p Policy) (*Compiler, error)
 	if err != nil {
 		return nil, err
 	}
-	return New(cat, p)
+	return newCompiler(ctx, cat, p)
 }
 
 // Catalog returns the catalog the compiler was built over.

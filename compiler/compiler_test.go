@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rlmc-dev/rlmc/internal/testkit"
+	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // standard is a small catalog exercising every rule.
@@ -316,5 +320,40 @@ func TestErrorsNameTheirStage(t *testing.T) {
 		if !errors.As(err, &ce) || !stages[ce.Stage] {
 			t.Errorf("got %v; want an error naming one of %v", err, Stages())
 		}
+	}
+}
+
+// TestLoadHonorsContextWhileIndexing checks that building a compiler over a
+// loaded catalog stops when the context is done: Load once returned a
+// compiler long after its deadline, indexing a large catalog to the end.
+func TestLoadHonorsContextWhileIndexing(t *testing.T) {
+	dir := t.TempDir()
+	for path, content := range standard {
+		testkit.WriteFile(t, filepath.Join(dir, filepath.FromSlash(path)), content)
+	}
+	cat, err := loader.Load(context.Background(), loader.Options{Roots: []string{dir}, Limits: loader.DefaultLimits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	canceledCtx, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		want error
+	}{
+		{"deadline", expired, context.DeadlineExceeded},
+		{"cancel", canceledCtx, context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := newCompiler(tt.ctx, cat, Policy{})
+			var ce *Error
+			if c != nil || !errors.Is(err, tt.want) || !errors.As(err, &ce) || ce.Code != ErrCanceled {
+				t.Fatalf("got compiler %t, error %v; want no compiler and an ErrCanceled error wrapping %v", c != nil, err, tt.want)
+			}
+		})
 	}
 }

@@ -169,7 +169,9 @@ func stems(text string) []string {
 	return ws
 }
 
-func buildIndex(cat *ir.Catalog) *index {
+// buildIndex indexes cat's usable units. When p stops it returns early
+// with an incomplete index, which the caller must discard: p.err says so.
+func buildIndex(cat *ir.Catalog, p *pulse) *index {
 	var (
 		raw     = map[string][]rawPosting{}
 		lengths [][numFields]float32 // per unit, per field, in terms
@@ -189,8 +191,21 @@ func buildIndex(cat *ir.Catalog) *index {
 	for _, u := range ix.units {
 		ix.aliases = append(ix.aliases, usableAliases(u, names))
 	}
-	bags := bagsOf(ix.units, ix.aliases)
+	bags := bagsOf(ix.units, ix.aliases, p)
+	// Sized from the bags, the catalog-wide tables never grow: growing
+	// maps of millions of entries a step at a time cost more than filling
+	// them.
+	var nPostings, nGrams int
+	for i := range bags {
+		nPostings += len(bags[i].terms)
+		nGrams += len(bags[i].grams)
+	}
+	raw = make(map[string][]rawPosting, nPostings)
+	ix.bigrams = make(map[bigram][]int32, nGrams)
 	for id, u := range ix.units {
+		if p.now() {
+			return ix
+		}
 		id := int32(id)
 		addPhrase := func(f field, text string, weight float64) {
 			s := stems(text)
@@ -234,19 +249,23 @@ func buildIndex(cat *ir.Catalog) *index {
 		for _, g := range b.grams {
 			ix.bigrams[g] = append(ix.bigrams[g], id) // id ascends: units in order
 		}
-		for _, t := range b.terms {
-			raw[t] = append(raw[t], rawPosting{unit: id, tf: *b.tf[t]})
+		for i, t := range b.terms {
+			raw[t] = append(raw[t], rawPosting{unit: id, tf: b.tf[i]})
 		}
 		lengths = append(lengths, b.lens)
 		for f := range b.lens {
 			avgLen[f] += float64(b.lens[f])
 		}
+		*b = bag{} // its terms are in raw now: let the collector have the rest
 	}
-	ix.phraseSeqs.build()
-	ix.objects.seqs.build()
-	ix.actions.seqs.build()
-	ix.wholeNames.build()
-	ix.nameObjects()
+	for _, m := range []*seqMatcher{ix.phraseSeqs, ix.objects.seqs, ix.actions.seqs, ix.wholeNames} {
+		if !m.build(p.stop) {
+			return ix
+		}
+	}
+	if !ix.nameObjects(p) {
+		return ix
+	}
 	for f := range avgLen {
 		if n := len(ix.units); n > 0 {
 			avgLen[f] /= float64(n)
@@ -257,11 +276,15 @@ func buildIndex(cat *ir.Catalog) *index {
 	}
 	ix.postings = make(map[string][]posting, len(raw))
 	for t, ps := range raw {
+		if p.stop() {
+			return ix
+		}
 		out := make([]posting, len(ps))
 		for i, p := range ps {
 			out[i] = posting{unit: p.unit, fields: p.fields(), sat: saturate(p.tf, lengths[p.unit], avgLen)}
 		}
 		ix.postings[t] = out
+		raw[t] = nil // converted: the collector may have it while the rest are
 	}
 	return ix
 }
@@ -271,8 +294,12 @@ func buildIndex(cat *ir.Catalog) *index {
 // its author repeated the word among its objects, so a task about the
 // frontend must not count it as a mismatch. It runs once every unit has
 // declared its objects, since a name may use another unit's object word.
-func (ix *index) nameObjects() {
+// It returns false, leaving the work undone, when p stops.
+func (ix *index) nameObjects(p *pulse) bool {
 	for id, u := range ix.units {
+		if p.now() {
+			return false
+		}
 		names := append([]string{nameWords(u)}, ix.aliases[id]...)
 		for _, n := range names {
 			for _, key := range slices.Sorted(maps.Keys(ix.objects.named(stems(n), nil))) {
@@ -282,28 +309,33 @@ func (ix *index) nameObjects() {
 			}
 		}
 	}
+	return true
 }
 
 // bag is one unit's terms, counted per field, and the bigrams of its
 // short fields: the part of indexing that needs no other unit.
 type bag struct {
-	terms []string // sorted
-	tf    map[string]*[numFields]float32
-	lens  [numFields]float32 // terms per field
+	terms []string             // sorted
+	tf    [][numFields]float32 // by position in terms
+	lens  [numFields]float32   // terms per field
 	grams []bigram
 }
 
 // bagsOf computes every unit's bag, on all cores: splitting and stemming
 // the text of thousands of units is most of the cost of building an index.
-func bagsOf(units []*ir.Unit, aliases [][]string) []bag {
+// When p's context is done the workers stop, leaving the remaining bags
+// empty; a pulse is not safe for concurrent use, so they read the context
+// itself, once per unit.
+func bagsOf(units []*ir.Unit, aliases [][]string, p *pulse) []bag {
 	bags := make([]bag, len(units))
 	var (
 		next atomic.Int64
 		wg   sync.WaitGroup
 	)
+	done := func() bool { return p != nil && p.ctx.Err() != nil }
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(units); i = int(next.Add(1) - 1) {
+			for i := int(next.Add(1) - 1); i < len(units) && !done(); i = int(next.Add(1) - 1) {
 				bags[i] = bagOf(units[i], aliases[i])
 			}
 		})
@@ -313,40 +345,47 @@ func bagsOf(units []*ir.Unit, aliases [][]string) []bag {
 }
 
 func bagOf(u *ir.Unit, aliases []string) bag {
-	b := bag{tf: map[string]*[numFields]float32{}}
-	add := func(f field, text string, weight float32) {
-		for _, t := range Terms(text) {
-			p := b.tf[t]
-			if p == nil {
-				p = new([numFields]float32)
-				b.tf[t] = p
+	var (
+		at    = map[string]int32{} // term -> position in freqs
+		freqs [][numFields]float32
+		grams = map[bigram]bool{}
+		b     bag
+	)
+	// add counts text's terms in field f and, when paired, records its
+	// bigrams: each text is split into terms once.
+	add := func(f field, text string, weight float32, paired bool) {
+		ts := Terms(text)
+		for i, t := range ts {
+			j, ok := at[t]
+			if !ok {
+				j = int32(len(freqs))
+				at[t] = j
+				freqs = append(freqs, [numFields]float32{})
 			}
-			p[f] += weight
+			freqs[j][f] += weight
 			b.lens[f]++
+			if paired && i+1 < len(ts) {
+				grams[bigram{t, ts[i+1]}] = true
+			}
 		}
 	}
-	nameText := nameWords(u)
-	add(fieldName, nameText, 1)
+	add(fieldName, nameWords(u), 1, true)
 	for _, a := range aliases {
-		add(fieldAlias, a, 1)
+		add(fieldAlias, a, 1, false)
 	}
 	for _, t := range u.Triggers {
-		add(fieldTrigger, t.Value, float32(t.Weight)/ir.DefaultTriggerWeight)
+		add(fieldTrigger, t.Value, float32(t.Weight)/ir.DefaultTriggerWeight, true)
 	}
-	add(fieldDescription, u.Description, 1)
-	add(fieldWhenToUse, u.WhenToUse, 1)
+	add(fieldDescription, u.Description, 1, true)
+	add(fieldWhenToUse, u.WhenToUse, 1, true)
 	for _, h := range u.Headings {
-		add(fieldHeading, h, 1)
+		add(fieldHeading, h, 1, false)
 	}
-	add(fieldLead, u.Lead, 1)
-	b.terms = slices.Sorted(maps.Keys(b.tf))
-
-	grams := map[bigram]bool{}
-	for _, text := range append([]string{nameText, u.Description, u.WhenToUse}, triggerValues(u)...) {
-		ts := Terms(text)
-		for i := 0; i+1 < len(ts); i++ {
-			grams[bigram{ts[i], ts[i+1]}] = true
-		}
+	add(fieldLead, u.Lead, 1, false)
+	b.terms = slices.Sorted(maps.Keys(at))
+	b.tf = make([][numFields]float32, len(b.terms))
+	for i, t := range b.terms {
+		b.tf[i] = freqs[at[t]]
 	}
 	b.grams = slices.Collect(maps.Keys(grams))
 	return b
@@ -386,14 +425,6 @@ func usableAliases(u *ir.Unit, names map[string]string) []string {
 
 // nameWords is a unit's name as the words it is made of.
 func nameWords(u *ir.Unit) string { return strings.ReplaceAll(u.Name, "-", " ") }
-
-func triggerValues(u *ir.Unit) []string {
-	out := make([]string, len(u.Triggers))
-	for i, t := range u.Triggers {
-		out[i] = t.Value
-	}
-	return out
-}
 
 // rawPosting holds term frequencies per field until lengths are known.
 type rawPosting struct {

@@ -1,5 +1,7 @@
 package compiler
 
+import "slices"
+
 // seqMatcher finds word sequences in a text of words: every occurrence of
 // any of its patterns in one left-to-right pass (Aho-Corasick over words
 // rather than bytes), or, over reversed patterns, the longest one starting
@@ -14,8 +16,18 @@ type seqMatcher struct {
 	dict  []int32           // the nearest state on the fail chain that ends a pattern, or -1
 	ends  [][]int32         // the ids of the patterns that end at each state, as added
 	depth []int32           // words from the root
-	up    []int32           // parent state, until build
-	word  []string          // the word on the edge from the parent, until build
+	up    []int32           // parent state, during build
+	word  []string          // the word on the edge from the parent, during build
+	// pending holds the patterns added since the last build: build makes
+	// their states all at once, with every table sized for them, because
+	// growing the tables a state at a time made most of the cost of
+	// indexing a catalog with long trigger phrases.
+	pending []pendingSeq
+}
+
+type pendingSeq struct {
+	seq []string
+	id  int32
 }
 
 type seqEdge struct {
@@ -28,11 +40,16 @@ func newSeqMatcher() *seqMatcher {
 }
 
 // add records seq as pattern id. An empty sequence matches nothing and is
-// ignored. Call build after the last add, and add nothing after it.
+// ignored. Call build after the last add, and add nothing after it. The
+// matcher keeps seq until build: the caller must not change it.
 func (m *seqMatcher) add(seq []string, id int32) {
-	if len(seq) == 0 {
-		return
+	if len(seq) > 0 {
+		m.pending = append(m.pending, pendingSeq{seq, id})
 	}
+}
+
+// insert makes seq's states, as pattern id.
+func (m *seqMatcher) insert(seq []string, id int32) {
 	s := int32(0)
 	for _, w := range seq {
 		n, ok := m.edges[seqEdge{s, w}]
@@ -48,8 +65,31 @@ func (m *seqMatcher) add(seq []string, id int32) {
 }
 
 // build computes the fail and dictionary links, shallowest states first:
-// a state's links depend only on shallower states.
-func (m *seqMatcher) build() {
+// a state's links depend only on shallower states. It returns false, with
+// the matcher unusable, when stop reports true; stop is called once per
+// state and may be nil.
+func (m *seqMatcher) build(stop func() bool) bool {
+	words := 0
+	for _, p := range m.pending {
+		words += len(p.seq)
+	}
+	// A pattern makes at most one state per word: sized for that, no
+	// table grows while the patterns are inserted.
+	n := len(m.fail) + words
+	edges := make(map[seqEdge]int32, len(m.edges)+words)
+	for e, t := range m.edges {
+		edges[e] = t
+	}
+	m.edges = edges
+	m.fail, m.dict, m.ends = slices.Grow(m.fail, n-len(m.fail)), slices.Grow(m.dict, n-len(m.dict)), slices.Grow(m.ends, n-len(m.ends))
+	m.depth, m.up, m.word = slices.Grow(m.depth, n-len(m.depth)), slices.Grow(m.up, n-len(m.up)), slices.Grow(m.word, n-len(m.word))
+	for _, p := range m.pending {
+		if stop != nil && stop() {
+			return false
+		}
+		m.insert(p.seq, p.id)
+	}
+	m.pending = nil
 	var maxDepth int32
 	for _, d := range m.depth {
 		maxDepth = max(maxDepth, d)
@@ -60,6 +100,9 @@ func (m *seqMatcher) build() {
 	}
 	for d := int32(2); d <= maxDepth; d++ {
 		for _, s := range byDepth[d] {
+			if stop != nil && stop() {
+				return false
+			}
 			m.fail[s] = m.step(m.fail[m.up[s]], m.word[s])
 		}
 	}
@@ -74,6 +117,7 @@ func (m *seqMatcher) build() {
 		}
 	}
 	m.up, m.word = nil, nil // only building needs them; an index lives long
+	return true
 }
 
 // step is the state after reading w in state s.

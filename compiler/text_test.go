@@ -61,7 +61,7 @@ func TestSeqMatcher(t *testing.T) {
 			pats = append(pats, p)
 			m.add(p, int32(i))
 		}
-		m.build()
+		m.build(nil)
 		text := randSeq(rng.IntN(30))
 		var got, want []string
 		m.scan(text, nil, func(end int, state int32) bool {
@@ -88,7 +88,7 @@ func TestSeqMatcher(t *testing.T) {
 			slices.Reverse(r)
 			rev.add(r, int32(id))
 		}
-		rev.build()
+		rev.build(nil)
 		at := rev.longestFrom(text, nil)
 		for i := range text {
 			n := 0

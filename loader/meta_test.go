@@ -177,6 +177,8 @@ func TestParseManifestLimits(t *testing.T) {
 		{name: "empty value", json: `{"conflicts_with":[""]}`, wantErr: true},
 		{name: "intent list over", json: `{"intents":{"a":` + list(maxManifestList+1, 10) + `}}`, wantErr: true},
 		{name: "too many triggers in total", json: `{"keywords":` + list(60, 10) + `,"use_when":` + list(60, 10) + `,"objects":` + list(60, 10) + `,"actions":` + list(60, 10) + `,"capabilities":` + list(60, 10) + `}`, wantErr: true},
+		{name: "routing text at the limit", json: `{"keywords":` + list(maxManifestText/maxManifestValueLen, maxManifestValueLen) + `}`},
+		{name: "routing text over", json: `{"keywords":` + list(maxManifestList, 255) + `,"use_when":` + list(maxManifestList, 255) + `,"not_when":` + list(maxManifestList, 255) + `,"objects":` + list(maxManifestList, 255) + `}`, wantErr: true},
 		{name: "command keywords count", json: `{"commands":[{"name":"a","keywords":` + list(maxManifestList+1, 3) + `}]}`, wantErr: true},
 	}
 	for _, tt := range tests {

@@ -76,6 +76,12 @@ const (
 	maxManifestMap      = 32  // intents, commands
 	maxManifestValueLen = 256 // bytes of any one value
 	maxManifestTriggers = 256 // triggers from the whole manifest
+	// maxManifestText bounds the bytes of every value the index reads
+	// (every list but conflicts_with) together: the other bounds allow
+	// about 80 KiB of routing text, and indexing costs a few hundred bytes
+	// and a few map operations per word of it, so 200 such manifests cost
+	// a gigabyte and many seconds. Real manifests hold a few KiB at most.
+	maxManifestText = 16 << 10
 )
 
 // ParseManifest reads a Skill-Router manifest strictly: unknown keys, wrong
@@ -139,7 +145,7 @@ func (m *Manifest) checkLimits() error {
 		}
 		lists = append(lists, list{fmt.Sprintf("commands[%d].keywords", i), c.Keywords, maxManifestList, false})
 	}
-	triggers := 0
+	triggers, text := 0, 0
 	for _, l := range lists {
 		if len(l.values) > l.limit {
 			return fmt.Errorf("%q holds %d entries; the limit is %d", l.field, len(l.values), l.limit)
@@ -152,6 +158,14 @@ func (m *Manifest) checkLimits() error {
 		if l.field != "aliases" && l.field != "not_when" && l.field != "conflicts_with" {
 			triggers += len(l.values)
 		}
+		if l.field != "conflicts_with" {
+			for _, v := range l.values {
+				text += len(v)
+			}
+		}
+	}
+	if text > maxManifestText {
+		return fmt.Errorf("the manifest gives %d bytes of routing text; the limit is %d", text, maxManifestText)
 	}
 	if triggers > maxManifestTriggers {
 		return fmt.Errorf("the manifest gives %d triggers; the limit is %d", triggers, maxManifestTriggers)
