@@ -13,8 +13,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rlmc-dev/rlmc/internal/pulse"
 	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/loader"
+	"github.com/rlmc-dev/rlmc/retrieval"
 	"github.com/rlmc-dev/rlmc/rules"
 )
 
@@ -76,7 +78,7 @@ const MaxTaskBytes = 1 << 20
 type Compiler struct {
 	cat       *ir.Catalog
 	policy    Policy
-	index     *index
+	index     *retrieval.Index
 	facts     *facts
 	engine    *rules.Engine
 	tokens    tokenCache
@@ -96,7 +98,7 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 // catalog is long, and Load's deadline must bound it too. When ctx is done
 // it returns an ErrCanceled error that unwraps to ctx.Err().
 func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, error) {
-	pl := &pulse{ctx: ctx}
+	pl := pulse.New(ctx)
 	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}, pos: make(map[*ir.Unit]int, len(cat.Units))}
 	for i, u := range cat.Units {
 		c.pos[u] = i
@@ -113,9 +115,9 @@ func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, err
 	for _, n := range p.Deny {
 		c.denied[n] = true
 	}
-	c.index = buildIndex(cat, pl)
-	if pl.now() {
-		return nil, canceled("", pl.err)
+	c.index = retrieval.Build(cat, pl)
+	if pl.Now() {
+		return nil, canceled("", pl.Err())
 	}
 	c.facts = newFacts(cat, c.policy)
 	engine, err := rules.New(c.facts)
@@ -125,10 +127,9 @@ func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, err
 	c.engine = engine
 	c.catalogFP = catalogFingerprint(cat)
 	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
-	c.diags = append(c.diags, contentless(cat, pl)...)
-	c.diags = append(c.diags, aliasCollisions(cat)...)
-	if pl.now() {
-		return nil, canceled("", pl.err)
+	c.diags = append(c.diags, retrieval.Diagnostics(cat, pl)...)
+	if pl.Now() {
+		return nil, canceled("", pl.Err())
 	}
 	for _, n := range c.policy.names() {
 		if _, ok := cat.Lookup(n); !ok {
@@ -137,54 +138,6 @@ func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, err
 	}
 	c.diags.Sort()
 	return c, nil
-}
-
-// contentless reports every alias and trigger made only of stop words: the
-// index ignores them (see hasContent), and the author should know why they
-// never match.
-func contentless(cat *ir.Catalog, p *pulse) ir.Diagnostics {
-	var out ir.Diagnostics
-	for _, u := range cat.Units {
-		if p.now() {
-			return out
-		}
-		if u.Status != ir.StatusOK {
-			continue
-		}
-		report := func(what, value string) {
-			if !hasContent(value) {
-				out.Add(ir.Diagnostic{Root: u.Root, Path: u.Path, Code: ir.CodeNoContentWord, Severity: ir.SeverityWarning,
-					Message: fmt.Sprintf("%s %q has no content word, only stop words; it is ignored as evidence", what, value)})
-			}
-		}
-		for _, a := range u.Aliases {
-			report("alias", a)
-		}
-		for _, t := range u.Triggers {
-			report(string(t.Kind)+" trigger", t.Value)
-		}
-	}
-	return out
-}
-
-// aliasCollisions reports every alias that spells another unit's name: the
-// index ignores it (see usableAliases), so that no unit takes over a name
-// that is not its own.
-func aliasCollisions(cat *ir.Catalog) ir.Diagnostics {
-	var out ir.Diagnostics
-	names := nameKeys(cat)
-	for _, u := range cat.Units {
-		if u.Status != ir.StatusOK {
-			continue
-		}
-		for _, a := range u.Aliases {
-			if owner, ok := names[strings.Join(Words(a), " ")]; ok && owner != u.Name {
-				out.Add(ir.Diagnostic{Root: u.Root, Path: u.Path, Code: ir.CodeAliasCollision, Severity: ir.SeverityWarning,
-					Message: fmt.Sprintf("alias %q is the name of unit %q; it is ignored", a, owner)})
-			}
-		}
-	}
-	return out
 }
 
 // Load is the usual way to build a compiler: load the roots, then New.
@@ -230,19 +183,14 @@ type compilation struct {
 	mandatory map[string]bool
 	denied    map[string]bool
 
-	pulse                 *pulse // stops long loops when ctx is done
-	q                     *query
-	negated               map[string]string // unit -> the words that negated it
-	scores                []float64         // evidence by index position
-	policyReq             *rules.Request    // the request facts the policy reads
-	withdrawn             float64           // best score of a unit eligible/3 kept out
-	cands                 []rules.Candidate
-	rejected              []Reason              // by catalog position; Code "" means not rejected
-	evidence              map[string][]Evidence // of the candidates
-	redundant, sameObject map[[2]string]bool
-	breadth               map[string]int
-	bodies                map[string]string
-	tokens                map[string]int
+	pulse     *pulse.Pulse // stops long loops when ctx is done
+	q         *retrieval.Query
+	problem   *retrieval.Problem // what the policy judges
+	policyReq *rules.Request     // the request facts the policy reads
+	cands     []rules.Candidate  // problem's candidates, as the policy reads them
+	rejected  []Reason           // by catalog position; Code "" means not rejected
+	bodies    map[string]string
+	tokens    map[string]int
 
 	selected []*ir.Unit
 	res      *Result
@@ -256,7 +204,7 @@ type compilation struct {
 // context is checked within every stage, not only between them.
 func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 	run := &compilation{
-		ctx: ctx, c: c, req: req, pulse: &pulse{ctx: ctx},
+		ctx: ctx, c: c, req: req, pulse: pulse.New(ctx),
 		explicit: map[string]bool{}, mandatory: map[string]bool{}, denied: map[string]bool{},
 		rejected: make([]Reason, len(c.cat.Units)), bodies: map[string]string{}, tokens: map[string]int{},
 		res: &Result{Schema: Schema, Selected: []Selected{}, Rejected: []Rejected{}, Diagnostics: c.diags},
@@ -266,9 +214,9 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 			return nil, canceled(s.name, err)
 		}
 		err := s.run(run)
-		if run.pulse.err != nil {
+		if err := run.pulse.Err(); err != nil {
 			// The stage stopped short; whatever it returned is partial.
-			return nil, canceled(s.name, run.pulse.err)
+			return nil, canceled(s.name, err)
 		}
 		if err != nil {
 			var ce *Error
@@ -329,172 +277,85 @@ func (r *compilation) analyze() error {
 	for _, n := range r.req.Deny {
 		r.denied[n] = true
 	}
-	r.q = r.c.index.analyze(r.req.Task, r.pulse)
-	r.negated = r.c.index.negated(r.q)
-	for _, n := range slices.Sorted(maps.Keys(r.negated)) {
-		r.event(Event{Stage: StageAnalyze, Kind: EventNegation, Unit: n, Detail: r.negated[n]})
+	r.q = r.c.index.Analyze(r.req.Task, r.pulse)
+	for _, n := range r.q.Negations() {
+		r.event(Event{Stage: StageAnalyze, Kind: EventNegation, Unit: n.Unit, Detail: n.Said})
 	}
 	return nil
 }
 
-// retrieve scores the catalog and picks the candidates the policy judges;
-// every other unit gets its reason here.
+// retrieve states the problem the policy judges: the candidates, their
+// evidence and pair facts, and every other unit's reason. Eligibility
+// (rules 2-6) is the policy's: retrieval asks it through judge.
 func (r *compilation) retrieve() error {
-	ix := r.c.index
-	var above []scored
-	r.scores, above = ix.score(r.q)
-	for _, n := range slices.Sorted(maps.Keys(r.mandatory)) {
-		r.cands = append(r.cands, rules.Candidate{Name: n, Origin: rules.OriginMandatory, Score: milli(r.score(n))})
-	}
-	for _, n := range slices.Sorted(maps.Keys(r.explicit)) {
-		if !r.mandatory[n] {
-			r.cands = append(r.cands, rules.Candidate{Name: n, Origin: rules.OriginExplicit, Score: milli(r.score(n))})
-		}
-	}
-	var lexical []scored
-	for _, s := range above {
-		u := ix.units[s.unit]
-		if !r.mandatory[u.Name] && !r.explicit[u.Name] {
-			lexical = append(lexical, s)
-		}
-	}
 	r.policyReq = r.request()
-	top, outside, err := r.eligibleTop(lexical)
+	pr, err := r.c.index.Retrieve(r.ctx, r.q, retrieval.Request{
+		Mandatory: slices.Collect(maps.Keys(r.mandatory)),
+		Explicit:  slices.Collect(maps.Keys(r.explicit)),
+		Denied:    r.denied,
+	}, judge{r}, r.pulse)
 	if err != nil {
+		if ctxErr := r.ctx.Err(); ctxErr != nil {
+			return canceled("", ctxErr)
+		}
 		return err
 	}
-	for _, s := range top {
-		r.cands = append(r.cands, rules.Candidate{Name: ix.units[s.unit].Name, Origin: rules.OriginLexical, Score: milli(s.score)})
+	if r.pulse.Err() != nil {
+		return nil // Compile reports the context's error
 	}
-	for _, s := range outside {
-		r.rejected[r.c.pos[ix.units[s.unit]]] = Reason{Code: ReasonBelowThreshold, Detail: outsideCap}
+	r.problem = pr
+	for _, j := range pr.Ineligible {
+		reason := rejectReason(rules.Decision{Name: j.Name, Reason: j.Code, Detail: j.Detail})
+		r.event(Event{Stage: StageRetrieve, Kind: EventRejected, Unit: j.Name, Code: reason.Code, Detail: reason.Detail, Score: round3(j.Score), Evidence: j.Evidence})
 	}
-	r.evidence = make(map[string][]Evidence, len(r.cands))
-	r.redundant, r.sameObject = map[[2]string]bool{}, map[[2]string]bool{}
-	for _, c := range r.cands {
-		if id, ok := ix.ids[c.Name]; ok {
-			r.evidence[c.Name] = ix.evidence(r.q, id)
-		}
-		if c.Origin == rules.OriginLexical {
-			r.event(Event{Stage: StageRetrieve, Kind: EventCandidate, Unit: c.Name, Score: round3(r.score(c.Name)), Evidence: r.evidence[c.Name]})
-		}
-	}
-	r.relate()
-	r.res.Ranking = r.c.index.top(r.scores, rankingSize)
-	// The policy judges the candidates; every other unit gets its standing.
-	// Candidate positions are few: walk them sorted beside the catalog.
-	var inCands []int
-	for _, c := range r.cands {
-		if u, ok := r.c.cat.Lookup(c.Name); ok {
-			inCands = append(inCands, r.c.pos[u])
+	r.cands = make([]rules.Candidate, len(pr.Candidates))
+	for i, c := range pr.Candidates {
+		r.cands[i] = rules.Candidate{Name: c.Name, Origin: rules.Origin(c.Origin), Score: milli(c.Score)}
+		if c.Origin == retrieval.OriginLexical {
+			r.event(Event{Stage: StageRetrieve, Kind: EventCandidate, Unit: c.Name, Score: round3(c.Score), Evidence: pr.Evidence[c.Name]})
 		}
 	}
-	slices.Sort(inCands)
-	inCands = slices.Compact(inCands)
-	for i, u := range r.c.cat.Units {
-		if r.pulse.stop() {
-			return nil // Compile reports the context's error
-		}
-		if len(inCands) > 0 && inCands[0] == i {
-			inCands = inCands[1:]
-			continue
-		}
-		if r.rejected[i].Code == "" {
-			r.rejected[i] = r.standing(i, u)
+	r.res.Ranking = pr.Ranking
+	for i, x := range pr.Excluded {
+		if x.Code != "" {
+			r.rejected[i] = r.exclusion(i, x)
 		}
 	}
 	return nil
 }
 
-// eligibleTop returns the CandidateCap best of the lexical units that can be
-// selected at all, and the eligible ones it leaves outside the cap. A unit
-// that can never be selected in this request (negated, denied,
-// explicit-user-only, failing closure: rules 2-6, asked of the policy
-// itself) gets its reason here and takes no candidate's place; the best
-// score among them is kept for rule 10, since taking a unit away must not
-// manufacture a margin for a weaker one. Units are judged best first, in
-// batches, so the usual compile asks once about the four best.
-func (r *compilation) eligibleTop(lexical []scored) (top, outside []scored, err error) {
-	ix := r.c.index
-	batch, rest := ix.best(lexical, CandidateCap)
-	sorted := false
-	for len(batch) > 0 {
-		if err := r.ctx.Err(); err != nil {
-			return nil, nil, &Error{Code: ErrCanceled, Message: err.Error()}
-		}
-		cands := make([]rules.Candidate, len(batch))
-		for i, s := range batch {
-			cands[i] = rules.Candidate{Name: ix.units[s.unit].Name, Origin: rules.OriginLexical, Score: milli(s.score)}
-		}
-		verdicts, err := r.c.engine.Ineligible(r.ctx, r.policyReq, cands)
-		if err != nil {
-			return nil, nil, r.policyError(err)
-		}
-		out := make(map[string]rules.Decision, len(verdicts))
-		for _, d := range verdicts {
-			out[d.Name] = d
-		}
-		for _, s := range batch {
-			u := ix.units[s.unit]
-			d, bad := out[u.Name]
-			switch {
-			case bad:
-				reason := rejectReason(d)
-				r.rejected[r.c.pos[u]] = reason
-				e := Event{Stage: StageRetrieve, Kind: EventRejected, Unit: u.Name, Code: reason.Code, Detail: reason.Detail, Score: round3(s.score)}
-				if !sorted {
-					// Among the best four: explain what the task said for it.
-					e.Evidence = ix.evidence(r.q, s.unit)
-				}
-				// A negated unit's score holds no evidence from the
-				// words that negate it (analyze masks them), so it all
-				// came from the rest of the task and counts as a rival.
-				r.withdrawn = max(r.withdrawn, s.score)
-				r.event(e)
-			case len(top) < CandidateCap:
-				top = append(top, s)
-			default:
-				outside = append(outside, s)
-			}
-		}
-		need := CandidateCap - len(top)
-		if need == 0 || len(rest) == 0 {
-			break
-		}
-		if !sorted {
-			// Rare: some of the best were ineligible. Walk the rest in
-			// order, in batches no smaller than ineligibleBatch so that a
-			// catalog of many ineligible matches costs few policy calls.
-			slices.SortFunc(rest, func(a, b scored) int {
-				if ix.before(a, b) {
-					return -1
-				}
-				return 1
-			})
-			sorted = true
-		}
-		n := min(max(need, ineligibleBatch), len(rest))
-		batch, rest = rest[:n], rest[n:]
-	}
-	return top, append(outside, rest...), nil
-}
+// judge asks the policy's eligible/3 (rules 2-6) for retrieval.
+type judge struct{ r *compilation }
 
-// ineligibleBatch is how many units eligibleTop judges at once past the
-// first four.
-const ineligibleBatch = 32
+func (j judge) Ineligible(ctx context.Context, cands []retrieval.Candidate) ([]retrieval.Verdict, error) {
+	in := make([]rules.Candidate, len(cands))
+	for i, c := range cands {
+		in[i] = rules.Candidate{Name: c.Name, Origin: rules.Origin(c.Origin), Score: milli(c.Score)}
+	}
+	ds, err := j.r.c.engine.Ineligible(ctx, j.r.policyReq, in)
+	if err != nil {
+		return nil, j.r.policyError(err)
+	}
+	out := make([]retrieval.Verdict, len(ds))
+	for i, d := range ds {
+		out[i] = retrieval.Verdict{Name: d.Name, Code: d.Reason, Detail: d.Detail}
+	}
+	return out, nil
+}
 
 // request builds the request facts the policy reads; decide adds the
 // candidates and their pair facts.
 func (r *compilation) request() *rules.Request {
+	negs := r.q.Negations()
 	req := &rules.Request{
 		Budget:   r.budget,
 		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
-		Negated:   make(map[string]bool, len(r.negated)),
+		Negated:   make(map[string]bool, len(negs)),
 		Ambiguity: r.c.policy.Ambiguity, Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
 		Tokens: func(n string) int { return r.tokens[n] },
 	}
-	for n := range r.negated {
-		req.Negated[n] = true
+	for _, n := range negs {
+		req.Negated[n.Unit] = true
 	}
 	return req
 }
@@ -508,54 +369,26 @@ func (r *compilation) policyError(err error) error {
 	return &Error{Code: ErrPolicy, Message: err.Error()}
 }
 
-// relate computes the pair facts the policy's ambiguity and redundancy
-// rules read: b is redundant beside a when little of b's evidence rests on
-// task words a's evidence does not cover; a and b share an object when the
-// task names an object both declare.
-func (r *compilation) relate() {
-	ix := r.c.index
-	r.breadth = make(map[string]int, len(r.cands))
-	for _, c := range r.cands {
-		r.breadth[c.Name] = breadth(r.evidence[c.Name])
-	}
-	named := map[string][]string{} // candidate -> its objects the task names
-	for _, c := range r.cands {
-		if id, ok := ix.ids[c.Name]; ok {
-			named[c.Name] = intersect(ix.unitObjects[id], r.q.objects)
-		}
-	}
-	for _, a := range r.cands {
-		for _, b := range r.cands {
-			if a.Name == b.Name || b.Origin != rules.OriginLexical {
-				continue
-			}
-			pair := [2]string{a.Name, b.Name}
-			if residual(r.evidence[a.Name], r.evidence[b.Name]) < redundantShare*r.score(b.Name) {
-				r.redundant[pair] = true
-			}
-			if shares(named[a.Name], set(named[b.Name])) {
-				r.sameObject[pair] = true
-			}
-		}
-	}
-}
-
-// standing is the reason a unit that is not a candidate stays out.
-func (r *compilation) standing(i int, u *ir.Unit) Reason {
+// exclusion is the reason of the unit at catalog position i, which
+// retrieval kept out of the candidates for x.
+func (r *compilation) exclusion(i int, x retrieval.Exclusion) Reason {
+	u := r.c.cat.Units[i]
 	switch {
-	case u.Status == ir.StatusShadowed:
-		return Reason{Code: ReasonShadowed, Detail: "by " + u.ShadowedBy}
-	case u.Status == ir.StatusInvalid:
+	case x.Judged && x.Code == ReasonNegated && r.q.Negated(u.Name) != "":
+		// The policy's detail is only that the task asked; say how.
+		return Reason{Code: ReasonNegated, Detail: fmt.Sprintf("task says %q", r.q.Negated(u.Name))}
+	case x.Judged:
+		return rejectReason(rules.Decision{Name: u.Name, Reason: x.Code, Detail: x.Detail})
+	case x.Code == retrieval.Shadowed:
+		return Reason{Code: ReasonShadowed, Detail: "by " + x.Detail}
+	case x.Code == retrieval.Invalid:
 		return Reason{Code: ReasonInvalid, Detail: "see diagnostics for " + u.Path}
-	case r.denied[u.Name]:
-		return Reason{Code: ReasonDenied, Detail: "denied by the host"}
-	case r.negated[u.Name] != "":
-		return Reason{Code: ReasonNegated, Detail: fmt.Sprintf("task says %q", r.negated[u.Name])}
-	}
-	if r.scoreAt(i) != 0 {
+	case x.Code == retrieval.BelowThreshold && x.Outranked:
+		return Reason{Code: ReasonBelowThreshold, Detail: outsideCap}
+	case x.Code == retrieval.BelowThreshold:
 		return Reason{Code: ReasonBelowThreshold, Detail: belowThreshold}
 	}
-	return Reason{Code: ReasonNoEvidence}
+	return Reason{Code: x.Code}
 }
 
 // Details shared by many rejections; the unit's score is in Rejected.Score.
@@ -565,20 +398,10 @@ var (
 )
 
 // scoreAt returns the evidence score of the unit at catalog position i.
-func (r *compilation) scoreAt(i int) float64 {
-	if id := r.c.index.byCatalog[i]; id >= 0 {
-		return r.scores[id]
-	}
-	return 0
-}
+func (r *compilation) scoreAt(i int) float64 { return r.problem.ScoreAt(i) }
 
 // score returns a unit's evidence score in this compile.
-func (r *compilation) score(name string) float64 {
-	if id, ok := r.c.index.ids[name]; ok {
-		return r.scores[id]
-	}
-	return 0
-}
+func (r *compilation) score(name string) float64 { return r.problem.Score(name) }
 
 // measure counts the tokens of every candidate and every unit its closure
 // could pull in, reading bodies lazily and caching counts by content digest.
@@ -641,8 +464,8 @@ func (r *compilation) body(u *ir.Unit) (string, error) {
 func (r *compilation) decide() error {
 	req := r.policyReq
 	req.Candidates = r.cands
-	req.Redundant, req.SameObject, req.Breadth = r.redundant, r.sameObject, r.breadth
-	req.Withdrawn = milli(r.withdrawn)
+	req.Redundant, req.SameObject, req.Breadth = r.problem.Redundant, r.problem.SameObject, r.problem.Breadth
+	req.Withdrawn = milli(r.problem.Withdrawn)
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
 	decisions, err := r.c.engine.Decide(r.ctx, req)
 	if err != nil {
@@ -681,7 +504,7 @@ func (r *compilation) decide() error {
 		})
 		r.res.Budget.Used += r.tokens[n]
 		r.event(Event{Stage: StageDecide, Kind: EventSelected, Unit: n, Code: reasons[n][0].Code, Detail: reasons[n][0].Detail})
-		if said := r.negated[n]; said != "" {
+		if said := r.q.Negated(n); said != "" {
 			// Only a host decision or its closure can select a negated
 			// unit (rule 5, rule 6): say so, the task asked otherwise.
 			r.event(Event{Stage: StageDecide, Kind: EventNegationOverridden, Unit: n, Code: reasons[n][0].Code, Detail: said})
@@ -715,7 +538,7 @@ func (r *compilation) selectReason(d rules.Decision) Reason {
 	case ReasonDependency:
 		return Reason{Code: ReasonDependency, Detail: "required by " + d.Detail}
 	case ReasonLexical:
-		return Reason{Code: ReasonLexical, Detail: summarize(r.evidence[d.Name])}
+		return Reason{Code: ReasonLexical, Detail: summarize(r.problem.Evidence[d.Name])}
 	case ReasonExplicit:
 		return Reason{Code: ReasonExplicit, Detail: "selected by the host"}
 	case ReasonMandatory:
@@ -778,7 +601,7 @@ func summarize(ev []Evidence) string {
 	}
 	parts := make([]string, len(ev))
 	for i, e := range ev {
-		parts[i] = fmt.Sprintf("%s %q %+.2f", e.Field, e.Match, e.Score)
+		parts[i] = fmt.Sprintf("%s %q %+.2f", e.Field, strings.Join(e.Terms, " "), e.Weight)
 	}
 	return strings.Join(parts, "; ")
 }
@@ -802,14 +625,6 @@ func (r *compilation) fingerprint() error {
 	r.res.Fingerprint = promptFingerprint(r.res.Prompt, r.selected)
 	r.res.CatalogFingerprint = r.c.catalogFP
 	return nil
-}
-
-func set(keys []string) map[string]bool {
-	m := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		m[k] = true
-	}
-	return m
 }
 
 func milli(f float64) int { return int(math.Round(f * 1000)) }

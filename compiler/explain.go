@@ -105,7 +105,7 @@ func writeEvidence(b *strings.Builder, ev []Evidence) {
 			fmt.Fprintf(b, "  evidence: ... %d more\n", len(ev)-5)
 			break
 		}
-		fmt.Fprintf(b, "  evidence: %s %s %+.3f\n", e.Field, ir.Quote(e.Match), e.Score)
+		fmt.Fprintf(b, "  evidence: %s %s %+.3f\n", e.Field, ir.Quote(strings.Join(e.Terms, " ")), e.Weight)
 	}
 }
 

@@ -96,12 +96,6 @@ type Result struct {
 	Events  []Event  `json:"-"`
 }
 
-// Ranked is a unit and its evidence score.
-type Ranked struct {
-	Name  string
-	Score float64
-}
-
 // Names returns the selected unit names in prompt order.
 func (r *Result) Names() []string {
 	out := make([]string, len(r.Selected))

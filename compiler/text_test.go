@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,97 +13,6 @@ import (
 	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/loader"
 )
-
-func TestWordsApostrophes(t *testing.T) {
-	tests := []struct {
-		name, text, want string
-	}{
-		{name: "ascii", text: "don't", want: "dont"},
-		{name: "right quote", text: "don\u2019t", want: "dont"},
-		{name: "left quote", text: "don\u2018t", want: "dont"},
-		{name: "modifier letter", text: "don\u02bct", want: "dont"},
-		{name: "acute accent", text: "don\u00b4t", want: "dont"},
-		{name: "backtick", text: "don`t", want: "dont"},
-		{name: "fullwidth", text: "don\uff07t", want: "dont"},
-		{name: "quoting a name", text: "`tdd` and \u2018tdd\u2019", want: "tdd and tdd"},
-		{name: "trailing", text: "tests\u02bc x", want: "tests x"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := strings.Join(Words(tt.text), " "); got != tt.want {
-				t.Errorf("Words(%q): got %q; want %q", tt.text, got, tt.want)
-			}
-		})
-	}
-}
-
-// TestSeqMatcher compares the one-pass matcher with trying every pattern
-// at every position, on random texts over a small vocabulary so that
-// patterns overlap and nest.
-func TestSeqMatcher(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	vocab := []string{"a", "b", "c"}
-	randSeq := func(n int) []string {
-		s := make([]string, n)
-		for i := range s {
-			s[i] = vocab[rng.IntN(len(vocab))]
-		}
-		return s
-	}
-	for round := range 200 {
-		m := newSeqMatcher()
-		var pats [][]string
-		for i := range 1 + rng.IntN(8) {
-			p := randSeq(1 + rng.IntN(4))
-			pats = append(pats, p)
-			m.add(p, int32(i))
-		}
-		m.build(nil)
-		text := randSeq(rng.IntN(30))
-		var got, want []string
-		m.scan(text, nil, func(end int, state int32) bool {
-			for _, id := range m.ends[state] {
-				got = append(got, fmt.Sprint(end, ":", id))
-			}
-			return true
-		})
-		for end := range text {
-			for id, p := range pats {
-				if start := end + 1 - len(p); start >= 0 && slices.Equal(text[start:end+1], p) {
-					want = append(want, fmt.Sprint(end, ":", id))
-				}
-			}
-		}
-		slices.Sort(got)
-		slices.Sort(want)
-		if !slices.Equal(got, want) {
-			t.Fatalf("round %d: patterns %v in %v: got %v; want %v", round, pats, text, got, want)
-		}
-		rev := newSeqMatcher()
-		for id, p := range pats {
-			r := slices.Clone(p)
-			slices.Reverse(r)
-			rev.add(r, int32(id))
-		}
-		rev.build(nil)
-		at := rev.longestFrom(text, nil)
-		for i := range text {
-			n := 0
-			if at[i] >= 0 {
-				n = int(rev.depth[at[i]])
-			}
-			wantN := 0
-			for _, p := range pats {
-				if len(p) > wantN && len(p) <= len(text)-i && slices.Equal(text[i:i+len(p)], p) {
-					wantN = len(p)
-				}
-			}
-			if n != wantN {
-				t.Fatalf("round %d: longest of %v at %d in %v: got %d words; want %d", round, pats, i, text, n, wantN)
-			}
-		}
-	}
-}
 
 // longTaskCompiler is a small catalog whose phrases start with words a
 // long task repeats: trying every phrase at every word, reading the rest of
@@ -262,95 +168,12 @@ func TestCompileCanceled(t *testing.T) {
 	}
 }
 
-func TestNegated(t *testing.T) {
-	c := build(t, map[string]string{
-		"skills/deploy/SKILL.md":          skill("deploy", "Deploy the service.", "", "# deploy"),
-		"skills/code-review/SKILL.md":     skill("code-review", "Review code changes.", "", "# code-review"),
-		"skills/code-review-bot/SKILL.md": skill("code-review-bot", "Run the review bot.", "", "# code-review-bot"),
-		"skills/tdd/SKILL.md":             skill("tdd", "Test-driven development.", `{"schema": 1, "aliases": ["red green"]}`, "# tdd"),
-	}, Policy{})
-	tests := []struct {
-		name, task, want string
-	}{
-		{name: "one name", task: "do not use tdd", want: "tdd"},
-		{name: "or", task: "fix the login bug. Don't use deploy or code-review.", want: "code-review deploy"},
-		{name: "comma and", task: "avoid deploy, tdd and code-review", want: "code-review deploy tdd"},
-		{name: "comma or", task: "avoid deploy, code-review, or tdd today", want: "code-review deploy tdd"},
-		{name: "and/or", task: "don't use deploy and/or tdd", want: "deploy tdd"},
-		{name: "nor", task: "never use deploy nor code-review", want: "code-review deploy"},
-		{name: "neither nor", task: "use neither deploy nor the tdd skill", want: "deploy tdd"},
-		{name: "articles in the list", task: "don't use the deploy or the tdd", want: "deploy tdd"},
-		{name: "quoted names", task: "don't use `deploy` or \u201ctdd\u201d", want: "deploy tdd"},
-		{name: "alias in a list", task: "without deploy or red green", want: "deploy tdd"},
-		{name: "longest name", task: "do not use code-review-bot", want: "code-review-bot"},
-		{name: "longest name in a list", task: "no deploy or code-review-bot", want: "code-review-bot deploy"},
-		{name: "full stop ends the list", task: "Don't use deploy. Code-review the change", want: "deploy"},
-		{name: "semicolon ends the list", task: "do not use tdd; deploy it", want: "tdd"},
-		{name: "bracket ends the list", task: "avoid deploy (or tdd)", want: "deploy"},
-		{name: "no connector, no list", task: "avoid deploy tdd style", want: "deploy"},
-		{name: "a word that is no name ends the list", task: "no deploy or even tdd", want: "deploy"},
-		{name: "cue in another clause", task: "Is it done? No. tdd is what I want", want: ""},
-		{name: "cue then nothing", task: "do not use", want: ""},
-		{name: "modifier apostrophe", task: "don\u02bct use tdd", want: "tdd"},
-		{name: "backtick apostrophe", task: "don`t use tdd", want: "tdd"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := slices.Sorted(maps.Keys(c.index.negated(c.index.analyze(tt.task, nil))))
-			if strings.Join(got, " ") != tt.want {
-				t.Errorf("negated(%q): got %q; want %q", tt.task, strings.Join(got, " "), tt.want)
-			}
-		})
-	}
-}
-
-// TestAnalyzeInPieces checks that splitting a long task in pieces, to look
-// at the deadline between them, finds the same words as one scan, and that
-// every word's span holds it.
-func TestAnalyzeInPieces(t *testing.T) {
-	ix := longTaskCompiler(t).index
-	rng := rand.New(rand.NewPCG(5, 6))
-	alphabet := []rune("aZé\u0301ß'\u2019`\u02bc \t\n.,-K\u212a9")
-	var b strings.Builder
-	for b.Len() < 5*scanPiece {
-		b.WriteRune(alphabet[rng.IntN(len(alphabet))])
-	}
-	task := b.String()
-	q := ix.analyze(task, nil)
-	if want := Words(task); !slices.Equal(q.words, want) {
-		t.Fatalf("got %d words; want %d, as Words finds them", len(q.words), len(want))
-	}
-	for i, sp := range q.spans {
-		if got := Words(task[sp.start:sp.end]); len(got) != 1 || got[0] != q.words[i] {
-			t.Fatalf("word %d: span %v holds %q; want %q", i, sp, got, q.words[i])
-		}
-	}
-}
-
-// FuzzAnalyze reads arbitrary tasks: analysis, negation and scoring must
-// not panic, and every word's span must hold the word.
-func FuzzAnalyze(f *testing.F) {
-	for _, s := range []string{"don't use deploy or code-review.", "avoid tdd, deploy and/or code review bot", "no. tdd", "neither `tdd` nor \u201cdeploy\u201d", "don\u02bct use code-review-bot;"} {
-		f.Add(s)
-	}
-	ix := longTaskCompiler(f).index
-	f.Fuzz(func(t *testing.T, task string) {
-		q := ix.analyze(task, nil)
-		for i, sp := range q.spans {
-			if got := Words(task[sp.start:sp.end]); len(got) != 1 || got[0] != q.words[i] {
-				t.Fatalf("word %d: span %v holds %q; want %q", i, sp, got, q.words[i])
-			}
-		}
-		ix.negated(q)
-		ix.score(q)
-	})
-}
-
 // TestNegationManyUnitsShareAName fails if negation walks the units of a
 // name at every cue that negates it: two thousand units sharing the alias
 // "zork" and a mebibyte of "no zork, " took seconds. Each distinct name is
-// resolved to its units once. The deadline is loose; the compile takes
-// a small fraction of it.
+// resolved to its units once. The deadline is loose; the compile takes a
+// fraction of it, most of it the policy judging the two thousand negated
+// units (rule 5 is the policy's, whatever their evidence).
 func TestNegationManyUnitsShareAName(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(dir, "base", "SKILL.md"), skill("base", "A unit.", "", "# base"))
@@ -365,11 +188,14 @@ func TestNegationManyUnitsShareAName(t *testing.T) {
 		u.Aliases = []string{"zork"}
 		cat.Units = append(cat.Units, &u)
 	}
+	// Through NewCatalog, as the loader builds it: the policy looks every
+	// unit it judges up by name.
+	cat = ir.NewCatalog(cat.Roots, cat.Units, cat.Diagnostics)
 	c, err := New(cat, Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	res, err := c.Compile(ctx, Request{Task: strings.Repeat("no zork, ", (1<<20)/9)})
 	if err != nil {

@@ -1,4 +1,4 @@
-package compiler
+package retrieval
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 )
 
 func TestBest(t *testing.T) {
-	ix := &index{}
+	ix := &Index{}
 	for _, n := range []string{"a", "b", "c", "d", "e"} {
 		ix.units = append(ix.units, &ir.Unit{Name: n})
 	}

@@ -1,0 +1,35 @@
+package compiler
+
+import "github.com/rlmc-dev/rlmc/retrieval"
+
+// Policy parameters on the evidence scale retrieval computes. They are
+// generic (no rule names a skill or a phrase), documented in README.md, and
+// were calibrated on the even-hash half of the benchmark cases only. The
+// policy reads them as request facts (threshold/2, support_floor/2,
+// tie_ratio/2).
+const (
+	// Threshold is the evidence a unit needs to be selected from the task
+	// alone (rule 10).
+	Threshold = 4.5
+	// CandidateFloor is the evidence a unit needs to be put before the
+	// policy at all: between it and Threshold a unit can only make a task
+	// ambiguous, never be selected.
+	CandidateFloor = retrieval.CandidateFloor
+	// SupportFloor is the evidence a candidate below Threshold needs to be
+	// selected anyway: as the best candidate at least twice the runner-up
+	// (a clear margin), or beside a stronger selected candidate (a task
+	// that asks for two things).
+	SupportFloor = 2.0
+	// TieRatio: a competing candidate scoring at least this percentage of
+	// the best one makes the task ambiguous (rule 9).
+	TieRatio = 75
+	// CandidateCap bounds the lexical candidates put before the policy; the
+	// interpreter's cost grows with them.
+	CandidateCap = retrieval.CandidateCap
+)
+
+// Evidence is one reason a unit scored; see retrieval.Evidence.
+type Evidence = retrieval.Evidence
+
+// Ranked is a unit and its evidence score; see retrieval.Ranked.
+type Ranked = retrieval.Ranked

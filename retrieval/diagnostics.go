@@ -1,0 +1,68 @@
+package retrieval
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rlmc-dev/rlmc/internal/pulse"
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// Diagnostics reports what the index ignores in cat's usable units and
+// why: aliases and triggers made only of stop words, and aliases that spell
+// another unit's name. When p stops it returns what it found so far.
+func Diagnostics(cat *ir.Catalog, p *pulse.Pulse) ir.Diagnostics {
+	out := contentless(cat, p)
+	if p.Now() {
+		return out
+	}
+	return append(out, aliasCollisions(cat)...)
+}
+
+// contentless reports every alias and trigger made only of stop words: the
+// index ignores them (see hasContent), and the author should know why they
+// never match.
+func contentless(cat *ir.Catalog, p *pulse.Pulse) ir.Diagnostics {
+	var out ir.Diagnostics
+	for _, u := range cat.Units {
+		if p.Now() {
+			return out
+		}
+		if u.Status != ir.StatusOK {
+			continue
+		}
+		report := func(what, value string) {
+			if !hasContent(value) {
+				out.Add(ir.Diagnostic{Root: u.Root, Path: u.Path, Code: ir.CodeNoContentWord, Severity: ir.SeverityWarning,
+					Message: fmt.Sprintf("%s %q has no content word, only stop words; it is ignored as evidence", what, value)})
+			}
+		}
+		for _, a := range u.Aliases {
+			report("alias", a)
+		}
+		for _, t := range u.Triggers {
+			report(string(t.Kind)+" trigger", t.Value)
+		}
+	}
+	return out
+}
+
+// aliasCollisions reports every alias that spells another unit's name: the
+// index ignores it (see usableAliases), so that no unit takes over a name
+// that is not its own.
+func aliasCollisions(cat *ir.Catalog) ir.Diagnostics {
+	var out ir.Diagnostics
+	names := nameKeys(cat)
+	for _, u := range cat.Units {
+		if u.Status != ir.StatusOK {
+			continue
+		}
+		for _, a := range u.Aliases {
+			if owner, ok := names[strings.Join(Words(a), " ")]; ok && owner != u.Name {
+				out.Add(ir.Diagnostic{Root: u.Root, Path: u.Path, Code: ir.CodeAliasCollision, Severity: ir.SeverityWarning,
+					Message: fmt.Sprintf("alias %q is the name of unit %q; it is ignored", a, owner)})
+			}
+		}
+	}
+	return out
+}

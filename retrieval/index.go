@@ -1,0 +1,488 @@
+// Package retrieval is rlmc's evidence stage (rule 1): it analyses a task
+// once into an immutable Query, scores it against a catalog's inverted index
+// (BM25F, phrases, bigrams, objects and actions), reads the task's
+// negations, and states the problem the Prolog policy judges: the
+// candidates with their scores and evidence, the facts about each pair, and
+// why every other unit stays out. It decides no rule but the first: which
+// units are eligible (rules 2-6) it asks of a Judge the compiler supplies.
+package retrieval
+
+import (
+	"maps"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rlmc-dev/rlmc/internal/pulse"
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// field is a part of a unit that carries evidence.
+type field int
+
+const (
+	fieldName field = iota
+	fieldAlias
+	fieldTrigger
+	fieldDescription
+	fieldWhenToUse
+	fieldHeading
+	fieldLead
+	numFields
+)
+
+var fieldNames = [numFields]string{"name", "alias", "trigger", "description", "when_to_use", "heading", "lead"}
+
+// Field weights and length normalization. They are generic (no field weight
+// names a skill) and were set by hand, not tuned: README.md names the fields
+// but not these numbers, and reports ("Routing quality") that changing them
+// moved even-half recall@1 by less than 0.01.
+var (
+	// fieldWeight scales a term's frequency by where it occurs (BM25F), in
+	// field order: name 3, alias 2.5, trigger 2 (a trigger's frequency is
+	// further scaled by its weight/100), description and when_to_use 1,
+	// heading 0.5, lead 0.2.
+	fieldWeight = [numFields]float64{3.0, 2.5, 2.0, 1.0, 1.0, 0.5, 0.2}
+	// fieldB is BM25's length normalization per field.
+	fieldB = [numFields]float64{0.3, 0.3, 0.5, 0.3, 0.3, 0.75, 0.3}
+)
+
+// Scoring parameters. They are generic (no rule names a skill or a phrase),
+// documented in README.md, and were calibrated on the even-hash half of the
+// benchmark cases only.
+const (
+	// bm25K1 is BM25's term-frequency saturation.
+	bm25K1 = 2.0
+	// Phrase bonuses: the whole name, an alias, or a multi-word trigger
+	// appears in the task as consecutive words.
+	bonusName    = 6.0
+	bonusAlias   = 5.0
+	bonusTrigger = 3.0 // times weight/100
+	// bonusBigram applies once per pair of consecutive task terms that also
+	// appear consecutively in the unit's name, description, when_to_use or
+	// triggers: word order is evidence a bag of words misses.
+	bonusBigram = 1.5
+	// penaltyNotWhen applies when the task matches one of the unit's own
+	// negative triggers (Skill-Router not_when).
+	penaltyNotWhen = 6.0
+	// penaltyObjectMismatch applies when the task names objects that the
+	// catalog's units declare (object triggers), the unit declares objects
+	// too, and none of the unit's is among them: "check the css" is not a
+	// job for a unit about prose, whatever else matches.
+	penaltyObjectMismatch = 6.0
+	// bonusObject and bonusAction apply once when the task names one of the
+	// objects (object triggers) or actions (verb triggers) the unit declares.
+	bonusObject = 0.75
+	bonusAction = 0.375
+	// CandidateFloor is the evidence a unit needs to be put before the
+	// policy at all: below the policy's threshold (compiler.Threshold) a
+	// unit can only make a task ambiguous, never be selected.
+	CandidateFloor = 1.5
+	// redundantShare: a candidate is redundant beside another when less
+	// than this share of its evidence rests on task words the other's
+	// evidence does not cover.
+	redundantShare = 0.25
+	// CandidateCap bounds the lexical candidates put before the policy; the
+	// interpreter's cost grows with them.
+	CandidateCap = 4
+)
+
+// posting is one unit's entry for a term. The BM25F saturation does not
+// depend on the task, so it is computed once when the index is built.
+type posting struct {
+	unit   int32
+	fields uint8   // bit f set when the term occurs in field f
+	sat    float64 // saturated, field-weighted term frequency
+}
+
+// phrase is a multi-word (or name) pattern of a unit, matched as
+// consecutive stems.
+type phrase struct {
+	unit   int32
+	kind   field // fieldName, fieldAlias, fieldTrigger; or -1 for not_when
+	stems  []string
+	weight float64
+	text   string
+}
+
+const notWhen field = -1
+
+// Index is a catalog's inverted index, built once per catalog by Build. It
+// never changes afterwards, so concurrent compiles share it.
+type Index struct {
+	cat   *ir.Catalog
+	pos   map[*ir.Unit]int // catalog position of every unit
+	units []*ir.Unit       // indexable units, by position
+	ids   map[string]int32
+	// byCatalog maps a catalog position to an index position, or -1: a
+	// compile walks every catalog unit, and a slice beats a name lookup.
+	byCatalog []int32
+	postings  map[string][]posting
+	// phrases are the units' phrases by id; phraseSeqs finds their stems
+	// in a task.
+	phrases    []phrase
+	phraseSeqs *seqMatcher
+	bigrams    map[bigram][]int32 // consecutive stems -> units, ascending
+	// objects and actions hold every declared object and action (object
+	// and verb triggers); unitObjects and unitActions list each unit's
+	// keys.
+	objects, actions         *keySet
+	unitObjects, unitActions [][]string
+	// wholeNames holds units' names and aliases as folded words, each
+	// reversed, for negation: "do not use X" matches X as whole words,
+	// unstemmed. A pattern's id is its position in nameUnits.
+	wholeNames *seqMatcher
+	nameUnits  []string
+	// aliases are each unit's aliases less those that spell another
+	// unit's name (see usableAliases), by position.
+	aliases [][]string
+}
+
+// keySet is a catalog-wide table of declared phrases, each known by its
+// key (its stems joined by spaces), matched against a task in one pass.
+type keySet struct {
+	seqs *seqMatcher
+	keys []string         // by pattern id
+	ids  map[string]int32 // key -> pattern id
+}
+
+func newKeySet() *keySet { return &keySet{seqs: newSeqMatcher(), ids: map[string]int32{}} }
+
+// add records a phrase's stems and returns its key.
+func (k *keySet) add(st []string) string {
+	key := strings.Join(st, " ")
+	if _, ok := k.ids[key]; !ok {
+		id := int32(len(k.keys))
+		k.ids[key] = id
+		k.keys = append(k.keys, key)
+		k.seqs.add(st, id)
+	}
+	return key
+}
+
+func stems(text string) []string {
+	ws := Words(text)
+	for i, w := range ws {
+		ws[i] = Stem(w)
+	}
+	return ws
+}
+
+// Build indexes cat's usable units (status ok). When p stops it returns
+// early with an incomplete index, which the caller must discard: p.Err says
+// so. A nil p never stops.
+func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
+	var (
+		raw     = map[string][]rawPosting{}
+		lengths [][numFields]float32 // per unit, per field, in terms
+		avgLen  [numFields]float64
+	)
+	ix := &Index{cat: cat, pos: make(map[*ir.Unit]int, len(cat.Units)), ids: map[string]int32{}, bigrams: map[bigram][]int32{}, objects: newKeySet(), actions: newKeySet(), phraseSeqs: newSeqMatcher(), wholeNames: newSeqMatcher()}
+	ix.byCatalog = make([]int32, len(cat.Units))
+	for i, u := range cat.Units {
+		ix.pos[u] = i
+		ix.byCatalog[i] = -1
+		if u.Status == ir.StatusOK {
+			ix.byCatalog[i] = int32(len(ix.units))
+			ix.ids[u.Name] = int32(len(ix.units))
+			ix.units = append(ix.units, u)
+		}
+	}
+	names := nameKeys(cat)
+	for _, u := range ix.units {
+		ix.aliases = append(ix.aliases, usableAliases(u, names))
+	}
+	bags := bagsOf(ix.units, ix.aliases, p)
+	// Sized from the bags, the catalog-wide tables never grow: growing
+	// maps of millions of entries a step at a time cost more than filling
+	// them.
+	var nPostings, nGrams int
+	for i := range bags {
+		nPostings += len(bags[i].terms)
+		nGrams += len(bags[i].grams)
+	}
+	raw = make(map[string][]rawPosting, nPostings)
+	ix.bigrams = make(map[bigram][]int32, nGrams)
+	for id, u := range ix.units {
+		if p.Now() {
+			return ix
+		}
+		id := int32(id)
+		addPhrase := func(f field, text string, weight float64) {
+			s := stems(text)
+			if len(s) == 0 || (f == fieldTrigger && len(s) < 2) || !hasContent(text) {
+				return
+			}
+			ix.phraseSeqs.add(s, int32(len(ix.phrases)))
+			ix.phrases = append(ix.phrases, phrase{unit: id, kind: f, stems: s, weight: weight, text: text})
+		}
+		nameText := nameWords(u)
+		addPhrase(fieldName, nameText, 1)
+		ix.addWhole(u.Name, u.Name)
+		// A phrase counts once per unit: an alias or trigger that repeats
+		// the name (or each other) adds no evidence.
+		seenPhrase := map[string]bool{strings.Join(stems(nameText), " "): true}
+		fresh := func(text string) bool {
+			key := strings.Join(stems(text), " ")
+			if seenPhrase[key] {
+				return false
+			}
+			seenPhrase[key] = true
+			return true
+		}
+		for _, a := range ix.aliases[id] {
+			if fresh(a) {
+				addPhrase(fieldAlias, a, 1)
+			}
+			ix.addWhole(u.Name, a)
+		}
+		for _, t := range u.Triggers {
+			if fresh(t.Value) {
+				addPhrase(fieldTrigger, t.Value, float64(float32(t.Weight)/ir.DefaultTriggerWeight))
+			}
+		}
+		for _, n := range u.NegativeTriggers {
+			addPhrase(notWhen, n, 1)
+		}
+		ix.unitObjects = append(ix.unitObjects, declare(ix.objects, u.Triggers, ir.TriggerObject))
+		ix.unitActions = append(ix.unitActions, declare(ix.actions, u.Triggers, ir.TriggerVerb))
+		b := &bags[id]
+		for _, g := range b.grams {
+			ix.bigrams[g] = append(ix.bigrams[g], id) // id ascends: units in order
+		}
+		for i, t := range b.terms {
+			raw[t] = append(raw[t], rawPosting{unit: id, tf: b.tf[i]})
+		}
+		lengths = append(lengths, b.lens)
+		for f := range b.lens {
+			avgLen[f] += float64(b.lens[f])
+		}
+		*b = bag{} // its terms are in raw now: let the collector have the rest
+	}
+	for _, m := range []*seqMatcher{ix.phraseSeqs, ix.objects.seqs, ix.actions.seqs, ix.wholeNames} {
+		if !m.build(p.Stop) {
+			return ix
+		}
+	}
+	if !ix.nameObjects(p) {
+		return ix
+	}
+	for f := range avgLen {
+		if n := len(ix.units); n > 0 {
+			avgLen[f] /= float64(n)
+		}
+		if avgLen[f] == 0 {
+			avgLen[f] = 1
+		}
+	}
+	ix.postings = make(map[string][]posting, len(raw))
+	for t, ps := range raw {
+		if p.Stop() {
+			return ix
+		}
+		out := make([]posting, len(ps))
+		for i, p := range ps {
+			out[i] = posting{unit: p.unit, fields: p.fields(), sat: saturate(p.tf, lengths[p.unit], avgLen)}
+		}
+		ix.postings[t] = out
+		raw[t] = nil // converted: the collector may have it while the rest are
+	}
+	return ix
+}
+
+// nameObjects adds to each unit's objects those that its name or an alias
+// names: a unit called "frontend-build" is about the frontend whether or not
+// its author repeated the word among its objects, so a task about the
+// frontend must not count it as a mismatch. It runs once every unit has
+// declared its objects, since a name may use another unit's object word.
+// It returns false, leaving the work undone, when p stops.
+func (ix *Index) nameObjects(p *pulse.Pulse) bool {
+	for id, u := range ix.units {
+		if p.Now() {
+			return false
+		}
+		names := append([]string{nameWords(u)}, ix.aliases[id]...)
+		for _, n := range names {
+			for _, key := range slices.Sorted(maps.Keys(ix.objects.named(stems(n), nil))) {
+				if !slices.Contains(ix.unitObjects[id], key) {
+					ix.unitObjects[id] = append(ix.unitObjects[id], key)
+				}
+			}
+		}
+	}
+	return true
+}
+
+// bag is one unit's terms, counted per field, and the bigrams of its
+// short fields: the part of indexing that needs no other unit.
+type bag struct {
+	terms []string             // sorted
+	tf    [][numFields]float32 // by position in terms
+	lens  [numFields]float32   // terms per field
+	grams []bigram
+}
+
+// bagsOf computes every unit's bag, on all cores: splitting and stemming
+// the text of thousands of units is most of the cost of building an index.
+// When p's context is done the workers stop, leaving the remaining bags
+// empty; a pulse is not safe for concurrent use, so they read the context
+// itself, once per unit.
+func bagsOf(units []*ir.Unit, aliases [][]string, p *pulse.Pulse) []bag {
+	bags := make([]bag, len(units))
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	ctx := p.Context()
+	done := func() bool { return ctx != nil && ctx.Err() != nil }
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(units) && !done(); i = int(next.Add(1) - 1) {
+				bags[i] = bagOf(units[i], aliases[i])
+			}
+		})
+	}
+	wg.Wait()
+	return bags
+}
+
+func bagOf(u *ir.Unit, aliases []string) bag {
+	var (
+		at    = map[string]int32{} // term -> position in freqs
+		freqs [][numFields]float32
+		grams = map[bigram]bool{}
+		b     bag
+	)
+	// add counts text's terms in field f and, when paired, records its
+	// bigrams: each text is split into terms once.
+	add := func(f field, text string, weight float32, paired bool) {
+		ts := Terms(text)
+		for i, t := range ts {
+			j, ok := at[t]
+			if !ok {
+				j = int32(len(freqs))
+				at[t] = j
+				freqs = append(freqs, [numFields]float32{})
+			}
+			freqs[j][f] += weight
+			b.lens[f]++
+			if paired && i+1 < len(ts) {
+				grams[bigram{t, ts[i+1]}] = true
+			}
+		}
+	}
+	add(fieldName, nameWords(u), 1, true)
+	for _, a := range aliases {
+		add(fieldAlias, a, 1, false)
+	}
+	for _, t := range u.Triggers {
+		add(fieldTrigger, t.Value, float32(t.Weight)/ir.DefaultTriggerWeight, true)
+	}
+	add(fieldDescription, u.Description, 1, true)
+	add(fieldWhenToUse, u.WhenToUse, 1, true)
+	for _, h := range u.Headings {
+		add(fieldHeading, h, 1, false)
+	}
+	add(fieldLead, u.Lead, 1, false)
+	b.terms = slices.Sorted(maps.Keys(at))
+	b.tf = make([][numFields]float32, len(b.terms))
+	for i, t := range b.terms {
+		b.tf[i] = freqs[at[t]]
+	}
+	b.grams = slices.Collect(maps.Keys(grams))
+	return b
+}
+
+// hasContent reports whether text holds at least one word that is not a
+// stop word nor inflects one (see isStop). A phrase, alias or declared object made only of stop words ("i
+// want", "of the") occurs in almost any task, so it is no evidence at all,
+// and a metadata weight must not be able to make it one.
+func hasContent(text string) bool { return len(Terms(text)) > 0 }
+
+// nameKeys maps the name of every unit of the catalog, whatever its
+// status, as its folded words joined by spaces, to the unit's name.
+func nameKeys(cat *ir.Catalog) map[string]string {
+	out := make(map[string]string, len(cat.Units))
+	for _, u := range cat.Units {
+		out[strings.Join(Words(u.Name), " ")] = u.Name
+	}
+	return out
+}
+
+// usableAliases returns u's aliases less those that spell another unit's
+// name (names as nameKeys builds them). Such an alias would let a unit take
+// over a name that is not its own, as evidence and as the name a task
+// negates or asks for; the unit that bears the name keeps it, and
+// aliasCollisions warns about the alias.
+func usableAliases(u *ir.Unit, names map[string]string) []string {
+	var out []string
+	for _, a := range u.Aliases {
+		if owner, ok := names[strings.Join(Words(a), " ")]; ok && owner != u.Name {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// nameWords is a unit's name as the words it is made of.
+func nameWords(u *ir.Unit) string { return strings.ReplaceAll(u.Name, "-", " ") }
+
+// rawPosting holds term frequencies per field until lengths are known.
+type rawPosting struct {
+	unit int32
+	tf   [numFields]float32
+}
+
+func (p rawPosting) fields() uint8 {
+	var b uint8
+	for f := range p.tf {
+		if p.tf[f] > 0 {
+			b |= 1 << f
+		}
+	}
+	return b
+}
+
+func (ix *Index) addWhole(unit, text string) {
+	ws := Words(text)
+	slices.Reverse(ws)
+	ix.wholeNames.add(ws, int32(len(ix.nameUnits)))
+	ix.nameUnits = append(ix.nameUnits, unit)
+}
+
+// declare records a unit's triggers of one kind in a catalog-wide table
+// and returns the unit's keys.
+func declare(table *keySet, triggers []ir.Trigger, kind ir.TriggerKind) []string {
+	var keys []string
+	for _, t := range triggers {
+		if t.Kind != kind {
+			continue
+		}
+		if st := stems(t.Value); len(st) > 0 && hasContent(t.Value) {
+			keys = append(keys, table.add(st))
+		}
+	}
+	return keys
+}
+
+// named returns the keys of the table that stems name, in one pass: nil
+// when it names none, and only those found so far when stop reports true.
+func (k *keySet) named(stems []string, stop func() bool) map[string]bool {
+	var out map[string]bool
+	k.seqs.scan(stems, stop, func(_ int, state int32) bool {
+		if out == nil {
+			out = map[string]bool{}
+		}
+		key := k.keys[k.seqs.ends[state][0]]
+		if out[key] {
+			return false // and so are the shorter keys ending here
+		}
+		out[key] = true
+		return true
+	})
+	return out
+}
+

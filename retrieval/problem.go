@@ -1,0 +1,389 @@
+package retrieval
+
+import (
+	"context"
+	"slices"
+
+	"github.com/rlmc-dev/rlmc/internal/pulse"
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// Origin says why a candidate is put before the policy.
+type Origin string
+
+// Origins, in the order the policy serves them.
+const (
+	OriginMandatory Origin = "mandatory"
+	OriginExplicit  Origin = "explicit"
+	OriginLexical   Origin = "lexical"
+)
+
+// Candidate is a unit put before the policy, with its evidence score.
+type Candidate struct {
+	Name   string
+	Origin Origin
+	Score  float64
+}
+
+// Verdict is the Judge's rejection of a unit: Code and Detail are the
+// policy's reason and its object, as eligible/3 gives them.
+type Verdict struct {
+	Name   string
+	Code   string
+	Detail string
+}
+
+// Judge decides eligibility (rules 2-6) for retrieval, which decides none
+// of it. Ineligible returns a verdict for every unit of cands that can never
+// be selected in this request, in any order, and none for the others.
+type Judge interface {
+	Ineligible(ctx context.Context, cands []Candidate) ([]Verdict, error)
+}
+
+// Request is what retrieval reads from a compile besides the task: the
+// host's candidates and denials. Names need not be sorted.
+type Request struct {
+	Mandatory []string
+	Explicit  []string
+	Denied    map[string]bool
+}
+
+// Reasons retrieval gives a unit that is not a candidate. They make no
+// claim about eligibility: that is the Judge's. Shadowed and Invalid report
+// the loader's status.
+const (
+	// NoEvidence: the task holds nothing for the unit (score 0).
+	NoEvidence = "no_evidence"
+	// BelowThreshold: some evidence, but below CandidateFloor, or
+	// outranked by the candidates (outside CandidateCap).
+	BelowThreshold = "below_threshold"
+	Shadowed       = "shadowed"
+	Invalid        = "invalid"
+)
+
+// Exclusion is why a unit that is not a candidate stays out of the
+// policy's problem.
+type Exclusion struct {
+	// Code is NoEvidence, BelowThreshold, Shadowed or Invalid, or, when
+	// Judged, the Judge's code.
+	Code string
+	// Detail is the Judge's detail when Judged; for Shadowed, the unit that
+	// shadows it; else empty.
+	Detail string
+	// Judged says the Judge decided it (rules 2-6).
+	Judged bool
+	// Outranked says a BelowThreshold unit had evidence above the candidate
+	// floor but was outside the CandidateCap best eligible units.
+	Outranked bool
+}
+
+// Judgment is a lexical unit the Judge found ineligible while the
+// candidates were chosen, with its score; Evidence is set for the units
+// judged among the first CandidateCap, whose evidence the explanation shows.
+type Judgment struct {
+	Verdict
+	Score    float64
+	Evidence []Evidence
+}
+
+// Problem is what the policy judges: the candidates, the facts about them
+// and about each pair, and why every other unit stays out. It never
+// changes after Retrieve.
+type Problem struct {
+	// Query is the analysed task the problem was built from.
+	Query *Query
+	// Candidates are the mandatory units (sorted), then the explicit ones
+	// (sorted), then at most CandidateCap eligible lexical units, best
+	// first.
+	Candidates []Candidate
+	// Evidence holds each indexed candidate's evidence, largest first.
+	Evidence map[string][]Evidence
+	// Redundant holds [a, b] for a lexical candidate b when less than
+	// redundantShare (25%) of b's score rests on task terms a's positive
+	// evidence does not cover.
+	Redundant map[[2]string]bool
+	// SameObject holds [a, b] for a lexical candidate b when the task names
+	// an object both declare.
+	SameObject map[[2]string]bool
+	// Breadth counts the distinct task terms each candidate's positive
+	// evidence rests on.
+	Breadth map[string]int
+	// Withdrawn is the best score of a lexical unit the Judge kept from
+	// the candidates while they were chosen, or 0 (rule 10).
+	Withdrawn float64
+	// Ranking lists the RankingSize units with the most evidence, best
+	// first, eligible or not.
+	Ranking []Ranked
+	// Ineligible lists the lexical units the Judge rejected while the
+	// candidates were chosen, in the order judged.
+	Ineligible []Judgment
+	// Excluded holds, by catalog position, why each unit that is not a
+	// candidate stays out; a candidate's Code is "".
+	Excluded []Exclusion
+
+	ix     *Index
+	scores []float64 // by index position
+}
+
+// Score returns a unit's evidence score, or 0 when it has none or is not
+// indexed.
+func (pr *Problem) Score(name string) float64 {
+	if id, ok := pr.ix.ids[name]; ok {
+		return pr.scores[id]
+	}
+	return 0
+}
+
+// ScoreAt returns the evidence score of the unit at catalog position i.
+func (pr *Problem) ScoreAt(i int) float64 {
+	if id := pr.ix.byCatalog[i]; id >= 0 {
+		return pr.scores[id]
+	}
+	return 0
+}
+
+// Retrieve scores q and states the problem the policy judges. Eligibility
+// is the Judge's: it is shown the best lexical units best first, in
+// batches, until CandidateCap eligible ones are found, and, in the first
+// call, every unit req denies or the task negates that it would not
+// otherwise see, so that those get the policy's reason whatever their
+// score. A unit the Judge rejects takes no candidate's place. The error is
+// ctx's, or the Judge's as it returned it. When p stops, Retrieve returns
+// a partial problem the caller must discard (p.Err says so).
+func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judge, p *pulse.Pulse) (*Problem, error) {
+	scores, above := ix.score(q, p.Stop)
+	pr := &Problem{Query: q, ix: ix, scores: scores, Excluded: make([]Exclusion, len(ix.cat.Units))}
+	host := make(map[string]bool, len(req.Mandatory)+len(req.Explicit))
+	mandatory := slices.Sorted(slices.Values(req.Mandatory))
+	for _, n := range slices.Compact(mandatory) {
+		host[n] = true
+		pr.Candidates = append(pr.Candidates, Candidate{Name: n, Origin: OriginMandatory, Score: pr.Score(n)})
+	}
+	explicit := slices.Sorted(slices.Values(req.Explicit))
+	for _, n := range slices.Compact(explicit) {
+		if !host[n] {
+			host[n] = true
+			pr.Candidates = append(pr.Candidates, Candidate{Name: n, Origin: OriginExplicit, Score: pr.Score(n)})
+		}
+	}
+	var lexical []scored
+	for _, s := range above {
+		if !host[ix.units[s.unit].Name] {
+			lexical = append(lexical, s)
+		}
+	}
+	top, err := ix.eligibleTop(ctx, pr, lexical, ix.named(q, req, host), judge, p)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range top {
+		pr.Candidates = append(pr.Candidates, Candidate{Name: ix.units[s.unit].Name, Origin: OriginLexical, Score: s.score})
+	}
+	pr.Evidence = make(map[string][]Evidence, len(pr.Candidates))
+	for _, c := range pr.Candidates {
+		if id, ok := ix.ids[c.Name]; ok {
+			pr.Evidence[c.Name] = ix.evidence(q, id, p.Stop)
+		}
+	}
+	pr.Redundant, pr.SameObject, pr.Breadth = ix.relate(q, pr.Candidates, pr.Evidence)
+	pr.Ranking = ix.top(scores, RankingSize)
+	// Every other unit gets its standing. Candidate positions are few:
+	// walk them sorted beside the catalog.
+	var inCands []int
+	for _, c := range pr.Candidates {
+		if i, ok := ix.catalogPos(c.Name); ok {
+			inCands = append(inCands, i)
+		}
+	}
+	slices.Sort(inCands)
+	inCands = slices.Compact(inCands)
+	for i, u := range ix.cat.Units {
+		if p.Stop() {
+			return pr, nil // the caller reports the context's error
+		}
+		if len(inCands) > 0 && inCands[0] == i {
+			inCands = inCands[1:]
+			continue
+		}
+		if pr.Excluded[i].Code == "" {
+			pr.Excluded[i] = standing(u, pr.ScoreAt(i))
+		}
+	}
+	return pr, nil
+}
+
+// standing is the reason a unit that is neither a candidate nor judged
+// stays out: its loader status, else how much evidence it has.
+func standing(u *ir.Unit, score float64) Exclusion {
+	switch {
+	case u.Status == ir.StatusShadowed:
+		return Exclusion{Code: Shadowed, Detail: u.ShadowedBy}
+	case u.Status == ir.StatusInvalid:
+		return Exclusion{Code: Invalid}
+	case score != 0:
+		return Exclusion{Code: BelowThreshold}
+	}
+	return Exclusion{Code: NoEvidence}
+}
+
+// catalogPos returns the catalog position of the unit that bears name.
+func (ix *Index) catalogPos(name string) (int, bool) {
+	u, ok := ix.cat.Lookup(name)
+	if !ok {
+		return 0, false
+	}
+	return ix.pos[u], true
+}
+
+// named returns the indexed units the request names besides its host
+// candidates, the denied ones and those the task negates, sorted by name:
+// the Judge sees them whatever their score. Both sets are bounded by the
+// request, not the catalog.
+func (ix *Index) named(q *Query, req Request, host map[string]bool) []int32 {
+	if len(req.Denied) == 0 && len(q.negated) == 0 {
+		return nil
+	}
+	var names []string
+	for n := range req.Denied {
+		names = append(names, n)
+	}
+	for n := range q.negated {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var out []int32
+	for _, n := range slices.Compact(names) {
+		if id, ok := ix.ids[n]; ok && !host[n] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// eligibleTop returns the CandidateCap best of the lexical units that the
+// Judge finds eligible, and records in pr why the others stay out. A unit
+// that can never be selected in this request takes no candidate's place;
+// the best score among those judged in the batches is kept for rule 10,
+// since taking a unit away must not manufacture a margin for a weaker one.
+// Units are judged best first, in batches, so the usual compile asks once
+// about the four best; the first call also judges named, the units the
+// request names.
+func (ix *Index) eligibleTop(ctx context.Context, pr *Problem, lexical []scored, named []int32, judge Judge, p *pulse.Pulse) (top []scored, err error) {
+	batch, rest := ix.best(lexical, CandidateCap)
+	var (
+		verdicts map[int32]Verdict // judged ineligible, by index position
+		asked    map[int32]bool    // judged at all
+		outside  []scored
+	)
+	ask := func(units []int32) error {
+		cands := make([]Candidate, 0, len(units))
+		for _, u := range units {
+			if !asked[u] {
+				cands = append(cands, Candidate{Name: ix.units[u].Name, Origin: OriginLexical, Score: pr.scores[u]})
+			}
+		}
+		if len(cands) == 0 {
+			return nil
+		}
+		if asked == nil {
+			asked, verdicts = map[int32]bool{}, map[int32]Verdict{}
+		}
+		// In calls of at most ineligibleBatch units: the interpreter's
+		// bindings grow with its input, and a task that negates a name
+		// thousands of units share must cost them linear time.
+		var vs []Verdict
+		for len(cands) > 0 {
+			n := min(len(cands), ineligibleBatch)
+			v, err := judge.Ineligible(ctx, cands[:n])
+			if err != nil {
+				return err
+			}
+			vs = append(vs, v...)
+			cands = cands[n:]
+		}
+		for _, u := range units {
+			asked[u] = true
+		}
+		for _, v := range vs {
+			if id, ok := ix.ids[v.Name]; ok {
+				verdicts[id] = v
+			}
+		}
+		return nil
+	}
+	exclude := func(u int32, v Verdict) {
+		pr.Excluded[ix.pos[ix.units[u]]] = Exclusion{Code: v.Code, Detail: v.Detail, Judged: true}
+	}
+	sorted := false
+	for first := true; len(batch) > 0 || (first && len(named) > 0); first = false {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		units := make([]int32, len(batch), len(batch)+len(named))
+		for i, s := range batch {
+			units[i] = s.unit
+		}
+		if first {
+			units = append(units, named...)
+		}
+		if err := ask(units); err != nil {
+			return nil, err
+		}
+		if first {
+			for _, u := range named {
+				if v, bad := verdicts[u]; bad {
+					exclude(u, v)
+				}
+			}
+		}
+		for _, s := range batch {
+			v, bad := verdicts[s.unit]
+			switch {
+			case bad:
+				exclude(s.unit, v)
+				j := Judgment{Verdict: v, Score: s.score}
+				if !sorted {
+					// Among the best four: explain what the task said for it.
+					j.Evidence = ix.evidence(pr.Query, s.unit, p.Stop)
+				}
+				pr.Ineligible = append(pr.Ineligible, j)
+				// A negated unit's score holds no evidence from the words
+				// that negate it (Analyze masks them), so it all came from
+				// the rest of the task and counts as a rival.
+				pr.Withdrawn = max(pr.Withdrawn, s.score)
+			case len(top) < CandidateCap:
+				top = append(top, s)
+			default:
+				outside = append(outside, s)
+			}
+		}
+		need := CandidateCap - len(top)
+		if need == 0 || len(rest) == 0 {
+			break
+		}
+		if !sorted {
+			// Rare: some of the best were ineligible. Walk the rest in
+			// order, in batches no smaller than ineligibleBatch so that a
+			// catalog of many ineligible matches costs few calls.
+			slices.SortFunc(rest, func(a, b scored) int {
+				if ix.before(a, b) {
+					return -1
+				}
+				return 1
+			})
+			sorted = true
+		}
+		n := min(max(need, ineligibleBatch), len(rest))
+		batch, rest = rest[:n], rest[n:]
+	}
+	for _, s := range append(outside, rest...) {
+		if _, bad := verdicts[s.unit]; !bad {
+			pr.Excluded[ix.pos[ix.units[s.unit]]] = Exclusion{Code: BelowThreshold, Outranked: true}
+		}
+	}
+	return top, nil
+}
+
+// ineligibleBatch is how many units eligibleTop judges at once past the
+// first four.
+const ineligibleBatch = 32

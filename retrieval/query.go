@@ -1,0 +1,292 @@
+package retrieval
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/rlmc-dev/rlmc/internal/pulse"
+)
+
+// Query is a task analysed once against an index, by Analyze: everything
+// scoring, evidence and the pair relations read from the task is computed
+// there, so they are pure functions of the index and the query, callable in
+// any order. A Query never changes after Analyze and is only valid with the
+// index that made it.
+type Query struct {
+	task        string
+	words       []string // folded words, for negation and whole-name matching
+	spans       []span   // where each word is in task
+	stems       []string // stems of every word, for phrases; "" for a masked word
+	uniqueTerms []string // indexed stems minus stop words, deduplicated, sorted
+	bigrams     []bigram // indexed pairs of consecutive terms, deduplicated, as they first occur
+	// negated maps each unit the task negates to the words that did it.
+	negated map[string]string
+	// phrases are the unit phrases the task holds; objects and acts the
+	// declared objects and actions it names (nil when none).
+	phrases       []phraseMatch
+	objects, acts map[string]bool
+}
+
+// Negation is a unit the task negates (rule 5) and the words that did it.
+type Negation struct {
+	Unit string
+	Said string
+}
+
+// Negations returns the units the task negates, sorted by name.
+func (q *Query) Negations() []Negation {
+	out := make([]Negation, 0, len(q.negated))
+	for _, n := range slices.Sorted(maps.Keys(q.negated)) {
+		out = append(out, Negation{Unit: n, Said: q.negated[n]})
+	}
+	return out
+}
+
+// Negated returns the words that negated unit, or "" when the task does not
+// negate it.
+func (q *Query) Negated(unit string) string { return q.negated[unit] }
+
+// span is where a word is in the task, in bytes.
+type span struct{ start, end int32 }
+
+// scanPiece is about how many bytes of the task analyze splits into words
+// before it looks at the context again.
+const scanPiece = 32 << 10
+
+// Analyze reads the task once: its words, negations, terms, bigrams, and
+// the phrases, objects and actions of the index it names. Its terms and
+// bigrams are kept only when the catalog indexes them: no other can score,
+// and a long task of words no skill uses must not cost a map entry per
+// word. When p stops, the query is partial and the caller must discard it
+// (p.Err says so); a nil p never stops.
+func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
+	q := &Query{task: task}
+	// English averages about six bytes a word with its space; guessing
+	// saves most of the regrowing on a long task.
+	words, spans := make([]string, 0, len(task)/6+1), make([]span, 0, len(task)/6+1)
+	// The task is split in pieces at blanks, which no word crosses, so that
+	// a deadline is looked at between them.
+	for off := 0; off < len(task); {
+		if p.Now() {
+			break
+		}
+		end := min(off+scanPiece, len(task))
+		if i := strings.IndexAny(task[end:], " \t\n"); i >= 0 {
+			end += i
+		} else {
+			end = len(task)
+		}
+		words, spans = appendWords(words, spans, task[off:end], off, true)
+		off = end
+	}
+	q.words, q.spans = words, spans
+	// Negation reads words before terms are counted: the words a negation
+	// names are masked, so naming a unit to refuse it is evidence for no
+	// unit at all, neither the refused one nor another sharing its words.
+	var masked []bool
+	q.negated, masked = ix.negations(q, p)
+	q.stems = make([]string, len(q.words))
+	seen := map[string]bool{}
+	grams := map[bigram]bool{}
+	var prev string // the last term, for bigrams
+	// Bigrams stay in the order they first occur: every one adds the same
+	// bonus and evidence sorts them by text, so no order needs sorting.
+	for i, w := range q.words {
+		if p.Stop() {
+			return q
+		}
+		if masked != nil && masked[i] {
+			// An empty stem matches no phrase, object or action and
+			// ends any in progress; prev is reset so no bigram spans it.
+			prev = ""
+			continue
+		}
+		st := Stem(w)
+		q.stems[i] = st
+		if isStop(w, st) {
+			continue
+		}
+		if _, known := ix.postings[st]; known && !seen[st] {
+			seen[st] = true
+			q.uniqueTerms = append(q.uniqueTerms, st)
+		}
+		if g := (bigram{prev, st}); prev != "" && !grams[g] {
+			if _, known := ix.bigrams[g]; known {
+				grams[g] = true
+				q.bigrams = append(q.bigrams, g)
+			}
+		}
+		prev = st
+	}
+	sort.Strings(q.uniqueTerms)
+	q.phrases = ix.matchPhrases(q, p.Stop)
+	q.objects, q.acts = ix.objects.named(q.stems, p.Stop), ix.actions.named(q.stems, p.Stop)
+	return q
+}
+
+// bigram is two consecutive terms. An array key needs no joined string, which
+// matters when the index holds every pair of every unit's text.
+type bigram [2]string
+
+// gapKind is what lies between two words of the task, as negation reads it.
+type gapKind uint8
+
+const (
+	// gapSpace is blanks, quotes, dashes, emphasis marks or the $ that
+	// invokes a skill by name ("never use $tdd", as "/tdd" does): the
+	// clause runs on.
+	gapSpace gapKind = iota
+	// gapList adds a comma, slash or ampersand: a list may go on
+	// without a connector word ("X, Y and Z").
+	gapList
+	// gapBreak is anything else (a full stop, a colon, a bracket, a blank
+	// line) and follows the last word: the clause ends.
+	gapBreak
+)
+
+// gap says what lies between word k and word k+1. It reads no further than
+// the first character that ends the clause.
+func (q *Query) gap(k int) gapKind {
+	if k < 0 || k+1 >= len(q.words) {
+		return gapBreak
+	}
+	kind, newlines := gapSpace, 0
+	for _, r := range q.task[q.spans[k].end:q.spans[k+1].start] {
+		switch {
+		case r == '\n':
+			if newlines++; newlines > 1 {
+				return gapBreak
+			}
+		case r == ',' || r == '/' || r == '&':
+			kind = gapList
+		case unicode.IsSpace(r) || isApostrophe(r) || strings.ContainsRune("\"*_~-$\u201c\u201d\u00ab\u00bb", r):
+		default:
+			return gapBreak
+		}
+	}
+	return kind
+}
+
+// negationCues introduce units the task does not want, as folded words,
+// longest first where one cue ends another.
+var negationCues = [][]string{
+	{"do", "not", "use"}, {"dont", "use"}, {"never", "use"}, {"not", "use"},
+	{"avoid"}, {"without"}, {"no"}, {"neither"},
+}
+
+// articles may sit between a cue or a connector and a name: "don't use the
+// tdd skill", "don't use either X or Y". At most maxArticles are skipped.
+var articles = map[string]bool{"the": true, "a": true, "an": true, "any": true, "either": true, "neither": true}
+
+const maxArticles = 2
+
+// connectors continue a list of names after a cue: "X or Y", "X, Y and Z",
+// "neither X nor Y". At most maxConnectors sit between two names ("and/or").
+var connectors = map[string]bool{"or": true, "and": true, "nor": true}
+
+const maxConnectors = 2
+
+// negations returns the units the task negates, with the words that did
+// it, and which words the negated names are (nil when none): those words
+// are no evidence for any unit. A cue negates the longest name or alias
+// that follows it in the same clause (so "do not use code-review-bot"
+// spares code-review), and every name of a list that goes on from there:
+// "don't use deploy or code-review" negates both. Each word is read a
+// bounded number of times, whatever the names, and each distinct name is
+// resolved to its units once, however often it is negated and however
+// many units share it, so the pass is linear in the task.
+func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool) {
+	out := map[string]string{}
+	var (
+		masked []bool
+		nameAt []int32              // the longest name starting at each word, once a cue is seen
+		states []int32              // the names negated, as states, in the order first negated
+		said   = map[int32]string{} // state -> the words that first negated it
+	)
+	for i := 0; i < len(q.words); i++ {
+		if p.Stop() {
+			break
+		}
+		n := q.cueAt(i)
+		if n == 0 {
+			continue
+		}
+		if nameAt == nil {
+			if nameAt = ix.wholeNames.longestFrom(q.words, p.Stop); nameAt == nil {
+				break
+			}
+		}
+		end := i + n // the words read so far end here
+		for item := 0; ; item++ {
+			k := end
+			if item > 0 {
+				// A further name needs a comma or a connector word.
+				g := q.gap(k - 1)
+				listed := g == gapList
+				for c := 0; g != gapBreak && c < maxConnectors && k < len(q.words) && connectors[q.words[k]]; c++ {
+					listed, k = true, k+1
+					g = q.gap(k - 1)
+				}
+				if !listed {
+					break
+				}
+			}
+			for a := 0; a < maxArticles && k < len(q.words) && articles[q.words[k]] && q.gap(k-1) != gapBreak; a++ {
+				k++
+			}
+			if k >= len(q.words) || q.gap(k-1) == gapBreak {
+				break
+			}
+			state := nameAt[k]
+			if state < 0 {
+				break
+			}
+			m := int(ix.wholeNames.depth[state])
+			if _, ok := said[state]; !ok {
+				said[state] = q.said(i, n, end, k+m)
+				states = append(states, state)
+			}
+			if masked == nil {
+				masked = make([]bool, len(q.words))
+			}
+			for j := k; j < k+m; j++ {
+				masked[j] = true
+			}
+			end = k + m
+		}
+		// A cue among the names just read is one of them, not a new cue.
+		i = max(i, end-1)
+	}
+	for _, state := range states {
+		for _, id := range ix.wholeNames.ends[state] {
+			if u := ix.nameUnits[id]; out[u] == "" {
+				out[u] = said[state]
+			}
+		}
+	}
+	return out, masked
+}
+
+// cueAt returns the length in words of the negation cue at word i, or 0.
+func (q *Query) cueAt(i int) int {
+	for _, cue := range negationCues {
+		if i+len(cue) <= len(q.words) && slices.Equal(q.words[i:i+len(cue)], cue) {
+			return len(cue)
+		}
+	}
+	return 0
+}
+
+// said quotes the words that negated a name: the cue of n words at i and
+// the list up to the name, which ends at word end; a long list is elided
+// after the cue down to the name and its connector, which started after
+// word from.
+func (q *Query) said(i, n, from, end int) string {
+	if end-i <= 12 {
+		return strings.Join(q.words[i:end], " ")
+	}
+	return strings.Join(q.words[i:i+n], " ") + " \u2026 " + strings.Join(q.words[from:end], " ")
+}

@@ -1,0 +1,344 @@
+package retrieval
+
+import (
+	"cmp"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Evidence is one reason a unit scored: one field or phrase match and what
+// it contributed to the score. Field is a field name ("name",
+// "description", or several joined by "+" for a term found in several),
+// a phrase kind ("name phrase", "alias phrase", "trigger phrase"),
+// "not_when", "bigram", "object", "object mismatch" or "action". Terms are
+// the task's terms (stems) the match rests on; Weight is what it added
+// (negative for not_when and object mismatch).
+type Evidence struct {
+	Field  string   `json:"field"`
+	Terms  []string `json:"terms"`
+	Weight float64  `json:"weight"`
+}
+
+// scored is a unit with its evidence score.
+type scored struct {
+	unit  int32
+	score float64
+}
+
+// score computes every unit's evidence for the task, by unit position, and
+// lists the units at or above CandidateFloor, in index order. It stops
+// early, with partial scores, when stop reports true.
+func (ix *Index) score(q *Query, stop func() bool) (scores []float64, above []scored) {
+	scores = make([]float64, len(ix.units))
+	n := float64(len(ix.units))
+	for _, t := range q.uniqueTerms {
+		if stop() {
+			return scores, nil
+		}
+		ps := ix.postings[t]
+		if len(ps) == 0 {
+			continue
+		}
+		idf := ix.idf(n, len(ps))
+		for _, p := range ps {
+			scores[p.unit] += idf * p.sat
+		}
+	}
+	for _, m := range q.phrases {
+		scores[m.unit] += m.score
+	}
+	for _, g := range q.bigrams {
+		if stop() {
+			return scores, nil
+		}
+		for _, u := range ix.bigrams[g] {
+			scores[u] += bonusBigram
+		}
+	}
+	if objs := q.objects; len(objs) > 0 {
+		for u := range scores {
+			switch {
+			case shares(ix.unitObjects[u], objs):
+				scores[u] += bonusObject
+			case scores[u] > 0 && len(ix.unitObjects[u]) > 0:
+				scores[u] -= penaltyObjectMismatch
+			}
+		}
+	}
+	if acts := q.acts; len(acts) > 0 {
+		for u := range scores {
+			if shares(ix.unitActions[u], acts) {
+				scores[u] += bonusAction
+			}
+		}
+	}
+	for u, s := range scores {
+		if s >= CandidateFloor {
+			above = append(above, scored{int32(u), s})
+		}
+	}
+	return scores, above
+}
+
+// before orders scored units: higher score first, then name.
+func (ix *Index) before(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return ix.units[a.unit].Name < ix.units[b.unit].Name
+}
+
+// best returns the k best of units, best first, and the others in no
+// particular order. Only a handful are wanted out of possibly thousands, so
+// it keeps a short sorted list instead of sorting them all.
+func (ix *Index) best(units []scored, k int) (top, rest []scored) {
+	top = make([]scored, 0, k+1)
+	for _, s := range units {
+		i := len(top)
+		for i > 0 && ix.before(s, top[i-1]) {
+			i--
+		}
+		if i == k {
+			rest = append(rest, s)
+			continue
+		}
+		top = slices.Insert(top, i, s)
+		if len(top) > k {
+			rest = append(rest, top[k])
+			top = top[:k]
+		}
+	}
+	return top, rest
+}
+
+// shares reports whether any of keys is in set.
+func shares(keys []string, set map[string]bool) bool {
+	for _, k := range keys {
+		if set[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// RankingSize is how many units Problem.Ranking lists.
+const RankingSize = 10
+
+// Ranked is a unit and its evidence score.
+type Ranked struct {
+	Name  string
+	Score float64
+}
+
+// round3 rounds a score to three decimals, as results report it.
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// top returns the k units with the highest positive scores, best first.
+func (ix *Index) top(scores []float64, k int) []Ranked {
+	var out []Ranked
+	for u, s := range scores {
+		if s <= 0 {
+			continue
+		}
+		if len(out) == k && s <= out[k-1].Score {
+			continue
+		}
+		r := Ranked{Name: ix.units[u].Name, Score: round3(s)}
+		i := sort.Search(len(out), func(i int) bool {
+			return out[i].Score < r.Score || (out[i].Score == r.Score && out[i].Name > r.Name)
+		})
+		out = append(out, Ranked{})
+		copy(out[i+1:], out[i:])
+		out[i] = r
+		if len(out) > k {
+			out = out[:k]
+		}
+	}
+	return out
+}
+
+// idf is BM25's inverse document frequency with the catalog counted as at
+// least idfMinCatalog units: in a catalog of three skills every word is
+// "common" by the raw formula, yet a word that only one of them uses is as
+// telling as it would be among hundreds.
+func (ix *Index) idf(n float64, df int) float64 {
+	n = math.Max(n, idfMinCatalog)
+	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// idfMinCatalog is the smallest catalog size idf assumes.
+const idfMinCatalog = 30
+
+// saturate is BM25F's term-frequency saturation of one unit's field
+// frequencies, each normalized by its field's length.
+func saturate(tf, lens [numFields]float32, avgLen [numFields]float64) float64 {
+	var w float64
+	for f := field(0); f < numFields; f++ {
+		if tf[f] == 0 {
+			continue
+		}
+		norm := 1 - fieldB[f] + fieldB[f]*float64(lens[f])/avgLen[f]
+		w += fieldWeight[f] * float64(tf[f]) / norm
+	}
+	return w / (bm25K1 + w)
+}
+
+type phraseMatch struct {
+	unit  int32
+	score float64
+	id    int32 // the phrase, in Index.phrases
+}
+
+// matchPhrases finds every unit phrase that occurs in the task, in one
+// pass over it. Each phrase counts once however often it occurs; matches
+// are listed by where they first start, then in index order, so scores add
+// up in the same order whatever the pass visits first.
+func (ix *Index) matchPhrases(q *Query, stop func() bool) []phraseMatch {
+	type hit struct{ start, id int32 }
+	var hits []hit
+	seen := map[int32]bool{} // states already reported
+	m := ix.phraseSeqs
+	m.scan(q.stems, stop, func(end int, state int32) bool {
+		if seen[state] {
+			return false // and so are the shorter phrases ending here
+		}
+		seen[state] = true
+		for _, id := range m.ends[state] {
+			hits = append(hits, hit{int32(end) + 1 - m.depth[state], id})
+		}
+		return true
+	})
+	slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.id, b.id)) })
+	out := make([]phraseMatch, 0, len(hits))
+	for _, h := range hits {
+		ph := &ix.phrases[h.id]
+		var sc float64
+		switch ph.kind {
+		case fieldName:
+			sc = bonusName
+		case fieldAlias:
+			sc = bonusAlias
+		case fieldTrigger:
+			sc = bonusTrigger * ph.weight
+		case notWhen:
+			sc = -penaltyNotWhen
+		}
+		out = append(out, phraseMatch{unit: ph.unit, score: sc, id: h.id})
+	}
+	return out
+}
+
+// evidence explains a unit's score: its matched terms and phrases, largest
+// contribution first, then by terms and field. It returns nil when stop
+// reports true.
+func (ix *Index) evidence(q *Query, unit int32, stop func() bool) []Evidence {
+	var out []Evidence
+	n := float64(len(ix.units))
+	for _, t := range q.uniqueTerms {
+		if stop() {
+			return nil
+		}
+		ps := ix.postings[t]
+		i := sort.Search(len(ps), func(i int) bool { return ps[i].unit >= unit })
+		if i == len(ps) || ps[i].unit != unit {
+			continue
+		}
+		var fs []string
+		for f := field(0); f < numFields; f++ {
+			if ps[i].fields&(1<<f) != 0 {
+				fs = append(fs, fieldNames[f])
+			}
+		}
+		out = append(out, Evidence{Field: strings.Join(fs, "+"), Terms: []string{t}, Weight: ix.idf(n, len(ps)) * ps[i].sat})
+	}
+	for _, m := range q.phrases {
+		if m.unit == unit {
+			ph := &ix.phrases[m.id]
+			kind := "not_when"
+			if ph.kind >= 0 {
+				kind = fieldNames[ph.kind] + " phrase"
+			}
+			out = append(out, Evidence{Field: kind, Terms: Terms(ph.text), Weight: m.score})
+		}
+	}
+	for _, g := range q.bigrams {
+		us := ix.bigrams[g]
+		if i := sort.Search(len(us), func(i int) bool { return us[i] >= unit }); i < len(us) && us[i] == unit {
+			out = append(out, Evidence{Field: "bigram", Terms: []string{g[0], g[1]}, Weight: bonusBigram})
+		}
+	}
+	if objs := q.objects; len(objs) > 0 {
+		if shared := intersect(ix.unitObjects[unit], objs); len(shared) > 0 {
+			out = append(out, Evidence{Field: "object", Terms: keyTerms(shared), Weight: bonusObject})
+		} else if len(ix.unitObjects[unit]) > 0 {
+			out = append(out, Evidence{Field: "object mismatch", Terms: keyTerms(slices.Sorted(maps.Keys(objs))), Weight: -penaltyObjectMismatch})
+		}
+	}
+	if acts := q.acts; len(acts) > 0 {
+		if shared := intersect(ix.unitActions[unit], acts); len(shared) > 0 {
+			out = append(out, Evidence{Field: "action", Terms: keyTerms(shared), Weight: bonusAction})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Evidence) int {
+		return cmp.Or(-cmp.Compare(a.Weight, b.Weight), slices.Compare(a.Terms, b.Terms), cmp.Compare(a.Field, b.Field))
+	})
+	return out
+}
+
+// keyTerms is the terms of declared object or action keys (stems joined
+// by spaces), in order.
+func keyTerms(keys []string) []string { return strings.Fields(strings.Join(keys, " ")) }
+
+// intersect returns the keys in set, sorted and deduplicated.
+func intersect(keys []string, set map[string]bool) []string {
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if set[k] {
+			seen[k] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// breadth counts the distinct task terms positive evidence rests on.
+func breadth(ev []Evidence) int {
+	terms := map[string]bool{}
+	for _, e := range ev {
+		if e.Weight > 0 {
+			for _, s := range e.Terms {
+				terms[s] = true
+			}
+		}
+	}
+	return len(terms)
+}
+
+// residual is the part of b's evidence that rests on task terms a's
+// evidence does not: what b would add to a prompt that already has a.
+func residual(a, b []Evidence) float64 {
+	covered := map[string]bool{}
+	for _, e := range a {
+		if e.Weight > 0 {
+			for _, s := range e.Terms {
+				covered[s] = true
+			}
+		}
+	}
+	var r float64
+	for _, e := range b {
+		if e.Weight <= 0 {
+			continue
+		}
+		for _, s := range e.Terms {
+			if !covered[s] {
+				r += e.Weight
+				break
+			}
+		}
+	}
+	return r
+}
+

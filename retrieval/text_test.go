@@ -1,0 +1,99 @@
+package retrieval
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestWordsApostrophes(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{name: "ascii", text: "don't", want: "dont"},
+		{name: "right quote", text: "don\u2019t", want: "dont"},
+		{name: "left quote", text: "don\u2018t", want: "dont"},
+		{name: "modifier letter", text: "don\u02bct", want: "dont"},
+		{name: "acute accent", text: "don\u00b4t", want: "dont"},
+		{name: "backtick", text: "don`t", want: "dont"},
+		{name: "fullwidth", text: "don\uff07t", want: "dont"},
+		{name: "quoting a name", text: "`tdd` and \u2018tdd\u2019", want: "tdd and tdd"},
+		{name: "trailing", text: "tests\u02bc x", want: "tests x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := strings.Join(Words(tt.text), " "); got != tt.want {
+				t.Errorf("Words(%q): got %q; want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSeqMatcher compares the one-pass matcher with trying every pattern
+// at every position, on random texts over a small vocabulary so that
+// patterns overlap and nest.
+func TestSeqMatcher(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	vocab := []string{"a", "b", "c"}
+	randSeq := func(n int) []string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = vocab[rng.IntN(len(vocab))]
+		}
+		return s
+	}
+	for round := range 200 {
+		m := newSeqMatcher()
+		var pats [][]string
+		for i := range 1 + rng.IntN(8) {
+			p := randSeq(1 + rng.IntN(4))
+			pats = append(pats, p)
+			m.add(p, int32(i))
+		}
+		m.build(nil)
+		text := randSeq(rng.IntN(30))
+		var got, want []string
+		m.scan(text, nil, func(end int, state int32) bool {
+			for _, id := range m.ends[state] {
+				got = append(got, fmt.Sprint(end, ":", id))
+			}
+			return true
+		})
+		for end := range text {
+			for id, p := range pats {
+				if start := end + 1 - len(p); start >= 0 && slices.Equal(text[start:end+1], p) {
+					want = append(want, fmt.Sprint(end, ":", id))
+				}
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: patterns %v in %v: got %v; want %v", round, pats, text, got, want)
+		}
+		rev := newSeqMatcher()
+		for id, p := range pats {
+			r := slices.Clone(p)
+			slices.Reverse(r)
+			rev.add(r, int32(id))
+		}
+		rev.build(nil)
+		at := rev.longestFrom(text, nil)
+		for i := range text {
+			n := 0
+			if at[i] >= 0 {
+				n = int(rev.depth[at[i]])
+			}
+			wantN := 0
+			for _, p := range pats {
+				if len(p) > wantN && len(p) <= len(text)-i && slices.Equal(text[i:i+len(p)], p) {
+					wantN = len(p)
+				}
+			}
+			if n != wantN {
+				t.Fatalf("round %d: longest of %v at %d in %v: got %d words; want %d", round, pats, i, text, n, wantN)
+			}
+		}
+	}
+}
