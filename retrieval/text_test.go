@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
