@@ -271,9 +271,15 @@ func (ix *Index) evidence(q *Query, unit int32, stop func() bool) []Evidence {
 		}
 	}
 	if objs := q.objects; len(objs) > 0 {
+		// As score does: the mismatch applies only to a unit with evidence
+		// so far, summed in the order score adds it up.
+		var sofar float64
+		for _, e := range out {
+			sofar += e.Weight
+		}
 		if shared := intersect(ix.unitObjects[unit], objs); len(shared) > 0 {
 			out = append(out, Evidence{Field: "object", Terms: keyTerms(shared), Weight: bonusObject})
-		} else if len(ix.unitObjects[unit]) > 0 {
+		} else if sofar > 0 && len(ix.unitObjects[unit]) > 0 {
 			out = append(out, Evidence{Field: "object mismatch", Terms: keyTerms(slices.Sorted(maps.Keys(objs))), Weight: -penaltyObjectMismatch})
 		}
 	}

@@ -1,0 +1,60 @@
+package retrieval
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestAnalyzeInPieces checks that splitting a long task in pieces, to look
+// at the deadline between them, finds the same words as one scan, and that
+// every word's span holds it.
+func TestAnalyzeInPieces(t *testing.T) {
+	ix := negationIndex()
+	rng := rand.New(rand.NewPCG(5, 6))
+	alphabet := []rune("aZé\u0301ß'\u2019`\u02bc \t\n.,-K\u212a9")
+	var b strings.Builder
+	for b.Len() < 5*scanPiece {
+		b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+	}
+	task := b.String()
+	q := ix.Analyze(task, nil)
+	if want := Words(task); !slices.Equal(q.words, want) {
+		t.Fatalf("got %d words; want %d, as Words finds them", len(q.words), len(want))
+	}
+	for i, sp := range q.spans {
+		if got := Words(task[sp.start:sp.end]); len(got) != 1 || got[0] != q.words[i] {
+			t.Fatalf("word %d: span %v holds %q; want %q", i, sp, got, q.words[i])
+		}
+	}
+}
+
+// FuzzAnalyze reads arbitrary tasks: analysis, negation, scoring and
+// evidence must not panic, every word's span must hold the word, and every
+// unit's evidence must add up to its score.
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range []string{"don't use deploy or code-review.", "avoid tdd, deploy and/or code review bot", "no. tdd", "neither `tdd` nor \u201cdeploy\u201d", "don\u02bct use code-review-bot;"} {
+		f.Add(s)
+	}
+	ix := negationIndex()
+	f.Fuzz(func(t *testing.T, task string) {
+		q := ix.Analyze(task, nil)
+		for i, sp := range q.spans {
+			if got := Words(task[sp.start:sp.end]); len(got) != 1 || got[0] != q.words[i] {
+				t.Fatalf("word %d: span %v holds %q; want %q", i, sp, got, q.words[i])
+			}
+		}
+		q.Negations()
+		scores, _ := ix.score(q, never)
+		for id := range ix.units {
+			var sum float64
+			for _, e := range ix.evidence(q, int32(id), never) {
+				sum += e.Weight
+			}
+			if d := sum - scores[id]; d > 1e-9 || d < -1e-9 {
+				t.Fatalf("unit %d: evidence sums to %g; want the score %g", id, sum, scores[id])
+			}
+		}
+	})
+}

@@ -1,0 +1,538 @@
+package retrieval
+
+// The tests in this file are the specification of rule 1 (evidence): each
+// row is a claim of README.md ("How a compile decides", rule 1 and "How
+// negation (rule 5) reads the task") or of a doc comment in this package.
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// unit is an indexable unit for tests.
+func unit(name, desc string, aliases ...string) *ir.Unit {
+	return &ir.Unit{Name: name, Description: desc, Aliases: aliases, Status: ir.StatusOK, Invocation: ir.InvocationAutomatic}
+}
+
+// trigger returns u with a trigger of kind and value at the default weight.
+func trigger(u *ir.Unit, kind ir.TriggerKind, value string, weight int) *ir.Unit {
+	u.Triggers = append(u.Triggers, ir.Trigger{Kind: kind, Value: value, Weight: weight})
+	return u
+}
+
+// never is a stop function that never stops.
+func never() bool { return false }
+
+// testIndex indexes units as a catalog the loader would build.
+func testIndex(units ...*ir.Unit) *Index {
+	return Build(ir.NewCatalog(nil, units, nil), nil)
+}
+
+func TestWords(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{name: "case folded", text: "Deploy The SERVICE", want: "deploy the service"},
+		{name: "hack is not hacker", text: "read Hacker News", want: "read hacker news"},
+		{name: "digits stay in the word", text: "unit9 unit99", want: "unit9 unit99"},
+		{name: "hyphen is a boundary", text: "code-review", want: "code review"},
+		{name: "slash and dollar invoke by name", text: "/tdd or $tdd", want: "tdd or tdd"},
+		{name: "apostrophe inside a word is dropped", text: "don't", want: "dont"},
+		{name: "apostrophe at the end is a boundary", text: "tests' x", want: "tests x"},
+		{name: "apostrophe before a digit is a boundary", text: "rock'9", want: "rock 9"},
+		{name: "kelvin sign folds to k", text: "\u212aelvin", want: "kelvin"},
+		{name: "accented letters fold", text: "\u00c9COLE", want: "\u00e9cole"},
+		{name: "combining mark stays in the word", text: "cafe\u0301 bar", want: "cafe\u0301 bar"},
+		{name: "punctuation only", text: "... -- !!", want: ""},
+		{name: "empty", text: "", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := strings.Join(Words(tt.text), " "); got != tt.want {
+				t.Errorf("Words(%q): got %q; want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFold(t *testing.T) {
+	tests := []struct {
+		name   string
+		r      rune
+		want   rune
+		reason string
+	}{
+		{name: "ascii upper", r: 'K', want: 'k'},
+		{name: "ascii lower", r: 'k', want: 'k'},
+		{name: "kelvin sign", r: '\u212a', want: 'k'},
+		{name: "long s", r: '\u017f', want: 's'},
+		{name: "capital sigma", r: '\u03a3', want: '\u03c2'},
+		{name: "small sigma", r: '\u03c3', want: '\u03c2'},
+		{name: "final sigma", r: '\u03c2', want: '\u03c2'},
+		{name: "sharp s stays", r: '\u00df', want: '\u00df'},
+		{name: "capital sharp s", r: '\u1e9e', want: '\u00df'},
+		{name: "ohm sign", r: '\u2126', want: '\u03c9'},
+		{name: "digit", r: '7', want: '7'},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fold(tt.r); got != tt.want {
+				t.Errorf("fold(%U): got %U; want %U", tt.r, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestStem(t *testing.T) {
+	tests := []struct {
+		name, word, want string
+	}{
+		{name: "hacker stays hacker", word: "hacker", want: "hacker"},
+		{name: "plural s", word: "tests", want: "test"},
+		{name: "ing", word: "testing", want: "test"},
+		{name: "ing undoubles", word: "stopping", want: "stop"},
+		{name: "ed undoubles", word: "stopped", want: "stop"},
+		{name: "ll is kept", word: "calling", want: "call"},
+		{name: "ies", word: "libraries", want: "library"},
+		{name: "short ies is a plural s", word: "ties", want: "tie"},
+		{name: "sses", word: "classes", want: "class"},
+		{name: "xes", word: "boxes", want: "box"},
+		{name: "ches", word: "matches", want: "match"},
+		{name: "shes", word: "pushes", want: "push"},
+		{name: "ss stays", word: "class", want: "class"},
+		{name: "us stays", word: "status", want: "status"},
+		{name: "is stays", word: "analysis", want: "analysis"},
+		{name: "eed stays", word: "feed", want: "feed"},
+		{name: "short ing stays", word: "sing", want: "sing"},
+		{name: "three letters stay", word: "bus", want: "bus"},
+		{name: "no ending", word: "deploy", want: "deploy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Stem(tt.word); got != tt.want {
+				t.Errorf("Stem(%q): got %q; want %q", tt.word, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTerms(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{name: "stop words dropped", text: "please help me deploy the service", want: "deploy service"},
+		{name: "stems", text: "Running tests", want: "run test"},
+		{name: "negation cues are stop words", text: "don't use tdd, avoid deploy, without review", want: "tdd deploy review"},
+		{name: "inflected stop word", text: "I wanted to", want: ""},
+		{name: "only stop words", text: "can you", want: ""},
+		{name: "of the", text: "of the", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := strings.Join(Terms(tt.text), " "); got != tt.want {
+				t.Errorf("Terms(%q): got %q; want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHasContent(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       bool
+	}{
+		{name: "i want", text: "i want", want: false},
+		{name: "of the", text: "of the", want: false},
+		{name: "can you", text: "can you", want: false},
+		{name: "i wanted to", text: "i wanted to", want: false},
+		{name: "a content word", text: "code review", want: true},
+		{name: "one content word among stop words", text: "help me with the css", want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := hasContent(tt.text); got != tt.want {
+				t.Errorf("hasContent(%q): got %v; want %v", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+func negationIndex() *Index {
+	return testIndex(
+		unit("deploy", "Deploy the service."),
+		unit("code-review", "Review code changes."),
+		unit("code-review-bot", "Run the review bot."),
+		unit("tdd", "Test-driven development.", "red green"),
+	)
+}
+
+// TestNegation is rule 5 as README.md states it: the cues, the apostrophe
+// forms, the longest name, lists, clause ends and articles.
+func TestNegation(t *testing.T) {
+	ix := negationIndex()
+	tests := []struct {
+		name, task, want string
+	}{
+		{name: "do not use", task: "do not use tdd", want: "tdd"},
+		{name: "don't use", task: "don't use tdd", want: "tdd"},
+		{name: "dont use", task: "dont use tdd", want: "tdd"},
+		{name: "not use", task: "please not use tdd", want: "tdd"},
+		{name: "never use", task: "never use tdd", want: "tdd"},
+		{name: "avoid", task: "avoid tdd", want: "tdd"},
+		{name: "without", task: "fix it without tdd", want: "tdd"},
+		{name: "no", task: "no tdd please", want: "tdd"},
+		{name: "neither", task: "neither tdd", want: "tdd"},
+		{name: "cue is case-folded", task: "AVOID TDD", want: "tdd"},
+		{name: "alias", task: "avoid red green", want: "tdd"},
+		{name: "slash name", task: "avoid /tdd", want: "tdd"},
+		{name: "dollar name", task: "never use $tdd", want: "tdd"},
+		{name: "apostrophe U+2019", task: "don\u2019t use tdd", want: "tdd"},
+		{name: "apostrophe U+2018", task: "don\u2018t use tdd", want: "tdd"},
+		{name: "apostrophe U+02BC", task: "don\u02bct use tdd", want: "tdd"},
+		{name: "apostrophe U+02B9", task: "don\u02b9t use tdd", want: "tdd"},
+		{name: "apostrophe U+2032", task: "don\u2032t use tdd", want: "tdd"},
+		{name: "apostrophe U+00B4", task: "don\u00b4t use tdd", want: "tdd"},
+		{name: "apostrophe backtick", task: "don`t use tdd", want: "tdd"},
+		{name: "apostrophe U+FF07", task: "don\uff07t use tdd", want: "tdd"},
+		{name: "longest name wins", task: "do not use code-review-bot", want: "code-review-bot"},
+		{name: "shorter name when the longer is not there", task: "do not use code-review today", want: "code-review"},
+		{name: "X or Y", task: "fix the login bug. Don't use deploy or code-review.", want: "code-review deploy"},
+		{name: "X, Y and Z", task: "avoid deploy, tdd and code-review", want: "code-review deploy tdd"},
+		{name: "comma or", task: "avoid deploy, code-review, or tdd today", want: "code-review deploy tdd"},
+		{name: "and/or", task: "don't use deploy and/or tdd", want: "deploy tdd"},
+		{name: "X nor Y", task: "never use deploy nor code-review", want: "code-review deploy"},
+		{name: "neither X nor Y", task: "use neither deploy nor the tdd skill", want: "deploy tdd"},
+		{name: "longest name in a list", task: "no deploy or code-review-bot", want: "code-review-bot deploy"},
+		{name: "alias in a list", task: "without deploy or red green", want: "deploy tdd"},
+		{name: "slash lists", task: "avoid deploy/tdd", want: "deploy tdd"},
+		{name: "ampersand lists", task: "avoid deploy & tdd", want: "deploy tdd"},
+		{name: "quotes continue the clause", task: "don't use `deploy` or \u201ctdd\u201d", want: "deploy tdd"},
+		{name: "emphasis continues the clause", task: "avoid **deploy** or _tdd_", want: "deploy tdd"},
+		{name: "dash continues the clause", task: "avoid deploy - or tdd", want: "deploy tdd"},
+		{name: "one newline continues the clause", task: "avoid deploy\nor tdd", want: "deploy tdd"},
+		{name: "blank line ends the clause", task: "avoid deploy\n\nor tdd", want: "deploy"},
+		{name: "full stop ends the list", task: "Don't use deploy. Code-review the change", want: "deploy"},
+		{name: "question mark ends the list", task: "avoid deploy? or tdd", want: "deploy"},
+		{name: "exclamation mark ends the list", task: "avoid deploy! or tdd", want: "deploy"},
+		{name: "colon ends the list", task: "avoid deploy: or tdd", want: "deploy"},
+		{name: "semicolon ends the list", task: "do not use tdd; deploy it", want: "tdd"},
+		{name: "bracket ends the list", task: "avoid deploy (or tdd)", want: "deploy"},
+		{name: "cue in another clause", task: "Is it done? No. tdd is what I want", want: ""},
+		{name: "full stop between cue and name", task: "avoid. tdd", want: ""},
+		{name: "no connector, no list", task: "avoid deploy tdd style", want: "deploy"},
+		{name: "a word that is no name ends the list", task: "no deploy or even tdd", want: "deploy"},
+		{name: "article", task: "don't use the tdd skill", want: "tdd"},
+		{name: "articles in the list", task: "don't use the deploy or the tdd", want: "deploy tdd"},
+		{name: "either", task: "don't use either deploy or tdd", want: "deploy tdd"},
+		{name: "two articles", task: "avoid any the tdd", want: "tdd"},
+		{name: "three articles are too many", task: "avoid the the the tdd", want: ""},
+		{name: "cue then nothing", task: "do not use", want: ""},
+		{name: "name not after a cue", task: "use tdd", want: ""},
+		{name: "name is whole words", task: "avoid tdds", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ix.Analyze(tt.task, nil)
+			got := make([]string, 0)
+			for _, n := range q.Negations() {
+				got = append(got, n.Unit)
+			}
+			if strings.Join(got, " ") != tt.want {
+				t.Errorf("negated in %q: got %q; want %q", tt.task, strings.Join(got, " "), tt.want)
+			}
+		})
+	}
+}
+
+// TestNegationSaid checks the words quoted for a negation.
+func TestNegationSaid(t *testing.T) {
+	ix := negationIndex()
+	tests := []struct {
+		name, task, unit, want string
+	}{
+		{name: "cue and name", task: "please don't use tdd today", unit: "tdd", want: "dont use tdd"},
+		{name: "list up to the name", task: "avoid deploy or the tdd", unit: "tdd", want: "avoid deploy or the tdd"},
+		{name: "long list elided", task: "avoid deploy, code-review, deploy, code-review, deploy, code-review, deploy or tdd", unit: "tdd", want: "avoid \u2026 or tdd"},
+		{name: "not negated", task: "avoid deploy", unit: "tdd", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ix.Analyze(tt.task, nil).Negated(tt.unit); got != tt.want {
+				t.Errorf("Negated(%q) in %q: got %q; want %q", tt.unit, tt.task, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestNegatedWordsAreNoEvidence: "the words of a negated name are masked
+// before scoring: they are evidence for no unit, so "don't use
+// code-review-bot" is no request for code-review".
+func TestNegatedWordsAreNoEvidence(t *testing.T) {
+	ix := negationIndex()
+	tests := []struct {
+		name, task, unit string
+		want             float64
+	}{
+		{name: "the longer name's words", task: "don't use code-review-bot", unit: "code-review", want: 0},
+		{name: "the negated unit's own name", task: "avoid tdd", unit: "tdd", want: 0},
+		{name: "the words outside the negation count", task: "avoid tdd; deploy", unit: "deploy", want: 9.0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ix.Analyze(tt.task, nil)
+			scores, _ := ix.score(q, never)
+			got := scores[ix.ids[tt.unit]]
+			if (tt.want == 0) != (got == 0) || (tt.want > 0 && got < CandidateFloor) {
+				t.Errorf("score of %s for %q: got %.3f; want %v", tt.unit, tt.task, got, tt.want)
+			}
+		})
+	}
+}
+
+// evidenceIndex holds one unit per kind of evidence README's rule 1 table
+// lists.
+func evidenceIndex() *Index {
+	review := unit("code-review", "Review code changes for bugs.", "peer check")
+	trigger(review, ir.TriggerPhrase, "run the linters", ir.DefaultTriggerWeight)
+	trigger(review, ir.TriggerPhrase, "audit pull requests", 200)
+	trigger(review, ir.TriggerKeyword, "lint", ir.DefaultTriggerWeight)
+	trigger(review, ir.TriggerObject, "pull request", ir.DefaultTriggerWeight)
+	trigger(review, ir.TriggerVerb, "inspect", ir.DefaultTriggerWeight)
+	review.NegativeTriggers = []string{"draft only"}
+	styles := trigger(unit("css-tips", "Tips for css layout."), ir.TriggerObject, "stylesheet", ir.DefaultTriggerWeight)
+	stop := unit("chatty", "Talk about anything.", "of the")
+	return testIndex(review, styles, stop, unit("deploy", "Deploy the service."))
+}
+
+// TestEvidence is README's rule 1 table: what each kind of match adds,
+// each once per unit.
+func TestEvidence(t *testing.T) {
+	ix := evidenceIndex()
+	tests := []struct {
+		name, task, unit, field string
+		terms                   string
+		want                    float64 // 0: no such evidence
+	}{
+		{name: "whole name", task: "a code review please", unit: "code-review", field: "name phrase", terms: "code review", want: 6},
+		{name: "name once however often", task: "code review, code review", unit: "code-review", field: "name phrase", terms: "code review", want: 6},
+		{name: "alias", task: "a peer check", unit: "code-review", field: "alias phrase", terms: "peer check", want: 5},
+		{name: "multi-word trigger", task: "run the linters", unit: "code-review", field: "trigger phrase", terms: "run linter", want: 3},
+		{name: "trigger weight scales", task: "audit pull requests", unit: "code-review", field: "trigger phrase", terms: "audit pull request", want: 6},
+		{name: "one-word trigger is no phrase", task: "lint", unit: "code-review", field: "trigger phrase"},
+		{name: "bigram", task: "changes for bugs", unit: "code-review", field: "bigram", terms: "change bug", want: 1.5},
+		{name: "object", task: "look at this pull request", unit: "code-review", field: "object", terms: "pull request", want: 0.75},
+		{name: "action", task: "inspect it", unit: "code-review", field: "action", terms: "inspect", want: 0.375},
+		{name: "object mismatch", task: "review the stylesheet code", unit: "code-review", field: "object mismatch", terms: "stylesheet", want: -6},
+		{name: "no mismatch without evidence", task: "the stylesheet", unit: "code-review", field: "object mismatch"},
+		{name: "not_when", task: "code review, draft only", unit: "code-review", field: "not_when", terms: "draft", want: -6},
+		{name: "stop-word alias is no evidence", task: "one of the best", unit: "chatty", field: "alias phrase"},
+		{name: "masked name is no phrase", task: "do not use code-review, look at bugs", unit: "code-review", field: "name phrase"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ix.Analyze(tt.task, nil)
+			var got []Evidence
+			for _, e := range ix.evidence(q, ix.ids[tt.unit], never) {
+				if e.Field == tt.field && (tt.want == 0 || strings.Join(e.Terms, " ") == tt.terms) {
+					got = append(got, e)
+				}
+			}
+			switch {
+			case tt.want == 0 && len(got) > 0:
+				t.Errorf("%s evidence for %s in %q: got %v; want none", tt.field, tt.unit, tt.task, got)
+			case tt.want == 0:
+			case len(got) != 1:
+				t.Errorf("%s evidence for %s in %q: got %v; want one", tt.field, tt.unit, tt.task, got)
+			case strings.Join(got[0].Terms, " ") != tt.terms || math.Abs(got[0].Weight-tt.want) > 1e-9:
+				t.Errorf("%s evidence for %s in %q: got %q %+g; want %q %+g", tt.field, tt.unit, tt.task, strings.Join(got[0].Terms, " "), got[0].Weight, tt.terms, tt.want)
+			}
+		})
+	}
+}
+
+// TestScoreIsEvidence checks that a unit's score is the sum of its
+// evidence: the explanation accounts for every point.
+func TestScoreIsEvidence(t *testing.T) {
+	ix := evidenceIndex()
+	for _, task := range []string{
+		"a code review of the pull request, run the linters",
+		"review the stylesheet code, draft only",
+		"inspect changes for bugs with a peer check",
+		"deploy the service",
+	} {
+		q := ix.Analyze(task, nil)
+		scores, _ := ix.score(q, never)
+		for id, u := range ix.units {
+			var sum float64
+			for _, e := range ix.evidence(q, int32(id), never) {
+				sum += e.Weight
+			}
+			if math.Abs(sum-scores[id]) > 1e-9 {
+				t.Errorf("%s in %q: got evidence summing to %.6f; want the score %.6f", u.Name, task, sum, scores[id])
+			}
+		}
+	}
+}
+
+func TestIDF(t *testing.T) {
+	ix := &Index{}
+	tests := []struct {
+		name  string
+		n     float64
+		df    int
+		want  float64
+		claim string
+	}{
+		{name: "small catalog counts as 30", n: 3, df: 1, want: 3.028522096376982},
+		{name: "30 units", n: 30, df: 1, want: 3.028522096376982},
+		{name: "rarer in a larger catalog", n: 100, df: 1, want: 4.209655408733095},
+		{name: "in every unit", n: 30, df: 30, want: 0.016260520871780326},
+		{name: "ten of a thousand", n: 1000, df: 10, want: 4.557379522151743},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ix.idf(tt.n, tt.df); math.Abs(got-tt.want) > 1e-12 {
+				t.Errorf("idf(%g, %d): got %.15f; want %.15f", tt.n, tt.df, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSaturate(t *testing.T) {
+	avg := [numFields]float64{1, 1, 1, 1, 1, 1, 1}
+	at := func(f field, v float32) [numFields]float32 {
+		var a [numFields]float32
+		a[f] = v
+		return a
+	}
+	ones := [numFields]float32{1, 1, 1, 1, 1, 1, 1}
+	tests := []struct {
+		name     string
+		tf, lens [numFields]float32
+		want     float64
+	}{
+		{name: "nothing", tf: [numFields]float32{}, lens: ones, want: 0},
+		{name: "name at average length", tf: at(fieldName, 1), lens: ones, want: 3.0 / 5},
+		{name: "description at average length", tf: at(fieldDescription, 1), lens: ones, want: 1.0 / 3},
+		{name: "lead weighs least", tf: at(fieldLead, 1), lens: ones, want: 0.2 / 2.2},
+		{name: "a long name weighs less", tf: at(fieldName, 1), lens: [numFields]float32{2, 1, 1, 1, 1, 1, 1}, want: (3 / 1.3) / (2 + 3/1.3)},
+		{name: "short heading weighs more", tf: at(fieldHeading, 1), lens: [numFields]float32{1, 1, 1, 1, 1, 0, 1}, want: 2.0 / 4},
+		{name: "fields add before saturating", tf: [numFields]float32{1, 0, 0, 1}, lens: ones, want: 4.0 / 6},
+		{name: "frequency saturates", tf: at(fieldName, 100), lens: ones, want: 300.0 / 302},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := saturate(tt.tf, tt.lens, avg); math.Abs(got-tt.want) > 1e-9 {
+				t.Errorf("saturate: got %.9f; want %.9f", got, tt.want)
+			}
+		})
+	}
+}
+
+func ev(w float64, terms ...string) Evidence { return Evidence{Field: "test", Terms: terms, Weight: w} }
+
+func TestResidual(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b []Evidence
+		want float64
+	}{
+		{name: "nothing covered", b: []Evidence{ev(2, "x"), ev(1, "y")}, want: 3},
+		{name: "all covered", a: []Evidence{ev(1, "x"), ev(1, "y")}, b: []Evidence{ev(2, "x"), ev(1, "y")}, want: 0},
+		{name: "part covered", a: []Evidence{ev(1, "x")}, b: []Evidence{ev(2, "x"), ev(1, "y")}, want: 1},
+		{name: "a phrase counts whole when one term is uncovered", a: []Evidence{ev(1, "x")}, b: []Evidence{ev(6, "x", "y")}, want: 6},
+		{name: "negative evidence of a covers nothing", a: []Evidence{ev(-6, "x")}, b: []Evidence{ev(2, "x")}, want: 2},
+		{name: "negative evidence of b adds nothing", b: []Evidence{ev(-6, "z"), ev(2, "x")}, want: 2},
+		{name: "evidence resting on no term adds nothing", b: []Evidence{ev(2)}, want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := residual(tt.a, tt.b); math.Abs(got-tt.want) > 1e-9 {
+				t.Errorf("residual: got %g; want %g", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsRedundant(t *testing.T) {
+	a := []Evidence{ev(3, "x"), ev(1, "y")}
+	tests := []struct {
+		name  string
+		b     []Evidence
+		score float64
+		want  bool
+	}{
+		{name: "all covered", b: []Evidence{ev(3, "x")}, score: 3, want: true},
+		{name: "under a quarter uncovered", b: []Evidence{ev(4, "x"), ev(0.9, "z")}, score: 4.9, want: true},
+		{name: "a quarter uncovered is not redundant", b: []Evidence{ev(3, "x"), ev(1, "z")}, score: 4, want: false},
+		{name: "mostly uncovered", b: []Evidence{ev(5, "z")}, score: 5, want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := isRedundant(a, tt.b, tt.score); got != tt.want {
+				t.Errorf("isRedundant: got %v; want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBreadth(t *testing.T) {
+	tests := []struct {
+		name string
+		ev   []Evidence
+		want int
+	}{
+		{name: "none", want: 0},
+		{name: "distinct terms", ev: []Evidence{ev(1, "x"), ev(1, "y")}, want: 2},
+		{name: "a term counts once", ev: []Evidence{ev(1, "x"), ev(6, "x", "y"), ev(1.5, "x", "y")}, want: 2},
+		{name: "negative evidence counts nothing", ev: []Evidence{ev(1, "x"), ev(-6, "z")}, want: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := breadth(tt.ev); got != tt.want {
+				t.Errorf("breadth: got %d; want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRelate(t *testing.T) {
+	a := trigger(unit("polish-prose", "Improve the quality of text."), ir.TriggerObject, "text", ir.DefaultTriggerWeight)
+	b := trigger(unit("tighten-prose", "Improve the clarity of text."), ir.TriggerObject, "text", ir.DefaultTriggerWeight)
+	c := trigger(unit("css-tips", "Tips for css layout."), ir.TriggerObject, "css", ir.DefaultTriggerWeight)
+	ix := testIndex(a, b, c)
+	q := ix.Analyze("improve my text quality and clarity, and the css layout", nil)
+	scores, _ := ix.score(q, never)
+	var cands []Candidate
+	evs := map[string][]Evidence{}
+	for _, n := range []string{"polish-prose", "tighten-prose", "css-tips"} {
+		id := ix.ids[n]
+		cands = append(cands, Candidate{Name: n, Origin: OriginLexical, Score: scores[id]})
+		evs[n] = ix.evidence(q, id, never)
+	}
+	redundant, same, width := ix.relate(q, cands, evs)
+	pairs := func(m map[[2]string]bool) string {
+		var out []string
+		for _, p := range slices.SortedFunc(maps.Keys(m), func(x, y [2]string) int { return strings.Compare(x[0]+" "+x[1], y[0]+" "+y[1]) }) {
+			out = append(out, p[0]+">"+p[1])
+		}
+		return strings.Join(out, " ")
+	}
+	if got, want := pairs(same), "polish-prose>tighten-prose tighten-prose>polish-prose"; got != want {
+		t.Errorf("same object: got %q; want %q", got, want)
+	}
+	// Beside polish-prose, tighten-prose adds only "clarity" (1.01 of
+	// 4.11, under a quarter), and the other way round.
+	if got, want := pairs(redundant), "polish-prose>tighten-prose tighten-prose>polish-prose"; got != want {
+		t.Errorf("redundant: got %q; want %q", got, want)
+	}
+	if got, want := fmt.Sprint(width["polish-prose"], width["css-tips"]), "3 2"; got != want {
+		t.Errorf("breadth of polish-prose and css-tips: got %s; want %s", got, want)
+	}
+}
