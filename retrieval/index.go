@@ -485,4 +485,3 @@ func (k *keySet) named(stems []string, stop func() bool) map[string]bool {
 	})
 	return out
 }
-

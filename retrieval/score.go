@@ -347,4 +347,3 @@ func residual(a, b []Evidence) float64 {
 	}
 	return r
 }
-
