@@ -316,10 +316,11 @@ func (r *compilation) retrieve() error {
 		}
 	}
 	r.res.Ranking = pr.Ranking
-	for i, x := range pr.Excluded {
-		if x.Code != "" {
-			r.rejected[i] = r.exclusion(i, x)
+	for i, x := range pr.Exclusions() {
+		if r.pulse.Stop() {
+			return nil // Compile reports the context's error
 		}
+		r.rejected[i] = r.exclusion(i, x)
 	}
 	return nil
 }

@@ -115,6 +115,8 @@ type Index struct {
 	cat   *ir.Catalog
 	pos   map[*ir.Unit]int // catalog position of every unit
 	units []*ir.Unit       // indexable units, by position
+	// catPos maps an index position to its catalog position.
+	catPos []int
 	ids   map[string]int32
 	// byCatalog maps a catalog position to an index position, or -1: a
 	// compile walks every catalog unit, and a slice beats a name lookup.
@@ -186,6 +188,7 @@ func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
 		ix.byCatalog[i] = -1
 		if u.Status == ir.StatusOK {
 			ix.byCatalog[i] = int32(len(ix.units))
+			ix.catPos = append(ix.catPos, i)
 			ix.ids[u.Name] = int32(len(ix.units))
 			ix.units = append(ix.units, u)
 		}

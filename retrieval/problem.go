@@ -1,7 +1,9 @@
 package retrieval
 
 import (
+	"cmp"
 	"context"
+	"iter"
 	"slices"
 
 	"github.com/rlmc-dev/rlmc/internal/pulse"
@@ -117,12 +119,55 @@ type Problem struct {
 	// Ineligible lists the lexical units the Judge rejected while the
 	// candidates were chosen, in the order judged.
 	Ineligible []Judgment
-	// Excluded holds, by catalog position, why each unit that is not a
-	// candidate stays out; a candidate's Code is "".
-	Excluded []Exclusion
 
-	ix     *Index
-	scores []float64 // by index position
+	ix      *Index
+	scores  []float64 // by index position
+	candPos []int     // catalog positions of the candidates, ascending
+	// marked are the units the Judge rejected, by ascending catalog
+	// position; every other non-candidate's reason is its standing,
+	// computed as Exclusions walks.
+	marked []marked
+}
+
+type marked struct {
+	pos int
+	x   Exclusion
+}
+
+// Exclusions yields, in catalog order, the catalog position of every unit
+// that is not a candidate and why it stays out. It computes the reasons as
+// it walks: a catalog of thousands of units costs no table per compile.
+func (pr *Problem) Exclusions() iter.Seq2[int, Exclusion] {
+	return func(yield func(int, Exclusion) bool) {
+		cands, marks := pr.candPos, pr.marked
+		for i, u := range pr.ix.cat.Units {
+			if len(cands) > 0 && cands[0] == i {
+				cands = cands[1:]
+				continue
+			}
+			var x Exclusion
+			if len(marks) > 0 && marks[0].pos == i {
+				x, marks = marks[0].x, marks[1:]
+			} else {
+				x = standing(u, pr.ScoreAt(i))
+			}
+			if !yield(i, x) {
+				return
+			}
+		}
+	}
+}
+
+// Exclusion returns why the unit at catalog position i stays out, or a
+// zero Exclusion for a candidate.
+func (pr *Problem) Exclusion(i int) Exclusion {
+	if _, ok := slices.BinarySearch(pr.candPos, i); ok {
+		return Exclusion{}
+	}
+	if j, ok := slices.BinarySearchFunc(pr.marked, i, func(m marked, i int) int { return cmp.Compare(m.pos, i) }); ok {
+		return pr.marked[j].x
+	}
+	return standing(pr.ix.cat.Units[i], pr.ScoreAt(i))
 }
 
 // Score returns a unit's evidence score, or 0 when it has none or is not
@@ -152,7 +197,7 @@ func (pr *Problem) ScoreAt(i int) float64 {
 // a partial problem the caller must discard (p.Err says so).
 func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judge, p *pulse.Pulse) (*Problem, error) {
 	scores, above := ix.score(q, p.Stop)
-	pr := &Problem{Query: q, ix: ix, scores: scores, Excluded: make([]Exclusion, len(ix.cat.Units))}
+	pr := &Problem{Query: q, ix: ix, scores: scores}
 	host := make(map[string]bool, len(req.Mandatory)+len(req.Explicit))
 	mandatory := slices.Sorted(slices.Values(req.Mandatory))
 	for _, n := range slices.Compact(mandatory) {
@@ -172,10 +217,14 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 			lexical = append(lexical, s)
 		}
 	}
-	top, err := ix.eligibleTop(ctx, pr, lexical, ix.named(q, req, host), judge, p)
+	top, marks, err := ix.eligibleTop(ctx, pr, lexical, ix.named(q, req, host), judge, p)
 	if err != nil {
 		return nil, err
 	}
+	for pos, x := range marks {
+		pr.marked = append(pr.marked, marked{pos, x})
+	}
+	slices.SortFunc(pr.marked, func(a, b marked) int { return cmp.Compare(a.pos, b.pos) })
 	for _, s := range top {
 		pr.Candidates = append(pr.Candidates, Candidate{Name: ix.units[s.unit].Name, Origin: OriginLexical, Score: s.score})
 	}
@@ -187,39 +236,29 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 	}
 	pr.Redundant, pr.SameObject, pr.Breadth = ix.relate(q, pr.Candidates, pr.Evidence)
 	pr.Ranking = ix.top(scores, RankingSize)
-	// Every other unit gets its standing. Candidate positions are few:
-	// walk them sorted beside the catalog.
-	var inCands []int
 	for _, c := range pr.Candidates {
 		if i, ok := ix.catalogPos(c.Name); ok {
-			inCands = append(inCands, i)
+			pr.candPos = append(pr.candPos, i)
 		}
 	}
-	slices.Sort(inCands)
-	inCands = slices.Compact(inCands)
-	for i, u := range ix.cat.Units {
-		if p.Stop() {
-			return pr, nil // the caller reports the context's error
-		}
-		if len(inCands) > 0 && inCands[0] == i {
-			inCands = inCands[1:]
-			continue
-		}
-		if pr.Excluded[i].Code == "" {
-			pr.Excluded[i] = standing(u, pr.ScoreAt(i))
-		}
-	}
+	slices.Sort(pr.candPos)
+	pr.candPos = slices.Compact(pr.candPos)
 	return pr, nil
 }
 
 // standing is the reason a unit that is neither a candidate nor judged
-// stays out: its loader status, else how much evidence it has.
+// ineligible stays out: its loader status, else how much evidence it has.
+// A unit at or above the candidate floor was outranked: it was left
+// outside the cap, judged eligible or never judged because four eligible
+// units ranked before it.
 func standing(u *ir.Unit, score float64) Exclusion {
 	switch {
 	case u.Status == ir.StatusShadowed:
 		return Exclusion{Code: Shadowed, Detail: u.ShadowedBy}
 	case u.Status == ir.StatusInvalid:
 		return Exclusion{Code: Invalid}
+	case score >= CandidateFloor:
+		return Exclusion{Code: BelowThreshold, Outranked: true}
 	case score != 0:
 		return Exclusion{Code: BelowThreshold}
 	}
@@ -268,12 +307,11 @@ func (ix *Index) named(q *Query, req Request, host map[string]bool) []int32 {
 // Units are judged best first, in batches, so the usual compile asks once
 // about the four best; the first call also judges named, the units the
 // request names.
-func (ix *Index) eligibleTop(ctx context.Context, pr *Problem, lexical []scored, named []int32, judge Judge, p *pulse.Pulse) (top []scored, err error) {
+func (ix *Index) eligibleTop(ctx context.Context, pr *Problem, lexical []scored, named []int32, judge Judge, p *pulse.Pulse) (top []scored, marks map[int]Exclusion, err error) {
 	batch, rest := ix.best(lexical, CandidateCap)
 	var (
 		verdicts map[int32]Verdict // judged ineligible, by index position
 		asked    map[int32]bool    // judged at all
-		outside  []scored
 	)
 	ask := func(units []int32) error {
 		cands := make([]Candidate, 0, len(units))
@@ -312,12 +350,15 @@ func (ix *Index) eligibleTop(ctx context.Context, pr *Problem, lexical []scored,
 		return nil
 	}
 	exclude := func(u int32, v Verdict) {
-		pr.Excluded[ix.pos[ix.units[u]]] = Exclusion{Code: v.Code, Detail: v.Detail, Judged: true}
+		if marks == nil {
+			marks = map[int]Exclusion{}
+		}
+		marks[ix.catPos[u]] = Exclusion{Code: v.Code, Detail: v.Detail, Judged: true}
 	}
 	sorted := false
 	for first := true; len(batch) > 0 || (first && len(named) > 0); first = false {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		units := make([]int32, len(batch), len(batch)+len(named))
 		for i, s := range batch {
@@ -327,7 +368,7 @@ func (ix *Index) eligibleTop(ctx context.Context, pr *Problem, lexical []scored,
 			units = append(units, named...)
 		}
 		if err := ask(units); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if first {
 			for _, u := range named {
@@ -353,8 +394,6 @@ func (ix *Index) eligibleTop(ctx context.Context, pr *Problem, lexical []scored,
 				pr.Withdrawn = max(pr.Withdrawn, s.score)
 			case len(top) < CandidateCap:
 				top = append(top, s)
-			default:
-				outside = append(outside, s)
 			}
 		}
 		need := CandidateCap - len(top)
@@ -376,12 +415,9 @@ func (ix *Index) eligibleTop(ctx context.Context, pr *Problem, lexical []scored,
 		n := min(max(need, ineligibleBatch), len(rest))
 		batch, rest = rest[:n], rest[n:]
 	}
-	for _, s := range append(outside, rest...) {
-		if _, bad := verdicts[s.unit]; !bad {
-			pr.Excluded[ix.pos[ix.units[s.unit]]] = Exclusion{Code: BelowThreshold, Outranked: true}
-		}
-	}
-	return top, nil
+	// The eligible units left outside, and those never judged, are
+	// outranked: standing tells them by their score.
+	return top, marks, nil
 }
 
 // ineligibleBatch is how many units eligibleTop judges at once past the

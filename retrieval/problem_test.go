@@ -128,7 +128,7 @@ func TestRetrieve(t *testing.T) {
 			}
 			for name, want := range tt.reason {
 				i, _ := ix.catalogPos(name)
-				x := pr.Excluded[i]
+				x := pr.Exclusion(i)
 				got := x.Code
 				if x.Judged {
 					got = "judged:" + got
@@ -139,6 +139,16 @@ func TestRetrieve(t *testing.T) {
 				if got != want {
 					t.Errorf("%s: got %q; want %q", name, got, want)
 				}
+			}
+			seen := 0
+			for i, x := range pr.Exclusions() {
+				seen++
+				if got := pr.Exclusion(i); got != x || x.Code == "" {
+					t.Errorf("unit %d: Exclusions gives %+v, Exclusion %+v; want the same, with a code", i, x, got)
+				}
+			}
+			if want := len(ix.cat.Units) - len(pr.candPos); seen != want {
+				t.Errorf("exclusions: got %d; want one per non-candidate, %d", seen, want)
 			}
 			want := 0.0
 			if tt.wd != "" {
