@@ -117,7 +117,7 @@ type Index struct {
 	units []*ir.Unit       // indexable units, by position
 	// catPos maps an index position to its catalog position.
 	catPos []int
-	ids   map[string]int32
+	ids    map[string]int32
 	// byCatalog maps a catalog position to an index position, or -1: a
 	// compile walks every catalog unit, and a slice beats a name lookup.
 	byCatalog []int32
