@@ -214,9 +214,9 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 			return nil, canceled(s.name, err)
 		}
 		err := s.run(run)
-		if err := run.pulse.Err(); err != nil {
+		if stopped := run.pulse.Err(); stopped != nil {
 			// The stage stopped short; whatever it returned is partial.
-			return nil, canceled(s.name, err)
+			return nil, canceled(s.name, stopped)
 		}
 		if err != nil {
 			var ce *Error
@@ -305,7 +305,7 @@ func (r *compilation) retrieve() error {
 	}
 	r.problem = pr
 	for _, j := range pr.Ineligible {
-		reason := rejectReason(rules.Decision{Name: j.Name, Reason: j.Code, Detail: j.Detail})
+		reason := r.verdictReason(j.Verdict)
 		r.event(Event{Stage: StageRetrieve, Kind: EventRejected, Unit: j.Name, Code: reason.Code, Detail: reason.Detail, Score: round3(j.Score), Evidence: j.Evidence})
 	}
 	r.cands = make([]rules.Candidate, len(pr.Candidates))
@@ -375,11 +375,8 @@ func (r *compilation) policyError(err error) error {
 func (r *compilation) exclusion(i int, x retrieval.Exclusion) Reason {
 	u := r.c.cat.Units[i]
 	switch {
-	case x.Judged && x.Code == ReasonNegated && r.q.Negated(u.Name) != "":
-		// The policy's detail is only that the task asked; say how.
-		return Reason{Code: ReasonNegated, Detail: fmt.Sprintf("task says %q", r.q.Negated(u.Name))}
 	case x.Judged:
-		return rejectReason(rules.Decision{Name: u.Name, Reason: x.Code, Detail: x.Detail})
+		return r.verdictReason(retrieval.Verdict{Name: u.Name, Code: x.Code, Detail: x.Detail})
 	case x.Code == retrieval.Shadowed:
 		return Reason{Code: ReasonShadowed, Detail: "by " + x.Detail}
 	case x.Code == retrieval.Invalid:
@@ -390,6 +387,15 @@ func (r *compilation) exclusion(i int, x retrieval.Exclusion) Reason {
 		return Reason{Code: ReasonBelowThreshold, Detail: belowThreshold}
 	}
 	return Reason{Code: x.Code}
+}
+
+// verdictReason is the reason of a unit the policy's eligible/3 rejected.
+func (r *compilation) verdictReason(v retrieval.Verdict) Reason {
+	if said := r.q.Negated(v.Name); v.Code == ReasonNegated && said != "" {
+		// The policy's detail is only that the task asked; say how.
+		return Reason{Code: ReasonNegated, Detail: fmt.Sprintf("task says %q", said)}
+	}
+	return rejectReason(rules.Decision{Name: v.Name, Reason: v.Code, Detail: v.Detail})
 }
 
 // Details shared by many rejections; the unit's score is in Rejected.Score.

@@ -74,8 +74,10 @@ type Exclusion struct {
 	Detail string
 	// Judged says the Judge decided it (rules 2-6).
 	Judged bool
-	// Outranked says a BelowThreshold unit had evidence above the candidate
-	// floor but was outside the CandidateCap best eligible units.
+	// Outranked says a BelowThreshold unit had evidence at or above
+	// CandidateFloor but was not among the CandidateCap best eligible
+	// units: the Judge found it eligible, or never saw it because enough
+	// eligible units ranked before it.
 	Outranked bool
 }
 
@@ -89,8 +91,8 @@ type Judgment struct {
 }
 
 // Problem is what the policy judges: the candidates, the facts about them
-// and about each pair, and why every other unit stays out. It never
-// changes after Retrieve.
+// and about each pair, and (Exclusions) why every other unit stays out. It
+// never changes after Retrieve.
 type Problem struct {
 	// Query is the analysed task the problem was built from.
 	Query *Query
@@ -116,8 +118,10 @@ type Problem struct {
 	// Ranking lists the RankingSize units with the most evidence, best
 	// first, eligible or not.
 	Ranking []Ranked
-	// Ineligible lists the lexical units the Judge rejected while the
-	// candidates were chosen, in the order judged.
+	// Ineligible lists the lexical units the Judge rejected in the
+	// best-first batches, in the order judged. A unit the request names
+	// that the Judge rejected outside them is not listed here; Exclusions
+	// gives its verdict.
 	Ineligible []Judgment
 
 	ix      *Index
