@@ -356,6 +356,79 @@ func TestEvidence(t *testing.T) {
 	}
 }
 
+// TestWholeWords: words are compared whole, so "hack" never matches
+// "Hacker News" and "unit9" never matches "unit99"; a name or alias is
+// matched as whole words too.
+func TestWholeWords(t *testing.T) {
+	ix := testIndex(unit("hack", "Hack."), unit("unit9", "Unit9."), unit("tdd", "Test-driven development."))
+	tests := []struct {
+		name, task, unit string
+		want             bool // some evidence
+	}{
+		{name: "hack in Hacker News", task: "read Hacker News", unit: "hack", want: false},
+		{name: "hack itself", task: "hack on it", unit: "hack", want: true},
+		{name: "unit9 in unit99", task: "open unit99", unit: "unit9", want: false},
+		{name: "unit9 itself", task: "open unit9", unit: "unit9", want: true},
+		{name: "name inside a word", task: "run tddx", unit: "tdd", want: false},
+		{name: "a plural is the same word", task: "run tdds", unit: "tdd", want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scores, _ := ix.score(ix.Analyze(tt.task, nil), never)
+			if got := scores[ix.ids[tt.unit]] != 0; got != tt.want {
+				t.Errorf("evidence for %s in %q: got %v; want %v", tt.unit, tt.task, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestNameDeclaresObjects: "a unit's name and aliases declare objects too:
+// when they contain a word some unit declares as an object, the unit is
+// about that object, so frontend-build is not a mismatch for a task about
+// the frontend".
+func TestNameDeclaresObjects(t *testing.T) {
+	build := unit("frontend-build", "Build the web bundle.")
+	ui := trigger(unit("ui-review", "Review user interfaces."), ir.TriggerObject, "frontend", ir.DefaultTriggerWeight)
+	styles := trigger(unit("css-tips", "Tips for css layout."), ir.TriggerObject, "css", ir.DefaultTriggerWeight)
+	aliased := trigger(unit("web-pack", "Build and bundle web assets.", "frontend bundler"), ir.TriggerObject, "assets", ir.DefaultTriggerWeight)
+	ix := testIndex(build, ui, styles, aliased)
+	tests := []struct {
+		name, task, unit, want string // want: the object evidence's field, or ""
+	}{
+		{name: "name declares the object", task: "build the frontend bundle", unit: "frontend-build", want: "object"},
+		{name: "alias declares the object", task: "build the frontend bundle", unit: "web-pack", want: "object"},
+		{name: "another object is a mismatch", task: "build the css bundle", unit: "frontend-build", want: "object mismatch"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ""
+			for _, e := range ix.evidence(ix.Analyze(tt.task, nil), ix.ids[tt.unit], never) {
+				if strings.HasPrefix(e.Field, "object") {
+					got = e.Field
+				}
+			}
+			if got != tt.want {
+				t.Errorf("object evidence for %s in %q: got %q; want %q", tt.unit, tt.task, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestAliasSpellingAnotherName: an alias that spells another unit's name is
+// ignored, as evidence and as a name to negate.
+func TestAliasSpellingAnotherName(t *testing.T) {
+	ix := testIndex(unit("deploy", "Ship it."), unit("rollout", "Roll out.", "deploy"))
+	q := ix.Analyze("deploy please", nil)
+	for _, e := range ix.evidence(q, ix.ids["rollout"], never) {
+		if e.Field == "alias phrase" {
+			t.Errorf("rollout: got alias evidence %v; want none, the alias is deploy's name", e)
+		}
+	}
+	if got := ix.Analyze("avoid deploy", nil).Negated("rollout"); got != "" {
+		t.Errorf("rollout negated by %q; want not negated", got)
+	}
+}
+
 // TestScoreIsEvidence checks that a unit's score is the sum of its
 // evidence: the explanation accounts for every point.
 func TestScoreIsEvidence(t *testing.T) {
