@@ -1,6 +1,7 @@
 // Package rules embeds rlmc's Prolog policy (policy.pl) in a sandboxed
 // interpreter and exposes it as one Go call, Engine.Decide. It owns the
-// decide stage of the pipeline.
+// decide stage of the pipeline. The interpreter starts with no builtins and
+// can call only the predicates in allowlist (sandbox.go).
 //
 // Nothing from a skill is ever parsed as Prolog: catalog facts are answered
 // by Go-native predicates, and per-request data enters as constructed terms.
@@ -126,18 +127,19 @@ func New(facts Facts) (*Engine, error) {
 // NewWithPolicy loads a policy text; tests use it to prove that a broken
 // policy is a hard error.
 func NewWithPolicy(facts Facts, source string) (*Engine, error) {
-	p := prolog.New(strings.NewReader(""), io.Discard)
-	registerFacts(&p.VM, facts)
+	p, err := newInterpreter(facts)
+	if err != nil {
+		return nil, err
+	}
 	if err := p.Exec(source); err != nil {
 		return nil, fmt.Errorf("rules: policy does not load: %w", err)
 	}
-	if p.QuerySolution("current_predicate(decide/4).").Err() != nil {
+	if !defined(&p.VM, "decide", 4) {
 		return nil, errors.New("rules: policy does not define decide/4")
 	}
-	if p.QuerySolution("current_predicate(eligible/3).").Err() != nil {
+	if !defined(&p.VM, "eligible", 3) {
 		return nil, errors.New("rules: policy does not define eligible/3")
 	}
-	sandbox(&p.VM)
 	return &Engine{interp: p}, nil
 }
 

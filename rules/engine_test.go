@@ -2,12 +2,9 @@ package rules
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/ichiban/prolog/engine"
 
 	"github.com/rlmc-dev/rlmc/ir"
 )
@@ -206,51 +203,6 @@ func TestIneligible(t *testing.T) {
 			}
 			if got := render(ds); got != tt.want {
 				t.Errorf("got %s; want %s", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestSandboxRefusesEachPredicate(t *testing.T) {
-	e, err := New(catalog(map[string]UnitFacts{}, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range refused {
-		r := r
-		t.Run(r.name+"/"+string(rune('0'+r.arity)), func(t *testing.T) {
-			args := make([]engine.Term, r.arity)
-			for i := range args {
-				args[i] = engine.NewAtom("x")
-			}
-			var goal engine.Term = engine.NewAtom(r.name)
-			if r.arity > 0 {
-				goal = engine.NewAtom(r.name).Apply(args...)
-			}
-			_, err := engine.Call(&e.interp.VM, goal, engine.Success, nil).Force(context.Background())
-			var ex engine.Exception
-			if !errors.As(err, &ex) || !strings.Contains(ex.Error(), "permission_error") {
-				t.Errorf("got %v; want a permission error", err)
-			}
-		})
-	}
-}
-
-func TestSandboxRefusesThroughQueries(t *testing.T) {
-	e, err := New(catalog(map[string]UnitFacts{}, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		"halt.", "halt(1).", "open('/etc/passwd', read, S).", "open('/tmp/x', write, S, []).",
-		"consult('/etc/passwd').", "op(700, xfx, ===>).", "set_prolog_flag(double_quotes, codes).",
-		"assertz(unit(a, ok, automatic, 1)).", "retract(decide(_, _, _, _)).", "current_output(S).",
-		"write(hello).", "catch(halt, E, (write(E), fail)).",
-	} {
-		t.Run(q, func(t *testing.T) {
-			sol := e.interp.QuerySolution(q)
-			if err := sol.Err(); err == nil || !strings.Contains(err.Error(), "permission_error") {
-				t.Errorf("got %v; want a permission error", err)
 			}
 		})
 	}
