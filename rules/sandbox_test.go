@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -267,5 +271,35 @@ func TestPolicyCannotShadowANative(t *testing.T) {
 	}
 	if procedures(t, &e.interp.VM)["unit/4"] {
 		t.Error("got unit/4 still native; want the policy's clauses to replace it, which TestAllowlistIsWhatTheInterpreterCalls would report")
+	}
+}
+
+// TestRulesImportsOnlyIR pins what ARCHITECTURE.md says: of rlmc's
+// packages, rules imports only ir, so the policy engine sees no skill text
+// and no compiler state except through its Request.
+func TestRulesImportsOnlyIR(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var ours []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range file.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(path, "github.com/rlmc-dev/rlmc/") && !slices.Contains(ours, path) {
+				ours = append(ours, path)
+			}
+		}
+	}
+	if want := []string{"github.com/rlmc-dev/rlmc/ir"}; !slices.Equal(ours, want) {
+		t.Errorf("got rules importing %v; want only %v", ours, want)
 	}
 }
