@@ -134,11 +134,8 @@ func NewWithPolicy(facts Facts, source string) (*Engine, error) {
 	if err := p.Exec(source); err != nil {
 		return nil, fmt.Errorf("rules: policy does not load: %w", err)
 	}
-	if !defined(&p.VM, "decide", 4) {
-		return nil, errors.New("rules: policy does not define decide/4")
-	}
-	if !defined(&p.VM, "eligible", 3) {
-		return nil, errors.New("rules: policy does not define eligible/3")
+	if err := checkDefinitions(&p.VM, "decide/4", "eligible/3"); err != nil {
+		return nil, err
 	}
 	return &Engine{interp: p}, nil
 }

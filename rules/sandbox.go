@@ -125,11 +125,32 @@ func notIdentical(_ *engine.VM, x, y engine.Term, k engine.Cont, env *engine.Env
 	return k(env)
 }
 
-// defined reports whether the loaded text defines name/arity as clauses.
-// It asks ichiban's current_predicate/1 from Go, which is not registered
-// in the interpreter.
-func defined(vm *engine.VM, name string, arity int) bool {
-	pi := engine.NewAtom("/").Apply(engine.NewAtom(name), engine.Integer(arity))
-	ok, err := engine.CurrentPredicate(vm, pi, engine.Success, nil).Force(context.Background())
-	return ok && err == nil
+// checkDefinitions checks the loaded text against the sandbox: it must
+// define every entry point Go calls, and no predicate of the allowlist,
+// whose Go implementation its clauses would silently replace. It asks
+// ichiban's current_predicate/1 from Go, which is not registered in the
+// interpreter, once for every predicate the text defines.
+func checkDefinitions(vm *engine.VM, entries ...string) error {
+	defined := map[string]bool{}
+	pi := engine.NewVariable()
+	_, err := engine.CurrentPredicate(vm, pi, func(env *engine.Env) *engine.Promise {
+		if c, ok := env.Resolve(pi).(engine.Compound); ok && c.Arity() == 2 {
+			defined[fmt.Sprintf("%s/%d", env.Resolve(c.Arg(0)), env.Resolve(c.Arg(1)))] = true
+		}
+		return engine.Bool(false) // backtrack into the next predicate
+	}, nil).Force(context.Background())
+	if err != nil {
+		return fmt.Errorf("rules: listing the policy's predicates: %w", err)
+	}
+	for _, e := range entries {
+		if !defined[e] {
+			return fmt.Errorf("rules: policy does not define %s", e)
+		}
+	}
+	for _, a := range allowlist {
+		if defined[a] {
+			return fmt.Errorf("rules: policy defines %s, which the sandbox implements in Go", a)
+		}
+	}
+	return nil
 }
