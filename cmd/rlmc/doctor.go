@@ -56,14 +56,21 @@ const (
 // doctorRoot is one root in precedence order, where it came from, whether
 // it can be scanned and what it holds.
 type doctorRoot struct {
-	Dir          string `json:"dir"`
-	Origin       string `json:"origin"`
-	State        string `json:"state"` // ok, absent (a default root), missing, not_a_folder
-	Units        int    `json:"units"`
-	OK           int    `json:"ok"`
-	ExplicitOnly int    `json:"explicit_only"`
-	Invalid      int    `json:"invalid"`
-	Shadowed     int    `json:"shadowed"`
+	Dir    string `json:"dir"`
+	Origin string `json:"origin"`
+	// State is ok, absent (a default root), missing, not_a_folder or
+	// "same folder as root N".
+	State string `json:"state"`
+	doctorCounts
+}
+
+// doctorCounts are the units of a root or of the catalog by standing.
+type doctorCounts struct {
+	Units        int `json:"units"`
+	OK           int `json:"ok"`
+	ExplicitOnly int `json:"explicit_only"`
+	Invalid      int `json:"invalid"`
+	Shadowed     int `json:"shadowed"`
 }
 
 // doctorFinding is one thing doctor found, in a section of its report.
@@ -77,7 +84,7 @@ type doctorFinding struct {
 // doctorReport is everything `rlmc doctor` prints, in JSON as in text.
 type doctorReport struct {
 	Roots    []doctorRoot    `json:"roots"`
-	Units    doctorRoot      `json:"units"` // totals over the catalog; Dir, Origin and State empty
+	Units    doctorCounts    `json:"units"` // totals over the catalog
 	Policy   string          `json:"policy,omitempty"`
 	Lock     string          `json:"lock,omitempty"`
 	Checkout string          `json:"checkout,omitempty"`
@@ -214,7 +221,7 @@ func runDoctor(ctx context.Context, p doctorParams, stdout io.Writer) error {
 	cat := c.Catalog()
 	for _, u := range cat.Units {
 		row := &r.Roots[rowOf[u.Precedence]]
-		for _, t := range []*doctorRoot{row, &r.Units} {
+		for _, t := range []*doctorCounts{&row.doctorCounts, &r.Units} {
 			t.Units++
 			switch {
 			case u.Status == ir.StatusInvalid:
@@ -396,7 +403,7 @@ func writeDoctor(w io.Writer, r *doctorReport) {
 	for i, row := range r.Roots {
 		state := row.State
 		if row.State == "ok" {
-			state = standing(row)
+			state = standing(row.doctorCounts)
 		}
 		fmt.Fprintf(w, "  %d. %s (%s): %s\n", i+1, ir.Printable(row.Dir), row.Origin, strings.ReplaceAll(state, "_", " "))
 	}
@@ -438,7 +445,7 @@ func writeDoctor(w io.Writer, r *doctorReport) {
 }
 
 // standing renders the counts of a root or of the catalog.
-func standing(row doctorRoot) string {
+func standing(row doctorCounts) string {
 	s := fmt.Sprintf("%s: %d ok", plural(row.Units, "unit"), row.OK)
 	if row.ExplicitOnly > 0 {
 		s += fmt.Sprintf(" (%d explicit-only)", row.ExplicitOnly)

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
@@ -112,5 +116,31 @@ func TestRenderGraphLabelsRoundTrip(t *testing.T) {
 				t.Errorf("%s: dot label reads back as %q then %q; want %q then attributes", tc.name, b.String(), rest[j:], want)
 			}
 		}
+	}
+}
+
+// TestReadmeGraphIsReal checks that the Mermaid chart the README shows is
+// what `rlmc graph` prints for Matt Pocock's collection with its policy,
+// read in place from ../shared.
+func TestReadmeGraphIsReal(t *testing.T) {
+	skills := filepath.Join(sharedDir(), "third_party", "mattpocock-skills", "skills")
+	if _, err := os.Stat(skills); err != nil {
+		t.Skip("the shared folder beside the repository is absent")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "```mermaid\n")
+	block, _, ok2 := strings.Cut(block, "```\n")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no mermaid block")
+	}
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"graph", "--root", skills, "--policy", "../../THIRD_PARTY/mattpocock-skills/policy.yaml"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("got exit code %d; want 0 (%s)", code, stderr.String())
+	}
+	if diff := cmp.Diff(block, stdout.String()); diff != "" {
+		t.Errorf("README's mermaid block differs from rlmc graph (-readme +graph):\n%s", diff)
 	}
 }
