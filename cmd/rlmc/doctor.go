@@ -109,6 +109,20 @@ func (r *doctorReport) add(section string, sev ir.Severity, code, format string,
 	}
 }
 
+// Codes of doctor's own findings; the rest are diagnostic codes (ir.Code).
+const (
+	findCheckoutNotFound = "checkout_not_found"
+	findDuplicateRoot    = "duplicate_root"
+	findLockMismatch     = "lock_mismatch"
+	findLockOk           = "lock_ok"
+	findLockUnreadable   = "lock_unreadable"
+	findLockVerifyFailed = "lock_verify_failed"
+	findNoUnits          = "no_units"
+	findOverlappingRoot  = "overlapping_root"
+	findUnmatchedExclude = "unmatched_exclude"
+	findUnreadableBody   = "unreadable_body"
+)
+
 // Sections of the report, in the order they print.
 const (
 	secRoots     = "roots"
@@ -191,16 +205,16 @@ func runDoctor(ctx context.Context, p doctorParams, stdout io.Writer) error {
 			if origins[inner] == originDefault && origins[outer] == originDefault {
 				// Run from the home directory, the project roots are the
 				// user roots: nothing to fix.
-				r.add(secRoots, ir.SeverityInfo, "duplicate_root", "root %d is root %d (the project roots are the user roots here): its skills are loaded once, from root %d",
+				r.add(secRoots, ir.SeverityInfo, findDuplicateRoot, "root %d is root %d (the project roots are the user roots here): its skills are loaded once, from root %d",
 					inner+1, outer+1, outer+1)
 				continue
 			}
-			r.add(secRoots, ir.SeverityWarning, "duplicate_root", "root %d %s is the same folder as root %d %s: its skills are loaded once, from root %d; list it once",
+			r.add(secRoots, ir.SeverityWarning, findDuplicateRoot, "root %d %s is the same folder as root %d %s: its skills are loaded once, from root %d; list it once",
 				inner+1, ir.Printable(dirs[inner]), outer+1, ir.Printable(dirs[outer]), outer+1)
 			continue
 		}
 		first := min(outer, inner)
-		r.add(secRoots, ir.SeverityWarning, "overlapping_root", "root %d %s lies inside root %d %s: the skills under it are loaded once, from root %d",
+		r.add(secRoots, ir.SeverityWarning, findOverlappingRoot, "root %d %s lies inside root %d %s: the skills under it are loaded once, from root %d",
 			inner+1, ir.Printable(dirs[inner]), outer+1, ir.Printable(dirs[outer]), first+1)
 	}
 
@@ -241,7 +255,7 @@ func runDoctor(ctx context.Context, p doctorParams, stdout io.Writer) error {
 		}
 	}
 	if len(scan) > 0 && r.Units.Units == 0 {
-		r.add(secUnits, ir.SeverityWarning, "no_units", "no skill found under any root: every compile selects nothing")
+		r.add(secUnits, ir.SeverityWarning, findNoUnits, "no skill found under any root: every compile selects nothing")
 	}
 
 	// Diagnostics, each in its section; those doctor does not list are
@@ -273,7 +287,7 @@ func runDoctor(ctx context.Context, p doctorParams, stdout io.Writer) error {
 	}
 	for _, e := range pol.Exclude {
 		if !excludeMatches(scan, e) {
-			r.add(secPolicy, ir.SeverityWarning, "unmatched_exclude", "exclude %s matches no folder of any root; is a root pointing at the wrong folder?", ir.Printable(e))
+			r.add(secPolicy, ir.SeverityWarning, findUnmatchedExclude, "exclude %s matches no folder of any root; is a root pointing at the wrong folder?", ir.Printable(e))
 		}
 	}
 	for _, d := range compiler.GraphProblems(cat, c.Policy()) {
@@ -298,7 +312,7 @@ func runDoctor(ctx context.Context, p doctorParams, stdout io.Writer) error {
 				continue
 			}
 		}
-		r.add(secTokens, ir.SeverityError, "unreadable_body", "%s: %s", ir.Printable(u.Path), ir.EscapeText(err.Error()))
+		r.add(secTokens, ir.SeverityError, findUnreadableBody, "%s: %s", ir.Printable(u.Path), ir.EscapeText(err.Error()))
 	}
 
 	if p.format == "json" {
@@ -330,7 +344,7 @@ func excludeMatches(roots []string, pattern string) bool {
 func doctorLock(r *doctorReport, p doctorParams, roots []string) {
 	l, err := lockfile.Read(p.lock)
 	if err != nil {
-		r.add(secLock, ir.SeverityError, "lock_unreadable", "%s", ir.EscapeText(err.Error()))
+		r.add(secLock, ir.SeverityError, findLockUnreadable, "%s", ir.EscapeText(err.Error()))
 		return
 	}
 	dir := p.checkout
@@ -338,21 +352,21 @@ func doctorLock(r *doctorReport, p doctorParams, roots []string) {
 		dir = findCheckout(l, roots)
 	}
 	if dir == "" {
-		r.add(secLock, ir.SeverityError, "checkout_not_found", "no root lies in a checkout of %s (no folder holding a root has the lock's top-level entries); give it with --checkout DIR", ir.Printable(l.Name))
+		r.add(secLock, ir.SeverityError, findCheckoutNotFound, "no root lies in a checkout of %s (no folder holding a root has the lock's top-level entries); give it with --checkout DIR", ir.Printable(l.Name))
 		return
 	}
 	r.Checkout = dir
 	rep, err := lockfile.Verify(dir, l)
 	if err != nil {
-		r.add(secLock, ir.SeverityError, "lock_verify_failed", "%s", ir.EscapeText(err.Error()))
+		r.add(secLock, ir.SeverityError, findLockVerifyFailed, "%s", ir.EscapeText(err.Error()))
 		return
 	}
 	if !rep.OK() {
-		r.add(secLock, ir.SeverityError, "lock_mismatch", "%s at %s: %d missing, %d extra, %d changed files in %s; rlmc vendor verify %s --lock %s lists them",
+		r.add(secLock, ir.SeverityError, findLockMismatch, "%s at %s: %d missing, %d extra, %d changed files in %s; rlmc vendor verify %s --lock %s lists them",
 			ir.Printable(l.Name), ir.EscapeText(short(l.Commit)), len(rep.Missing), len(rep.Extra), len(rep.Changed), ir.Printable(dir), ir.Printable(dir), ir.Printable(p.lock))
 		return
 	}
-	r.add(secLock, ir.SeverityInfo, "lock_ok", "%s at %s: %d files match in %s (%d not covered by the lock)",
+	r.add(secLock, ir.SeverityInfo, findLockOk, "%s at %s: %d files match in %s (%d not covered by the lock)",
 		ir.Printable(l.Name), ir.EscapeText(short(l.Commit)), rep.Checked, ir.Printable(dir), len(rep.Uncovered))
 }
 
