@@ -294,6 +294,8 @@ func cycleFrom(start string, adj map[string][]string, in map[string]bool) []stri
 	return quoteAll([]string{start, start})
 }
 
+// quoteAll returns the names Go-quoted, so that a message stays one line
+// and two names never print alike.
 func quoteAll(names []string) []string {
 	out := make([]string, len(names))
 	for i, n := range names {

@@ -65,12 +65,12 @@ func completeSkillNames(selectable bool) cobra.CompletionFunc {
 		if f.policy != "" {
 			var err error
 			if p, err = compiler.LoadPolicy(f.policy); err != nil {
-				return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError
+				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
 		}
 		c, err := compiler.Load(ctx, loader.Options{Roots: f.roots}, p)
 		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError
+			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var out []cobra.Completion
 		for _, u := range c.Catalog().Units {

@@ -99,6 +99,7 @@ type doctorReport struct {
 	Warnings      int `json:"warnings"`
 }
 
+// add records a finding and counts it by severity.
 func (r *doctorReport) add(section string, sev ir.Severity, code, format string, args ...any) {
 	r.Findings = append(r.Findings, doctorFinding{Section: section, Severity: sev, Code: code, Message: fmt.Sprintf(format, args...)})
 	switch sev {
@@ -157,6 +158,7 @@ func resolveRoots(flags []string, p compiler.Policy) (dirs, origins []string) {
 	return dirs, origins
 }
 
+// repeat returns n copies of s.
 func repeat(s string, n int) []string {
 	out := make([]string, n)
 	for i := range out {
@@ -165,6 +167,8 @@ func repeat(s string, n int) []string {
 	return out
 }
 
+// runDoctor gathers the report, prints it and fails when it holds an
+// error.
 func runDoctor(ctx context.Context, p doctorParams, stdout io.Writer) error {
 	var pol compiler.Policy
 	if p.policy != "" {
@@ -473,6 +477,7 @@ func standing(row doctorCounts) string {
 	return s
 }
 
+// pluralWord returns noun, with an s unless n is 1.
 func pluralWord(n int, noun string) string {
 	if n == 1 {
 		return noun

@@ -33,6 +33,7 @@ func newGraphCmd(stdout io.Writer) *cobra.Command {
 	return cmd
 }
 
+// runGraph loads the catalog and prints its graph in the chosen format.
 func runGraph(ctx context.Context, f catalogFlags, stdout io.Writer) error {
 	c, err := f.load(ctx)
 	if err != nil {
@@ -61,6 +62,8 @@ func nodeMark(n compiler.GraphNode) string {
 	return ""
 }
 
+// nodeLabel is the text a node shows: its name, escaped onto one line,
+// and its mark.
 func nodeLabel(n compiler.GraphNode) string {
 	// Names of invalid units come from folder names and may hold anything
 	// but "/" and NUL: EscapeText keeps each on one visible line before the
