@@ -202,8 +202,15 @@ func runDoctor(ctx context.Context, p doctorParams, stdout io.Writer) error {
 		}
 		r.Roots = append(r.Roots, row)
 	}
+	// One finding per root that overlaps an earlier-listed one: a root
+	// inside two others, or listed three times, is said once.
+	reported := map[int]bool{}
 	for _, o := range loader.RootOverlaps(scan) {
 		outer, inner := rowOf[o.Outer], rowOf[o.Inner]
+		if reported[inner] {
+			continue
+		}
+		reported[inner] = true
 		if o.Same {
 			r.Roots[inner].State = fmt.Sprintf("same folder as root %d", outer+1)
 			if origins[inner] == originDefault && origins[outer] == originDefault {
