@@ -53,6 +53,11 @@ const (
 	CodeExcluded             Code = "excluded"
 	CodeNoContentWord        Code = "no_content_word"
 	CodeAliasCollision       Code = "alias_collision"
+	// Dependency-graph codes (compiler.GraphProblems): a unit whose closure
+	// can never complete, found from the catalog rather than from a compile.
+	CodeMissingDependency  Code = "missing_dependency"
+	CodeDependencyCycle    Code = "dependency_cycle"
+	CodeUnusableDependency Code = "unusable_dependency"
 )
 
 // Diagnostic is one finding about the catalog, located at Path:Line.

@@ -65,6 +65,7 @@ func Load(ctx context.Context, opts Options) (*ir.Catalog, error) {
 		all     []found
 		diags   ir.Diagnostics
 		irRoots []ir.Root
+		reached = map[string]bool{} // skill folders an earlier root found
 	)
 	for i, r := range roots {
 		irRoots = append(irRoots, ir.Root{Dir: r, Precedence: i})
@@ -78,7 +79,7 @@ func Load(ctx context.Context, opts Options) (*ir.Catalog, error) {
 		defer fsRoot.Close()
 		diags = append(diags, ds...)
 		exclude := resolveExcludes(fsRoot, opts.Exclude)
-		for _, f := range founds {
+		for _, f := range firstReach(reached, founds) {
 			// Both the path the folder was found at and the folder it
 			// resolves to are checked, so a symlink cannot bring an
 			// excluded folder back under another name.

@@ -97,7 +97,12 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newTestCmd(stdout),
 		newVendorCmd(stdout),
 		newBenchCmd(stdout),
+		newGraphCmd(stdout),
+		newDoctorCmd(stdout),
+		newVersionCmd(stdout),
 	)
+	setVersion(root)
+	registerCompletions(root)
 	wrapArgs(root)
 	return root
 }
