@@ -123,10 +123,7 @@ func TestRenderGraphLabelsRoundTrip(t *testing.T) {
 // what `rlmc graph` prints for Matt Pocock's collection with its policy,
 // read in place from ../shared.
 func TestReadmeGraphIsReal(t *testing.T) {
-	skills := filepath.Join(sharedDir(), "third_party", "mattpocock-skills", "skills")
-	if _, err := os.Stat(skills); err != nil {
-		t.Skip("the shared folder beside the repository is absent")
-	}
+	skills := testkit.Shared(t, "third_party", "mattpocock-skills", "skills")
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
