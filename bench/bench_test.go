@@ -26,7 +26,7 @@ func run(t *testing.T, catalog, cases string) *Report {
 	if _, err := os.Stat(benchmarks); err != nil {
 		t.Skipf("skipping: the benchmarks folder %s is absent", benchmarks)
 	}
-	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{benchmarks + "/" + catalog}, RootsExplicit: true}, compiler.Policy{})
+	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{benchmarks + "/" + catalog}}, compiler.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,6 +127,7 @@ func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, err
 	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
 	c.diags = append(c.diags, contentless(cat, pl)...)
 	c.diags = append(c.diags, aliasCollisions(cat)...)
+	c.diags = append(c.diags, graphDiagnostics(cat, c.policy)...)
 	if pl.now() {
 		return nil, canceled("", pl.err)
 	}
@@ -190,7 +191,7 @@ func aliasCollisions(cat *ir.Catalog) ir.Diagnostics {
 // Load is the usual way to build a compiler: load the roots, then New.
 func Load(ctx context.Context, opts loader.Options, p Policy) (*Compiler, error) {
 	if len(opts.Roots) == 0 && len(p.Roots) > 0 {
-		opts.Roots, opts.RootsExplicit = p.Roots, true
+		opts.Roots = p.Roots
 	}
 	opts.Exclude = append(opts.Exclude, p.Exclude...)
 	if opts.Limits == (loader.Limits{}) {

@@ -29,7 +29,7 @@ func loadMattPocock(t testing.TB, withOverlay bool) *Compiler {
 			t.Fatal(err)
 		}
 	}
-	c, err := Load(context.Background(), loader.Options{Roots: []string{mattpocock}, RootsExplicit: true}, p)
+	c, err := Load(context.Background(), loader.Options{Roots: []string{mattpocock}}, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,13 +46,21 @@ const (
 	CodeMissingResource      Code = "missing_resource"
 	CodeShadowed             Code = "shadowed"
 	CodeScanLimit            Code = "scan_limit"
-	CodeRootNotFound         Code = "root_not_found"
 	CodeReadError            Code = "read_error"
 	CodeSymlinkLoop          Code = "symlink_loop"
 	CodeUnknownPolicyUnit    Code = "unknown_policy_unit"
 	CodeExcluded             Code = "excluded"
 	CodeNoContentWord        Code = "no_content_word"
 	CodeAliasCollision       Code = "alias_collision"
+	CodeMisnamedSkillFile    Code = "misnamed_skill_file"
+	CodeUnmatchedExclude     Code = "unmatched_exclude"
+
+	// Dependency-graph errors: each makes a unit impossible to select in
+	// any compile, so a catalog holding one does not validate.
+	CodeMissingDependency      Code = "missing_dependency"
+	CodeDependencyCycle        Code = "dependency_cycle"
+	CodeDependencyExplicitOnly Code = "dependency_explicit_only"
+	CodeDependencyInvalid      Code = "dependency_invalid"
 )
 
 // Diagnostic is one finding about the catalog, located at Path:Line.

@@ -64,7 +64,7 @@ func discover(root string, precedence int, limits Limits) (*os.Root, []found, ir
 		return nil, nil, nil, err
 	}
 	if !info.IsDir() {
-		return nil, nil, nil, fmt.Errorf("%s is not a directory", root)
+		return nil, nil, nil, ErrNotFolder
 	}
 	fsRoot, err := os.OpenRoot(real)
 	if err != nil {
@@ -117,6 +117,14 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 		}
 	}
 	for _, e := range entries {
+		// Clients look for SKILL.md exactly; a skill.md would be read on
+		// one file system and not on another, so it is never read, but
+		// never passed over in silence either.
+		if !e.IsDir() && strings.EqualFold(e.Name(), SkillFile) {
+			s.diag(join(rel, e.Name()), ir.CodeMisnamedSkillFile, ir.SeverityWarning, "%s is not read: a skill's file must be named SKILL.md, in capitals", ir.Printable(e.Name()))
+		}
+	}
+	for _, e := range entries {
 		name := e.Name()
 		if name == ".git" || name == "node_modules" || strings.HasPrefix(name, ".") {
 			continue
@@ -148,14 +156,14 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 		if depth+1 > s.limits.MaxDepth {
 			if !s.depthHit {
 				s.depthHit = true
-				s.diag(childRel, ir.CodeScanLimit, ir.SeverityWarning, "folder deeper than %d levels below the root not scanned (and any others as deep)", s.limits.MaxDepth)
+				s.diag(childRel, ir.CodeScanLimit, ir.SeverityError, "folder deeper than %d levels below the root not scanned (and any others as deep); the host policy's limits.max_depth raises the bound", s.limits.MaxDepth)
 			}
 			continue
 		}
 		if s.folders >= s.limits.MaxFolders {
 			if !s.countHit {
 				s.countHit = true
-				s.diag(childRel, ir.CodeScanLimit, ir.SeverityWarning, "root has more than %d folders; scan stopped here", s.limits.MaxFolders)
+				s.diag(childRel, ir.CodeScanLimit, ir.SeverityError, "root has more than %d folders; scan stopped here; the host policy's limits.max_folders raises the bound", s.limits.MaxFolders)
 			}
 			return
 		}
