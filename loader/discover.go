@@ -51,28 +51,38 @@ func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string,
 	s.diags.Add(ir.Diagnostic{Root: s.root, Path: rel, Code: code, Severity: sev, Message: fmt.Sprintf(format, args...)})
 }
 
-// discover scans root. A root that does not exist yields nothing; whether that
-// is worth a diagnostic is the caller's decision. The returned *os.Root stays
+// discover scans root. A root that does not exist or is not a folder is an
+// error; whether that is worth reporting is the caller's decision (a
+// missing default root is not). The returned *os.Root stays
 // open for reading the skills found; the caller closes it.
 func discover(root string, precedence int, limits Limits) (*os.Root, []found, ir.Diagnostics, error) {
-	real, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	info, err := os.Stat(real)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if !info.IsDir() {
-		return nil, nil, nil, ErrNotFolder
-	}
-	fsRoot, err := os.OpenRoot(real)
+	fsRoot, real, err := openRoot(root)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}}
 	s.walk(real, ".", 0)
 	return fsRoot, s.found, s.diags, nil
+}
+
+// openRoot resolves root and opens it: it must be a folder.
+func openRoot(root string) (*os.Root, string, error) {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, "", err
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return nil, "", err
+	}
+	if !info.IsDir() {
+		return nil, "", ErrNotFolder
+	}
+	fsRoot, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, "", err
+	}
+	return fsRoot, real, nil
 }
 
 // relTo returns path relative to base, slash-separated; path must be within

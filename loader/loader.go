@@ -85,6 +85,16 @@ func (e *RootError) Error() string {
 // missing root.
 func (e *RootError) Unwrap() error { return e.Err }
 
+// CheckRoot returns a *RootError when root does not exist, is not a
+// folder or cannot be opened, as Load does for a root it is named.
+func CheckRoot(root string) error {
+	r, _, err := openRoot(root)
+	if err != nil {
+		return &RootError{Root: root, Err: rootErr(err)}
+	}
+	return r.Close()
+}
+
 // Load discovers, parses and normalizes every skill under the roots. Problems
 // with individual skills become diagnostics and never stop the others; the
 // error result is reserved for a root the caller named that cannot be

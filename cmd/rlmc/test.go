@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/ir"
+	"github.com/rlmc-dev/rlmc/loader"
 	"github.com/rlmc-dev/rlmc/suite"
 )
 
@@ -77,6 +78,13 @@ func runTest(ctx context.Context, dir string, f catalogFlags, run string, stdout
 		}
 		if len(r.Roots) == 0 {
 			r.Roots = r.Policy.Roots
+		}
+	}
+	// A root that does not exist would fail every case that runs on it
+	// with the same message: say it once, before any runs.
+	for _, root := range r.Roots {
+		if err := loader.CheckRoot(root); err != nil {
+			return usageError("%v", err)
 		}
 	}
 	var rep testReport
