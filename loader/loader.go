@@ -119,7 +119,7 @@ func Load(ctx context.Context, opts Options) (*ir.Catalog, error) {
 		irRoots = append(irRoots, ir.Root{Dir: r, Precedence: i})
 		fsRoot, founds, ds, err := discover(r, i, opts.Limits)
 		if err != nil {
-			fromEnv := !named && env != "" && i == len(roots)-1
+			fromEnv := !named && env != "" && r == env
 			if named || fromEnv {
 				re := &RootError{Root: r, Err: rootErr(err)}
 				if fromEnv {
