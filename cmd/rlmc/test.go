@@ -72,19 +72,20 @@ func runTest(ctx context.Context, dir string, f catalogFlags, run string, stdout
 		}
 	}
 	r := &suite.Runner{Roots: f.roots}
+	from := ""
 	if f.policy != "" {
 		if r.Policy, err = compiler.LoadPolicy(f.policy); err != nil {
 			return usageError("%v", err)
 		}
 		if len(r.Roots) == 0 {
-			r.Roots = r.Policy.Roots
+			r.Roots, from = r.Policy.Roots, f.policy+": roots: "
 		}
 	}
 	// A root that does not exist would fail every case that runs on it
 	// with the same message: say it once, before any runs.
 	for _, root := range r.Roots {
 		if err := loader.CheckRoot(root); err != nil {
-			return usageError("%v", err)
+			return usageError("%s%v", from, err)
 		}
 	}
 	var rep testReport
