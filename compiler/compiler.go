@@ -127,7 +127,6 @@ func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, err
 	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
 	c.diags = append(c.diags, contentless(cat, pl)...)
 	c.diags = append(c.diags, aliasCollisions(cat)...)
-	c.diags = append(c.diags, graphDiagnostics(cat, c.policy)...)
 	if pl.now() {
 		return nil, canceled("", pl.err)
 	}

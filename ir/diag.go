@@ -55,12 +55,12 @@ const (
 	CodeMisnamedSkillFile    Code = "misnamed_skill_file"
 	CodeUnmatchedExclude     Code = "unmatched_exclude"
 
-	// Dependency-graph errors: each makes a unit impossible to select in
-	// any compile, so a catalog holding one does not validate.
-	CodeMissingDependency      Code = "missing_dependency"
-	CodeDependencyCycle        Code = "dependency_cycle"
-	CodeDependencyExplicitOnly Code = "dependency_explicit_only"
-	CodeDependencyInvalid      Code = "dependency_invalid"
+	// Dependency-graph errors (compiler.GraphProblems): each makes a unit
+	// impossible to select in any compile, so a catalog holding one does
+	// not validate.
+	CodeMissingDependency  Code = "missing_dependency"
+	CodeDependencyCycle    Code = "dependency_cycle"
+	CodeUnusableDependency Code = "unusable_dependency" // invalid, or explicit-user-only
 )
 
 // Diagnostic is one finding about the catalog, located at Path:Line.

@@ -65,6 +65,7 @@ func runValidate(ctx context.Context, p validateParams, stdout io.Writer) error 
 		return err
 	}
 	ds := append(ir.Diagnostics{}, c.Diagnostics()...)
+	ds = append(ds, compiler.GraphProblems(c.Catalog(), c.Policy())...)
 	ds = append(ds, unknownNames(c, "--select", splitNames(p.selects))...)
 	ds = append(ds, unknownNames(c, "--deny", splitNames(p.denies))...)
 	ds.Sort()

@@ -12,11 +12,11 @@ import (
 	"github.com/rlmc-dev/rlmc/loader"
 )
 
-// TestGraphDiagnostics pins that every dependency edge no compile can
+// TestGraphProblems pins that every dependency edge no compile can
 // honor is an error diagnostic with a stable code, located where the edge
 // was declared: a catalog that reports "0 errors" must be one whose units
 // can all be selected.
-func TestGraphDiagnostics(t *testing.T) {
+func TestGraphProblems(t *testing.T) {
 	skill := func(name, extra string) string {
 		return "---\nname: " + name + "\ndescription: The " + name + " skill.\n" + extra + "---\nBody.\n"
 	}
@@ -47,9 +47,9 @@ func TestGraphDiagnostics(t *testing.T) {
 		{name: "cycle", skills: map[string]string{"cyc-a": skill("cyc-a", requires("cyc-b")), "cyc-b": skill("cyc-b", requires("cyc-a")), "user": skill("user", requires("cyc-a"))},
 			want: []diag{{"cyc-a/SKILL.md", 5, ir.CodeDependencyCycle}, {"cyc-b/SKILL.md", 5, ir.CodeDependencyCycle}}},
 		{name: "explicit-only dependency", skills: map[string]string{"a": skill("a", requires("b")), "b": skill("b", "disable-model-invocation: true\n")},
-			want: []diag{{"a/SKILL.md", 5, ir.CodeDependencyExplicitOnly}}},
+			want: []diag{{"a/SKILL.md", 5, ir.CodeUnusableDependency}}},
 		{name: "invalid dependency", skills: map[string]string{"a": skill("a", requires("b")), "b": "---\nname: b\n---\n"},
-			want: []diag{{"a/SKILL.md", 5, ir.CodeDependencyInvalid}}},
+			want: []diag{{"a/SKILL.md", 5, ir.CodeUnusableDependency}}},
 		{name: "policy self-cycle", skills: map[string]string{"tdd": skill("tdd", "")}, policy: Policy{Requires: map[string][]string{"tdd": {"tdd"}}},
 			want: []diag{{"policy", 0, ir.CodeDependencyCycle}}},
 		{name: "policy missing", skills: map[string]string{"implement": skill("implement", "")}, policy: Policy{Requires: map[string][]string{"implement": {"tdd"}}},
@@ -66,9 +66,9 @@ func TestGraphDiagnostics(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []diag
-			for _, d := range c.Diagnostics() {
+			for _, d := range GraphProblems(c.Catalog(), tt.policy) {
 				switch d.Code {
-				case ir.CodeMissingDependency, ir.CodeDependencyCycle, ir.CodeDependencyExplicitOnly, ir.CodeDependencyInvalid:
+				case ir.CodeMissingDependency, ir.CodeDependencyCycle, ir.CodeUnusableDependency:
 					if d.Severity != ir.SeverityError {
 						t.Errorf("%s: got severity %s; want error", d.Code, d.Severity)
 					}

@@ -27,15 +27,18 @@ func (e edge) at(code ir.Code, format string, args ...any) ir.Diagnostic {
 	return d
 }
 
-// graphDiagnostics checks the dependency graph once per catalog: every
-// edge from a usable unit must lead to a unit that exists, is valid and
-// can be loaded as a dependency (not explicit-user-only), and no edges may
-// form a cycle. Each failure makes the requiring unit impossible to select
-// in any compile (its closure fails closed), so each is an error, reported
-// where the edge was declared: a catalog that cannot work must not
+// GraphProblems checks the dependency graph of cat under the host policy
+// p for the whole catalog at once, as every compile would find it: every
+// requires edge from a unit that can activate must lead to a unit that
+// exists (missing_dependency), is valid and can be loaded as a dependency,
+// that is, not explicit-user-only (unusable_dependency), and no edges may
+// form a cycle (dependency_cycle, on each edge of it). Each failure makes
+// the requiring unit impossible to select in any compile (its closure fails
+// closed), so each is an error, located where the edge was declared (the
+// unit's metadata line, or "policy"): a catalog that cannot work must not
 // validate. A unit whose closure fails only further down is not reported
-// again; its own edges are fine.
-func graphDiagnostics(cat *ir.Catalog, p Policy) ir.Diagnostics {
+// again; its own edges are fine. The result is sorted.
+func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 	var (
 		out   ir.Diagnostics
 		edges = map[string][]edge{} // usable edges, by requiring unit
@@ -58,9 +61,9 @@ func graphDiagnostics(cat *ir.Catalog, p Policy) ir.Diagnostics {
 			case !ok:
 				out.Add(e.at(ir.CodeMissingDependency, "%s requires %s, which is not in the catalog", e.from, e.to))
 			case dep.Status != ir.StatusOK:
-				out.Add(e.at(ir.CodeDependencyInvalid, "%s requires %s, which is %s", e.from, e.to, dep.Status))
+				out.Add(e.at(ir.CodeUnusableDependency, "%s requires %s, which is %s", e.from, e.to, dep.Status))
 			case dep.Invocation == ir.InvocationExplicitUser:
-				out.Add(e.at(ir.CodeDependencyExplicitOnly, "%s requires %s, which is explicit-user-only and never loads as a dependency", e.from, e.to))
+				out.Add(e.at(ir.CodeUnusableDependency, "%s requires %s, which is explicit-user-only and never loads as a dependency", e.from, e.to))
 			default:
 				if len(edges[e.from]) == 0 {
 					names = append(names, e.from)
@@ -72,6 +75,7 @@ func graphDiagnostics(cat *ir.Catalog, p Policy) ir.Diagnostics {
 	for _, e := range cycleEdges(names, edges) {
 		out.Add(e.at(ir.CodeDependencyCycle, "requires cycle %s", strings.Join(cyclePath(e, edges), " -> ")))
 	}
+	out.Sort()
 	return out
 }
 
