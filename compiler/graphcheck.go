@@ -48,12 +48,21 @@ func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 		if u.Status != ir.StatusOK {
 			continue // invalid and shadowed units never activate
 		}
+		// An edge stated twice is one edge, the unit's own when both the
+		// unit and the policy state it.
 		var es []edge
+		seen := map[string]bool{}
+		add := func(to string, policy bool) {
+			if !seen[to] {
+				seen[to] = true
+				es = append(es, edge{from: u.Name, to: to, unit: u, policy: policy})
+			}
+		}
 		for _, d := range ir.SkillRefs(u.Requires) {
-			es = append(es, edge{from: u.Name, to: d, unit: u})
+			add(d, false)
 		}
 		for _, d := range p.Requires[u.Name] {
-			es = append(es, edge{from: u.Name, to: d, unit: u, policy: true})
+			add(d, true)
 		}
 		for _, e := range es {
 			dep, ok := cat.Lookup(e.to)

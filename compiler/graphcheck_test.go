@@ -52,6 +52,8 @@ func TestGraphProblems(t *testing.T) {
 			want: []diag{{"a/SKILL.md", 5, ir.CodeUnusableDependency}}},
 		{name: "policy self-cycle", skills: map[string]string{"tdd": skill("tdd", "")}, policy: Policy{Requires: map[string][]string{"tdd": {"tdd"}}},
 			want: []diag{{"policy", 0, ir.CodeDependencyCycle}}},
+		{name: "edge stated twice", skills: map[string]string{"deploy": skill("deploy", requires("smoke-tests", "smoke-tests"))}, policy: Policy{Requires: map[string][]string{"deploy": {"smoke-tests"}}},
+			want: []diag{{"deploy/SKILL.md", 5, ir.CodeMissingDependency}}},
 		{name: "policy missing", skills: map[string]string{"implement": skill("implement", "")}, policy: Policy{Requires: map[string][]string{"implement": {"tdd"}}},
 			want: []diag{{"policy", 0, ir.CodeMissingDependency}}},
 	}

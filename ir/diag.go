@@ -46,18 +46,15 @@ const (
 	CodeMissingResource      Code = "missing_resource"
 	CodeShadowed             Code = "shadowed"
 	CodeScanLimit            Code = "scan_limit"
-	// CodeRootNotFound is a named root that does not exist or is not a
-	// folder; loader.Load returns it as an error (*loader.RootError),
-	// never as a diagnostic beside an empty catalog.
-	CodeRootNotFound      Code = "root_not_found"
-	CodeReadError         Code = "read_error"
-	CodeSymlinkLoop       Code = "symlink_loop"
-	CodeUnknownPolicyUnit Code = "unknown_policy_unit"
-	CodeExcluded          Code = "excluded"
-	CodeNoContentWord     Code = "no_content_word"
-	CodeAliasCollision    Code = "alias_collision"
-	CodeMisnamedSkillFile Code = "misnamed_skill_file"
-	CodeUnmatchedExclude  Code = "unmatched_exclude"
+	CodeRootNotFound         Code = "root_not_found" // the code of a *loader.RootError, never a diagnostic
+	CodeReadError            Code = "read_error"
+	CodeSymlinkLoop          Code = "symlink_loop"
+	CodeUnknownPolicyUnit    Code = "unknown_policy_unit"
+	CodeExcluded             Code = "excluded"
+	CodeNoContentWord        Code = "no_content_word"
+	CodeAliasCollision       Code = "alias_collision"
+	CodeMisnamedSkillFile    Code = "misnamed_skill_file"
+	CodeUnmatchedExclude     Code = "unmatched_exclude"
 
 	// Dependency-graph errors (compiler.GraphProblems): each makes a unit
 	// impossible to select in any compile, so a catalog holding one does
