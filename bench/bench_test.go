@@ -23,7 +23,7 @@ type floor struct {
 func run(t *testing.T, catalog, cases string) *Report {
 	t.Helper()
 	benchmarks := testkit.Shared(t, "benchmarks")
-	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{benchmarks + "/" + catalog}, RootsExplicit: true}, compiler.Policy{})
+	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{benchmarks + "/" + catalog}}, compiler.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}

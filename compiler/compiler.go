@@ -188,9 +188,11 @@ func aliasCollisions(cat *ir.Catalog) ir.Diagnostics {
 }
 
 // Load is the usual way to build a compiler: load the roots, then New.
+// Without opts.Roots it loads the policy's roots, else the default roots;
+// a root named either way that is not a folder is a *loader.RootError.
 func Load(ctx context.Context, opts loader.Options, p Policy) (*Compiler, error) {
 	if len(opts.Roots) == 0 && len(p.Roots) > 0 {
-		opts.Roots, opts.RootsExplicit = p.Roots, true
+		opts.Roots = p.Roots
 	}
 	opts.Exclude = append(opts.Exclude, p.Exclude...)
 	if opts.Limits == (loader.Limits{}) {

@@ -28,7 +28,7 @@ func loadMattPocock(t testing.TB, withOverlay bool) *Compiler {
 			t.Fatal(err)
 		}
 	}
-	c, err := Load(context.Background(), loader.Options{Roots: []string{root}, RootsExplicit: true}, p)
+	c, err := Load(context.Background(), loader.Options{Roots: []string{root}}, p)
 	if err != nil {
 		t.Fatal(err)
 	}

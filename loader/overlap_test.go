@@ -41,7 +41,7 @@ func TestOverlappingRootsLoadEachFolderOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cat, err := Load(context.Background(), Options{Roots: tt.roots, RootsExplicit: true})
+			cat, err := Load(context.Background(), Options{Roots: tt.roots})
 			if err != nil {
 				t.Fatal(err)
 			}

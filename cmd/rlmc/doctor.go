@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -120,7 +119,6 @@ const (
 	findLockVerifyFailed = "lock_verify_failed"
 	findNoUnits          = "no_units"
 	findOverlappingRoot  = "overlapping_root"
-	findUnmatchedExclude = "unmatched_exclude"
 	findUnreadableBody   = "unreadable_body"
 )
 
@@ -236,7 +234,7 @@ func runDoctor(ctx context.Context, p doctorParams, stdout io.Writer) error {
 		err error
 	)
 	if len(scan) > 0 {
-		c, err = compiler.Load(ctx, loader.Options{Roots: scan, RootsExplicit: true}, pol)
+		c, err = compiler.Load(ctx, loader.Options{Roots: scan}, pol)
 	} else {
 		c, err = compiler.New(ir.NewCatalog(nil, nil, nil), pol)
 	}
@@ -284,21 +282,16 @@ func runDoctor(ctx context.Context, p doctorParams, stdout io.Writer) error {
 		case d.Code == ir.CodeShadowed || d.Code == ir.CodeExcluded:
 			// Shadowing is listed per unit above; exclusions are the
 			// policy doing its job.
-		case d.Code == ir.CodeUnknownPolicyUnit:
+		case d.Code == ir.CodeUnknownPolicyUnit || d.Code == ir.CodeUnmatchedExclude:
 			r.add(secPolicy, d.Severity, string(d.Code), "%s", ir.EscapeText(d.Message))
 		case d.Code == ir.CodeScanLimit:
-			r.add(secRoots, d.Severity, string(d.Code), "%s: %s (raise limits.max_depth or limits.max_folders in the policy)", where, ir.EscapeText(d.Message))
+			r.add(secRoots, d.Severity, string(d.Code), "%s: %s", where, ir.EscapeText(d.Message))
 		case d.Code == ir.CodeMissingResource || d.Code == ir.CodeResourceEscape:
 			r.add(secResources, d.Severity, string(d.Code), "%s: %s", where, ir.EscapeText(d.Message))
 		case d.Severity == ir.SeverityError:
 			r.add(secUnits, d.Severity, string(d.Code), "%s: %s", where, ir.EscapeText(d.Message))
 		case d.Severity == ir.SeverityWarning:
 			r.OtherWarnings++
-		}
-	}
-	for _, e := range pol.Exclude {
-		if !excludeMatches(scan, e) {
-			r.add(secPolicy, ir.SeverityWarning, findUnmatchedExclude, "exclude %s matches no folder of any root; is a root pointing at the wrong folder?", ir.Printable(e))
 		}
 	}
 	for _, d := range compiler.GraphProblems(cat, c.Policy()) {
@@ -337,18 +330,6 @@ func runDoctor(ctx context.Context, p doctorParams, stdout io.Writer) error {
 		return failed()
 	}
 	return nil
-}
-
-// excludeMatches reports whether a policy exclude entry names a folder of
-// one of the roots, as the loader reads it: relative to the root.
-func excludeMatches(roots []string, pattern string) bool {
-	rel := strings.Trim(path.Clean("/"+pattern), "/")
-	for _, r := range roots {
-		if info, err := os.Stat(filepath.Join(r, filepath.FromSlash(rel))); err == nil && info.IsDir() {
-			return true
-		}
-	}
-	return false
 }
 
 // doctorLock verifies the checkout the roots come from against the lock.

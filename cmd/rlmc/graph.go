@@ -15,7 +15,7 @@ import (
 // graphFormats are the values of `rlmc graph --format`, the default first.
 var graphFormats = []string{"mermaid", "dot"}
 
-func newGraphCmd(stdout io.Writer) *cobra.Command {
+func newGraphCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f catalogFlags
 	cmd := &cobra.Command{
 		Use:   "graph [--format mermaid|dot]",
@@ -24,7 +24,7 @@ func newGraphCmd(stdout io.Writer) *cobra.Command {
 			if f.format != "mermaid" && f.format != "dot" {
 				return usageError("--format must be mermaid or dot, not %q", f.format)
 			}
-			return runGraph(cmd.Context(), f, stdout)
+			return runGraph(cmd.Context(), f, stdout, stderr)
 		},
 	}
 	cmd.Flags().StringArrayVar(&f.roots, "root", nil, "skill root `DIR` (repeatable; first wins; replaces the default roots)")
@@ -34,8 +34,8 @@ func newGraphCmd(stdout io.Writer) *cobra.Command {
 }
 
 // runGraph loads the catalog and prints its graph in the chosen format.
-func runGraph(ctx context.Context, f catalogFlags, stdout io.Writer) error {
-	c, err := f.load(ctx)
+func runGraph(ctx context.Context, f catalogFlags, stdout, stderr io.Writer) error {
+	c, err := f.load(ctx, stderr)
 	if err != nil {
 		return err
 	}
