@@ -82,16 +82,25 @@ func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 		}
 	}
 	for _, e := range cycleEdges(names, edges) {
-		out.Add(e.at(ir.CodeDependencyCycle, "requires cycle %s", strings.Join(cyclePath(e, edges), " -> ")))
+		out.Add(e.at(ir.CodeDependencyCycle, "%s", e.cycle))
 	}
 	out.Sort()
 	return out
 }
 
+// cycleEdge is a requires edge inside a cycle, with the message that shows
+// it.
+type cycleEdge struct {
+	edge
+	cycle string
+}
+
 // cycleEdges returns, in the order of names, every edge whose two ends lie
 // on one cycle (a strongly connected component with an edge inside it),
-// found with Tarjan's algorithm in time linear in the graph.
-func cycleEdges(names []string, edges map[string][]edge) []edge {
+// found with Tarjan's algorithm, each with one cycle of its component to
+// show. The work is linear in the graph: each component's cycle is found
+// once, and each message shows at most maxCycleShown of its units.
+func cycleEdges(names []string, edges map[string][]edge) []cycleEdge {
 	var (
 		index   = map[string]int{}
 		low     = map[string]int{}
@@ -133,27 +142,70 @@ func cycleEdges(names []string, edges map[string][]edge) []edge {
 			visit(n)
 		}
 	}
-	var out []edge
+	var (
+		out    []cycleEdge
+		cycles = map[int][]string{}       // component -> one cycle in it
+		at     = map[int]map[string]int{} // component -> unit -> place on that cycle
+	)
 	for _, n := range names {
 		for _, e := range edges[n] {
-			if comp[e.from] == comp[e.to] {
-				out = append(out, e)
+			k := comp[e.from]
+			if k != comp[e.to] {
+				continue
 			}
+			c, ok := cycles[k]
+			if !ok {
+				c = cycleThrough(e, edges, comp)
+				cycles[k] = c
+				at[k] = make(map[string]int, len(c))
+				for i, u := range c[:len(c)-1] {
+					at[k][u] = i
+				}
+			}
+			out = append(out, cycleEdge{e, showCycle(e, c, at[k])})
 		}
 	}
 	return out
 }
 
-// cyclePath returns the shortest cycle through e: e.from, e.to, and back to
-// e.from along usable edges, found breadth first.
-func cyclePath(e edge, edges map[string][]edge) []string {
+// maxCycleShown bounds the units a dependency_cycle message lists, so a
+// catalog-long cycle costs each of its edges a short line.
+const maxCycleShown = 8
+
+// showCycle renders cycle c (first unit repeated at the end) for edge e:
+// from e's requiring unit when it lies on c, as "a -> b -> a".
+func showCycle(e edge, c []string, at map[string]int) string {
+	n := len(c) - 1
+	start, on := at[e.from]
+	var b strings.Builder
+	if !on || c[(start+1)%n] != e.to {
+		fmt.Fprintf(&b, "%s requires %s, inside the ", e.from, e.to)
+		start = 0
+	}
+	b.WriteString("requires cycle ")
+	for i := 0; i <= n; i++ {
+		if i == maxCycleShown && n > maxCycleShown {
+			fmt.Fprintf(&b, " -> ... (%d units) -> %s", n, c[start])
+			break
+		}
+		if i > 0 {
+			b.WriteString(" -> ")
+		}
+		b.WriteString(c[(start+i)%n])
+	}
+	return b.String()
+}
+
+// cycleThrough returns the shortest cycle through e (e.from, e.to, ...,
+// e.from), found breadth first inside e's component.
+func cycleThrough(e edge, edges map[string][]edge, comp map[string]int) []string {
 	prev := map[string]string{e.to: ""}
 	queue := []string{e.to}
 	for len(queue) > 0 && e.to != e.from {
 		n := queue[0]
 		queue = queue[1:]
 		for _, x := range edges[n] {
-			if _, seen := prev[x.to]; !seen {
+			if _, seen := prev[x.to]; !seen && comp[x.to] == comp[e.from] {
 				prev[x.to] = n
 				queue = append(queue, x.to)
 			}
