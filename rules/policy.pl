@@ -99,35 +99,36 @@ settle(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
 % round is judged once (no backtracking into admission/7).
 settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Selected, Rejected) :-
     unadmitted_cause(Rejected0, Selected0, By), !,
-    memberchk(reject(By, Why, Detail), Rejected0),
+    memberchk(reject(By, Why, Because), Rejected0),
     subtract(Powers, [By], Powers1),
-    settle(Req, Ok, Powers1, [reject(By, Why, Detail)|Pins], Budget, Selected, Rejected).
+    settle(Req, Ok, Powers1, [reject(By, Why, Because)|Pins], Budget, Selected, Rejected).
 settled(_, _, _, _, _, Selected, Rejected, Selected, Rejected).
 
 admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
     supersession(Ok, Powers, Live, Superseded),             % rule 7
     rank(Live, Ranked),                                     % rule 8
     ambiguity(Req, Ranked, Clear, Tied, Ambiguous, Tie),    % rule 9
-    strength(Req, Clear, Tied, Strong, Weak),               % rule 10
+    strength(Req, Clear, Tied, Strong, Weak, Whys),         % rule 10
     redundancy(Req, Strong, Tied, Powers, Distinct, Covered), % rule 11
     hold(Tie, Distinct, Admissible, Held),                  % rule 9, ask
     unpin(Admissible, Pins, Packable, Pinned),              % settle/7
-    pack(Packable, Req, Budget, [], 0, Selected, Unpacked), % rule 12
+    pack(Packable, Req, Budget, Whys, [], 0, Selected, Unpacked), % rule 12
     append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Unpacked], Rejected).
 
 % unpin(+Cands, +Pins, -Rest, -Pinned): a candidate that lost its power to
 % supersede or cover keeps the rejection it had then.
 unpin(Cands, [], Cands, []) :- !.
 unpin([], _, [], []).
-unpin([cand(N, _, _)|Cs], Pins, Rest, [reject(N, Why, Detail)|Rs]) :-
-    memberchk(reject(N, Why, Detail), Pins), !,
+unpin([cand(N, _, _)|Cs], Pins, Rest, [reject(N, Why, Because)|Rs]) :-
+    memberchk(reject(N, Why, Because), Pins), !,
     unpin(Cs, Pins, Rest, Rs).
 unpin([C|Cs], Pins, [C|Rest], Rs) :- unpin(Cs, Pins, Rest, Rs).
 
 % unadmitted_cause(+Rejected, +Selected, -By): some candidate was rejected as
 % superseded or covered by By, and By was not admitted (as itself or as a
-% dependency).
-unadmitted_cause([reject(_, Why, By)|_], Selected, By) :-
+% dependency). A superseded or covered rejection names By first among its
+% facts.
+unadmitted_cause([reject(_, Why, because(_, [by(By)|_]))|_], Selected, By) :-
     power(Why), \+ memberchk(select(By, _, _), Selected), !.
 unadmitted_cause([_|Rs], Selected, By) :- unadmitted_cause(Rs, Selected, By).
 
@@ -162,25 +163,26 @@ verdict(Req, cand(N, O, _), V) :-
     judge(Req, N, O, Status, Invocation, V).
 
 % Rule 2 (deny): a unit the host denied never activates, whatever asked for it.
-judge(Req, N, _, _, _, reject(N, denied, host)) :- denied(Req, N), !.
-% Rule 3 (invalid, shadowed): only units in good standing activate.
-judge(_, N, _, invalid, _, reject(N, invalid, status)) :- !.
-judge(_, N, _, shadowed, _, reject(N, shadowed, status)) :- !.
+judge(Req, N, _, _, _, reject(N, denied, because(deny, []))) :- denied(Req, N), !.
+% Rule 3 (standing): only units in good standing activate. A shadowed unit
+% never reaches the policy (its name answers for the unit that shadows
+% it), so invalid is the only standing judged here.
+judge(_, N, _, invalid, _, reject(N, invalid, because(standing, []))) :- !.
 % Rule 4 (explicit-user-only): such a unit activates only by host selection;
 % task text naming it ("/name", "$name", "use the name skill") is evidence,
 % never selection.
-judge(_, N, lexical, _, explicit_user, reject(N, explicit_only, task_text)) :- !.
+judge(_, N, lexical, _, explicit_user, reject(N, explicit_only, because(explicit_user_only, []))) :- !.
 % Rule 5 (negation): "do not use X" in the task suppresses lexical
 % activation of X, and only that. Explicit and mandatory selection are host
 % decisions and beat task text, and so do their closures (Rule 6).
-judge(Req, N, lexical, _, _, reject(N, negated, task_text)) :- negated(Req, N), !.
+judge(Req, N, lexical, _, _, reject(N, negated, because(negation, []))) :- negated(Req, N), !.
 % Rule 6 (dependencies fail closed): a unit whose closure has a missing unit,
 % a cycle, or a unit that may not activate is rejected with that reason.
 judge(Req, N, O, _, _, V) :- closure(N, C), closure_verdict(Req, N, O, C, V).
 
-closure_verdict(_, N, _, missing(D), reject(N, missing_dependency, D)) :- !.
-closure_verdict(_, N, _, cycle(Path), reject(N, dependency_cycle, Path)) :- !.
-closure_verdict(Req, N, O, deps(Ds), reject(N, dependency_rejected, dep(D, Why))) :-
+closure_verdict(_, N, _, missing(D), reject(N, missing_dependency, because(dependencies, [missing(D)]))) :- !.
+closure_verdict(_, N, _, cycle(Path), reject(N, dependency_cycle, because(dependencies, [path(Path)]))) :- !.
+closure_verdict(Req, N, O, deps(Ds), reject(N, dependency_rejected, because(dependencies, [dependency(D, Why)]))) :-
     blocked_dependencies(Ds, Req, O, D, Why), !.
 closure_verdict(_, _, _, _, ok).
 
@@ -212,7 +214,7 @@ supersession([C|Cs], Names, Live, Rejected) :-
 supersession([C|Cs], Names, [C|Live], Rejected) :-
     supersession(Cs, Names, Live, Rejected).
 
-superseded(cand(N, lexical, _), Names, reject(N, superseded, By)) :-
+superseded(cand(N, lexical, _), Names, reject(N, superseded, because(supersedes, [by(By)]))) :-
     superseded_by(N, Names, By).
 
 % ---------------------------------------------------------------------------
@@ -278,7 +280,7 @@ hold(no_tie, Cands, Cands, []).
 hold(tie(T), Cands, Admissible, Held) :- hold_lexical(Cands, T, Admissible, Held).
 
 hold_lexical([], _, [], []).
-hold_lexical([cand(N, lexical, _)|Cs], T, Admissible, [reject(N, held_back, T)|Rs]) :- !,
+hold_lexical([cand(N, lexical, _)|Cs], T, Admissible, [reject(N, held_back, because(ambiguity, [by(T)]))|Rs]) :- !,
     hold_lexical(Cs, T, Admissible, Rs).
 hold_lexical([C|Cs], T, [C|Admissible], Rs) :- hold_lexical(Cs, T, Admissible, Rs).
 
@@ -306,14 +308,17 @@ grounded(Req, S, _) :- threshold(Req, T), S >= T.
 
 resolve_tie(ask, cand(T, _, _), Rivals, Ranked, Clear, Rejected) :-
     drop([T|Rivals], Ranked, Clear),
-    ambiguous_all([T|Rivals], T, Rejected).
+    ambiguous_all([T|Rivals], T, ask, Rejected).
 resolve_tie(top, cand(T, _, _), Rivals, Ranked, Clear, Rejected) :-
     drop(Rivals, Ranked, Clear),
-    ambiguous_all(Rivals, T, Rejected).
+    ambiguous_all(Rivals, T, top, Rejected).
 resolve_tie(all, _, _, Ranked, Ranked, []).
 
-ambiguous_all([], _, []).
-ambiguous_all([N|Ns], Top, [reject(N, ambiguous, Top)|Rs]) :- ambiguous_all(Ns, Top, Rs).
+% Each rejection names the best of the tie (by), the mode (clause) and the
+% tie ratio.
+ambiguous_all([], _, _, []).
+ambiguous_all([N|Ns], Top, Mode, [reject(N, ambiguous, because(ambiguity, [by(Top), clause(Mode)]))|Rs]) :-
+    ambiguous_all(Ns, Top, Mode, Rs).
 
 drop(_, [], []).
 drop(Names, [cand(N, _, _)|Cs], Kept) :- memberchk(N, Names), !, drop(Names, Cs, Kept).
@@ -328,43 +333,73 @@ drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
 % the host denies still drew the task's words, so taking it away leaves the
 % weak candidate as weak as it was, with no margin over nothing.
 
-strength(Req, Ranked, Tied, Strong, Rejected) :-
+strength(Req, Ranked, Tied, Strong, Rejected, Whys) :-
     lexical_scores(Ranked, Scores),
-    strength(Req, Ranked, Tied, Scores, no, Strong, Rejected).
+    threshold(Req, T),
+    support_floor(Req, F),
+    strength(Req, Ranked, Tied, Scores, lim(T, F, Ranked), none, Strong, Rejected, Whys).
 
-% The sixth argument says whether a lexical candidate was already kept: once
-% one is, a further one needs only the support floor, for tasks that ask
-% for two things (Rule 11 then drops it if it adds nothing).
-strength(_, [], _, _, _, [], []).
-strength(Req, [cand(N, lexical, S)|Cs], Tied, Scores, Kept, Strong, [reject(N, below_threshold, S)|Rs]) :-
-    threshold(Req, T), S < T,
-    \+ memberchk(N, Tied),
-    \+ dominant(Req, N, S, Scores),
-    \+ secondary(Req, S, Kept), !,
-    strength(Req, Cs, Tied, Scores, Kept, Strong, Rs).
-strength(Req, [cand(N, lexical, S)|Cs], Tied, Scores, _, [cand(N, lexical, S)|Strong], Rs) :- !,
-    strength(Req, Cs, Tied, Scores, yes, Strong, Rs).
-strength(Req, [C|Cs], Tied, Scores, Kept, [C|Strong], Rs) :-
-    strength(Req, Cs, Tied, Scores, Kept, Strong, Rs).
+% strength/9 walks the ranked candidates. Kept is none until a lexical
+% candidate is kept, then kept(Name, Score) of the first one kept: once one
+% is, a further one needs only the support floor, for tasks that ask for
+% two things (Rule 11 then drops it if it adds nothing). Whys holds
+% why(Name, Facts) for each lexical candidate kept: which clause kept it.
+strength(_, [], _, _, _, _, [], [], []).
+strength(Req, [cand(N, lexical, S)|Cs], Tied, Scores, TF, Kept, Strong, Rs, Ws) :- !,
+    weigh(Req, N, S, TF, Tied, Scores, Kept, Verdict),
+    strength_step(Verdict, Req, N, S, Cs, Tied, Scores, TF, Kept, Strong, Rs, Ws).
+strength(Req, [C|Cs], Tied, Scores, TF, Kept, [C|Strong], Rs, Ws) :-
+    strength(Req, Cs, Tied, Scores, TF, Kept, Strong, Rs, Ws).
 
-secondary(Req, S, yes) :- support_floor(Req, F), S >= F.
+strength_step(keep(Fs), Req, N, S, Cs, Tied, Scores, TF, Kept, [cand(N, lexical, S)|Strong], Rs, [why(N, Fs)|Ws]) :-
+    first_kept(Kept, N, S, Kept1),
+    strength(Req, Cs, Tied, Scores, TF, Kept1, Strong, Rs, Ws).
+strength_step(drop(Fs), Req, N, _, Cs, Tied, Scores, TF, Kept, Strong, [reject(N, below_threshold, because(strength, Fs))|Rs], Ws) :-
+    strength(Req, Cs, Tied, Scores, TF, Kept, Strong, Rs, Ws).
 
-% dominant(+Req, +N, +S, +Scores): S, the score of N, is the best lexical
-% score and at least the support floor, and it is at least twice the
-% runner-up's (the next candidate's or the best withdrawn unit's, whichever
-% is higher), or nothing else has evidence and N's rests on at least two
-% task words. One incidental word is not a margin.
-dominant(Req, N, S, [S|Rest]) :-
-    support_floor(Req, F), S >= F,
-    withdrawn(Req, W),
-    runner_up(Rest, W, Next),
-    clear_of(Req, N, S, Next).
+first_kept(none, N, S, kept(N, S)) :- !.
+first_kept(Kept, _, _, Kept).
 
-runner_up([Next|_], W, R) :- !, R is max(Next, W).
-runner_up([], W, W).
+% weigh(+Req, +N, +S, +lim(T, F, _), +Tied, +Scores, +Kept, -Verdict): one clause per
+% case of the rule, in this order; Verdict is keep(Facts) or drop(Facts),
+% and Facts name the clause and the numbers it compared.
+weigh(_, _, S, lim(T, _, _), _, _, _, keep([clause(above_threshold), score(S), threshold(T)])) :- S >= T, !.
+weigh(_, N, S, lim(T, _, _), Tied, _, _, keep([clause(tied), score(S), threshold(T)])) :- memberchk(N, Tied), !.
+weigh(_, _, S, lim(T, F, _), _, _, _, drop([clause(below_support_floor), score(S), threshold(T), support_floor(F)])) :- S < F, !.
+weigh(Req, N, S, TF, _, [S|Rest], Kept, Verdict) :- !,
+    TF = lim(_, _, Ranked),
+    runner_up(Req, Ranked, Rest, RFact, R),
+    best(Req, N, S, TF, R, RFact, Kept, Verdict).
+weigh(_, _, S, lim(T, F, _), _, _, kept(K, KS), keep([clause(secondary), score(S), threshold(T), support_floor(F), kept(K, KS)])) :- !.
+weigh(_, _, S, lim(T, F, _), _, _, none, drop([clause(not_best), score(S), threshold(T), support_floor(F)])).
 
-clear_of(Req, N, _, 0) :- !, breadth(Req, N, B), B >= 2.
-clear_of(_, _, S, Next) :- S >= 2 * Next.
+% best/8 judges the best lexical candidate, at least the support floor and
+% below the threshold, against its runner-up R (RFact says who it is): it
+% is kept with a margin of two over R, or as the only unit with evidence
+% when that evidence rests on at least two task words; failing both, it is
+% kept only beside a stronger kept candidate.
+best(_, _, S, lim(T, F, _), R, RFact, _, keep([clause(margin), score(S), threshold(T), support_floor(F), margin(2), RFact])) :-
+    R > 0, S >= 2 * R, !.
+best(Req, N, S, lim(T, F, _), 0, RFact, _, keep([clause(sole), score(S), threshold(T), support_floor(F), breadth(B), RFact])) :-
+    breadth(Req, N, B), B >= 2, !.
+best(_, _, S, lim(T, F, _), _, _, kept(K, KS), keep([clause(secondary), score(S), threshold(T), support_floor(F), kept(K, KS)])) :- !.
+best(Req, N, S, lim(T, F, _), 0, RFact, none, drop([clause(one_word), score(S), threshold(T), support_floor(F), breadth(B), RFact])) :- !,
+    breadth(Req, N, B).
+best(_, _, S, lim(T, F, _), _, RFact, none, drop([clause(no_margin), score(S), threshold(T), support_floor(F), margin(2), RFact])).
+
+% runner_up(+Req, +Ranked, +Rest, -RFact, -R): R is the runner-up's score, the next
+% lexical candidate's (Rest holds their scores, best first) or the best
+% withdrawn unit's, whichever is higher; 0 when there is neither. RFact
+% names it: runner_up(Name, R), withdrawn_runner_up(R) or no_runner_up.
+runner_up(Req, _, [Next|_], withdrawn_runner_up(W), W) :- withdrawn(Req, W), W > Next, !.
+runner_up(_, Ranked, [Next|_], runner_up(Name, Next), Next) :- !, second_lexical(Ranked, Name).
+runner_up(Req, _, [], withdrawn_runner_up(W), W) :- withdrawn(Req, W), W > 0, !.
+runner_up(_, _, [], no_runner_up, 0).
+
+% second_lexical(+Ranked, -Name): the runner-up's name, the second lexical
+% candidate in rank order (the order of lexical_scores/2).
+second_lexical([cand(_, lexical, _)|Cs], N) :- !, first_lexical(Cs, cand(N, _, _)).
+second_lexical([_|Cs], N) :- second_lexical(Cs, N).
 
 % ---------------------------------------------------------------------------
 % Rule 11 (redundancy): a lexical candidate whose evidence a better-ranked
@@ -378,7 +413,7 @@ redundancy(Req, Ranked, Tied, Powers, Kept, Rejected) :-
     redundancy(Req, Ranked, Tied, Powers, [], Kept, Rejected).
 
 redundancy(_, [], _, _, _, [], []).
-redundancy(Req, [cand(N, lexical, _)|Cs], Tied, Powers, Seen, Kept, [reject(N, covered, By)|Rs]) :-
+redundancy(Req, [cand(N, lexical, _)|Cs], Tied, Powers, Seen, Kept, [reject(N, covered, because(redundancy, [by(By)]))|Rs]) :-
     \+ memberchk(N, Tied),
     covered_by(Req, N, Seen, By), !,
     redundancy(Req, Cs, Tied, Powers, Seen, Kept, Rs).
@@ -396,34 +431,45 @@ coverer(_, _, Seen, Seen).
 % higher priority, then higher score, then earlier name. A group that does not
 % fit in what is left of the budget is rejected as over_budget.
 
-pack([], _, _, _, _, [], []).
-pack([cand(N, O, S)|Cs], Req, Budget, Adm, Used, Sel, Rej) :-
+pack([], _, _, _, _, _, [], []).
+pack([cand(N, O, S)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     memberchk(N, Adm), !,
-    Sel = [select(N, O, S)|Sel1],
-    pack(Cs, Req, Budget, Adm, Used, Sel1, Rej).
-pack([cand(N, _, _)|Cs], Req, Budget, Adm, Used, Sel, [reject(N, conflict, With)|Rej]) :-
+    Left is Budget - Used,
+    admitted_because(O, N, Whys, 0, Left, Because),
+    Sel = [select(N, O, Because)|Sel1],
+    pack(Cs, Req, Budget, Whys, Adm, Used, Sel1, Rej).
+pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, conflict, because(packing, [by(With)]))|Rej]) :-
     group(N, Group),
     conflicting(Group, Adm, With), !,
-    pack(Cs, Req, Budget, Adm, Used, Sel, Rej).
-pack([cand(N, O, S)|Cs], Req, Budget, Adm, Used, Sel, Rej) :-
+    pack(Cs, Req, Budget, Whys, Adm, Used, Sel, Rej).
+pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     subtract(Group, Adm, New),
     tokens(Req, New, Cost),
     Used1 is Used + Cost,
     Used1 =< Budget, !,
-    admit(New, N, O, S, Sel, Sel1),
+    Left is Budget - Used,
+    admitted_because(O, N, Whys, Cost, Left, Because),
+    admit(New, N, O, Because, Sel, Sel1),
     append(Adm, New, Adm1),
-    pack(Cs, Req, Budget, Adm1, Used1, Sel1, Rej).
-pack([cand(N, _, _)|Cs], Req, Budget, Adm, Used, Sel, [reject(N, over_budget, Cost)|Rej]) :-
+    pack(Cs, Req, Budget, Whys, Adm1, Used1, Sel1, Rej).
+pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, over_budget, because(packing, [tokens(Cost), budget_left(Left)]))|Rej]) :-
     group(N, Group),
     subtract(Group, Adm, New),
     tokens(Req, New, Cost),
-    pack(Cs, Req, Budget, Adm, Used, Sel, Rej).
+    Left is Budget - Used,
+    pack(Cs, Req, Budget, Whys, Adm, Used, Sel, Rej).
+
+% A lexical candidate is selected by the clause of Rule 10 that kept it; a
+% host selection or mandatory unit by this rule, with the tokens its group
+% added and the budget left before it.
+admitted_because(lexical, N, Whys, _, _, because(strength, Fs)) :- memberchk(why(N, Fs), Whys), !.
+admitted_because(_, _, _, Cost, Left, because(packing, [tokens(Cost), budget_left(Left)])).
 
 % The group of a unit is its closure followed by the unit itself.
 group(N, Group) :- closure(N, deps(Ds)), append(Ds, [N], Group).
 
-% Members other than the unit itself enter as its dependencies.
+% Members other than the unit itself enter as its dependencies (Rule 6).
 admit([], _, _, _, Sel, Sel).
-admit([N|Gs], N, O, S, [select(N, O, S)|Sel], Rest) :- !, admit(Gs, N, O, S, Sel, Rest).
-admit([G|Gs], N, O, S, [select(G, dependency, N)|Sel], Rest) :- admit(Gs, N, O, S, Sel, Rest).
+admit([N|Gs], N, O, B, [select(N, O, B)|Sel], Rest) :- !, admit(Gs, N, O, B, Sel, Rest).
+admit([G|Gs], N, O, B, [select(G, dependency, because(dependencies, [by(N)]))|Sel], Rest) :- admit(Gs, N, O, B, Sel, Rest).

@@ -26,7 +26,7 @@ func check(w Want, res *compiler.Result, err error) []string {
 		var ce *compiler.Error
 		got := ""
 		if errors.As(err, &ce) {
-			got = ce.Code
+			got = string(ce.Code)
 		} else if err != nil {
 			got = err.Error()
 		}
@@ -42,7 +42,7 @@ func check(w Want, res *compiler.Result, err error) []string {
 		}
 		return out
 	}
-	if w.Decision != "" && res.Decision != w.Decision {
+	if w.Decision != "" && string(res.Decision) != w.Decision {
 		out = append(out, fmt.Sprintf("decision: got %s; want %s", res.Decision, w.Decision))
 	}
 	names := res.Names()
@@ -68,7 +68,7 @@ func check(w Want, res *compiler.Result, err error) []string {
 		got := "not rejected"
 		for _, r := range res.Rejected {
 			if r.Name == n && len(r.Reasons) > 0 {
-				got = r.Reasons[0].Code
+				got = string(r.Reasons[0].Code)
 				break
 			}
 		}
