@@ -40,7 +40,7 @@ func TestCompileRules(t *testing.T) {
 	tests := []struct {
 		name     string
 		req      Request
-		selected string            // names in prompt order, space-separated
+		selected string                // names in prompt order, space-separated
 		reasons  map[string]ReasonCode // unit -> first reason code
 	}{
 		{name: "lexical match", req: Request{Task: "let's do test driven development on this"}, selected: "tdd"},
@@ -138,7 +138,7 @@ func TestNegationOverridden(t *testing.T) {
 		name   string
 		policy Policy
 		req    Request
-		unit   string // the negated unit that stays selected
+		unit   string     // the negated unit that stays selected
 		code   ReasonCode // why it stays
 	}{
 		{name: "selected unit", req: Request{Task: "do not use tdd", Select: []string{"tdd"}}, unit: "tdd", code: ReasonExplicit},
