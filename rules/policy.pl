@@ -308,17 +308,16 @@ grounded(Req, S, _) :- threshold(Req, T), S >= T.
 
 resolve_tie(ask, cand(T, _, _), Rivals, Ranked, Clear, Rejected) :-
     drop([T|Rivals], Ranked, Clear),
-    ambiguous_all([T|Rivals], T, ask, Rejected).
+    ambiguous_all([T|Rivals], T, clause(ask), Rejected).
 resolve_tie(top, cand(T, _, _), Rivals, Ranked, Clear, Rejected) :-
     drop(Rivals, Ranked, Clear),
-    ambiguous_all(Rivals, T, top, Rejected).
+    ambiguous_all(Rivals, T, clause(top), Rejected).
 resolve_tie(all, _, _, Ranked, Ranked, []).
 
-% Each rejection names the best of the tie (by), the mode (clause) and the
-% tie ratio.
+% Each rejection names the best of the tie (by) and the mode (clause).
 ambiguous_all([], _, _, []).
-ambiguous_all([N|Ns], Top, Mode, [reject(N, ambiguous, because(ambiguity, [by(Top), clause(Mode)]))|Rs]) :-
-    ambiguous_all(Ns, Top, Mode, Rs).
+ambiguous_all([N|Ns], Top, Clause, [reject(N, ambiguous, because(ambiguity, [by(Top), Clause]))|Rs]) :-
+    ambiguous_all(Ns, Top, Clause, Rs).
 
 drop(_, [], []).
 drop(Names, [cand(N, _, _)|Cs], Kept) :- memberchk(N, Names), !, drop(Names, Cs, Kept).

@@ -2,9 +2,11 @@ package rules
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
+	"github.com/ichiban/prolog"
 	"github.com/ichiban/prolog/engine"
 )
 
@@ -181,7 +183,8 @@ func checkVocabulary(vm *engine.VM, source string) error {
 // PolicyAtoms returns the reason codes, rules and clauses policy.pl can
 // emit, sorted, as its source spells them; tests compare them with Go's.
 func PolicyAtoms() (reasons []ReasonCode, rules []RuleName, clauses []Clause, err error) {
-	p := engine.NewParser(&engine.VM{}, strings.NewReader(policySource))
+	interp := prolog.New(strings.NewReader(""), io.Discard) // for its operators
+	p := engine.NewParser(&interp.VM, strings.NewReader(policySource))
 	for p.More() {
 		t, err := p.Term()
 		if err != nil {
