@@ -1,15 +1,44 @@
 % rlmc host policy: which prompt units enter the planner context.
 %
-% This file is the specification of rlmc's activation semantics. Go has
-% already reduced the problem: it scored the task against the catalog (rule
-% 1), kept at most four lexical candidates above the candidate floor that
-% eligible/3 below lets through, beside the host's selections, and computed
-% every unit's dependency closure once per catalog. This policy judges that
-% small problem. It never sees skill text, only names and numbers.
+% This file is the whole decision specification after retrieval. Go has
+% scored the task against the catalog (rule 1, evidence: package retrieval,
+% formerly compiler/index.go) and computed every unit's dependency closure
+% once per catalog; this policy judges what Go shows it. It never sees
+% skill text, only names and numbers.
+%
+% Who decides what:
+%   Rule 1 (evidence) is Go's alone: a unit scoring below the candidate
+%   floor (1.5) is never shown to this policy (no_evidence when it scores
+%   0, below_threshold with rule 1's clause otherwise), nor is an eligible
+%   unit outside the best four lexical candidates (CandidateCap). A
+%   shadowed unit is never shown either: its name answers for the unit
+%   that shadows it, so the catalog, not a rule here, keeps it out.
+%   Rules 2-6 (deny, standing, explicit-user-only, negation, dependencies)
+%   are decided here, and only here, for every unit Go shows the policy:
+%   eligible/3 over the lexical units above the candidate floor, best
+%   first, and decide/4 over the host's selections and mandatory units.
+%   Go decides none of them.
+%   Rules 7-12 are decided here, by decide/4, over the candidates.
+%
+% Every decision is select(Name, Reason, because(Rule, Facts)) or
+% reject(Name, Reason, because(Rule, Facts)): Reason is a code of the JSON
+% contract, Rule the name of the rule that made the decision (evidence,
+% deny, standing, explicit_user_only, negation, dependencies, supersedes,
+% order, ambiguity, strength, redundancy, packing: rules 1-12 of
+% README.md), Facts what it compared: clause(C) (which clause of the rule,
+% when it has several), score(S), threshold(T), support_floor(F),
+% margin(M), runner_up(Name, S) | withdrawn_runner_up(S) | no_runner_up,
+% breadth(B), kept(Name, S), by(Name) (first, when the rule cites a unit),
+% tokens(N), budget_left(N), missing(Name), path(Cycle),
+% dependency(Name, Why). Go checks, when it loads this file, that every
+% reason, rule, clause and fact written here is in its vocabulary
+% (rules/vocab.go), so a new one cannot reach the contract untyped.
+%
+% Numbers are integers: scores and thresholds are evidence x 1000.
 %
 % Facts about the catalog (Go-native, read-only):
 %   unit(+Name, -Status, -Invocation, -Priority)
-%       Status is ok | invalid | shadowed;
+%       Status is ok | invalid (a name never answers for a shadowed unit);
 %       Invocation is automatic | explicit_user.
 %   closure(+Name, -Closure)
 %       deps(Deps): every unit Name transitively requires, dependencies
@@ -23,32 +52,49 @@
 %   explicit(+Req, +Name)   the host selected Name (--select).
 %   mandatory(+Req, +Name)  the host policy makes Name mandatory.
 %   denied(+Req, +Name)     the host denied Name (--deny, policy deny).
-%   negated(+Req, +Name)    the task says "do not use Name" or the like.
+%   negated(+Req, +Name)    the task says "do not use Name" or the like
+%                           (retrieval's negation reading, README rule 5).
 %   tokens(+Req, +Names, -N) body tokens of the units Names, summed, under
 %                           the request's tokenizer.
-%   redundant(+Req, +A, +B) B's evidence rests on task words A's evidence
-%                           already covers: B would add nothing beside A.
-%   covered_by(+Req, +B, +As, -A) the first A in As with redundant(Req, A, B).
-%   same_object(+Req, +A, +B) the task names an object both A and B declare.
-%   breadth(+Req, +Name, -B) how many distinct task words Name's evidence
-%                           rests on.
 %   ambiguity_mode(+Req, -Mode)  ask | top | all, from the host policy.
-%   support_floor(+Req, -F) the score (x 1000) a candidate below the
-%                           threshold needs to be selected as a clear best,
-%                           or beside a stronger kept candidate.
-%   tie_ratio(+Req, -R)     how close (percent of the best score) a rival
-%                           must be to make a tie.
-%   threshold(+Req, -T)     the score a lexical candidate needs to be
-%                           selected on its own (x 1000).
+%
+% The facts rules 9-11 compare, each computed by Go per request over the
+% candidates' evidence (retrieval's evidence, residual, breadth and relate;
+% an evidence item is one matched field, phrase, bigram, object or action,
+% with the task terms, stemmed, it rests on and its positive or negative
+% score):
+%   redundant(+Req, +A, +B) B would add almost nothing beside A: the
+%                           residual of B beside A, the summed score of
+%                           B's positive evidence items that rest on at
+%                           least one task term none of A's positive items
+%                           rests on, is less than 25% of B's score
+%                           (redundantShare). B is lexical; A any candidate.
+%   covered_by(+Req, +B, +As, -A) the first A in As with redundant(Req, A, B).
+%   same_object(+Req, +A, +B) the task names an object that both A and B
+%                           declare (object triggers, Skill-Router objects,
+%                           and object words in their names and aliases).
+%   breadth(+Req, +Name, -B) how many distinct task terms Name's positive
+%                           evidence items rest on.
+%   threshold(+Req, -T)     4500: the score a lexical candidate needs to be
+%                           selected on its own (Threshold 4.5).
+%   support_floor(+Req, -F) 2000: the score a candidate below the threshold
+%                           needs to be selected as a clear best, or beside
+%                           a stronger kept candidate (SupportFloor 2.0).
+%   tie_ratio(+Req, -R)     75: a rival scoring at least R percent of the
+%                           best is close enough to make a tie (TieRatio).
+%   margin                  2, written in rule 10 below: a clear best below
+%                           the threshold scores at least twice its
+%                           runner-up.
+%   withdrawn(+Req, -W)     the best score of a unit above the candidate
+%                           floor that eligible/3 rejected (it can never be
+%                           selected from this task); 0 when there is none.
+%                           Rule 10 measures a margin against it too. A
+%                           negated unit counts without the evidence the
+%                           negation's own words gave it (retrieval masks
+%                           them).
 %   judged(+Req)            the lexical candidates passed eligible/3 in this
 %                           request already, so decide/4 does not judge
 %                           them again (one policy step per rule saved).
-%   withdrawn(+Req, -W)     the best score (x 1000) of a unit with evidence
-%                           above the candidate floor that eligible/3 kept
-%                           from the candidates (it can never be selected
-%                           from this task); 0 when there is none. A
-%                           negated unit counts without the evidence the
-%                           negation's own words gave it.
 %
 % List helpers, in Go because the interpreter lacks them or because one Go
 % step beats one interpreter step per element: memberchk/2, subtract/3
@@ -58,7 +104,7 @@
 %
 % Entry points:
 %   eligible(+Req, +Candidates, -Rejected)
-%     Rules 2-6 alone: reject(Name, Reason, Detail) for every candidate
+%     Rules 2-6 alone: reject(Name, Reason, Because) for every candidate
 %     that can never be selected in this request. Go asks it, best first,
 %     before capping the lexical candidates, so that a unit the task
 %     negates, the host denies, that is explicit-user-only or whose closure
@@ -66,9 +112,9 @@
 %   decide(+Req, +Candidates, +Budget, -Decisions)
 %     Candidates: cand(Name, Origin, Score), Origin is mandatory | explicit
 %       | lexical, Score an integer (evidence x 1000).
-%     Decisions: select(Name, Reason, Detail) in admission order
+%     Decisions: select(Name, Reason, Because) in admission order
 %       (dependencies before their dependents), then reject(Name, Reason,
-%       Detail) for every candidate that was not admitted.
+%       Because) for every candidate that was not admitted.
 
 eligible(Req, Cands, NotEligible) :- eligibility(Cands, Req, fresh, _, NotEligible).
 
