@@ -382,63 +382,96 @@ strength(Req, Ranked, Tied, Strong, Rejected, Whys) :-
     lexical_scores(Ranked, Scores),
     threshold(Req, T),
     support_floor(Req, F),
-    strength(Req, Ranked, Tied, Scores, lim(T, F, Ranked), none, Strong, Rejected, Whys).
+    strength(Req, Ranked, t(T, F, Tied, Scores, Ranked), none, Strong, Rejected, Whys).
 
-% strength/9 walks the ranked candidates. Kept is none until a lexical
-% candidate is kept, then kept(Name, Score) of the first one kept: once one
-% is, a further one needs only the support floor, for tasks that ask for
-% two things (Rule 11 then drops it if it adds nothing). Whys holds
-% why(Name, Facts) for each lexical candidate kept: which clause kept it.
-strength(_, [], _, _, _, _, [], [], []).
-strength(Req, [cand(N, lexical, S)|Cs], Tied, Scores, TF, Kept, Strong, Rs, Ws) :- !,
-    weigh(Req, N, S, TF, Tied, Scores, Kept, Verdict),
-    strength_step(Verdict, Req, N, S, Cs, Tied, Scores, TF, Kept, Strong, Rs, Ws).
-strength(Req, [C|Cs], Tied, Scores, TF, Kept, [C|Strong], Rs, Ws) :-
-    strength(Req, Cs, Tied, Scores, TF, Kept, Strong, Rs, Ws).
+% strength/7 walks the ranked candidates; its third argument holds what
+% every step reads: t(Threshold, SupportFloor, Tied, Scores, Ranked). Kept
+% is none until a lexical candidate is kept, then kept(Name, Score) of the
+% first one kept: once one is, a further one needs only the support floor,
+% for tasks that ask for two things (Rule 11 then drops it if it adds
+% nothing). Whys holds why(Name, Facts) for each lexical candidate kept:
+% the clause that kept it and the numbers it compared.
+strength(_, [], _, _, [], [], []).
+strength(Req, [cand(N, lexical, S)|Cs], Ctx, Kept, Strong, Rs, Ws) :- !,
+    Ctx = t(T, F, Tied, Scores, Ranked),
+    band(S, T, F, Band0),
+    tied(Band0, N, Tied, Band),
+    weigh(Band, Req, N, S, T, F, Scores, Ranked, Kept, Verdict),
+    verdict(Verdict, N, S, Kept, Strong, Rs, Ws, Strong1, Rs1, Ws1, Kept1),
+    strength(Req, Cs, Ctx, Kept1, Strong1, Rs1, Ws1).
+strength(Req, [C|Cs], Ctx, Kept, [C|Strong], Rs, Ws) :-
+    strength(Req, Cs, Ctx, Kept, Strong, Rs, Ws).
 
-strength_step(keep(Fs), Req, N, S, Cs, Tied, Scores, TF, Kept, [cand(N, lexical, S)|Strong], Rs, [why(N, Fs)|Ws]) :-
-    first_kept(Kept, N, S, Kept1),
-    strength(Req, Cs, Tied, Scores, TF, Kept1, Strong, Rs, Ws).
-strength_step(drop(Fs), Req, N, _, Cs, Tied, Scores, TF, Kept, Strong, [reject(N, below_threshold, because(strength, Fs))|Rs], Ws) :-
-    strength(Req, Cs, Tied, Scores, TF, Kept, Strong, Rs, Ws).
+% verdict/11 files a kept candidate (with its why) or a dropped one.
+verdict(keep(Fs), N, S, Kept, [cand(N, lexical, S)|Strong], Rs, [why(N, Fs)|Ws], Strong, Rs, Ws, Kept1) :-
+    first_kept(Kept, N, S, Kept1).
+verdict(drop(Fs), N, _, Kept, Strong, [reject(N, below_threshold, because(strength, Fs))|Rs], Ws, Strong, Rs, Ws, Kept).
 
 first_kept(none, N, S, kept(N, S)) :- !.
 first_kept(Kept, _, _, Kept).
 
-% weigh(+Req, +N, +S, +lim(T, F, _), +Tied, +Scores, +Kept, -Verdict): one clause per
-% case of the rule, in this order; Verdict is keep(Facts) or drop(Facts),
-% and Facts name the clause and the numbers it compared.
-weigh(_, _, S, lim(T, _, _), _, _, _, keep([clause(above_threshold), score(S), threshold(T)])) :- S >= T, !.
-weigh(_, N, S, lim(T, _, _), Tied, _, _, keep([clause(tied), score(S), threshold(T)])) :- memberchk(N, Tied), !.
-weigh(_, _, S, lim(T, F, _), _, _, _, drop([clause(below_support_floor), score(S), threshold(T), support_floor(F)])) :- S < F, !.
-weigh(Req, N, S, TF, _, [S|Rest], Kept, Verdict) :- !,
-    TF = lim(_, _, Ranked),
-    runner_up(Req, Ranked, Rest, RFact, R),
-    best(Req, N, S, TF, R, RFact, Kept, Verdict).
-weigh(_, _, S, lim(T, F, _), _, _, kept(K, KS), keep([clause(secondary), score(S), threshold(T), support_floor(F), kept(K, KS)])) :- !.
-weigh(_, _, S, lim(T, F, _), _, _, none, drop([clause(not_best), score(S), threshold(T), support_floor(F)])).
+% band(+S, +T, +F, +N, +Tied, -Band): the clauses of the rule, in order:
+% above the threshold; kept by a tie; below the support floor; else in
+% between, where the margin and the kept candidates decide.
+band(S, T, _, above) :- T =< S, !.
+band(S, _, F, low) :- S < F, !.
+band(_, _, _, mid).
 
-% best/8 judges the best lexical candidate, at least the support floor and
-% below the threshold, against its runner-up R (RFact says who it is): it
-% is kept with a margin of two over R, or as the only unit with evidence
-% when that evidence rests on at least two task words; failing both, it is
-% kept only beside a stronger kept candidate.
-best(_, _, S, lim(T, F, _), R, RFact, _, keep([clause(margin), score(S), threshold(T), support_floor(F), margin(2), RFact])) :-
-    R > 0, S >= 2 * R, !.
-best(Req, N, S, lim(T, F, _), 0, RFact, _, keep([clause(sole), score(S), threshold(T), support_floor(F), breadth(B), RFact])) :-
-    breadth(Req, N, B), B >= 2, !.
-best(_, _, S, lim(T, F, _), _, _, kept(K, KS), keep([clause(secondary), score(S), threshold(T), support_floor(F), kept(K, KS)])) :- !.
-best(Req, N, S, lim(T, F, _), 0, RFact, none, drop([clause(one_word), score(S), threshold(T), support_floor(F), breadth(B), RFact])) :- !,
-    breadth(Req, N, B).
-best(_, _, S, lim(T, F, _), _, RFact, none, drop([clause(no_margin), score(S), threshold(T), support_floor(F), margin(2), RFact])).
+tied(above, _, _, above) :- !.
+tied(_, N, Tied, tied) :- memberchk(N, Tied), !.
+tied(Band, _, _, Band).
+
+% weigh(+Band, ...): Verdict is keep(Facts) or drop(Facts); Facts name the
+% clause and the numbers it compared.
+weigh(above, _, _, S, T, _, _, _, _, keep([clause(above_threshold), score(S), threshold(T)])).
+weigh(tied, _, _, S, T, _, _, _, _, keep([clause(tied), score(S), threshold(T)])).
+weigh(low, _, _, S, T, F, _, _, _, drop([clause(below_support_floor), score(S), threshold(T), support_floor(F)])).
+weigh(mid, Req, N, S, T, F, Scores, Ranked, Kept, V) :- mid(Scores, S, Req, N, T, F, Ranked, Kept, V).
+
+% mid/9: the best lexical candidate (its score heads Scores) is judged
+% against its runner-up; any other one is kept only beside a stronger
+% kept candidate (secondary), else it is not the best.
+mid([S|Rest], S, Req, N, T, F, Ranked, Kept, V) :- !,
+    runner_up(Req, Ranked, Rest, RFact, R),
+    clear(R, S, Req, N, Clear),
+    best(Clear, S, T, F, RFact, Kept, V).
+mid(_, S, _, _, T, F, _, Kept, V) :-
+    beside(Kept, S, T, F, [clause(not_best), score(S), threshold(T), support_floor(F)], V).
+
+% clear(+R, +S, +Req, +N, -Clear): the best, scoring S, against its
+% runner-up, scoring R: a margin when S is at least twice R; with no
+% runner-up at all (R is 0), sole when its evidence rests on at least two
+% task words, else one_word. One incidental word is not a margin.
+clear(R, S, _, _, C) :- 0 < R, !, margin(S, R, C).
+clear(_, _, Req, N, C) :- breadth(Req, N, B), sole(B, C).
+
+margin(S, R, margin) :- S >= 2 * R, !.
+margin(_, _, no_margin).
+
+sole(B, sole(B)) :- B >= 2, !.
+sole(B, one_word(B)).
+
+best(margin, S, T, F, RFact, _, keep([clause(margin), score(S), threshold(T), support_floor(F), margin(2), RFact])).
+best(sole(B), S, T, F, RFact, _, keep([clause(sole), score(S), threshold(T), support_floor(F), breadth(B), RFact])).
+best(no_margin, S, T, F, RFact, Kept, V) :-
+    beside(Kept, S, T, F, [clause(no_margin), score(S), threshold(T), support_floor(F), margin(2), RFact], V).
+best(one_word(B), S, T, F, RFact, Kept, V) :-
+    beside(Kept, S, T, F, [clause(one_word), score(S), threshold(T), support_floor(F), breadth(B), RFact], V).
+
+% beside(+Kept, +S, +T, +F, +Weak, -V): a candidate between the support
+% floor and the threshold that no other clause keeps is kept beside a
+% stronger one already kept (secondary), else dropped for the reason Weak
+% gives.
+beside(kept(K, KS), S, T, F, _, keep([clause(secondary), score(S), threshold(T), support_floor(F), kept(K, KS)])).
+beside(none, _, _, _, Weak, drop(Weak)).
 
 % runner_up(+Req, +Ranked, +Rest, -RFact, -R): R is the runner-up's score, the next
 % lexical candidate's (Rest holds their scores, best first) or the best
 % withdrawn unit's, whichever is higher; 0 when there is neither. RFact
 % names it: runner_up(Name, R), withdrawn_runner_up(R) or no_runner_up.
-runner_up(Req, _, [Next|_], withdrawn_runner_up(W), W) :- withdrawn(Req, W), W > Next, !.
+runner_up(Req, _, [Next|_], withdrawn_runner_up(W), W) :- withdrawn(Req, W), Next < W, !.
 runner_up(_, Ranked, [Next|_], runner_up(Name, Next), Next) :- !, second_lexical(Ranked, Name).
-runner_up(Req, _, [], withdrawn_runner_up(W), W) :- withdrawn(Req, W), W > 0, !.
+runner_up(Req, _, [], withdrawn_runner_up(W), W) :- withdrawn(Req, W), 0 < W, !.
 runner_up(_, _, [], no_runner_up, 0).
 
 % second_lexical(+Ranked, -Name): the runner-up's name, the second lexical

@@ -2,11 +2,9 @@ package rules
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
-	"github.com/ichiban/prolog"
 	"github.com/ichiban/prolog/engine"
 )
 
@@ -183,8 +181,11 @@ func checkVocabulary(vm *engine.VM, source string) error {
 // PolicyAtoms returns the reason codes, rules and clauses policy.pl can
 // emit, sorted, as its source spells them; tests compare them with Go's.
 func PolicyAtoms() (reasons []ReasonCode, rules []RuleName, clauses []Clause, err error) {
-	interp := prolog.New(strings.NewReader(""), io.Discard) // for its operators
-	p := engine.NewParser(&interp.VM, strings.NewReader(policySource))
+	e, err := New(noFacts{}) // its interpreter has the policy's operators
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p := engine.NewParser(&e.interp.VM, strings.NewReader(policySource))
 	for p.More() {
 		t, err := p.Term()
 		if err != nil {
@@ -212,6 +213,14 @@ func PolicyAtoms() (reasons []ReasonCode, rules []RuleName, clauses []Clause, er
 	slices.Sort(clauses)
 	return slices.Compact(reasons), slices.Compact(rules), slices.Compact(clauses), nil
 }
+
+// noFacts is an empty catalog, for reading the policy's source.
+type noFacts struct{}
+
+func (noFacts) Unit(string) (UnitFacts, bool) { return UnitFacts{}, false }
+func (noFacts) Closure(string) Closure        { return Closure{} }
+func (noFacts) Conflict(_, _ string) bool     { return false }
+func (noFacts) Supersedes(_, _ string) bool   { return false }
 
 var (
 	atomBecause = engine.NewAtom("because")
