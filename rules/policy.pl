@@ -377,6 +377,16 @@ drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
 % unit that can never be selected (withdrawn/2): a unit the task negates or
 % the host denies still drew the task's words, so taking it away leaves the
 % weak candidate as weak as it was, with no margin over nothing.
+%
+% Its clauses, each named in the decision (clause(C)) with what it compared:
+% a lexical candidate is kept when it reaches the threshold
+% (above_threshold) or a tie kept it (tied); below the support floor it is
+% dropped (below_support_floor); between the two, the best candidate is
+% kept with a margin of two over its runner-up (margin) or, with no
+% runner-up, when its evidence rests on at least two task words (sole);
+% failing that, any candidate is kept beside a stronger one already kept
+% (secondary), else dropped: the best for no_margin or one_word, another
+% as not_best.
 
 strength(Req, Ranked, Tied, Strong, Rejected, Whys) :-
     lexical_scores(Ranked, Scores),
@@ -410,9 +420,9 @@ verdict(drop(Fs), N, _, Kept, Strong, [reject(N, below_threshold, because(streng
 first_kept(none, N, S, kept(N, S)) :- !.
 first_kept(Kept, _, _, Kept).
 
-% band(+S, +T, +F, +N, +Tied, -Band): the clauses of the rule, in order:
-% above the threshold; kept by a tie; below the support floor; else in
-% between, where the margin and the kept candidates decide.
+% band(+S, +T, +F, -Band) and tied(+Band0, +N, +Tied, -Band): the cases of
+% the rule, in order: above the threshold; kept by a tie; below the support
+% floor; else in between, where the margin and the kept candidates decide.
 band(S, T, _, above) :- T =< S, !.
 band(S, _, F, low) :- S < F, !.
 band(_, _, _, mid).
