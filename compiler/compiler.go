@@ -692,7 +692,7 @@ func (r *compilation) decide() error {
 			if u.Status != ir.StatusShadowed {
 				score = r.scoreAt(i)
 			}
-			r.rejected[i] = goReason(r.rejected[i], round3(score))
+			r.rejected[i] = goReason(r.rejected[i], score)
 			rj := Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Score: round3(score), Reasons: r.rejected[i : i+1 : i+1]}
 			r.res.Rejected = append(r.res.Rejected, rj)
 		}

@@ -42,10 +42,10 @@ func goReason(rs Reason, score float64) Reason {
 	if rs.Code == ReasonBelowThreshold {
 		if score >= CandidateFloor {
 			rs.Rule.Clause = rules.ClauseOutsideCap
-			rs.Facts = &Facts{Score: score, CandidateFloor: CandidateFloor, Candidates: CandidateCap}
+			rs.Facts = &Facts{Score: round3(score), CandidateFloor: CandidateFloor, Candidates: CandidateCap}
 		} else {
 			rs.Rule.Clause = rules.ClauseBelowCandidateFloor
-			rs.Facts = &Facts{Score: score, CandidateFloor: CandidateFloor}
+			rs.Facts = &Facts{Score: round3(score), CandidateFloor: CandidateFloor}
 		}
 	}
 	return rs
@@ -151,15 +151,15 @@ func strength(c rules.Clause, f *Facts) string {
 	case rules.ClauseMargin:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, but the best candidate at least the support floor %.1f scores at least %gx its runner-up %s", f.Score, f.Threshold, f.SupportFloor, f.Margin, runnerUp(f))
 	case rules.ClauseSole:
-		return fmt.Sprintf("score %.3f is below the threshold %.1f, but it is the only unit with evidence, at least the support floor %.1f, on %d task words", f.Score, f.Threshold, f.SupportFloor, deref(f.Breadth))
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, but at least the support floor %.1f with no runner-up at the candidate floor, on %d task words", f.Score, f.Threshold, f.SupportFloor, deref(f.Breadth))
 	case rules.ClauseSecondary:
-		return fmt.Sprintf("score %.3f is below the threshold %.1f, but at least the support floor %.1f beside the stronger %s (%.3f), already kept", f.Score, f.Threshold, f.SupportFloor, f.Kept, f.KeptScore)
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, but at least the support floor %.1f beside %s (%.3f), which this rule kept before it", f.Score, f.Threshold, f.SupportFloor, f.Kept, f.KeptScore)
 	case rules.ClauseBelowSupportFloor:
 		return fmt.Sprintf("score %.3f is below the support floor %.1f (and the threshold %.1f): it could only reveal a tie", f.Score, f.SupportFloor, f.Threshold)
 	case rules.ClauseNoMargin:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, and the best candidate needs %gx its runner-up %s", f.Score, f.Threshold, f.Margin, runnerUp(f))
 	case rules.ClauseOneWord:
-		return fmt.Sprintf("score %.3f is below the threshold %.1f, and as the only unit with evidence it rests on %d task word(s), not two", f.Score, f.Threshold, deref(f.Breadth))
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, and with no runner-up at the candidate floor its evidence rests on %d task word(s), not two", f.Score, f.Threshold, deref(f.Breadth))
 	case rules.ClauseNotBest:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, it is not the best candidate, and no stronger one is kept beside it", f.Score, f.Threshold)
 	}
@@ -168,7 +168,7 @@ func strength(c rules.Clause, f *Facts) string {
 
 func runnerUp(f *Facts) string {
 	if f.RunnerUp == "" {
-		return "(none: no other unit has evidence)"
+		return "(none at the candidate floor)"
 	}
 	return fmt.Sprintf("%s (%.3f)", f.RunnerUp, deref(f.RunnerUpScore))
 }
