@@ -96,8 +96,9 @@ const (
 	// ClauseBelowCandidateFloor: the unit's score is below the candidate
 	// floor (1.5), so it is never put before the policy.
 	ClauseBelowCandidateFloor Clause = "below_candidate_floor"
-	// ClauseOutsideCap: the unit is eligible and above the candidate
-	// floor, but four better ones took the candidates' places.
+	// ClauseOutsideCap: the unit scores at least the candidate floor,
+	// but four better eligible units took the candidates' places (it may
+	// not have been judged by rules 2-6 at all).
 	ClauseOutsideCap Clause = "outside_cap"
 )
 
