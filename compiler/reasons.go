@@ -33,7 +33,7 @@ var goRules = map[ReasonCode]rules.RuleName{
 // goReason completes a reason Go decided before the policy with its rule
 // and facts: a unit with some evidence that is no candidate either scored
 // below the candidate floor or was eligible but outside the best
-// CandidateCap, and which one follows from its score.
+// CandidateCap, and which one follows from its score (Rejected.Score).
 func goReason(rs Reason, score float64) Reason {
 	if rs.Rule.Number != 0 {
 		return rs
@@ -41,15 +41,21 @@ func goReason(rs Reason, score float64) Reason {
 	rs.Rule = ruleOf(goRules[rs.Code], "")
 	if rs.Code == ReasonBelowThreshold {
 		if score >= CandidateFloor {
-			rs.Rule.Clause = rules.ClauseOutsideCap
-			rs.Facts = &Facts{Score: round3(score), CandidateFloor: CandidateFloor, Candidates: CandidateCap}
+			rs.Rule.Clause, rs.Facts = rules.ClauseOutsideCap, outsideCapFacts
 		} else {
-			rs.Rule.Clause = rules.ClauseBelowCandidateFloor
-			rs.Facts = &Facts{Score: round3(score), CandidateFloor: CandidateFloor}
+			rs.Rule.Clause, rs.Facts = rules.ClauseBelowCandidateFloor, belowFloorFacts
 		}
 	}
 	return rs
 }
+
+// The facts of rule 1's rejections are the same for every unit (its score
+// is Rejected.Score), so all share these: a large catalog has thousands of
+// units with a little evidence, and a Result is read, not changed.
+var (
+	belowFloorFacts = &Facts{CandidateFloor: CandidateFloor}
+	outsideCapFacts = &Facts{CandidateFloor: CandidateFloor, Candidates: CandidateCap}
+)
 
 // facts converts the policy's facts (scores x 1000) into the result's.
 func (r *compilation) facts(d rules.Decision) *Facts {

@@ -55,7 +55,8 @@ const (
 )
 
 // Reason is one code with the rule that decided it, a human-readable
-// detail and the facts the rule used.
+// detail and the facts the rule used. Facts may be shared between reasons
+// and results: read them, do not change them.
 type Reason struct {
 	Code   ReasonCode `json:"code"`
 	Rule   Rule       `json:"rule"`
