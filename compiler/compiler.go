@@ -238,6 +238,7 @@ type compilation struct {
 	scores                []float64         // evidence by index position
 	policyReq             *rules.Request    // the request facts the policy reads
 	withdrawn             float64           // best score of a unit eligible/3 kept out
+	withdrawnName         string            // the unit that scored it
 	cands                 []rules.Candidate
 	rejected              []Reason              // by catalog position; Code "" means not rejected
 	evidence              map[string][]Evidence // of the candidates
@@ -441,7 +442,7 @@ func (r *compilation) eligibleTop(lexical []scored) (top, outside []scored, err 
 			d, bad := out[u.Name]
 			switch {
 			case bad:
-				reason := rejectReason(d)
+				reason := r.reason(d)
 				r.rejected[r.c.pos[u]] = reason
 				e := Event{Stage: StageRetrieve, Kind: EventRejected, Unit: u.Name, Code: reason.Code, Detail: reason.Detail, Score: round3(s.score)}
 				if !sorted {
@@ -451,7 +452,9 @@ func (r *compilation) eligibleTop(lexical []scored) (top, outside []scored, err 
 				// A negated unit's score holds no evidence from the
 				// words that negate it (analyze masks them), so it all
 				// came from the rest of the task and counts as a rival.
-				r.withdrawn = max(r.withdrawn, s.score)
+				if s.score > r.withdrawn {
+					r.withdrawn, r.withdrawnName = s.score, u.Name
+				}
 				r.event(e)
 			case len(top) < CandidateCap:
 				top = append(top, s)
@@ -492,7 +495,7 @@ func (r *compilation) request() *rules.Request {
 		Budget:   r.budget,
 		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
 		Negated:   make(map[string]bool, len(r.negated)),
-		Ambiguity: r.c.policy.Ambiguity, Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
+		Ambiguity: string(r.c.policy.Ambiguity), Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
 		Tokens: func(n string) int { return r.tokens[n] },
 	}
 	for n := range r.negated {
@@ -559,12 +562,6 @@ func (r *compilation) standing(i int, u *ir.Unit) Reason {
 	}
 	return Reason{Code: ReasonNoEvidence}
 }
-
-// Details shared by many rejections; the unit's score is in Rejected.Score.
-var (
-	belowThreshold = fmt.Sprintf("score is below the threshold %.1f", Threshold)
-	outsideCap     = fmt.Sprintf("score is outside the top %d candidates", CandidateCap)
-)
 
 // scoreAt returns the evidence score of the unit at catalog position i.
 func (r *compilation) scoreAt(i int) float64 {
@@ -657,7 +654,7 @@ func (r *compilation) decide() error {
 			if _, seen := reasons[d.Name]; !seen {
 				order = append(order, d.Name)
 			}
-			reasons[d.Name] = append(reasons[d.Name], r.selectReason(d))
+			reasons[d.Name] = append(reasons[d.Name], r.reason(d))
 			continue
 		}
 		if r.explicit[d.Name] || r.mandatory[d.Name] {
@@ -665,13 +662,14 @@ func (r *compilation) decide() error {
 			if r.mandatory[d.Name] {
 				code, what = ErrMandatoryRejected, "mandatory"
 			}
-			reason := rejectReason(d)
+			reason := r.reason(d)
 			return &Error{Code: code, Unit: d.Name, Reason: d.Reason,
 				Message: fmt.Sprintf("%s unit %q cannot be honored: %s", what, d.Name, describe(reason))}
 		}
 		u, _ := r.c.cat.Lookup(d.Name)
-		r.rejected[r.c.pos[u]] = rejectReason(d)
-		r.event(Event{Stage: StageDecide, Kind: EventRejected, Unit: d.Name, Code: d.Reason, Detail: d.Detail})
+		reason := r.reason(d)
+		r.rejected[r.c.pos[u]] = reason
+		r.event(Event{Stage: StageDecide, Kind: EventRejected, Unit: d.Name, Code: d.Reason, Detail: reason.Detail})
 	}
 	for _, n := range order {
 		u, _ := r.c.cat.Lookup(n)
@@ -692,13 +690,16 @@ func (r *compilation) decide() error {
 	r.res.Rejected = make([]Rejected, 0, len(r.rejected)-len(r.selected))
 	for i, u := range r.c.cat.Units {
 		if r.rejected[i].Code != "" {
-			rj := Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Reasons: r.rejected[i : i+1 : i+1]}
+			var score float64
 			if u.Status != ir.StatusShadowed {
-				rj.Score = round3(r.scoreAt(i))
+				score = r.scoreAt(i)
 			}
+			r.rejected[i] = goReason(r.rejected[i], score)
+			rj := Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Score: round3(score), Reasons: r.rejected[i : i+1 : i+1]}
 			r.res.Rejected = append(r.res.Rejected, rj)
 		}
 	}
+	r.explainWeak()
 	r.res.Decision = DecisionNoRoute
 	if len(r.selected) > 0 {
 		r.res.Decision = DecisionRoute
@@ -712,65 +713,27 @@ func (r *compilation) decide() error {
 	return nil
 }
 
-func (r *compilation) selectReason(d rules.Decision) Reason {
-	switch d.Reason {
-	case ReasonDependency:
-		return Reason{Code: ReasonDependency, Detail: "required by " + d.Detail}
-	case ReasonLexical:
-		return Reason{Code: ReasonLexical, Detail: summarize(r.evidence[d.Name])}
-	case ReasonExplicit:
-		return Reason{Code: ReasonExplicit, Detail: "selected by the host"}
-	case ReasonMandatory:
-		return Reason{Code: ReasonMandatory, Detail: "mandatory in the host policy"}
-	}
-	return Reason{Code: d.Reason, Detail: d.Detail}
-}
-
-func rejectReason(d rules.Decision) Reason {
-	detail := d.Detail
-	switch d.Reason {
-	case ReasonDenied:
-		detail = "denied by the host"
-	case ReasonInvalid:
-		detail = "the unit is invalid; see diagnostics"
-	case ReasonShadowed:
-		detail = "the name belongs to a higher-precedence unit"
-	case ReasonExplicitOnly:
-		detail = "explicit-user-only: activates only by host selection"
-	case ReasonNegated:
-		detail = "the task asks not to use it"
-	case ReasonMissingDependency:
-		detail = "requires " + d.Detail + ", which is not in the catalog"
-	case ReasonDependencyCycle:
-		detail = "requires cycle " + d.Detail
-	case ReasonDependencyRejected:
-		detail = "requires " + d.Detail
-	case ReasonConflict:
-		detail = "conflicts with " + d.Detail + ", which ranks higher"
-	case ReasonSuperseded:
-		detail = "superseded by " + d.Detail
-	case ReasonOverBudget:
-		detail = d.Detail + " tokens do not fit in what is left of the budget"
-	case ReasonAmbiguous:
-		detail = "too close to call against " + d.Detail + ": they compete for the same task words or object"
-		if d.Detail == d.Name {
-			detail = "the best candidate, but a rival competing for the same task words or object scores too close to call"
+// explainWeak gives the best-ranked units Go kept from the policy (below
+// the candidate floor, or outside the best CandidateCap) their evidence in
+// the explanation: a newcomer asks why a unit with some evidence lost, and
+// the answer is what the task said for it. Only the Ranking's few are
+// explained, so a large catalog costs no more.
+func (r *compilation) explainWeak() {
+	explained := map[string]bool{}
+	for _, e := range r.res.Events {
+		if e.Evidence != nil {
+			explained[e.Unit] = true
 		}
-	case ReasonCovered:
-		detail = "its evidence is already covered by " + d.Detail
-	case ReasonHeldBack:
-		detail = "the task is ambiguous between " + d.Detail + " and a rival: no unit is selected from the task until the host settles it"
-	case ReasonBelowThreshold:
-		detail = belowThreshold
 	}
-	return Reason{Code: d.Reason, Detail: detail}
-}
-
-func describe(r Reason) string {
-	if r.Detail == "" {
-		return r.Code
+	for _, rk := range r.res.Ranking {
+		u, ok := r.c.cat.Lookup(rk.Name)
+		if !ok || explained[rk.Name] || rk.Score == 0 || r.rejected[r.c.pos[u]].Code != ReasonBelowThreshold {
+			continue
+		}
+		if id, ok := r.c.index.ids[rk.Name]; ok {
+			r.event(Event{Stage: StageRetrieve, Kind: EventRejected, Unit: rk.Name, Code: ReasonBelowThreshold, Score: round3(rk.Score), Evidence: r.c.index.evidence(r.q, id)})
+		}
 	}
-	return r.Code + " (" + r.Detail + ")"
 }
 
 // summarize renders a unit's strongest evidence for its lexical reason.

@@ -250,7 +250,7 @@ func TestOnCompileReportsTheDecision(t *testing.T) {
 		"tdd/SKILL.md":           catalog["tdd/SKILL.md"],
 	})
 	type report struct {
-		Decision    string
+		Decision    compiler.Decision
 		Selected    []string
 		Ambiguous   []string
 		Fingerprint bool

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -44,12 +45,36 @@ func render(ds []Decision) string {
 	var parts []string
 	for _, d := range ds {
 		if d.Selected {
-			parts = append(parts, "+"+d.Name+":"+d.Reason)
+			parts = append(parts, "+"+d.Name+":"+string(d.Reason))
 		} else {
-			parts = append(parts, "-"+d.Name+":"+d.Reason+"("+d.Detail+")")
+			parts = append(parts, "-"+d.Name+":"+string(d.Reason)+"("+object(d)+")")
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// object renders the fact a rejection turns on, for the table rows.
+func object(d Decision) string {
+	f := d.Facts
+	switch d.Reason {
+	case ReasonDenied:
+		return "host"
+	case ReasonInvalid:
+		return "status"
+	case ReasonExplicitOnly, ReasonNegated:
+		return "task_text"
+	case ReasonMissingDependency:
+		return f.Missing
+	case ReasonDependencyCycle:
+		return strings.Join(f.Path, " -> ")
+	case ReasonDependencyRejected:
+		return f.Dependency + " (" + string(f.DependencyReason) + ")"
+	case ReasonOverBudget:
+		return fmt.Sprint(f.Tokens)
+	case ReasonBelowThreshold:
+		return fmt.Sprint(f.Score)
+	}
+	return f.By
 }
 
 func TestDecide(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 // TestCompileNotes pins which rejections compile's text mode reports on
 // stderr, keyed on reason codes: one line each, and none when all is well.
 func TestCompileNotes(t *testing.T) {
-	rejected := func(name, code string, score float64) compiler.Rejected {
+	rejected := func(name string, code compiler.ReasonCode, score float64) compiler.Rejected {
 		return compiler.Rejected{Name: name, Score: score, Reasons: []compiler.Reason{{Code: code, Detail: "detail"}}}
 	}
 	tests := []struct {
