@@ -21,14 +21,14 @@ import (
 
 // Case is one labelled task.
 type Case struct {
-	ID           string   `json:"id"`
-	Task         string   `json:"task"`
-	Expected     string   `json:"expected"` // route, no_route or ambiguous
-	Skills       []string `json:"skills"`
-	Alternatives []string `json:"alternatives,omitempty"`
-	Category     string   `json:"category"`
-	Select       []string `json:"select,omitempty"`
-	Deny         []string `json:"deny,omitempty"`
+	ID           string            `json:"id"`
+	Task         string            `json:"task"`
+	Expected     compiler.Decision `json:"expected"` // route, no_route or ambiguous
+	Skills       []string          `json:"skills"`
+	Alternatives []string          `json:"alternatives,omitempty"`
+	Category     string            `json:"category"`
+	Select       []string          `json:"select,omitempty"`
+	Deny         []string          `json:"deny,omitempty"`
 }
 
 // Half says which half of the split a case falls in: "even" when the FNV-1a
@@ -57,12 +57,12 @@ func ReadCases(file string) ([]Case, error) {
 	}
 	var gold struct {
 		Cases []struct {
-			ID           string   `json:"id"`
-			Category     string   `json:"category"`
-			Prompt       string   `json:"prompt"`
-			Expected     string   `json:"expected"`
-			Skills       []string `json:"skills"`
-			Alternatives []string `json:"alternatives"`
+			ID           string            `json:"id"`
+			Category     string            `json:"category"`
+			Prompt       string            `json:"prompt"`
+			Expected     compiler.Decision `json:"expected"`
+			Skills       []string          `json:"skills"`
+			Alternatives []string          `json:"alternatives"`
 		} `json:"cases"`
 	}
 	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(data, &gold) == nil && len(gold.Cases) > 0 {
@@ -111,9 +111,9 @@ type Metrics struct {
 
 // Outcome is one case's result.
 type Outcome struct {
-	Case     Case     `json:"case"`
-	Decision string   `json:"decision"`
-	Selected []string `json:"selected"`
+	Case     Case              `json:"case"`
+	Decision compiler.Decision `json:"decision"`
+	Selected []string          `json:"selected"`
 	// Ambiguous lists the rivals of an ambiguous decision: the host would
 	// ask the user, so they count as nothing selected.
 	Ambiguous []string  `json:"ambiguous,omitempty"`
@@ -150,7 +150,7 @@ func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, erro
 				return nil, ctx.Err()
 			}
 			o.Error = err.Error()
-			o.Decision = "error"
+			o.Decision = compiler.DecisionError
 		} else {
 			o.Decision = res.Decision
 			o.Selected = res.Names()

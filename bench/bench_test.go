@@ -8,10 +8,9 @@ import (
 	"testing"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/testkit"
 	"github.com/rlmc-dev/rlmc/loader"
 )
-
-const benchmarks = "../../shared/benchmarks"
 
 // floor is a regression floor: the figure once reached, which CI keeps.
 type floor struct {
@@ -23,10 +22,8 @@ type floor struct {
 
 func run(t *testing.T, catalog, cases string) *Report {
 	t.Helper()
-	if _, err := os.Stat(benchmarks); err != nil {
-		t.Skipf("skipping: the benchmarks folder %s is absent", benchmarks)
-	}
-	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{benchmarks + "/" + catalog}, RootsExplicit: true}, compiler.Policy{})
+	benchmarks := testkit.Shared(t, "benchmarks")
+	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{benchmarks + "/" + catalog}}, compiler.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,16 +11,16 @@ import (
 // AuditRecord is one line of the trajectory: what a compile decided and
 // what it cost.
 type AuditRecord struct {
-	Time               time.Time      `json:"time"`
-	Fingerprint        string         `json:"fingerprint,omitempty"`
-	CatalogFingerprint string         `json:"catalog_fingerprint"`
-	Decision           string         `json:"decision"`
-	Selected           []string       `json:"selected"`
-	Bytes              int            `json:"bytes"`
-	Tokens             int            `json:"tokens"`
-	Rejected           map[string]int `json:"rejected"`
-	DurationMS         float64        `json:"duration_ms"`
-	Error              *Error         `json:"error,omitempty"`
+	Time               time.Time          `json:"time"`
+	Fingerprint        string             `json:"fingerprint,omitempty"`
+	CatalogFingerprint string             `json:"catalog_fingerprint"`
+	Decision           Decision           `json:"decision"` // or DecisionError
+	Selected           []string           `json:"selected"`
+	Bytes              int                `json:"bytes"`
+	Tokens             int                `json:"tokens"`
+	Rejected           map[ReasonCode]int `json:"rejected"`
+	DurationMS         float64            `json:"duration_ms"`
+	Error              *Error             `json:"error,omitempty"`
 }
 
 // Audit appends one JSON line per compile to a writer. Each line is written
@@ -39,10 +39,10 @@ func NewAudit(w io.Writer) *Audit { return &Audit{w: w, now: time.Now} }
 func (a *Audit) Compile(ctx context.Context, c *Compiler, req Request) (*Result, error) {
 	start := a.now()
 	res, err := c.Compile(ctx, req)
-	rec := AuditRecord{Time: start.UTC(), CatalogFingerprint: c.CatalogFingerprint(), Selected: []string{}, Rejected: map[string]int{}}
+	rec := AuditRecord{Time: start.UTC(), CatalogFingerprint: c.CatalogFingerprint(), Selected: []string{}, Rejected: map[ReasonCode]int{}}
 	rec.DurationMS = float64(a.now().Sub(start).Microseconds()) / 1000
 	if err != nil {
-		rec.Decision = "error"
+		rec.Decision = DecisionError
 		if ce, ok := err.(*Error); ok {
 			rec.Error = ce
 		} else {

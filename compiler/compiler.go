@@ -141,9 +141,11 @@ func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, err
 }
 
 // Load is the usual way to build a compiler: load the roots, then New.
+// Without opts.Roots it loads the policy's roots, else the default roots;
+// a root named either way that is not a folder is a *loader.RootError.
 func Load(ctx context.Context, opts loader.Options, p Policy) (*Compiler, error) {
 	if len(opts.Roots) == 0 && len(p.Roots) > 0 {
-		opts.Roots, opts.RootsExplicit = p.Roots, true
+		opts.Roots = p.Roots
 	}
 	opts.Exclude = append(opts.Exclude, p.Exclude...)
 	if opts.Limits == (loader.Limits{}) {
@@ -185,10 +187,11 @@ type compilation struct {
 
 	pulse     *pulse.Pulse // stops long loops when ctx is done
 	q         *retrieval.Query
-	problem   *retrieval.Problem // what the policy judges
-	policyReq *rules.Request     // the request facts the policy reads
-	cands     []rules.Candidate  // problem's candidates, as the policy reads them
-	rejected  []Reason           // by catalog position; Code "" means not rejected
+	problem   *retrieval.Problem        // what the policy judges
+	policyReq *rules.Request            // the request facts the policy reads
+	judged    map[string]rules.Decision // eligible/3's rejections, by unit
+	cands     []rules.Candidate         // problem's candidates, as the policy reads them
+	rejected  []Reason                  // by catalog position; Code "" means not rejected
 	bodies    map[string]string
 	tokens    map[string]int
 
@@ -305,7 +308,7 @@ func (r *compilation) retrieve() error {
 	}
 	r.problem = pr
 	for _, j := range pr.Ineligible {
-		reason := r.verdictReason(j.Verdict)
+		reason := r.judgedReason(j.Verdict)
 		r.event(Event{Stage: StageRetrieve, Kind: EventRejected, Unit: j.Name, Code: reason.Code, Detail: reason.Detail, Score: round3(j.Score), Evidence: j.Evidence})
 	}
 	r.cands = make([]rules.Candidate, len(pr.Candidates))
@@ -339,7 +342,13 @@ func (j judge) Ineligible(ctx context.Context, cands []retrieval.Candidate) ([]r
 	}
 	out := make([]retrieval.Verdict, len(ds))
 	for i, d := range ds {
-		out[i] = retrieval.Verdict{Name: d.Name, Code: d.Reason, Detail: d.Detail}
+		// Retrieval needs only the name and code; the result needs the
+		// whole decision (its rule and facts), kept here.
+		if j.r.judged == nil {
+			j.r.judged = map[string]rules.Decision{}
+		}
+		j.r.judged[d.Name] = d
+		out[i] = retrieval.Verdict{Name: d.Name, Code: retrieval.Code(d.Reason)}
 	}
 	return out, nil
 }
@@ -352,7 +361,7 @@ func (r *compilation) request() *rules.Request {
 		Budget:   r.budget,
 		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
 		Negated:   make(map[string]bool, len(negs)),
-		Ambiguity: r.c.policy.Ambiguity, Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
+		Ambiguity: string(r.c.policy.Ambiguity), Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
 		Tokens: func(n string) int { return r.tokens[n] },
 	}
 	for _, n := range negs {
@@ -371,38 +380,31 @@ func (r *compilation) policyError(err error) error {
 }
 
 // exclusion is the reason of the unit at catalog position i, which
-// retrieval kept out of the candidates for x.
+// retrieval kept out of the candidates for x: the policy's when it judged
+// the unit, else retrieval's own (goReason).
 func (r *compilation) exclusion(i int, x retrieval.Exclusion) Reason {
 	u := r.c.cat.Units[i]
-	switch {
-	case x.Judged:
-		return r.verdictReason(retrieval.Verdict{Name: u.Name, Code: x.Code, Detail: x.Detail})
-	case x.Code == retrieval.Shadowed:
-		return Reason{Code: ReasonShadowed, Detail: "by " + x.Detail}
-	case x.Code == retrieval.Invalid:
-		return Reason{Code: ReasonInvalid, Detail: "see diagnostics for " + u.Path}
-	case x.Code == retrieval.BelowThreshold && x.Outranked:
-		return Reason{Code: ReasonBelowThreshold, Detail: outsideCap}
-	case x.Code == retrieval.BelowThreshold:
-		return Reason{Code: ReasonBelowThreshold, Detail: belowThreshold}
+	if x.Judged {
+		return r.judgedReason(retrieval.Verdict{Name: u.Name, Code: x.Code})
 	}
-	return Reason{Code: x.Code}
+	return goReason(x, u)
 }
 
-// verdictReason is the reason of a unit the policy's eligible/3 rejected.
-func (r *compilation) verdictReason(v retrieval.Verdict) Reason {
-	if said := r.q.Negated(v.Name); v.Code == ReasonNegated && said != "" {
+// judgedReason is the reason of a unit the policy's eligible/3 rejected:
+// the decision judge kept, with its rule and facts.
+func (r *compilation) judgedReason(v retrieval.Verdict) Reason {
+	d, ok := r.judged[v.Name]
+	if !ok {
+		// Unreached: retrieval reports only what judge returned.
+		d = rules.Decision{Name: v.Name, Reason: ReasonCode(v.Code)}
+	}
+	rs := r.reason(d)
+	if said := r.q.Negated(v.Name); rs.Code == ReasonNegated && said != "" {
 		// The policy's detail is only that the task asked; say how.
-		return Reason{Code: ReasonNegated, Detail: fmt.Sprintf("task says %q", said)}
+		rs.Detail = fmt.Sprintf("task says %q", said)
 	}
-	return rejectReason(rules.Decision{Name: v.Name, Reason: v.Code, Detail: v.Detail})
+	return rs
 }
-
-// Details shared by many rejections; the unit's score is in Rejected.Score.
-var (
-	belowThreshold = fmt.Sprintf("score is below the threshold %.1f", Threshold)
-	outsideCap     = fmt.Sprintf("score is outside the top %d candidates", CandidateCap)
-)
 
 // scoreAt returns the evidence score of the unit at catalog position i.
 func (r *compilation) scoreAt(i int) float64 { return r.problem.ScoreAt(i) }
@@ -485,7 +487,7 @@ func (r *compilation) decide() error {
 			if _, seen := reasons[d.Name]; !seen {
 				order = append(order, d.Name)
 			}
-			reasons[d.Name] = append(reasons[d.Name], r.selectReason(d))
+			reasons[d.Name] = append(reasons[d.Name], r.reason(d))
 			continue
 		}
 		if r.explicit[d.Name] || r.mandatory[d.Name] {
@@ -493,13 +495,14 @@ func (r *compilation) decide() error {
 			if r.mandatory[d.Name] {
 				code, what = ErrMandatoryRejected, "mandatory"
 			}
-			reason := rejectReason(d)
+			reason := r.reason(d)
 			return &Error{Code: code, Unit: d.Name, Reason: d.Reason,
 				Message: fmt.Sprintf("%s unit %q cannot be honored: %s", what, d.Name, describe(reason))}
 		}
 		u, _ := r.c.cat.Lookup(d.Name)
-		r.rejected[r.c.pos[u]] = rejectReason(d)
-		r.event(Event{Stage: StageDecide, Kind: EventRejected, Unit: d.Name, Code: d.Reason, Detail: d.Detail})
+		reason := r.reason(d)
+		r.rejected[r.c.pos[u]] = reason
+		r.event(Event{Stage: StageDecide, Kind: EventRejected, Unit: d.Name, Code: d.Reason, Detail: reason.Detail})
 	}
 	for _, n := range order {
 		u, _ := r.c.cat.Lookup(n)
@@ -520,13 +523,16 @@ func (r *compilation) decide() error {
 	r.res.Rejected = make([]Rejected, 0, len(r.rejected)-len(r.selected))
 	for i, u := range r.c.cat.Units {
 		if r.rejected[i].Code != "" {
-			rj := Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Reasons: r.rejected[i : i+1 : i+1]}
+			var score float64
 			if u.Status != ir.StatusShadowed {
-				rj.Score = round3(r.scoreAt(i))
+				score = r.scoreAt(i)
 			}
+			rj := Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Score: round3(score), Reasons: r.rejected[i : i+1 : i+1]}
 			r.res.Rejected = append(r.res.Rejected, rj)
 		}
 	}
+	r.explainWeak()
+	r.attachEvidence()
 	r.res.Decision = DecisionNoRoute
 	if len(r.selected) > 0 {
 		r.res.Decision = DecisionRoute
@@ -540,65 +546,74 @@ func (r *compilation) decide() error {
 	return nil
 }
 
-func (r *compilation) selectReason(d rules.Decision) Reason {
-	switch d.Reason {
-	case ReasonDependency:
-		return Reason{Code: ReasonDependency, Detail: "required by " + d.Detail}
-	case ReasonLexical:
-		return Reason{Code: ReasonLexical, Detail: summarize(r.problem.Evidence[d.Name])}
-	case ReasonExplicit:
-		return Reason{Code: ReasonExplicit, Detail: "selected by the host"}
-	case ReasonMandatory:
-		return Reason{Code: ReasonMandatory, Detail: "mandatory in the host policy"}
-	}
-	return Reason{Code: d.Reason, Detail: d.Detail}
-}
-
-func rejectReason(d rules.Decision) Reason {
-	detail := d.Detail
-	switch d.Reason {
-	case ReasonDenied:
-		detail = "denied by the host"
-	case ReasonInvalid:
-		detail = "the unit is invalid; see diagnostics"
-	case ReasonShadowed:
-		detail = "the name belongs to a higher-precedence unit"
-	case ReasonExplicitOnly:
-		detail = "explicit-user-only: activates only by host selection"
-	case ReasonNegated:
-		detail = "the task asks not to use it"
-	case ReasonMissingDependency:
-		detail = "requires " + d.Detail + ", which is not in the catalog"
-	case ReasonDependencyCycle:
-		detail = "requires cycle " + d.Detail
-	case ReasonDependencyRejected:
-		detail = "requires " + d.Detail
-	case ReasonConflict:
-		detail = "conflicts with " + d.Detail + ", which ranks higher"
-	case ReasonSuperseded:
-		detail = "superseded by " + d.Detail
-	case ReasonOverBudget:
-		detail = d.Detail + " tokens do not fit in what is left of the budget"
-	case ReasonAmbiguous:
-		detail = "too close to call against " + d.Detail + ": they compete for the same task words or object"
-		if d.Detail == d.Name {
-			detail = "the best candidate, but a rival competing for the same task words or object scores too close to call"
+// explainWeak gives the best-ranked units retrieval kept from the policy
+// (below the candidate floor, or outside the best CandidateCap) their
+// evidence in the explanation: a newcomer asks why a unit with some
+// evidence lost, and the answer is what the task said for it. Only the
+// Ranking's few are explained, so a large catalog costs no more.
+func (r *compilation) explainWeak() {
+	explained := map[string]bool{}
+	for _, e := range r.res.Events {
+		if e.Evidence != nil {
+			explained[e.Unit] = true
 		}
-	case ReasonCovered:
-		detail = "its evidence is already covered by " + d.Detail
-	case ReasonHeldBack:
-		detail = "the task is ambiguous between " + d.Detail + " and a rival: no unit is selected from the task until the host settles it"
-	case ReasonBelowThreshold:
-		detail = belowThreshold
 	}
-	return Reason{Code: d.Reason, Detail: detail}
+	for _, rk := range r.res.Ranking {
+		u, ok := r.c.cat.Lookup(rk.Name)
+		if !ok || explained[rk.Name] || rk.Score == 0 || r.rejected[r.c.pos[u]].Code != ReasonBelowThreshold {
+			continue
+		}
+		if ev := r.problem.EvidenceOf(rk.Name); ev != nil {
+			r.event(Event{Stage: StageRetrieve, Kind: EventRejected, Unit: rk.Name, Code: ReasonBelowThreshold, Score: round3(rk.Score), Evidence: ev})
+		}
+	}
 }
 
-func describe(r Reason) string {
-	if r.Detail == "" {
-		return r.Code
+// attachEvidence puts in the result the evidence the compile computed: the
+// candidates', and that of the units the explanation shows (judged
+// ineligible among the best, or best-ranked below the floor). Only the unit
+// that bears a name gets its evidence, never a shadowed namesake.
+func (r *compilation) attachEvidence() {
+	evidence := make(map[string][]Evidence, len(r.problem.Evidence))
+	// Weights to three decimals, like scores: the last bits of a float
+	// sum are no contract.
+	add := func(n string, ev []Evidence) {
+		if len(ev) == 0 {
+			return
+		}
+		out := make([]Evidence, len(ev))
+		for i, e := range ev {
+			out[i] = Evidence{Field: e.Field, Terms: e.Terms, Weight: round3(e.Weight)}
+		}
+		evidence[n] = out
 	}
-	return r.Code + " (" + r.Detail + ")"
+	for n, ev := range r.problem.Evidence {
+		add(n, ev)
+	}
+	for _, e := range r.res.Events {
+		if _, done := evidence[e.Unit]; !done {
+			add(e.Unit, e.Evidence)
+		}
+	}
+	if len(evidence) == 0 {
+		return
+	}
+	owns := func(name, root, path string) bool {
+		u, ok := r.c.cat.Lookup(name)
+		return ok && u.Root == root && u.Path == path
+	}
+	for i := range r.res.Selected {
+		s := &r.res.Selected[i]
+		if ev, ok := evidence[s.Name]; ok && owns(s.Name, s.Root, s.Path) {
+			s.Evidence = ev
+		}
+	}
+	for i := range r.res.Rejected {
+		rj := &r.res.Rejected[i]
+		if ev, ok := evidence[rj.Name]; ok && owns(rj.Name, rj.Root, rj.Path) {
+			rj.Evidence = ev
+		}
+	}
 }
 
 // summarize renders a unit's strongest evidence for its lexical reason.

@@ -40,42 +40,42 @@ func TestCompileRules(t *testing.T) {
 	tests := []struct {
 		name     string
 		req      Request
-		selected string            // names in prompt order, space-separated
-		reasons  map[string]string // unit -> first reason code
+		selected string                // names in prompt order, space-separated
+		reasons  map[string]ReasonCode // unit -> first reason code
 	}{
 		{name: "lexical match", req: Request{Task: "let's do test driven development on this"}, selected: "tdd"},
-		{name: "no match", req: Request{Task: "what is the weather like"}, selected: "", reasons: map[string]string{"tdd": ReasonNoEvidence}},
+		{name: "no match", req: Request{Task: "what is the weather like"}, selected: "", reasons: map[string]ReasonCode{"tdd": ReasonNoEvidence}},
 		{name: "dependency before dependent", req: Request{Task: "please review my code changes"}, selected: "checklist code-review",
-			reasons: map[string]string{"checklist": ReasonDependency, "code-review": ReasonLexical}},
-		{name: "explicit selection without evidence", req: Request{Task: "anything", Select: []string{"tdd"}}, selected: "tdd", reasons: map[string]string{"tdd": ReasonExplicit}},
-		{name: "explicit only not from task", req: Request{Task: "deploy the service to production"}, selected: "", reasons: map[string]string{"deploy": ReasonExplicitOnly}},
-		{name: "explicit only slash name", req: Request{Task: "/deploy now"}, reasons: map[string]string{"deploy": ReasonExplicitOnly}},
-		{name: "explicit only dollar name", req: Request{Task: "$deploy"}, reasons: map[string]string{"deploy": ReasonExplicitOnly}},
-		{name: "explicit only use the skill", req: Request{Task: "use the deploy skill"}, reasons: map[string]string{"deploy": ReasonExplicitOnly}},
+			reasons: map[string]ReasonCode{"checklist": ReasonDependency, "code-review": ReasonLexical}},
+		{name: "explicit selection without evidence", req: Request{Task: "anything", Select: []string{"tdd"}}, selected: "tdd", reasons: map[string]ReasonCode{"tdd": ReasonExplicit}},
+		{name: "explicit only not from task", req: Request{Task: "deploy the service to production"}, selected: "", reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
+		{name: "explicit only slash name", req: Request{Task: "/deploy now"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
+		{name: "explicit only dollar name", req: Request{Task: "$deploy"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
+		{name: "explicit only use the skill", req: Request{Task: "use the deploy skill"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
 		{name: "explicit only by host", req: Request{Task: "ship it", Select: []string{"deploy"}}, selected: "deploy"},
-		{name: "explicit only not as dependency", req: Request{Task: "cut a release of the service"}, reasons: map[string]string{"release": ReasonDependencyRejected}},
+		{name: "explicit only not as dependency", req: Request{Task: "cut a release of the service"}, reasons: map[string]ReasonCode{"release": ReasonDependencyRejected}},
 		{name: "explicit only dependency selected by host", req: Request{Task: "cut a release of the service", Select: []string{"deploy"}}, selected: "deploy release"},
-		{name: "do not use", req: Request{Task: "do not use tdd, just write the test driven code"}, reasons: map[string]string{"tdd": ReasonNegated}},
-		{name: "don't use", req: Request{Task: "Don't use TDD! test driven development is fine"}, reasons: map[string]string{"tdd": ReasonNegated}},
-		{name: "dont use", req: Request{Task: "dont use tdd for test driven work"}, reasons: map[string]string{"tdd": ReasonNegated}},
-		{name: "never use", req: Request{Task: "never use tdd; test driven only"}, reasons: map[string]string{"tdd": ReasonNegated}},
-		{name: "avoid", req: Request{Task: "avoid tdd in test driven development"}, reasons: map[string]string{"tdd": ReasonNegated}},
-		{name: "without", req: Request{Task: "test driven development without tdd"}, reasons: map[string]string{"tdd": ReasonNegated}},
-		{name: "no", req: Request{Task: "test driven development, no tdd"}, reasons: map[string]string{"tdd": ReasonNegated}},
-		{name: "negation in another sentence", req: Request{Task: "Write test driven code. Also, do not use tdd."}, reasons: map[string]string{"tdd": ReasonNegated}},
-		{name: "negated alias", req: Request{Task: "review my code changes but don't use cr"}, reasons: map[string]string{"code-review": ReasonNegated}},
-		{name: "negated dependency rejects dependent", req: Request{Task: "review my code changes, avoid checklist"}, reasons: map[string]string{"code-review": ReasonDependencyRejected}},
+		{name: "do not use", req: Request{Task: "do not use tdd, just write the test driven code"}, reasons: map[string]ReasonCode{"tdd": ReasonNegated}},
+		{name: "don't use", req: Request{Task: "Don't use TDD! test driven development is fine"}, reasons: map[string]ReasonCode{"tdd": ReasonNegated}},
+		{name: "dont use", req: Request{Task: "dont use tdd for test driven work"}, reasons: map[string]ReasonCode{"tdd": ReasonNegated}},
+		{name: "never use", req: Request{Task: "never use tdd; test driven only"}, reasons: map[string]ReasonCode{"tdd": ReasonNegated}},
+		{name: "avoid", req: Request{Task: "avoid tdd in test driven development"}, reasons: map[string]ReasonCode{"tdd": ReasonNegated}},
+		{name: "without", req: Request{Task: "test driven development without tdd"}, reasons: map[string]ReasonCode{"tdd": ReasonNegated}},
+		{name: "no", req: Request{Task: "test driven development, no tdd"}, reasons: map[string]ReasonCode{"tdd": ReasonNegated}},
+		{name: "negation in another sentence", req: Request{Task: "Write test driven code. Also, do not use tdd."}, reasons: map[string]ReasonCode{"tdd": ReasonNegated}},
+		{name: "negated alias", req: Request{Task: "review my code changes but don't use cr"}, reasons: map[string]ReasonCode{"code-review": ReasonNegated}},
+		{name: "negated dependency rejects dependent", req: Request{Task: "review my code changes, avoid checklist"}, reasons: map[string]ReasonCode{"code-review": ReasonDependencyRejected}},
 		{name: "explicit beats negation", req: Request{Task: "do not use tdd", Select: []string{"tdd"}}, selected: "tdd"},
-		{name: "prefix trap", req: Request{Task: "do not use unit9 but handle unit99 things"}, selected: "unit99", reasons: map[string]string{"unit9": ReasonNegated}},
-		{name: "word boundary", req: Request{Task: "read Hacker News"}, reasons: map[string]string{"hack": ReasonNoEvidence}},
-		{name: "deny removes outright", req: Request{Task: "test driven development tdd", Deny: []string{"tdd"}}, reasons: map[string]string{"tdd": ReasonDenied}},
-		{name: "supersedes", req: Request{Task: "lint the code with the linter"}, selected: "new-lint", reasons: map[string]string{"old-lint": ReasonSuperseded}},
-		{name: "conflict by priority", req: Request{Task: "format source with tabs or spaces"}, selected: "spaces", reasons: map[string]string{"tabs": ReasonConflict}},
-		{name: "invalid", req: Request{Task: "broken metadata"}, reasons: map[string]string{"broken": ReasonInvalid}},
-		{name: "dependency invalid", req: Request{Task: "summarize changelog entries"}, reasons: map[string]string{"needs-broken": ReasonDependencyRejected}},
-		{name: "missing dependency", req: Request{Task: "translate documentation pages"}, reasons: map[string]string{"ghost-dep": ReasonMissingDependency}},
-		{name: "cycle", req: Request{Task: "migrate database schemas"}, reasons: map[string]string{"cycle-a": ReasonDependencyCycle}},
-		{name: "over budget", req: Request{Task: "test driven development", Budget: 1}, reasons: map[string]string{"tdd": ReasonOverBudget}},
+		{name: "prefix trap", req: Request{Task: "do not use unit9 but handle unit99 things"}, selected: "unit99", reasons: map[string]ReasonCode{"unit9": ReasonNegated}},
+		{name: "word boundary", req: Request{Task: "read Hacker News"}, reasons: map[string]ReasonCode{"hack": ReasonNoEvidence}},
+		{name: "deny removes outright", req: Request{Task: "test driven development tdd", Deny: []string{"tdd"}}, reasons: map[string]ReasonCode{"tdd": ReasonDenied}},
+		{name: "supersedes", req: Request{Task: "lint the code with the linter"}, selected: "new-lint", reasons: map[string]ReasonCode{"old-lint": ReasonSuperseded}},
+		{name: "conflict by priority", req: Request{Task: "format source with tabs or spaces"}, selected: "spaces", reasons: map[string]ReasonCode{"tabs": ReasonConflict}},
+		{name: "invalid", req: Request{Task: "broken metadata"}, reasons: map[string]ReasonCode{"broken": ReasonInvalid}},
+		{name: "dependency invalid", req: Request{Task: "summarize changelog entries"}, reasons: map[string]ReasonCode{"needs-broken": ReasonDependencyRejected}},
+		{name: "missing dependency", req: Request{Task: "translate documentation pages"}, reasons: map[string]ReasonCode{"ghost-dep": ReasonMissingDependency}},
+		{name: "cycle", req: Request{Task: "migrate database schemas"}, reasons: map[string]ReasonCode{"cycle-a": ReasonDependencyCycle}},
+		{name: "over budget", req: Request{Task: "test driven development", Budget: 1}, reasons: map[string]ReasonCode{"tdd": ReasonOverBudget}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,7 +106,7 @@ func TestCompileErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		req  Request
-		code string
+		code ErrorCode
 	}{
 		{name: "unknown selection", req: Request{Select: []string{"nope"}}, code: ErrUnknownUnit},
 		{name: "invalid selection", req: Request{Select: []string{"broken"}}, code: ErrSelectionRejected},
@@ -138,8 +138,8 @@ func TestNegationOverridden(t *testing.T) {
 		name   string
 		policy Policy
 		req    Request
-		unit   string // the negated unit that stays selected
-		code   string // why it stays
+		unit   string     // the negated unit that stays selected
+		code   ReasonCode // why it stays
 	}{
 		{name: "selected unit", req: Request{Task: "do not use tdd", Select: []string{"tdd"}}, unit: "tdd", code: ReasonExplicit},
 		{name: "dependency of a selection", req: Request{Task: "review my code changes, avoid checklist", Select: []string{"code-review"}}, unit: "checklist", code: ReasonDependency},

@@ -73,8 +73,8 @@ func ExampleWriteExplanation() {
 	// decision: route (1 selected, 1 rejected); budget 4/8000 tokens (o200k_base)
 	// negation: task says "do not use tdd", which rules out tdd
 	// selected deploy: score 8.019, priority 100, 4 tokens
-	//   because lexical (name phrase "deploy" +6.00; name+description "deploy" +2.02)
+	//   because lexical [rule 10 strength: above_threshold] (score 8.019 reaches the threshold 4.5; name phrase "deploy" +6.00; name+description "deploy" +2.02)
 	//   evidence: name phrase "deploy" +6.000
 	//   evidence: name+description "deploy" +2.019
-	// rejected tdd (tdd/SKILL.md): negated (task says "do not use tdd")
+	// rejected tdd (tdd/SKILL.md): negated [rule 5 negation] (task says "do not use tdd")
 }

@@ -17,9 +17,12 @@ const (
 	// EventNegationOverridden: a negated unit was selected anyway, by the
 	// host or as a dependency of a host selection or mandatory unit.
 	EventNegationOverridden EventKind = "negation_overridden"
-	EventCandidate          EventKind = "candidate" // a unit passed the evidence threshold
-	EventSelected           EventKind = "selected"
-	EventRejected           EventKind = "rejected"
+	// EventCandidate: a unit scored at least the candidate floor and was
+	// put before the policy as one of the best CandidateCap lexical
+	// candidates (rule 1); its evidence comes with it.
+	EventCandidate EventKind = "candidate"
+	EventSelected  EventKind = "selected"
+	EventRejected  EventKind = "rejected"
 )
 
 // Event is one step of the explanation, in pipeline order.
@@ -27,7 +30,7 @@ type Event struct {
 	Stage    Stage      `json:"stage"`
 	Kind     EventKind  `json:"kind"`
 	Unit     string     `json:"unit"`
-	Code     string     `json:"code,omitempty"`
+	Code     ReasonCode `json:"code,omitempty"`
 	Detail   string     `json:"detail,omitempty"`
 	Score    float64    `json:"score,omitempty"`
 	Evidence []Evidence `json:"evidence,omitempty"`
@@ -35,7 +38,8 @@ type Event struct {
 
 // WriteExplanation renders a result's decisions for people: the outcome,
 // then every selected unit with its reasons and evidence, then every
-// rejected unit with its reason. Units rejected for lack of evidence are
+// rejected unit with its reason; each reason names the rule (and clause)
+// that decided it, and its detail the facts that rule compared. Units rejected for lack of evidence are
 // listed together on one line each per reason so that large catalogs stay
 // readable. It is pure: the same result always renders the same text.
 // Names and paths come from folder names, so they are written through
@@ -68,10 +72,10 @@ func WriteExplanation(w io.Writer, r *Result) error {
 		}
 		writeEvidence(&b, evidence[s.Name])
 	}
-	grouped := map[string][]string{}
-	var order []string
+	grouped := map[ReasonCode][]string{}
+	var order []ReasonCode
 	for _, rj := range r.Rejected {
-		code := ""
+		var code ReasonCode
 		if len(rj.Reasons) > 0 {
 			code = rj.Reasons[0].Code
 		}

@@ -43,7 +43,7 @@ func build(t testing.TB, files map[string]string, p Policy) *Compiler {
 
 // reasonOf returns the first reason code of the named unit, and whether it
 // was selected.
-func reasonOf(r *Result, name string) (string, bool) {
+func reasonOf(r *Result, name string) (ReasonCode, bool) {
 	for _, s := range r.Selected {
 		if s.Name == name {
 			return s.Reasons[0].Code, true

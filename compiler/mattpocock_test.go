@@ -9,19 +9,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmc-dev/rlmc/internal/testkit"
 	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/loader"
 )
 
-// mattpocock is the pinned copy of Matt Pocock's skills collection beside
-// the repository; THIRD_PARTY/mattpocock-skills pins and describes it.
-const mattpocock = "../../shared/third_party/mattpocock-skills/skills"
+// mattpocock is the pinned copy of Matt Pocock's skills collection in
+// ../shared; THIRD_PARTY/mattpocock-skills pins and describes it.
+var mattpocock = []string{"third_party", "mattpocock-skills", "skills"}
 
 func loadMattPocock(t testing.TB, withOverlay bool) *Compiler {
 	t.Helper()
-	if _, err := os.Stat(mattpocock); err != nil {
-		t.Skipf("skipping: the pinned collection %s is absent", mattpocock)
-	}
+	root := testkit.Shared(t, mattpocock...)
 	var p Policy
 	if withOverlay {
 		var err error
@@ -29,7 +28,7 @@ func loadMattPocock(t testing.TB, withOverlay bool) *Compiler {
 			t.Fatal(err)
 		}
 	}
-	c, err := Load(context.Background(), loader.Options{Roots: []string{mattpocock}, RootsExplicit: true}, p)
+	c, err := Load(context.Background(), loader.Options{Roots: []string{root}}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +61,7 @@ func TestMattPocockExplicitOnly(t *testing.T) {
 	dmi := regexp.MustCompile(`(?m)^disable-model-invocation:\s*true\s*$`)
 	codex := regexp.MustCompile(`(?m)^\s*allow_implicit_invocation:\s*false\s*$`)
 	var want []string
-	filepath.Walk(mattpocock, func(p string, info os.FileInfo, err error) error {
+	filepath.Walk(testkit.Shared(t, mattpocock...), func(p string, info os.FileInfo, err error) error {
 		if err != nil || info.Name() != "SKILL.md" {
 			return err
 		}

@@ -114,10 +114,11 @@ func TestCatalogFingerprintCoversSideFiles(t *testing.T) {
 func TestCatalogFingerprintCoversEveryUnitField(t *testing.T) {
 	located := map[string]bool{
 		"Root": true, "Path": true, "File": true, // where, not what: a relocated catalog keeps its fingerprint
-		"RootDir":    true, // the resolved root, an absolute path; never encoded (json:"-")
-		"ShadowedBy": true, // a path; shadowed units are not admitted anyway
-		"Variant":    true, // informational, and derived from the root's path
-		"HostFields": true, // recorded, never interpreted; covered by SHA256
+		"RootDir":      true, // the resolved root, an absolute path; never encoded (json:"-")
+		"ShadowedBy":   true, // a path; shadowed units are not admitted anyway
+		"Variant":      true, // informational, and derived from the root's path
+		"HostFields":   true, // recorded, never interpreted; covered by SHA256
+		"RequiresLine": true, // a line number, for diagnostics; never encoded (json:"-")
 	}
 	unit := func() *ir.Unit {
 		return &ir.Unit{Name: "a", Status: ir.StatusOK, Invocation: ir.InvocationAutomatic, Priority: ir.DefaultPriority, SHA256: "00"}

@@ -39,7 +39,7 @@ type Policy struct {
 	Requires map[string][]string `yaml:"requires"`
 	// Ambiguity says what to do when the best candidates are too close to
 	// call: ask (default: select none, report them), top, or all.
-	Ambiguity string `yaml:"ambiguity"`
+	Ambiguity AmbiguityMode `yaml:"ambiguity"`
 	// Limits override the loader's bounds; zero fields keep the defaults.
 	Limits Limits `yaml:"limits"`
 }
@@ -75,11 +75,14 @@ const (
 	DefaultTokenizer = "o200k_base"
 )
 
+// AmbiguityMode says what rule 9 does with a tie.
+type AmbiguityMode string
+
 // Ambiguity modes.
 const (
-	AmbiguityAsk = "ask"
-	AmbiguityTop = "top"
-	AmbiguityAll = "all"
+	AmbiguityAsk AmbiguityMode = "ask"
+	AmbiguityTop AmbiguityMode = "top"
+	AmbiguityAll AmbiguityMode = "all"
 )
 
 // maxPolicyBytes bounds a policy file; a real one is a few KiB.

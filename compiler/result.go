@@ -4,49 +4,116 @@ import (
 	"fmt"
 
 	"github.com/rlmc-dev/rlmc/ir"
+	"github.com/rlmc-dev/rlmc/rules"
 )
 
 // Schema is the version of the JSON result contract.
 const Schema = 1
 
+// Decision is a compile's outcome.
+type Decision string
+
 // Decisions a compile can reach.
 const (
-	DecisionRoute     = "route"
-	DecisionNoRoute   = "no_route"
-	DecisionAmbiguous = "ambiguous"
+	DecisionRoute     Decision = "route"
+	DecisionNoRoute   Decision = "no_route"
+	DecisionAmbiguous Decision = "ambiguous"
+	// DecisionError is no compile's decision: audit records and benchmark
+	// outcomes use it for a compile that failed.
+	DecisionError Decision = "error"
 )
+
+// ReasonCode says why a unit was selected or rejected; the vocabulary is
+// package rules', which checks policy.pl against it when it loads.
+type ReasonCode = rules.ReasonCode
 
 // Reason codes. They are a public contract, documented in README.md.
 const (
 	// Why a unit was selected.
-	ReasonExplicit   = "explicit"
-	ReasonMandatory  = "mandatory"
-	ReasonLexical    = "lexical"
-	ReasonDependency = "dependency"
+	ReasonExplicit   = rules.ReasonExplicit
+	ReasonMandatory  = rules.ReasonMandatory
+	ReasonLexical    = rules.ReasonLexical
+	ReasonDependency = rules.ReasonDependency
 
 	// Why a unit was rejected.
-	ReasonNoEvidence         = "no_evidence"
-	ReasonBelowThreshold     = "below_threshold"
-	ReasonExplicitOnly       = "explicit_only"
-	ReasonNegated            = "negated"
-	ReasonDenied             = "denied"
-	ReasonMissingDependency  = "missing_dependency"
-	ReasonDependencyCycle    = "dependency_cycle"
-	ReasonDependencyRejected = "dependency_rejected"
-	ReasonConflict           = "conflict"
-	ReasonSuperseded         = "superseded"
-	ReasonOverBudget         = "over_budget"
-	ReasonShadowed           = "shadowed"
-	ReasonInvalid            = "invalid"
-	ReasonAmbiguous          = "ambiguous"
-	ReasonCovered            = "covered"
-	ReasonHeldBack           = "held_back"
+	ReasonNoEvidence         = rules.ReasonNoEvidence
+	ReasonBelowThreshold     = rules.ReasonBelowThreshold
+	ReasonExplicitOnly       = rules.ReasonExplicitOnly
+	ReasonNegated            = rules.ReasonNegated
+	ReasonDenied             = rules.ReasonDenied
+	ReasonMissingDependency  = rules.ReasonMissingDependency
+	ReasonDependencyCycle    = rules.ReasonDependencyCycle
+	ReasonDependencyRejected = rules.ReasonDependencyRejected
+	ReasonConflict           = rules.ReasonConflict
+	ReasonSuperseded         = rules.ReasonSuperseded
+	ReasonOverBudget         = rules.ReasonOverBudget
+	ReasonShadowed           = rules.ReasonShadowed
+	ReasonInvalid            = rules.ReasonInvalid
+	ReasonAmbiguous          = rules.ReasonAmbiguous
+	ReasonCovered            = rules.ReasonCovered
+	ReasonHeldBack           = rules.ReasonHeldBack
 )
 
-// Reason is one code with a human-readable detail.
+// Reason is one code with the rule that decided it, a human-readable
+// detail and the facts the rule used. Facts may be shared between reasons
+// and results: read them, do not change them.
 type Reason struct {
-	Code   string `json:"code"`
-	Detail string `json:"detail,omitempty"`
+	Code   ReasonCode `json:"code"`
+	Rule   Rule       `json:"rule"`
+	Detail string     `json:"detail,omitempty"`
+	Facts  *Facts     `json:"facts,omitempty"`
+}
+
+// Rule names the rule of README.md's "How a compile decides" that made a
+// decision, and the clause of it when it has several (rule 10's margin,
+// secondary, ...).
+type Rule struct {
+	Number int            `json:"number"`
+	Name   rules.RuleName `json:"name"`
+	Clause rules.Clause   `json:"clause,omitempty"`
+}
+
+// String renders the rule as "rule 10 strength" or, with a clause, "rule 10
+// strength: margin".
+func (r Rule) String() string {
+	s := fmt.Sprintf("rule %d %s", r.Number, r.Name)
+	if r.Clause != "" {
+		s += ": " + string(r.Clause)
+	}
+	return s
+}
+
+// Facts are what a decision's rule compared, each present only when the
+// rule used it. Scores and thresholds are evidence scores, like
+// Selected.Score.
+type Facts struct {
+	Score          float64 `json:"score,omitempty"`           // the unit's score
+	Threshold      float64 `json:"threshold,omitempty"`       // rule 10: selected alone from here
+	SupportFloor   float64 `json:"support_floor,omitempty"`   // rule 10: with a margin or beside a kept unit
+	CandidateFloor float64 `json:"candidate_floor,omitempty"` // rule 1: put before the policy from here
+	Candidates     int     `json:"candidates,omitempty"`      // rule 1: how many candidates the policy judges
+	Margin         float64 `json:"margin,omitempty"`          // rule 10: times the runner-up's score the best needs
+	// RunnerUp is rule 10's runner-up: the next lexical candidate, or the
+	// best unit with evidence that can never be selected, whichever scores
+	// higher; empty with RunnerUpScore 0 when no other unit has evidence.
+	RunnerUp      string   `json:"runner_up,omitempty"`
+	RunnerUpScore *float64 `json:"runner_up_score,omitempty"`
+	Breadth       *int     `json:"breadth,omitempty"` // rule 10: distinct task words the evidence rests on
+	// Kept is the stronger candidate rule 10 kept before a secondary one.
+	Kept      string  `json:"kept,omitempty"`
+	KeptScore float64 `json:"kept_score,omitempty"`
+	// By is the unit the decision names: the superseder (rule 7), the best
+	// of a tie (9), the coverer (11), the unit conflicted with (12), the
+	// dependent a dependency was selected for (6).
+	By         string `json:"by,omitempty"`
+	Tokens     *int   `json:"tokens,omitempty"`      // rule 12: tokens the unit and its closure add
+	BudgetLeft *int   `json:"budget_left,omitempty"` // rule 12: budget left before it was packed
+	// Dependency and DependencyReason: the unit of the closure that blocks
+	// it, and why (rule 6).
+	Dependency       string     `json:"dependency,omitempty"`
+	DependencyReason ReasonCode `json:"dependency_reason,omitempty"`
+	Missing          string     `json:"missing,omitempty"` // rule 6: the required unit that does not exist
+	Cycle            []string   `json:"cycle,omitempty"`   // rule 6: the loop
 }
 
 // Selected is a unit that entered the prompt.
@@ -58,6 +125,9 @@ type Selected struct {
 	Priority int      `json:"priority"`
 	Score    float64  `json:"score"`
 	Reasons  []Reason `json:"reasons"`
+	// Evidence is what the task said for the unit, largest first; present
+	// when the unit has any and the compile computed it (see Rejected).
+	Evidence []Evidence `json:"evidence,omitempty"`
 }
 
 // Rejected is a unit that did not enter the prompt. Root and Path tell
@@ -66,8 +136,12 @@ type Rejected struct {
 	Name    string   `json:"name"`
 	Root    string   `json:"root"`
 	Path    string   `json:"path"`
-	Score   float64  `json:"score,omitempty"`
+	Score   float64  `json:"score"`
 	Reasons []Reason `json:"reasons"`
+	// Evidence is what the task said for the unit, largest first: present
+	// for the units the policy was shown and for the best-ranked units
+	// with some evidence (those --explain shows), omitted otherwise.
+	Evidence []Evidence `json:"evidence,omitempty"`
 }
 
 // Budget reports the token ceiling and what the selection used of it.
@@ -81,7 +155,7 @@ type Budget struct {
 // contract; Events is the explanation, rendered separately.
 type Result struct {
 	Schema             int            `json:"schema"`
-	Decision           string         `json:"decision"`
+	Decision           Decision       `json:"decision"`
 	Fingerprint        string         `json:"fingerprint"`
 	CatalogFingerprint string         `json:"catalog_fingerprint"`
 	Budget             Budget         `json:"budget"`
@@ -106,8 +180,8 @@ func (r *Result) Names() []string {
 }
 
 // RejectedCounts counts rejected units by their first reason code.
-func (r *Result) RejectedCounts() map[string]int {
-	out := map[string]int{}
+func (r *Result) RejectedCounts() map[ReasonCode]int {
+	out := map[ReasonCode]int{}
 	for _, rj := range r.Rejected {
 		if len(rj.Reasons) > 0 {
 			out[rj.Reasons[0].Code]++
@@ -116,26 +190,29 @@ func (r *Result) RejectedCounts() map[string]int {
 	return out
 }
 
+// ErrorCode is the stable code of a failed compile.
+type ErrorCode string
+
 // Error codes of a failed compile.
 const (
-	ErrUnknownUnit       = "unknown_unit"
-	ErrSelectionRejected = "selection_rejected"
-	ErrMandatoryRejected = "mandatory_rejected"
-	ErrInvalidRequest    = "invalid_request"
-	ErrBodyChanged       = "body_changed"
-	ErrCanceled          = "canceled"
-	ErrPolicy            = "policy_error"
+	ErrUnknownUnit       ErrorCode = "unknown_unit"
+	ErrSelectionRejected ErrorCode = "selection_rejected"
+	ErrMandatoryRejected ErrorCode = "mandatory_rejected"
+	ErrInvalidRequest    ErrorCode = "invalid_request"
+	ErrBodyChanged       ErrorCode = "body_changed"
+	ErrCanceled          ErrorCode = "canceled"
+	ErrPolicy            ErrorCode = "policy_error"
 )
 
 // Error is a compile that could not be honored. Stage names the pipeline
 // stage that failed; Code is stable, Message is for people.
 type Error struct {
-	Stage   Stage  `json:"stage"`
-	Code    string `json:"code"`
-	Unit    string `json:"unit,omitempty"`
-	Reason  string `json:"reason,omitempty"`
-	Message string `json:"message"`
-	cause   error  // what the error wraps, e.g. context.DeadlineExceeded
+	Stage   Stage      `json:"stage"`
+	Code    ErrorCode  `json:"code"`
+	Unit    string     `json:"unit,omitempty"`
+	Reason  ReasonCode `json:"reason,omitempty"`
+	Message string     `json:"message"`
+	cause   error      // what the error wraps, e.g. context.DeadlineExceeded
 }
 
 // Error renders "stage: code: message" on one line: the message can quote

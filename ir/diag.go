@@ -46,13 +46,22 @@ const (
 	CodeMissingResource      Code = "missing_resource"
 	CodeShadowed             Code = "shadowed"
 	CodeScanLimit            Code = "scan_limit"
-	CodeRootNotFound         Code = "root_not_found"
+	CodeRootNotFound         Code = "root_not_found" // the code of a *loader.RootError, never a diagnostic
 	CodeReadError            Code = "read_error"
 	CodeSymlinkLoop          Code = "symlink_loop"
 	CodeUnknownPolicyUnit    Code = "unknown_policy_unit"
 	CodeExcluded             Code = "excluded"
 	CodeNoContentWord        Code = "no_content_word"
 	CodeAliasCollision       Code = "alias_collision"
+	CodeMisnamedSkillFile    Code = "misnamed_skill_file"
+	CodeUnmatchedExclude     Code = "unmatched_exclude"
+
+	// Dependency-graph errors (compiler.GraphProblems): each makes a unit
+	// impossible to select in any compile, so a catalog holding one does
+	// not validate.
+	CodeMissingDependency  Code = "missing_dependency"
+	CodeDependencyCycle    Code = "dependency_cycle"
+	CodeUnusableDependency Code = "unusable_dependency" // invalid, or explicit-user-only
 )
 
 // Diagnostic is one finding about the catalog, located at Path:Line.

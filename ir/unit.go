@@ -113,10 +113,13 @@ type Unit struct {
 	Headings         []string  `json:"headings,omitempty"`
 	Lead             string    `json:"lead,omitempty"` // opening prose of the body, routing evidence only
 	Requires         []Ref     `json:"requires,omitempty"`
-	Suggests         []Ref     `json:"suggests,omitempty"`
-	Conflicts        []Ref     `json:"conflicts,omitempty"`
-	Supersedes       []Ref     `json:"supersedes,omitempty"`
-	Priority         int       `json:"priority"`
+	// RequiresLine is the line of SKILL.md that declares Requires, for
+	// diagnostics about the dependency graph; it locates, never decides.
+	RequiresLine int   `json:"-"`
+	Suggests     []Ref `json:"suggests,omitempty"`
+	Conflicts    []Ref `json:"conflicts,omitempty"`
+	Supersedes   []Ref `json:"supersedes,omitempty"`
+	Priority     int   `json:"priority"`
 
 	Resources []string `json:"resources,omitempty"` // files the body links to, relative to the skill folder
 

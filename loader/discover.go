@@ -51,28 +51,38 @@ func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string,
 	s.diags.Add(ir.Diagnostic{Root: s.root, Path: rel, Code: code, Severity: sev, Message: fmt.Sprintf(format, args...)})
 }
 
-// discover scans root. A root that does not exist yields nothing; whether that
-// is worth a diagnostic is the caller's decision. The returned *os.Root stays
+// discover scans root. A root that does not exist or is not a folder is an
+// error; whether that is worth reporting is the caller's decision (a
+// missing default root is not). The returned *os.Root stays
 // open for reading the skills found; the caller closes it.
 func discover(root string, precedence int, limits Limits) (*os.Root, []found, ir.Diagnostics, error) {
-	real, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	info, err := os.Stat(real)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if !info.IsDir() {
-		return nil, nil, nil, fmt.Errorf("%s is not a directory", root)
-	}
-	fsRoot, err := os.OpenRoot(real)
+	fsRoot, real, err := openRoot(root)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}}
 	s.walk(real, ".", 0)
 	return fsRoot, s.found, s.diags, nil
+}
+
+// openRoot resolves root and opens it: it must be a folder.
+func openRoot(root string) (*os.Root, string, error) {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, "", err
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return nil, "", err
+	}
+	if !info.IsDir() {
+		return nil, "", ErrNotFolder
+	}
+	fsRoot, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, "", err
+	}
+	return fsRoot, real, nil
 }
 
 // relTo returns path relative to base, slash-separated; path must be within
@@ -117,6 +127,14 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 		}
 	}
 	for _, e := range entries {
+		// Clients look for SKILL.md exactly; a skill.md would be read on
+		// one file system and not on another, so it is never read, but
+		// never passed over in silence either.
+		if !e.IsDir() && strings.EqualFold(e.Name(), SkillFile) {
+			s.diag(join(rel, e.Name()), ir.CodeMisnamedSkillFile, ir.SeverityWarning, "%s is not read: a skill's file must be named SKILL.md, in capitals", ir.Printable(e.Name()))
+		}
+	}
+	for _, e := range entries {
 		name := e.Name()
 		if name == ".git" || name == "node_modules" || strings.HasPrefix(name, ".") {
 			continue
@@ -148,14 +166,14 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 		if depth+1 > s.limits.MaxDepth {
 			if !s.depthHit {
 				s.depthHit = true
-				s.diag(childRel, ir.CodeScanLimit, ir.SeverityWarning, "folder deeper than %d levels below the root not scanned (and any others as deep)", s.limits.MaxDepth)
+				s.diag(childRel, ir.CodeScanLimit, ir.SeverityError, "folder deeper than %d levels below the root not scanned (and any others as deep); the host policy's limits.max_depth raises the bound", s.limits.MaxDepth)
 			}
 			continue
 		}
 		if s.folders >= s.limits.MaxFolders {
 			if !s.countHit {
 				s.countHit = true
-				s.diag(childRel, ir.CodeScanLimit, ir.SeverityWarning, "root has more than %d folders; scan stopped here", s.limits.MaxFolders)
+				s.diag(childRel, ir.CodeScanLimit, ir.SeverityError, "root has more than %d folders; scan stopped here; the host policy's limits.max_folders raises the bound", s.limits.MaxFolders)
 			}
 			return
 		}

@@ -130,7 +130,7 @@ func TestLinkReportsBounded(t *testing.T) {
 		b.WriteString("[a](x" + n + ".md) [a](x" + n + ".md) [b](../y" + n + ".md)\n")
 	}
 	testkit.WriteFile(t, filepath.Join(root, "s", "SKILL.md"), "---\nname: s\ndescription: S.\n---\n"+b.String())
-	cat, err := Load(context.Background(), Options{Roots: []string{root}, RootsExplicit: true})
+	cat, err := Load(context.Background(), Options{Roots: []string{root}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestLooseLinks(t *testing.T) {
 	root := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(root, "s", "SKILL.md"), "---\nname: s\ndescription: S.\n---\n[a](NOPE.md and more) [b](REF.md and more) [c](../x and more)\n")
 	testkit.WriteFile(t, filepath.Join(root, "s", "REF.md"), "ref")
-	cat, err := Load(context.Background(), Options{Roots: []string{root}, RootsExplicit: true})
+	cat, err := Load(context.Background(), Options{Roots: []string{root}})
 	if err != nil {
 		t.Fatal(err)
 	}

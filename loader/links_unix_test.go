@@ -32,7 +32,7 @@ func TestResourcesConfined(t *testing.T) {
 	}
 	done := make(chan *ir.Catalog, 1)
 	go func() {
-		cat, _ := Load(context.Background(), Options{Roots: []string{root}, RootsExplicit: true})
+		cat, _ := Load(context.Background(), Options{Roots: []string{root}})
 		done <- cat
 	}()
 	var cat *ir.Catalog

@@ -39,54 +39,116 @@ var DefaultLimits = Limits{
 
 // Options configure Load.
 type Options struct {
-	// Roots in precedence order, first wins. Empty means DefaultRootsFromEnv.
+	// Roots in precedence order, first wins. Every root named here must be
+	// a folder: Load returns a *RootError for one that is missing or is
+	// not. Empty means DefaultRootsFromEnv, where only the built-in
+	// project and user roots may be absent; a root named by
+	// RLMC_SKILLS_ROOT must exist too.
 	Roots []string
-	// RootsExplicit makes a missing root an error (roots given with --root);
-	// missing default roots are simply absent.
-	RootsExplicit bool
 	// Exclude lists skill folders, relative to their root and slash-separated,
-	// to leave out together with everything below them.
+	// to leave out together with everything below them. An entry that
+	// leaves out no skill folder under any root is an unmatched_exclude
+	// warning: a mistyped entry must not pass for a working one.
 	Exclude []string
 	Limits  Limits
 }
 
+// RootError is a root the caller named (in Options.Roots, or through
+// RLMC_SKILLS_ROOT) that does not exist, is not a folder or cannot be
+// opened. Load returns it rather than an empty catalog, so that a mistyped
+// root can never pass for a root without skills.
+type RootError struct {
+	Root string // the root as given
+	Env  string // the environment variable that named it, if any
+	Err  error  // fs.ErrNotExist, ErrNotFolder or the cause
+}
+
+// ErrNotFolder is the cause of a RootError for a root that is a file.
+var ErrNotFolder = errors.New("not a folder")
+
+// Error renders one line naming the root.
+func (e *RootError) Error() string {
+	name := e.Root
+	if e.Env != "" {
+		name += " (from $" + e.Env + ")"
+	}
+	switch {
+	case errors.Is(e.Err, fs.ErrNotExist):
+		return fmt.Sprintf("skill root %s does not exist", name)
+	case errors.Is(e.Err, ErrNotFolder):
+		return fmt.Sprintf("skill root %s is not a folder", name)
+	}
+	return fmt.Sprintf("skill root %s cannot be read: %v", name, e.Err)
+}
+
+// Unwrap returns the cause, so errors.Is(err, fs.ErrNotExist) holds for a
+// missing root.
+func (e *RootError) Unwrap() error { return e.Err }
+
+// CheckRoot returns a *RootError when root does not exist, is not a
+// folder or cannot be opened, as Load does for a root it is named.
+func CheckRoot(root string) error {
+	r, _, err := openRoot(root)
+	if err != nil {
+		return &RootError{Root: root, Err: rootErr(err)}
+	}
+	return r.Close()
+}
+
 // Load discovers, parses and normalizes every skill under the roots. Problems
 // with individual skills become diagnostics and never stop the others; the
-// error result is reserved for a cancelled context.
+// error result is reserved for a root the caller named that cannot be
+// scanned (a *RootError) and a cancelled context.
 func Load(ctx context.Context, opts Options) (*ir.Catalog, error) {
 	if opts.Limits == (Limits{}) {
 		opts.Limits = DefaultLimits
 	}
-	roots := opts.Roots
+	roots, named, env := opts.Roots, true, ""
 	if len(roots) == 0 {
-		roots = DefaultRootsFromEnv()
+		// The built-in roots are places skills may be, so a missing one
+		// is no mistake; a root the user put in the environment is.
+		roots, named, env = DefaultRootsFromEnv(), false, os.Getenv(EnvSkillsRoot)
 	}
 	var (
 		all     []found
 		diags   ir.Diagnostics
 		irRoots []ir.Root
+		reached = map[string]bool{} // skill folders an earlier root found
+		matched = make([]bool, len(opts.Exclude))
 	)
 	for i, r := range roots {
 		irRoots = append(irRoots, ir.Root{Dir: r, Precedence: i})
 		fsRoot, founds, ds, err := discover(r, i, opts.Limits)
 		if err != nil {
-			if opts.RootsExplicit {
-				diags.Add(ir.Diagnostic{Root: r, Path: ".", Code: ir.CodeRootNotFound, Severity: ir.SeverityError, Message: fmt.Sprintf("root %s cannot be scanned: %v", r, rootErr(err))})
+			fromEnv := !named && env != "" && r == env
+			if named || fromEnv {
+				re := &RootError{Root: r, Err: rootErr(err)}
+				if fromEnv {
+					re.Env = EnvSkillsRoot
+				}
+				return nil, re
 			}
 			continue
 		}
 		defer fsRoot.Close()
 		diags = append(diags, ds...)
 		exclude := resolveExcludes(fsRoot, opts.Exclude)
-		for _, f := range founds {
+		for _, f := range firstReach(reached, founds) {
 			// Both the path the folder was found at and the folder it
 			// resolves to are checked, so a symlink cannot bring an
 			// excluded folder back under another name.
-			if excluded(f.relDir, exclude) || excluded(f.relReal, exclude) {
+			if k := excludedBy(f, exclude); k >= 0 {
+				matched[k] = true
 				diags.Add(ir.Diagnostic{Root: f.root, Path: join(f.relDir, SkillFile), Code: ir.CodeExcluded, Severity: ir.SeverityInfo, Message: "skill folder excluded by host policy"})
 				continue
 			}
 			all = append(all, f)
+		}
+	}
+	for k, ok := range matched {
+		if !ok {
+			diags.Add(ir.Diagnostic{Path: "policy", Code: ir.CodeUnmatchedExclude, Severity: ir.SeverityWarning,
+				Message: fmt.Sprintf("exclude entry %q leaves out no skill folder under any root; it is relative to each root", opts.Exclude[k])})
 		}
 	}
 	if testHookAfterDiscover != nil {
@@ -124,33 +186,43 @@ func rootErr(err error) error {
 	return err
 }
 
-// resolveExcludes adds, for each exclusion pattern naming a folder that
-// exists through symlinks, the folder it resolves to inside the root, so
-// that excluding a symlink excludes its target under every name.
-func resolveExcludes(root *os.Root, patterns []string) []string {
-	out := append([]string(nil), patterns...)
+// resolveExcludes returns, for each exclusion pattern, the folder it names
+// and, when that folder exists through symlinks, the folder it resolves to
+// inside the root, so that excluding a symlink excludes its target under
+// every name.
+func resolveExcludes(root *os.Root, patterns []string) [][]string {
+	out := make([][]string, len(patterns))
 	base := root.Name()
-	for _, p := range patterns {
+	for i, p := range patterns {
 		p = strings.Trim(path.Clean(p), "/")
+		out[i] = []string{p}
 		real, err := filepath.EvalSymlinks(filepath.Join(base, filepath.FromSlash(p)))
 		if err != nil || !within(base, real) {
 			continue
 		}
 		if rel := relTo(base, real); rel != p {
-			out = append(out, rel)
+			out[i] = append(out[i], rel)
 		}
 	}
 	return out
 }
 
-func excluded(relDir string, patterns []string) bool {
-	for _, p := range patterns {
-		p = strings.Trim(path.Clean(p), "/")
-		if relDir == p || strings.HasPrefix(relDir, p+"/") {
-			return true
+// excludedBy returns the index of the first pattern that leaves f out, by
+// the path it was found at or the folder it resolves to, or -1.
+func excludedBy(f found, patterns [][]string) int {
+	for i, ps := range patterns {
+		for _, p := range ps {
+			if under(f.relDir, p) || under(f.relReal, p) {
+				return i
+			}
 		}
 	}
-	return false
+	return -1
+}
+
+// under reports whether the slash-separated relDir is p or below it.
+func under(relDir, p string) bool {
+	return relDir == p || strings.HasPrefix(relDir, p+"/")
 }
 
 // parallel runs f for 0..n-1 on all cores. Results are written by index, so
@@ -327,6 +399,7 @@ func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink) {
 			s.add(fm.MetadataLines[PrologRLMKey], ir.CodeInvalidPrologRLM, ir.SeverityError, "metadata.prolog-rlm: %v", err)
 		default:
 			applyPrologRLM(u, m)
+			u.RequiresLine = fm.MetadataLines[PrologRLMKey]
 			if m.Activation != nil && !*m.Activation.Automatic {
 				explicitOnly = true // restrictive wins over disable-model-invocation: false
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -36,7 +37,7 @@ func loadArchive(t *testing.T, file string) (*ir.Catalog, string) {
 			}
 		}
 	}
-	cat, err := Load(context.Background(), Options{Roots: roots, RootsExplicit: true})
+	cat, err := Load(context.Background(), Options{Roots: roots})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func symlinkCatalog(t *testing.T) *ir.Catalog {
 	mustSymlink(t, root, filepath.Join(root, "back-to-root"))
 	rootLink := filepath.Join(dir, "root-link")
 	mustSymlink(t, root, rootLink)
-	cat, err := Load(context.Background(), Options{Roots: []string{rootLink}, RootsExplicit: true})
+	cat, err := Load(context.Background(), Options{Roots: []string{rootLink}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,16 +348,93 @@ func TestReadBody(t *testing.T) {
 	}
 }
 
-func TestMissingRoot(t *testing.T) {
+// TestNamedRootMustExist pins that a root the caller names, as the README's
+// Go API example names one, is an error from Load when it is missing or a
+// file, and that only the built-in default roots may be absent quietly.
+func TestNamedRootMustExist(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "nope")
-	cat, _ := Load(context.Background(), Options{Roots: []string{missing}, RootsExplicit: true})
-	if len(cat.Diagnostics) != 1 || cat.Diagnostics[0].Code != ir.CodeRootNotFound {
-		t.Errorf("got %v; want one root_not_found", cat.Diagnostics)
+	file := filepath.Join(dir, "file")
+	testkit.WriteFile(t, file, "x")
+	testkit.WriteFile(t, filepath.Join(dir, "ok", "s", "SKILL.md"), "---\nname: s\ndescription: d\n---\n")
+	tests := []struct {
+		name  string
+		roots []string
+		env   string
+		cause error // nil: no error
+	}{
+		{name: "missing", roots: []string{missing}, cause: fs.ErrNotExist},
+		{name: "file", roots: []string{file}, cause: ErrNotFolder},
+		{name: "missing after a good one", roots: []string{filepath.Join(dir, "ok"), missing}, cause: fs.ErrNotExist},
+		{name: "missing environment root", env: missing, cause: fs.ErrNotExist},
+		{name: "defaults may be absent", env: ""},
 	}
-	cat, _ = Load(context.Background(), Options{Roots: []string{missing}})
-	if len(cat.Diagnostics) != 0 {
-		t.Errorf("got %v; want a missing default root to be silent", cat.Diagnostics)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			t.Setenv("HOME", t.TempDir())
+			t.Setenv(EnvSkillsRoot, tt.env)
+			cat, err := Load(context.Background(), Options{Roots: tt.roots})
+			if tt.cause == nil {
+				if err != nil || len(cat.Diagnostics) != 0 {
+					t.Fatalf("got %v, %v; want no error and no diagnostic", err, cat.Diagnostics)
+				}
+				return
+			}
+			var re *RootError
+			if !errors.As(err, &re) || !errors.Is(err, tt.cause) {
+				t.Fatalf("got %v; want a *RootError wrapping %v", err, tt.cause)
+			}
+			if !strings.Contains(err.Error(), re.Root) || re.Root == "" {
+				t.Errorf("got %q; want the message to name the root", err)
+			}
+			if (tt.env != "") != (re.Env == EnvSkillsRoot) {
+				t.Errorf("got Env %q; want it set only for a root from the environment", re.Env)
+			}
+		})
+	}
+}
+
+// TestUnmatchedExclude pins that an exclude entry leaving out no skill
+// folder is a warning naming it, as when the policy of a collection is
+// used against the checkout above its skills/ folder.
+func TestUnmatchedExclude(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(dir, "skills", "deprecated", "old", "SKILL.md"), "---\nname: old\ndescription: Old.\n---\n")
+	cat, err := Load(context.Background(), Options{Roots: []string{dir}, Exclude: []string{"deprecated", "skills/deprecated"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range cat.Diagnostics {
+		if d.Code == ir.CodeUnmatchedExclude {
+			got = append(got, d.Message)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `"deprecated"`) {
+		t.Errorf("got %q; want one unmatched_exclude naming \"deprecated\"", got)
+	}
+}
+
+// TestMisnamedSkillFile pins that a skill.md in another case is reported,
+// not passed over in silence.
+func TestMisnamedSkillFile(t *testing.T) {
+	dir := t.TempDir()
+	for i, name := range []string{"skill.md", "Skill.md", "SKILL.MD"} {
+		testkit.WriteFile(t, filepath.Join(dir, fmt.Sprint("s", i), name), "---\nname: x\ndescription: d\n---\n")
+	}
+	cat, err := Load(context.Background(), Options{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range cat.Diagnostics {
+		if d.Code == ir.CodeMisnamedSkillFile && d.Severity == ir.SeverityWarning {
+			n++
+		}
+	}
+	if n != 3 || len(cat.Units) != 0 {
+		t.Errorf("got %d misnamed_skill_file warnings and %d units; want 3 and 0: %v", n, len(cat.Units), cat.Diagnostics)
 	}
 }
 

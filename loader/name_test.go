@@ -44,7 +44,7 @@ func TestFolderNameFollowsTheNamingRule(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, SkillFile), []byte(tt.skill), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cat, err := Load(context.Background(), Options{Roots: []string{root}, RootsExplicit: true})
+			cat, err := Load(context.Background(), Options{Roots: []string{root}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +76,7 @@ func TestRootFolderNameFollowsTheNamingRule(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, SkillFile), []byte("---\ndescription: Does things.\n---\nBody.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cat, err := Load(context.Background(), Options{Roots: []string{root}, RootsExplicit: true})
+	cat, err := Load(context.Background(), Options{Roots: []string{root}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlmc-dev/rlmc/internal/testkit"
 )
 
 func TestMatches(t *testing.T) {
@@ -37,8 +39,12 @@ func TestMatches(t *testing.T) {
 	}
 }
 
-// shared is the pinned copy beside the repository.
-const shared = "../../shared/third_party/mattpocock-skills"
+// pinned is the pinned copy of the collection in ../shared, or skips (fails
+// under CI=true) when it is absent.
+func pinned(t *testing.T) string {
+	t.Helper()
+	return testkit.Shared(t, "third_party", "mattpocock-skills")
+}
 
 func copyTree(t *testing.T, src, dst string) {
 	t.Helper()
@@ -62,9 +68,7 @@ func copyTree(t *testing.T, src, dst string) {
 }
 
 func TestVerifyPinnedCollection(t *testing.T) {
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("skipping: the pinned copy %s is absent", shared)
-	}
+	shared := pinned(t)
 	l, err := Read("../THIRD_PARTY/mattpocock-skills/skills.lock.json")
 	if err != nil {
 		t.Fatal(err)
@@ -104,9 +108,7 @@ func TestVerifyPinnedCollection(t *testing.T) {
 // without the collection's four scripts, so a full checkout reports each as
 // extra and never verifies as ok.
 func TestPinnedCollectionScripts(t *testing.T) {
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("skipping: the pinned copy %s is absent", shared)
-	}
+	shared := pinned(t)
 	l, err := Read("../THIRD_PARTY/mattpocock-skills/skills.lock.json")
 	if err != nil {
 		t.Fatal(err)

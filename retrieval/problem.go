@@ -27,11 +27,12 @@ type Candidate struct {
 	Score  float64
 }
 
-// Verdict is the Judge's rejection of a unit: Code and Detail are the
-// policy's reason and its object, as eligible/3 gives them.
+// Verdict is the Judge's rejection of a unit: Code is its reason and
+// Detail, optional, says more. Retrieval only passes them on, in the
+// unit's Exclusion: what they mean is the Judge's.
 type Verdict struct {
 	Name   string
-	Code   string
+	Code   Code
 	Detail string
 }
 
@@ -50,25 +51,36 @@ type Request struct {
 	Denied    map[string]bool
 }
 
+// Code is why a unit is not a candidate: one of Codes, or, for an
+// Exclusion that is Judged, the Judge's own code.
+type Code string
+
 // Reasons retrieval gives a unit that is not a candidate. They make no
 // claim about eligibility: that is the Judge's. Shadowed and Invalid report
-// the loader's status.
+// the loader's status. They are spelled like the public reason codes of
+// package rules, which retrieval does not import; package compiler maps
+// them, in one place.
 const (
 	// NoEvidence: the task holds nothing for the unit (score 0).
-	NoEvidence = "no_evidence"
+	NoEvidence Code = "no_evidence"
 	// BelowThreshold: some evidence, but below CandidateFloor, or
 	// outranked by the candidates (outside CandidateCap).
-	BelowThreshold = "below_threshold"
-	Shadowed       = "shadowed"
-	Invalid        = "invalid"
+	BelowThreshold Code = "below_threshold"
+	// Shadowed: a unit of higher precedence bears the name.
+	Shadowed Code = "shadowed"
+	// Invalid: the loader found the unit invalid.
+	Invalid Code = "invalid"
 )
+
+// Codes lists every code retrieval gives by itself.
+var Codes = []Code{NoEvidence, BelowThreshold, Shadowed, Invalid}
 
 // Exclusion is why a unit that is not a candidate stays out of the
 // policy's problem.
 type Exclusion struct {
 	// Code is NoEvidence, BelowThreshold, Shadowed or Invalid, or, when
 	// Judged, the Judge's code.
-	Code string
+	Code Code
 	// Detail is the Judge's detail when Judged; for Shadowed, the unit that
 	// shadows it; else empty.
 	Detail string
@@ -113,8 +125,11 @@ type Problem struct {
 	// evidence rests on.
 	Breadth map[string]int
 	// Withdrawn is the best score of a lexical unit the Judge kept from
-	// the candidates while they were chosen, or 0 (rule 10).
-	Withdrawn float64
+	// the candidates while they were chosen, or 0 (rule 10); WithdrawnBy
+	// names that unit (the first judged, on a tie), so that a rule citing
+	// the withdrawn score as a runner-up can name it.
+	Withdrawn   float64
+	WithdrawnBy string
 	// Ranking lists the RankingSize units with the most evidence, best
 	// first, eligible or not.
 	Ranking []Ranked
@@ -172,6 +187,21 @@ func (pr *Problem) Exclusion(i int) Exclusion {
 		return pr.marked[j].x
 	}
 	return standing(pr.ix.cat.Units[i], pr.ScoreAt(i))
+}
+
+// EvidenceOf returns a unit's evidence, largest first: the candidates'
+// from Evidence, any other indexed unit's computed now, so an explanation
+// can show why a unit that never became a candidate scored what it did. It
+// returns nil for a unit that is not indexed.
+func (pr *Problem) EvidenceOf(name string) []Evidence {
+	if ev, ok := pr.Evidence[name]; ok {
+		return ev
+	}
+	id, ok := pr.ix.ids[name]
+	if !ok {
+		return nil
+	}
+	return pr.ix.evidence(pr.Query, id, func() bool { return false })
 }
 
 // Score returns a unit's evidence score, or 0 when it has none or is not
@@ -395,7 +425,9 @@ func (ix *Index) eligibleTop(ctx context.Context, pr *Problem, lexical []scored,
 				// A negated unit's score holds no evidence from the words
 				// that negate it (Analyze masks them), so it all came from
 				// the rest of the task and counts as a rival.
-				pr.Withdrawn = max(pr.Withdrawn, s.score)
+				if s.score > pr.Withdrawn {
+					pr.Withdrawn, pr.WithdrawnBy = s.score, v.Name
+				}
 			case len(top) < CandidateCap:
 				top = append(top, s)
 			}

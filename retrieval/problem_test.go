@@ -28,7 +28,7 @@ func (j *fakeJudge) Ineligible(_ context.Context, cands []Candidate) ([]Verdict,
 			panic("the judge was shown a host candidate: " + c.Name)
 		}
 		if code, ok := j.bad[c.Name]; ok {
-			out = append(out, Verdict{Name: c.Name, Code: code, Detail: "why"})
+			out = append(out, Verdict{Name: c.Name, Code: Code(code), Detail: "why"})
 		}
 	}
 	j.calls = append(j.calls, names)
@@ -129,7 +129,7 @@ func TestRetrieve(t *testing.T) {
 			for name, want := range tt.reason {
 				i, _ := ix.catalogPos(name)
 				x := pr.Exclusion(i)
-				got := x.Code
+				got := string(x.Code)
 				if x.Judged {
 					got = "judged:" + got
 				}
@@ -154,8 +154,8 @@ func TestRetrieve(t *testing.T) {
 			if tt.wd != "" {
 				want = pr.Score(tt.wd)
 			}
-			if pr.Withdrawn != want {
-				t.Errorf("withdrawn: got %g; want %g", pr.Withdrawn, want)
+			if pr.Withdrawn != want || pr.WithdrawnBy != tt.wd {
+				t.Errorf("withdrawn: got %g by %q; want %g by %q", pr.Withdrawn, pr.WithdrawnBy, want, tt.wd)
 			}
 			for _, c := range pr.Candidates {
 				if _, ok := pr.Evidence[c.Name]; !ok && c.Score > 0 {

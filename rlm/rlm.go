@@ -6,7 +6,9 @@ package rlm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/rlmc-dev/rlmc/compiler"
 )
@@ -75,31 +77,72 @@ func WithDeny(names ...string) Option {
 // WithBudget sets the token ceiling of the skill block.
 func WithBudget(tokens int) Option { return func(s *skills) { s.budget = tokens } }
 
+// OnCompile calls f with the result of every compile, before next is
+// called: its Decision, Names() (the selected units), Ambiguous (the rivals
+// of an ambiguous task, best first), Fingerprint and the rest. When f
+// returns an error, Plan returns it and next is not called: a host can
+// stop on an ambiguous decision and ask its user which skill to select,
+// instead of planning without one. f is not called when no compile
+// happens (Disabled, no compiler, an empty catalog) or when the compile
+// fails (Plan returns that error).
+func OnCompile(f func(ctx context.Context, res *compiler.Result) error) Option {
+	return func(s *skills) { s.onCompile = f }
+}
+
+// ErrNoSkills is what Plan's error wraps when a request selects skills
+// (Request.Skills) that the wrapper cannot load because it has none: it
+// was made Disabled, with a nil compiler or over an empty catalog. A
+// selection that cannot be honored is an error, never a plain call.
+var ErrNoSkills = errors.New("no skills are available")
+
 type skills struct {
-	next     Planner
-	c        *compiler.Compiler
-	disabled bool
-	audit    *compiler.Audit
-	deny     []string
-	budget   int
+	next      Planner
+	c         *compiler.Compiler
+	disabled  bool
+	audit     *compiler.Audit
+	deny      []string
+	budget    int
+	onCompile func(context.Context, *compiler.Result) error
 }
 
 // WithSkills returns a Planner that compiles skills for each request's task
 // and puts the rendered block in front of the request's System context
 // before calling next. With no compiler, an empty catalog, or Disabled, it
-// calls next with the request untouched. A task that selects nothing also
-// reaches next untouched. It never edits tools, messages or options. A
-// compile error (for example an explicit selection that cannot be honored)
-// is returned, and next is not called.
+// calls next with the request untouched, unless the request selects skills:
+// then Plan returns an error wrapping ErrNoSkills. A task that selects
+// nothing also reaches next untouched. It never edits tools, messages or
+// options. A compile error (for example an explicit selection that cannot
+// be honored) is returned, and next is not called. OnCompile tells the
+// host what each compile decided.
 func WithSkills(next Planner, c *compiler.Compiler, opts ...Option) Planner {
 	s := &skills{next: next, c: c}
 	for _, o := range opts {
 		o(s)
 	}
-	if s.disabled || c == nil || len(c.Catalog().Units) == 0 {
-		return next
+	switch {
+	case s.disabled:
+		return passThrough{next: next, why: "skills are disabled"}
+	case c == nil:
+		return passThrough{next: next, why: "there is no compiler"}
+	case len(c.Catalog().Units) == 0:
+		return passThrough{next: next, why: "the catalog is empty"}
 	}
 	return s
+}
+
+// passThrough is WithSkills without skills: requests reach next untouched,
+// but one that selects skills fails, since they cannot be loaded.
+type passThrough struct {
+	next Planner
+	why  string
+}
+
+// Plan implements Planner.
+func (p passThrough) Plan(ctx context.Context, req *Request) (*Response, error) {
+	if len(req.Skills) > 0 {
+		return nil, fmt.Errorf("rlm: cannot load the selected skills %s: %s: %w", strings.Join(req.Skills, ", "), p.why, ErrNoSkills)
+	}
+	return p.next.Plan(ctx, req)
 }
 
 // Plan implements Planner.
@@ -116,6 +159,11 @@ func (s *skills) Plan(ctx context.Context, req *Request) (*Response, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("rlm: compiling skills: %w", err)
+	}
+	if s.onCompile != nil {
+		if err := s.onCompile(ctx, res); err != nil {
+			return nil, err
+		}
 	}
 	if res.Prompt == "" {
 		return s.next.Plan(ctx, req)

@@ -205,3 +205,80 @@ func TestConcurrentCallsAndAudit(t *testing.T) {
 		t.Errorf("got %d lines, %d routes; want 30 and 20", lines, routes)
 	}
 }
+
+// TestSelectionWithoutSkillsFails pins the README's promise that a
+// selection that cannot be honored is an error from Plan: with no
+// compiler, an empty catalog or Disabled, a request naming skills fails
+// with ErrNoSkills and the planner is not called.
+func TestSelectionWithoutSkillsFails(t *testing.T) {
+	c := newCompiler(t, catalog)
+	empty := newCompiler(t, map[string]string{})
+	tests := []struct {
+		name    string
+		planner func(next Planner) Planner
+	}{
+		{name: "nil compiler", planner: func(n Planner) Planner { return WithSkills(n, nil) }},
+		{name: "empty catalog", planner: func(n Planner) Planner { return WithSkills(n, empty) }},
+		{name: "disabled", planner: func(n Planner) Planner { return WithSkills(n, c, Disabled()) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{}
+			req := request("anything")
+			req.Skills = []string{"tdd"}
+			_, err := tt.planner(rec).Plan(context.Background(), req)
+			if !errors.Is(err, ErrNoSkills) {
+				t.Errorf("got %v; want an error wrapping ErrNoSkills", err)
+			}
+			if len(rec.got) != 0 {
+				t.Error("the planner was called although the selection was not honored")
+			}
+		})
+	}
+}
+
+// TestOnCompileReportsTheDecision pins that the host learns what each
+// compile decided, and can stop the call on an ambiguous task to ask its
+// user instead of planning without skills.
+func TestOnCompileReportsTheDecision(t *testing.T) {
+	skill := func(name, desc string) string {
+		return "---\nname: " + name + "\ndescription: " + desc + "\nmetadata:\n  prolog-rlm: '{\"schema\": 1, \"triggers\": [{\"kind\": \"object\", \"value\": \"text\"}, {\"kind\": \"object\", \"value\": \"prose\"}]}'\n---\nBody of " + name + ".\n"
+	}
+	c := newCompiler(t, map[string]string{
+		"polish-prose/SKILL.md":  skill("polish-prose", "Improve the quality of text."),
+		"tighten-prose/SKILL.md": skill("tighten-prose", "Improve the clarity of text."),
+		"tdd/SKILL.md":           catalog["tdd/SKILL.md"],
+	})
+	type report struct {
+		Decision    compiler.Decision
+		Selected    []string
+		Ambiguous   []string
+		Fingerprint bool
+	}
+	var got []report
+	errAsk := errors.New("ask the user")
+	rec := &recorder{}
+	p := WithSkills(rec, c, OnCompile(func(_ context.Context, res *compiler.Result) error {
+		got = append(got, report{res.Decision, res.Names(), res.Ambiguous, strings.HasPrefix(res.Fingerprint, "sha256:")})
+		if res.Decision == compiler.DecisionAmbiguous {
+			return errAsk
+		}
+		return nil
+	}))
+	if _, err := p.Plan(context.Background(), request("test-driven development with red green refactor")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Plan(context.Background(), request("improve my text quality and clarity")); !errors.Is(err, errAsk) {
+		t.Errorf("got %v; want the callback's error", err)
+	}
+	want := []report{
+		{Decision: "route", Selected: []string{"tdd"}, Fingerprint: true},
+		{Decision: "ambiguous", Selected: []string{}, Ambiguous: []string{"polish-prose", "tighten-prose"}, Fingerprint: true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reports (-want +got):\n%s", diff)
+	}
+	if len(rec.got) != 1 {
+		t.Errorf("got %d planner calls; want 1: the ambiguous one was stopped", len(rec.got))
+	}
+}

@@ -59,3 +59,15 @@ func BenchmarkIneligible(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNew measures loading the policy into a fresh sandboxed
+// interpreter: what each catalog pays once.
+func BenchmarkNew(b *testing.B) {
+	f := catalog(map[string]UnitFacts{"u0": ok(100)}, nil)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := New(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

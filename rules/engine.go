@@ -1,6 +1,7 @@
 // Package rules embeds rlmc's Prolog policy (policy.pl) in a sandboxed
 // interpreter and exposes it as one Go call, Engine.Decide. It owns the
-// decide stage of the pipeline.
+// decide stage of the pipeline. The interpreter starts with no builtins and
+// can call only the predicates in allowlist (sandbox.go).
 //
 // Nothing from a skill is ever parsed as Prolog: catalog facts are answered
 // by Go-native predicates, and per-request data enters as constructed terms.
@@ -12,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/ichiban/prolog"
 	"github.com/ichiban/prolog/engine"
@@ -104,12 +104,50 @@ type Request struct {
 	Tokens func(name string) int
 }
 
-// Decision is the policy's verdict on one unit.
+// Decision is the policy's verdict on one unit: the reason, the rule that
+// made it and the facts that rule used.
 type Decision struct {
 	Name     string
 	Selected bool
-	Reason   string // selected: mandatory, explicit, lexical, dependency; rejected: see README
-	Detail   string // for dependency: the dependent; for rejections: the reason's object
+	// Reason: selected: mandatory, explicit, lexical, dependency;
+	// rejected: see README.
+	Reason ReasonCode
+	Rule   RuleName
+	Facts  DecisionFacts
+}
+
+// DecisionFacts are what a decision's rule used, as policy.pl reports them in
+// because(Rule, Facts). Scores are evidence x 1000, like Candidate.Score;
+// a field the rule did not use is zero.
+type DecisionFacts struct {
+	Clause       Clause // which clause of the rule decided, when it has several
+	Score        int    // the unit's score
+	Threshold    int    // rule 10: the score needed to be selected alone
+	SupportFloor int    // rule 10: the score needed with a margin or beside a kept unit
+	Margin       int    // rule 10: how many times the runner-up's score the best needs
+	// RunnerUp and RunnerUpScore: rule 10's runner-up, the next lexical
+	// candidate; RunnerUpWithdrawn says it is instead the best unit
+	// eligible/3 kept out (Request.Withdrawn), whose name Go knows.
+	RunnerUp          string
+	RunnerUpScore     int
+	RunnerUpWithdrawn bool
+	NoRunnerUp        bool // rule 10: no other unit has evidence
+	Breadth           int  // rule 10: distinct task words the evidence rests on
+	// Kept and KeptScore: rule 10's stronger candidate kept before this one.
+	Kept      string
+	KeptScore int
+	// By is the unit the decision cites: the superseder (7), the best of a
+	// tie (9), the coverer (11), the unit conflicted with (12), the
+	// dependent a dependency was selected for (6).
+	By               string
+	Tokens           int  // rule 12: the tokens the unit and its closure add
+	BudgetLeft       int  // rule 12: the budget left when it was packed
+	Budgeted         bool // Tokens and BudgetLeft were given
+	Path             []string
+	Dependency       string     // rule 6: the dependency that blocks the unit
+	DependencyReason ReasonCode // rule 6: why it blocks
+	Missing          string     // rule 6: the required unit that does not exist
+	TieRatio         int        // rule 9: percent of the best a rival scores at least
 }
 
 // Engine is a loaded, sandboxed policy bound to one catalog's facts. Its
@@ -126,18 +164,19 @@ func New(facts Facts) (*Engine, error) {
 // NewWithPolicy loads a policy text; tests use it to prove that a broken
 // policy is a hard error.
 func NewWithPolicy(facts Facts, source string) (*Engine, error) {
-	p := prolog.New(strings.NewReader(""), io.Discard)
-	registerFacts(&p.VM, facts)
+	p, err := newInterpreter(facts)
+	if err != nil {
+		return nil, err
+	}
 	if err := p.Exec(source); err != nil {
 		return nil, fmt.Errorf("rules: policy does not load: %w", err)
 	}
-	if p.QuerySolution("current_predicate(decide/4).").Err() != nil {
-		return nil, errors.New("rules: policy does not define decide/4")
+	if err := checkDefinitions(&p.VM, "decide/4", "eligible/3"); err != nil {
+		return nil, err
 	}
-	if p.QuerySolution("current_predicate(eligible/3).").Err() != nil {
-		return nil, errors.New("rules: policy does not define eligible/3")
+	if err := checkVocabulary(&p.VM, source); err != nil {
+		return nil, err
 	}
-	sandbox(&p.VM)
 	return &Engine{interp: p}, nil
 }
 
@@ -166,7 +205,6 @@ var (
 	atomDeps      = engine.NewAtom("deps")
 	atomMissing   = engine.NewAtom("missing")
 	atomCycle     = engine.NewAtom("cycle")
-	atomDep       = engine.NewAtom("dep")
 	atomMinus     = engine.NewAtom("-")
 	atomLexical   = engine.NewAtom(string(OriginLexical))
 	errNoDecision = errors.New("rules: policy produced no decision")
@@ -220,50 +258,103 @@ func decisions(t engine.Term, env *engine.Env) ([]Decision, error) {
 	iter := engine.ListIterator{List: t, Env: env}
 	for iter.Next() {
 		c, ok := env.Resolve(iter.Current()).(engine.Compound)
-		if !ok || c.Arity() != 3 || (c.Functor() != atomSelect && c.Functor() != atomReject) {
+		if !ok || !decisionTerm(c) {
 			return nil, fmt.Errorf("rules: unexpected decision term")
 		}
-		out = append(out, Decision{
+		d := Decision{
 			Name:     atomText(c.Arg(0), env),
 			Selected: c.Functor() == atomSelect,
-			Reason:   text(c.Arg(1), env),
-			Detail:   text(c.Arg(2), env),
-		})
+			Reason:   ReasonCode(atomText(c.Arg(1), env)),
+		}
+		why, ok := env.Resolve(c.Arg(2)).(engine.Compound)
+		if !ok || why.Functor() != atomBecause || why.Arity() != 2 {
+			return nil, fmt.Errorf("rules: decision on %s gives no because(Rule, Facts)", d.Name)
+		}
+		d.Rule = RuleName(atomText(why.Arg(0), env))
+		if err := readFacts(&d.Facts, why.Arg(1), env); err != nil {
+			return nil, fmt.Errorf("rules: decision on %s: %w", d.Name, err)
+		}
+		out = append(out, d)
 	}
 	return out, iter.Err()
 }
 
-// atomText returns a unit name verbatim, even one that spells "[]".
+// readFacts fills f from a list of fact terms (see factKeys).
+func readFacts(f *DecisionFacts, list engine.Term, env *engine.Env) error {
+	iter := engine.ListIterator{List: list, Env: env}
+	for iter.Next() {
+		switch t := env.Resolve(iter.Current()).(type) {
+		case engine.Atom:
+			if t.String() != "no_runner_up" {
+				return fmt.Errorf("unknown fact %s", t)
+			}
+			f.NoRunnerUp = true
+		case engine.Compound:
+			arg := func(i int) engine.Term { return t.Arg(i) }
+			switch t.Functor().String() {
+			case "clause":
+				f.Clause = Clause(atomText(arg(0), env))
+			case "score":
+				f.Score = integer(arg(0), env)
+			case "threshold":
+				f.Threshold = integer(arg(0), env)
+			case "support_floor":
+				f.SupportFloor = integer(arg(0), env)
+			case "margin":
+				f.Margin = integer(arg(0), env)
+			case "runner_up":
+				f.RunnerUp, f.RunnerUpScore = atomText(arg(0), env), integer(arg(1), env)
+			case "withdrawn_runner_up":
+				f.RunnerUpWithdrawn, f.RunnerUpScore = true, integer(arg(0), env)
+			case "breadth":
+				f.Breadth = integer(arg(0), env)
+			case "kept":
+				f.Kept, f.KeptScore = atomText(arg(0), env), integer(arg(1), env)
+			case "by":
+				f.By = atomText(arg(0), env)
+			case "tokens":
+				f.Tokens, f.Budgeted = integer(arg(0), env), true
+			case "budget_left":
+				f.BudgetLeft, f.Budgeted = integer(arg(0), env), true
+			case "path":
+				f.Path = atomsOf(arg(0), env)
+			case "dependency":
+				f.Dependency, f.DependencyReason = atomText(arg(0), env), ReasonCode(atomText(arg(1), env))
+			case "missing":
+				f.Missing = atomText(arg(0), env)
+			case "tie_ratio":
+				f.TieRatio = integer(arg(0), env)
+			default:
+				return fmt.Errorf("unknown fact %s/%d", t.Functor(), t.Arity())
+			}
+		default:
+			return fmt.Errorf("unexpected fact")
+		}
+	}
+	return iter.Err()
+}
+
+// atomText returns an atom verbatim, even one that spells "[]".
 func atomText(t engine.Term, env *engine.Env) string {
 	if a, ok := env.Resolve(t).(engine.Atom); ok {
 		return a.String()
 	}
-	return text(t, env)
+	return ""
 }
 
-// text renders a decision argument for people: atoms as themselves, lists
-// joined with " -> " (cycle paths), dep(D, Why) as "D (Why)".
-func text(t engine.Term, env *engine.Env) string {
-	switch t := env.Resolve(t).(type) {
-	case engine.Atom:
-		if t == engine.NewAtom("[]") {
-			return ""
-		}
-		return t.String()
-	case engine.Integer:
-		return fmt.Sprint(int64(t))
-	case engine.Compound:
-		if t.Functor() == atomDep && t.Arity() == 2 {
-			return text(t.Arg(0), env) + " (" + text(t.Arg(1), env) + ")"
-		}
-		var parts []string
-		iter := engine.ListIterator{List: t, Env: env}
-		for iter.Next() {
-			parts = append(parts, text(iter.Current(), env))
-		}
-		if iter.Err() == nil {
-			return strings.Join(parts, " -> ")
-		}
+func integer(t engine.Term, env *engine.Env) int {
+	if i, ok := env.Resolve(t).(engine.Integer); ok {
+		return int(i)
 	}
-	return "?"
+	return 0
+}
+
+// atomsOf returns the atoms of a list (a cycle path).
+func atomsOf(t engine.Term, env *engine.Env) []string {
+	var out []string
+	iter := engine.ListIterator{List: t, Env: env}
+	for iter.Next() {
+		out = append(out, atomText(iter.Current(), env))
+	}
+	return out
 }

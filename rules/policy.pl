@@ -1,15 +1,46 @@
 % rlmc host policy: which prompt units enter the planner context.
 %
-% This file is the specification of rlmc's activation semantics. Go has
-% already reduced the problem: it scored the task against the catalog (rule
-% 1), kept at most four lexical candidates above the candidate floor that
-% eligible/3 below lets through, beside the host's selections, and computed
-% every unit's dependency closure once per catalog. This policy judges that
-% small problem. It never sees skill text, only names and numbers.
+% This file is the whole decision specification after retrieval. Go has
+% scored the task against the catalog (rule 1, evidence: package retrieval,
+% retrieval/score.go) and computed every unit's dependency closure
+% once per catalog; this policy judges what Go shows it. It never sees
+% skill text, only names and numbers.
+%
+% Who decides what:
+%   Rule 1 (evidence) is Go's alone: a unit scoring below the candidate
+%   floor (1.5) is never shown to this policy (no_evidence when it scores
+%   0, below_threshold with rule 1's clause otherwise), nor is an eligible
+%   unit outside the best four lexical candidates (CandidateCap). A
+%   shadowed unit is never shown either: its name answers for the unit
+%   that shadows it, so the catalog, not a rule here, keeps it out.
+%   Rules 2-6 (deny, standing, explicit-user-only, negation, dependencies)
+%   are decided here, and only here, for every unit Go shows the policy:
+%   eligible/3 over the lexical units above the candidate floor, best
+%   first, and, in its first call, over the units the request names (those
+%   the host denies and those the task negates), whatever their score; and
+%   decide/4 over the host's selections and mandatory units. Go decides
+%   none of them.
+%   Rules 7-12 are decided here, by decide/4, over the candidates.
+%
+% Every decision is select(Name, Reason, because(Rule, Facts)) or
+% reject(Name, Reason, because(Rule, Facts)): Reason is a code of the JSON
+% contract, Rule the name of the rule that made the decision (evidence,
+% deny, standing, explicit_user_only, negation, dependencies, supersedes,
+% order, ambiguity, strength, redundancy, packing: rules 1-12 of
+% README.md), Facts what it compared: clause(C) (which clause of the rule,
+% when it has several), score(S), threshold(T), support_floor(F),
+% margin(M), runner_up(Name, S) | withdrawn_runner_up(S) | no_runner_up,
+% breadth(B), kept(Name, S), by(Name) (first, when the rule cites a unit),
+% tokens(N), budget_left(N), missing(Name), path(Cycle),
+% dependency(Name, Why). Go checks, when it loads this file, that every
+% reason, rule, clause and fact written here is in its vocabulary
+% (rules/vocab.go), so a new one cannot reach the contract untyped.
+%
+% Numbers are integers: scores and thresholds are evidence x 1000.
 %
 % Facts about the catalog (Go-native, read-only):
 %   unit(+Name, -Status, -Invocation, -Priority)
-%       Status is ok | invalid | shadowed;
+%       Status is ok | invalid (a name never answers for a shadowed unit);
 %       Invocation is automatic | explicit_user.
 %   closure(+Name, -Closure)
 %       deps(Deps): every unit Name transitively requires, dependencies
@@ -23,32 +54,49 @@
 %   explicit(+Req, +Name)   the host selected Name (--select).
 %   mandatory(+Req, +Name)  the host policy makes Name mandatory.
 %   denied(+Req, +Name)     the host denied Name (--deny, policy deny).
-%   negated(+Req, +Name)    the task says "do not use Name" or the like.
+%   negated(+Req, +Name)    the task says "do not use Name" or the like
+%                           (retrieval's negation reading, README rule 5).
 %   tokens(+Req, +Names, -N) body tokens of the units Names, summed, under
 %                           the request's tokenizer.
-%   redundant(+Req, +A, +B) B's evidence rests on task words A's evidence
-%                           already covers: B would add nothing beside A.
-%   covered_by(+Req, +B, +As, -A) the first A in As with redundant(Req, A, B).
-%   same_object(+Req, +A, +B) the task names an object both A and B declare.
-%   breadth(+Req, +Name, -B) how many distinct task words Name's evidence
-%                           rests on.
 %   ambiguity_mode(+Req, -Mode)  ask | top | all, from the host policy.
-%   support_floor(+Req, -F) the score (x 1000) a candidate below the
-%                           threshold needs to be selected as a clear best,
-%                           or beside a stronger kept candidate.
-%   tie_ratio(+Req, -R)     how close (percent of the best score) a rival
-%                           must be to make a tie.
-%   threshold(+Req, -T)     the score a lexical candidate needs to be
-%                           selected on its own (x 1000).
+%
+% The facts rules 9-11 compare, each computed by Go per request over the
+% candidates' evidence (retrieval's evidence, residual, breadth and relate;
+% an evidence item is one matched field, phrase, bigram, object or action,
+% with the task terms, stemmed, it rests on and its positive or negative
+% score):
+%   redundant(+Req, +A, +B) B would add almost nothing beside A: the
+%                           residual of B beside A, the summed score of
+%                           B's positive evidence items that rest on at
+%                           least one task term none of A's positive items
+%                           rests on, is less than 25% of B's score
+%                           (redundantShare). B is lexical; A any candidate.
+%   covered_by(+Req, +B, +As, -A) the first A in As with redundant(Req, A, B).
+%   same_object(+Req, +A, +B) the task names an object that both A and B
+%                           declare (object triggers, Skill-Router objects,
+%                           and object words in their names and aliases).
+%   breadth(+Req, +Name, -B) how many distinct task terms Name's positive
+%                           evidence items rest on.
+%   threshold(+Req, -T)     4500: the score a lexical candidate needs to be
+%                           selected on its own (Threshold 4.5).
+%   support_floor(+Req, -F) 2000: the score a candidate below the threshold
+%                           needs to be selected as a clear best, or beside
+%                           a stronger kept candidate (SupportFloor 2.0).
+%   tie_ratio(+Req, -R)     75: a rival scoring at least R percent of the
+%                           best is close enough to make a tie (TieRatio).
+%   margin                  2, written in rule 10 below: a clear best below
+%                           the threshold scores at least twice its
+%                           runner-up.
+%   withdrawn(+Req, -W)     the best score of a unit above the candidate
+%                           floor that eligible/3 rejected (it can never be
+%                           selected from this task); 0 when there is none.
+%                           Rule 10 measures a margin against it too. A
+%                           negated unit counts without the evidence the
+%                           negation's own words gave it (retrieval masks
+%                           them).
 %   judged(+Req)            the lexical candidates passed eligible/3 in this
 %                           request already, so decide/4 does not judge
 %                           them again (one policy step per rule saved).
-%   withdrawn(+Req, -W)     the best score (x 1000) of a unit with evidence
-%                           above the candidate floor that eligible/3 kept
-%                           from the candidates (it can never be selected
-%                           from this task); 0 when there is none. A
-%                           negated unit counts without the evidence the
-%                           negation's own words gave it.
 %
 % List helpers, in Go because the interpreter lacks them or because one Go
 % step beats one interpreter step per element: memberchk/2, subtract/3
@@ -58,17 +106,20 @@
 %
 % Entry points:
 %   eligible(+Req, +Candidates, -Rejected)
-%     Rules 2-6 alone: reject(Name, Reason, Detail) for every candidate
+%     Rules 2-6 alone: reject(Name, Reason, Because) for every candidate
 %     that can never be selected in this request. Go asks it, best first,
 %     before capping the lexical candidates, so that a unit the task
 %     negates, the host denies, that is explicit-user-only or whose closure
-%     fails never takes a candidate's place.
+%     fails never takes a candidate's place; its first call also holds the
+%     units the request names (denied or negated) at any score, so these
+%     get their reason from this policy, never from Go
+%     (retrieval/problem.go, Index.Retrieve).
 %   decide(+Req, +Candidates, +Budget, -Decisions)
 %     Candidates: cand(Name, Origin, Score), Origin is mandatory | explicit
 %       | lexical, Score an integer (evidence x 1000).
-%     Decisions: select(Name, Reason, Detail) in admission order
+%     Decisions: select(Name, Reason, Because) in admission order
 %       (dependencies before their dependents), then reject(Name, Reason,
-%       Detail) for every candidate that was not admitted.
+%       Because) for every candidate that was not admitted.
 
 eligible(Req, Cands, NotEligible) :- eligibility(Cands, Req, fresh, _, NotEligible).
 
@@ -99,35 +150,36 @@ settle(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
 % round is judged once (no backtracking into admission/7).
 settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Selected, Rejected) :-
     unadmitted_cause(Rejected0, Selected0, By), !,
-    memberchk(reject(By, Why, Detail), Rejected0),
+    memberchk(reject(By, Why, Because), Rejected0),
     subtract(Powers, [By], Powers1),
-    settle(Req, Ok, Powers1, [reject(By, Why, Detail)|Pins], Budget, Selected, Rejected).
+    settle(Req, Ok, Powers1, [reject(By, Why, Because)|Pins], Budget, Selected, Rejected).
 settled(_, _, _, _, _, Selected, Rejected, Selected, Rejected).
 
 admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
     supersession(Ok, Powers, Live, Superseded),             % rule 7
     rank(Live, Ranked),                                     % rule 8
     ambiguity(Req, Ranked, Clear, Tied, Ambiguous, Tie),    % rule 9
-    strength(Req, Clear, Tied, Strong, Weak),               % rule 10
+    strength(Req, Clear, Tied, Strong, Weak, Whys),         % rule 10
     redundancy(Req, Strong, Tied, Powers, Distinct, Covered), % rule 11
     hold(Tie, Distinct, Admissible, Held),                  % rule 9, ask
     unpin(Admissible, Pins, Packable, Pinned),              % settle/7
-    pack(Packable, Req, Budget, [], 0, Selected, Unpacked), % rule 12
+    pack(Packable, Req, Budget, Whys, [], 0, Selected, Unpacked), % rule 12
     append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Unpacked], Rejected).
 
 % unpin(+Cands, +Pins, -Rest, -Pinned): a candidate that lost its power to
 % supersede or cover keeps the rejection it had then.
 unpin(Cands, [], Cands, []) :- !.
 unpin([], _, [], []).
-unpin([cand(N, _, _)|Cs], Pins, Rest, [reject(N, Why, Detail)|Rs]) :-
-    memberchk(reject(N, Why, Detail), Pins), !,
+unpin([cand(N, _, _)|Cs], Pins, Rest, [reject(N, Why, Because)|Rs]) :-
+    memberchk(reject(N, Why, Because), Pins), !,
     unpin(Cs, Pins, Rest, Rs).
 unpin([C|Cs], Pins, [C|Rest], Rs) :- unpin(Cs, Pins, Rest, Rs).
 
 % unadmitted_cause(+Rejected, +Selected, -By): some candidate was rejected as
 % superseded or covered by By, and By was not admitted (as itself or as a
-% dependency).
-unadmitted_cause([reject(_, Why, By)|_], Selected, By) :-
+% dependency). A superseded or covered rejection names By first among its
+% facts.
+unadmitted_cause([reject(_, Why, because(_, [by(By)|_]))|_], Selected, By) :-
     power(Why), \+ memberchk(select(By, _, _), Selected), !.
 unadmitted_cause([_|Rs], Selected, By) :- unadmitted_cause(Rs, Selected, By).
 
@@ -136,7 +188,8 @@ power(covered).
 
 % ---------------------------------------------------------------------------
 % Rules 2-6: a candidate must be eligible on its own and through its closure.
-% (Rule 1, evidence, is computed in Go: see compiler/index.go.)
+% (Rule 1, evidence, is computed in Go: see retrieval/score.go and
+% retrieval/problem.go.)
 
 % The third argument is judged when Go already asked eligible/3 about the
 % lexical candidates of this request (judged/1): only the host's are judged
@@ -162,25 +215,26 @@ verdict(Req, cand(N, O, _), V) :-
     judge(Req, N, O, Status, Invocation, V).
 
 % Rule 2 (deny): a unit the host denied never activates, whatever asked for it.
-judge(Req, N, _, _, _, reject(N, denied, host)) :- denied(Req, N), !.
-% Rule 3 (invalid, shadowed): only units in good standing activate.
-judge(_, N, _, invalid, _, reject(N, invalid, status)) :- !.
-judge(_, N, _, shadowed, _, reject(N, shadowed, status)) :- !.
+judge(Req, N, _, _, _, reject(N, denied, because(deny, []))) :- denied(Req, N), !.
+% Rule 3 (standing): only units in good standing activate. A shadowed unit
+% never reaches the policy (its name answers for the unit that shadows
+% it), so invalid is the only standing judged here.
+judge(_, N, _, invalid, _, reject(N, invalid, because(standing, []))) :- !.
 % Rule 4 (explicit-user-only): such a unit activates only by host selection;
 % task text naming it ("/name", "$name", "use the name skill") is evidence,
 % never selection.
-judge(_, N, lexical, _, explicit_user, reject(N, explicit_only, task_text)) :- !.
+judge(_, N, lexical, _, explicit_user, reject(N, explicit_only, because(explicit_user_only, []))) :- !.
 % Rule 5 (negation): "do not use X" in the task suppresses lexical
 % activation of X, and only that. Explicit and mandatory selection are host
 % decisions and beat task text, and so do their closures (Rule 6).
-judge(Req, N, lexical, _, _, reject(N, negated, task_text)) :- negated(Req, N), !.
+judge(Req, N, lexical, _, _, reject(N, negated, because(negation, []))) :- negated(Req, N), !.
 % Rule 6 (dependencies fail closed): a unit whose closure has a missing unit,
 % a cycle, or a unit that may not activate is rejected with that reason.
 judge(Req, N, O, _, _, V) :- closure(N, C), closure_verdict(Req, N, O, C, V).
 
-closure_verdict(_, N, _, missing(D), reject(N, missing_dependency, D)) :- !.
-closure_verdict(_, N, _, cycle(Path), reject(N, dependency_cycle, Path)) :- !.
-closure_verdict(Req, N, O, deps(Ds), reject(N, dependency_rejected, dep(D, Why))) :-
+closure_verdict(_, N, _, missing(D), reject(N, missing_dependency, because(dependencies, [missing(D)]))) :- !.
+closure_verdict(_, N, _, cycle(Path), reject(N, dependency_cycle, because(dependencies, [path(Path)]))) :- !.
+closure_verdict(Req, N, O, deps(Ds), reject(N, dependency_rejected, because(dependencies, [dependency(D, Why)]))) :-
     blocked_dependencies(Ds, Req, O, D, Why), !.
 closure_verdict(_, _, _, _, ok).
 
@@ -212,7 +266,7 @@ supersession([C|Cs], Names, Live, Rejected) :-
 supersession([C|Cs], Names, [C|Live], Rejected) :-
     supersession(Cs, Names, Live, Rejected).
 
-superseded(cand(N, lexical, _), Names, reject(N, superseded, By)) :-
+superseded(cand(N, lexical, _), Names, reject(N, superseded, because(supersedes, [by(By)]))) :-
     superseded_by(N, Names, By).
 
 % ---------------------------------------------------------------------------
@@ -278,7 +332,7 @@ hold(no_tie, Cands, Cands, []).
 hold(tie(T), Cands, Admissible, Held) :- hold_lexical(Cands, T, Admissible, Held).
 
 hold_lexical([], _, [], []).
-hold_lexical([cand(N, lexical, _)|Cs], T, Admissible, [reject(N, held_back, T)|Rs]) :- !,
+hold_lexical([cand(N, lexical, _)|Cs], T, Admissible, [reject(N, held_back, because(ambiguity, [by(T)]))|Rs]) :- !,
     hold_lexical(Cs, T, Admissible, Rs).
 hold_lexical([C|Cs], T, [C|Admissible], Rs) :- hold_lexical(Cs, T, Admissible, Rs).
 
@@ -306,14 +360,16 @@ grounded(Req, S, _) :- threshold(Req, T), S >= T.
 
 resolve_tie(ask, cand(T, _, _), Rivals, Ranked, Clear, Rejected) :-
     drop([T|Rivals], Ranked, Clear),
-    ambiguous_all([T|Rivals], T, Rejected).
+    ambiguous_all([T|Rivals], T, clause(ask), Rejected).
 resolve_tie(top, cand(T, _, _), Rivals, Ranked, Clear, Rejected) :-
     drop(Rivals, Ranked, Clear),
-    ambiguous_all(Rivals, T, Rejected).
+    ambiguous_all(Rivals, T, clause(top), Rejected).
 resolve_tie(all, _, _, Ranked, Ranked, []).
 
-ambiguous_all([], _, []).
-ambiguous_all([N|Ns], Top, [reject(N, ambiguous, Top)|Rs]) :- ambiguous_all(Ns, Top, Rs).
+% Each rejection names the best of the tie (by) and the mode (clause).
+ambiguous_all([], _, _, []).
+ambiguous_all([N|Ns], Top, Clause, [reject(N, ambiguous, because(ambiguity, [by(Top), Clause]))|Rs]) :-
+    ambiguous_all(Ns, Top, Clause, Rs).
 
 drop(_, [], []).
 drop(Names, [cand(N, _, _)|Cs], Kept) :- memberchk(N, Names), !, drop(Names, Cs, Kept).
@@ -327,44 +383,117 @@ drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
 % unit that can never be selected (withdrawn/2): a unit the task negates or
 % the host denies still drew the task's words, so taking it away leaves the
 % weak candidate as weak as it was, with no margin over nothing.
+%
+% Its clauses, each named in the decision (clause(C)) with what it compared:
+% a lexical candidate is kept when it reaches the threshold
+% (above_threshold) or a tie kept it (tied); below the support floor it is
+% dropped (below_support_floor); between the two, the best candidate is
+% kept with a margin of two over its runner-up (margin) or, with no
+% runner-up, when its evidence rests on at least two task words (sole);
+% failing that, any candidate is kept beside a stronger one already kept
+% (secondary), else dropped: the best for no_margin or one_word, another
+% as not_best.
 
-strength(Req, Ranked, Tied, Strong, Rejected) :-
+strength(Req, Ranked, Tied, Strong, Rejected, Whys) :-
     lexical_scores(Ranked, Scores),
-    strength(Req, Ranked, Tied, Scores, no, Strong, Rejected).
+    threshold(Req, T),
+    support_floor(Req, F),
+    strength(Req, Ranked, t(T, F, Tied, Scores, Ranked), none, Strong, Rejected, Whys).
 
-% The sixth argument says whether a lexical candidate was already kept: once
-% one is, a further one needs only the support floor, for tasks that ask
-% for two things (Rule 11 then drops it if it adds nothing).
-strength(_, [], _, _, _, [], []).
-strength(Req, [cand(N, lexical, S)|Cs], Tied, Scores, Kept, Strong, [reject(N, below_threshold, S)|Rs]) :-
-    threshold(Req, T), S < T,
-    \+ memberchk(N, Tied),
-    \+ dominant(Req, N, S, Scores),
-    \+ secondary(Req, S, Kept), !,
-    strength(Req, Cs, Tied, Scores, Kept, Strong, Rs).
-strength(Req, [cand(N, lexical, S)|Cs], Tied, Scores, _, [cand(N, lexical, S)|Strong], Rs) :- !,
-    strength(Req, Cs, Tied, Scores, yes, Strong, Rs).
-strength(Req, [C|Cs], Tied, Scores, Kept, [C|Strong], Rs) :-
-    strength(Req, Cs, Tied, Scores, Kept, Strong, Rs).
+% strength/7 walks the ranked candidates; its third argument holds what
+% every step reads: t(Threshold, SupportFloor, Tied, Scores, Ranked). Kept
+% is none until a lexical candidate is kept, then kept(Name, Score) of the
+% first one kept: once one is, a further one needs only the support floor,
+% for tasks that ask for two things (Rule 11 then drops it if it adds
+% nothing). Whys holds why(Name, Facts) for each lexical candidate kept:
+% the clause that kept it and the numbers it compared.
+strength(_, [], _, _, [], [], []).
+strength(Req, [cand(N, lexical, S)|Cs], Ctx, Kept, Strong, Rs, Ws) :- !,
+    Ctx = t(T, F, Tied, Scores, Ranked),
+    band(S, T, F, Band0),
+    tied(Band0, N, Tied, Band),
+    weigh(Band, Req, N, S, T, F, Scores, Ranked, Kept, Verdict),
+    verdict(Verdict, N, S, Kept, Strong, Rs, Ws, Strong1, Rs1, Ws1, Kept1),
+    strength(Req, Cs, Ctx, Kept1, Strong1, Rs1, Ws1).
+strength(Req, [C|Cs], Ctx, Kept, [C|Strong], Rs, Ws) :-
+    strength(Req, Cs, Ctx, Kept, Strong, Rs, Ws).
 
-secondary(Req, S, yes) :- support_floor(Req, F), S >= F.
+% verdict/11 files a kept candidate (with its why) or a dropped one.
+verdict(keep(Fs), N, S, Kept, [cand(N, lexical, S)|Strong], Rs, [why(N, Fs)|Ws], Strong, Rs, Ws, Kept1) :-
+    first_kept(Kept, N, S, Kept1).
+verdict(drop(Fs), N, _, Kept, Strong, [reject(N, below_threshold, because(strength, Fs))|Rs], Ws, Strong, Rs, Ws, Kept).
 
-% dominant(+Req, +N, +S, +Scores): S, the score of N, is the best lexical
-% score and at least the support floor, and it is at least twice the
-% runner-up's (the next candidate's or the best withdrawn unit's, whichever
-% is higher), or nothing else has evidence and N's rests on at least two
-% task words. One incidental word is not a margin.
-dominant(Req, N, S, [S|Rest]) :-
-    support_floor(Req, F), S >= F,
-    withdrawn(Req, W),
-    runner_up(Rest, W, Next),
-    clear_of(Req, N, S, Next).
+first_kept(none, N, S, kept(N, S)) :- !.
+first_kept(Kept, _, _, Kept).
 
-runner_up([Next|_], W, R) :- !, R is max(Next, W).
-runner_up([], W, W).
+% band(+S, +T, +F, -Band) and tied(+Band0, +N, +Tied, -Band): the cases of
+% the rule, in order: above the threshold; kept by a tie; below the support
+% floor; else in between, where the margin and the kept candidates decide.
+band(S, T, _, above) :- T =< S, !.
+band(S, _, F, low) :- S < F, !.
+band(_, _, _, mid).
 
-clear_of(Req, N, _, 0) :- !, breadth(Req, N, B), B >= 2.
-clear_of(_, _, S, Next) :- S >= 2 * Next.
+tied(above, _, _, above) :- !.
+tied(_, N, Tied, tied) :- memberchk(N, Tied), !.
+tied(Band, _, _, Band).
+
+% weigh(+Band, ...): Verdict is keep(Facts) or drop(Facts); Facts name the
+% clause and the numbers it compared.
+weigh(above, _, _, S, T, _, _, _, _, keep([clause(above_threshold), score(S), threshold(T)])).
+weigh(tied, _, _, S, T, _, _, _, _, keep([clause(tied), score(S), threshold(T)])).
+weigh(low, _, _, S, T, F, _, _, _, drop([clause(below_support_floor), score(S), threshold(T), support_floor(F)])).
+weigh(mid, Req, N, S, T, F, Scores, Ranked, Kept, V) :- mid(Scores, S, Req, N, T, F, Ranked, Kept, V).
+
+% mid/9: the best lexical candidate (its score heads Scores) is judged
+% against its runner-up; any other one is kept only beside a stronger
+% kept candidate (secondary), else it is not the best.
+mid([S|Rest], S, Req, N, T, F, Ranked, Kept, V) :- !,
+    runner_up(Req, Ranked, Rest, RFact, R),
+    clear(R, S, Req, N, Clear),
+    best(Clear, S, T, F, RFact, Kept, V).
+mid(_, S, _, _, T, F, _, Kept, V) :-
+    beside(Kept, S, T, F, [clause(not_best), score(S), threshold(T), support_floor(F)], V).
+
+% clear(+R, +S, +Req, +N, -Clear): the best, scoring S, against its
+% runner-up, scoring R: a margin when S is at least twice R; with no
+% runner-up at all (R is 0), sole when its evidence rests on at least two
+% task words, else one_word. One incidental word is not a margin.
+clear(R, S, _, _, C) :- 0 < R, !, margin(S, R, C).
+clear(_, _, Req, N, C) :- breadth(Req, N, B), sole(B, C).
+
+margin(S, R, margin) :- S >= 2 * R, !.
+margin(_, _, no_margin).
+
+sole(B, sole(B)) :- B >= 2, !.
+sole(B, one_word(B)).
+
+best(margin, S, T, F, RFact, _, keep([clause(margin), score(S), threshold(T), support_floor(F), margin(2), RFact])).
+best(sole(B), S, T, F, RFact, _, keep([clause(sole), score(S), threshold(T), support_floor(F), breadth(B), RFact])).
+best(no_margin, S, T, F, RFact, Kept, V) :-
+    beside(Kept, S, T, F, [clause(no_margin), score(S), threshold(T), support_floor(F), margin(2), RFact], V).
+best(one_word(B), S, T, F, RFact, Kept, V) :-
+    beside(Kept, S, T, F, [clause(one_word), score(S), threshold(T), support_floor(F), breadth(B), RFact], V).
+
+% beside(+Kept, +S, +T, +F, +Weak, -V): a candidate between the support
+% floor and the threshold that no other clause keeps is kept beside a
+% stronger one already kept (secondary), else dropped for the reason Weak
+% gives.
+beside(kept(K, KS), S, T, F, _, keep([clause(secondary), score(S), threshold(T), support_floor(F), kept(K, KS)])).
+beside(none, _, _, _, Weak, drop(Weak)).
+
+% runner_up(+Req, +Ranked, +Rest, -RFact, -R): R is the runner-up's score, the next
+% lexical candidate's (Rest holds their scores, best first) or the best
+% withdrawn unit's, whichever is higher; 0 when there is neither. RFact
+% names it: runner_up(Name, R), withdrawn_runner_up(R) or no_runner_up.
+runner_up(Req, _, [Next|_], withdrawn_runner_up(W), W) :- withdrawn(Req, W), Next < W, !.
+runner_up(_, Ranked, [Next|_], runner_up(Name, Next), Next) :- !, second_lexical(Ranked, Name).
+runner_up(Req, _, [], withdrawn_runner_up(W), W) :- withdrawn(Req, W), 0 < W, !.
+runner_up(_, _, [], no_runner_up, 0).
+
+% second_lexical(+Ranked, -Name): the runner-up's name, the second lexical
+% candidate in rank order (the order of lexical_scores/2).
+second_lexical([cand(_, lexical, _)|Cs], N) :- !, first_lexical(Cs, cand(N, _, _)).
+second_lexical([_|Cs], N) :- second_lexical(Cs, N).
 
 % ---------------------------------------------------------------------------
 % Rule 11 (redundancy): a lexical candidate whose evidence a better-ranked
@@ -378,7 +507,7 @@ redundancy(Req, Ranked, Tied, Powers, Kept, Rejected) :-
     redundancy(Req, Ranked, Tied, Powers, [], Kept, Rejected).
 
 redundancy(_, [], _, _, _, [], []).
-redundancy(Req, [cand(N, lexical, _)|Cs], Tied, Powers, Seen, Kept, [reject(N, covered, By)|Rs]) :-
+redundancy(Req, [cand(N, lexical, _)|Cs], Tied, Powers, Seen, Kept, [reject(N, covered, because(redundancy, [by(By)]))|Rs]) :-
     \+ memberchk(N, Tied),
     covered_by(Req, N, Seen, By), !,
     redundancy(Req, Cs, Tied, Powers, Seen, Kept, Rs).
@@ -396,34 +525,45 @@ coverer(_, _, Seen, Seen).
 % higher priority, then higher score, then earlier name. A group that does not
 % fit in what is left of the budget is rejected as over_budget.
 
-pack([], _, _, _, _, [], []).
-pack([cand(N, O, S)|Cs], Req, Budget, Adm, Used, Sel, Rej) :-
+pack([], _, _, _, _, _, [], []).
+pack([cand(N, O, S)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     memberchk(N, Adm), !,
-    Sel = [select(N, O, S)|Sel1],
-    pack(Cs, Req, Budget, Adm, Used, Sel1, Rej).
-pack([cand(N, _, _)|Cs], Req, Budget, Adm, Used, Sel, [reject(N, conflict, With)|Rej]) :-
+    Left is Budget - Used,
+    admitted_because(O, N, Whys, 0, Left, Because),
+    Sel = [select(N, O, Because)|Sel1],
+    pack(Cs, Req, Budget, Whys, Adm, Used, Sel1, Rej).
+pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, conflict, because(packing, [by(With)]))|Rej]) :-
     group(N, Group),
     conflicting(Group, Adm, With), !,
-    pack(Cs, Req, Budget, Adm, Used, Sel, Rej).
-pack([cand(N, O, S)|Cs], Req, Budget, Adm, Used, Sel, Rej) :-
+    pack(Cs, Req, Budget, Whys, Adm, Used, Sel, Rej).
+pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     subtract(Group, Adm, New),
     tokens(Req, New, Cost),
     Used1 is Used + Cost,
     Used1 =< Budget, !,
-    admit(New, N, O, S, Sel, Sel1),
+    Left is Budget - Used,
+    admitted_because(O, N, Whys, Cost, Left, Because),
+    admit(New, N, O, Because, Sel, Sel1),
     append(Adm, New, Adm1),
-    pack(Cs, Req, Budget, Adm1, Used1, Sel1, Rej).
-pack([cand(N, _, _)|Cs], Req, Budget, Adm, Used, Sel, [reject(N, over_budget, Cost)|Rej]) :-
+    pack(Cs, Req, Budget, Whys, Adm1, Used1, Sel1, Rej).
+pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, over_budget, because(packing, [tokens(Cost), budget_left(Left)]))|Rej]) :-
     group(N, Group),
     subtract(Group, Adm, New),
     tokens(Req, New, Cost),
-    pack(Cs, Req, Budget, Adm, Used, Sel, Rej).
+    Left is Budget - Used,
+    pack(Cs, Req, Budget, Whys, Adm, Used, Sel, Rej).
+
+% A lexical candidate is selected by the clause of Rule 10 that kept it; a
+% host selection or mandatory unit by this rule, with the tokens its group
+% added and the budget left before it.
+admitted_because(lexical, N, Whys, _, _, because(strength, Fs)) :- memberchk(why(N, Fs), Whys), !.
+admitted_because(_, _, _, Cost, Left, because(packing, [tokens(Cost), budget_left(Left)])).
 
 % The group of a unit is its closure followed by the unit itself.
 group(N, Group) :- closure(N, deps(Ds)), append(Ds, [N], Group).
 
-% Members other than the unit itself enter as its dependencies.
+% Members other than the unit itself enter as its dependencies (Rule 6).
 admit([], _, _, _, Sel, Sel).
-admit([N|Gs], N, O, S, [select(N, O, S)|Sel], Rest) :- !, admit(Gs, N, O, S, Sel, Rest).
-admit([G|Gs], N, O, S, [select(G, dependency, N)|Sel], Rest) :- admit(Gs, N, O, S, Sel, Rest).
+admit([N|Gs], N, O, B, [select(N, O, B)|Sel], Rest) :- !, admit(Gs, N, O, B, Sel, Rest).
+admit([G|Gs], N, O, B, [select(G, dependency, because(dependencies, [by(N)]))|Sel], Rest) :- admit(Gs, N, O, B, Sel, Rest).

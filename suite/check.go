@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/rules"
 )
 
 // check compares one compile with its expectation and returns each
@@ -26,7 +27,7 @@ func check(w Want, res *compiler.Result, err error) []string {
 		var ce *compiler.Error
 		got := ""
 		if errors.As(err, &ce) {
-			got = ce.Code
+			got = string(ce.Code)
 		} else if err != nil {
 			got = err.Error()
 		}
@@ -42,7 +43,7 @@ func check(w Want, res *compiler.Result, err error) []string {
 		}
 		return out
 	}
-	if w.Decision != "" && res.Decision != w.Decision {
+	if w.Decision != "" && string(res.Decision) != w.Decision {
 		out = append(out, fmt.Sprintf("decision: got %s; want %s", res.Decision, w.Decision))
 	}
 	names := res.Names()
@@ -68,7 +69,7 @@ func check(w Want, res *compiler.Result, err error) []string {
 		got := "not rejected"
 		for _, r := range res.Rejected {
 			if r.Name == n && len(r.Reasons) > 0 {
-				got = r.Reasons[0].Code
+				got = string(r.Reasons[0].Code)
 				break
 			}
 		}
@@ -98,6 +99,7 @@ func check(w Want, res *compiler.Result, err error) []string {
 			out = append(out, fmt.Sprintf("prompt: got %q; want it absent", s))
 		}
 	}
+	out = append(out, unruled(res)...)
 	if len(w.Match) > 0 {
 		var want, got any
 		if err := json.Unmarshal(w.Match, &want); err != nil {
@@ -108,6 +110,30 @@ func check(w Want, res *compiler.Result, err error) []string {
 		if diff := subset("", want, got); diff != "" {
 			out = append(out, "match: "+diff)
 		}
+	}
+	return out
+}
+
+// unruled reports every reason of a result that names no rule of the
+// policy, or a rule other than the one its code belongs to: every decision
+// must say which rule made it (README.md, "Output").
+func unruled(res *compiler.Result) []string {
+	var out []string
+	each := func(name string, rs []compiler.Reason) {
+		for _, r := range rs {
+			if r.Rule.Number < 1 || r.Rule.Number > len(rules.RuleNames) || rules.RuleNames[r.Rule.Number-1] != r.Rule.Name {
+				out = append(out, fmt.Sprintf("reason %s of %s: got rule %d %q; want a rule of the policy", r.Code, name, r.Rule.Number, r.Rule.Name))
+			}
+			if (r.Code == compiler.ReasonLexical || r.Code == compiler.ReasonBelowThreshold) && r.Rule.Clause == "" {
+				out = append(out, fmt.Sprintf("reason %s of %s: got no clause of %s; want the clause that decided", r.Code, name, r.Rule))
+			}
+		}
+	}
+	for _, s := range res.Selected {
+		each(s.Name, s.Reasons)
+	}
+	for _, r := range res.Rejected {
+		each(r.Name, r.Reasons)
 	}
 	return out
 }

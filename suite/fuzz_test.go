@@ -40,6 +40,9 @@ func FuzzCompile(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, c := range cases {
+		if c.Err != nil {
+			f.Fatalf("%s: %v", c.Name, c.Err)
+		}
 		for _, name := range slices.Sorted(maps.Keys(c.Files())) {
 			if strings.HasSuffix(name, "/SKILL.md") {
 				folder := path.Base(path.Dir(name))

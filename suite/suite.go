@@ -54,7 +54,10 @@ type Case struct {
 	File     string
 	Requests []Request
 	Wants    []Want // one per request
-	archive  *txtar.Archive
+	// Err says why the file is not a valid case; running such a case
+	// fails it with Err, so one malformed file never stops the others.
+	Err     error
+	archive *txtar.Archive
 }
 
 // Request is one compile of a case.
@@ -96,7 +99,9 @@ type Want struct {
 	Match json.RawMessage `json:"match,omitempty"`
 }
 
-// Load reads every *.txtar case below dir, sorted by name.
+// Load reads every *.txtar case below dir, sorted by name. A file that is
+// not a valid case is returned as a Case with Err set, not as an error:
+// the error result is for a folder without case files.
 func Load(dir string) ([]*Case, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
 	if err != nil {
@@ -110,7 +115,7 @@ func Load(dir string) ([]*Case, error) {
 	for _, f := range files {
 		c, err := Parse(f)
 		if err != nil {
-			return nil, err
+			c = &Case{Name: strings.TrimSuffix(filepath.Base(f), ".txtar"), File: f, Err: err, archive: &txtar.Archive{}}
 		}
 		cases = append(cases, c)
 	}
@@ -242,6 +247,10 @@ func (o Outcome) Passed() bool { return len(o.Failures) == 0 }
 func (r *Runner) Run(ctx context.Context, c *Case) Outcome {
 	out := Outcome{Case: c}
 	fail := func(format string, args ...any) { out.Failures = append(out.Failures, fmt.Sprintf(format, args...)) }
+	if c.Err != nil {
+		fail("malformed case: %v", c.Err)
+		return out
+	}
 	dir, err := r.tempDir()
 	if err != nil {
 		fail("%v", err)
@@ -362,9 +371,9 @@ func (r *Runner) compiler(ctx context.Context, c *Case, dir, catalog string) (*c
 			return nil, err
 		}
 	}
-	opts := loader.Options{Roots: r.Roots, RootsExplicit: len(r.Roots) > 0}
+	opts := loader.Options{Roots: r.Roots}
 	if c.HasCatalog() {
-		opts = loader.Options{Roots: []string{filepath.Join(dir, catalog)}, RootsExplicit: true}
+		opts = loader.Options{Roots: []string{filepath.Join(dir, catalog)}}
 	}
 	return compiler.Load(ctx, opts, p)
 }

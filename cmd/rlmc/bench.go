@@ -19,7 +19,7 @@ type benchParams struct {
 	outcomes                       bool
 }
 
-func newBenchCmd(stdout io.Writer) *cobra.Command {
+func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	var p benchParams
 	cmd := &cobra.Command{
 		Use:   "bench --catalog DIR --cases FILE",
@@ -31,7 +31,7 @@ func newBenchCmd(stdout io.Writer) *cobra.Command {
 			if p.format != "text" && p.format != "json" {
 				return usageError("--format must be text or json, not %q", p.format)
 			}
-			return runBench(cmd.Context(), p, stdout)
+			return runBench(cmd.Context(), p, stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()
@@ -43,7 +43,7 @@ func newBenchCmd(stdout io.Writer) *cobra.Command {
 	return cmd
 }
 
-func runBench(ctx context.Context, p benchParams, stdout io.Writer) error {
+func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) error {
 	cases, err := bench.ReadCases(p.cases)
 	if err != nil {
 		return usageError("%v", err)
@@ -54,7 +54,7 @@ func runBench(ctx context.Context, p benchParams, stdout io.Writer) error {
 			return usageError("%v", err)
 		}
 	}
-	c, err := compiler.Load(ctx, loader.Options{Roots: []string{p.catalog}, RootsExplicit: true}, pol)
+	c, err := loadCatalog(ctx, loader.Options{Roots: []string{p.catalog}}, pol, "--catalog: ", stderr)
 	if err != nil {
 		return err
 	}

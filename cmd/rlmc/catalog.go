@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -20,7 +21,7 @@ type catalogFlags struct {
 }
 
 func (f *catalogFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringArrayVar(&f.roots, "root", nil, "skill root `DIR` (repeatable; first wins; replaces the default roots)")
+	cmd.Flags().StringArrayVar(&f.roots, "root", nil, "skill root `DIR`, which must exist (repeatable; first wins; replaces the default roots)")
 	cmd.Flags().StringVar(&f.policy, "policy", "", "host policy YAML `FILE`")
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text or json")
 }
@@ -33,7 +34,10 @@ func (f *catalogFlags) check() error {
 }
 
 // load builds a compiler from the flags: the host policy, then the roots.
-func (f *catalogFlags) load(ctx context.Context) (*compiler.Compiler, error) {
+// A root that does not exist or is not a folder is a usage error naming
+// it; a scan bound hit or a policy entry that matches nothing is a warning
+// on stderr, whatever the output format.
+func (f *catalogFlags) load(ctx context.Context, stderr io.Writer) (*compiler.Compiler, error) {
 	var p compiler.Policy
 	if f.policy != "" {
 		var err error
@@ -41,7 +45,27 @@ func (f *catalogFlags) load(ctx context.Context) (*compiler.Compiler, error) {
 			return nil, usageError("%v", err)
 		}
 	}
-	return compiler.Load(ctx, loader.Options{Roots: f.roots, RootsExplicit: len(f.roots) > 0}, p)
+	from := ""
+	if len(f.roots) == 0 && len(p.Roots) > 0 {
+		from = f.policy + ": roots: "
+	}
+	return loadCatalog(ctx, loader.Options{Roots: f.roots}, p, from, stderr)
+}
+
+// loadCatalog is compiler.Load for every command: a root error becomes a
+// usage error (prefixed with where the root came from), and the catalog
+// warnings go to stderr.
+func loadCatalog(ctx context.Context, opts loader.Options, p compiler.Policy, from string, stderr io.Writer) (*compiler.Compiler, error) {
+	c, err := compiler.Load(ctx, opts, p)
+	var re *loader.RootError
+	if errors.As(err, &re) {
+		return nil, usageError("%s%v", from, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	writeCatalogWarnings(stderr, c.Diagnostics())
+	return c, nil
 }
 
 func writeJSON(w io.Writer, v any) error {

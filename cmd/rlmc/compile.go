@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlmc-dev/rlmc/compiler"
-	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // compileParams are the flags of `rlmc compile`.
@@ -31,16 +30,21 @@ type compileParams struct {
 func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var p compileParams
 	cmd := &cobra.Command{
-		Use:   "compile --task TEXT|- | compile TEXT",
+		Use:   "compile --task TEXT|- | compile TEXT...",
 		Short: "Compile the skills a task needs into one prompt block",
-		Args:  cobra.MaximumNArgs(1),
+		// A task typed without quotes arrives as several words: they are
+		// the task, joined by single spaces.
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p.taskSet = cmd.Flags().Changed("task")
-			if len(args) == 1 {
+			if len(args) > 0 {
 				if p.taskSet {
-					return usageError("give the task either as --task or as an argument, not both")
+					return usageError("give the task either as --task or as arguments, not both")
 				}
-				p.task, p.taskSet = args[0], true
+				p.task, p.taskSet = strings.Join(args, " "), true
+			}
+			if cmd.Flags().Changed("budget") && p.budget <= 0 {
+				return usageError("--budget must be a positive number of tokens, not %d", p.budget)
 			}
 			return runCompile(cmd.Context(), p, stdin, stdout, stderr)
 		},
@@ -48,9 +52,9 @@ func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	p.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&p.task, "task", "", "the task `TEXT`, or - to read it from standard input (at most 1 MiB)")
-	fl.StringArrayVar(&p.selects, "select", nil, "select unit `NAME` explicitly (trusted host input; repeatable)")
-	fl.StringArrayVar(&p.denies, "deny", nil, "deny unit `NAME` outright (repeatable)")
-	fl.IntVar(&p.budget, "budget", 0, "token ceiling for the selected bodies (default from the policy, else 8000)")
+	fl.StringArrayVar(&p.selects, "select", nil, "select unit `NAME` explicitly (trusted host input; repeatable, or NAME,NAME)")
+	fl.StringArrayVar(&p.denies, "deny", nil, "deny unit `NAME` outright (repeatable, or NAME,NAME)")
+	fl.IntVar(&p.budget, "budget", 0, "positive token ceiling for the selected bodies (default from the policy, else 8000)")
 	fl.StringVar(&p.tokenizer, "tokenizer", "", "o200k_base (default) or cl100k_base")
 	fl.BoolVar(&p.explain, "explain", false, "explain every decision on standard error")
 	fl.StringVar(&p.trajectory, "trajectory", "", "append one JSON audit line per compile to `FILE`")
@@ -65,7 +69,7 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		return usageError("compile needs --task TEXT (or --task - to read standard input)")
 	}
 	if p.budget < 0 {
-		return usageError("--budget must be positive")
+		return usageError("--budget must be a positive number of tokens, not %d", p.budget)
 	}
 	if p.tokenizer != "" && !slices.Contains(compiler.Tokenizers, p.tokenizer) {
 		return usageError("--tokenizer must be one of %s, not %q", strings.Join(compiler.Tokenizers, ", "), p.tokenizer)
@@ -80,11 +84,18 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		}
 		task = string(data)
 	}
-	c, err := p.load(ctx)
+	c, err := p.load(ctx, stderr)
 	if err != nil {
 		return err
 	}
-	req := compiler.Request{Task: task, Select: p.selects, Deny: p.denies, Budget: p.budget, Tokenizer: p.tokenizer}
+	denies := splitNames(p.denies)
+	// A denied name the catalog lacks denies nothing: say so, as the
+	// policy's deny list does (unknown_policy_unit), since it is most
+	// likely a typo for a unit that stays allowed.
+	for _, d := range unknownNames(c, "--deny", denies) {
+		fmt.Fprintf(stderr, "rlmc: %s\n", d.String())
+	}
+	req := compiler.Request{Task: task, Select: splitNames(p.selects), Deny: denies, Budget: p.budget, Tokenizer: p.tokenizer}
 	var res *compiler.Result
 	if p.trajectory != "" {
 		f, ferr := os.OpenFile(p.trajectory, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -107,13 +118,12 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	if p.format == "json" {
 		return writeJSON(stdout, res)
 	}
-	if res.Decision == compiler.DecisionAmbiguous && !p.explain {
-		// Nothing goes to stdout; say why on stderr so a person can pick.
-		names := make([]string, len(res.Ambiguous))
-		for i, n := range res.Ambiguous {
-			names[i] = ir.Printable(n)
+	if !p.explain {
+		// The prompt alone cannot say why a skill the user expected is
+		// missing; one line each on stderr does (--explain says it all).
+		for _, n := range compileNotes(res) {
+			fmt.Fprintf(stderr, "rlmc: %s\n", n)
 		}
-		fmt.Fprintf(stderr, "rlmc: ambiguous: %s; choose with --select NAME\n", strings.Join(names, ", "))
 	}
 	_, err = io.WriteString(stdout, res.Prompt)
 	return err

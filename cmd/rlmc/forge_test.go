@@ -83,6 +83,16 @@ func TestHostileFolderNamesInTextOutput(t *testing.T) {
 		}
 		checkLines(t, stderr.String(), "decision: ", "ambiguous between: ", "negation: ", "selected ", "  because ", "  evidence: ", "rejected ")
 	})
+	t.Run("notes", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		if code := Main([]string{"compile", "--root", root, "widgets"}, nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "invalid skills in the catalog") {
+			t.Fatalf("got stderr %q; want a note naming the invalid skills", stderr.String())
+		}
+		checkLines(t, stderr.String(), "rlmc: ")
+	})
 	t.Run("error", func(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		Main([]string{"compile", "--root", root, "--select", "evil2\nhouse-style:1: info: excluded: all is well", "x"}, nil, &stdout, &stderr)

@@ -13,7 +13,7 @@ import (
 	"github.com/rlmc-dev/rlmc/loader"
 )
 
-func newListCmd(stdout io.Writer) *cobra.Command {
+func newListCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f catalogFlags
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -22,7 +22,7 @@ func newListCmd(stdout io.Writer) *cobra.Command {
 			if err := f.check(); err != nil {
 				return err
 			}
-			return runList(cmd.Context(), f, stdout)
+			return runList(cmd.Context(), f, stdout, stderr)
 		},
 	}
 	f.register(cmd)
@@ -47,8 +47,8 @@ type listing struct {
 	Diagnostics ir.Diagnostics `json:"diagnostics"`
 }
 
-func runList(ctx context.Context, f catalogFlags, stdout io.Writer) error {
-	c, err := f.load(ctx)
+func runList(ctx context.Context, f catalogFlags, stdout, stderr io.Writer) error {
+	c, err := f.load(ctx, stderr)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func runList(ctx context.Context, f catalogFlags, stdout io.Writer) error {
 		return writeJSON(stdout, out)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tINVOCATION\tSTATUS\tVARIANT\tTOKENS\tPATH")
+	fmt.Fprintln(tw, "NAME\tINVOCATION\tSTATUS\tVARIANT\tTOKENS\tROOT\tPATH")
 	for _, u := range out.Units {
 		tokens := "-"
 		if u.Tokens != nil {
@@ -78,7 +78,7 @@ func runList(ctx context.Context, f catalogFlags, stdout io.Writer) error {
 		}
 		// Names and paths come from folder names: ir.Printable keeps a tab
 		// or a newline in one from breaking the table or forging a row.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", ir.Printable(u.Name), u.Invocation, u.Status, u.Variant, tokens, ir.Printable(u.Path))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ir.Printable(u.Name), u.Invocation, u.Status, u.Variant, tokens, ir.Printable(u.Root), ir.Printable(u.Path))
 	}
 	return tw.Flush()
 }

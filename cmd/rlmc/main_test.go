@@ -28,7 +28,7 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *testkit.Update,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("HOME", env.WorkDir+"/home")
-			env.Setenv("SHARED", sharedDir())
+			env.Setenv("SHARED", testkit.SharedDir())
 			repo, _ := filepath.Abs("../..")
 			env.Setenv("REPO", repo)
 			return nil
@@ -56,16 +56,12 @@ func TestScripts(t *testing.T) {
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "shared" {
-				_, err := os.Stat(sharedDir())
-				return err == nil, nil
+				// Absent locally, a [!shared] script skips; under CI=true
+				// the condition fails the script instead.
+				_, ok, err := testkit.SharedPath()
+				return ok, err
 			}
 			return false, errors.New("unknown condition " + cond)
 		},
 	})
-}
-
-// sharedDir is the read-only material beside the repository.
-func sharedDir() string {
-	dir, _ := filepath.Abs("../../../shared")
-	return dir
 }

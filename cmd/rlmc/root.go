@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -81,7 +82,9 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Short:         "Compile Agent Skills into a planner prompt with a sandboxed Prolog policy",
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args:          cobra.NoArgs,
+		Args:          noCommand,
+
+		SuggestionsMinimumDistance: 2,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cmd.Help()
 		},
@@ -91,15 +94,38 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err} })
 	root.AddCommand(
-		newListCmd(stdout),
+		newListCmd(stdout, stderr),
 		newValidateCmd(stdout),
 		newCompileCmd(stdin, stdout, stderr),
 		newTestCmd(stdout),
 		newVendorCmd(stdout),
-		newBenchCmd(stdout),
+		newBenchCmd(stdout, stderr),
+		newGraphCmd(stdout, stderr),
+		newDoctorCmd(stdout),
+		newVersionCmd(stdout),
 	)
+	setVersion(root)
+	registerCompletions(root)
 	wrapArgs(root)
 	return root
+}
+
+// noCommand is the argument check of a command that only holds
+// subcommands: an argument is a mistyped command, answered with the
+// commands it is close to (cobra's suggestions, which it gives only to a
+// command without an argument check).
+func noCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %s for %q", ir.Quote(args[0]), cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // cobra's own default, which SuggestionsFor does not apply
+	}
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return errors.New(msg)
 }
 
 // wrapArgs turns cobra's argument-count errors into usage errors.

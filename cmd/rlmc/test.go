@@ -4,32 +4,41 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/ir"
+	"github.com/rlmc-dev/rlmc/loader"
 	"github.com/rlmc-dev/rlmc/suite"
 )
 
 func newTestCmd(stdout io.Writer) *cobra.Command {
-	var f catalogFlags
+	var (
+		f   catalogFlags
+		run string
+	)
 	cmd := &cobra.Command{
 		Use:   "test DIR",
 		Short: "Run behaviour case files against a catalog and host policy",
 		Long: `Run every DIR/*.txtar case (format in README.md, "Pin your own guarantees")
 against the catalog of --root (or the case's own skills/) and --policy.
-Each case is listed as PASS or FAIL with its differences; the exit code is 0
-only when every case passes.`,
+Each case is listed as PASS or FAIL with its differences (a malformed case
+file is a FAIL saying why; the others still run); the exit code is 0 only
+when every case passes. --run REGEX runs only the cases whose name (the
+file name without .txtar) it matches.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.check(); err != nil {
 				return err
 			}
-			return runTest(cmd.Context(), args[0], f, stdout)
+			return runTest(cmd.Context(), args[0], f, run, stdout)
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().StringVar(&run, "run", "", "run only the cases whose name matches `REGEX`")
 	return cmd
 }
 
@@ -46,18 +55,37 @@ type testCase struct {
 	Failures []string `json:"failures,omitempty"`
 }
 
-func runTest(ctx context.Context, dir string, f catalogFlags, stdout io.Writer) error {
+func runTest(ctx context.Context, dir string, f catalogFlags, run string, stdout io.Writer) error {
 	cases, err := suite.Load(dir)
 	if err != nil {
 		return usageError("%v", err)
 	}
+	if run != "" {
+		re, err := regexp.Compile(run)
+		if err != nil {
+			return usageError("--run: %v", err)
+		}
+		cases = slices.DeleteFunc(cases, func(c *suite.Case) bool { return !re.MatchString(c.Name) })
+		if len(cases) == 0 {
+			// Running nothing must not read as every case passing.
+			return usageError("--run %s matches no case in %s", ir.Quote(run), ir.Printable(dir))
+		}
+	}
 	r := &suite.Runner{Roots: f.roots}
+	from := ""
 	if f.policy != "" {
 		if r.Policy, err = compiler.LoadPolicy(f.policy); err != nil {
 			return usageError("%v", err)
 		}
 		if len(r.Roots) == 0 {
-			r.Roots = r.Policy.Roots
+			r.Roots, from = r.Policy.Roots, f.policy+": roots: "
+		}
+	}
+	// A root that does not exist would fail every case that runs on it
+	// with the same message: say it once, before any runs.
+	for _, root := range r.Roots {
+		if err := loader.CheckRoot(root); err != nil {
+			return usageError("%s%v", from, err)
 		}
 	}
 	var rep testReport

@@ -7,22 +7,46 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
+// validateParams are the flags of `rlmc validate`.
+type validateParams struct {
+	catalogFlags
+	selects, denies []string
+	strict          bool
+}
+
 func newValidateCmd(stdout io.Writer) *cobra.Command {
-	var f catalogFlags
+	var p validateParams
 	cmd := &cobra.Command{
-		Use:   "validate",
-		Short: "Report diagnostics; exit 1 when any is an error",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.check(); err != nil {
+		Use:   "validate [PATH]...",
+		Short: "Report diagnostics; exit 1 when any is an error (or, with --strict, a warning)",
+		Long: `Report every diagnostic of the catalog: each skill's own, the dependency
+graph's (a missing dependency, a cycle, a dependency that is explicit-only
+or invalid) and the host policy's (an entry that matches nothing). Each PATH
+is a skill root, or a skill folder, as --root DIR. --select and --deny check
+the names a host would pass to compile.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := p.check(); err != nil {
 				return err
 			}
-			return runValidate(cmd.Context(), f, stdout)
+			if len(args) > 0 {
+				if len(p.roots) > 0 {
+					return usageError("give the roots either as PATH arguments or with --root, not both")
+				}
+				p.roots = args
+			}
+			return runValidate(cmd.Context(), p, stdout)
 		},
 	}
-	f.register(cmd)
+	p.register(cmd)
+	fl := cmd.Flags()
+	fl.StringArrayVar(&p.selects, "select", nil, "check that unit `NAME` exists, as compile --select needs (repeatable, or NAME,NAME)")
+	fl.StringArrayVar(&p.denies, "deny", nil, "check that unit `NAME` exists, as compile --deny expects (repeatable, or NAME,NAME)")
+	fl.BoolVar(&p.strict, "strict", false, "exit 1 on warnings too")
 	return cmd
 }
 
@@ -33,17 +57,20 @@ type validation struct {
 	Diagnostics ir.Diagnostics `json:"diagnostics"`
 }
 
-func runValidate(ctx context.Context, f catalogFlags, stdout io.Writer) error {
-	c, err := f.load(ctx)
+func runValidate(ctx context.Context, p validateParams, stdout io.Writer) error {
+	// The catalog warnings are part of this command's report, on stdout:
+	// they are not repeated on stderr.
+	c, err := p.load(ctx, io.Discard)
 	if err != nil {
 		return err
 	}
-	ds := c.Diagnostics()
+	ds := append(ir.Diagnostics{}, c.Diagnostics()...)
+	ds = append(ds, compiler.GraphProblems(c.Catalog(), c.Policy())...)
+	ds = append(ds, unknownNames(c, "--select", splitNames(p.selects))...)
+	ds = append(ds, unknownNames(c, "--deny", splitNames(p.denies))...)
+	ds.Sort()
 	v := validation{Units: len(c.Catalog().Units), Errors: ds.Count(ir.SeverityError), Warnings: ds.Count(ir.SeverityWarning), Diagnostics: ds}
-	if v.Diagnostics == nil {
-		v.Diagnostics = ir.Diagnostics{}
-	}
-	if f.format == "json" {
+	if p.format == "json" {
 		if err := writeJSON(stdout, v); err != nil {
 			return err
 		}
@@ -53,8 +80,22 @@ func runValidate(ctx context.Context, f catalogFlags, stdout io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%d units, %d errors, %d warnings\n", v.Units, v.Errors, v.Warnings)
 	}
-	if v.Errors > 0 {
+	if v.Errors > 0 || (p.strict && v.Warnings > 0) {
 		return failed()
 	}
 	return nil
+}
+
+// unknownNames reports each name given with flag that the catalog lacks,
+// as the host policy's own names are reported: a host name that matches
+// nothing selects or denies nothing.
+func unknownNames(c *compiler.Compiler, flag string, names []string) ir.Diagnostics {
+	var out ir.Diagnostics
+	for _, n := range names {
+		if _, ok := c.Catalog().Lookup(n); !ok {
+			out.Add(ir.Diagnostic{Path: flag, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
+				Message: fmt.Sprintf("%s names unit %s, which is not in the catalog", flag, ir.Quote(n))})
+		}
+	}
+	return out
 }

@@ -14,7 +14,7 @@ func newVendorCmd(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "vendor",
 		Short: "Pin and verify third-party skill distributions",
-		Args:  cobra.NoArgs,
+		Args:  noCommand,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usageError("vendor needs a subcommand: verify or lock")
 		},

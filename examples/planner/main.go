@@ -38,7 +38,18 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	planner := rlm.WithSkills(printer{}, c, rlm.WithAudit(compiler.NewAudit(os.Stderr)))
+	planner := rlm.WithSkills(printer{}, c,
+		rlm.WithAudit(compiler.NewAudit(os.Stderr)),
+		// The host hears what each compile decided before the planner is
+		// called; on a tie it would ask its user rather than plan without
+		// a skill.
+		rlm.OnCompile(func(_ context.Context, res *compiler.Result) error {
+			fmt.Printf("rlmc decided %s, selected %v\n", res.Decision, res.Names())
+			if res.Decision == compiler.DecisionAmbiguous {
+				return fmt.Errorf("ask the user to choose among %v", res.Ambiguous)
+			}
+			return nil
+		}))
 	for _, task := range []string{
 		"refresh the golden files after changing the explain output",
 		"what is the capital of France?",

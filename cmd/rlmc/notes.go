@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// maxNamed is how many names a note lists before it says "and N more", so
+// that a large catalog's note stays one short line.
+const maxNamed = 3
+
+// compileNotes renders, one short line each, what a person reading the text
+// output of a compile should know and cannot see in the prompt: why a unit
+// the task points at was not loaded, and whether the catalog itself is in
+// bad shape. It returns nothing when all is well. It is pure rendering of
+// the result, keyed on reason codes, so that JSON and text say the same.
+func compileNotes(res *compiler.Result) []string {
+	var notes []string
+	var invalid []string
+	for _, rj := range res.Rejected {
+		if len(rj.Reasons) == 0 {
+			continue
+		}
+		r := rj.Reasons[0]
+		name := ir.Printable(rj.Name)
+		switch r.Code {
+		case compiler.ReasonInvalid:
+			invalid = append(invalid, name)
+		case compiler.ReasonExplicitOnly:
+			// Only a strong match is worth a line: an explicit-only unit
+			// that a single incidental word points at is no news.
+			if rj.Score >= compiler.Threshold {
+				notes = append(notes, fmt.Sprintf("%s matches the task (score %.2f) but is explicit-user-only: add --select %s to load it", name, rj.Score, name))
+			}
+		case compiler.ReasonOverBudget:
+			notes = append(notes, fmt.Sprintf("%s not loaded: over budget (%s); raise --budget", name, ir.EscapeText(r.Detail)))
+		case compiler.ReasonMissingDependency, compiler.ReasonDependencyCycle, compiler.ReasonDependencyRejected:
+			notes = append(notes, fmt.Sprintf("%s not loaded: %s: %s", name, r.Code, ir.EscapeText(r.Detail)))
+		case compiler.ReasonNegated:
+			notes = append(notes, fmt.Sprintf("%s not loaded: the task asks not to use it", name))
+		}
+	}
+	if len(res.Ambiguous) > 0 {
+		names := make([]string, len(res.Ambiguous))
+		for i, n := range res.Ambiguous {
+			names[i] = ir.Printable(n)
+		}
+		notes = append(notes, fmt.Sprintf("ambiguous: %s; choose with --select NAME", strings.Join(names, ", ")))
+	}
+	if len(invalid) > 0 {
+		notes = append(notes, fmt.Sprintf("%s in the catalog: %s; run rlmc validate", plural(len(invalid), "invalid skill"), listSome(invalid)))
+	}
+	return notes
+}
+
+// listSome joins up to maxNamed names and counts the rest.
+func listSome(names []string) string {
+	if len(names) <= maxNamed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamed], ", "), len(names)-maxNamed)
+}
+
+// catalogWarnings returns the diagnostics every command reports on
+// standard error, whatever its format: a scan bound hit (skills past it
+// are missing from the catalog) and host-policy entries that match
+// nothing (a mistyped exclude or deny changes nothing, silently). Other
+// diagnostics are about single skills and are `rlmc validate`'s to list.
+func catalogWarnings(ds ir.Diagnostics) []ir.Diagnostic {
+	var out []ir.Diagnostic
+	for _, d := range ds {
+		switch d.Code {
+		case ir.CodeScanLimit, ir.CodeUnknownPolicyUnit, ir.CodeUnmatchedExclude:
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// writeCatalogWarnings prints catalogWarnings, one "rlmc: " line each,
+// naming the root so the user knows which one to fix.
+func writeCatalogWarnings(w io.Writer, ds ir.Diagnostics) {
+	for _, d := range catalogWarnings(ds) {
+		where := ""
+		if d.Root != "" {
+			where = ir.Printable(d.Root) + ": "
+		}
+		fmt.Fprintf(w, "rlmc: %s%s\n", where, d.String())
+	}
+}
+
+// splitNames reads repeatable name flags where each value may also hold
+// several names separated by commas (--select a,b): a unit name never
+// holds a comma, so a comma can only be a separator.
+func splitNames(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for _, n := range strings.Split(v, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+)
+
+// TestCompileNotes pins which rejections compile's text mode reports on
+// stderr, keyed on reason codes: one line each, and none when all is well.
+func TestCompileNotes(t *testing.T) {
+	rejected := func(name string, code compiler.ReasonCode, score float64) compiler.Rejected {
+		return compiler.Rejected{Name: name, Score: score, Reasons: []compiler.Reason{{Code: code, Detail: "detail"}}}
+	}
+	tests := []struct {
+		name string
+		res  compiler.Result
+		want []string // substrings, one per line, in order
+	}{
+		{name: "all is well", res: compiler.Result{Rejected: []compiler.Rejected{
+			rejected("a", compiler.ReasonNoEvidence, 0), rejected("b", compiler.ReasonBelowThreshold, 2),
+			rejected("c", compiler.ReasonDenied, 9), rejected("d", compiler.ReasonShadowed, 0),
+		}}},
+		{name: "weak explicit-only match", res: compiler.Result{Rejected: []compiler.Rejected{rejected("implement", compiler.ReasonExplicitOnly, 1.5)}}},
+		{name: "strong explicit-only match", res: compiler.Result{Rejected: []compiler.Rejected{rejected("implement", compiler.ReasonExplicitOnly, 9.21)}},
+			want: []string{"--select implement"}},
+		{name: "over budget", res: compiler.Result{Rejected: []compiler.Rejected{rejected("big", compiler.ReasonOverBudget, 9)}},
+			want: []string{"big not loaded: over budget"}},
+		{name: "failed dependencies", res: compiler.Result{Rejected: []compiler.Rejected{
+			rejected("a", compiler.ReasonMissingDependency, 9), rejected("b", compiler.ReasonDependencyCycle, 9), rejected("c", compiler.ReasonDependencyRejected, 9),
+		}}, want: []string{"a not loaded: missing_dependency", "b not loaded: dependency_cycle", "c not loaded: dependency_rejected"}},
+		{name: "negated", res: compiler.Result{Rejected: []compiler.Rejected{rejected("tdd", compiler.ReasonNegated, 3)}},
+			want: []string{"tdd not loaded: the task asks not to use it"}},
+		{name: "ambiguous", res: compiler.Result{Ambiguous: []string{"a", "b"}}, want: []string{"ambiguous: a, b; choose with --select NAME"}},
+		{name: "invalid units", res: compiler.Result{Rejected: []compiler.Rejected{
+			rejected("a", compiler.ReasonInvalid, 0), rejected("b", compiler.ReasonInvalid, 0), rejected("c", compiler.ReasonInvalid, 0), rejected("d", compiler.ReasonInvalid, 0),
+		}}, want: []string{"4 invalid skills in the catalog: a, b, c and 1 more; run rlmc validate"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := compileNotes(&tt.res)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d lines %q; want %d", len(got), got, len(tt.want))
+			}
+			for i, w := range tt.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("line %d: got %q; want it to contain %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,226 @@
+package compiler
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// edge is one requires edge of the dependency graph, with where it was
+// declared: in the unit's own metadata, or in the host policy.
+type edge struct {
+	from, to string
+	unit     *ir.Unit // the requiring unit
+	policy   bool     // declared by the host policy's requires
+}
+
+// at returns a diagnostic located where e was declared.
+func (e edge) at(code ir.Code, format string, args ...any) ir.Diagnostic {
+	d := ir.Diagnostic{Code: code, Severity: ir.SeverityError, Message: fmt.Sprintf(format, args...)}
+	if e.policy {
+		d.Path = "policy"
+		d.Message += " (an edge of the host policy's requires)"
+	} else {
+		d.Root, d.Path, d.Line = e.unit.Root, e.unit.Path, e.unit.RequiresLine
+	}
+	return d
+}
+
+// GraphProblems checks the dependency graph of cat under the host policy
+// p for the whole catalog at once, as every compile would find it: every
+// requires edge from a unit that can activate must lead to a unit that
+// exists (missing_dependency), is valid and can be loaded as a dependency,
+// that is, not explicit-user-only (unusable_dependency), and no edges may
+// form a cycle (dependency_cycle, on each edge of it). Each failure makes
+// the requiring unit impossible to select in any compile (its closure fails
+// closed), so each is an error, located where the edge was declared (the
+// unit's metadata line, or "policy"): a catalog that cannot work must not
+// validate. A unit whose closure fails only further down is not reported
+// again; its own edges are fine. The result is sorted.
+func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
+	var (
+		out   ir.Diagnostics
+		edges = map[string][]edge{} // usable edges, by requiring unit
+		names []string              // requiring units, in catalog order
+	)
+	for _, u := range cat.Units {
+		if u.Status != ir.StatusOK {
+			continue // invalid and shadowed units never activate
+		}
+		// An edge stated twice is one edge, the unit's own when both the
+		// unit and the policy state it.
+		var es []edge
+		seen := map[string]bool{}
+		add := func(to string, policy bool) {
+			if !seen[to] {
+				seen[to] = true
+				es = append(es, edge{from: u.Name, to: to, unit: u, policy: policy})
+			}
+		}
+		for _, d := range ir.SkillRefs(u.Requires) {
+			add(d, false)
+		}
+		for _, d := range p.Requires[u.Name] {
+			add(d, true)
+		}
+		for _, e := range es {
+			dep, ok := cat.Lookup(e.to)
+			switch {
+			case !ok:
+				out.Add(e.at(ir.CodeMissingDependency, "%s requires %s, which is not in the catalog", e.from, e.to))
+			case dep.Status != ir.StatusOK:
+				out.Add(e.at(ir.CodeUnusableDependency, "%s requires %s, which is %s", e.from, e.to, dep.Status))
+			case dep.Invocation == ir.InvocationExplicitUser:
+				out.Add(e.at(ir.CodeUnusableDependency, "%s requires %s, which is explicit-user-only and never loads as a dependency", e.from, e.to))
+			default:
+				if len(edges[e.from]) == 0 {
+					names = append(names, e.from)
+				}
+				edges[e.from] = append(edges[e.from], e)
+			}
+		}
+	}
+	for _, e := range cycleEdges(names, edges) {
+		out.Add(e.at(ir.CodeDependencyCycle, "%s", e.cycle))
+	}
+	out.Sort()
+	return out
+}
+
+// cycleEdge is a requires edge inside a cycle, with the message that shows
+// it.
+type cycleEdge struct {
+	edge
+	cycle string
+}
+
+// cycleEdges returns, in the order of names, every edge whose two ends lie
+// on one cycle (a strongly connected component with an edge inside it),
+// found with Tarjan's algorithm, each with one cycle of its component to
+// show. The work is linear in the graph: each component's cycle is found
+// once, and each message shows at most maxCycleShown of its units.
+func cycleEdges(names []string, edges map[string][]edge) []cycleEdge {
+	var (
+		index   = map[string]int{}
+		low     = map[string]int{}
+		onStack = map[string]bool{}
+		comp    = map[string]int{}
+		stack   []string
+		next    int
+		ncomp   int
+	)
+	var visit func(n string)
+	visit = func(n string) {
+		index[n], low[n] = next, next
+		next++
+		stack = append(stack, n)
+		onStack[n] = true
+		for _, e := range edges[n] {
+			if _, seen := index[e.to]; !seen {
+				visit(e.to)
+				low[n] = min(low[n], low[e.to])
+			} else if onStack[e.to] {
+				low[n] = min(low[n], index[e.to])
+			}
+		}
+		if low[n] == index[n] {
+			for {
+				m := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[m] = false
+				comp[m] = ncomp
+				if m == n {
+					break
+				}
+			}
+			ncomp++
+		}
+	}
+	for _, n := range names {
+		if _, seen := index[n]; !seen {
+			visit(n)
+		}
+	}
+	var (
+		out    []cycleEdge
+		cycles = map[int][]string{}       // component -> one cycle in it
+		at     = map[int]map[string]int{} // component -> unit -> place on that cycle
+	)
+	for _, n := range names {
+		for _, e := range edges[n] {
+			k := comp[e.from]
+			if k != comp[e.to] {
+				continue
+			}
+			c, ok := cycles[k]
+			if !ok {
+				c = cycleThrough(e, edges, comp)
+				cycles[k] = c
+				at[k] = make(map[string]int, len(c))
+				for i, u := range c[:len(c)-1] {
+					at[k][u] = i
+				}
+			}
+			out = append(out, cycleEdge{e, showCycle(e, c, at[k])})
+		}
+	}
+	return out
+}
+
+// maxCycleShown bounds the units a dependency_cycle message lists, so a
+// catalog-long cycle costs each of its edges a short line.
+const maxCycleShown = 8
+
+// showCycle renders cycle c (first unit repeated at the end) for edge e:
+// from e's requiring unit when it lies on c, as "a -> b -> a".
+func showCycle(e edge, c []string, at map[string]int) string {
+	n := len(c) - 1
+	start, on := at[e.from]
+	var b strings.Builder
+	if !on || c[(start+1)%n] != e.to {
+		fmt.Fprintf(&b, "%s requires %s, inside the ", e.from, e.to)
+		start = 0
+	}
+	b.WriteString("requires cycle ")
+	for i := 0; i <= n; i++ {
+		if i == maxCycleShown && n > maxCycleShown {
+			fmt.Fprintf(&b, " -> ... (%d units) -> %s", n, c[start])
+			break
+		}
+		if i > 0 {
+			b.WriteString(" -> ")
+		}
+		b.WriteString(c[(start+i)%n])
+	}
+	return b.String()
+}
+
+// cycleThrough returns the shortest cycle through e (e.from, e.to, ...,
+// e.from), found breadth first inside e's component.
+func cycleThrough(e edge, edges map[string][]edge, comp map[string]int) []string {
+	prev := map[string]string{e.to: ""}
+	queue := []string{e.to}
+	for len(queue) > 0 && e.to != e.from {
+		n := queue[0]
+		queue = queue[1:]
+		for _, x := range edges[n] {
+			if _, seen := prev[x.to]; !seen && comp[x.to] == comp[e.from] {
+				prev[x.to] = n
+				queue = append(queue, x.to)
+			}
+		}
+		if _, ok := prev[e.from]; ok {
+			break
+		}
+	}
+	var back []string
+	for n := e.from; n != e.to; n = prev[n] {
+		back = append(back, n)
+	}
+	path := []string{e.from, e.to}
+	for i := len(back) - 1; i >= 0; i-- {
+		path = append(path, back[i])
+	}
+	return path
+}

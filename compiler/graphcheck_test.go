@@ -1,0 +1,120 @@
+package compiler
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rlmc-dev/rlmc/internal/testkit"
+	"github.com/rlmc-dev/rlmc/ir"
+	"github.com/rlmc-dev/rlmc/loader"
+)
+
+// TestGraphProblems pins that every dependency edge no compile can
+// honor is an error diagnostic with a stable code, located where the edge
+// was declared: a catalog that reports "0 errors" must be one whose units
+// can all be selected.
+func TestGraphProblems(t *testing.T) {
+	skill := func(name, extra string) string {
+		return "---\nname: " + name + "\ndescription: The " + name + " skill.\n" + extra + "---\nBody.\n"
+	}
+	requires := func(names ...string) string {
+		refs := ""
+		for i, n := range names {
+			if i > 0 {
+				refs += ", "
+			}
+			refs += `{"kind": "skill", "name": "` + n + `"}`
+		}
+		return "metadata:\n  prolog-rlm: '{\"schema\": 1, \"requires\": [" + refs + "]}'\n"
+	}
+	type diag struct {
+		Path string
+		Line int
+		Code ir.Code
+	}
+	tests := []struct {
+		name   string
+		skills map[string]string
+		policy Policy
+		want   []diag
+	}{
+		{name: "clean", skills: map[string]string{"a": skill("a", requires("b")), "b": skill("b", "")}},
+		{name: "missing", skills: map[string]string{"deploy": skill("deploy", requires("smoke-tests"))},
+			want: []diag{{"deploy/SKILL.md", 5, ir.CodeMissingDependency}}},
+		{name: "cycle", skills: map[string]string{"cyc-a": skill("cyc-a", requires("cyc-b")), "cyc-b": skill("cyc-b", requires("cyc-a")), "user": skill("user", requires("cyc-a"))},
+			want: []diag{{"cyc-a/SKILL.md", 5, ir.CodeDependencyCycle}, {"cyc-b/SKILL.md", 5, ir.CodeDependencyCycle}}},
+		{name: "explicit-only dependency", skills: map[string]string{"a": skill("a", requires("b")), "b": skill("b", "disable-model-invocation: true\n")},
+			want: []diag{{"a/SKILL.md", 5, ir.CodeUnusableDependency}}},
+		{name: "invalid dependency", skills: map[string]string{"a": skill("a", requires("b")), "b": "---\nname: b\n---\n"},
+			want: []diag{{"a/SKILL.md", 5, ir.CodeUnusableDependency}}},
+		{name: "policy self-cycle", skills: map[string]string{"tdd": skill("tdd", "")}, policy: Policy{Requires: map[string][]string{"tdd": {"tdd"}}},
+			want: []diag{{"policy", 0, ir.CodeDependencyCycle}}},
+		{name: "edge stated twice", skills: map[string]string{"deploy": skill("deploy", requires("smoke-tests", "smoke-tests"))}, policy: Policy{Requires: map[string][]string{"deploy": {"smoke-tests"}}},
+			want: []diag{{"deploy/SKILL.md", 5, ir.CodeMissingDependency}}},
+		{name: "policy missing", skills: map[string]string{"implement": skill("implement", "")}, policy: Policy{Requires: map[string][]string{"implement": {"tdd"}}},
+			want: []diag{{"policy", 0, ir.CodeMissingDependency}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			for name, text := range tt.skills {
+				testkit.WriteFile(t, filepath.Join(root, name, "SKILL.md"), text)
+			}
+			c, err := Load(context.Background(), loader.Options{Roots: []string{root}}, tt.policy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []diag
+			for _, d := range GraphProblems(c.Catalog(), tt.policy) {
+				switch d.Code {
+				case ir.CodeMissingDependency, ir.CodeDependencyCycle, ir.CodeUnusableDependency:
+					if d.Severity != ir.SeverityError {
+						t.Errorf("%s: got severity %s; want error", d.Code, d.Severity)
+					}
+					got = append(got, diag{d.Path, d.Line, d.Code})
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("graph diagnostics (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestShowCycle pins how a dependency_cycle message shows its cycle: from
+// the edge's requiring unit, and at most maxCycleShown units of a long one,
+// so that a catalog-long cycle costs each of its edges one short line
+// rather than the whole cycle (3,000 units once took validate 6.5 s).
+func TestShowCycle(t *testing.T) {
+	long := make([]string, 0, 21)
+	for i := range 20 {
+		long = append(long, "s"+strconv.Itoa(i))
+	}
+	long = append(long, "s0")
+	tests := []struct {
+		name  string
+		e     edge
+		cycle []string
+		want  string
+	}{
+		{"self", edge{from: "tdd", to: "tdd"}, []string{"tdd", "tdd"}, "requires cycle tdd -> tdd"},
+		{"pair, from the other end", edge{from: "b", to: "a"}, []string{"a", "b", "a"}, "requires cycle b -> a -> b"},
+		{"edge off the cycle shown", edge{from: "c", to: "a"}, []string{"a", "b", "a"}, "c requires a, inside the requires cycle a -> b -> a"},
+		{"long, cut", edge{from: "s5", to: "s6"}, long, "requires cycle s5 -> s6 -> s7 -> s8 -> s9 -> s10 -> s11 -> s12 -> ... (20 units) -> s5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			at := map[string]int{}
+			for i, u := range tt.cycle[:len(tt.cycle)-1] {
+				at[u] = i
+			}
+			if got := showCycle(tt.e, tt.cycle, at); got != tt.want {
+				t.Errorf("got %q; want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,220 @@
+package compiler
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rlmc-dev/rlmc/ir"
+	"github.com/rlmc-dev/rlmc/retrieval"
+	"github.com/rlmc-dev/rlmc/rules"
+)
+
+// Details of the rejections Go decides before the policy runs (rule 1);
+// goReason gives them with their rule and facts.
+var (
+	belowThreshold = fmt.Sprintf("score is below the candidate floor %.1f", CandidateFloor)
+	outsideCap     = fmt.Sprintf("score is outside the top %d candidates", CandidateCap)
+)
+
+// ruleOf numbers a rule the policy or Go cites.
+func ruleOf(name rules.RuleName, clause rules.Clause) Rule {
+	return Rule{Number: name.Number(), Name: name, Clause: clause}
+}
+
+// retrievalReasons maps each code retrieval gives a unit it kept out of the
+// candidates by itself to the public reason code and the rule behind it:
+// the one place retrieval's vocabulary meets the contract's, since
+// retrieval does not import rules (TestRetrievalCodes ties the two).
+var retrievalReasons = map[retrieval.Code]struct {
+	code ReasonCode
+	rule rules.RuleName
+}{
+	retrieval.NoEvidence:     {ReasonNoEvidence, rules.RuleEvidence},
+	retrieval.BelowThreshold: {ReasonBelowThreshold, rules.RuleEvidence},
+	retrieval.Shadowed:       {ReasonShadowed, rules.RuleStanding},
+	retrieval.Invalid:        {ReasonInvalid, rules.RuleStanding},
+}
+
+// goReason is the reason of unit u, which retrieval kept out of the
+// candidates by itself (x is not Judged), with its rule and facts: a unit
+// with some evidence either scored below the candidate floor or was
+// outranked (eligible, or never judged, outside the best CandidateCap),
+// as x says.
+func goReason(x retrieval.Exclusion, u *ir.Unit) Reason {
+	m, ok := retrievalReasons[x.Code]
+	if !ok {
+		m.code = ReasonCode(x.Code) // TestRetrievalCodes keeps this unreached
+	}
+	rs := Reason{Code: m.code, Rule: ruleOf(m.rule, "")}
+	switch x.Code {
+	case retrieval.Shadowed:
+		rs.Detail = "by " + x.Detail
+	case retrieval.Invalid:
+		rs.Detail = "see diagnostics for " + u.Path
+	case retrieval.BelowThreshold:
+		if x.Outranked {
+			rs.Rule.Clause, rs.Detail, rs.Facts = rules.ClauseOutsideCap, outsideCap, outsideCapFacts
+		} else {
+			rs.Rule.Clause, rs.Detail, rs.Facts = rules.ClauseBelowCandidateFloor, belowThreshold, belowFloorFacts
+		}
+	}
+	return rs
+}
+
+// The facts of rule 1's rejections are the same for every unit (its score
+// is Rejected.Score), so all share these: a large catalog has thousands of
+// units with a little evidence, and a Result is read, not changed.
+var (
+	belowFloorFacts = &Facts{CandidateFloor: CandidateFloor}
+	outsideCapFacts = &Facts{CandidateFloor: CandidateFloor, Candidates: CandidateCap}
+)
+
+// facts converts the policy's facts (scores x 1000) into the result's.
+func (r *compilation) facts(d rules.Decision) *Facts {
+	f := d.Facts
+	out := &Facts{
+		Score: unmilli(f.Score), Threshold: unmilli(f.Threshold), SupportFloor: unmilli(f.SupportFloor),
+		Margin: float64(f.Margin), RunnerUp: f.RunnerUp, Kept: f.Kept, KeptScore: unmilli(f.KeptScore),
+		By: f.By, Dependency: f.Dependency, DependencyReason: f.DependencyReason, Missing: f.Missing, Cycle: f.Path,
+	}
+	if f.RunnerUpWithdrawn {
+		out.RunnerUp = r.problem.WithdrawnBy
+	}
+	if f.RunnerUp != "" || f.RunnerUpWithdrawn || f.NoRunnerUp {
+		s := unmilli(f.RunnerUpScore)
+		out.RunnerUpScore = &s
+	}
+	if f.Clause == rules.ClauseSole || f.Clause == rules.ClauseOneWord {
+		b := f.Breadth
+		out.Breadth = &b
+	}
+	if f.Budgeted {
+		t, l := f.Tokens, f.BudgetLeft
+		out.Tokens, out.BudgetLeft = &t, &l
+	}
+	if f.Clause == "" && f.Score == 0 && f.By == "" && f.Missing == "" && f.Dependency == "" && len(f.Path) == 0 && !f.Budgeted {
+		return nil // rules 2-5 need no fact beyond the unit itself
+	}
+	return out
+}
+
+// reason turns one policy decision into a result reason: its code, the
+// rule and clause that made it, the facts the rule used and a detail that
+// says the same for people.
+func (r *compilation) reason(d rules.Decision) Reason {
+	rs := Reason{Code: d.Reason, Rule: ruleOf(d.Rule, d.Facts.Clause), Facts: r.facts(d)}
+	rs.Detail = detail(d, rs.Facts, r.problem.Evidence[d.Name])
+	return rs
+}
+
+// detail renders a decision for people from its facts.
+func detail(d rules.Decision, f *Facts, ev []Evidence) string {
+	if f == nil {
+		f = &Facts{}
+	}
+	switch d.Reason {
+	case ReasonDependency:
+		return "required by " + f.By
+	case ReasonLexical:
+		return strength(d.Facts.Clause, f) + "; " + summarize(ev)
+	case ReasonExplicit:
+		return "selected by the host" + packed(f)
+	case ReasonMandatory:
+		return "mandatory in the host policy" + packed(f)
+	case ReasonDenied:
+		return "denied by the host"
+	case ReasonInvalid:
+		return "the unit is invalid; see diagnostics"
+	case ReasonShadowed:
+		return "the name belongs to a higher-precedence unit"
+	case ReasonExplicitOnly:
+		return "explicit-user-only: activates only by host selection"
+	case ReasonNegated:
+		return "the task asks not to use it"
+	case ReasonMissingDependency:
+		return "requires " + f.Missing + ", which is not in the catalog"
+	case ReasonDependencyCycle:
+		return "requires cycle " + strings.Join(f.Cycle, " -> ")
+	case ReasonDependencyRejected:
+		return "requires " + f.Dependency + " (" + string(f.DependencyReason) + ")"
+	case ReasonConflict:
+		return "conflicts with " + f.By + ", which ranks higher"
+	case ReasonSuperseded:
+		return "superseded by " + f.By
+	case ReasonOverBudget:
+		return fmt.Sprintf("%d tokens do not fit in the %d left of the budget", deref(f.Tokens), deref(f.BudgetLeft))
+	case ReasonAmbiguous:
+		if f.By == d.Name {
+			return "the best candidate, but a rival competing for the same task words or object scores too close to call"
+		}
+		return "too close to call against " + f.By + ": they compete for the same task words or object"
+	case ReasonCovered:
+		return "its evidence is already covered by " + f.By
+	case ReasonHeldBack:
+		return "the task is ambiguous between " + f.By + " and a rival: no unit is selected from the task until the host settles it"
+	case ReasonBelowThreshold:
+		return strength(d.Facts.Clause, f)
+	}
+	return string(d.Reason)
+}
+
+// strength says which clause of rule 10 kept or dropped a candidate, with
+// the numbers it compared.
+func strength(c rules.Clause, f *Facts) string {
+	switch c {
+	case rules.ClauseAboveThreshold:
+		return fmt.Sprintf("score %.3f reaches the threshold %.1f", f.Score, f.Threshold)
+	case rules.ClauseTied:
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, but a tie kept it (ambiguity top or all)", f.Score, f.Threshold)
+	case rules.ClauseMargin:
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, but the best candidate at least the support floor %.1f scores at least %gx its runner-up %s", f.Score, f.Threshold, f.SupportFloor, f.Margin, runnerUp(f))
+	case rules.ClauseSole:
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, but at least the support floor %.1f with no runner-up at the candidate floor, on %d task words", f.Score, f.Threshold, f.SupportFloor, deref(f.Breadth))
+	case rules.ClauseSecondary:
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, but at least the support floor %.1f beside %s (%.3f), which this rule kept before it", f.Score, f.Threshold, f.SupportFloor, f.Kept, f.KeptScore)
+	case rules.ClauseBelowSupportFloor:
+		return fmt.Sprintf("score %.3f is below the support floor %.1f (and the threshold %.1f): it could only reveal a tie", f.Score, f.SupportFloor, f.Threshold)
+	case rules.ClauseNoMargin:
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, and the best candidate needs %gx its runner-up %s", f.Score, f.Threshold, f.Margin, runnerUp(f))
+	case rules.ClauseOneWord:
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, and with no runner-up at the candidate floor its evidence rests on %d task word(s), not two", f.Score, f.Threshold, deref(f.Breadth))
+	case rules.ClauseNotBest:
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, it is not the best candidate, and no stronger one is kept beside it", f.Score, f.Threshold)
+	}
+	return string(c)
+}
+
+func runnerUp(f *Facts) string {
+	if f.RunnerUp == "" {
+		return "(none at the candidate floor)"
+	}
+	return fmt.Sprintf("%s (%.3f)", f.RunnerUp, deref(f.RunnerUpScore))
+}
+
+func packed(f *Facts) string {
+	if f.Tokens == nil {
+		return ""
+	}
+	return fmt.Sprintf("; %d tokens of the %d left", *f.Tokens, deref(f.BudgetLeft))
+}
+
+func deref[T int | float64](p *T) T {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func unmilli(n int) float64 { return float64(n) / 1000 }
+
+// describe renders a reason on one line: its code, its rule and its detail.
+func describe(r Reason) string {
+	s := string(r.Code)
+	if r.Rule.Number != 0 {
+		s += " [" + r.Rule.String() + "]"
+	}
+	if r.Detail != "" {
+		s += " (" + r.Detail + ")"
+	}
+	return s
+}

@@ -1,0 +1,292 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ichiban/prolog/engine"
+)
+
+// ReasonCode says why a unit was selected or rejected. The codes are a
+// public contract (README.md, "Output"): policy.pl decides most of them,
+// and a few are decided in Go before the policy runs (see GoReasons).
+type ReasonCode string
+
+// Why a unit was selected.
+const (
+	ReasonExplicit   ReasonCode = "explicit"
+	ReasonMandatory  ReasonCode = "mandatory"
+	ReasonLexical    ReasonCode = "lexical"
+	ReasonDependency ReasonCode = "dependency"
+)
+
+// Why a unit was rejected.
+const (
+	ReasonNoEvidence         ReasonCode = "no_evidence"
+	ReasonBelowThreshold     ReasonCode = "below_threshold"
+	ReasonExplicitOnly       ReasonCode = "explicit_only"
+	ReasonNegated            ReasonCode = "negated"
+	ReasonDenied             ReasonCode = "denied"
+	ReasonMissingDependency  ReasonCode = "missing_dependency"
+	ReasonDependencyCycle    ReasonCode = "dependency_cycle"
+	ReasonDependencyRejected ReasonCode = "dependency_rejected"
+	ReasonConflict           ReasonCode = "conflict"
+	ReasonSuperseded         ReasonCode = "superseded"
+	ReasonOverBudget         ReasonCode = "over_budget"
+	ReasonShadowed           ReasonCode = "shadowed"
+	ReasonInvalid            ReasonCode = "invalid"
+	ReasonAmbiguous          ReasonCode = "ambiguous"
+	ReasonCovered            ReasonCode = "covered"
+	ReasonHeldBack           ReasonCode = "held_back"
+)
+
+// Reasons lists every reason code, selections first.
+var Reasons = []ReasonCode{
+	ReasonExplicit, ReasonMandatory, ReasonLexical, ReasonDependency,
+	ReasonNoEvidence, ReasonBelowThreshold, ReasonExplicitOnly, ReasonNegated,
+	ReasonDenied, ReasonMissingDependency, ReasonDependencyCycle,
+	ReasonDependencyRejected, ReasonConflict, ReasonSuperseded, ReasonOverBudget,
+	ReasonShadowed, ReasonInvalid, ReasonAmbiguous, ReasonCovered, ReasonHeldBack,
+}
+
+// GoReasons are the codes the compiler decides itself, before the policy
+// runs, with the place that decides each (rule 1 and a unit's standing in
+// the catalog): every other code is policy.pl's alone.
+var GoReasons = map[ReasonCode]string{
+	ReasonNoEvidence:     "retrieval: nothing in the task matches the unit (rule 1)",
+	ReasonBelowThreshold: "retrieval: below the candidate floor, or outside the best four candidates (rule 1)",
+	ReasonShadowed:       "retrieval: the name belongs to a higher-precedence unit (rule 3); a shadowed unit never reaches the policy",
+}
+
+// RuleName names one of the policy's twelve rules (README.md, "How a
+// compile decides"); every decision cites the rule that made it.
+type RuleName string
+
+// The rules, in the order they apply.
+const (
+	RuleEvidence     RuleName = "evidence"
+	RuleDeny         RuleName = "deny"
+	RuleStanding     RuleName = "standing"
+	RuleExplicitOnly RuleName = "explicit_user_only"
+	RuleNegation     RuleName = "negation"
+	RuleDependencies RuleName = "dependencies"
+	RuleSupersedes   RuleName = "supersedes"
+	RuleOrder        RuleName = "order"
+	RuleAmbiguity    RuleName = "ambiguity"
+	RuleStrength     RuleName = "strength"
+	RuleRedundancy   RuleName = "redundancy"
+	RulePacking      RuleName = "packing"
+)
+
+// RuleNames lists the rules in order: rule n is RuleNames[n-1].
+var RuleNames = []RuleName{
+	RuleEvidence, RuleDeny, RuleStanding, RuleExplicitOnly, RuleNegation, RuleDependencies,
+	RuleSupersedes, RuleOrder, RuleAmbiguity, RuleStrength, RuleRedundancy, RulePacking,
+}
+
+// Number returns the rule's number (1-12), or 0 for an unknown name.
+func (n RuleName) Number() int { return slices.Index(RuleNames, n) + 1 }
+
+// Clause names which clause of a rule with several made a decision.
+type Clause string
+
+// Clauses of rule 1 (decided in Go, before the policy).
+const (
+	// ClauseBelowCandidateFloor: the unit's score is below the candidate
+	// floor (1.5), so it is never put before the policy.
+	ClauseBelowCandidateFloor Clause = "below_candidate_floor"
+	// ClauseOutsideCap: the unit scores at least the candidate floor,
+	// but four better eligible units took the candidates' places (it may
+	// not have been judged by rules 2-6 at all).
+	ClauseOutsideCap Clause = "outside_cap"
+)
+
+// Clauses of rule 9 (ambiguity).
+const (
+	ClauseAsk Clause = "ask" // the host is asked: the best and its rivals are rejected
+	ClauseTop Clause = "top" // the best is kept, its rivals rejected
+)
+
+// Clauses of rule 10 (strength): why a lexical candidate was kept, or not.
+const (
+	// ClauseAboveThreshold: its score reaches the threshold.
+	ClauseAboveThreshold Clause = "above_threshold"
+	// ClauseMargin: below the threshold, it is the best candidate, at
+	// least the support floor, and at least twice the runner-up.
+	ClauseMargin Clause = "margin"
+	// ClauseSole: below the threshold, it is the only unit with
+	// evidence, at least the support floor, on at least two task words.
+	ClauseSole Clause = "sole"
+	// ClauseSecondary: below the threshold, at least the support floor,
+	// beside a stronger candidate already kept.
+	ClauseSecondary Clause = "secondary"
+	// ClauseTied: a tie kept it (ambiguity top or all).
+	ClauseTied Clause = "tied"
+	// ClauseBelowSupportFloor: below the support floor, it can only have
+	// revealed a tie.
+	ClauseBelowSupportFloor Clause = "below_support_floor"
+	// ClauseNoMargin: the best candidate, below the threshold, and less
+	// than twice the runner-up.
+	ClauseNoMargin Clause = "no_margin"
+	// ClauseOneWord: the only unit with evidence, below the threshold, and
+	// its evidence rests on one task word.
+	ClauseOneWord Clause = "one_word"
+	// ClauseNotBest: below the threshold, not the best candidate, and no
+	// stronger candidate is kept beside it.
+	ClauseNotBest Clause = "not_best"
+)
+
+// Clauses lists every clause a decision may name.
+var Clauses = []Clause{
+	ClauseBelowCandidateFloor, ClauseOutsideCap, ClauseAsk, ClauseTop,
+	ClauseAboveThreshold, ClauseMargin, ClauseSole, ClauseSecondary, ClauseTied,
+	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOneWord, ClauseNotBest,
+}
+
+// factKeys are the facts a decision's because(Rule, Facts) may carry, by
+// functor and arity; Decision's fields say what each means.
+var factKeys = map[string]int{
+	"clause": 1, "score": 1, "threshold": 1, "support_floor": 1, "margin": 1,
+	"runner_up": 2, "withdrawn_runner_up": 1, "no_runner_up": 0, "breadth": 1,
+	"kept": 2, "by": 1, "tokens": 1, "budget_left": 1, "path": 1,
+	"dependency": 2, "missing": 1, "tie_ratio": 1,
+}
+
+// checkVocabulary reads the policy source term by term and fails unless
+// every reason atom a select/3 or reject/3 term names, every rule a
+// because/2 term cites and every fact and clause it carries is known to
+// Go: a new reason in policy.pl must reach the JSON contract as a typed
+// code, never as a string Go passes through.
+func checkVocabulary(vm *engine.VM, source string) error {
+	p := engine.NewParser(vm, strings.NewReader(source))
+	var errs []string
+	for p.More() {
+		t, err := p.Term()
+		if err != nil {
+			return fmt.Errorf("rules: policy does not parse: %w", err)
+		}
+		walkTerms(t, func(c engine.Compound) {
+			if err := checkTerm(c); err != "" {
+				errs = append(errs, err)
+			}
+		})
+	}
+	if len(errs) > 0 {
+		slices.Sort(errs)
+		return fmt.Errorf("rules: policy speaks outside Go's vocabulary: %s", strings.Join(slices.Compact(errs), "; "))
+	}
+	return nil
+}
+
+// PolicyAtoms returns the reason codes, rules and clauses policy.pl can
+// emit, sorted, as its source spells them; tests compare them with Go's.
+func PolicyAtoms() (reasons []ReasonCode, rules []RuleName, clauses []Clause, err error) {
+	e, err := New(noFacts{}) // its interpreter has the policy's operators
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p := engine.NewParser(&e.interp.VM, strings.NewReader(policySource))
+	for p.More() {
+		t, err := p.Term()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		walkTerms(t, func(c engine.Compound) {
+			switch {
+			case decisionTerm(c):
+				if a, ok := c.Arg(1).(engine.Atom); ok {
+					reasons = append(reasons, ReasonCode(a.String()))
+				}
+			case c.Functor() == atomBecause && c.Arity() == 2:
+				if a, ok := c.Arg(0).(engine.Atom); ok {
+					rules = append(rules, RuleName(a.String()))
+				}
+			case c.Functor() == atomClause && c.Arity() == 1:
+				if a, ok := c.Arg(0).(engine.Atom); ok {
+					clauses = append(clauses, Clause(a.String()))
+				}
+			}
+		})
+	}
+	slices.Sort(reasons)
+	slices.Sort(rules)
+	slices.Sort(clauses)
+	return slices.Compact(reasons), slices.Compact(rules), slices.Compact(clauses), nil
+}
+
+// noFacts is an empty catalog, for reading the policy's source.
+type noFacts struct{}
+
+func (noFacts) Unit(string) (UnitFacts, bool) { return UnitFacts{}, false }
+func (noFacts) Closure(string) Closure        { return Closure{} }
+func (noFacts) Conflict(_, _ string) bool     { return false }
+func (noFacts) Supersedes(_, _ string) bool   { return false }
+
+var (
+	atomBecause = engine.NewAtom("because")
+	atomClause  = engine.NewAtom("clause")
+)
+
+func decisionTerm(c engine.Compound) bool {
+	return (c.Functor() == atomSelect || c.Functor() == atomReject) && c.Arity() == 3
+}
+
+// checkTerm returns what is unknown in one source term, or "".
+func checkTerm(c engine.Compound) string {
+	switch {
+	case decisionTerm(c):
+		if a, ok := c.Arg(1).(engine.Atom); ok && !slices.Contains(Reasons, ReasonCode(a.String())) {
+			return fmt.Sprintf("reason %s has no Go ReasonCode", a)
+		}
+		if _, ok := c.Arg(2).(engine.Variable); !ok && !isBecause(c.Arg(2)) {
+			return fmt.Sprintf("%s(_, %s, _) gives no because(Rule, Facts)", c.Functor(), c.Arg(1))
+		}
+	case c.Functor() == atomBecause && c.Arity() == 2:
+		switch a := c.Arg(0).(type) {
+		case engine.Variable:
+		case engine.Atom:
+			if RuleName(a.String()).Number() == 0 {
+				return fmt.Sprintf("because/2 cites rule %s, which Go does not number", a)
+			}
+		default:
+			return "because/2 cites no rule by name"
+		}
+		iter := engine.ListIterator{List: c.Arg(1)}
+		for iter.Next() {
+			switch f := iter.Current().(type) {
+			case engine.Atom:
+				if n, ok := factKeys[f.String()]; !ok || n != 0 {
+					return fmt.Sprintf("fact %s is unknown to Go", f)
+				}
+			case engine.Compound:
+				if n, ok := factKeys[f.Functor().String()]; !ok || n != f.Arity() {
+					return fmt.Sprintf("fact %s/%d is unknown to Go", f.Functor(), f.Arity())
+				}
+				if f.Functor() == atomClause {
+					if a, ok := f.Arg(0).(engine.Atom); ok && !slices.Contains(Clauses, Clause(a.String())) {
+						return fmt.Sprintf("clause %s has no Go Clause", a)
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func isBecause(t engine.Term) bool {
+	c, ok := t.(engine.Compound)
+	return ok && c.Functor() == atomBecause && c.Arity() == 2
+}
+
+// walkTerms calls f on every compound inside t, t included.
+func walkTerms(t engine.Term, f func(engine.Compound)) {
+	c, ok := t.(engine.Compound)
+	if !ok {
+		return
+	}
+	f(c)
+	for i := 0; i < c.Arity(); i++ {
+		walkTerms(c.Arg(i), f)
+	}
+}

@@ -1,0 +1,180 @@
+package rules
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestPolicyVocabularyIsGo ties policy.pl's decisions to Go's vocabulary
+// both ways, from the policy's own terms (not a written list): every
+// reason, rule and clause the policy can emit is a Go constant, and every
+// Go constant is emitted by the policy or decided at a named Go site.
+func TestPolicyVocabularyIsGo(t *testing.T) {
+	reasons, ruleNames, clauses, err := PolicyAtoms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reasons) < 10 || len(ruleNames) < 8 || len(clauses) < 5 {
+		t.Fatalf("got %d reasons, %d rules, %d clauses from policy.pl; want the policy's decisions", len(reasons), len(ruleNames), len(clauses))
+	}
+	for _, r := range reasons {
+		if !slices.Contains(Reasons, r) {
+			t.Errorf("policy.pl decides reason %q; want a Go ReasonCode for it", r)
+		}
+	}
+	for _, r := range ruleNames {
+		if r.Number() == 0 {
+			t.Errorf("policy.pl cites rule %q; want a Go RuleName for it", r)
+		}
+	}
+	for _, c := range clauses {
+		if !slices.Contains(Clauses, c) {
+			t.Errorf("policy.pl names clause %q; want a Go Clause for it", c)
+		}
+	}
+	// select(N, Origin, ...) admits a candidate with its origin as the
+	// reason, so the origins are emitted through a variable.
+	origins := []ReasonCode{ReasonCode(OriginMandatory), ReasonCode(OriginExplicit), ReasonCode(OriginLexical)}
+	for _, code := range Reasons {
+		_, goSite := GoReasons[code]
+		if !slices.Contains(reasons, code) && !slices.Contains(origins, code) && !goSite {
+			t.Errorf("reason %q is produced nowhere: not by policy.pl, not by a Go site in GoReasons", code)
+		}
+		if goSite && slices.Contains(reasons, code) && code != ReasonBelowThreshold {
+			t.Errorf("reason %q is listed as Go's but policy.pl decides it too", code)
+		}
+	}
+	// Rule 1 is Go's; rule 8 orders the candidates and decides none alone.
+	for _, r := range RuleNames {
+		if r != RuleEvidence && r != RuleOrder && !slices.Contains(ruleNames, r) {
+			t.Errorf("rule %q is cited by no decision of policy.pl", r)
+		}
+	}
+	goClauses := []Clause{ClauseBelowCandidateFloor, ClauseOutsideCap}
+	for _, c := range Clauses {
+		if !slices.Contains(clauses, c) && !slices.Contains(goClauses, c) {
+			t.Errorf("clause %q is named by no decision", c)
+		}
+	}
+}
+
+// TestUnknownVocabularyFailsLoad pins that the engine refuses a policy
+// that can emit a reason, rule, clause or fact Go does not know, so a new
+// atom never reaches the JSON contract as an untyped string.
+func TestUnknownVocabularyFailsLoad(t *testing.T) {
+	if _, err := New(catalog(nil, nil)); err != nil {
+		t.Fatalf("the shipped policy: got %v; want it to load", err)
+	}
+	tests := []struct{ name, clause string }{
+		{"unknown reason", "extra(N, reject(N, too_weak, x))."},
+		{"unknown reason with a rule", "extra(N, reject(N, too_weak, because(strength, [])))."},
+		{"decision without because", "extra(N, select(N, lexical, 3000))."},
+		{"unknown rule", "extra(N, reject(N, below_threshold, because(vibes, [])))."},
+		{"unknown clause", "extra(N, reject(N, below_threshold, because(strength, [clause(close_enough)])))."},
+		{"unknown fact", "extra(N, reject(N, below_threshold, because(strength, [mood(low)])))."},
+		{"fact of the wrong arity", "extra(N, reject(N, covered, because(redundancy, [by(N, x)])))."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := NewWithPolicy(catalog(nil, nil), policySource+"\n"+tt.clause+"\n"); err == nil {
+				t.Errorf("got a loaded engine for %s; want a load error", tt.clause)
+			}
+		})
+	}
+}
+
+// TestDecisionsNameTheirRule checks that every rule-10 decision says which
+// clause made it, with the facts it compared: the margin rule names the
+// runner-up and its score, a secondary selection names the stronger
+// candidate kept before it.
+func TestDecisionsNameTheirRule(t *testing.T) {
+	units := map[string]UnitFacts{"a": ok(100), "b": ok(100), "c": ok(100)}
+	e, err := New(catalog(units, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		cands     []Candidate
+		withdrawn int
+		breadth   map[string]int
+		budget    int
+		want      string // name:reason:rule/clause{facts}, space-separated
+	}{
+		{name: "no margin over the runner-up", cands: []Candidate{lex("a", 3880), lex("b", 2050)},
+			want: "a:below_threshold:strength/no_margin{s3880 r=b:2050 m2} b:below_threshold:strength/not_best{s2050}"},
+		{name: "margin over the runner-up", cands: []Candidate{lex("a", 3000), lex("b", 1500)},
+			want: "a:lexical:strength/margin{s3000 r=b:1500 m2} b:below_threshold:strength/below_support_floor{s1500}"},
+		{name: "margin against a withdrawn unit", cands: []Candidate{lex("a", 3000)}, withdrawn: 2000,
+			want: "a:below_threshold:strength/no_margin{s3000 r=withdrawn:2000 m2}"},
+		{name: "secondary beside a kept unit", cands: []Candidate{lex("a", 9000), lex("b", 2080)},
+			want: "a:lexical:strength/above_threshold{s9000} b:lexical:strength/secondary{s2080 kept=a:9000}"},
+		{name: "sole unit on two words", cands: []Candidate{lex("a", 3000)}, breadth: map[string]int{"a": 2},
+			want: "a:lexical:strength/sole{s3000 r=none}"},
+		{name: "sole unit on one word", cands: []Candidate{lex("a", 3000)}, breadth: map[string]int{"a": 1},
+			want: "a:below_threshold:strength/one_word{s3000 r=none}"},
+		{name: "over budget names what is left", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, budget: 150,
+			want: "a:lexical:strength/above_threshold{s9000} b:over_budget:packing{t100/50}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			budget := tt.budget
+			if budget == 0 {
+				budget = 10000
+			}
+			ds, err := e.Decide(context.Background(), &Request{
+				Candidates: tt.cands, Budget: budget, Tokens: func(string) int { return 100 },
+				Explicit: set(), Mandatory: set(), Denied: set(), Negated: set(),
+				Redundant: map[[2]string]bool{}, SameObject: map[[2]string]bool{}, Breadth: tt.breadth,
+				Threshold: 4500, TieRatio: 75, SupportFloor: 2000, Withdrawn: tt.withdrawn,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var parts []string
+			for _, d := range ds {
+				parts = append(parts, whyOf(d))
+			}
+			if got := strings.Join(parts, " "); got != tt.want {
+				t.Errorf("got %s; want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// whyOf renders a decision's rule and the facts that tell its clauses apart.
+func whyOf(d Decision) string {
+	f := d.Facts
+	s := fmt.Sprintf("%s:%s:%s", d.Name, d.Reason, d.Rule)
+	if f.Clause != "" {
+		s += "/" + string(f.Clause)
+	}
+	var facts []string
+	if f.Score != 0 {
+		facts = append(facts, fmt.Sprintf("s%d", f.Score))
+	}
+	switch {
+	case f.RunnerUp != "":
+		facts = append(facts, fmt.Sprintf("r=%s:%d", f.RunnerUp, f.RunnerUpScore))
+	case f.RunnerUpWithdrawn:
+		facts = append(facts, fmt.Sprintf("r=withdrawn:%d", f.RunnerUpScore))
+	case f.NoRunnerUp:
+		facts = append(facts, "r=none")
+	}
+	if f.Margin != 0 {
+		facts = append(facts, fmt.Sprintf("m%d", f.Margin))
+	}
+	if f.Kept != "" {
+		facts = append(facts, fmt.Sprintf("kept=%s:%d", f.Kept, f.KeptScore))
+	}
+	if f.Budgeted {
+		facts = append(facts, fmt.Sprintf("t%d/%d", f.Tokens, f.BudgetLeft))
+	}
+	if len(facts) > 0 {
+		s += "{" + strings.Join(facts, " ") + "}"
+	}
+	return s
+}
