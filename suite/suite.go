@@ -232,6 +232,12 @@ type Runner struct {
 	Policy compiler.Policy
 	// TempDir makes the folders cases are materialized in.
 	TempDir func() (string, error)
+	// Audit, when set, records every compile of a case's requests as
+	// `rlmc compile --trajectory` does, and Observe, when set, sees its
+	// result or error: tests check both against the published JSON
+	// Schema (package schema).
+	Audit   *compiler.Audit
+	Observe func(c *Case, res *compiler.Result, err error)
 }
 
 // Outcome is the result of one case: its failures, empty when it passed.
@@ -307,7 +313,18 @@ func (r *Runner) Run(ctx context.Context, c *Case) Outcome {
 		if len(c.Requests) > 1 {
 			label = fmt.Sprintf("request %d: ", i+1)
 		}
-		res, cerr := compile(ctx, primary, req)
+		var (
+			res  *compiler.Result
+			cerr error
+		)
+		if r.Audit != nil {
+			res, cerr = r.Audit.Compile(ctx, primary, req.compiler())
+		} else {
+			res, cerr = compile(ctx, primary, req)
+		}
+		if r.Observe != nil {
+			r.Observe(c, res, cerr)
+		}
 		for _, f := range check(c.Wants[i], res, cerr) {
 			fail("%s%s", label, f)
 		}
@@ -379,7 +396,12 @@ func (r *Runner) compiler(ctx context.Context, c *Case, dir, catalog string) (*c
 }
 
 func compile(ctx context.Context, c *compiler.Compiler, req Request) (*compiler.Result, error) {
-	return c.Compile(ctx, compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.Budget, Tokenizer: req.Tokenizer})
+	return c.Compile(ctx, req.compiler())
+}
+
+// compiler returns the compiler's request for a case's request.
+func (req Request) compiler() compiler.Request {
+	return compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.Budget, Tokenizer: req.Tokenizer}
 }
 
 func sameJSON(a, b *compiler.Result) bool {

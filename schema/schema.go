@@ -1,0 +1,116 @@
+// Package schema holds rlmc's published JSON contract, schema 1: JSON
+// Schemas (draft 2020-12) for the result of `rlmc compile --format json`,
+// the error a failed compile prints instead, one line of the `--trajectory`
+// audit trail and the report of `rlmc validate --format json`.
+//
+// The files live in this folder of the repository and are embedded here so
+// that a Go host can validate what it reads without fetching them. Each
+// file's name and $id carry the contract's version: a breaking change to an
+// output bumps the "schema" field of the compile output and adds new files
+// (compile-result.v2.json, ...) beside the old ones.
+package schema
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Version is the contract version the embedded files describe; it equals
+// compiler.Schema, the "schema" field of a compile's JSON.
+const Version = 1
+
+// The schema files, by name.
+const (
+	CompileResult  = "compile-result.v1.json" // rlmc compile --format json, compiler.Result
+	CompileError   = "compile-error.v1.json"  // a failed compile in JSON mode: {"schema": 1, "error": compiler.Error}
+	Trajectory     = "trajectory.v1.json"     // one line of --trajectory, compiler.AuditRecord
+	ValidateReport = "validate.v1.json"       // rlmc validate --format json
+	Defs           = "defs.v1.json"           // definitions the others refer to
+)
+
+// Base is the URI every file's $id starts with; a file's $id is Base
+// followed by its name.
+const Base = "https://raw.githubusercontent.com/rlmc-dev/rlmc/main/schema/"
+
+//go:embed *.json
+var files embed.FS
+
+// Files returns the schema files, each under its name.
+func Files() fs.FS { return files }
+
+var (
+	compileOnce sync.Once
+	compiled    map[string]*jsonschema.Schema
+	compileErr  error
+)
+
+// load compiles every embedded schema once, resolving their references to
+// one another from the embedded copies, never over the network.
+func load() (map[string]*jsonschema.Schema, error) {
+	compileOnce.Do(func() {
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		// date-time is only an annotation in draft 2020-12 unless asked:
+		// the trajectory's time is a contract, so check it.
+		c.AssertFormat()
+		names, err := fs.Glob(files, "*.json")
+		if err != nil {
+			compileErr = err
+			return
+		}
+		for _, n := range names {
+			data, err := files.ReadFile(n)
+			if err != nil {
+				compileErr = err
+				return
+			}
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+			if err != nil {
+				compileErr = fmt.Errorf("schema %s: %w", n, err)
+				return
+			}
+			if err := c.AddResource(Base+n, doc); err != nil {
+				compileErr = fmt.Errorf("schema %s: %w", n, err)
+				return
+			}
+		}
+		out := map[string]*jsonschema.Schema{}
+		for _, n := range names {
+			s, err := c.Compile(Base + n)
+			if err != nil {
+				compileErr = fmt.Errorf("schema %s: %w", n, err)
+				return
+			}
+			out[n] = s
+		}
+		compiled = out
+	})
+	return compiled, compileErr
+}
+
+// Validate checks one JSON document against the named schema file (one of
+// the constants above) and returns an error saying where it breaks the
+// contract, or nil.
+func Validate(name string, data []byte) error {
+	schemas, err := load()
+	if err != nil {
+		return err
+	}
+	s, ok := schemas[name]
+	if !ok {
+		return fmt.Errorf("schema: no schema named %q", name)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("schema %s: the document is not JSON: %w", name, err)
+	}
+	if err := s.Validate(doc); err != nil {
+		return fmt.Errorf("schema %s: %w", name, err)
+	}
+	return nil
+}
