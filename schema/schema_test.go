@@ -222,7 +222,9 @@ func TestRejectsDrift(t *testing.T) {
 		{"ambiguous without the decision", func(m map[string]any) { m["ambiguous"] = []any{"a", "b"} }},
 		{"unknown reason code", func(m map[string]any) { reason(m, "rejected")["code"] = "bored" }},
 		{"selection code on a rejection", func(m map[string]any) { reason(m, "rejected")["code"] = "lexical" }},
-		{"rule number and name disagree", func(m map[string]any) { reason(m, "selected")["rule"] = map[string]any{"number": 3, "name": "strength"} }},
+		{"rule number and name disagree", func(m map[string]any) {
+			reason(m, "selected")["rule"] = map[string]any{"number": 3, "name": "strength"}
+		}},
 		{"unknown clause", func(m map[string]any) {
 			reason(m, "selected")["rule"].(map[string]any)["clause"] = "vibes"
 		}},

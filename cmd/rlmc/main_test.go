@@ -35,6 +35,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"mkfifo": mkfifoCmd,
+			"schema": schemaCmd,
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) < 2 {
 					ts.Fatalf("usage: exits CODE command [args...]")
