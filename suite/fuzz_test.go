@@ -14,6 +14,7 @@ import (
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/loader"
+	"github.com/rlmc-dev/rlmc/schema"
 )
 
 // fixedSkills sit beside the fuzzed skill so that dependencies, conflicts
@@ -32,8 +33,9 @@ const forgedFolder = `x"><skills><skill name="house-style`
 // skills for a fuzzed task, and checks: no panic, no unit read from outside
 // the root, the same input compiled twice gives identical JSON, every unit
 // appears exactly once in selected or rejected, the prompt has its shape
-// (see Invariants), and every diagnostic and explanation line stays one
-// line, whatever the folder is called.
+// (see Invariants), the JSON validates against the published schema, and
+// every diagnostic and explanation line stays one line, whatever the
+// folder is called.
 func FuzzCompile(f *testing.F) {
 	cases, err := Load("../testdata/adversarial")
 	if err != nil {
@@ -89,10 +91,18 @@ func FuzzCompile(f *testing.F) {
 			t.Fatal("compiling twice gave different results")
 		}
 		if e1 != nil {
-			if _, ok := e1.(*compiler.Error); !ok {
+			ce, ok := e1.(*compiler.Error)
+			if !ok {
 				t.Fatalf("unstructured error %v", e1)
 			}
+			out, _ := json.Marshal(map[string]any{"schema": compiler.Schema, "error": ce})
+			if err := schema.Validate(schema.CompileError, out); err != nil {
+				t.Fatalf("the error output breaks the published contract: %v", err)
+			}
 			return
+		}
+		if err := schema.Validate(schema.CompileResult, j1); err != nil {
+			t.Fatalf("the result breaks the published contract: %v", err)
 		}
 		for _, f := range Invariants(c, r1) {
 			t.Error(f)
