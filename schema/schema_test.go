@@ -495,3 +495,38 @@ func jsonFields(typ reflect.Type) (fields, required []string) {
 	slices.Sort(required)
 	return fields, required
 }
+
+// TestVersion checks that the files describe the version the compiler
+// writes, and that each file's name and $id carry it.
+func TestVersion(t *testing.T) {
+	if schema.Version != compiler.Schema {
+		t.Fatalf("got schema.Version %d; want compiler.Schema %d", schema.Version, compiler.Schema)
+	}
+	names, err := fs.Glob(schema.Files(), "*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{schema.CompileError, schema.CompileResult, schema.Defs, schema.Trajectory, schema.ValidateReport}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("got files %v; want %v", names, want)
+	}
+	for _, n := range names {
+		m := readSchema(t, n)
+		if !strings.HasSuffix(n, ".v"+strconv.Itoa(schema.Version)+".json") {
+			t.Errorf("file %s does not carry version %d in its name", n, schema.Version)
+		}
+		if m["$id"] != schema.Base+n {
+			t.Errorf("%s: got $id %v; want %s", n, m["$id"], schema.Base+n)
+		}
+		if m["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+			t.Errorf("%s: got $schema %v; want draft 2020-12", n, m["$schema"])
+		}
+	}
+	for _, n := range []string{schema.CompileResult, schema.CompileError} {
+		p := readSchema(t, n)["properties"].(map[string]any)["schema"].(map[string]any)
+		if p["const"] != float64(compiler.Schema) {
+			t.Errorf("%s: got schema const %v; want %d", n, p["const"], compiler.Schema)
+		}
+	}
+}
