@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -527,6 +528,79 @@ func TestVersion(t *testing.T) {
 		p := readSchema(t, n)["properties"].(map[string]any)["schema"].(map[string]any)
 		if p["const"] != float64(compiler.Schema) {
 			t.Errorf("%s: got schema const %v; want %d", n, p["const"], compiler.Schema)
+		}
+	}
+}
+
+// stringsOfVar returns the string literals of the composite literal a
+// package-level var of the Go package in dir is initialized with.
+func stringsOfVar(t *testing.T, dir, name string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Files {
+			for _, d := range f.Decls {
+				gd, ok := d.(*ast.GenDecl)
+				if !ok || gd.Tok != token.VAR {
+					continue
+				}
+				for _, spec := range gd.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, id := range vs.Names {
+						if id.Name != name || i >= len(vs.Values) {
+							continue
+						}
+						lit, ok := vs.Values[i].(*ast.CompositeLit)
+						if !ok {
+							t.Fatalf("%s.%s is not a composite literal", dir, name)
+						}
+						for _, e := range lit.Elts {
+							if b, ok := e.(*ast.BasicLit); ok && b.Kind == token.STRING {
+								s, _ := strconv.Unquote(b.Value)
+								out = append(out, s)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no strings in %s.%s", dir, name)
+	}
+	return out
+}
+
+// TestEvidenceFieldsMatchGo checks the evidence field pattern against the
+// fields retrieval scores (its fieldNames), so a new field cannot reach
+// the output without the schema.
+func TestEvidenceFieldsMatchGo(t *testing.T) {
+	pattern := defs(t)["evidence"].(map[string]any)["properties"].(map[string]any)["field"].(map[string]any)["pattern"].(string)
+	alt := regexp.MustCompile(`\(([a-z_|]+)\)`).FindStringSubmatch(pattern)
+	if alt == nil {
+		t.Fatalf("the evidence field pattern %q has no group of field names", pattern)
+	}
+	got := strings.Split(alt[1], "|")
+	slices.Sort(got)
+	want := stringsOfVar(t, "../retrieval", "fieldNames")
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("got schema evidence fields %v; want retrieval's %v", got, want)
+	}
+	re := regexp.MustCompile(pattern)
+	for _, f := range []string{"name", "name+description+heading", "alias phrase", "bigram", "object", "object mismatch", "action", "not_when"} {
+		if !re.MatchString(f) {
+			t.Errorf("evidence field %q does not match the schema's pattern", f)
+		}
+	}
+	for _, f := range []string{"body", "name+", "phrase", "name phrase+alias"} {
+		if re.MatchString(f) {
+			t.Errorf("evidence field %q matches the schema's pattern; want it rejected", f)
 		}
 	}
 }
