@@ -1,7 +1,8 @@
 // Package schema holds rlmc's published JSON contract, schema 1: JSON
 // Schemas (draft 2020-12) for the result of `rlmc compile --format json`,
 // the error a failed compile prints instead, one line of the `--trajectory`
-// audit trail and the report of `rlmc validate --format json`.
+// audit trail, and the reports of `rlmc validate --format json` and
+// `rlmc doctor --format json`.
 //
 // The files live in this folder of the repository and are embedded here so
 // that a Go host can validate what it reads without fetching them. Each
@@ -30,6 +31,7 @@ const (
 	CompileError   = "compile-error.v1.json"  // a failed compile in JSON mode: {"schema": 1, "error": compiler.Error}
 	Trajectory     = "trajectory.v1.json"     // one line of --trajectory, compiler.AuditRecord
 	ValidateReport = "validate.v1.json"       // rlmc validate --format json
+	DoctorReport   = "doctor.v1.json"         // rlmc doctor --format json
 	Defs           = "defs.v1.json"           // definitions the others refer to
 )
 

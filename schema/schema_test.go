@@ -507,7 +507,7 @@ func TestVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{schema.CompileError, schema.CompileResult, schema.Defs, schema.Trajectory, schema.ValidateReport}
+	want := []string{schema.CompileError, schema.CompileResult, schema.Defs, schema.DoctorReport, schema.Trajectory, schema.ValidateReport}
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Errorf("got files %v; want %v", names, want)
