@@ -3,6 +3,7 @@ module github.com/rlmc-dev/rlmc
 go 1.26.8
 
 require (
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/google/go-cmp v0.7.0
 	github.com/ichiban/prolog v1.2.2
 	github.com/rogpeppe/go-internal v1.16.0
@@ -16,6 +17,6 @@ require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/kr/text v0.2.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	golang.org/x/sys v0.26.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

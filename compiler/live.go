@@ -1,0 +1,631 @@
+package compiler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/rlmc-dev/rlmc/loader"
+)
+
+// Source is what compiles a request: a *Compiler, over the one catalog it
+// was built on, or a *Live, which compiles against the latest catalog of
+// the folders it watches. rlm.WithSkills and Audit accept either.
+type Source interface {
+	// Current returns the compiler in effect now; nil means none.
+	Current() *Compiler
+	// Compile compiles req against one catalog, never a mix of two.
+	Compile(ctx context.Context, req Request) (*Result, error)
+}
+
+// Current returns c: a compiler is its own, fixed, catalog. It is nil for a
+// nil *Compiler, so a Source holding one reads as "no compiler".
+func (c *Compiler) Current() *Compiler { return c }
+
+// Defaults of LiveOptions.
+const (
+	// DefaultDebounce is how long the folders must stay quiet after a
+	// change before the catalog is loaded again: an editor's save or a
+	// git checkout is a burst of events, and one reload should follow it.
+	DefaultDebounce = 50 * time.Millisecond
+	// DefaultMaxStale bounds how long the watched folders may keep
+	// changing during loads before a load is swapped in anyway (see Watch).
+	DefaultMaxStale = 10 * time.Second
+	// maxDebounceWait bounds one debounce: a burst longer than this is
+	// loaded without waiting for its end (the load is then likely
+	// discarded as changed-while-loading, and loaded again once quiet).
+	maxDebounceWait = time.Second
+	// resourceDepth bounds how deep below a skill folder its resource
+	// folders (agents/, references/, ...) are watched.
+	resourceDepth = 4
+)
+
+// LiveOptions configure Watch. The zero value is usable.
+type LiveOptions struct {
+	// PolicyFile, when set, is the host policy: it is read (LoadPolicy)
+	// at every load and watched like the roots, and the Policy given to
+	// Watch is not used. A policy that does not parse fails that load.
+	PolicyFile string
+	// Debounce is the quiet time after the last change before a reload;
+	// zero means DefaultDebounce.
+	Debounce time.Duration
+	// MaxStale: a load during which the watched files changed is
+	// discarded and loaded again, so that no catalog mixes two states of
+	// the folders; when they have kept changing for MaxStale, the latest
+	// load is swapped in anyway. Zero means DefaultMaxStale.
+	MaxStale time.Duration
+	// OnReload, when set, is called after every load attempt, from the
+	// watching goroutine (not for the first load: Watch returns its
+	// error). It must return quickly.
+	OnReload func(Reload)
+}
+
+// Reload reports one load attempt of a Live catalog.
+type Reload struct {
+	// Trigger is what started it: "start", "change" or "forced".
+	Trigger string
+	// Compiler is the catalog swapped in; nil when Err is set.
+	Compiler *Compiler
+	// Err is why the load failed; the previous catalog keeps serving.
+	Err error
+	// At is when the catalog was swapped in (or the load failed), and
+	// Duration how long the load took, retries after a change during it
+	// included.
+	At       time.Time
+	Duration time.Duration
+	// Watched is the number of folders and files watched after the load;
+	// WatchErr is the first failure to add a watch (for example the
+	// system's inotify limit): changes there go unnoticed until the next
+	// reload, which SIGHUP (rlmc serve) or (*Live).Reload forces.
+	Watched  int
+	WatchErr error
+}
+
+// ErrClosed is returned by (*Live).Compile when it would wait for a reload
+// of a Live catalog that is closed.
+var ErrClosed = errors.New("live catalog is closed")
+
+// Live is a catalog that reloads itself: it watches every root, every
+// folder below them that discovery visits (skill folders and their
+// resource folders included), each root's parent (so a root that is
+// created, removed or replaced is seen) and the policy file, and after
+// each burst of changes builds a new *Compiler in the background and swaps
+// it in atomically. Compiles in flight finish on the catalog they started
+// with. It is safe for concurrent use; Close releases every watch and
+// goroutine.
+type Live struct {
+	opts   loader.Options
+	policy Policy
+	lo     LiveOptions
+
+	state atomic.Pointer[liveState]
+
+	mu       sync.Mutex
+	lastErr  error
+	bcast    chan struct{} // closed and replaced after every load attempt
+	failures uint64
+
+	w       *fsnotify.Watcher
+	watchMu sync.Mutex
+	tree    map[string]bool            // folders whose every event counts
+	named   map[string]map[string]bool // folder -> the names in it whose events count
+	files   map[string]bool            // every path added to w
+
+	events   atomic.Uint64 // relevant events seen
+	wake     chan struct{}
+	force    chan struct{}
+	stop     chan struct{}
+	stopOnce sync.Once
+	ctx      context.Context // canceled by Close: stops a load in progress
+	cancel   context.CancelFunc
+	stopCtx  func() bool
+	wg       sync.WaitGroup
+}
+
+type liveState struct {
+	c        *Compiler
+	loadedAt time.Time
+	gen      uint64
+}
+
+// Watch loads the catalog as Load does, then keeps it current: see Live.
+// It returns the first load's error, with nothing left running. When ctx
+// ends, the Live catalog closes itself (Current keeps returning the last
+// catalog).
+//
+// A load that fails (a policy that does not parse, a root that vanished)
+// keeps the last good catalog serving: LastError returns the failure and
+// LiveOptions.OnReload hears of it. A load during which the watched files
+// changed is never swapped in (up to LiveOptions.MaxStale): it could mix
+// the folders' states before and after the change.
+func Watch(ctx context.Context, opts loader.Options, p Policy, lo LiveOptions) (*Live, error) {
+	if lo.Debounce <= 0 {
+		lo.Debounce = DefaultDebounce
+	}
+	if lo.MaxStale <= 0 {
+		lo.MaxStale = DefaultMaxStale
+	}
+	w, err := fsnotify.NewBufferedWatcher(256)
+	if err != nil {
+		return nil, fmt.Errorf("watching the catalog: %w", err)
+	}
+	l := &Live{
+		opts: opts, policy: p, lo: lo, w: w,
+		bcast: make(chan struct{}),
+		tree:  map[string]bool{}, named: map[string]map[string]bool{}, files: map[string]bool{},
+		wake: make(chan struct{}, 1), force: make(chan struct{}, 1), stop: make(chan struct{}),
+	}
+	l.ctx, l.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	l.wg.Add(1)
+	go l.consume()
+	// The first load runs here, with events already counted, so that a
+	// change during it is noticed like any other.
+	if r := l.load("start"); r.Err != nil {
+		l.Close()
+		return nil, r.Err
+	}
+	l.wg.Add(1)
+	go l.run()
+	l.stopCtx = context.AfterFunc(ctx, func() { l.Close() })
+	return l, nil
+}
+
+// Current returns the latest catalog's compiler; it is never nil for a
+// catalog Watch returned.
+func (l *Live) Current() *Compiler {
+	if st := l.state.Load(); st != nil {
+		return st.c
+	}
+	return nil
+}
+
+// LoadedAt returns when the current catalog was swapped in.
+func (l *Live) LoadedAt() time.Time { return l.state.Load().loadedAt }
+
+// Generation counts the catalogs swapped in, the first one included.
+func (l *Live) Generation() uint64 { return l.state.Load().gen }
+
+// LastError returns the error of the latest load attempt, or nil when it
+// succeeded.
+func (l *Live) LastError() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lastErr
+}
+
+// Reload asks for a load now, without waiting for a change (rlmc serve
+// does on SIGHUP). It returns at once; the load runs in the background.
+func (l *Live) Reload() {
+	select {
+	case l.force <- struct{}{}:
+	default:
+	}
+}
+
+// Watched returns the number of paths watched now.
+func (l *Live) Watched() int {
+	l.watchMu.Lock()
+	defer l.watchMu.Unlock()
+	return len(l.files)
+}
+
+// Close stops watching and waits for the watching goroutines to end. A
+// load in progress is abandoned. Current keeps returning the last catalog.
+func (l *Live) Close() error {
+	var err error
+	l.stopOnce.Do(func() {
+		if l.stopCtx != nil {
+			l.stopCtx()
+		}
+		close(l.stop)
+		l.cancel()
+		err = l.w.Close()
+		l.wg.Wait()
+	})
+	return err
+}
+
+// Compile compiles req against the current catalog. A compile that meets
+// a body changed on disk since the catalog was loaded (ErrBodyChanged)
+// waits for the reload that the change calls for (it asks for one at
+// once) and tries once more on the new catalog; when that reload fails, or
+// ctx ends first, it returns the body_changed error.
+func (l *Live) Compile(ctx context.Context, req Request) (*Result, error) {
+	st := l.state.Load()
+	res, err := st.c.Compile(ctx, req)
+	var ce *Error
+	if err == nil || !errors.As(err, &ce) || ce.Code != ErrBodyChanged {
+		return res, err
+	}
+	if l.waitNewer(ctx, st) != nil {
+		return nil, err
+	}
+	return l.Current().Compile(ctx, req)
+}
+
+// waitNewer waits until a catalog newer than st is in, after asking for a
+// load. It fails when a load fails after the call, when ctx ends, or when
+// l closes.
+func (l *Live) waitNewer(ctx context.Context, st *liveState) error {
+	l.mu.Lock()
+	ch, failures := l.bcast, l.failures
+	l.mu.Unlock()
+	l.Reload()
+	for {
+		if l.state.Load() != st {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-l.stop:
+			return ErrClosed
+		case <-ch:
+		}
+		l.mu.Lock()
+		ch = l.bcast
+		failed := l.failures != failures
+		err := l.lastErr
+		l.mu.Unlock()
+		if l.state.Load() != st {
+			return nil
+		}
+		if failed && err != nil {
+			return err
+		}
+	}
+}
+
+// consume counts the relevant file events and wakes the reloader; it never
+// blocks on a load, so the kernel's event queue keeps draining.
+func (l *Live) consume() {
+	defer l.wg.Done()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case ev, ok := <-l.w.Events:
+			if !ok {
+				return
+			}
+			if l.relevant(ev) {
+				l.changed()
+			}
+		case _, ok := <-l.w.Errors:
+			if !ok {
+				return
+			}
+			// An overflowed queue lost events: only a reload is safe.
+			l.changed()
+		}
+	}
+}
+
+func (l *Live) changed() {
+	l.events.Add(1)
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// relevant reports whether ev can change the catalog. A change of
+// permissions alone cannot (and a read sets off none).
+func (l *Live) relevant(ev fsnotify.Event) bool {
+	if ev.Op == fsnotify.Chmod {
+		return false
+	}
+	dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name)
+	l.watchMu.Lock()
+	defer l.watchMu.Unlock()
+	return l.tree[dir] || l.tree[ev.Name] || l.named[dir][name]
+}
+
+// run reloads after each quiet burst of changes, and at once when asked.
+func (l *Live) run() {
+	defer l.wg.Done()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-l.force:
+			l.load("forced")
+		case <-l.wake:
+			if !l.quiet() {
+				return
+			}
+			l.load("change")
+		}
+	}
+}
+
+// quiet waits until no relevant event has arrived for the debounce time
+// (at most maxDebounceWait in all), or a reload is forced. It returns
+// false when l closes.
+func (l *Live) quiet() bool {
+	start := time.Now()
+	t := time.NewTimer(l.lo.Debounce)
+	defer t.Stop()
+	for {
+		n := l.events.Load()
+		t.Reset(l.lo.Debounce)
+		select {
+		case <-l.stop:
+			return false
+		case <-l.force:
+			return true
+		case <-t.C:
+		}
+		if l.events.Load() == n || time.Since(start) >= maxDebounceWait {
+			// Drain a wake-up the burst left, which this load covers.
+			select {
+			case <-l.wake:
+			default:
+			}
+			return true
+		}
+	}
+}
+
+// load builds a catalog and swaps it in, or records why it could not. The
+// folders are scanned (watches updated, a stamp of every listing taken)
+// before and after the load; when the stamps differ, or a relevant event
+// arrived meanwhile, the files changed during the load and it is done
+// again once they are quiet, so that no catalog mixes two states.
+func (l *Live) load(trigger string) Reload {
+	start := time.Now()
+	for {
+		if l.ctx.Err() != nil {
+			return Reload{Trigger: trigger, Err: l.ctx.Err()}
+		}
+		events := l.events.Load()
+		p, perr := l.policy, error(nil)
+		if l.lo.PolicyFile != "" {
+			p, perr = LoadPolicy(l.lo.PolicyFile)
+		}
+		opts := l.opts
+		before := l.scan(opts, p)
+		var c *Compiler
+		err := perr
+		if err == nil {
+			c, err = Load(l.ctx, opts, p)
+		}
+		after := l.scan(opts, p)
+		if l.ctx.Err() != nil {
+			return Reload{Trigger: trigger, Err: l.ctx.Err()}
+		}
+		dirty := before.stamp != after.stamp || l.events.Load() != events
+		if dirty && time.Since(start) < l.lo.MaxStale {
+			if !l.quiet() {
+				return Reload{Trigger: trigger, Err: ErrClosed}
+			}
+			continue
+		}
+		r := Reload{Trigger: trigger, Compiler: c, Err: err, At: time.Now(), Duration: time.Since(start), Watched: after.watched, WatchErr: after.err}
+		l.mu.Lock()
+		l.lastErr = err
+		if err != nil {
+			l.failures++
+		} else {
+			gen := uint64(1)
+			if old := l.state.Load(); old != nil {
+				gen = old.gen + 1
+			}
+			l.state.Store(&liveState{c: c, loadedAt: r.At, gen: gen})
+		}
+		close(l.bcast)
+		l.bcast = make(chan struct{})
+		l.mu.Unlock()
+		if l.lo.OnReload != nil && trigger != "start" {
+			l.lo.OnReload(r)
+		}
+		return r
+	}
+}
+
+// scanned is what one scan of the watched folders found.
+type scanned struct {
+	stamp   string // digest of every listing and policy file seen
+	watched int
+	err     error // the first watch that could not be added
+}
+
+// scan walks what the catalog is read from, with the loader's own rules
+// (hidden folders, .git and node_modules skipped; symlinks followed only
+// inside their root; the depth and folder bounds), makes the watches match
+// it (dropping those of folders gone, adding those of folders new) and
+// returns a stamp of every listing: names, sizes, times and file ids.
+func (l *Live) scan(opts loader.Options, p Policy) scanned {
+	roots := opts.Roots
+	if len(roots) == 0 {
+		roots = p.Roots
+	}
+	if len(roots) == 0 {
+		roots = loader.DefaultRootsFromEnv()
+	}
+	limits := opts.Limits
+	if limits == (loader.Limits{}) {
+		limits = loader.DefaultLimits
+	}
+	limits = p.Limits.apply(limits)
+
+	h := fnv.New128a()
+	tree := map[string]bool{}
+	named := map[string]map[string]bool{}
+	name := func(path string) {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return
+		}
+		dir := filepath.Dir(abs)
+		if named[dir] == nil {
+			named[dir] = map[string]bool{}
+		}
+		named[dir][filepath.Base(abs)] = true
+		stampPath(h, abs)
+	}
+	for _, r := range roots {
+		name(r)
+		real, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			continue
+		}
+		if real, err = filepath.Abs(real); err != nil {
+			continue
+		}
+		w := &treeWalk{h: h, tree: tree, rootReal: real, limits: limits, budget: 2 * limits.MaxFolders}
+		w.walk(real, 0, -1)
+	}
+	if l.lo.PolicyFile != "" {
+		name(l.lo.PolicyFile)
+	}
+	return scanned{stamp: string(h.Sum(nil)), watched: 0, err: nil}.with(l.rewatch(tree, named))
+}
+
+func (s scanned) with(n int, err error) scanned {
+	s.watched, s.err = n, err
+	return s
+}
+
+// rewatch makes the watches match tree (every event counts) and named
+// (only events on the given names count): watches of folders no longer
+// wanted go first, so that a folder renamed within a root (the same
+// inode under a new name) is watched again under its new name.
+func (l *Live) rewatch(tree map[string]bool, named map[string]map[string]bool) (int, error) {
+	want := map[string]bool{}
+	for d := range tree {
+		want[d] = true
+	}
+	for d := range named {
+		want[d] = true
+	}
+	l.watchMu.Lock()
+	defer l.watchMu.Unlock()
+	l.tree, l.named = tree, named
+	for _, d := range slices.Sorted(maps.Keys(l.files)) {
+		if !want[d] {
+			_ = l.w.Remove(d) // gone already when the folder was removed
+			delete(l.files, d)
+		}
+	}
+	var first error
+	for _, d := range slices.Sorted(maps.Keys(want)) {
+		if l.files[d] {
+			continue
+		}
+		if err := l.w.Add(d); err != nil {
+			// A parent that does not exist (a default root's, say) is
+			// not worth reporting; any other failure is.
+			if first == nil && !errors.Is(err, os.ErrNotExist) {
+				first = fmt.Errorf("watching %s: %w", d, err)
+			}
+			continue
+		}
+		l.files[d] = true
+	}
+	return len(l.files), first
+}
+
+// treeWalk walks one root for scan.
+type treeWalk struct {
+	h        hash.Hash
+	tree     map[string]bool
+	rootReal string
+	limits   loader.Limits
+	budget   int // folders left to watch under this root
+}
+
+// walk stamps and records dir. skillDepth is the depth below the nearest
+// skill folder (-1 outside any), which bounds resource folders.
+func (w *treeWalk) walk(dir string, depth, skillDepth int) {
+	if w.tree[dir] || w.budget <= 0 {
+		return
+	}
+	w.budget--
+	w.tree[dir] = true
+	stampPath(w.h, dir)
+	entries, err := os.ReadDir(dir) // sorted by name
+	if err != nil {
+		stampString(w.h, "unreadable")
+		return
+	}
+	if skillDepth < 0 && slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == loader.SkillFile && !e.IsDir() }) {
+		skillDepth = 0
+	}
+	for _, e := range entries {
+		stampString(w.h, e.Name())
+		if info, err := e.Info(); err == nil {
+			stampString(w.h, strconv.FormatInt(info.Size(), 10))
+			stampString(w.h, strconv.FormatInt(info.ModTime().UnixNano(), 10))
+			stampString(w.h, info.Mode().String())
+			stampString(w.h, fileID(info))
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" || name == "node_modules" || strings.HasPrefix(name, ".") {
+			continue
+		}
+		child := filepath.Join(dir, name)
+		if e.Type()&os.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(child)
+			if err != nil || !within(w.rootReal, target) {
+				continue
+			}
+			if info, err := os.Stat(target); err != nil || !info.IsDir() {
+				continue
+			}
+			child = target
+		} else if !e.IsDir() {
+			continue
+		}
+		next := skillDepth
+		if next >= 0 {
+			next++
+		}
+		if depth+1 > w.limits.MaxDepth && next < 0 || next > resourceDepth {
+			continue
+		}
+		w.walk(child, depth+1, next)
+	}
+}
+
+// within reports whether path is base or below it.
+func within(base, path string) bool {
+	rel, err := filepath.Rel(base, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+func stampPath(h hash.Hash, path string) {
+	stampString(h, path)
+	info, err := os.Stat(path)
+	if err != nil {
+		stampString(h, "absent")
+		return
+	}
+	stampString(h, strconv.FormatInt(info.Size(), 10))
+	stampString(h, strconv.FormatInt(info.ModTime().UnixNano(), 10))
+	stampString(h, info.Mode().String())
+	stampString(h, fileID(info))
+}
+
+// stampString writes s length-prefixed, so that no two sequences of
+// strings hash alike by running together.
+func stampString(h hash.Hash, s string) {
+	h.Write([]byte(strconv.Itoa(len(s))))
+	h.Write([]byte{':'})
+	h.Write([]byte(s))
+}
