@@ -195,6 +195,13 @@ func (l *Live) Current() *Compiler {
 // LoadedAt returns when the current catalog was swapped in.
 func (l *Live) LoadedAt() time.Time { return l.state.Load().loadedAt }
 
+// Snapshot returns the current catalog's compiler, when it was swapped in
+// and its generation, all three of the same catalog.
+func (l *Live) Snapshot() (*Compiler, time.Time, uint64) {
+	st := l.state.Load()
+	return st.c, st.loadedAt, st.gen
+}
+
 // Generation counts the catalogs swapped in, the first one included.
 func (l *Live) Generation() uint64 { return l.state.Load().gen }
 
