@@ -519,20 +519,30 @@ func (l *Live) rewatch(tree map[string]bool, named map[string]map[string]bool) (
 	for d := range named {
 		want[d] = true
 	}
+	// The watcher is never called under watchMu: fsnotify holds its own
+	// lock while it hands an event to consume, which takes watchMu to
+	// judge it. Only the loading goroutine calls rewatch, so l.files
+	// changes nowhere else meanwhile.
 	l.watchMu.Lock()
-	defer l.watchMu.Unlock()
 	l.tree, l.named = tree, named
+	var drop, add []string
 	for _, d := range slices.Sorted(maps.Keys(l.files)) {
 		if !want[d] {
-			_ = l.w.Remove(d) // gone already when the folder was removed
-			delete(l.files, d)
+			drop = append(drop, d)
 		}
 	}
-	var first error
 	for _, d := range slices.Sorted(maps.Keys(want)) {
-		if l.files[d] {
-			continue
+		if !l.files[d] {
+			add = append(add, d)
 		}
+	}
+	l.watchMu.Unlock()
+	for _, d := range drop {
+		_ = l.w.Remove(d) // gone already when the folder was removed
+	}
+	var first error
+	added := add[:0]
+	for _, d := range add {
 		if err := l.w.Add(d); err != nil {
 			// A parent that does not exist (a default root's, say) is
 			// not worth reporting; any other failure is.
@@ -541,6 +551,14 @@ func (l *Live) rewatch(tree map[string]bool, named map[string]map[string]bool) (
 			}
 			continue
 		}
+		added = append(added, d)
+	}
+	l.watchMu.Lock()
+	defer l.watchMu.Unlock()
+	for _, d := range drop {
+		delete(l.files, d)
+	}
+	for _, d := range added {
 		l.files[d] = true
 	}
 	return len(l.files), first

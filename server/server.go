@@ -276,16 +276,16 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	elapsed := time.Since(start)
 	s.m.latency.Observe(elapsed.Seconds())
 	s.m.decisions.WithLabelValues(res.Decision).Inc()
-	w.Header().Set("Content-Type", "application/json")
-	if err := compiler.WriteJSON(w, res); err != nil {
-		s.log.Warn("writing a compile response", "error", err.Error())
-	}
 	attrs := []any{"status", http.StatusOK, "decision", res.Decision, "selected", res.Names(), "catalog_fingerprint", res.CatalogFingerprint,
 		"task_bytes", len(req.Task), "duration_ms", ms(elapsed)}
 	if s.cfg.LogTasks {
 		attrs = append(attrs, "task", req.Task)
 	}
 	s.log.Info("compile", attrs...)
+	w.Header().Set("Content-Type", "application/json")
+	if err := compiler.WriteJSON(w, res); err != nil {
+		s.log.Warn("writing a compile response", "error", err.Error())
+	}
 }
 
 // readRequest decodes the request body: one JSON object with the fields
@@ -337,7 +337,6 @@ func (s *Server) compileFailed(w http.ResponseWriter, _ *http.Request, start tim
 	s.m.latency.Observe(elapsed.Seconds())
 	s.m.decisions.WithLabelValues("error").Inc()
 	s.m.errors.WithLabelValues(ce.Code).Inc()
-	s.fail(w, status, ce)
 	attrs := []any{"status", status, "code", ce.Code, "stage", string(ce.Stage), "duration_ms", ms(elapsed)}
 	if ce.Unit != "" {
 		attrs = append(attrs, "unit", ce.Unit)
@@ -349,6 +348,7 @@ func (s *Server) compileFailed(w http.ResponseWriter, _ *http.Request, start tim
 		}
 	}
 	s.log.Warn("compile failed", attrs...)
+	s.fail(w, status, ce)
 }
 
 // fail writes the compile error object with status.
