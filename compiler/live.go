@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -110,6 +107,9 @@ type Live struct {
 	opts   loader.Options
 	policy Policy
 	lo     LiveOptions
+	// scanPolicy is the policy last read, whose roots and limits the
+	// next scan follows; only the loading goroutine uses it.
+	scanPolicy Policy
 
 	state atomic.Pointer[liveState]
 
@@ -125,6 +125,7 @@ type Live struct {
 	files   map[string]bool            // every path added to w
 
 	events   atomic.Uint64 // relevant events seen
+	begun    atomic.Uint64 // load attempts begun (each pass of load's loop)
 	wake     chan struct{}
 	force    chan struct{}
 	stop     chan struct{}
@@ -139,6 +140,7 @@ type liveState struct {
 	c        *Compiler
 	loadedAt time.Time
 	gen      uint64
+	begun    uint64 // the load attempt that built c (see Live.begun)
 }
 
 // Watch loads the catalog as Load does, then keeps it current: see Live.
@@ -169,6 +171,10 @@ func Watch(ctx context.Context, opts loader.Options, p Policy, lo LiveOptions) (
 		wake: make(chan struct{}, 1), force: make(chan struct{}, 1), stop: make(chan struct{}),
 	}
 	l.ctx, l.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	l.scanPolicy = p
+	if lo.PolicyFile != "" {
+		l.scanPolicy, _ = LoadPolicy(lo.PolicyFile) // its error is the first load's
+	}
 	l.wg.Add(1)
 	go l.consume()
 	// The first load runs here, with events already counted, so that a
@@ -257,22 +263,24 @@ func (l *Live) Compile(ctx context.Context, req Request) (*Result, error) {
 	if err == nil || !errors.As(err, &ce) || ce.Code != ErrBodyChanged {
 		return res, err
 	}
-	if l.waitNewer(ctx, st) != nil {
+	if l.waitNewer(ctx) != nil {
 		return nil, err
 	}
 	return l.Current().Compile(ctx, req)
 }
 
-// waitNewer waits until a catalog newer than st is in, after asking for a
-// load. It fails when a load fails after the call, when ctx ends, or when
-// l closes.
-func (l *Live) waitNewer(ctx context.Context, st *liveState) error {
+// waitNewer waits until a catalog is in whose load began after the call,
+// after asking for one: a load already running may have read the changed
+// file before it changed. It fails when a load fails after the call, when
+// ctx ends, or when l closes.
+func (l *Live) waitNewer(ctx context.Context) error {
 	l.mu.Lock()
 	ch, failures := l.bcast, l.failures
 	l.mu.Unlock()
+	since := l.begun.Load()
 	l.Reload()
 	for {
-		if l.state.Load() != st {
+		if l.state.Load().begun > since {
 			return nil
 		}
 		select {
@@ -287,7 +295,7 @@ func (l *Live) waitNewer(ctx context.Context, st *liveState) error {
 		failed := l.failures != failures
 		err := l.lastErr
 		l.mu.Unlock()
-		if l.state.Load() != st {
+		if l.state.Load().begun > since {
 			return nil
 		}
 		if failed && err != nil {
@@ -387,35 +395,40 @@ func (l *Live) quiet() bool {
 	}
 }
 
-// load builds a catalog and swaps it in, or records why it could not. The
-// folders are scanned (watches updated, a stamp of every listing taken)
-// before and after the load; when the stamps differ, or a relevant event
-// arrived meanwhile, the files changed during the load and it is done
-// again once they are quiet, so that no catalog mixes two states.
+// load builds a catalog and swaps it in, or records why it could not.
+//
+// The watched folders are scanned before and after the load (updating
+// the watches, and stamping every item the load may read: each folder,
+// each file's size, time and identity, the policy file). A load is
+// swapped in only when the two scans show it read the folders as they
+// were at one moment (see settled); otherwise it is done again once they
+// are quiet, for at most MaxStale, so that no catalog mixes two states of
+// the folders.
 func (l *Live) load(trigger string) Reload {
 	start := time.Now()
 	for {
 		if l.ctx.Err() != nil {
 			return Reload{Trigger: trigger, Err: l.ctx.Err()}
 		}
-		events := l.events.Load()
-		p, perr := l.policy, error(nil)
+		begun := l.begun.Add(1)
+		// The policy is read after the first scan, so that a change to
+		// it from then on shows in the second; the first scan follows
+		// the roots of the policy read last time.
+		before := l.scan(l.opts, l.scanPolicy)
+		p, err := l.policy, error(nil)
 		if l.lo.PolicyFile != "" {
-			p, perr = LoadPolicy(l.lo.PolicyFile)
+			p, err = LoadPolicy(l.lo.PolicyFile)
 		}
-		opts := l.opts
-		before := l.scan(opts, p)
 		var c *Compiler
-		err := perr
 		if err == nil {
-			c, err = Load(l.ctx, opts, p)
+			l.scanPolicy = p
+			c, err = Load(l.ctx, l.opts, p)
 		}
-		after := l.scan(opts, p)
+		after := l.scan(l.opts, l.scanPolicy)
 		if l.ctx.Err() != nil {
 			return Reload{Trigger: trigger, Err: l.ctx.Err()}
 		}
-		dirty := before.stamp != after.stamp || l.events.Load() != events
-		if dirty && time.Since(start) < l.lo.MaxStale {
+		if !settled(before.items, after.items) && time.Since(start) < l.lo.MaxStale {
 			if !l.quiet() {
 				return Reload{Trigger: trigger, Err: ErrClosed}
 			}
@@ -431,7 +444,7 @@ func (l *Live) load(trigger string) Reload {
 			if old := l.state.Load(); old != nil {
 				gen = old.gen + 1
 			}
-			l.state.Store(&liveState{c: c, loadedAt: r.At, gen: gen})
+			l.state.Store(&liveState{c: c, loadedAt: r.At, gen: gen, begun: begun})
 		}
 		close(l.bcast)
 		l.bcast = make(chan struct{})
@@ -443,9 +456,57 @@ func (l *Live) load(trigger string) Reload {
 	}
 }
 
+// settled reports whether a load that ran between two scans read the
+// folders as they were at one moment. It did when nothing vanished and at
+// most one thing changed: a file replaced (the load opened either the old
+// file or the new one), or a file or folder that appeared, with all it
+// holds (counted at the top-most path the first scan lacks: the load
+// either listed its parent before it came, and read none of it, or after,
+// and read it whole). A file or folder that vanished is not settled: the
+// load may have listed it, then found it gone when it came to read it,
+// which no moment on disk looked like.
+func settled(before, after map[string]string) bool {
+	changed := map[string]bool{}
+	for path, b := range before {
+		a, ok := after[path]
+		if !ok {
+			return false
+		}
+		if a != b {
+			changed[path] = true
+		}
+	}
+	for path := range after {
+		if _, ok := before[path]; ok {
+			continue
+		}
+		for {
+			parent := parentKey(path)
+			if _, ok := before[parent]; ok || parent == "" {
+				break
+			}
+			path = parent
+		}
+		changed[path] = true
+	}
+	return len(changed) <= 1
+}
+
+// parentKey returns the key of the folder holding the item at key (a
+// folder's key ends in a separator), or "" at the top.
+func parentKey(key string) string {
+	sep := string(filepath.Separator)
+	trimmed := strings.TrimSuffix(key, sep)
+	parent := filepath.Dir(trimmed)
+	if parent == trimmed || parent == "." || parent == "" {
+		return ""
+	}
+	return strings.TrimSuffix(parent, sep) + sep
+}
+
 // scanned is what one scan of the watched folders found.
 type scanned struct {
-	stamp   string // digest of every listing and policy file seen
+	items   map[string]string // path -> stamp of every listing and file seen
 	watched int
 	err     error // the first watch that could not be added
 }
@@ -454,8 +515,16 @@ type scanned struct {
 // (hidden folders, .git and node_modules skipped; symlinks followed only
 // inside their root; the depth and folder bounds), makes the watches match
 // it (dropping those of folders gone, adding those of folders new) and
-// returns a stamp of every listing: names, sizes, times and file ids.
+// stamps every item: a folder by its listing (names and kinds), a file by
+// its size, modification time and identity.
 func (l *Live) scan(opts loader.Options, p Policy) scanned {
+	items, tree, named := l.collect(opts, p)
+	return scanned{items: items}.with(l.rewatch(tree, named))
+}
+
+// collect is scan without the watches: the stamps, the folders whose
+// every event counts, and the folders where only some names count.
+func (l *Live) collect(opts loader.Options, p Policy) (items map[string]string, tree map[string]bool, named map[string]map[string]bool) {
 	roots := opts.Roots
 	if len(roots) == 0 {
 		roots = p.Roots
@@ -469,10 +538,8 @@ func (l *Live) scan(opts loader.Options, p Policy) scanned {
 	}
 	limits = p.Limits.apply(limits)
 
-	h := fnv.New128a()
-	tree := map[string]bool{}
-	named := map[string]map[string]bool{}
-	name := func(path string) {
+	items, tree, named = map[string]string{}, map[string]bool{}, map[string]map[string]bool{}
+	name := func(path string, whole bool) {
 		abs, err := filepath.Abs(path)
 		if err != nil {
 			return
@@ -482,10 +549,12 @@ func (l *Live) scan(opts loader.Options, p Policy) scanned {
 			named[dir] = map[string]bool{}
 		}
 		named[dir][filepath.Base(abs)] = true
-		stampPath(h, abs)
+		items[abs] = stampPath(abs, whole)
 	}
 	for _, r := range roots {
-		name(r)
+		// A root is stamped by what it is, not by its listing, which
+		// the walk stamps: an entry added to it is one change, not two.
+		name(r, false)
 		real, err := filepath.EvalSymlinks(r)
 		if err != nil {
 			continue
@@ -493,13 +562,13 @@ func (l *Live) scan(opts loader.Options, p Policy) scanned {
 		if real, err = filepath.Abs(real); err != nil {
 			continue
 		}
-		w := &treeWalk{h: h, tree: tree, rootReal: real, limits: limits, budget: 2 * limits.MaxFolders}
+		w := &treeWalk{items: items, tree: tree, rootReal: real, limits: limits, budget: 2 * limits.MaxFolders}
 		w.walk(real, 0, -1)
 	}
 	if l.lo.PolicyFile != "" {
-		name(l.lo.PolicyFile)
+		name(l.lo.PolicyFile, true)
 	}
-	return scanned{stamp: string(h.Sum(nil)), watched: 0, err: nil}.with(l.rewatch(tree, named))
+	return items, tree, named
 }
 
 func (s scanned) with(n int, err error) scanned {
@@ -566,7 +635,7 @@ func (l *Live) rewatch(tree map[string]bool, named map[string]map[string]bool) (
 
 // treeWalk walks one root for scan.
 type treeWalk struct {
-	h        hash.Hash
+	items    map[string]string
 	tree     map[string]bool
 	rootReal string
 	limits   loader.Limits
@@ -581,22 +650,25 @@ func (w *treeWalk) walk(dir string, depth, skillDepth int) {
 	}
 	w.budget--
 	w.tree[dir] = true
-	stampPath(w.h, dir)
 	entries, err := os.ReadDir(dir) // sorted by name
 	if err != nil {
-		stampString(w.h, "unreadable")
+		w.items[dir+string(filepath.Separator)] = "unreadable"
 		return
 	}
 	if skillDepth < 0 && slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == loader.SkillFile && !e.IsDir() }) {
 		skillDepth = 0
 	}
+	// A folder is stamped by being there (its key ends in a separator),
+	// each file in it by its size, time and identity: the folder's own
+	// time moves with every file renamed into it, which is no change of
+	// what the load reads. A file added or removed is an item gained or
+	// lost.
+	w.items[dir+string(filepath.Separator)] = "folder"
 	for _, e := range entries {
-		stampString(w.h, e.Name())
-		if info, err := e.Info(); err == nil {
-			stampString(w.h, strconv.FormatInt(info.Size(), 10))
-			stampString(w.h, strconv.FormatInt(info.ModTime().UnixNano(), 10))
-			stampString(w.h, info.Mode().String())
-			stampString(w.h, fileID(info))
+		if !e.IsDir() {
+			if info, err := e.Info(); err == nil {
+				w.items[filepath.Join(dir, e.Name())] = stampInfo(info)
+			}
 		}
 	}
 	for _, e := range entries {
@@ -634,23 +706,19 @@ func within(base, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-func stampPath(h hash.Hash, path string) {
-	stampString(h, path)
+// stampPath stamps the file or folder at path: what it is and, when whole,
+// its size and time too.
+func stampPath(path string, whole bool) string {
 	info, err := os.Stat(path)
 	if err != nil {
-		stampString(h, "absent")
-		return
+		return "absent"
 	}
-	stampString(h, strconv.FormatInt(info.Size(), 10))
-	stampString(h, strconv.FormatInt(info.ModTime().UnixNano(), 10))
-	stampString(h, info.Mode().String())
-	stampString(h, fileID(info))
+	if !whole {
+		return info.Mode().Type().String() + " " + fileID(info)
+	}
+	return stampInfo(info)
 }
 
-// stampString writes s length-prefixed, so that no two sequences of
-// strings hash alike by running together.
-func stampString(h hash.Hash, s string) {
-	h.Write([]byte(strconv.Itoa(len(s))))
-	h.Write([]byte{':'})
-	h.Write([]byte(s))
+func stampInfo(info os.FileInfo) string {
+	return fmt.Sprintf("%s %d %d %s", info.Mode(), info.Size(), info.ModTime().UnixNano(), fileID(info))
 }

@@ -16,5 +16,5 @@ func fileID(info os.FileInfo) string {
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("%d:%d:%d", st.Dev, st.Ino, st.Nlink)
+	return fmt.Sprintf("%d:%d", st.Dev, st.Ino)
 }
