@@ -52,7 +52,14 @@ func TestLoadAndFault(t *testing.T) {
 	ctx, stop := context.WithTimeout(context.Background(), 60*time.Second)
 	defer stop()
 	done := make(chan *serveload.Record, 1)
-	go func() { done <- serveload.Run(ctx, ts.URL, "", clients, 5000, cat.Requests()) }()
+	// Under the race detector a compile costs ten times as much: the
+	// clients pause between requests, or the edits' own loads (and the
+	// test) would take half a minute on two cores.
+	var pause time.Duration
+	if raceEnabled {
+		pause = 50 * time.Millisecond
+	}
+	go func() { done <- serveload.Run(ctx, ts.URL, "", clients, 5000, pause, cat.Requests()) }()
 
 	var final string
 	for i := 1; i <= edits; i++ {

@@ -74,9 +74,9 @@ func run(skills, clients int, duration time.Duration, edits, samples, reloads in
 	reqs := cat.Requests()
 
 	// Throughput and latency, no edits.
-	serveload.Run(context.Background(), url, "", clients, 20, reqs) // warm up
+	serveload.Run(context.Background(), url, "", clients, 20, 0, reqs) // warm up
 	ctx, cancel := context.WithTimeout(context.Background(), duration)
-	rec := serveload.Run(ctx, url, "", clients, 1<<30, reqs)
+	rec := serveload.Run(ctx, url, "", clients, 1<<30, 0, reqs)
 	cancel()
 	fmt.Printf("throughput: %d compiles in %v at %d clients: %.0f compiles/s, p50 %v, p99 %v, %d failed\n",
 		rec.Requests, duration, clients, float64(rec.Requests)/duration.Seconds(), rec.Quantile(0.5).Round(10*time.Microsecond), rec.Quantile(0.99).Round(10*time.Microsecond), rec.Failed)
@@ -100,7 +100,7 @@ func run(skills, clients int, duration time.Duration, edits, samples, reloads in
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Minute)
 	done := make(chan *serveload.Record, 1)
-	go func() { done <- serveload.Run(ctx, url, "", clients, 1<<30, reqs) }()
+	go func() { done <- serveload.Run(ctx, url, "", clients, 1<<30, 0, reqs) }()
 	var final string
 	editStart := time.Now()
 	for i := 1; i <= edits; i++ {

@@ -194,9 +194,10 @@ func (r *Record) Quantile(q float64) time.Duration {
 }
 
 // Run sends requests from clients goroutines to url (the server's base
-// URL) until ctx ends or each client has sent limit requests, and returns
-// what they saw. token, when set, is sent as a bearer token.
-func Run(ctx context.Context, url, token string, clients, limit int, reqs []Request) *Record {
+// URL) until ctx ends or each client has sent limit requests, each client
+// waiting pause between two, and returns what they saw. token, when set,
+// is sent as a bearer token.
+func Run(ctx context.Context, url, token string, clients, limit int, pause time.Duration, reqs []Request) *Record {
 	rec := &Record{}
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}
 	defer hc.CloseIdleConnections()
@@ -214,6 +215,12 @@ func Run(ctx context.Context, url, token string, clients, limit int, reqs []Requ
 					return // the run ended during this request
 				}
 				rec.add(fp, time.Since(start), failure)
+				if pause > 0 {
+					select {
+					case <-ctx.Done():
+					case <-time.After(pause):
+					}
+				}
 			}
 		}()
 	}
