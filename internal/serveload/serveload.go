@@ -241,20 +241,44 @@ func compile(ctx context.Context, hc *http.Client, url, token string, body []byt
 		return "", err.Error()
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
+	// The head is enough to learn the catalog; the rest is read and
+	// dropped, so the connection is reused and the whole answer counted.
+	head := make([]byte, 512)
+	n, err := io.ReadFull(resp.Body, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return "", err.Error()
+	}
+	data := head[:n]
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
 		return "", err.Error()
 	}
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Sprintf("%d %.300s", resp.StatusCode, data)
 	}
-	var res struct {
-		CatalogFingerprint string `json:"catalog_fingerprint"`
-	}
-	if err := json.Unmarshal(data, &res); err != nil || res.CatalogFingerprint == "" {
+	fp = catalogFingerprint(data)
+	if fp == "" {
 		return "", fmt.Sprintf("not a compile result: %.300s", data)
 	}
-	return res.CatalogFingerprint, ""
+	return fp, ""
+}
+
+// catalogFingerprint reads the catalog_fingerprint of a compile result
+// from its first lines, where the contract puts it: a result over a large
+// catalog is hundreds of KiB (every unit is listed), and decoding it whole
+// would make the clients, on the same cores as the server, the bottleneck.
+func catalogFingerprint(data []byte) string {
+	const key = `"catalog_fingerprint": "`
+	head := data[:min(len(data), 512)]
+	i := bytes.Index(head, []byte(key))
+	if i < 0 || !bytes.HasPrefix(head, []byte("{")) {
+		return ""
+	}
+	rest := head[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return string(rest[:j])
 }
 
 // CatalogFingerprint asks the server which catalog it serves.
