@@ -5,7 +5,7 @@
 // reloads. The server runs in this process and every request goes to
 // loopback; each phase is bounded in count and time.
 //
-//	go run ./bench/serveload [-skills 1000] [-clients 16] [-duration 10s] [-edits 20] [-reload-samples 20] [-reloads 1000]
+//	go run ./bench/serveload [-skills 1000] [-clients 16] [-duration 10s] [-edits 20] [-reload-samples 20] [-reloads 1000] [-timeout 2s]
 package main
 
 import (
@@ -34,14 +34,15 @@ func main() {
 	edits := flag.Int("edits", 20, "edits during the edit phase")
 	samples := flag.Int("reload-samples", 20, "single edits timed until served")
 	reloads := flag.Int("reloads", 1000, "forced reloads in the memory phase")
+	timeout := flag.Duration("timeout", server.DefaultTimeout, "the server's per-compile deadline (rlmc serve --timeout)")
 	flag.Parse()
-	if err := run(*skills, *clients, *duration, *edits, *samples, *reloads); err != nil {
+	if err := run(*skills, *clients, *duration, *edits, *samples, *reloads, *timeout); err != nil {
 		fmt.Fprintln(os.Stderr, "serveload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(skills, clients int, duration time.Duration, edits, samples, reloads int) error {
+func run(skills, clients int, duration time.Duration, edits, samples, reloads int, timeout time.Duration) error {
 	dir, err := os.MkdirTemp("", "serveload")
 	if err != nil {
 		return err
@@ -51,7 +52,7 @@ func run(skills, clients int, duration time.Duration, edits, samples, reloads in
 	if err != nil {
 		return err
 	}
-	s, err := server.New(server.Config{Roots: []string{cat.Root}, PolicyFile: cat.Policy, MaxInflight: clients,
+	s, err := server.New(server.Config{Roots: []string{cat.Root}, PolicyFile: cat.Policy, MaxInflight: clients, Timeout: timeout,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return err
@@ -143,8 +144,8 @@ func run(skills, clients int, duration time.Duration, edits, samples, reloads in
 	fmt.Printf("edits under load: %d edits in %v, %d compiles, %d failed, %d from a catalog that never existed, %d catalogs served of %d states, converged %v after the last edit, p50 %v, p99 %v\n",
 		edits, last.Sub(editStart).Round(time.Millisecond), rec.Requests, rec.Failed, foreign, len(rec.Fingerprints), len(existed), converged.Round(time.Millisecond),
 		rec.Quantile(0.5).Round(10*time.Microsecond), rec.Quantile(0.99).Round(10*time.Microsecond))
-	for _, f := range rec.Failures {
-		fmt.Println("  failure:", f)
+	for _, f := range rec.Failures[:min(len(rec.Failures), 3)] {
+		fmt.Printf("  failure: %q\n", f)
 	}
 
 	// Reload time: one body edit, timed until the new catalog serves.
