@@ -82,7 +82,18 @@ func run(skills, clients int, duration time.Duration, edits, samples, reloads in
 	fmt.Printf("throughput: %d compiles in %v at %d clients: %.0f compiles/s, p50 %v, p99 %v, %d failed\n",
 		rec.Requests, duration, clients, float64(rec.Requests)/duration.Seconds(), rec.Quantile(0.5).Round(10*time.Microsecond), rec.Quantile(0.99).Round(10*time.Microsecond), rec.Failed)
 
-	// Edits under load: every answer must come from a state that existed.
+	if edits > 0 {
+		if err := editPhase(url, cat, clients, edits, reqs); err != nil {
+			return err
+		}
+	}
+	return reloadPhases(live, cat, samples, reloads)
+}
+
+// editPhase runs the clients while the catalog is edited: every answer
+// must come from a state that existed.
+func editPhase(url string, cat *serveload.Catalog, clients, edits int, reqs []serveload.Request) error {
+	var err error
 	existed := map[string]bool{}
 	state := func() (string, error) {
 		p, err := compiler.LoadPolicy(cat.Policy)
@@ -99,7 +110,7 @@ func run(skills, clients int, duration time.Duration, edits, samples, reloads in
 	if _, err := state(); err != nil {
 		return err
 	}
-	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	done := make(chan *serveload.Record, 1)
 	go func() { done <- serveload.Run(ctx, url, "", clients, 1<<30, 0, reqs) }()
 	var final string
@@ -134,7 +145,7 @@ func run(skills, clients int, duration time.Duration, edits, samples, reloads in
 	}
 	time.Sleep(100 * time.Millisecond)
 	cancel()
-	rec = <-done
+	rec := <-done
 	foreign := 0
 	for fp, n := range rec.Fingerprints {
 		if !existed[fp] {
@@ -147,6 +158,12 @@ func run(skills, clients int, duration time.Duration, edits, samples, reloads in
 	for _, f := range rec.Failures[:min(len(rec.Failures), 3)] {
 		fmt.Printf("  failure: %q\n", f)
 	}
+	return nil
+}
+
+// reloadPhases times single edits until served, then forces reloads and
+// watches memory, goroutines and open files.
+func reloadPhases(live *compiler.Live, cat *serveload.Catalog, samples, reloads int) error {
 
 	// Reload time: one body edit, timed until the new catalog serves.
 	var times []time.Duration
