@@ -421,3 +421,108 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestRunReloadsOnSignal: each value on Config.Reload (SIGHUP in rlmc
+// serve) forces a reload, and Run returns nil when its context ends.
+func TestRunReloadsOnSignal(t *testing.T) {
+	root, _ := smallCatalog(t)
+	hup := make(chan os.Signal, 1)
+	addr := make(chan net.Addr, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Config{Addr: "127.0.0.1:0", Roots: []string{root}, Reload: hup, Logger: quietLogger(),
+			Listening: func(a net.Addr) { addr <- a }})
+	}()
+	url := "http://" + (<-addr).String()
+	metric := func(name string) string {
+		resp, err := http.Get(url + "/metrics")
+		if err != nil {
+			return ""
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, name+" "); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for metric("rlmc_catalog_units") != "3" {
+		if time.Now().After(deadline) {
+			t.Fatal("no catalog after 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	hup <- os.Interrupt // any value: rlmc serve sends SIGHUP
+	for metric("rlmc_catalog_reloads_total") != "1" {
+		if time.Now().After(deadline) {
+			t.Fatal("no reload 10s after the signal")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: got %v; want nil", err)
+	}
+}
+
+// TestRunDrains: a compile in flight when the context ends (SIGTERM)
+// finishes and is answered before Run returns nil.
+func TestRunDrains(t *testing.T) {
+	root, _ := smallCatalog(t)
+	addr := make(chan net.Addr, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Config{Addr: "127.0.0.1:0", Roots: []string{root}, Logger: quietLogger(),
+			Listening: func(a net.Addr) { addr <- a }})
+	}()
+	url := "http://" + (<-addr).String()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(url + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("not ready after 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The request's body arrives in two parts; the shutdown starts
+	// between them, while the handler is reading it.
+	body, w := io.Pipe()
+	answered := make(chan int, 1)
+	go func() {
+		resp, err := http.Post(url+"/v1/compile", "application/json", body)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	io.WriteString(w, `{"task": "write the failing`)
+	time.Sleep(100 * time.Millisecond) // the handler is reading the body
+	cancel()
+	time.Sleep(100 * time.Millisecond) // Shutdown is waiting for it
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned %v with a request in flight", err)
+	default:
+	}
+	io.WriteString(w, ` test first"}`)
+	w.Close()
+	if status := <-answered; status != 200 {
+		t.Fatalf("the request in flight: got status %d; want 200", status)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Run: got %v; want nil", err)
+	}
+}
