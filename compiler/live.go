@@ -679,7 +679,7 @@ func (w *treeWalk) walk(dir string, depth, skillDepth int) {
 		child := filepath.Join(dir, name)
 		if e.Type()&os.ModeSymlink != 0 {
 			target, err := filepath.EvalSymlinks(child)
-			if err != nil || !within(w.rootReal, target) {
+			if err != nil || !pathWithin(w.rootReal, target) {
 				continue
 			}
 			if info, err := os.Stat(target); err != nil || !info.IsDir() {
@@ -700,8 +700,8 @@ func (w *treeWalk) walk(dir string, depth, skillDepth int) {
 	}
 }
 
-// within reports whether path is base or below it.
-func within(base, path string) bool {
+// pathWithin reports whether path is base or below it.
+func pathWithin(base, path string) bool {
 	rel, err := filepath.Rel(base, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
@@ -714,11 +714,11 @@ func stampPath(path string, whole bool) string {
 		return "absent"
 	}
 	if !whole {
-		return info.Mode().Type().String() + " " + fileID(info)
+		return info.Mode().Type().String() + " " + liveFileID(info)
 	}
 	return stampInfo(info)
 }
 
 func stampInfo(info os.FileInfo) string {
-	return fmt.Sprintf("%s %d %d %s", info.Mode(), info.Size(), info.ModTime().UnixNano(), fileID(info))
+	return fmt.Sprintf("%s %d %d %s", info.Mode(), info.Size(), info.ModTime().UnixNano(), liveFileID(info))
 }

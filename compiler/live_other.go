@@ -4,6 +4,6 @@ package compiler
 
 import "os"
 
-// fileID identifies the file behind info beyond its name, size and time
+// liveFileID identifies the file behind info beyond its name, size and time
 // where the system says how; here it does not.
-func fileID(os.FileInfo) string { return "" }
+func liveFileID(os.FileInfo) string { return "" }

@@ -8,10 +8,10 @@ import (
 	"syscall"
 )
 
-// fileID identifies the file behind info beyond its name, size and time: a
+// liveFileID identifies the file behind info beyond its name, size and time: a
 // file replaced by another (a rename over it, as editors save) has a new
 // inode even when it is written within the same clock tick as the old one.
-func fileID(info os.FileInfo) string {
+func liveFileID(info os.FileInfo) string {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
 		return ""

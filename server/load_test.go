@@ -57,7 +57,7 @@ func TestLoadAndFault(t *testing.T) {
 	// test) would take half a minute on two cores.
 	var pause time.Duration
 	if raceEnabled {
-		pause = 50 * time.Millisecond
+		pause = 100 * time.Millisecond
 	}
 	go func() { done <- serveload.Run(ctx, ts.URL, "", clients, 5000, pause, cat.Requests()) }()
 
