@@ -150,9 +150,9 @@ type liveState struct {
 //
 // A load that fails (a policy that does not parse, a root that vanished)
 // keeps the last good catalog serving: LastError returns the failure and
-// LiveOptions.OnReload hears of it. A load during which the watched files
-// changed is never swapped in (up to LiveOptions.MaxStale): it could mix
-// the folders' states before and after the change.
+// LiveOptions.OnReload hears of it. A load is swapped in only when the
+// folders held still enough around it that it reads them as they were at
+// one moment (see load), so no catalog mixes two states of the folders.
 func Watch(ctx context.Context, opts loader.Options, p Policy, lo LiveOptions) (*Live, error) {
 	if lo.Debounce <= 0 {
 		lo.Debounce = DefaultDebounce
@@ -178,14 +178,20 @@ func Watch(ctx context.Context, opts loader.Options, p Policy, lo LiveOptions) (
 	l.wg.Add(1)
 	go l.consume()
 	// The first load runs here, with events already counted, so that a
-	// change during it is noticed like any other.
-	if r := l.load("start"); r.Err != nil {
+	// change during it is noticed like any other; ctx ending stops it.
+	stopFirst := context.AfterFunc(ctx, l.cancel)
+	r := l.load("start")
+	stopFirst()
+	if r.Err != nil {
 		l.Close()
 		return nil, r.Err
 	}
 	l.wg.Add(1)
 	go l.run()
-	l.stopCtx = context.AfterFunc(ctx, func() { l.Close() })
+	stop := context.AfterFunc(ctx, func() { l.Close() })
+	l.mu.Lock()
+	l.stopCtx = stop
+	l.mu.Unlock()
 	return l, nil
 }
 
@@ -240,8 +246,11 @@ func (l *Live) Watched() int {
 func (l *Live) Close() error {
 	var err error
 	l.stopOnce.Do(func() {
-		if l.stopCtx != nil {
-			l.stopCtx()
+		l.mu.Lock()
+		stopCtx := l.stopCtx
+		l.mu.Unlock()
+		if stopCtx != nil {
+			stopCtx()
 		}
 		close(l.stop)
 		l.cancel()
