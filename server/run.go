@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // Run serves until ctx ends: it listens, answers 503 while the first
@@ -30,6 +31,17 @@ func Run(ctx context.Context, cfg Config) error {
 		// once; later, a broken policy only fails that reload.
 		if _, err := compiler.LoadPolicy(cfg.PolicyFile); err != nil {
 			return &ConfigError{err.Error()}
+		}
+	}
+	// A root named that is not a folder is said before anything
+	// listens; the first load would refuse it anyway.
+	for _, r := range cfg.Roots {
+		info, err := os.Stat(r)
+		if err == nil && !info.IsDir() {
+			err = loader.ErrNotFolder
+		}
+		if err != nil {
+			return &loader.RootError{Root: r, Err: err}
 		}
 	}
 	ln, err := s.Listen()

@@ -25,6 +25,7 @@ func TestServeRefuses(t *testing.T) {
 		{name: "all interfaces without a token", args: []string{"serve", "--addr", "0.0.0.0:0"}, want: "not a loopback address"},
 		{name: "a host name without a token", args: []string{"serve", "--addr", "example.com:0"}, want: "not a loopback address"},
 		{name: "an empty token file", args: []string{"serve", "--addr", "0.0.0.0:0", "--token-file", empty}, want: "is empty"},
+		{name: "a root that does not exist", args: []string{"serve", "--addr", "127.0.0.1:0", "--root", filepath.Join(t.TempDir(), "nope")}, want: "does not exist"},
 		{name: "a policy that does not parse", args: []string{"serve", "--addr", "127.0.0.1:0", "--policy", writePolicy(t, "budget: [\n")}, want: "invalid policy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
