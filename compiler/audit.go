@@ -35,11 +35,18 @@ type Audit struct {
 // NewAudit returns an audit trail writing to w.
 func NewAudit(w io.Writer) *Audit { return &Audit{w: w, now: time.Now} }
 
-// Compile runs c.Compile and records it.
-func (a *Audit) Compile(ctx context.Context, c *Compiler, req Request) (*Result, error) {
+// Compile runs c.Compile and records it. c is a *Compiler or a *Live; the
+// record names the catalog the compile ran on (for a failed compile, the
+// catalog current when it ended).
+func (a *Audit) Compile(ctx context.Context, c Source, req Request) (*Result, error) {
 	start := a.now()
 	res, err := c.Compile(ctx, req)
-	rec := AuditRecord{Time: start.UTC(), CatalogFingerprint: c.CatalogFingerprint(), Selected: []string{}, Rejected: map[ReasonCode]int{}}
+	rec := AuditRecord{Time: start.UTC(), Selected: []string{}, Rejected: map[ReasonCode]int{}}
+	if res != nil {
+		rec.CatalogFingerprint = res.CatalogFingerprint
+	} else if cur := c.Current(); cur != nil {
+		rec.CatalogFingerprint = cur.CatalogFingerprint()
+	}
 	rec.DurationMS = float64(a.now().Sub(start).Microseconds()) / 1000
 	if err != nil {
 		rec.Decision = DecisionError

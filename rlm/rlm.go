@@ -97,7 +97,7 @@ var ErrNoSkills = errors.New("no skills are available")
 
 type skills struct {
 	next      Planner
-	c         *compiler.Compiler
+	src       compiler.Source
 	disabled  bool
 	audit     *compiler.Audit
 	deny      []string
@@ -107,25 +107,26 @@ type skills struct {
 
 // WithSkills returns a Planner that compiles skills for each request's task
 // and puts the rendered block in front of the request's System context
-// before calling next. With no compiler, an empty catalog, or Disabled, it
-// calls next with the request untouched, unless the request selects skills:
-// then Plan returns an error wrapping ErrNoSkills. A task that selects
-// nothing also reaches next untouched. It never edits tools, messages or
-// options. A compile error (for example an explicit selection that cannot
-// be honored) is returned, and next is not called. OnCompile tells the
-// host what each compile decided.
-func WithSkills(next Planner, c *compiler.Compiler, opts ...Option) Planner {
-	s := &skills{next: next, c: c}
+// before calling next. src is a *compiler.Compiler, or a *compiler.Live
+// (compiler.Watch) whose latest catalog each call compiles against, and
+// which retries a compile once after a reload when a skill changed on disk
+// meanwhile. With no compiler (a nil src), an empty catalog, or Disabled,
+// it calls next with the request untouched, unless the request selects
+// skills: then Plan returns an error wrapping ErrNoSkills. A task that
+// selects nothing also reaches next untouched. It never edits tools,
+// messages or options. A compile error (for example an explicit selection
+// that cannot be honored) is returned, and next is not called. OnCompile
+// tells the host what each compile decided.
+func WithSkills(next Planner, src compiler.Source, opts ...Option) Planner {
+	s := &skills{next: next, src: src}
 	for _, o := range opts {
 		o(s)
 	}
 	switch {
 	case s.disabled:
 		return passThrough{next: next, why: "skills are disabled"}
-	case c == nil:
+	case src == nil:
 		return passThrough{next: next, why: "there is no compiler"}
-	case len(c.Catalog().Units) == 0:
-		return passThrough{next: next, why: "the catalog is empty"}
 	}
 	return s
 }
@@ -147,15 +148,23 @@ func (p passThrough) Plan(ctx context.Context, req *Request) (*Response, error) 
 
 // Plan implements Planner.
 func (s *skills) Plan(ctx context.Context, req *Request) (*Response, error) {
+	// A live catalog may become empty, or be emptied, between two calls,
+	// so this is decided at each call.
+	switch c := s.src.Current(); {
+	case c == nil:
+		return passThrough{next: s.next, why: "there is no compiler"}.Plan(ctx, req)
+	case len(c.Catalog().Units) == 0:
+		return passThrough{next: s.next, why: "the catalog is empty"}.Plan(ctx, req)
+	}
 	creq := compiler.Request{Task: taskOf(req), Select: req.Skills, Deny: s.deny, Budget: s.budget}
 	var (
 		res *compiler.Result
 		err error
 	)
 	if s.audit != nil {
-		res, err = s.audit.Compile(ctx, s.c, creq)
+		res, err = s.audit.Compile(ctx, s.src, creq)
 	} else {
-		res, err = s.c.Compile(ctx, creq)
+		res, err = s.src.Compile(ctx, creq)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("rlm: compiling skills: %w", err)

@@ -137,7 +137,7 @@ func reportCompileError(err error, format string, stdout io.Writer) error {
 		return &exitError{code: exitFailure, err: err}
 	}
 	if format == "json" {
-		if werr := writeJSON(stdout, map[string]any{"schema": compiler.Schema, "error": ce}); werr != nil {
+		if werr := writeJSON(stdout, compiler.ErrorDocument(ce)); werr != nil {
 			return werr
 		}
 		return failed()

@@ -103,6 +103,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newGraphCmd(stdout, stderr),
 		newDoctorCmd(stdout),
 		newVersionCmd(stdout),
+		newServeCmd(stderr),
 	)
 	setVersion(root)
 	registerCompletions(root)

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlmc-dev/rlmc/internal/safefs"
+	"github.com/rlmc-dev/rlmc/loader"
+	"github.com/rlmc-dev/rlmc/server"
+)
+
+// envToken names the environment variable holding the bearer token.
+const envToken = "RLMC_TOKEN"
+
+func newServeCmd(stderr io.Writer) *cobra.Command {
+	var (
+		cfg       server.Config
+		tokenFile string
+	)
+	cmd := &cobra.Command{
+		Use:   "serve [--addr HOST:PORT | --socket PATH] [--root DIR]... [--policy FILE]",
+		Short: "Answer compiles over HTTP from a warm catalog that reloads itself",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("addr") && cfg.Socket != "" {
+				return usageError("give --addr or --socket, not both")
+			}
+			if !cmd.Flags().Changed("addr") {
+				cfg.Addr = ""
+			}
+			token, err := readToken(tokenFile)
+			if err != nil {
+				return err
+			}
+			cfg.Token = token
+			cfg.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
+			cfg.Reload = hup
+			err = server.Run(ctx, cfg)
+			var ce *server.ConfigError
+			var re *loader.RootError
+			if errors.As(err, &ce) || errors.As(err, &re) {
+				return usageError("%v", err)
+			}
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&cfg.Addr, "addr", server.DefaultAddr, "listen on `HOST:PORT`; an address that is not loopback needs a token")
+	fl.StringVar(&cfg.Socket, "socket", "", "listen on a unix socket at `PATH` (created 0600) instead")
+	fl.StringArrayVar(&cfg.Roots, "root", nil, "skill root `DIR`, which must exist (repeatable; first wins; replaces the default roots)")
+	fl.StringVar(&cfg.PolicyFile, "policy", "", "host policy YAML `FILE`, watched and reloaded with the skills")
+	fl.StringVar(&tokenFile, "token-file", "", "require the bearer token in `FILE` on every request (else $"+envToken+" if set)")
+	fl.DurationVar(&cfg.Timeout, "timeout", server.DefaultTimeout, "deadline of one compile")
+	fl.IntVar(&cfg.MaxInflight, "max-inflight", server.DefaultMaxInflight, "concurrent compiles; more are answered 429")
+	fl.DurationVar(&cfg.DrainTimeout, "drain-timeout", server.DefaultDrainTimeout, "how long shutdown waits for requests in flight")
+	fl.BoolVar(&cfg.LogTasks, "log-tasks", false, "log the text of each task (never logged otherwise)")
+	fl.DurationVar(&cfg.Debounce, "debounce", 50*time.Millisecond, "quiet time after a change before the catalog reloads")
+	return cmd
+}
+
+// readToken returns the bearer token from file, else from $RLMC_TOKEN; ""
+// means none. A token file that is empty is an error: it would leave the
+// server open while its operator believes it closed.
+func readToken(file string) (string, error) {
+	if file == "" {
+		return strings.TrimSpace(os.Getenv(envToken)), nil
+	}
+	data, err := safefs.ReadPath(file, 64<<10)
+	if err != nil {
+		return "", usageError("--token-file: %v", err)
+	}
+	token := strings.TrimSpace(string(data))
+	if token == "" {
+		return "", usageError("--token-file %s is empty", file)
+	}
+	return token, nil
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestServeRefuses: configurations the server must not start with are
+// usage errors (exit 2), said before anything listens where they would.
+func TestServeRefuses(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  string
+		want string
+	}{
+		{name: "addr and socket", args: []string{"serve", "--addr", "127.0.0.1:0", "--socket", "s.sock"}, want: "not both"},
+		{name: "all interfaces without a token", args: []string{"serve", "--addr", "0.0.0.0:0"}, want: "not a loopback address"},
+		{name: "a host name without a token", args: []string{"serve", "--addr", "example.com:0"}, want: "not a loopback address"},
+		{name: "an empty token file", args: []string{"serve", "--addr", "0.0.0.0:0", "--token-file", empty}, want: "is empty"},
+		{name: "a root that does not exist", args: []string{"serve", "--addr", "127.0.0.1:0", "--root", filepath.Join(t.TempDir(), "nope")}, want: "does not exist"},
+		{name: "a policy that does not parse", args: []string{"serve", "--addr", "127.0.0.1:0", "--policy", writePolicy(t, "budget: [\n")}, want: "invalid policy"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(envToken, tc.env)
+			var stdout, stderr bytes.Buffer
+			if code := Main(tc.args, strings.NewReader(""), &stdout, &stderr); code != exitUsage {
+				t.Fatalf("exit: got %d; want %d (%s)", code, exitUsage, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Fatalf("stderr: got %q; want it to say %q", stderr.String(), tc.want)
+			}
+		})
+	}
+}
+
+func writePolicy(t *testing.T, data string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,733 @@
+package compiler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/rlmc-dev/rlmc/loader"
+)
+
+// Source is what compiles a request: a *Compiler, over the one catalog it
+// was built on, or a *Live, which compiles against the latest catalog of
+// the folders it watches. rlm.WithSkills and Audit accept either.
+type Source interface {
+	// Current returns the compiler in effect now; nil means none.
+	Current() *Compiler
+	// Compile compiles req against one catalog, never a mix of two.
+	Compile(ctx context.Context, req Request) (*Result, error)
+}
+
+// Current returns c: a compiler is its own, fixed, catalog. It is nil for a
+// nil *Compiler, so a Source holding one reads as "no compiler".
+func (c *Compiler) Current() *Compiler { return c }
+
+// Defaults of LiveOptions.
+const (
+	// DefaultDebounce is how long the folders must stay quiet after a
+	// change before the catalog is loaded again: an editor's save or a
+	// git checkout is a burst of events, and one reload should follow it.
+	DefaultDebounce = 50 * time.Millisecond
+	// DefaultMaxStale bounds how long the watched folders may keep
+	// changing during loads before a load is swapped in anyway (see Watch).
+	DefaultMaxStale = 10 * time.Second
+	// maxDebounceWait bounds one debounce: a burst longer than this is
+	// loaded without waiting for its end (the load is then likely
+	// discarded as changed-while-loading, and loaded again once quiet).
+	maxDebounceWait = time.Second
+	// resourceDepth bounds how deep below a skill folder its resource
+	// folders (agents/, references/, ...) are watched.
+	resourceDepth = 4
+)
+
+// LiveOptions configure Watch. The zero value is usable.
+type LiveOptions struct {
+	// PolicyFile, when set, is the host policy: it is read (LoadPolicy)
+	// at every load and watched like the roots, and the Policy given to
+	// Watch is not used. A policy that does not parse fails that load.
+	PolicyFile string
+	// Debounce is the quiet time after the last change before a reload;
+	// zero means DefaultDebounce.
+	Debounce time.Duration
+	// MaxStale: a load during which the watched files changed is
+	// discarded and loaded again, so that no catalog mixes two states of
+	// the folders; when they have kept changing for MaxStale, the latest
+	// load is swapped in anyway. Zero means DefaultMaxStale.
+	MaxStale time.Duration
+	// OnReload, when set, is called after every load attempt, from the
+	// watching goroutine (not for the first load: Watch returns its
+	// error). It must return quickly.
+	OnReload func(Reload)
+}
+
+// Reload reports one load attempt of a Live catalog.
+type Reload struct {
+	// Trigger is what started it: "start", "change" or "forced".
+	Trigger string
+	// Compiler is the catalog swapped in; nil when Err is set.
+	Compiler *Compiler
+	// Err is why the load failed; the previous catalog keeps serving.
+	Err error
+	// At is when the catalog was swapped in (or the load failed), and
+	// Duration how long the load took, retries after a change during it
+	// included.
+	At       time.Time
+	Duration time.Duration
+	// Watched is the number of folders and files watched after the load;
+	// WatchErr is the first failure to add a watch (for example the
+	// system's inotify limit): changes there go unnoticed until the next
+	// reload, which SIGHUP (rlmc serve) or (*Live).Reload forces.
+	Watched  int
+	WatchErr error
+}
+
+// ErrClosed is returned by (*Live).Compile when it would wait for a reload
+// of a Live catalog that is closed.
+var ErrClosed = errors.New("live catalog is closed")
+
+// Live is a catalog that reloads itself: it watches every root, every
+// folder below them that discovery visits (skill folders and their
+// resource folders included), each root's parent (so a root that is
+// created, removed or replaced is seen) and the policy file, and after
+// each burst of changes builds a new *Compiler in the background and swaps
+// it in atomically. Compiles in flight finish on the catalog they started
+// with. It is safe for concurrent use; Close releases every watch and
+// goroutine.
+type Live struct {
+	opts   loader.Options
+	policy Policy
+	lo     LiveOptions
+	// scanPolicy is the policy last read, whose roots and limits the
+	// next scan follows; only the loading goroutine uses it.
+	scanPolicy Policy
+
+	state atomic.Pointer[liveState]
+
+	mu       sync.Mutex
+	lastErr  error
+	bcast    chan struct{} // closed and replaced after every load attempt
+	failures uint64
+
+	w       *fsnotify.Watcher
+	watchMu sync.Mutex
+	tree    map[string]bool            // folders whose every event counts
+	named   map[string]map[string]bool // folder -> the names in it whose events count
+	files   map[string]bool            // every path added to w
+
+	events   atomic.Uint64 // relevant events seen
+	begun    atomic.Uint64 // load attempts begun (each pass of load's loop)
+	wake     chan struct{}
+	force    chan struct{}
+	stop     chan struct{}
+	stopOnce sync.Once
+	ctx      context.Context // canceled by Close: stops a load in progress
+	cancel   context.CancelFunc
+	stopCtx  func() bool
+	wg       sync.WaitGroup
+}
+
+type liveState struct {
+	c        *Compiler
+	loadedAt time.Time
+	gen      uint64
+	begun    uint64 // the load attempt that built c (see Live.begun)
+}
+
+// Watch loads the catalog as Load does, then keeps it current: see Live.
+// It returns the first load's error, with nothing left running. When ctx
+// ends, the Live catalog closes itself (Current keeps returning the last
+// catalog).
+//
+// A load that fails (a policy that does not parse, a root that vanished)
+// keeps the last good catalog serving: LastError returns the failure and
+// LiveOptions.OnReload hears of it. A load is swapped in only when the
+// folders held still enough around it that it reads them as they were at
+// one moment (see load), so no catalog mixes two states of the folders.
+func Watch(ctx context.Context, opts loader.Options, p Policy, lo LiveOptions) (*Live, error) {
+	if lo.Debounce <= 0 {
+		lo.Debounce = DefaultDebounce
+	}
+	if lo.MaxStale <= 0 {
+		lo.MaxStale = DefaultMaxStale
+	}
+	w, err := fsnotify.NewBufferedWatcher(256)
+	if err != nil {
+		return nil, fmt.Errorf("watching the catalog: %w", err)
+	}
+	l := &Live{
+		opts: opts, policy: p, lo: lo, w: w,
+		bcast: make(chan struct{}),
+		tree:  map[string]bool{}, named: map[string]map[string]bool{}, files: map[string]bool{},
+		wake: make(chan struct{}, 1), force: make(chan struct{}, 1), stop: make(chan struct{}),
+	}
+	l.ctx, l.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	l.scanPolicy = p
+	if lo.PolicyFile != "" {
+		l.scanPolicy, _ = LoadPolicy(lo.PolicyFile) // its error is the first load's
+	}
+	l.wg.Add(1)
+	go l.consume()
+	// The first load runs here, with events already counted, so that a
+	// change during it is noticed like any other; ctx ending stops it.
+	stopFirst := context.AfterFunc(ctx, l.cancel)
+	r := l.load("start")
+	stopFirst()
+	if r.Err != nil {
+		l.Close()
+		return nil, r.Err
+	}
+	l.wg.Add(1)
+	go l.run()
+	stop := context.AfterFunc(ctx, func() { l.Close() })
+	l.mu.Lock()
+	l.stopCtx = stop
+	l.mu.Unlock()
+	return l, nil
+}
+
+// Current returns the latest catalog's compiler; it is never nil for a
+// catalog Watch returned.
+func (l *Live) Current() *Compiler {
+	if st := l.state.Load(); st != nil {
+		return st.c
+	}
+	return nil
+}
+
+// LoadedAt returns when the current catalog was swapped in.
+func (l *Live) LoadedAt() time.Time { return l.state.Load().loadedAt }
+
+// Snapshot returns the current catalog's compiler, when it was swapped in
+// and its generation, all three of the same catalog.
+func (l *Live) Snapshot() (*Compiler, time.Time, uint64) {
+	st := l.state.Load()
+	return st.c, st.loadedAt, st.gen
+}
+
+// Generation counts the catalogs swapped in, the first one included.
+func (l *Live) Generation() uint64 { return l.state.Load().gen }
+
+// LastError returns the error of the latest load attempt, or nil when it
+// succeeded.
+func (l *Live) LastError() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lastErr
+}
+
+// Reload asks for a load now, without waiting for a change (rlmc serve
+// does on SIGHUP). It returns at once; the load runs in the background.
+func (l *Live) Reload() {
+	select {
+	case l.force <- struct{}{}:
+	default:
+	}
+}
+
+// Watched returns the number of paths watched now.
+func (l *Live) Watched() int {
+	l.watchMu.Lock()
+	defer l.watchMu.Unlock()
+	return len(l.files)
+}
+
+// Close stops watching and waits for the watching goroutines to end. A
+// load in progress is abandoned. Current keeps returning the last catalog.
+func (l *Live) Close() error {
+	var err error
+	l.stopOnce.Do(func() {
+		l.mu.Lock()
+		stopCtx := l.stopCtx
+		l.mu.Unlock()
+		if stopCtx != nil {
+			stopCtx()
+		}
+		close(l.stop)
+		l.cancel()
+		err = l.w.Close()
+		l.wg.Wait()
+	})
+	return err
+}
+
+// Compile compiles req against the current catalog. A compile that meets
+// a body changed on disk since the catalog was loaded (ErrBodyChanged)
+// waits for the reload that the change calls for (it asks for one at
+// once) and tries once more on the new catalog; when that reload fails, or
+// ctx ends first, it returns the body_changed error.
+func (l *Live) Compile(ctx context.Context, req Request) (*Result, error) {
+	st := l.state.Load()
+	res, err := st.c.Compile(ctx, req)
+	var ce *Error
+	if err == nil || !errors.As(err, &ce) || ce.Code != ErrBodyChanged {
+		return res, err
+	}
+	if l.waitNewer(ctx) != nil {
+		return nil, err
+	}
+	return l.Current().Compile(ctx, req)
+}
+
+// waitNewer waits until a catalog is in whose load began after the call,
+// after asking for one: a load already running may have read the changed
+// file before it changed. It fails when a load fails after the call, when
+// ctx ends, or when l closes.
+func (l *Live) waitNewer(ctx context.Context) error {
+	l.mu.Lock()
+	ch, failures := l.bcast, l.failures
+	l.mu.Unlock()
+	since := l.begun.Load()
+	l.Reload()
+	for {
+		if l.state.Load().begun > since {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-l.stop:
+			return ErrClosed
+		case <-ch:
+		}
+		l.mu.Lock()
+		ch = l.bcast
+		failed := l.failures != failures
+		err := l.lastErr
+		l.mu.Unlock()
+		if l.state.Load().begun > since {
+			return nil
+		}
+		if failed && err != nil {
+			return err
+		}
+	}
+}
+
+// consume counts the relevant file events and wakes the reloader; it never
+// blocks on a load, so the kernel's event queue keeps draining.
+func (l *Live) consume() {
+	defer l.wg.Done()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case ev, ok := <-l.w.Events:
+			if !ok {
+				return
+			}
+			if l.relevant(ev) {
+				l.changed()
+			}
+		case _, ok := <-l.w.Errors:
+			if !ok {
+				return
+			}
+			// An overflowed queue lost events: only a reload is safe.
+			l.changed()
+		}
+	}
+}
+
+func (l *Live) changed() {
+	l.events.Add(1)
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// relevant reports whether ev can change the catalog. A change of
+// permissions alone cannot (and a read sets off none).
+func (l *Live) relevant(ev fsnotify.Event) bool {
+	if ev.Op == fsnotify.Chmod {
+		return false
+	}
+	dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name)
+	l.watchMu.Lock()
+	defer l.watchMu.Unlock()
+	return l.tree[dir] || l.tree[ev.Name] || l.named[dir][name]
+}
+
+// run reloads after each quiet burst of changes, and at once when asked.
+func (l *Live) run() {
+	defer l.wg.Done()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-l.force:
+			l.load("forced")
+		case <-l.wake:
+			if !l.quiet() {
+				return
+			}
+			l.load("change")
+		}
+	}
+}
+
+// quiet waits until no relevant event has arrived for the debounce time
+// (at most maxDebounceWait in all), or a reload is forced. It returns
+// false when l closes.
+func (l *Live) quiet() bool {
+	start := time.Now()
+	t := time.NewTimer(l.lo.Debounce)
+	defer t.Stop()
+	for {
+		n := l.events.Load()
+		t.Reset(l.lo.Debounce)
+		select {
+		case <-l.stop:
+			return false
+		case <-l.force:
+			return true
+		case <-t.C:
+		}
+		if l.events.Load() == n || time.Since(start) >= maxDebounceWait {
+			// Drain a wake-up the burst left, which this load covers.
+			select {
+			case <-l.wake:
+			default:
+			}
+			return true
+		}
+	}
+}
+
+// load builds a catalog and swaps it in, or records why it could not.
+//
+// The watched folders are scanned before and after the load (updating
+// the watches, and stamping every item the load may read: each folder,
+// each file's size, time and identity, the policy file). A load is
+// swapped in only when the two scans show it read the folders as they
+// were at one moment (see settled); otherwise it is done again once they
+// are quiet, for at most MaxStale, so that no catalog mixes two states of
+// the folders.
+func (l *Live) load(trigger string) Reload {
+	start := time.Now()
+	for {
+		if l.ctx.Err() != nil {
+			return Reload{Trigger: trigger, Err: l.ctx.Err()}
+		}
+		begun := l.begun.Add(1)
+		// The policy is read after the first scan, so that a change to
+		// it from then on shows in the second; the first scan follows
+		// the roots of the policy read last time.
+		before := l.scan(l.opts, l.scanPolicy)
+		p, err := l.policy, error(nil)
+		if l.lo.PolicyFile != "" {
+			p, err = LoadPolicy(l.lo.PolicyFile)
+		}
+		var c *Compiler
+		if err == nil {
+			l.scanPolicy = p
+			c, err = Load(l.ctx, l.opts, p)
+		}
+		after := l.scan(l.opts, l.scanPolicy)
+		if l.ctx.Err() != nil {
+			return Reload{Trigger: trigger, Err: l.ctx.Err()}
+		}
+		if !settled(before.items, after.items) && time.Since(start) < l.lo.MaxStale {
+			if !l.quiet() {
+				return Reload{Trigger: trigger, Err: ErrClosed}
+			}
+			continue
+		}
+		r := Reload{Trigger: trigger, Compiler: c, Err: err, At: time.Now(), Duration: time.Since(start), Watched: after.watched, WatchErr: after.err}
+		l.mu.Lock()
+		l.lastErr = err
+		if err != nil {
+			l.failures++
+		} else {
+			gen := uint64(1)
+			if old := l.state.Load(); old != nil {
+				gen = old.gen + 1
+			}
+			l.state.Store(&liveState{c: c, loadedAt: r.At, gen: gen, begun: begun})
+		}
+		close(l.bcast)
+		l.bcast = make(chan struct{})
+		l.mu.Unlock()
+		if l.lo.OnReload != nil && trigger != "start" {
+			l.lo.OnReload(r)
+		}
+		return r
+	}
+}
+
+// settled reports whether a load that ran between two scans read the
+// folders as they were at one moment. It did when nothing vanished and at
+// most one thing changed: a file replaced (the load opened either the old
+// file or the new one), or a file or folder that appeared, with all it
+// holds (counted at the top-most path the first scan lacks: the load
+// either listed its parent before it came, and read none of it, or after,
+// and read it whole). A file or folder that vanished is not settled: the
+// load may have listed it, then found it gone when it came to read it,
+// which no moment on disk looked like.
+func settled(before, after map[string]string) bool {
+	changed := map[string]bool{}
+	for path, b := range before {
+		a, ok := after[path]
+		if !ok {
+			return false
+		}
+		if a != b {
+			changed[path] = true
+		}
+	}
+	for path := range after {
+		if _, ok := before[path]; ok {
+			continue
+		}
+		for {
+			parent := parentKey(path)
+			if _, ok := before[parent]; ok || parent == "" {
+				break
+			}
+			path = parent
+		}
+		changed[path] = true
+	}
+	return len(changed) <= 1
+}
+
+// parentKey returns the key of the folder holding the item at key (a
+// folder's key ends in a separator), or "" at the top.
+func parentKey(key string) string {
+	sep := string(filepath.Separator)
+	trimmed := strings.TrimSuffix(key, sep)
+	parent := filepath.Dir(trimmed)
+	if parent == trimmed || parent == "." || parent == "" {
+		return ""
+	}
+	return strings.TrimSuffix(parent, sep) + sep
+}
+
+// scanned is what one scan of the watched folders found.
+type scanned struct {
+	items   map[string]string // path -> stamp of every listing and file seen
+	watched int
+	err     error // the first watch that could not be added
+}
+
+// scan walks what the catalog is read from, with the loader's own rules
+// (hidden folders, .git and node_modules skipped; symlinks followed only
+// inside their root; the depth and folder bounds), makes the watches match
+// it (dropping those of folders gone, adding those of folders new) and
+// stamps every item: a folder by its listing (names and kinds), a file by
+// its size, modification time and identity.
+func (l *Live) scan(opts loader.Options, p Policy) scanned {
+	items, tree, named := l.collect(opts, p)
+	return scanned{items: items}.with(l.rewatch(tree, named))
+}
+
+// collect is scan without the watches: the stamps, the folders whose
+// every event counts, and the folders where only some names count.
+func (l *Live) collect(opts loader.Options, p Policy) (items map[string]string, tree map[string]bool, named map[string]map[string]bool) {
+	roots := opts.Roots
+	if len(roots) == 0 {
+		roots = p.Roots
+	}
+	if len(roots) == 0 {
+		roots = loader.DefaultRootsFromEnv()
+	}
+	limits := opts.Limits
+	if limits == (loader.Limits{}) {
+		limits = loader.DefaultLimits
+	}
+	limits = p.Limits.apply(limits)
+
+	items, tree, named = map[string]string{}, map[string]bool{}, map[string]map[string]bool{}
+	name := func(path string, whole bool) {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return
+		}
+		dir := filepath.Dir(abs)
+		if named[dir] == nil {
+			named[dir] = map[string]bool{}
+		}
+		named[dir][filepath.Base(abs)] = true
+		items[abs] = stampPath(abs, whole)
+	}
+	for _, r := range roots {
+		// A root is stamped by what it is, not by its listing, which
+		// the walk stamps: an entry added to it is one change, not two.
+		name(r, false)
+		real, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			continue
+		}
+		if real, err = filepath.Abs(real); err != nil {
+			continue
+		}
+		w := &treeWalk{items: items, tree: tree, rootReal: real, limits: limits, budget: 2 * limits.MaxFolders}
+		w.walk(real, 0, -1)
+	}
+	if l.lo.PolicyFile != "" {
+		name(l.lo.PolicyFile, true)
+	}
+	return items, tree, named
+}
+
+func (s scanned) with(n int, err error) scanned {
+	s.watched, s.err = n, err
+	return s
+}
+
+// rewatch makes the watches match tree (every event counts) and named
+// (only events on the given names count): watches of folders no longer
+// wanted go first, so that a folder renamed within a root (the same
+// inode under a new name) is watched again under its new name.
+func (l *Live) rewatch(tree map[string]bool, named map[string]map[string]bool) (int, error) {
+	want := map[string]bool{}
+	for d := range tree {
+		want[d] = true
+	}
+	for d := range named {
+		want[d] = true
+	}
+	// The watcher is never called under watchMu: fsnotify holds its own
+	// lock while it hands an event to consume, which takes watchMu to
+	// judge it. Only the loading goroutine calls rewatch, so l.files
+	// changes nowhere else meanwhile.
+	l.watchMu.Lock()
+	l.tree, l.named = tree, named
+	var drop, add []string
+	for _, d := range slices.Sorted(maps.Keys(l.files)) {
+		if !want[d] {
+			drop = append(drop, d)
+		}
+	}
+	for _, d := range slices.Sorted(maps.Keys(want)) {
+		if !l.files[d] {
+			add = append(add, d)
+		}
+	}
+	l.watchMu.Unlock()
+	for _, d := range drop {
+		_ = l.w.Remove(d) // gone already when the folder was removed
+	}
+	var first error
+	added := add[:0]
+	for _, d := range add {
+		if err := l.w.Add(d); err != nil {
+			// A parent that does not exist (a default root's, say) is
+			// not worth reporting; any other failure is.
+			if first == nil && !errors.Is(err, os.ErrNotExist) {
+				first = fmt.Errorf("watching %s: %w", d, err)
+			}
+			continue
+		}
+		added = append(added, d)
+	}
+	l.watchMu.Lock()
+	defer l.watchMu.Unlock()
+	for _, d := range drop {
+		delete(l.files, d)
+	}
+	for _, d := range added {
+		l.files[d] = true
+	}
+	return len(l.files), first
+}
+
+// treeWalk walks one root for scan.
+type treeWalk struct {
+	items    map[string]string
+	tree     map[string]bool
+	rootReal string
+	limits   loader.Limits
+	budget   int // folders left to watch under this root
+}
+
+// walk stamps and records dir. skillDepth is the depth below the nearest
+// skill folder (-1 outside any), which bounds resource folders.
+func (w *treeWalk) walk(dir string, depth, skillDepth int) {
+	if w.tree[dir] || w.budget <= 0 {
+		return
+	}
+	w.budget--
+	w.tree[dir] = true
+	entries, err := os.ReadDir(dir) // sorted by name
+	if err != nil {
+		w.items[dir+string(filepath.Separator)] = "unreadable"
+		return
+	}
+	if skillDepth < 0 && slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == loader.SkillFile && !e.IsDir() }) {
+		skillDepth = 0
+	}
+	// A folder is stamped by being there (its key ends in a separator),
+	// each file in it by its size, time and identity: the folder's own
+	// time moves with every file renamed into it, which is no change of
+	// what the load reads. A file added or removed is an item gained or
+	// lost.
+	w.items[dir+string(filepath.Separator)] = "folder"
+	for _, e := range entries {
+		if !e.IsDir() {
+			if info, err := e.Info(); err == nil {
+				w.items[filepath.Join(dir, e.Name())] = stampInfo(info)
+			}
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" || name == "node_modules" || strings.HasPrefix(name, ".") {
+			continue
+		}
+		child := filepath.Join(dir, name)
+		if e.Type()&os.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(child)
+			if err != nil || !pathWithin(w.rootReal, target) {
+				continue
+			}
+			if info, err := os.Stat(target); err != nil || !info.IsDir() {
+				continue
+			}
+			child = target
+		} else if !e.IsDir() {
+			continue
+		}
+		next := skillDepth
+		if next >= 0 {
+			next++
+		}
+		if depth+1 > w.limits.MaxDepth && next < 0 || next > resourceDepth {
+			continue
+		}
+		w.walk(child, depth+1, next)
+	}
+}
+
+// pathWithin reports whether path is base or below it.
+func pathWithin(base, path string) bool {
+	rel, err := filepath.Rel(base, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// stampPath stamps the file or folder at path: what it is and, when whole,
+// its size and time too.
+func stampPath(path string, whole bool) string {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "absent"
+	}
+	if !whole {
+		return info.Mode().Type().String() + " " + liveFileID(info)
+	}
+	return stampInfo(info)
+}
+
+func stampInfo(info os.FileInfo) string {
+	return fmt.Sprintf("%s %d %d %s", info.Mode(), info.Size(), info.ModTime().UnixNano(), liveFileID(info))
+}

@@ -1,0 +1,425 @@
+// Package server is `rlmc serve`: a warm, watched catalog (compiler.Watch)
+// answering compiles over HTTP, for completion pipelines not written in Go.
+//
+// Whoever can reach the server is the host: a request's select and deny
+// are trusted, as --select and --deny are on the command line. It must
+// never be reachable by model output. It listens on loopback (or a unix
+// socket created 0600) unless a bearer token is configured.
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/ir"
+	"github.com/rlmc-dev/rlmc/loader"
+	"github.com/rlmc-dev/rlmc/suite"
+)
+
+// Defaults of Config.
+const (
+	DefaultAddr         = "127.0.0.1:8787"
+	DefaultTimeout      = 2 * time.Second
+	DefaultMaxInflight  = 64
+	DefaultDrainTimeout = 10 * time.Second
+)
+
+// MaxBodyBytes caps a request body. A task may be MaxTaskBytes (1 MiB)
+// long; the 64 KiB above it leave room for the rest of the request and
+// for the JSON escaping of a task's quotes, backslashes and line breaks.
+// A task at the cap that is mostly escapes (say, control characters
+// written as \u0000) does not fit; send text as UTF-8, not \u escapes.
+const MaxBodyBytes = compiler.MaxTaskBytes + 64<<10
+
+// Error codes of the server itself, beside the compiler's; each comes in
+// the compile error object, with stage "serve".
+const (
+	ErrNotReady     = "not_ready"    // 503: the first catalog is not loaded yet
+	ErrOverloaded   = "overloaded"   // 429: MaxInflight compiles are running
+	ErrUnauthorized = "unauthorized" // 401: a token is configured and the request lacks it
+)
+
+// StageServe is the stage of an error raised by the server, not a compile.
+const StageServe compiler.Stage = "serve"
+
+// Config configures a server. Roots, PolicyFile and Debounce say what to
+// watch; the rest how to serve.
+type Config struct {
+	Addr       string // host:port; DefaultAddr when neither Addr nor Socket is set
+	Socket     string // a unix socket path, created 0600, instead of Addr
+	Roots      []string
+	PolicyFile string
+	Debounce   time.Duration
+	// Token, when set, is required as "Authorization: Bearer TOKEN" on
+	// every request. Without it, only a loopback address or a socket
+	// is accepted.
+	Token        string
+	Timeout      time.Duration // per compile; DefaultTimeout when zero
+	MaxInflight  int           // concurrent compiles; DefaultMaxInflight when zero
+	DrainTimeout time.Duration // how long shutdown waits for requests in flight
+	LogTasks     bool          // log each task's text (never logged otherwise)
+	Logger       *slog.Logger  // slog.Default() when nil
+	// Reload forces a reload at each value received (SIGHUP).
+	Reload <-chan os.Signal
+	// Listening, when set, is called with the address once the server
+	// listens (tests use it to learn a port chosen by the system).
+	Listening func(net.Addr)
+}
+
+// ConfigError is a configuration the server refuses before it starts.
+type ConfigError struct{ Msg string }
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+// Server answers compiles against a live catalog. Handler serves HTTP;
+// Run also listens, watches the catalog and shuts down gracefully.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	live     atomic.Pointer[compiler.Live]
+	sem      chan struct{}
+	token    [sha256.Size]byte
+	hasToken bool
+	reg      *prometheus.Registry
+	m        *metrics
+	handler  http.Handler
+}
+
+// New checks cfg and returns a server with no catalog yet: it answers 503
+// until Watch (or Run) loads one.
+func New(cfg Config) (*Server, error) {
+	if cfg.Addr != "" && cfg.Socket != "" {
+		return nil, &ConfigError{"give --addr or --socket, not both"}
+	}
+	if cfg.Addr == "" && cfg.Socket == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxInflight <= 0 {
+		cfg.MaxInflight = DefaultMaxInflight
+	}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = DefaultDrainTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Addr != "" {
+		if err := checkAddr(cfg.Addr, cfg.Token != ""); err != nil {
+			return nil, err
+		}
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, sem: make(chan struct{}, cfg.MaxInflight)}
+	if cfg.Token != "" {
+		s.token, s.hasToken = sha256.Sum256([]byte(cfg.Token)), true
+	}
+	s.reg, s.m = newMetrics()
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/compile", s.compile)
+	mux.HandleFunc("GET /v1/catalog", s.catalog)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", s.metricsHandler())
+	s.handler = s.authorize(mux)
+	return s, nil
+}
+
+// checkAddr refuses an address that is not loopback without a token: the
+// server's caller is the host, and anyone on the network must not be.
+// A host name other than localhost could resolve anywhere, so it counts as
+// not loopback; so does an empty host (every interface).
+func checkAddr(addr string, hasToken bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return &ConfigError{fmt.Sprintf("--addr %q: %v", addr, err)}
+	}
+	if hasToken || host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return &ConfigError{fmt.Sprintf("refusing to listen on %s, which is not a loopback address, without a bearer token (--token-file or RLMC_TOKEN): whoever reaches the server decides which skills load", addr)}
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Live returns the live catalog, nil before the first load.
+func (s *Server) Live() *compiler.Live { return s.live.Load() }
+
+// Watch loads the catalog and keeps it current until ctx ends or Close.
+func (s *Server) Watch(ctx context.Context) error {
+	start := time.Now()
+	l, err := compiler.Watch(ctx, loader.Options{Roots: s.cfg.Roots}, compiler.Policy{}, compiler.LiveOptions{
+		PolicyFile: s.cfg.PolicyFile,
+		Debounce:   s.cfg.Debounce,
+		OnReload:   s.reloaded,
+	})
+	if err != nil {
+		return err
+	}
+	c := l.Current()
+	s.m.units.Set(float64(len(c.Catalog().Units)))
+	s.m.loadedAt.Set(float64(l.LoadedAt().UnixNano()) / 1e9)
+	s.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(),
+		"watched", l.Watched(), "duration_ms", ms(time.Since(start)))
+	s.live.Store(l)
+	return nil
+}
+
+// reloaded records one reload in the metrics and the log.
+func (s *Server) reloaded(r compiler.Reload) {
+	s.m.reloadSeconds.Observe(r.Duration.Seconds())
+	if r.Err != nil {
+		s.m.reloadFailures.Inc()
+		s.log.Error("catalog reload failed; the previous catalog keeps serving", "trigger", r.Trigger, "error", r.Err.Error(), "duration_ms", ms(r.Duration))
+		return
+	}
+	s.m.reloads.Inc()
+	s.m.units.Set(float64(len(r.Compiler.Catalog().Units)))
+	s.m.loadedAt.Set(float64(r.At.UnixNano()) / 1e9)
+	attrs := []any{"trigger", r.Trigger, "units", len(r.Compiler.Catalog().Units), "catalog_fingerprint", r.Compiler.CatalogFingerprint(),
+		"watched", r.Watched, "duration_ms", ms(r.Duration)}
+	if r.WatchErr != nil {
+		attrs = append(attrs, "watch_error", r.WatchErr.Error())
+	}
+	s.log.Info("catalog reloaded", attrs...)
+}
+
+// Close stops watching the catalog.
+func (s *Server) Close() {
+	if l := s.live.Load(); l != nil {
+		l.Close()
+	}
+}
+
+// authorize checks the bearer token, when one is configured, on every
+// request, in constant time: both sides are hashed first, so neither the
+// content nor the length of the token leaks through timing.
+func (s *Server) authorize(next http.Handler) http.Handler {
+	if !s.hasToken {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		given, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		sum := sha256.Sum256([]byte(given))
+		if subtle.ConstantTimeCompare(sum[:], s.token[:]) != 1 || !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="rlmc"`)
+			s.fail(w, http.StatusUnauthorized, &compiler.Error{Stage: StageServe, Code: ErrUnauthorized, Message: "a valid bearer token is required"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// compile answers POST /v1/compile with the compile JSON contract.
+func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	l := s.live.Load()
+	if l == nil {
+		w.Header().Set("Retry-After", "1")
+		s.compileFailed(w, r, start, http.StatusServiceUnavailable, &compiler.Error{Stage: StageServe, Code: ErrNotReady, Message: "the catalog is not loaded yet"}, nil)
+		return
+	}
+	// The bound is taken before the body is read, so that a burst of
+	// requests beyond it costs no memory.
+	select {
+	case s.sem <- struct{}{}:
+		defer func() { <-s.sem }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		s.compileFailed(w, r, start, http.StatusTooManyRequests, &compiler.Error{Stage: StageServe, Code: ErrOverloaded,
+			Message: fmt.Sprintf("%d compiles are running, the bound; retry later", s.cfg.MaxInflight)}, nil)
+		return
+	}
+	s.m.inflight.Inc()
+	defer s.m.inflight.Dec()
+	req, status, err := readRequest(w, r)
+	if err != nil {
+		s.compileFailed(w, r, start, status, &compiler.Error{Stage: StageServe, Code: compiler.ErrInvalidRequest, Message: err.Error()}, nil)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	res, err := l.Compile(ctx, compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.Budget, Tokenizer: req.Tokenizer})
+	if err != nil {
+		var ce *compiler.Error
+		if !errors.As(err, &ce) {
+			ce = &compiler.Error{Stage: StageServe, Code: compiler.ErrInvalidRequest, Message: err.Error()}
+		}
+		status := statusOf(ce, err)
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+		}
+		s.compileFailed(w, r, start, status, ce, &req)
+		return
+	}
+	elapsed := time.Since(start)
+	s.m.latency.Observe(elapsed.Seconds())
+	s.m.decisions.WithLabelValues(string(res.Decision)).Inc()
+	attrs := []any{"status", http.StatusOK, "decision", res.Decision, "selected", res.Names(), "catalog_fingerprint", res.CatalogFingerprint,
+		"task_bytes", len(req.Task), "duration_ms", ms(elapsed)}
+	if s.cfg.LogTasks {
+		attrs = append(attrs, "task", req.Task)
+	}
+	s.log.Info("compile", attrs...)
+	w.Header().Set("Content-Type", "application/json")
+	if err := compiler.WriteJSON(w, res); err != nil {
+		s.log.Warn("writing a compile response", "error", err.Error())
+	}
+}
+
+// readRequest decodes the request body: one JSON object with the fields
+// of an `rlmc test` case's request, nothing else (a misspelt deny must
+// not pass for none), at most MaxBodyBytes.
+func readRequest(w http.ResponseWriter, r *http.Request) (suite.Request, int, error) {
+	var req suite.Request
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&req)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			err = errors.New("the body holds more than one JSON value")
+		}
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return req, http.StatusRequestEntityTooLarge, fmt.Errorf("the request body is over %d bytes", MaxBodyBytes)
+	case err != nil:
+		return req, http.StatusBadRequest, fmt.Errorf("the request body is not a compile request: %v", err)
+	}
+	return req, 0, nil
+}
+
+// statusOf maps a compile error to its HTTP status.
+func statusOf(ce *compiler.Error, err error) int {
+	switch ce.Code {
+	case compiler.ErrInvalidRequest:
+		return http.StatusBadRequest
+	case compiler.ErrUnknownUnit, compiler.ErrSelectionRejected, compiler.ErrMandatoryRejected:
+		return http.StatusUnprocessableEntity
+	case compiler.ErrCanceled:
+		if errors.Is(err, context.DeadlineExceeded) {
+			return http.StatusGatewayTimeout
+		}
+		return http.StatusServiceUnavailable
+	case compiler.ErrBodyChanged:
+		// The files changed twice in a row under this compile: the
+		// next try meets a settled catalog.
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// compileFailed answers a compile with an error object, and records it.
+func (s *Server) compileFailed(w http.ResponseWriter, _ *http.Request, start time.Time, status int, ce *compiler.Error, req *suite.Request) {
+	elapsed := time.Since(start)
+	s.m.latency.Observe(elapsed.Seconds())
+	s.m.decisions.WithLabelValues("error").Inc()
+	s.m.errors.WithLabelValues(string(ce.Code)).Inc()
+	attrs := []any{"status", status, "code", ce.Code, "stage", string(ce.Stage), "duration_ms", ms(elapsed)}
+	if ce.Unit != "" {
+		attrs = append(attrs, "unit", ce.Unit)
+	}
+	if req != nil {
+		attrs = append(attrs, "task_bytes", len(req.Task))
+		if s.cfg.LogTasks {
+			attrs = append(attrs, "task", req.Task)
+		}
+	}
+	s.log.Warn("compile failed", attrs...)
+	s.fail(w, status, ce)
+}
+
+// fail writes the compile error object with status.
+func (s *Server) fail(w http.ResponseWriter, status int, ce *compiler.Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	compiler.WriteJSON(w, compiler.ErrorDocument(ce))
+}
+
+// catalogUnit is one unit in GET /v1/catalog.
+type catalogUnit struct {
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Root        string        `json:"root"`
+	Path        string        `json:"path"`
+	Variant     ir.Variant    `json:"variant"`
+	Invocation  ir.Invocation `json:"invocation"`
+	Status      ir.Status     `json:"status"`
+	Priority    int           `json:"priority"`
+	ShadowedBy  string        `json:"shadowed_by,omitempty"`
+}
+
+// catalogDoc is GET /v1/catalog.
+type catalogDoc struct {
+	Schema             int            `json:"schema"`
+	CatalogFingerprint string         `json:"catalog_fingerprint"`
+	LoadedAt           time.Time      `json:"loaded_at"`
+	Generation         uint64         `json:"generation"`
+	LastReloadError    string         `json:"last_reload_error,omitempty"`
+	Units              []catalogUnit  `json:"units"`
+	Diagnostics        ir.Diagnostics `json:"diagnostics"`
+}
+
+func (s *Server) catalog(w http.ResponseWriter, _ *http.Request) {
+	l := s.live.Load()
+	if l == nil {
+		w.Header().Set("Retry-After", "1")
+		s.fail(w, http.StatusServiceUnavailable, &compiler.Error{Stage: StageServe, Code: ErrNotReady, Message: "the catalog is not loaded yet"})
+		return
+	}
+	// One read of the current state, so that every field describes the
+	// same catalog.
+	c, at, gen := l.Snapshot()
+	doc := catalogDoc{Schema: compiler.Schema, CatalogFingerprint: c.CatalogFingerprint(), LoadedAt: at.UTC(), Generation: gen,
+		Units: []catalogUnit{}, Diagnostics: c.Diagnostics()}
+	if err := l.LastError(); err != nil {
+		doc.LastReloadError = err.Error()
+	}
+	if doc.Diagnostics == nil {
+		doc.Diagnostics = ir.Diagnostics{}
+	}
+	for _, u := range c.Catalog().Units {
+		doc.Units = append(doc.Units, catalogUnit{Name: u.Name, Description: u.Description, Root: u.Root, Path: u.Path,
+			Variant: u.Variant, Invocation: u.Invocation, Status: u.Status, Priority: u.Priority, ShadowedBy: u.ShadowedBy})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	compiler.WriteJSON(w, doc)
+}
+
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	l := s.live.Load()
+	if l == nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		compiler.WriteJSON(w, map[string]any{"ready": false})
+		return
+	}
+	compiler.WriteJSON(w, map[string]any{"ready": true, "catalog_fingerprint": l.Current().CatalogFingerprint()})
+}
+
+func ms(d time.Duration) float64 {
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 3, 64), 64)
+	return f
+}
