@@ -56,7 +56,8 @@ const (
 	// bm25K1 is BM25's term-frequency saturation.
 	bm25K1 = 2.0
 	// Phrase bonuses: the whole name, an alias, or a multi-word trigger
-	// appears in the task as consecutive words.
+	// appears in the task as consecutive words. A name's and an alias's
+	// bonus is scaled by how informative its words are (weighNames).
 	bonusName    = 6.0
 	bonusAlias   = 5.0
 	bonusTrigger = 3.0 // times weight/100
@@ -292,7 +293,32 @@ func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
 		ix.postings[t] = out
 		raw[t] = nil // converted: the collector may have it while the rest are
 	}
+	ix.weighNames()
 	return ix
+}
+
+// weighNames sets the weight of every name and alias phrase to how
+// informative its words are in this catalog: the sum of their idf over the
+// idf of a word only one unit uses, at most 1. A name made of a rare word,
+// or of several words, earns the whole bonus; a name that is one common
+// word ("Holidays" among a dozen holiday tools) earns a share of it, so it
+// cannot outrank the unit whose description says what the task asks.
+func (ix *Index) weighNames() {
+	n := float64(len(ix.units))
+	most := ix.idf(n, 1)
+	for i := range ix.phrases {
+		ph := &ix.phrases[i]
+		if ph.kind != fieldName && ph.kind != fieldAlias {
+			continue
+		}
+		var info float64
+		for _, s := range ph.stems {
+			if df := len(ix.postings[s]); df > 0 && !stopWords[s] {
+				info += ix.idf(n, df)
+			}
+		}
+		ph.weight = min(1, info/most)
+	}
 }
 
 // nameObjects adds to each unit's objects those that its name or an alias
