@@ -476,6 +476,7 @@ func (r *compilation) decide() error {
 	req.Redundant, req.SameObject, req.Breadth = r.problem.Redundant, r.problem.SameObject, r.problem.Breadth
 	req.Withdrawn = milli(r.problem.Withdrawn)
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
+	r.gateConfidence(req)
 	decisions, err := r.c.engine.Decide(r.ctx, req)
 	if err != nil {
 		return r.policyError(err)
@@ -510,7 +511,7 @@ func (r *compilation) decide() error {
 		r.selected = append(r.selected, u)
 		r.res.Selected = append(r.res.Selected, Selected{
 			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: r.tokens[n],
-			Priority: r.c.facts.priority[n], Score: round3(r.score(n)), Reasons: reasons[n],
+			Priority: r.c.facts.priority[n], Score: round3(r.score(n)), Confidence: r.confidence(n), Reasons: reasons[n],
 		})
 		r.res.Budget.Used += r.tokens[n]
 		r.event(Event{Stage: StageDecide, Kind: EventSelected, Unit: n, Code: reasons[n][0].Code, Detail: reasons[n][0].Detail})
@@ -521,6 +522,15 @@ func (r *compilation) decide() error {
 		}
 	}
 	r.res.Rejected = make([]Rejected, 0, len(r.rejected)-len(r.selected))
+	// The best rejected units carry their confidence: the candidates and
+	// the ranking's units.
+	ranked := make(map[string]bool, len(r.cands)+len(r.problem.Ranking))
+	for _, c := range r.cands {
+		ranked[c.Name] = true
+	}
+	for _, rk := range r.problem.Ranking {
+		ranked[rk.Name] = true
+	}
 	for i, u := range r.c.cat.Units {
 		if r.rejected[i].Code != "" {
 			var score float64
@@ -528,6 +538,9 @@ func (r *compilation) decide() error {
 				score = r.scoreAt(i)
 			}
 			rj := Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Score: round3(score), Reasons: r.rejected[i : i+1 : i+1]}
+			if score > 0 && ranked[u.Name] {
+				rj.Confidence = r.confidence(u.Name)
+			}
 			r.res.Rejected = append(r.res.Rejected, rj)
 		}
 	}
@@ -652,3 +665,43 @@ func (r *compilation) fingerprint() error {
 func milli(f float64) int { return int(math.Round(f * 1000)) }
 
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// confidence returns the unit's confidence (retrieval.Problem.Confidence),
+// or nil when it has no evidence.
+func (r *compilation) confidence(name string) *float64 {
+	if r.score(name) <= 0 {
+		return nil
+	}
+	c := r.problem.Confidence(name)
+	return &c
+}
+
+// gateConfidence applies the host's min_confidence through the facts the
+// policy already reads: when the best lexical candidate's confidence is
+// below it, the threshold and the support floor are raised above every
+// lexical candidate's score, so rule 10 selects none of them from the task
+// and rule 9 finds no tie worth asking about (a best below the support
+// floor has none). Host selections and mandatory units are not affected.
+func (r *compilation) gateConfidence(req *rules.Request) {
+	floor := r.c.policy.MinConfidence
+	if floor <= 0 {
+		return
+	}
+	var best *rules.Candidate
+	top := 0
+	for i := range req.Candidates {
+		c := &req.Candidates[i]
+		if c.Origin != rules.OriginLexical {
+			continue
+		}
+		if best == nil {
+			best = c
+		}
+		top = max(top, c.Score)
+	}
+	if best == nil || r.problem.Confidence(best.Name) >= floor {
+		return
+	}
+	req.Threshold = max(req.Threshold, top+1)
+	req.SupportFloor = max(req.SupportFloor, top+1)
+}
