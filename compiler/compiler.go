@@ -477,6 +477,7 @@ func (r *compilation) decide() error {
 	req.Withdrawn = milli(r.problem.Withdrawn)
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
 	r.gateConfidence(req)
+	r.clearTie(req)
 	decisions, err := r.c.engine.Decide(r.ctx, req)
 	if err != nil {
 		return r.policyError(err)
@@ -704,4 +705,35 @@ func (r *compilation) gateConfidence(req *rules.Request) {
 	}
 	req.Threshold = max(req.Threshold, top+1)
 	req.SupportFloor = max(req.SupportFloor, top+1)
+}
+
+// clearTie applies rule 9's tie ratio relative to the task: a rival within
+// the tie ratio of the best lexical candidate is no tie when the best's
+// evidence explains clearly more of the task's informative weight than
+// every such rival (retrieval.Problem.Explained, at least TieExplained
+// times as much). Scores of near-duplicate units stay close however plain
+// the task is; what each explains of it does not. It works through the
+// fact the policy already reads: the tie ratio becomes 100 for this
+// compile, so only an equal score is a tie.
+func (r *compilation) clearTie(req *rules.Request) {
+	var best *rules.Candidate
+	for i := range req.Candidates {
+		c := &req.Candidates[i]
+		if c.Origin != rules.OriginLexical {
+			continue
+		}
+		if best == nil {
+			best = c
+			continue
+		}
+		if c.Score*100 < best.Score*req.TieRatio {
+			continue
+		}
+		if r.problem.Explained(best.Name) < TieExplained*r.problem.Explained(c.Name) {
+			return
+		}
+	}
+	if best != nil {
+		req.TieRatio = 100
+	}
 }

@@ -98,3 +98,12 @@ func (ix *Index) weightOf(q *Query) float64 {
 func (pr *Problem) Confidence(name string) float64 {
 	return pr.confidence(name, pr.Score(name))
 }
+
+// Explained returns the share of the task's informative weight the named
+// unit's term evidence rests on, in [0, 1] (see confidence).
+func (pr *Problem) Explained(name string) float64 {
+	if pr.taskWeight <= 0 {
+		return 0
+	}
+	return min(1, pr.explained(name)/pr.taskWeight)
+}
