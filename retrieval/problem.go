@@ -122,7 +122,8 @@ type Problem struct {
 	// an object both declare.
 	SameObject map[[2]string]bool
 	// Breadth counts the distinct task terms each candidate's positive
-	// evidence rests on.
+	// evidence rests on, or the words of its longest phrase matched whole
+	// when that is more.
 	Breadth map[string]int
 	// Withdrawn is the best score of a lexical unit the Judge kept from
 	// the candidates while they were chosen, or 0 (rule 10); WithdrawnBy

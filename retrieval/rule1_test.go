@@ -655,3 +655,58 @@ func TestNamePhraseByInformativeness(t *testing.T) {
 		})
 	}
 }
+
+// TestQuotedPhrases: a phrase a unit quotes in its description or
+// when_to_use is a trigger phrase, matched whole; one that many units of
+// the catalog quote is boilerplate and no trigger for any of them.
+func TestQuotedPhrases(t *testing.T) {
+	units := []*ir.Unit{
+		unit("bug-hunt", `Diagnosis loop for hard bugs. Use when the user says "debug this" or 'trace it'. Say "ship it now" to start.`),
+	}
+	for i := range 4 {
+		units = append(units, unit(fmt.Sprintf("other-%d", i), `Other work. Say "ship it now" to start.`))
+	}
+	ix := testIndex(units...)
+	phrase := func(task string) bool {
+		for _, e := range ix.evidence(ix.Analyze(task, nil), ix.ids["bug-hunt"], never) {
+			if e.Field == "trigger phrase" {
+				return true
+			}
+		}
+		return false
+	}
+	tests := []struct {
+		name, task string
+		want       bool
+	}{
+		{name: "double-quoted", task: "please debug this", want: true},
+		{name: "single-quoted", task: "trace it for me", want: true},
+		{name: "boilerplate many units quote", task: "ship it now"},
+		{name: "not whole", task: "debug the parser"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := phrase(tt.task); got != tt.want {
+				t.Errorf("trigger phrase of bug-hunt in %q: got %v; want %v", tt.task, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestQuoted(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{name: "double and slash", text: `Use when the user says "diagnose"/"debug this".`, want: "diagnose|debug this"},
+		{name: "curly", text: "mentions \u201cdesign it twice\u201d", want: "design it twice"},
+		{name: "single", text: "uses any 'grill' trigger phrases", want: "grill"},
+		{name: "apostrophes are no quotes", text: "don't use it, it's the user's", want: ""},
+		{name: "too long is prose", text: `"one two three four five six seven"`, want: ""},
+		{name: "unclosed", text: `say "debug this`, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := strings.Join(Quoted(tt.text), "|"); got != tt.want {
+				t.Errorf("Quoted(%q): got %q; want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+}
