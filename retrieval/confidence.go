@@ -18,7 +18,8 @@ import "math"
 //     ratio: 1 - rival/score. Its rivals are the other lexical candidates
 //     that compete with it for the same task words (one is redundant
 //     beside the other, or both declare an object the task names) and the
-//     best unit the Judge withdrew; a unit with no rival has margin 1, one
+//     best unit the Judge withdrew (for a unit that is no candidate, the
+//     best-ranked unit); a unit with no rival has margin 1, one
 //     a rival matches or beats has 0. Two units each resting on its own
 //     task words ("debug and commit this") are no rivals.
 func (pr *Problem) confidence(name string, score float64) float64 {
@@ -26,6 +27,14 @@ func (pr *Problem) confidence(name string, score float64) float64 {
 		return 0
 	}
 	rival := pr.Withdrawn
+	if !pr.isLexical(name) {
+		// Not a candidate: every unit ranked above it is its rival.
+		for _, r := range pr.Ranking {
+			if r.Name != name && r.Score > rival {
+				rival = r.Score
+			}
+		}
+	}
 	for _, c := range pr.Candidates {
 		if c.Origin != OriginLexical || c.Name == name || c.Score <= rival {
 			continue
@@ -106,4 +115,14 @@ func (pr *Problem) Explained(name string) float64 {
 		return 0
 	}
 	return min(1, pr.explained(name)/pr.taskWeight)
+}
+
+// isLexical reports whether name is a lexical candidate.
+func (pr *Problem) isLexical(name string) bool {
+	for _, c := range pr.Candidates {
+		if c.Name == name && c.Origin == OriginLexical {
+			return true
+		}
+	}
+	return false
 }
