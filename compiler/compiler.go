@@ -478,6 +478,7 @@ func (r *compilation) decide() error {
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
 	r.gateConfidence(req)
 	r.clearTie(req)
+	r.intents(req)
 	decisions, err := r.c.engine.Decide(r.ctx, req)
 	if err != nil {
 		return r.policyError(err)
@@ -736,4 +737,40 @@ func (r *compilation) clearTie(req *rules.Request) {
 	if best != nil {
 		req.TieRatio = 100
 	}
+}
+
+// intents lowers the threshold for a task that asks for several things
+// ("debug and commit this"): when two or more lexical candidates reach the
+// support floor, each with confidence at least IntentConfidence, and no
+// two of them compete (neither rests on the other's task words, nor do
+// they share a named object), each answers its own part of the task, and
+// rule 10's margin over the runner-up, which is the other part, is no
+// question. The threshold for this compile becomes the weakest of their
+// scores, unless a candidate outside them scores as much.
+func (r *compilation) intents(req *rules.Request) {
+	var parts []rules.Candidate
+	for _, c := range req.Candidates {
+		if c.Origin == rules.OriginLexical && c.Score >= req.SupportFloor && r.problem.Confidence(c.Name) >= IntentConfidence {
+			parts = append(parts, c)
+		}
+	}
+	if len(parts) < 2 {
+		return
+	}
+	low := parts[0].Score
+	for i, a := range parts {
+		low = min(low, a.Score)
+		for _, b := range parts[i+1:] {
+			x, y := [2]string{a.Name, b.Name}, [2]string{b.Name, a.Name}
+			if req.Redundant[x] || req.Redundant[y] || req.SameObject[x] || req.SameObject[y] {
+				return
+			}
+		}
+	}
+	for _, c := range req.Candidates {
+		if c.Origin == rules.OriginLexical && c.Score >= low && !slices.ContainsFunc(parts, func(p rules.Candidate) bool { return p.Name == c.Name }) {
+			return
+		}
+	}
+	req.Threshold = min(req.Threshold, low)
 }

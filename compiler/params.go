@@ -27,6 +27,9 @@ const (
 	// candidate explains at least this many times as much of the task's
 	// informative weight (clearTie). Chosen on the even halves.
 	TieExplained = 1.05
+	// IntentConfidence is the confidence each part of a task that asks
+	// for several things needs (intents). Chosen on the even halves.
+	IntentConfidence = 0.7
 	// CandidateCap bounds the lexical candidates put before the policy; the
 	// interpreter's cost grows with them.
 	CandidateCap = retrieval.CandidateCap

@@ -5,7 +5,10 @@ import "math"
 // confidence measures, in [0, 1], how plainly the task asks for a unit,
 // from evidence relative to the task and the catalog rather than from raw
 // scores, whose scale shifts with a catalog's size, description lengths
-// and vocabulary. It is the product of two shares:
+// and vocabulary. It is the product of two shares, scaled by the share of
+// the unit's positive evidence its penalties leave (a task that names
+// objects the unit is not about, or says one of its not_when phrases,
+// takes its confidence away with its score):
 //
 //   - Explained: the share of the task's informative weight the unit's
 //     evidence rests on. The task's weight is the sum of the idf of its
@@ -49,7 +52,7 @@ func (pr *Problem) confidence(name string, score float64) float64 {
 		margin = max(0, 1-rival/score)
 	}
 	explained := min(1, pr.explained(name)/pr.taskWeight)
-	return round3(math.Sqrt(explained) * margin)
+	return round3(math.Sqrt(explained) * margin * pr.kept(name, score))
 }
 
 // explained sums the idf of the distinct task terms the unit's positive
@@ -125,4 +128,19 @@ func (pr *Problem) isLexical(name string) bool {
 		}
 	}
 	return false
+}
+
+// kept is the share of the unit's positive evidence that its score keeps
+// after penalties (object mismatch, not_when), in [0, 1].
+func (pr *Problem) kept(name string, score float64) float64 {
+	var pos float64
+	for _, e := range pr.EvidenceOf(name) {
+		if e.Weight > 0 {
+			pos += e.Weight
+		}
+	}
+	if pos <= 0 {
+		return 0
+	}
+	return min(1, max(0, score)/pos)
 }
