@@ -105,8 +105,11 @@ type Metrics struct {
 	FalseRouteRate     *float64 `json:"false_route_rate"`
 	FalseNoRouteRate   *float64 `json:"false_no_route_rate"`
 	AmbiguityPrecision *float64 `json:"ambiguity_precision"`
-	LatencyP50MS       float64  `json:"latency_p50_ms"`
-	LatencyP95MS       float64  `json:"latency_p95_ms"`
+	// BM25Top1 is top-1 of the baseline: a plain BM25 ranking over name
+	// and description that always routes its first result.
+	BM25Top1     *float64 `json:"bm25_top1"`
+	LatencyP50MS float64  `json:"latency_p50_ms"`
+	LatencyP95MS float64  `json:"latency_p95_ms"`
 }
 
 // Outcome is one case's result.
@@ -120,7 +123,10 @@ type Outcome struct {
 	Ranked    []string  `json:"ranked"`
 	Scores    []float64 `json:"scores"`
 	Error     string    `json:"error,omitempty"`
-	Latency   float64   `json:"latency_ms"`
+	// BM25 is the baseline's first result, or "" when no unit shares a
+	// word with the task.
+	BM25    string  `json:"bm25"`
+	Latency float64 `json:"latency_ms"`
 }
 
 // Report is the whole benchmark run.
@@ -141,6 +147,7 @@ func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, erro
 		c.Compile(ctx, compiler.Request{Task: cs.Task, Select: cs.Select, Deny: cs.Deny})
 	}
 	outs := make([]Outcome, 0, len(cases))
+	base := newBaseline(c.Catalog())
 	for _, cs := range cases {
 		start := time.Now()
 		res, err := c.Compile(ctx, compiler.Request{Task: cs.Task, Select: cs.Select, Deny: cs.Deny})
@@ -160,6 +167,7 @@ func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, erro
 				o.Scores = append(o.Scores, r.Score)
 			}
 		}
+		o.BM25 = base.first(cs.Task)
 		outs = append(outs, o)
 	}
 	rep := &Report{Outcomes: outs, Overall: measure(outs)}
@@ -202,7 +210,7 @@ func (r ratio) value() *float64 {
 }
 
 func measure(outs []Outcome) Metrics {
-	var decision, top1, r1, r3, allGold, falseRoute, falseNoRoute, ambPrec ratio
+	var decision, top1, r1, r3, allGold, falseRoute, falseNoRoute, ambPrec, bm25 ratio
 	var precSum, recSum float64
 	var setN int
 	var lat []float64
@@ -215,6 +223,7 @@ func measure(outs []Outcome) Metrics {
 		if c.Expected == compiler.DecisionRoute {
 			top1.add(o.Decision == compiler.DecisionRoute && len(o.Selected) > 0 && acceptable[o.Selected[0]])
 			r1.add(anyIn(o.Ranked, 1, acceptable))
+			bm25.add(acceptable[o.BM25])
 			r3.add(anyIn(o.Ranked, 3, acceptable))
 			falseNoRoute.add(o.Decision != compiler.DecisionRoute)
 			if len(c.Skills) > 1 {
@@ -243,7 +252,7 @@ func measure(outs []Outcome) Metrics {
 		Cases: len(outs), DecisionAccuracy: decision.value(), Top1: top1.value(),
 		RecallAt1: r1.value(), RecallAt3: r3.value(), AllGoldSelected: allGold.value(),
 		FalseRouteRate: falseRoute.value(), FalseNoRouteRate: falseNoRoute.value(),
-		AmbiguityPrecision: ambPrec.value(),
+		AmbiguityPrecision: ambPrec.value(), BM25Top1: bm25.value(),
 	}
 	if setN > 0 {
 		p, r := math.Round(precSum/float64(setN)*10000)/10000, math.Round(recSum/float64(setN)*10000)/10000

@@ -476,6 +476,9 @@ func (r *compilation) decide() error {
 	req.Redundant, req.SameObject, req.Breadth = r.problem.Redundant, r.problem.SameObject, r.problem.Breadth
 	req.Withdrawn = milli(r.problem.Withdrawn)
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
+	r.gateConfidence(req)
+	r.clearTie(req)
+	r.intents(req)
 	decisions, err := r.c.engine.Decide(r.ctx, req)
 	if err != nil {
 		return r.policyError(err)
@@ -510,7 +513,7 @@ func (r *compilation) decide() error {
 		r.selected = append(r.selected, u)
 		r.res.Selected = append(r.res.Selected, Selected{
 			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: r.tokens[n],
-			Priority: r.c.facts.priority[n], Score: round3(r.score(n)), Reasons: reasons[n],
+			Priority: r.c.facts.priority[n], Score: round3(r.score(n)), Confidence: r.confidence(n), Reasons: reasons[n],
 		})
 		r.res.Budget.Used += r.tokens[n]
 		r.event(Event{Stage: StageDecide, Kind: EventSelected, Unit: n, Code: reasons[n][0].Code, Detail: reasons[n][0].Detail})
@@ -521,6 +524,15 @@ func (r *compilation) decide() error {
 		}
 	}
 	r.res.Rejected = make([]Rejected, 0, len(r.rejected)-len(r.selected))
+	// The best rejected units carry their confidence: the candidates and
+	// the ranking's units.
+	ranked := make(map[string]bool, len(r.cands)+len(r.problem.Ranking))
+	for _, c := range r.cands {
+		ranked[c.Name] = true
+	}
+	for _, rk := range r.problem.Ranking {
+		ranked[rk.Name] = true
+	}
 	for i, u := range r.c.cat.Units {
 		if r.rejected[i].Code != "" {
 			var score float64
@@ -528,6 +540,9 @@ func (r *compilation) decide() error {
 				score = r.scoreAt(i)
 			}
 			rj := Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Score: round3(score), Reasons: r.rejected[i : i+1 : i+1]}
+			if score > 0 && ranked[u.Name] {
+				rj.Confidence = r.confidence(u.Name)
+			}
 			r.res.Rejected = append(r.res.Rejected, rj)
 		}
 	}
@@ -652,3 +667,110 @@ func (r *compilation) fingerprint() error {
 func milli(f float64) int { return int(math.Round(f * 1000)) }
 
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// confidence returns the unit's confidence (retrieval.Problem.Confidence),
+// or nil when it has no evidence.
+func (r *compilation) confidence(name string) *float64 {
+	if r.score(name) <= 0 {
+		return nil
+	}
+	c := r.problem.Confidence(name)
+	return &c
+}
+
+// gateConfidence applies the host's min_confidence through the facts the
+// policy already reads: when the best lexical candidate's confidence is
+// below it, the threshold and the support floor are raised above every
+// lexical candidate's score, so rule 10 selects none of them from the task
+// and rule 9 finds no tie worth asking about (a best below the support
+// floor has none). Host selections and mandatory units are not affected.
+func (r *compilation) gateConfidence(req *rules.Request) {
+	floor := r.c.policy.MinConfidence
+	if floor <= 0 {
+		return
+	}
+	var best *rules.Candidate
+	top := 0
+	for i := range req.Candidates {
+		c := &req.Candidates[i]
+		if c.Origin != rules.OriginLexical {
+			continue
+		}
+		if best == nil {
+			best = c
+		}
+		top = max(top, c.Score)
+	}
+	if best == nil || r.problem.Confidence(best.Name) >= floor {
+		return
+	}
+	req.Threshold = max(req.Threshold, top+1)
+	req.SupportFloor = max(req.SupportFloor, top+1)
+}
+
+// clearTie applies rule 9's tie ratio relative to the task: a rival within
+// the tie ratio of the best lexical candidate is no tie when the best's
+// evidence explains clearly more of the task's informative weight than
+// every such rival (retrieval.Problem.Explained, at least TieExplained
+// times as much). Scores of near-duplicate units stay close however plain
+// the task is; what each explains of it does not. It works through the
+// fact the policy already reads: the tie ratio becomes 100 for this
+// compile, so only an equal score is a tie.
+func (r *compilation) clearTie(req *rules.Request) {
+	var best *rules.Candidate
+	for i := range req.Candidates {
+		c := &req.Candidates[i]
+		if c.Origin != rules.OriginLexical {
+			continue
+		}
+		if best == nil {
+			best = c
+			continue
+		}
+		if c.Score*100 < best.Score*req.TieRatio {
+			continue
+		}
+		if r.problem.Explained(best.Name) < TieExplained*r.problem.Explained(c.Name) {
+			return
+		}
+	}
+	if best != nil {
+		req.TieRatio = 100
+	}
+}
+
+// intents lowers the threshold for a task that asks for several things
+// ("debug and commit this"): when two or more lexical candidates reach the
+// support floor, each with confidence at least IntentConfidence, and no
+// two of them compete (neither rests on the other's task words, nor do
+// they share a named object), each answers its own part of the task, and
+// rule 10's margin over the runner-up, which is the other part, is no
+// question. The threshold for this compile becomes the weakest of their
+// scores, unless a candidate outside them scores as much.
+func (r *compilation) intents(req *rules.Request) {
+	var parts []rules.Candidate
+	for _, c := range req.Candidates {
+		if c.Origin == rules.OriginLexical && c.Score >= req.SupportFloor && r.problem.Confidence(c.Name) >= IntentConfidence {
+			parts = append(parts, c)
+		}
+	}
+	if len(parts) < 2 {
+		return
+	}
+	low := parts[0].Score
+	for i, a := range parts {
+		low = min(low, a.Score)
+		for _, b := range parts[i+1:] {
+			x, y := [2]string{a.Name, b.Name}, [2]string{b.Name, a.Name}
+			if req.Redundant[x] || req.Redundant[y] || req.SameObject[x] || req.SameObject[y] {
+				return
+			}
+		}
+	}
+	for _, c := range req.Candidates {
+		if c.Origin == rules.OriginLexical && c.Score >= low && !slices.ContainsFunc(parts, func(p rules.Candidate) bool { return p.Name == c.Name }) {
+			return
+		}
+	}
+	req.Threshold = min(req.Threshold, low)
+}

@@ -23,6 +23,13 @@ const (
 	// TieRatio: a competing candidate scoring at least this percentage of
 	// the best one makes the task ambiguous (rule 9).
 	TieRatio = 75
+	// TieExplained: a rival within TieRatio is no tie when the best
+	// candidate explains at least this many times as much of the task's
+	// informative weight (clearTie). Chosen on the even halves.
+	TieExplained = 1.05
+	// IntentConfidence is the confidence each part of a task that asks
+	// for several things needs (intents). Chosen on the even halves.
+	IntentConfidence = 0.7
 	// CandidateCap bounds the lexical candidates put before the policy; the
 	// interpreter's cost grows with them.
 	CandidateCap = retrieval.CandidateCap

@@ -42,6 +42,11 @@ type Policy struct {
 	Ambiguity AmbiguityMode `yaml:"ambiguity"`
 	// Limits override the loader's bounds; zero fields keep the defaults.
 	Limits Limits `yaml:"limits"`
+	// MinConfidence is the operating point of routing from the task: a
+	// compile whose best lexical candidate's confidence (Selected.Confidence)
+	// is below it selects nothing from the task. 0, the default, leaves the
+	// decision to the score thresholds alone.
+	MinConfidence float64 `yaml:"min_confidence"`
 }
 
 // Limits are the loader bounds a host may change.
@@ -135,6 +140,9 @@ func ParsePolicy(data []byte) (Policy, error) {
 	case "", AmbiguityAsk, AmbiguityTop, AmbiguityAll:
 	default:
 		return Policy{}, fmt.Errorf("invalid policy: ambiguity must be ask, top or all, not %q", p.Ambiguity)
+	}
+	if p.MinConfidence < 0 || p.MinConfidence > 1 {
+		return Policy{}, fmt.Errorf("invalid policy: min_confidence must be between 0 and 1")
 	}
 	if p.Limits.MaxFileBytes < 0 || p.Limits.MaxFrontmatterBytes < 0 || p.Limits.MaxDepth < 0 || p.Limits.MaxFolders < 0 {
 		return Policy{}, fmt.Errorf("invalid policy: limits must be positive")

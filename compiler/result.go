@@ -118,13 +118,19 @@ type Facts struct {
 
 // Selected is a unit that entered the prompt.
 type Selected struct {
-	Name     string   `json:"name"`
-	Root     string   `json:"root"`
-	Path     string   `json:"path"`
-	Tokens   int      `json:"tokens"`
-	Priority int      `json:"priority"`
-	Score    float64  `json:"score"`
-	Reasons  []Reason `json:"reasons"`
+	Name     string  `json:"name"`
+	Root     string  `json:"root"`
+	Path     string  `json:"path"`
+	Tokens   int     `json:"tokens"`
+	Priority int     `json:"priority"`
+	Score    float64 `json:"score"`
+	// Confidence is how plainly the task asks for the unit, in [0, 1]:
+	// the square root of the share of the task's informative weight (the
+	// idf of its words the catalog knows) the unit's evidence explains,
+	// times its margin over its strongest competing rival as a ratio (1 -
+	// rival/score). Present for every unit with evidence.
+	Confidence *float64 `json:"confidence,omitempty"`
+	Reasons    []Reason `json:"reasons"`
 	// Evidence is what the task said for the unit, largest first; present
 	// when the unit has any and the compile computed it (see Rejected).
 	Evidence []Evidence `json:"evidence,omitempty"`
@@ -133,11 +139,14 @@ type Selected struct {
 // Rejected is a unit that did not enter the prompt. Root and Path tell
 // same-named units apart.
 type Rejected struct {
-	Name    string   `json:"name"`
-	Root    string   `json:"root"`
-	Path    string   `json:"path"`
-	Score   float64  `json:"score"`
-	Reasons []Reason `json:"reasons"`
+	Name  string  `json:"name"`
+	Root  string  `json:"root"`
+	Path  string  `json:"path"`
+	Score float64 `json:"score"`
+	// Confidence is as Selected's, present for the lexical candidates and
+	// the best-ranked units (Ranking).
+	Confidence *float64 `json:"confidence,omitempty"`
+	Reasons    []Reason `json:"reasons"`
 	// Evidence is what the task said for the unit, largest first: present
 	// for the units the policy was shown and for the best-ranked units
 	// with some evidence (those --explain shows), omitted otherwise.

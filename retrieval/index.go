@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/rlmc-dev/rlmc/internal/pulse"
 	"github.com/rlmc-dev/rlmc/ir"
@@ -56,7 +57,8 @@ const (
 	// bm25K1 is BM25's term-frequency saturation.
 	bm25K1 = 2.0
 	// Phrase bonuses: the whole name, an alias, or a multi-word trigger
-	// appears in the task as consecutive words.
+	// appears in the task as consecutive words. A name's and an alias's
+	// bonus is scaled by how informative its words are (weighNames).
 	bonusName    = 6.0
 	bonusAlias   = 5.0
 	bonusTrigger = 3.0 // times weight/100
@@ -207,6 +209,8 @@ func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
 		nGrams += len(bags[i].grams)
 	}
 	raw = make(map[string][]rawPosting, nPostings)
+	quotedDF := quotedFrequency(bags)
+	quotedCap := max(quotedMinShared, len(ix.units)/quotedShare)
 	ix.bigrams = make(map[bigram][]int32, nGrams)
 	for id, u := range ix.units {
 		if p.Now() {
@@ -244,6 +248,13 @@ func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
 		for _, t := range u.Triggers {
 			if fresh(t.Value) {
 				addPhrase(fieldTrigger, t.Value, float64(float32(t.Weight)/ir.DefaultTriggerWeight))
+			}
+		}
+		// A quoted phrase many units share is the catalog's boilerplate,
+		// no evidence for any one of them.
+		for _, q := range bags[id].quoted {
+			if quotedDF[strings.Join(stems(q), " ")] <= quotedCap && fresh(q) {
+				addPhrase(fieldTrigger, q, 1)
 			}
 		}
 		for _, n := range u.NegativeTriggers {
@@ -292,7 +303,32 @@ func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
 		ix.postings[t] = out
 		raw[t] = nil // converted: the collector may have it while the rest are
 	}
+	ix.weighNames()
 	return ix
+}
+
+// weighNames sets the weight of every name and alias phrase to how
+// informative its words are in this catalog: the sum of their idf over the
+// idf of a word only one unit uses, at most 1. A name made of a rare word,
+// or of several words, earns the whole bonus; a name that is one common
+// word ("Holidays" among a dozen holiday tools) earns a share of it, so it
+// cannot outrank the unit whose description says what the task asks.
+func (ix *Index) weighNames() {
+	n := float64(len(ix.units))
+	most := ix.idf(n, 1)
+	for i := range ix.phrases {
+		ph := &ix.phrases[i]
+		if ph.kind != fieldName && ph.kind != fieldAlias {
+			continue
+		}
+		var info float64
+		for _, s := range ph.stems {
+			if df := len(ix.postings[s]); df > 0 && !stopWords[s] {
+				info += ix.idf(n, df)
+			}
+		}
+		ph.weight = min(1, info/most)
+	}
 }
 
 // nameObjects adds to each unit's objects those that its name or an alias
@@ -325,6 +361,9 @@ type bag struct {
 	tf    [][numFields]float32 // by position in terms
 	lens  [numFields]float32   // terms per field
 	grams []bigram
+	// quoted are the phrases the unit's description and when_to_use quote:
+	// its own words for when to use it ("debug this").
+	quoted []string
 }
 
 // bagsOf computes every unit's bag, on all cores: splitting and stemming
@@ -385,6 +424,9 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 	}
 	add(fieldDescription, u.Description, 1, true)
 	add(fieldWhenToUse, u.WhenToUse, 1, true)
+	// Their words are counted where they stand; the phrases are matched
+	// whole (Build), unless the catalog's boilerplate.
+	b.quoted = append(Quoted(u.Description), Quoted(u.WhenToUse)...)
 	for _, h := range u.Headings {
 		add(fieldHeading, h, 1, false)
 	}
@@ -488,3 +530,78 @@ func (k *keySet) named(stems []string, stop func() bool) map[string]bool {
 	})
 	return out
 }
+
+// Quoted phrases: a phrase a unit quotes is a trigger only while at most
+// max(quotedMinShared, units/quotedShare) units quote it.
+const (
+	quotedMinShared = 2
+	quotedShare     = 50
+)
+
+// quotedFrequency counts, for each quoted phrase (as its stems joined by
+// spaces), how many units quote it.
+func quotedFrequency(bags []bag) map[string]int {
+	df := map[string]int{}
+	for i := range bags {
+		seen := map[string]bool{}
+		for _, q := range bags[i].quoted {
+			k := strings.Join(stems(q), " ")
+			if !seen[k] {
+				seen[k] = true
+				df[k]++
+			}
+		}
+	}
+	return df
+}
+
+// Quoted returns the phrases text quotes, in order: between straight or
+// curly double quotes, or single quotes that stand outside words (so an
+// apostrophe never opens one). A quoted phrase in a description ("Use when
+// the user says "debug this"") is the author's own words for a task that
+// wants the unit. Quotes of more than quotedMaxWords words are prose, not
+// a phrase, and are left out.
+func Quoted(text string) []string {
+	var out []string
+	rs := []rune(text)
+	for i := 0; i < len(rs); i++ {
+		var closer rune
+		switch rs[i] {
+		case '"':
+			closer = '"'
+		case '\u201c':
+			closer = '\u201d'
+		case '\'', '\u2018':
+			if i > 0 && (unicode.IsLetter(rs[i-1]) || unicode.IsDigit(rs[i-1])) {
+				continue // an apostrophe
+			}
+			closer = '\''
+			if rs[i] == '\u2018' {
+				closer = '\u2019'
+			}
+		default:
+			continue
+		}
+		j := i + 1
+		for j < len(rs) && rs[j] != closer && rs[j] != '\n' {
+			j++
+		}
+		if j == len(rs) || rs[j] != closer {
+			continue
+		}
+		if closer == '\'' || closer == '\u2019' {
+			if j+1 < len(rs) && (unicode.IsLetter(rs[j+1]) || unicode.IsDigit(rs[j+1])) {
+				continue // "don't": an apostrophe, not a closing quote
+			}
+		}
+		q := string(rs[i+1 : j])
+		if n := len(Words(q)); n > 0 && n <= quotedMaxWords {
+			out = append(out, q)
+		}
+		i = j
+	}
+	return out
+}
+
+// quotedMaxWords bounds a quoted trigger phrase.
+const quotedMaxWords = 6

@@ -122,7 +122,8 @@ type Problem struct {
 	// an object both declare.
 	SameObject map[[2]string]bool
 	// Breadth counts the distinct task terms each candidate's positive
-	// evidence rests on.
+	// evidence rests on, or the words of its longest phrase matched whole
+	// when that is more.
 	Breadth map[string]int
 	// Withdrawn is the best score of a lexical unit the Judge kept from
 	// the candidates while they were chosen, or 0 (rule 10); WithdrawnBy
@@ -139,9 +140,11 @@ type Problem struct {
 	// gives its verdict.
 	Ineligible []Judgment
 
-	ix      *Index
-	scores  []float64 // by index position
-	candPos []int     // catalog positions of the candidates, ascending
+	ix *Index
+	// taskWeight is the task's informative weight (see Confidence).
+	taskWeight float64
+	scores     []float64 // by index position
+	candPos    []int     // catalog positions of the candidates, ascending
 	// marked are the units the Judge rejected, by ascending catalog
 	// position; every other non-candidate's reason is its standing,
 	// computed as Exclusions walks.
@@ -231,7 +234,7 @@ func (pr *Problem) ScoreAt(i int) float64 {
 // a partial problem the caller must discard (p.Err says so).
 func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judge, p *pulse.Pulse) (*Problem, error) {
 	scores, above := ix.score(q, p.Stop)
-	pr := &Problem{Query: q, ix: ix, scores: scores}
+	pr := &Problem{Query: q, ix: ix, scores: scores, taskWeight: ix.weightOf(q)}
 	host := make(map[string]bool, len(req.Mandatory)+len(req.Explicit))
 	mandatory := slices.Sorted(slices.Values(req.Mandatory))
 	for _, n := range slices.Compact(mandatory) {

@@ -14,6 +14,19 @@ func (ix *Index) relate(q *Query, cands []Candidate, ev map[string][]Evidence) (
 	for _, c := range cands {
 		width[c.Name] = breadth(ev[c.Name])
 	}
+	// A phrase of several words the unit declares (a multi-word trigger,
+	// a quoted phrase, its name or an alias), matched whole, rests on all
+	// of them, stop words included: "debug this" quoted by a unit is not
+	// one incidental word.
+	for _, m := range q.phrases {
+		ph := &ix.phrases[m.id]
+		if ph.kind == notWhen || len(ph.stems) < 2 || m.score <= 0 {
+			continue
+		}
+		if n := ix.units[m.unit].Name; width[n] > 0 && width[n] < len(ph.stems) {
+			width[n] = len(ph.stems)
+		}
+	}
 	named := map[string][]string{} // candidate -> its objects the task names
 	for _, c := range cands {
 		if id, ok := ix.ids[c.Name]; ok {

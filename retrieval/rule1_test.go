@@ -132,6 +132,7 @@ func TestTerms(t *testing.T) {
 		{name: "inflected stop word", text: "I wanted to", want: ""},
 		{name: "only stop words", text: "can you", want: ""},
 		{name: "of the", text: "of the", want: ""},
+		{name: "contractions of stop words", text: "I'm sure you're right; I've seen that's it", want: "sure right seen"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -607,5 +608,105 @@ func TestRelate(t *testing.T) {
 	}
 	if got, want := fmt.Sprint(width["polish-prose"], width["css-tips"]), "3 2"; got != want {
 		t.Errorf("breadth of polish-prose and css-tips: got %s; want %s", got, want)
+	}
+}
+
+// TestNamePhraseByInformativeness: a whole-name match counts by how
+// informative the name's words are in this catalog: a name that is one
+// word many units use earns a share of the name bonus, a rare word or a
+// name of several words all of it. A flat bonus let a common-word name
+// ("Holidays" among a dozen holiday tools) outrank the unit the task
+// describes.
+func TestNamePhraseByInformativeness(t *testing.T) {
+	units := []*ir.Unit{
+		unit("holidays", "Historical data regarding holidays"),
+		unit("public-calendar", "Public holidays for more than ninety countries"),
+		unit("zebra", "Facts about striped animals"),
+	}
+	for i := range 12 {
+		units = append(units, unit(fmt.Sprintf("other-%d", i), "Holidays and observances of region "+fmt.Sprint(i)))
+	}
+	ix := testIndex(units...)
+	phrase := func(task, name string) float64 {
+		for _, e := range ix.evidence(ix.Analyze(task, nil), ix.ids[name], never) {
+			if e.Field == "name phrase" {
+				return e.Weight
+			}
+		}
+		return 0
+	}
+	tests := []struct {
+		name, task, unit string
+		full             bool
+	}{
+		{name: "common one-word name earns a share", task: "holidays in China", unit: "holidays"},
+		{name: "rare one-word name earns it all", task: "tell me about the zebra", unit: "zebra", full: true},
+		{name: "name of several words earns it all", task: "the public calendar", unit: "public-calendar", full: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := phrase(tt.task, tt.unit)
+			if tt.full && math.Abs(got-bonusName) > 1e-9 {
+				t.Errorf("name phrase of %s in %q: got %+g; want %+g", tt.unit, tt.task, got, bonusName)
+			}
+			if !tt.full && (got <= 0 || got > bonusName*0.75) {
+				t.Errorf("name phrase of %s in %q: got %+g; want above 0 and at most %+g", tt.unit, tt.task, got, bonusName*0.75)
+			}
+		})
+	}
+}
+
+// TestQuotedPhrases: a phrase a unit quotes in its description or
+// when_to_use is a trigger phrase, matched whole; one that many units of
+// the catalog quote is boilerplate and no trigger for any of them.
+func TestQuotedPhrases(t *testing.T) {
+	units := []*ir.Unit{
+		unit("bug-hunt", `Diagnosis loop for hard bugs. Use when the user says "debug this" or 'trace it'. Say "ship it now" to start.`),
+	}
+	for i := range 4 {
+		units = append(units, unit(fmt.Sprintf("other-%d", i), `Other work. Say "ship it now" to start.`))
+	}
+	ix := testIndex(units...)
+	phrase := func(task string) bool {
+		for _, e := range ix.evidence(ix.Analyze(task, nil), ix.ids["bug-hunt"], never) {
+			if e.Field == "trigger phrase" {
+				return true
+			}
+		}
+		return false
+	}
+	tests := []struct {
+		name, task string
+		want       bool
+	}{
+		{name: "double-quoted", task: "please debug this", want: true},
+		{name: "single-quoted", task: "trace it for me", want: true},
+		{name: "boilerplate many units quote", task: "ship it now"},
+		{name: "not whole", task: "debug the parser"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := phrase(tt.task); got != tt.want {
+				t.Errorf("trigger phrase of bug-hunt in %q: got %v; want %v", tt.task, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestQuoted(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{name: "double and slash", text: `Use when the user says "diagnose"/"debug this".`, want: "diagnose|debug this"},
+		{name: "curly", text: "mentions \u201cdesign it twice\u201d", want: "design it twice"},
+		{name: "single", text: "uses any 'grill' trigger phrases", want: "grill"},
+		{name: "apostrophes are no quotes", text: "don't use it, it's the user's", want: ""},
+		{name: "too long is prose", text: `"one two three four five six seven"`, want: ""},
+		{name: "unclosed", text: `say "debug this`, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := strings.Join(Quoted(tt.text), "|"); got != tt.want {
+				t.Errorf("Quoted(%q): got %q; want %q", tt.text, got, tt.want)
+			}
+		})
 	}
 }

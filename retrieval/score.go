@@ -218,9 +218,9 @@ func (ix *Index) matchPhrases(q *Query, stop func() bool) []phraseMatch {
 		var sc float64
 		switch ph.kind {
 		case fieldName:
-			sc = bonusName
+			sc = bonusName * ph.weight
 		case fieldAlias:
-			sc = bonusAlias
+			sc = bonusAlias * ph.weight
 		case fieldTrigger:
 			sc = bonusTrigger * ph.weight
 		case notWhen:

@@ -114,13 +114,16 @@ func fold(r rune) rune {
 // stopWords carry no evidence about which skill a task wants. The list is
 // generic English; it names no skill and no benchmark phrase. Negation cues
 // are among them: "avoid X" is no evidence for a skill about avoiding.
+// Contractions of stop words fold to one word ("I'm" reads "im") and are
+// stop words too: "I'm" is no evidence for a unit whose name ends in "im".
 var stopWords = toSet(`a an the and or but if then else of to in on at by for from with as is are was were be been being
 do does did doing done have has had having i me my we our you your he she it its they them their this that these those
 there here what which who whom whose when where why how can could should would will shall may might must
 please just also very so too than not no nor only own same some such any all each both few more most other
 into onto over under about above below up down out off again further once am s t
 dont never avoid without
-let lets get gets got make makes made use using used want wants need needs help me us like`)
+let lets get gets got make makes made use using used want wants need needs help me us like
+im ive youre youve weve theyre theyve thats whats heres theres`)
 
 func toSet(words string) map[string]bool {
 	m := map[string]bool{}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlmc-dev/rlmc/bench"
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/loader"
 )
 
@@ -66,14 +67,54 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 		if !p.outcomes {
 			rep.Outcomes = nil
 		}
-		return writeJSON(stdout, rep)
+		if err := writeJSON(stdout, rep); err != nil {
+			return err
+		}
+		return catalogFailure(c.Diagnostics(), stderr)
 	}
+	if err := writeBenchTable(stdout, rep); err != nil {
+		return err
+	}
+	return catalogFailure(c.Diagnostics(), stderr)
+}
+
+// catalogFailure warns and fails (exit 1) when the benchmark's catalog has
+// errors: an invalid skill, or a scan limit that stopped loading it (a
+// 4,076-skill catalog loads 2,000 without the policy that raises
+// limits.max_folders). Figures measured on a catalog missing some of its
+// skills are not the catalog's figures, so they are printed but the run
+// does not pass. It returns nil when the catalog has no error.
+func catalogFailure(ds ir.Diagnostics, stderr io.Writer) error {
+	var errs, limits int
+	for _, d := range ds {
+		if d.Severity != ir.SeverityError {
+			continue
+		}
+		errs++
+		if d.Code == ir.CodeScanLimit {
+			limits++
+		}
+	}
+	if errs == 0 {
+		return nil
+	}
+	fmt.Fprintf(stderr, "rlmc: bench: the catalog has %d errors", errs)
+	if limits > 0 {
+		fmt.Fprintf(stderr, " (%d scan limits: skills past them were not loaded; a host policy's limits raise them)", limits)
+	}
+	fmt.Fprintln(stderr, "; these figures are not the whole catalog's (rlmc validate lists the errors)")
+	return failed()
+}
+
+// writeBenchTable prints a report as a text table: overall, per half and
+// per category.
+func writeBenchTable(stdout io.Writer, rep *bench.Report) error {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "group\tcases\tdecision\ttop1\tr@1\tr@3\tset P\tset R\tall gold\tfalse route\tfalse no-route\tamb. prec.\tp50 ms\tp95 ms\t")
+	fmt.Fprintln(tw, "group\tcases\tdecision\ttop1\tr@1\tr@3\tset P\tset R\tall gold\tfalse route\tfalse no-route\tamb. prec.\tBM25 top1\tp50 ms\tp95 ms\t")
 	row := func(name string, m bench.Metrics) {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t\n", name, m.Cases,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t\n", name, m.Cases,
 			f(m.DecisionAccuracy), f(m.Top1), f(m.RecallAt1), f(m.RecallAt3), f(m.SetPrecision), f(m.SetRecall),
-			f(m.AllGoldSelected), f(m.FalseRouteRate), f(m.FalseNoRouteRate), f(m.AmbiguityPrecision), m.LatencyP50MS, m.LatencyP95MS)
+			f(m.AllGoldSelected), f(m.FalseRouteRate), f(m.FalseNoRouteRate), f(m.AmbiguityPrecision), f(m.BM25Top1), m.LatencyP50MS, m.LatencyP95MS)
 	}
 	row("overall", rep.Overall)
 	row("even half", rep.Halves["even"])

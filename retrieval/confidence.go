@@ -1,0 +1,146 @@
+package retrieval
+
+import "math"
+
+// confidence measures, in [0, 1], how plainly the task asks for a unit,
+// from evidence relative to the task and the catalog rather than from raw
+// scores, whose scale shifts with a catalog's size, description lengths
+// and vocabulary. It is the product of two shares, scaled by the share of
+// the unit's positive evidence its penalties leave (a task that names
+// objects the unit is not about, or says one of its not_when phrases,
+// takes its confidence away with its score):
+//
+//   - Explained: the share of the task's informative weight the unit's
+//     evidence rests on. The task's weight is the sum of the idf of its
+//     words the catalog knows; the unit explains the idf of those of them
+//     its own term evidence matches. A unit matching the task's rare words
+//     explains much of it; one matching a single common word, little. It
+//     is softened (square root): a task of many words rarely has all of
+//     them explained by the one unit it wants.
+//   - Margin: how far the unit stands above its strongest rival, as a
+//     ratio: 1 - rival/score. Its rivals are the other lexical candidates
+//     that compete with it for the same task words (one is redundant
+//     beside the other, or both declare an object the task names) and the
+//     best unit the Judge withdrew (for a unit that is no candidate, the
+//     best-ranked unit); a unit with no rival has margin 1, one
+//     a rival matches or beats has 0. Two units each resting on its own
+//     task words ("debug and commit this") are no rivals.
+func (pr *Problem) confidence(name string, score float64) float64 {
+	if score <= 0 || pr.taskWeight <= 0 {
+		return 0
+	}
+	rival := pr.Withdrawn
+	if !pr.isLexical(name) {
+		// Not a candidate: every unit ranked above it is its rival.
+		for _, r := range pr.Ranking {
+			if r.Name != name && r.Score > rival {
+				rival = r.Score
+			}
+		}
+	}
+	for _, c := range pr.Candidates {
+		if c.Origin != OriginLexical || c.Name == name || c.Score <= rival {
+			continue
+		}
+		a, b := [2]string{c.Name, name}, [2]string{name, c.Name}
+		if pr.Redundant[a] || pr.Redundant[b] || pr.SameObject[a] {
+			rival = c.Score
+		}
+	}
+	margin := 1.0
+	if rival > 0 {
+		margin = max(0, 1-rival/score)
+	}
+	explained := min(1, pr.explained(name)/pr.taskWeight)
+	return round3(math.Sqrt(explained) * margin * pr.kept(name, score))
+}
+
+// explained sums the idf of the distinct task terms the unit's positive
+// term evidence (a field match, not a phrase, bigram or declared key)
+// rests on.
+func (pr *Problem) explained(name string) float64 {
+	ev := pr.EvidenceOf(name)
+	n := float64(len(pr.ix.units))
+	seen := map[string]bool{}
+	var sum float64
+	for _, e := range ev {
+		if e.Weight <= 0 || !isFieldEvidence(e.Field) {
+			continue
+		}
+		for _, t := range e.Terms {
+			if !seen[t] {
+				seen[t] = true
+				if df := len(pr.ix.postings[t]); df > 0 {
+					sum += pr.ix.idf(n, df)
+				}
+			}
+		}
+	}
+	return sum
+}
+
+// isFieldEvidence reports whether an evidence field names index fields
+// ("description", "name+description"): a term match.
+func isFieldEvidence(f string) bool {
+	for _, n := range fieldNames {
+		if len(f) >= len(n) && f[:len(n)] == n && (len(f) == len(n) || f[len(n)] == '+') {
+			return true
+		}
+	}
+	return false
+}
+
+// weightOf is the task's informative weight: the idf of each distinct task
+// term the catalog knows.
+func (ix *Index) weightOf(q *Query) float64 {
+	n := float64(len(ix.units))
+	var w float64
+	for _, t := range q.uniqueTerms {
+		if df := len(ix.postings[t]); df > 0 {
+			w += ix.idf(n, df)
+		}
+	}
+	return w
+}
+
+// Confidence returns how plainly the task asks for the named unit, in
+// [0, 1]: the square root of the share of the task's informative weight its
+// evidence explains, times its margin over its strongest competing rival
+// as a ratio (see confidence). It is 0 for a unit with no evidence.
+func (pr *Problem) Confidence(name string) float64 {
+	return pr.confidence(name, pr.Score(name))
+}
+
+// Explained returns the share of the task's informative weight the named
+// unit's term evidence rests on, in [0, 1] (see confidence).
+func (pr *Problem) Explained(name string) float64 {
+	if pr.taskWeight <= 0 {
+		return 0
+	}
+	return min(1, pr.explained(name)/pr.taskWeight)
+}
+
+// isLexical reports whether name is a lexical candidate.
+func (pr *Problem) isLexical(name string) bool {
+	for _, c := range pr.Candidates {
+		if c.Name == name && c.Origin == OriginLexical {
+			return true
+		}
+	}
+	return false
+}
+
+// kept is the share of the unit's positive evidence that its score keeps
+// after penalties (object mismatch, not_when), in [0, 1].
+func (pr *Problem) kept(name string, score float64) float64 {
+	var pos float64
+	for _, e := range pr.EvidenceOf(name) {
+		if e.Weight > 0 {
+			pos += e.Weight
+		}
+	}
+	if pos <= 0 {
+		return 0
+	}
+	return min(1, max(0, score)/pos)
+}
