@@ -210,33 +210,46 @@ sort_verdict(ok, C, [C|Ok], Rejected, Ok, Rejected) :- !.
 sort_verdict(R, _, Ok, [R|Rejected], Ok, Rejected).
 
 % The unit's standing is looked up once; each rule below is one clause.
+% (The interpreter has no clause indexing and binds every variable of a
+% head it tries, so each clause tests first and builds its rejection
+% after the cut.)
 verdict(Req, cand(N, O, _), V) :-
     unit(N, Status, Invocation, _),
     judge(Req, N, O, Status, Invocation, V).
 
 % Rule 2 (deny): a unit the host denied never activates, whatever asked for it.
-judge(Req, N, _, _, _, reject(N, denied, because(deny, []))) :- denied(Req, N), !.
+judge(Req, N, _, _, _, V) :- denied(Req, N), !,
+    V = reject(N, denied, because(deny, [])).
 % Rule 3 (standing): only units in good standing activate. A shadowed unit
 % never reaches the policy (its name answers for the unit that shadows
 % it), so invalid is the only standing judged here.
-judge(_, N, _, invalid, _, reject(N, invalid, because(standing, []))) :- !.
+judge(_, N, _, invalid, _, V) :- !,
+    V = reject(N, invalid, because(standing, [])).
 % Rule 4 (explicit-user-only): such a unit activates only by host selection;
 % task text naming it ("/name", "$name", "use the name skill") is evidence,
 % never selection.
-judge(_, N, lexical, _, explicit_user, reject(N, explicit_only, because(explicit_user_only, []))) :- !.
+judge(_, N, lexical, _, explicit_user, V) :- !,
+    V = reject(N, explicit_only, because(explicit_user_only, [])).
 % Rule 5 (negation): "do not use X" in the task suppresses lexical
 % activation of X, and only that. Explicit and mandatory selection are host
 % decisions and beat task text, and so do their closures (Rule 6).
-judge(Req, N, lexical, _, _, reject(N, negated, because(negation, []))) :- negated(Req, N), !.
+judge(Req, N, lexical, _, _, V) :- negated(Req, N), !,
+    V = reject(N, negated, because(negation, [])).
 % Rule 6 (dependencies fail closed): a unit whose closure has a missing unit,
 % a cycle, or a unit that may not activate is rejected with that reason.
-judge(Req, N, O, _, _, V) :- closure(N, C), closure_verdict(Req, N, O, C, V).
+judge(Req, N, O, _, _, V) :- closure(N, C), closure_verdict(C, Req, N, O, V).
 
-closure_verdict(_, N, _, missing(D), reject(N, missing_dependency, because(dependencies, [missing(D)]))) :- !.
-closure_verdict(_, N, _, cycle(Path), reject(N, dependency_cycle, because(dependencies, [path(Path)]))) :- !.
-closure_verdict(Req, N, O, deps(Ds), reject(N, dependency_rejected, because(dependencies, [dependency(D, Why)]))) :-
-    blocked_dependencies(Ds, Req, O, D, Why), !.
-closure_verdict(_, _, _, _, ok).
+% closure_verdict(+Closure, +Req, +N, +Origin, -V): the closure's outcome
+% comes first, so a clause for another outcome fails before binding
+% anything.
+closure_verdict(deps(Ds), Req, N, O, V) :-
+    blocked_dependencies(Ds, Req, O, D, Why), !,
+    V = reject(N, dependency_rejected, because(dependencies, [dependency(D, Why)])).
+closure_verdict(deps(_), _, _, _, ok) :- !.
+closure_verdict(missing(D), _, N, _, V) :- !,
+    V = reject(N, missing_dependency, because(dependencies, [missing(D)])).
+closure_verdict(cycle(Path), _, N, _, V) :-
+    V = reject(N, dependency_cycle, because(dependencies, [path(Path)])).
 
 blocked_dependencies([D|_], Req, O, D, Why) :- blocked_dependency(Req, O, D, Why), !.
 blocked_dependencies([_|Ds], Req, O, D, Why) :- blocked_dependencies(Ds, Req, O, D, Why).
@@ -398,60 +411,55 @@ strength(Req, Ranked, Tied, Strong, Rejected, Whys) :-
     lexical_scores(Ranked, Scores),
     threshold(Req, T),
     support_floor(Req, F),
-    strength(Req, Ranked, t(T, F, Tied, Scores, Ranked), none, Strong, Rejected, Whys).
+    strength(Ranked, T, F, w(Req, Tied, Scores, Ranked), none, Strong, Rejected, Whys).
 
-% strength/7 walks the ranked candidates; its third argument holds what
-% every step reads: t(Threshold, SupportFloor, Tied, Scores, Ranked). Kept
+% strength/8 walks the ranked candidates with the threshold T and the
+% support floor F at hand; W holds what only the rarer clauses read:
+% w(Req, Tied, Scores, Ranked). (The interpreter has no clause indexing
+% and pays one binding per head variable, so the common clauses get few
+% arguments and the facts are built after the test that chose them.) Kept
 % is none until a lexical candidate is kept, then kept(Name, Score) of the
 % first one kept: once one is, a further one needs only the support floor,
 % for tasks that ask for two things (Rule 11 then drops it if it adds
 % nothing). Whys holds why(Name, Facts) for each lexical candidate kept:
 % the clause that kept it and the numbers it compared.
-strength(_, [], _, _, [], [], []).
-strength(Req, [cand(N, lexical, S)|Cs], Ctx, Kept, Strong, Rs, Ws) :- !,
-    Ctx = t(T, F, Tied, Scores, Ranked),
-    band(S, T, F, Band0),
-    tied(Band0, N, Tied, Band),
-    weigh(Band, Req, N, S, T, F, Scores, Ranked, Kept, Verdict),
-    verdict(Verdict, N, S, Kept, Strong, Rs, Ws, Strong1, Rs1, Ws1, Kept1),
-    strength(Req, Cs, Ctx, Kept1, Strong1, Rs1, Ws1).
-strength(Req, [C|Cs], Ctx, Kept, [C|Strong], Rs, Ws) :-
-    strength(Req, Cs, Ctx, Kept, Strong, Rs, Ws).
+strength([], _, _, _, _, [], [], []).
+strength([cand(N, lexical, S)|Cs], T, F, W, Kept, Strong, Rs, Ws) :- !,
+    weigh(S, T, F, N, W, Kept, Verdict),
+    filed(Verdict, N, S, Kept, Kept1, Strong, Strong1, Rs, Rs1, Ws, Ws1),
+    strength(Cs, T, F, W, Kept1, Strong1, Rs1, Ws1).
+strength([C|Cs], T, F, W, Kept, [C|Strong], Rs, Ws) :-
+    strength(Cs, T, F, W, Kept, Strong, Rs, Ws).
 
-% verdict/11 files a kept candidate (with its why) or a dropped one.
-verdict(keep(Fs), N, S, Kept, [cand(N, lexical, S)|Strong], Rs, [why(N, Fs)|Ws], Strong, Rs, Ws, Kept1) :-
+% filed/11 files a kept candidate (with its why) or a dropped one.
+filed(keep(Fs), N, S, Kept, Kept1, [cand(N, lexical, S)|Strong], Strong, Rs, Rs, [why(N, Fs)|Ws], Ws) :-
     first_kept(Kept, N, S, Kept1).
-verdict(drop(Fs), N, _, Kept, Strong, [reject(N, below_threshold, because(strength, Fs))|Rs], Ws, Strong, Rs, Ws, Kept).
+filed(drop(Fs), N, _, Kept, Kept, Strong, Strong, [reject(N, below_threshold, because(strength, Fs))|Rs], Rs, Ws, Ws).
 
 first_kept(none, N, S, kept(N, S)) :- !.
 first_kept(Kept, _, _, Kept).
 
-% band(+S, +T, +F, -Band) and tied(+Band0, +N, +Tied, -Band): the cases of
-% the rule, in order: above the threshold; kept by a tie; below the support
-% floor; else in between, where the margin and the kept candidates decide.
-band(S, T, _, above) :- T =< S, !.
-band(S, _, F, low) :- S < F, !.
-band(_, _, _, mid).
+% weigh(+S, +T, +F, +N, +W, +Kept, -Verdict): the cases of the rule, in
+% order: above the threshold; kept by a tie; below the support floor; else
+% in between, where the margin and the kept candidates decide. Verdict is
+% keep(Facts) or drop(Facts); Facts name the clause and the numbers it
+% compared.
+weigh(S, T, _, _, _, _, V) :- T =< S, !,
+    V = keep([clause(above_threshold), score(S), threshold(T)]).
+weigh(S, T, _, N, w(_, Tied, _, _), _, V) :- memberchk(N, Tied), !,
+    V = keep([clause(tied), score(S), threshold(T)]).
+weigh(S, T, F, _, _, _, V) :- S < F, !,
+    V = drop([clause(below_support_floor), score(S), threshold(T), support_floor(F)]).
+weigh(S, T, F, N, W, Kept, V) :- mid(W, S, T, F, N, Kept, V).
 
-tied(above, _, _, above) :- !.
-tied(_, N, Tied, tied) :- memberchk(N, Tied), !.
-tied(Band, _, _, Band).
-
-% weigh(+Band, ...): Verdict is keep(Facts) or drop(Facts); Facts name the
-% clause and the numbers it compared.
-weigh(above, _, _, S, T, _, _, _, _, keep([clause(above_threshold), score(S), threshold(T)])).
-weigh(tied, _, _, S, T, _, _, _, _, keep([clause(tied), score(S), threshold(T)])).
-weigh(low, _, _, S, T, F, _, _, _, drop([clause(below_support_floor), score(S), threshold(T), support_floor(F)])).
-weigh(mid, Req, N, S, T, F, Scores, Ranked, Kept, V) :- mid(Scores, S, Req, N, T, F, Ranked, Kept, V).
-
-% mid/9: the best lexical candidate (its score heads Scores) is judged
+% mid/7: the best lexical candidate (its score heads Scores) is judged
 % against its runner-up; any other one is kept only beside a stronger
 % kept candidate (secondary), else it is not the best.
-mid([S|Rest], S, Req, N, T, F, Ranked, Kept, V) :- !,
+mid(w(Req, _, [S|Rest], Ranked), S, T, F, N, Kept, V) :- !,
     runner_up(Req, Ranked, Rest, RFact, R),
     clear(R, S, Req, N, Clear),
     best(Clear, S, T, F, RFact, Kept, V).
-mid(_, S, _, _, T, F, _, Kept, V) :-
+mid(_, S, T, F, _, Kept, V) :-
     beside(Kept, S, T, F, [clause(not_best), score(S), threshold(T), support_floor(F)], V).
 
 % clear(+R, +S, +Req, +N, -Clear): the best, scoring S, against its
@@ -467,9 +475,11 @@ margin(_, _, no_margin).
 sole(B, sole(B)) :- B >= 2, !.
 sole(B, one_word(B)).
 
-best(margin, S, T, F, RFact, _, keep([clause(margin), score(S), threshold(T), support_floor(F), margin(2), RFact])).
-best(sole(B), S, T, F, RFact, _, keep([clause(sole), score(S), threshold(T), support_floor(F), breadth(B), RFact])).
-best(no_margin, S, T, F, RFact, Kept, V) :-
+best(margin, S, T, F, RFact, _, V) :- !,
+    V = keep([clause(margin), score(S), threshold(T), support_floor(F), margin(2), RFact]).
+best(sole(B), S, T, F, RFact, _, V) :- !,
+    V = keep([clause(sole), score(S), threshold(T), support_floor(F), breadth(B), RFact]).
+best(no_margin, S, T, F, RFact, Kept, V) :- !,
     beside(Kept, S, T, F, [clause(no_margin), score(S), threshold(T), support_floor(F), margin(2), RFact], V).
 best(one_word(B), S, T, F, RFact, Kept, V) :-
     beside(Kept, S, T, F, [clause(one_word), score(S), threshold(T), support_floor(F), breadth(B), RFact], V).
@@ -478,7 +488,8 @@ best(one_word(B), S, T, F, RFact, Kept, V) :-
 % floor and the threshold that no other clause keeps is kept beside a
 % stronger one already kept (secondary), else dropped for the reason Weak
 % gives.
-beside(kept(K, KS), S, T, F, _, keep([clause(secondary), score(S), threshold(T), support_floor(F), kept(K, KS)])).
+beside(kept(K, KS), S, T, F, _, V) :- !,
+    V = keep([clause(secondary), score(S), threshold(T), support_floor(F), kept(K, KS)]).
 beside(none, _, _, _, Weak, drop(Weak)).
 
 % runner_up(+Req, +Ranked, +Rest, -RFact, -R): R is the runner-up's score, the next
