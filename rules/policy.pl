@@ -279,8 +279,9 @@ supersession([C|Cs], Names, Live, Rejected) :-
 supersession([C|Cs], Names, [C|Live], Rejected) :-
     supersession(Cs, Names, Live, Rejected).
 
-superseded(cand(N, lexical, _), Names, reject(N, superseded, because(supersedes, [by(By)]))) :-
-    superseded_by(N, Names, By).
+superseded(cand(N, lexical, _), Names, R) :-
+    superseded_by(N, Names, By),
+    R = reject(N, superseded, because(supersedes, [by(By)])).
 
 % ---------------------------------------------------------------------------
 % Rule 8 (order): host-mandatory units first, then explicit selections, then
@@ -292,11 +293,13 @@ rank(Cands, Ranked) :-
     values(Sorted, Ranked).
 
 keyed([], []).
-keyed([cand(N, O, S)|Cs], [k(R, NP, NS, N)-cand(N, O, S)|Ks]) :-
+keyed([C|Cs], Keyed) :-
+    C = cand(N, O, S),
     origin_rank(O, R),
     unit(N, _, _, P),
     NP is -P,
     NS is -S,
+    Keyed = [k(R, NP, NS, N)-C|Ks],
     keyed(Cs, Ks).
 
 origin_rank(mandatory, 0).
@@ -329,7 +332,7 @@ ambiguity(Req, Ranked, Clear, [T|Rivals], Rejected, Tie) :-
     first_lexical(Ranked, Top),
     Top = cand(T, _, ST),
     support_floor(Req, F), ST >= F,
-    rivals(Req, Top, Ranked, Rivals),
+    rivals(Req, T, ST, Ranked, Rivals),
     Rivals \== [], !,
     ambiguity_mode(Req, Mode),
     resolve_tie(Mode, Top, Rivals, Ranked, Clear, Rejected),
@@ -352,11 +355,14 @@ hold_lexical([C|Cs], T, [C|Admissible], Rs) :- hold_lexical(Cs, T, Admissible, R
 first_lexical([cand(N, lexical, S)|_], cand(N, lexical, S)) :- !.
 first_lexical([_|Cs], Top) :- first_lexical(Cs, Top).
 
-rivals(_, _, [], []).
-rivals(Req, cand(T, lexical, ST), [cand(N, lexical, S)|Cs], [N|Ns]) :-
+% rivals(+Req, +T, +ST, +Ranked, -Rivals): the lexical candidates of Ranked
+% that tie with the best, T scoring ST.
+rivals(_, _, _, [], []).
+rivals(Req, T, ST, [cand(N, lexical, S)|Cs], Rivals) :-
     N \== T, rival_score(Req, ST, S), competes(Req, ST, T, N), !,
-    rivals(Req, cand(T, lexical, ST), Cs, Ns).
-rivals(Req, Top, [_|Cs], Ns) :- rivals(Req, Top, Cs, Ns).
+    Rivals = [N|Ns],
+    rivals(Req, T, ST, Cs, Ns).
+rivals(Req, T, ST, [_|Cs], Ns) :- rivals(Req, T, ST, Cs, Ns).
 
 % rival_score(+Req, +Best, +Other): Other's score is within the tie ratio
 % (a percentage) of Best's.
@@ -432,9 +438,12 @@ strength([C|Cs], T, F, W, Kept, [C|Strong], Rs, Ws) :-
     strength(Cs, T, F, W, Kept, Strong, Rs, Ws).
 
 % filed/11 files a kept candidate (with its why) or a dropped one.
-filed(keep(Fs), N, S, Kept, Kept1, [cand(N, lexical, S)|Strong], Strong, Rs, Rs, [why(N, Fs)|Ws], Ws) :-
+filed(keep(Fs), N, S, Kept, Kept1, Strong, Strong1, Rs, Rs, Ws, Ws1) :-
+    Strong = [cand(N, lexical, S)|Strong1],
+    Ws = [why(N, Fs)|Ws1],
     first_kept(Kept, N, S, Kept1).
-filed(drop(Fs), N, _, Kept, Kept, Strong, Strong, [reject(N, below_threshold, because(strength, Fs))|Rs], Rs, Ws, Ws).
+filed(drop(Fs), N, _, Kept, Kept, Strong, Strong, Rs, Rs1, Ws, Ws) :-
+    Rs = [reject(N, below_threshold, because(strength, Fs))|Rs1].
 
 first_kept(none, N, S, kept(N, S)) :- !.
 first_kept(Kept, _, _, Kept).
@@ -518,10 +527,11 @@ redundancy(Req, Ranked, Tied, Powers, Kept, Rejected) :-
     redundancy(Req, Ranked, Tied, Powers, [], Kept, Rejected).
 
 redundancy(_, [], _, _, _, [], []).
-redundancy(Req, [cand(N, lexical, _)|Cs], Tied, Powers, Seen, Kept, [reject(N, covered, because(redundancy, [by(By)]))|Rs]) :-
-    \+ memberchk(N, Tied),
-    covered_by(Req, N, Seen, By), !,
-    redundancy(Req, Cs, Tied, Powers, Seen, Kept, Rs).
+redundancy(Req, [cand(N, lexical, _)|Cs], Tied, Powers, Seen, Kept, Rs) :-
+    covered_by(Req, N, Seen, By),
+    \+ memberchk(N, Tied), !,
+    Rs = [reject(N, covered, because(redundancy, [by(By)]))|Rs1],
+    redundancy(Req, Cs, Tied, Powers, Seen, Kept, Rs1).
 redundancy(Req, [cand(N, O, S)|Cs], Tied, Powers, Seen, [cand(N, O, S)|Kept], Rs) :-
     coverer(N, Powers, Seen, Seen1),
     redundancy(Req, Cs, Tied, Powers, Seen1, Kept, Rs).
@@ -543,10 +553,11 @@ pack([cand(N, O, S)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     admitted_because(O, N, Whys, 0, Left, Because),
     Sel = [select(N, O, Because)|Sel1],
     pack(Cs, Req, Budget, Whys, Adm, Used, Sel1, Rej).
-pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, conflict, because(packing, [by(With)]))|Rej]) :-
+pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     conflicting(Group, Adm, With), !,
-    pack(Cs, Req, Budget, Whys, Adm, Used, Sel, Rej).
+    Rej = [reject(N, conflict, because(packing, [by(With)]))|Rej1],
+    pack(Cs, Req, Budget, Whys, Adm, Used, Sel, Rej1).
 pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     subtract(Group, Adm, New),
@@ -576,5 +587,9 @@ group(N, Group) :- closure(N, deps(Ds)), append(Ds, [N], Group).
 
 % Members other than the unit itself enter as its dependencies (Rule 6).
 admit([], _, _, _, Sel, Sel).
-admit([N|Gs], N, O, B, [select(N, O, B)|Sel], Rest) :- !, admit(Gs, N, O, B, Sel, Rest).
-admit([G|Gs], N, O, B, [select(G, dependency, because(dependencies, [by(N)]))|Sel], Rest) :- admit(Gs, N, O, B, Sel, Rest).
+admit([N|Gs], N, O, B, Sel, Rest) :- !,
+    Sel = [select(N, O, B)|Sel1],
+    admit(Gs, N, O, B, Sel1, Rest).
+admit([G|Gs], N, O, B, Sel, Rest) :-
+    Sel = [select(G, dependency, because(dependencies, [by(N)]))|Sel1],
+    admit(Gs, N, O, B, Sel1, Rest).
