@@ -143,19 +143,22 @@ decide(Req, Cands, Budget, Decisions) :-
 % every superseded or covered rejection names a selected unit. Powers only shrinks, so this ends after at most one round
 % per candidate (four lexical ones plus the host's).
 settle(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
-    admission(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0),
-    settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Selected, Rejected).
+    admission(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited),
+    settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited, Selected, Rejected).
 
-% settled/9 takes the round's outcome as it is, or starts the next round; a
-% round is judged once (no backtracking into admission/7).
-settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Selected, Rejected) :-
-    unadmitted_cause(Rejected0, Selected0, By), !,
+% settled/10 takes the round's outcome as it is, or starts the next round; a
+% round is judged once (no backtracking into admission/8). Cited holds the
+% round's rejections that may cite a unit by its power (superseded,
+% covered, and the pinned ones), in the order of Rejected: no other
+% rejection is superseded or covered, so the search skips them.
+settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited, Selected, Rejected) :-
+    unadmitted_cause(Cited, Selected0, By), !,
     memberchk(reject(By, Why, Because), Rejected0),
     subtract(Powers, [By], Powers1),
     settle(Req, Ok, Powers1, [reject(By, Why, Because)|Pins], Budget, Selected, Rejected).
-settled(_, _, _, _, _, Selected, Rejected, Selected, Rejected).
+settled(_, _, _, _, _, Selected, Rejected, _, Selected, Rejected).
 
-admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
+admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected, Cited) :-
     supersession(Ok, Powers, Live, Superseded),             % rule 7
     rank(Live, Ranked),                                     % rule 8
     ambiguity(Req, Ranked, Clear, Tied, Ambiguous, Tie),    % rule 9
@@ -164,7 +167,8 @@ admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
     hold(Tie, Distinct, Admissible, Held),                  % rule 9, ask
     unpin(Admissible, Pins, Packable, Pinned),              % settle/7
     pack(Packable, Req, Budget, Whys, [], 0, Selected, Unpacked), % rule 12
-    append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Unpacked], Rejected).
+    append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Unpacked], Rejected),
+    append([Superseded, Covered, Pinned], Cited).
 
 % unpin(+Cands, +Pins, -Rest, -Pinned): a candidate that lost its power to
 % supersede or cover keeps the rejection it had then.
@@ -179,12 +183,14 @@ unpin([C|Cs], Pins, [C|Rest], Rs) :- unpin(Cs, Pins, Rest, Rs).
 % superseded or covered by By, and By was not admitted (as itself or as a
 % dependency). A superseded or covered rejection names By first among its
 % facts.
-unadmitted_cause([reject(_, Why, because(_, [by(By)|_]))|_], Selected, By) :-
-    power(Why), \+ memberchk(select(By, _, _), Selected), !.
+unadmitted_cause([reject(_, Why, Because)|_], Selected, By) :-
+    power(Why, Because, By), \+ memberchk(select(By, _, _), Selected), !.
 unadmitted_cause([_|Rs], Selected, By) :- unadmitted_cause(Rs, Selected, By).
 
-power(superseded).
-power(covered).
+% power(+Why, +Because, -By): a rejection of this reason cites By by its
+% power to supersede or cover.
+power(superseded, because(_, [by(By)|_]), By).
+power(covered, because(_, [by(By)|_]), By).
 
 % ---------------------------------------------------------------------------
 % Rules 2-6: a candidate must be eligible on its own and through its closure.
