@@ -121,11 +121,11 @@
 %       (dependencies before their dependents), then reject(Name, Reason,
 %       Because) for every candidate that was not admitted.
 
-eligible(Req, Cands, NotEligible) :- eligibility(Cands, Req, fresh, _, NotEligible).
+eligible(Req, Cands, NotEligible) :- eligibility(fresh, Cands, Req, _, NotEligible).
 
 decide(Req, Cands, Budget, Decisions) :-
     lexical_judged(Req, J),
-    eligibility(Cands, Req, J, Ok, NotEligible),            % rules 2-6
+    eligibility(J, Cands, Req, Ok, NotEligible),            % rules 2-6
     names(Ok, OkNames),
     settle(Req, Ok, OkNames, [], Budget, Selected, Rejected0), % rules 7-12
     append([NotEligible, Rejected0], Rejected),
@@ -197,17 +197,18 @@ power(covered, because(_, [by(By)|_]), By).
 % (Rule 1, evidence, is computed in Go: see retrieval/score.go and
 % retrieval/problem.go.)
 
-% The third argument is judged when Go already asked eligible/3 about the
+% The first argument is judged when Go already asked eligible/3 about the
 % lexical candidates of this request (judged/1): only the host's are judged
-% again. Else it is fresh and every candidate is judged.
-eligibility([], _, _, [], []).
-eligibility([C|Cs], Req, judged, [C|Ok], Rejected) :-
+% again. Else it is fresh and every candidate is judged. (It comes first so
+% that, fresh, the judged clause fails before binding anything.)
+eligibility(_, [], _, [], []).
+eligibility(judged, [C|Cs], Req, [C|Ok], Rejected) :-
     C = cand(_, lexical, _), !,
-    eligibility(Cs, Req, judged, Ok, Rejected).
-eligibility([C|Cs], Req, J, Ok, Rejected) :-
+    eligibility(judged, Cs, Req, Ok, Rejected).
+eligibility(J, [C|Cs], Req, Ok, Rejected) :-
     verdict(Req, C, V),
     sort_verdict(V, C, Ok, Rejected, Ok1, Rejected1),
-    eligibility(Cs, Req, J, Ok1, Rejected1).
+    eligibility(J, Cs, Req, Ok1, Rejected1).
 
 lexical_judged(Req, judged) :- judged(Req), !.
 lexical_judged(_, fresh).
@@ -423,11 +424,11 @@ strength(Req, Ranked, Tied, Strong, Rejected, Whys) :-
     lexical_scores(Ranked, Scores),
     threshold(Req, T),
     support_floor(Req, F),
-    strength(Ranked, T, F, w(Req, Tied, Scores, Ranked), none, Strong, Rejected, Whys).
+    strength(Ranked, T, F, w(Scores, Tied, Req, Ranked), none, Strong, Rejected, Whys).
 
 % strength/8 walks the ranked candidates with the threshold T and the
 % support floor F at hand; W holds what only the rarer clauses read:
-% w(Req, Tied, Scores, Ranked). (The interpreter has no clause indexing
+% w(Scores, Tied, Req, Ranked). (The interpreter has no clause indexing
 % and pays one binding per head variable, so the common clauses get few
 % arguments and the facts are built after the test that chose them.) Kept
 % is none until a lexical candidate is kept, then kept(Name, Score) of the
@@ -465,16 +466,18 @@ weigh(S, T, _, N, w(_, Tied, _, _), _, V) :- memberchk(N, Tied), !,
     V = keep([clause(tied), score(S), threshold(T)]).
 weigh(S, T, F, _, _, _, V) :- S < F, !,
     V = drop([clause(below_support_floor), score(S), threshold(T), support_floor(F)]).
-weigh(S, T, F, N, W, Kept, V) :- mid(W, S, T, F, N, Kept, V).
+weigh(S, T, F, N, W, Kept, V) :- mid(S, W, T, F, N, Kept, V).
 
 % mid/7: the best lexical candidate (its score heads Scores) is judged
 % against its runner-up; any other one is kept only beside a stronger
 % kept candidate (secondary), else it is not the best.
-mid(w(Req, _, [S|Rest], Ranked), S, T, F, N, Kept, V) :- !,
+% (S comes first, so that another candidate's clause fails at the head of
+% Scores.)
+mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
     runner_up(Req, Ranked, Rest, RFact, R),
     clear(R, S, Req, N, Clear),
     best(Clear, S, T, F, RFact, Kept, V).
-mid(_, S, T, F, _, Kept, V) :-
+mid(S, _, T, F, _, Kept, V) :-
     beside(Kept, S, T, F, [clause(not_best), score(S), threshold(T), support_floor(F)], V).
 
 % clear(+R, +S, +Req, +N, -Clear): the best, scoring S, against its
