@@ -191,9 +191,13 @@ type compilation struct {
 	policyReq *rules.Request            // the request facts the policy reads
 	judged    map[string]rules.Decision // eligible/3's rejections, by unit
 	cands     []rules.Candidate         // problem's candidates, as the policy reads them
-	rejected  []Reason                  // by catalog position; Code "" means not rejected
-	bodies    map[string]string
-	tokens    map[string]int
+	// rejected holds each unit's reasons by catalog position, nil when it
+	// is not rejected. Rule 1's reasons are the same for most units of a
+	// large catalog, so those share one slice (see goReasons): a Result is
+	// read, not changed, and a slice per unit would cost a Reason each.
+	rejected [][]Reason
+	bodies   map[string]string
+	tokens   map[string]int
 
 	selected []*ir.Unit
 	res      *Result
@@ -209,7 +213,7 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 	run := &compilation{
 		ctx: ctx, c: c, req: req, pulse: pulse.New(ctx),
 		explicit: map[string]bool{}, mandatory: map[string]bool{}, denied: map[string]bool{},
-		rejected: make([]Reason, len(c.cat.Units)), bodies: map[string]string{}, tokens: map[string]int{},
+		rejected: make([][]Reason, len(c.cat.Units)), bodies: map[string]string{}, tokens: map[string]int{},
 		res: &Result{Schema: Schema, Selected: []Selected{}, Rejected: []Rejected{}, Diagnostics: c.diags},
 	}
 	for _, s := range pipeline {
@@ -382,12 +386,18 @@ func (r *compilation) policyError(err error) error {
 // exclusion is the reason of the unit at catalog position i, which
 // retrieval kept out of the candidates for x: the policy's when it judged
 // the unit, else retrieval's own (goReason).
-func (r *compilation) exclusion(i int, x retrieval.Exclusion) Reason {
+func (r *compilation) exclusion(i int, x retrieval.Exclusion) []Reason {
 	u := r.c.cat.Units[i]
 	if x.Judged {
-		return r.judgedReason(retrieval.Verdict{Name: u.Name, Code: x.Code})
+		return []Reason{r.judgedReason(retrieval.Verdict{Name: u.Name, Code: x.Code})}
 	}
-	return goReason(x, u)
+	return goReasons(x, u)
+}
+
+// rejectedFor says whether reasons, a unit's entry of rejected, is a
+// rejection for code.
+func rejectedFor(reasons []Reason, code ReasonCode) bool {
+	return len(reasons) > 0 && reasons[0].Code == code
 }
 
 // judgedReason is the reason of a unit the policy's eligible/3 rejected:
@@ -504,12 +514,12 @@ func (r *compilation) decide() error {
 		}
 		u, _ := r.c.cat.Lookup(d.Name)
 		reason := r.reason(d)
-		r.rejected[r.c.pos[u]] = reason
+		r.rejected[r.c.pos[u]] = []Reason{reason}
 		r.event(Event{Stage: StageDecide, Kind: EventRejected, Unit: d.Name, Code: d.Reason, Detail: reason.Detail})
 	}
 	for _, n := range order {
 		u, _ := r.c.cat.Lookup(n)
-		r.rejected[r.c.pos[u]] = Reason{} // a dependency may also have been scored out
+		r.rejected[r.c.pos[u]] = nil // a dependency may also have been scored out
 		r.selected = append(r.selected, u)
 		r.res.Selected = append(r.res.Selected, Selected{
 			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: r.tokens[n],
@@ -534,12 +544,12 @@ func (r *compilation) decide() error {
 		ranked[rk.Name] = true
 	}
 	for i, u := range r.c.cat.Units {
-		if r.rejected[i].Code != "" {
+		if r.rejected[i] != nil {
 			var score float64
 			if u.Status != ir.StatusShadowed {
 				score = r.scoreAt(i)
 			}
-			rj := Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Score: round3(score), Reasons: r.rejected[i : i+1 : i+1]}
+			rj := Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Score: round3(score), Reasons: r.rejected[i]}
 			if score > 0 && ranked[u.Name] {
 				rj.Confidence = r.confidence(u.Name)
 			}
@@ -575,7 +585,7 @@ func (r *compilation) explainWeak() {
 	}
 	for _, rk := range r.res.Ranking {
 		u, ok := r.c.cat.Lookup(rk.Name)
-		if !ok || explained[rk.Name] || rk.Score == 0 || r.rejected[r.c.pos[u]].Code != ReasonBelowThreshold {
+		if !ok || explained[rk.Name] || rk.Score == 0 || !rejectedFor(r.rejected[r.c.pos[u]], ReasonBelowThreshold) {
 			continue
 		}
 		if ev := r.problem.EvidenceOf(rk.Name); ev != nil {

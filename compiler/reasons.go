@@ -69,6 +69,28 @@ var (
 	outsideCapFacts = &Facts{CandidateFloor: CandidateFloor, Candidates: CandidateCap}
 )
 
+// goReasons is goReason as a unit's reasons. Rule 1's reasons name no unit
+// (no_evidence, below_candidate_floor, outside_cap), so every unit with one
+// shares its slice, as they share its facts: a catalog of thousands of
+// units pays for three reasons, not one each.
+func goReasons(x retrieval.Exclusion, u *ir.Unit) []Reason {
+	switch {
+	case x.Code == retrieval.NoEvidence:
+		return noEvidenceReasons
+	case x.Code == retrieval.BelowThreshold && x.Outranked:
+		return outsideCapReasons
+	case x.Code == retrieval.BelowThreshold:
+		return belowFloorReasons
+	}
+	return []Reason{goReason(x, u)}
+}
+
+var (
+	noEvidenceReasons = []Reason{goReason(retrieval.Exclusion{Code: retrieval.NoEvidence}, nil)}
+	outsideCapReasons = []Reason{goReason(retrieval.Exclusion{Code: retrieval.BelowThreshold, Outranked: true}, nil)}
+	belowFloorReasons = []Reason{goReason(retrieval.Exclusion{Code: retrieval.BelowThreshold}, nil)}
+)
+
 // facts converts the policy's facts (scores x 1000) into the result's.
 func (r *compilation) facts(d rules.Decision) *Facts {
 	f := d.Facts

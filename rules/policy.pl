@@ -121,11 +121,11 @@
 %       (dependencies before their dependents), then reject(Name, Reason,
 %       Because) for every candidate that was not admitted.
 
-eligible(Req, Cands, NotEligible) :- eligibility(Cands, Req, fresh, _, NotEligible).
+eligible(Req, Cands, NotEligible) :- eligibility(fresh, Cands, Req, _, NotEligible).
 
 decide(Req, Cands, Budget, Decisions) :-
     lexical_judged(Req, J),
-    eligibility(Cands, Req, J, Ok, NotEligible),            % rules 2-6
+    eligibility(J, Cands, Req, Ok, NotEligible),            % rules 2-6
     names(Ok, OkNames),
     settle(Req, Ok, OkNames, [], Budget, Selected, Rejected0), % rules 7-12
     append([NotEligible, Rejected0], Rejected),
@@ -143,19 +143,22 @@ decide(Req, Cands, Budget, Decisions) :-
 % every superseded or covered rejection names a selected unit. Powers only shrinks, so this ends after at most one round
 % per candidate (four lexical ones plus the host's).
 settle(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
-    admission(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0),
-    settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Selected, Rejected).
+    admission(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited),
+    settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited, Selected, Rejected).
 
-% settled/9 takes the round's outcome as it is, or starts the next round; a
-% round is judged once (no backtracking into admission/7).
-settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Selected, Rejected) :-
-    unadmitted_cause(Rejected0, Selected0, By), !,
+% settled/10 takes the round's outcome as it is, or starts the next round; a
+% round is judged once (no backtracking into admission/8). Cited holds the
+% round's rejections that may cite a unit by its power (superseded,
+% covered, and the pinned ones), in the order of Rejected: no other
+% rejection is superseded or covered, so the search skips them.
+settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited, Selected, Rejected) :-
+    unadmitted_cause(Cited, Selected0, By), !,
     memberchk(reject(By, Why, Because), Rejected0),
     subtract(Powers, [By], Powers1),
     settle(Req, Ok, Powers1, [reject(By, Why, Because)|Pins], Budget, Selected, Rejected).
-settled(_, _, _, _, _, Selected, Rejected, Selected, Rejected).
+settled(_, _, _, _, _, Selected, Rejected, _, Selected, Rejected).
 
-admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
+admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected, Cited) :-
     supersession(Ok, Powers, Live, Superseded),             % rule 7
     rank(Live, Ranked),                                     % rule 8
     ambiguity(Req, Ranked, Clear, Tied, Ambiguous, Tie),    % rule 9
@@ -164,7 +167,8 @@ admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
     hold(Tie, Distinct, Admissible, Held),                  % rule 9, ask
     unpin(Admissible, Pins, Packable, Pinned),              % settle/7
     pack(Packable, Req, Budget, Whys, [], 0, Selected, Unpacked), % rule 12
-    append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Unpacked], Rejected).
+    append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Unpacked], Rejected),
+    append([Superseded, Covered, Pinned], Cited).
 
 % unpin(+Cands, +Pins, -Rest, -Pinned): a candidate that lost its power to
 % supersede or cover keeps the rejection it had then.
@@ -179,29 +183,32 @@ unpin([C|Cs], Pins, [C|Rest], Rs) :- unpin(Cs, Pins, Rest, Rs).
 % superseded or covered by By, and By was not admitted (as itself or as a
 % dependency). A superseded or covered rejection names By first among its
 % facts.
-unadmitted_cause([reject(_, Why, because(_, [by(By)|_]))|_], Selected, By) :-
-    power(Why), \+ memberchk(select(By, _, _), Selected), !.
+unadmitted_cause([reject(_, Why, Because)|_], Selected, By) :-
+    power(Why, Because, By), \+ memberchk(select(By, _, _), Selected), !.
 unadmitted_cause([_|Rs], Selected, By) :- unadmitted_cause(Rs, Selected, By).
 
-power(superseded).
-power(covered).
+% power(+Why, +Because, -By): a rejection of this reason cites By by its
+% power to supersede or cover.
+power(superseded, because(_, [by(By)|_]), By).
+power(covered, because(_, [by(By)|_]), By).
 
 % ---------------------------------------------------------------------------
 % Rules 2-6: a candidate must be eligible on its own and through its closure.
 % (Rule 1, evidence, is computed in Go: see retrieval/score.go and
 % retrieval/problem.go.)
 
-% The third argument is judged when Go already asked eligible/3 about the
+% The first argument is judged when Go already asked eligible/3 about the
 % lexical candidates of this request (judged/1): only the host's are judged
-% again. Else it is fresh and every candidate is judged.
-eligibility([], _, _, [], []).
-eligibility([C|Cs], Req, judged, [C|Ok], Rejected) :-
+% again. Else it is fresh and every candidate is judged. (It comes first so
+% that, fresh, the judged clause fails before binding anything.)
+eligibility(_, [], _, [], []).
+eligibility(judged, [C|Cs], Req, [C|Ok], Rejected) :-
     C = cand(_, lexical, _), !,
-    eligibility(Cs, Req, judged, Ok, Rejected).
-eligibility([C|Cs], Req, J, Ok, Rejected) :-
+    eligibility(judged, Cs, Req, Ok, Rejected).
+eligibility(J, [C|Cs], Req, Ok, Rejected) :-
     verdict(Req, C, V),
     sort_verdict(V, C, Ok, Rejected, Ok1, Rejected1),
-    eligibility(Cs, Req, J, Ok1, Rejected1).
+    eligibility(J, Cs, Req, Ok1, Rejected1).
 
 lexical_judged(Req, judged) :- judged(Req), !.
 lexical_judged(_, fresh).
@@ -210,33 +217,46 @@ sort_verdict(ok, C, [C|Ok], Rejected, Ok, Rejected) :- !.
 sort_verdict(R, _, Ok, [R|Rejected], Ok, Rejected).
 
 % The unit's standing is looked up once; each rule below is one clause.
+% (The interpreter has no clause indexing and binds every variable of a
+% head it tries, so each clause tests first and builds its rejection
+% after the cut.)
 verdict(Req, cand(N, O, _), V) :-
     unit(N, Status, Invocation, _),
     judge(Req, N, O, Status, Invocation, V).
 
 % Rule 2 (deny): a unit the host denied never activates, whatever asked for it.
-judge(Req, N, _, _, _, reject(N, denied, because(deny, []))) :- denied(Req, N), !.
+judge(Req, N, _, _, _, V) :- denied(Req, N), !,
+    V = reject(N, denied, because(deny, [])).
 % Rule 3 (standing): only units in good standing activate. A shadowed unit
 % never reaches the policy (its name answers for the unit that shadows
 % it), so invalid is the only standing judged here.
-judge(_, N, _, invalid, _, reject(N, invalid, because(standing, []))) :- !.
+judge(_, N, _, invalid, _, V) :- !,
+    V = reject(N, invalid, because(standing, [])).
 % Rule 4 (explicit-user-only): such a unit activates only by host selection;
 % task text naming it ("/name", "$name", "use the name skill") is evidence,
 % never selection.
-judge(_, N, lexical, _, explicit_user, reject(N, explicit_only, because(explicit_user_only, []))) :- !.
+judge(_, N, lexical, _, explicit_user, V) :- !,
+    V = reject(N, explicit_only, because(explicit_user_only, [])).
 % Rule 5 (negation): "do not use X" in the task suppresses lexical
 % activation of X, and only that. Explicit and mandatory selection are host
 % decisions and beat task text, and so do their closures (Rule 6).
-judge(Req, N, lexical, _, _, reject(N, negated, because(negation, []))) :- negated(Req, N), !.
+judge(Req, N, lexical, _, _, V) :- negated(Req, N), !,
+    V = reject(N, negated, because(negation, [])).
 % Rule 6 (dependencies fail closed): a unit whose closure has a missing unit,
 % a cycle, or a unit that may not activate is rejected with that reason.
-judge(Req, N, O, _, _, V) :- closure(N, C), closure_verdict(Req, N, O, C, V).
+judge(Req, N, O, _, _, V) :- closure(N, C), closure_verdict(C, Req, N, O, V).
 
-closure_verdict(_, N, _, missing(D), reject(N, missing_dependency, because(dependencies, [missing(D)]))) :- !.
-closure_verdict(_, N, _, cycle(Path), reject(N, dependency_cycle, because(dependencies, [path(Path)]))) :- !.
-closure_verdict(Req, N, O, deps(Ds), reject(N, dependency_rejected, because(dependencies, [dependency(D, Why)]))) :-
-    blocked_dependencies(Ds, Req, O, D, Why), !.
-closure_verdict(_, _, _, _, ok).
+% closure_verdict(+Closure, +Req, +N, +Origin, -V): the closure's outcome
+% comes first, so a clause for another outcome fails before binding
+% anything.
+closure_verdict(deps(Ds), Req, N, O, V) :-
+    blocked_dependencies(Ds, Req, O, D, Why), !,
+    V = reject(N, dependency_rejected, because(dependencies, [dependency(D, Why)])).
+closure_verdict(deps(_), _, _, _, ok) :- !.
+closure_verdict(missing(D), _, N, _, V) :- !,
+    V = reject(N, missing_dependency, because(dependencies, [missing(D)])).
+closure_verdict(cycle(Path), _, N, _, V) :-
+    V = reject(N, dependency_cycle, because(dependencies, [path(Path)])).
 
 blocked_dependencies([D|_], Req, O, D, Why) :- blocked_dependency(Req, O, D, Why), !.
 blocked_dependencies([_|Ds], Req, O, D, Why) :- blocked_dependencies(Ds, Req, O, D, Why).
@@ -266,8 +286,9 @@ supersession([C|Cs], Names, Live, Rejected) :-
 supersession([C|Cs], Names, [C|Live], Rejected) :-
     supersession(Cs, Names, Live, Rejected).
 
-superseded(cand(N, lexical, _), Names, reject(N, superseded, because(supersedes, [by(By)]))) :-
-    superseded_by(N, Names, By).
+superseded(cand(N, lexical, _), Names, R) :-
+    superseded_by(N, Names, By),
+    R = reject(N, superseded, because(supersedes, [by(By)])).
 
 % ---------------------------------------------------------------------------
 % Rule 8 (order): host-mandatory units first, then explicit selections, then
@@ -279,11 +300,13 @@ rank(Cands, Ranked) :-
     values(Sorted, Ranked).
 
 keyed([], []).
-keyed([cand(N, O, S)|Cs], [k(R, NP, NS, N)-cand(N, O, S)|Ks]) :-
+keyed([C|Cs], Keyed) :-
+    C = cand(N, O, S),
     origin_rank(O, R),
     unit(N, _, _, P),
     NP is -P,
     NS is -S,
+    Keyed = [k(R, NP, NS, N)-C|Ks],
     keyed(Cs, Ks).
 
 origin_rank(mandatory, 0).
@@ -316,7 +339,7 @@ ambiguity(Req, Ranked, Clear, [T|Rivals], Rejected, Tie) :-
     first_lexical(Ranked, Top),
     Top = cand(T, _, ST),
     support_floor(Req, F), ST >= F,
-    rivals(Req, Top, Ranked, Rivals),
+    rivals(Req, T, ST, Ranked, Rivals),
     Rivals \== [], !,
     ambiguity_mode(Req, Mode),
     resolve_tie(Mode, Top, Rivals, Ranked, Clear, Rejected),
@@ -339,11 +362,14 @@ hold_lexical([C|Cs], T, [C|Admissible], Rs) :- hold_lexical(Cs, T, Admissible, R
 first_lexical([cand(N, lexical, S)|_], cand(N, lexical, S)) :- !.
 first_lexical([_|Cs], Top) :- first_lexical(Cs, Top).
 
-rivals(_, _, [], []).
-rivals(Req, cand(T, lexical, ST), [cand(N, lexical, S)|Cs], [N|Ns]) :-
+% rivals(+Req, +T, +ST, +Ranked, -Rivals): the lexical candidates of Ranked
+% that tie with the best, T scoring ST.
+rivals(_, _, _, [], []).
+rivals(Req, T, ST, [cand(N, lexical, S)|Cs], Rivals) :-
     N \== T, rival_score(Req, ST, S), competes(Req, ST, T, N), !,
-    rivals(Req, cand(T, lexical, ST), Cs, Ns).
-rivals(Req, Top, [_|Cs], Ns) :- rivals(Req, Top, Cs, Ns).
+    Rivals = [N|Ns],
+    rivals(Req, T, ST, Cs, Ns).
+rivals(Req, T, ST, [_|Cs], Ns) :- rivals(Req, T, ST, Cs, Ns).
 
 % rival_score(+Req, +Best, +Other): Other's score is within the tie ratio
 % (a percentage) of Best's.
@@ -398,60 +424,60 @@ strength(Req, Ranked, Tied, Strong, Rejected, Whys) :-
     lexical_scores(Ranked, Scores),
     threshold(Req, T),
     support_floor(Req, F),
-    strength(Req, Ranked, t(T, F, Tied, Scores, Ranked), none, Strong, Rejected, Whys).
+    strength(Ranked, T, F, w(Scores, Tied, Req, Ranked), none, Strong, Rejected, Whys).
 
-% strength/7 walks the ranked candidates; its third argument holds what
-% every step reads: t(Threshold, SupportFloor, Tied, Scores, Ranked). Kept
+% strength/8 walks the ranked candidates with the threshold T and the
+% support floor F at hand; W holds what only the rarer clauses read:
+% w(Scores, Tied, Req, Ranked). (The interpreter has no clause indexing
+% and pays one binding per head variable, so the common clauses get few
+% arguments and the facts are built after the test that chose them.) Kept
 % is none until a lexical candidate is kept, then kept(Name, Score) of the
 % first one kept: once one is, a further one needs only the support floor,
 % for tasks that ask for two things (Rule 11 then drops it if it adds
 % nothing). Whys holds why(Name, Facts) for each lexical candidate kept:
 % the clause that kept it and the numbers it compared.
-strength(_, [], _, _, [], [], []).
-strength(Req, [cand(N, lexical, S)|Cs], Ctx, Kept, Strong, Rs, Ws) :- !,
-    Ctx = t(T, F, Tied, Scores, Ranked),
-    band(S, T, F, Band0),
-    tied(Band0, N, Tied, Band),
-    weigh(Band, Req, N, S, T, F, Scores, Ranked, Kept, Verdict),
-    verdict(Verdict, N, S, Kept, Strong, Rs, Ws, Strong1, Rs1, Ws1, Kept1),
-    strength(Req, Cs, Ctx, Kept1, Strong1, Rs1, Ws1).
-strength(Req, [C|Cs], Ctx, Kept, [C|Strong], Rs, Ws) :-
-    strength(Req, Cs, Ctx, Kept, Strong, Rs, Ws).
+strength([], _, _, _, _, [], [], []).
+strength([cand(N, lexical, S)|Cs], T, F, W, Kept, Strong, Rs, Ws) :- !,
+    weigh(S, T, F, N, W, Kept, Verdict),
+    filed(Verdict, N, S, Kept, Kept1, Strong, Strong1, Rs, Rs1, Ws, Ws1),
+    strength(Cs, T, F, W, Kept1, Strong1, Rs1, Ws1).
+strength([C|Cs], T, F, W, Kept, [C|Strong], Rs, Ws) :-
+    strength(Cs, T, F, W, Kept, Strong, Rs, Ws).
 
-% verdict/11 files a kept candidate (with its why) or a dropped one.
-verdict(keep(Fs), N, S, Kept, [cand(N, lexical, S)|Strong], Rs, [why(N, Fs)|Ws], Strong, Rs, Ws, Kept1) :-
+% filed/11 files a kept candidate (with its why) or a dropped one.
+filed(keep(Fs), N, S, Kept, Kept1, Strong, Strong1, Rs, Rs, Ws, Ws1) :-
+    Strong = [cand(N, lexical, S)|Strong1],
+    Ws = [why(N, Fs)|Ws1],
     first_kept(Kept, N, S, Kept1).
-verdict(drop(Fs), N, _, Kept, Strong, [reject(N, below_threshold, because(strength, Fs))|Rs], Ws, Strong, Rs, Ws, Kept).
+filed(drop(Fs), N, _, Kept, Kept, Strong, Strong, Rs, Rs1, Ws, Ws) :-
+    Rs = [reject(N, below_threshold, because(strength, Fs))|Rs1].
 
 first_kept(none, N, S, kept(N, S)) :- !.
 first_kept(Kept, _, _, Kept).
 
-% band(+S, +T, +F, -Band) and tied(+Band0, +N, +Tied, -Band): the cases of
-% the rule, in order: above the threshold; kept by a tie; below the support
-% floor; else in between, where the margin and the kept candidates decide.
-band(S, T, _, above) :- T =< S, !.
-band(S, _, F, low) :- S < F, !.
-band(_, _, _, mid).
+% weigh(+S, +T, +F, +N, +W, +Kept, -Verdict): the cases of the rule, in
+% order: above the threshold; kept by a tie; below the support floor; else
+% in between, where the margin and the kept candidates decide. Verdict is
+% keep(Facts) or drop(Facts); Facts name the clause and the numbers it
+% compared.
+weigh(S, T, _, _, _, _, V) :- T =< S, !,
+    V = keep([clause(above_threshold), score(S), threshold(T)]).
+weigh(S, T, _, N, w(_, Tied, _, _), _, V) :- memberchk(N, Tied), !,
+    V = keep([clause(tied), score(S), threshold(T)]).
+weigh(S, T, F, _, _, _, V) :- S < F, !,
+    V = drop([clause(below_support_floor), score(S), threshold(T), support_floor(F)]).
+weigh(S, T, F, N, W, Kept, V) :- mid(S, W, T, F, N, Kept, V).
 
-tied(above, _, _, above) :- !.
-tied(_, N, Tied, tied) :- memberchk(N, Tied), !.
-tied(Band, _, _, Band).
-
-% weigh(+Band, ...): Verdict is keep(Facts) or drop(Facts); Facts name the
-% clause and the numbers it compared.
-weigh(above, _, _, S, T, _, _, _, _, keep([clause(above_threshold), score(S), threshold(T)])).
-weigh(tied, _, _, S, T, _, _, _, _, keep([clause(tied), score(S), threshold(T)])).
-weigh(low, _, _, S, T, F, _, _, _, drop([clause(below_support_floor), score(S), threshold(T), support_floor(F)])).
-weigh(mid, Req, N, S, T, F, Scores, Ranked, Kept, V) :- mid(Scores, S, Req, N, T, F, Ranked, Kept, V).
-
-% mid/9: the best lexical candidate (its score heads Scores) is judged
+% mid/7: the best lexical candidate (its score heads Scores) is judged
 % against its runner-up; any other one is kept only beside a stronger
 % kept candidate (secondary), else it is not the best.
-mid([S|Rest], S, Req, N, T, F, Ranked, Kept, V) :- !,
+% (S comes first, so that another candidate's clause fails at the head of
+% Scores.)
+mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
     runner_up(Req, Ranked, Rest, RFact, R),
     clear(R, S, Req, N, Clear),
     best(Clear, S, T, F, RFact, Kept, V).
-mid(_, S, _, _, T, F, _, Kept, V) :-
+mid(S, _, T, F, _, Kept, V) :-
     beside(Kept, S, T, F, [clause(not_best), score(S), threshold(T), support_floor(F)], V).
 
 % clear(+R, +S, +Req, +N, -Clear): the best, scoring S, against its
@@ -467,9 +493,11 @@ margin(_, _, no_margin).
 sole(B, sole(B)) :- B >= 2, !.
 sole(B, one_word(B)).
 
-best(margin, S, T, F, RFact, _, keep([clause(margin), score(S), threshold(T), support_floor(F), margin(2), RFact])).
-best(sole(B), S, T, F, RFact, _, keep([clause(sole), score(S), threshold(T), support_floor(F), breadth(B), RFact])).
-best(no_margin, S, T, F, RFact, Kept, V) :-
+best(margin, S, T, F, RFact, _, V) :- !,
+    V = keep([clause(margin), score(S), threshold(T), support_floor(F), margin(2), RFact]).
+best(sole(B), S, T, F, RFact, _, V) :- !,
+    V = keep([clause(sole), score(S), threshold(T), support_floor(F), breadth(B), RFact]).
+best(no_margin, S, T, F, RFact, Kept, V) :- !,
     beside(Kept, S, T, F, [clause(no_margin), score(S), threshold(T), support_floor(F), margin(2), RFact], V).
 best(one_word(B), S, T, F, RFact, Kept, V) :-
     beside(Kept, S, T, F, [clause(one_word), score(S), threshold(T), support_floor(F), breadth(B), RFact], V).
@@ -478,7 +506,8 @@ best(one_word(B), S, T, F, RFact, Kept, V) :-
 % floor and the threshold that no other clause keeps is kept beside a
 % stronger one already kept (secondary), else dropped for the reason Weak
 % gives.
-beside(kept(K, KS), S, T, F, _, keep([clause(secondary), score(S), threshold(T), support_floor(F), kept(K, KS)])).
+beside(kept(K, KS), S, T, F, _, V) :- !,
+    V = keep([clause(secondary), score(S), threshold(T), support_floor(F), kept(K, KS)]).
 beside(none, _, _, _, Weak, drop(Weak)).
 
 % runner_up(+Req, +Ranked, +Rest, -RFact, -R): R is the runner-up's score, the next
@@ -507,10 +536,11 @@ redundancy(Req, Ranked, Tied, Powers, Kept, Rejected) :-
     redundancy(Req, Ranked, Tied, Powers, [], Kept, Rejected).
 
 redundancy(_, [], _, _, _, [], []).
-redundancy(Req, [cand(N, lexical, _)|Cs], Tied, Powers, Seen, Kept, [reject(N, covered, because(redundancy, [by(By)]))|Rs]) :-
-    \+ memberchk(N, Tied),
-    covered_by(Req, N, Seen, By), !,
-    redundancy(Req, Cs, Tied, Powers, Seen, Kept, Rs).
+redundancy(Req, [cand(N, lexical, _)|Cs], Tied, Powers, Seen, Kept, Rs) :-
+    covered_by(Req, N, Seen, By),
+    \+ memberchk(N, Tied), !,
+    Rs = [reject(N, covered, because(redundancy, [by(By)]))|Rs1],
+    redundancy(Req, Cs, Tied, Powers, Seen, Kept, Rs1).
 redundancy(Req, [cand(N, O, S)|Cs], Tied, Powers, Seen, [cand(N, O, S)|Kept], Rs) :-
     coverer(N, Powers, Seen, Seen1),
     redundancy(Req, Cs, Tied, Powers, Seen1, Kept, Rs).
@@ -532,10 +562,11 @@ pack([cand(N, O, S)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     admitted_because(O, N, Whys, 0, Left, Because),
     Sel = [select(N, O, Because)|Sel1],
     pack(Cs, Req, Budget, Whys, Adm, Used, Sel1, Rej).
-pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, conflict, because(packing, [by(With)]))|Rej]) :-
+pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     conflicting(Group, Adm, With), !,
-    pack(Cs, Req, Budget, Whys, Adm, Used, Sel, Rej).
+    Rej = [reject(N, conflict, because(packing, [by(With)]))|Rej1],
+    pack(Cs, Req, Budget, Whys, Adm, Used, Sel, Rej1).
 pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     subtract(Group, Adm, New),
@@ -565,5 +596,9 @@ group(N, Group) :- closure(N, deps(Ds)), append(Ds, [N], Group).
 
 % Members other than the unit itself enter as its dependencies (Rule 6).
 admit([], _, _, _, Sel, Sel).
-admit([N|Gs], N, O, B, [select(N, O, B)|Sel], Rest) :- !, admit(Gs, N, O, B, Sel, Rest).
-admit([G|Gs], N, O, B, [select(G, dependency, because(dependencies, [by(N)]))|Sel], Rest) :- admit(Gs, N, O, B, Sel, Rest).
+admit([N|Gs], N, O, B, Sel, Rest) :- !,
+    Sel = [select(N, O, B)|Sel1],
+    admit(Gs, N, O, B, Sel1, Rest).
+admit([G|Gs], N, O, B, Sel, Rest) :-
+    Sel = [select(G, dependency, because(dependencies, [by(N)]))|Sel1],
+    admit(Gs, N, O, B, Sel1, Rest).
