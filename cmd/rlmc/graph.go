@@ -130,20 +130,7 @@ func renderMermaid(g *compiler.Graph) string {
 	}
 	for _, e := range g.Edges {
 		from, to := ids[e.From], ids[e.To]
-		switch e.Kind {
-		case compiler.EdgeRequires:
-			label := "requires"
-			if e.Policy {
-				label = "policy requires"
-			}
-			fmt.Fprintf(&b, "  %s -->|%s| %s\n", from, label, to)
-		case compiler.EdgeSuggests:
-			fmt.Fprintf(&b, "  %s -.->|suggests| %s\n", from, to)
-		case compiler.EdgeConflicts:
-			fmt.Fprintf(&b, "  %s ---|conflicts| %s\n", from, to)
-		case compiler.EdgeSupersedes:
-			fmt.Fprintf(&b, "  %s ==>|supersedes| %s\n", from, to)
-		}
+		fmt.Fprintf(&b, "  %s %s|%s| %s\n", from, mermaidArrows[e.Kind], edgeLabel(e), to)
 	}
 	for _, c := range mermaidClasses {
 		if used[c.mark] {
@@ -151,6 +138,29 @@ func renderMermaid(g *compiler.Graph) string {
 		}
 	}
 	return b.String()
+}
+
+// mermaidArrows and dotStyles draw each kind of edge: requires solid,
+// suggests dotted, conflicts undirected, supersedes bold.
+var (
+	mermaidArrows = map[compiler.EdgeKind]string{
+		compiler.EdgeRequires: "-->", compiler.EdgeSuggests: "-.->",
+		compiler.EdgeConflicts: "---", compiler.EdgeSupersedes: "==>",
+	}
+	dotStyles = map[compiler.EdgeKind]string{
+		compiler.EdgeSuggests:   ", style=dotted",
+		compiler.EdgeConflicts:  `, dir=none, color="#cc0000"`,
+		compiler.EdgeSupersedes: ", style=bold",
+	}
+)
+
+// edgeLabel names an edge's kind as both renderers print it; a requires
+// edge the host policy adds says so.
+func edgeLabel(e compiler.GraphEdge) string {
+	if e.Kind == compiler.EdgeRequires && e.Policy {
+		return "policy requires"
+	}
+	return string(e.Kind)
 }
 
 // dotText escapes s for a double-quoted DOT string: a backslash (which
@@ -180,20 +190,7 @@ func renderDOT(g *compiler.Graph) string {
 	}
 	for _, e := range g.Edges {
 		from, to := ids[e.From], ids[e.To]
-		switch e.Kind {
-		case compiler.EdgeRequires:
-			label := "requires"
-			if e.Policy {
-				label = "policy requires"
-			}
-			fmt.Fprintf(&b, "  %s -> %s [label=\"%s\"];\n", from, to, label)
-		case compiler.EdgeSuggests:
-			fmt.Fprintf(&b, "  %s -> %s [label=\"suggests\", style=dotted];\n", from, to)
-		case compiler.EdgeConflicts:
-			fmt.Fprintf(&b, "  %s -> %s [label=\"conflicts\", dir=none, color=\"#cc0000\"];\n", from, to)
-		case compiler.EdgeSupersedes:
-			fmt.Fprintf(&b, "  %s -> %s [label=\"supersedes\", style=bold];\n", from, to)
-		}
+		fmt.Fprintf(&b, "  %s -> %s [label=\"%s\"%s];\n", from, to, edgeLabel(e), dotStyles[e.Kind])
 	}
 	b.WriteString("}\n")
 	return b.String()
