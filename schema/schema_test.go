@@ -299,41 +299,48 @@ func enum(t *testing.T, def map[string]any) []string {
 	return out
 }
 
+// valueSpecs returns the const or var specs (tok) of the Go package in dir,
+// test files aside.
+func valueSpecs(t *testing.T, dir string, tok token.Token) []*ast.ValueSpec {
+	t.Helper()
+	pkgs, err := parser.ParseDir(token.NewFileSet(), dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*ast.ValueSpec
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Files {
+			for _, d := range f.Decls {
+				if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == tok {
+					for _, spec := range gd.Specs {
+						out = append(out, spec.(*ast.ValueSpec))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 // constsOf returns the values of the string constants the Go package in
 // dir declares with the named type, sorted: the vocabulary as the code
 // spells it, so that a constant added without its schema entry (or the
 // reverse) fails TestCodesMatchGo.
 func constsOf(t *testing.T, dir, typ string) []string {
 	t.Helper()
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, pkg := range pkgs {
-		for _, f := range pkg.Files {
-			for _, d := range f.Decls {
-				gd, ok := d.(*ast.GenDecl)
-				if !ok || gd.Tok != token.CONST {
-					continue
-				}
-				for _, spec := range gd.Specs {
-					vs := spec.(*ast.ValueSpec)
-					id, ok := vs.Type.(*ast.Ident)
-					if !ok || id.Name != typ {
-						continue
-					}
-					for _, v := range vs.Values {
-						lit, ok := v.(*ast.BasicLit)
-						if !ok || lit.Kind != token.STRING {
-							t.Fatalf("%s constant of type %s is not a string literal", dir, typ)
-						}
-						s, _ := strconv.Unquote(lit.Value)
-						out = append(out, s)
-					}
-				}
+	for _, vs := range valueSpecs(t, dir, token.CONST) {
+		id, ok := vs.Type.(*ast.Ident)
+		if !ok || id.Name != typ {
+			continue
+		}
+		for _, v := range vs.Values {
+			lit, ok := v.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				t.Fatalf("%s constant of type %s is not a string literal", dir, typ)
 			}
+			s, _ := strconv.Unquote(lit.Value)
+			out = append(out, s)
 		}
 	}
 	if len(out) == 0 {
@@ -536,36 +543,20 @@ func TestVersion(t *testing.T) {
 // package-level var of the Go package in dir is initialized with.
 func stringsOfVar(t *testing.T, dir, name string) []string {
 	t.Helper()
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, pkg := range pkgs {
-		for _, f := range pkg.Files {
-			for _, d := range f.Decls {
-				gd, ok := d.(*ast.GenDecl)
-				if !ok || gd.Tok != token.VAR {
-					continue
-				}
-				for _, spec := range gd.Specs {
-					vs := spec.(*ast.ValueSpec)
-					for i, id := range vs.Names {
-						if id.Name != name || i >= len(vs.Values) {
-							continue
-						}
-						lit, ok := vs.Values[i].(*ast.CompositeLit)
-						if !ok {
-							t.Fatalf("%s.%s is not a composite literal", dir, name)
-						}
-						for _, e := range lit.Elts {
-							if b, ok := e.(*ast.BasicLit); ok && b.Kind == token.STRING {
-								s, _ := strconv.Unquote(b.Value)
-								out = append(out, s)
-							}
-						}
-					}
+	for _, vs := range valueSpecs(t, dir, token.VAR) {
+		for i, id := range vs.Names {
+			if id.Name != name || i >= len(vs.Values) {
+				continue
+			}
+			lit, ok := vs.Values[i].(*ast.CompositeLit)
+			if !ok {
+				t.Fatalf("%s.%s is not a composite literal", dir, name)
+			}
+			for _, e := range lit.Elts {
+				if b, ok := e.(*ast.BasicLit); ok && b.Kind == token.STRING {
+					s, _ := strconv.Unquote(b.Value)
+					out = append(out, s)
 				}
 			}
 		}
