@@ -147,10 +147,10 @@ decide(Req, Cands, Budget, Decisions) :-
     append([NotEligible, Rejected0], Rejected),
     append(Selected, Rejected, Decisions).
 
-% settle(+Req, +Cands, +Ok, +Powers, +Pins, +Budget, -Selected, -Rejected):
+% settle(+Req, +X, +Ok, +Powers, +Pins, +Budget, -Selected, -Rejected):
 % rules 7-12 over the eligible candidates Ok, with Cands the request's
 % candidates as Go gave them, best lexical first, which rules 9
-% and 10 read as a whole (gate/3, intents/4). Supersession (rule 7) and coverage
+% and 10 read as a whole, and its reading (reading/3), in x(Cands, I). Supersession (rule 7) and coverage
 % (rule 11) take effect only from a unit that is admitted. Powers, the units
 % that may supersede or cover, starts as every eligible candidate. When a
 % rejection cites a superseder or coverer that ended up not admitted
@@ -226,15 +226,16 @@ gate(Req, Cands, B) :-
     confidence(Req, B, C), C < M.
 
 % intents(+Req, +Cands, -I): I is intents(Low, W) when the task asks for
-% several things (rule 10, intents), else none: two or more lexical candidates (the parts) reach the
-% support floor, each with confidence at least intent_confidence/2; no two
-% of them compete (redundant or same_object, either way); and no other
-% lexical candidate scores as much as the weakest of them, W scoring Low.
-% A gated request has none: no lexical candidate is selected from its
+% several things (rule 10, intents), else none: two or more lexical
+% candidates (the parts) reach the support floor, each with confidence at
+% least intent_confidence/2; no two of them compete (redundant or
+% same_object, either way); and no other lexical candidate scores as much
+% as the weakest of them, W scoring Low. A gated request has none
+% (reading/3 asks gate/3 first): no lexical candidate is selected from its
 % task. It is computed once per decide/4 and tests the best lexical
-% candidate first (the first in Cands, Go gives them best first):
-% unless the best is a part, it scores at least the weakest part and is
-% not one, so there are none.
+% candidate first (the first in Cands, Go gives them best first): unless
+% the best is a part, it scores at least the weakest part and is not one,
+% so there are none.
 intents(Req, Cands, I) :-
     first_lexical(Cands, cand(B, _, SB)),
     support_floor(Req, F), SB >= F,
@@ -405,7 +406,10 @@ origin_rank(lexical, 2).
 % two task words, or reaches the threshold. One shared incidental word is no
 % tie, as it is no margin in Rule 10; a conflict alone is no tie either (two
 % conflicting units may answer different parts of one task; Rule 12 settles
-% them). A best candidate below the support floor could not be selected even
+% them). A rival is no tie either when the best explains more
+% (unless_clear/9: the best explains more than every rival within the tie
+% ratio, so only a rival scoring as much as the best still ties), and no
+% tie is asked about when rule 10 gates the task (below_min_confidence). A best candidate below the support floor could not be selected even
 % with no rival, so its ties are no question worth asking: Rule 10 rejects
 % them all. Otherwise the task is too close to call, and the host's mode
 % decides: ask (the default) rejects the best and its rivals as ambiguous so
@@ -526,14 +530,17 @@ drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
 % weak candidate as weak as it was, with no margin over nothing.
 %
 % Its clauses, each named in the decision (clause(C)) with what it compared:
-% a lexical candidate is kept when it reaches the threshold
+% first, when the best lexical candidate's confidence is below the host's
+% min_confidence, every lexical candidate is dropped (below_min_confidence,
+% by(Best)); else a lexical candidate is kept when it reaches the threshold
 % (above_threshold) or a tie kept it (tied); below the support floor it is
 % dropped (below_support_floor); between the two, the best candidate is
 % kept with a margin of two over its runner-up (margin) or, with no
 % runner-up, when its evidence rests on at least two task words (sole);
 % failing that, any candidate is kept beside a stronger one already kept
-% (secondary), else dropped: the best for no_margin or one_word, another
-% as not_best.
+% (secondary), or, in a task that asks for several things (intents/3), as
+% one of them (intents, by(Weakest)), else dropped: the best for no_margin
+% or one_word, another as not_best.
 
 strength(Req, x(_, gated(B)), Ranked, _, Strong, Rejected, []) :- !,
     threshold(Req, T),
@@ -560,8 +567,10 @@ gated([C|Cs], T, F, B, [C|Strong], Rs) :- gated(Cs, T, F, B, Strong, Rs).
 % w(Scores, Tied, Req, Ranked). (The interpreter has no clause indexing
 % and pays one binding per head variable, so the common clauses get few
 % arguments and the facts are built after the test that chose them.) Kept
-% is none until a lexical candidate is kept, then kept(Name, Score) of the
-% first one kept: once one is, a further one needs only the support floor,
+% is none, or intents(Low, W) in a task that asks for several things
+% (reading/3: the intents clause reads it where the rule would drop a
+% candidate, so it costs the common case nothing), until a lexical
+% candidate is kept, then kept(Name, Score) of the first one kept: once one is, a further one needs only the support floor,
 % for tasks that ask for two things (Rule 11 then drops it if it adds
 % nothing). Whys holds why(Name, Facts) for each lexical candidate kept:
 % the clause that kept it and the numbers it compared.
