@@ -211,32 +211,27 @@ power(superseded, because(_, [by(By)|_]), By).
 power(covered, because(_, [by(By)|_]), By).
 
 % reading(+Req, +Cands, -I): what rules 9 and 10 read of the request's
-% candidates as a whole, once per decide/4: gated(B) (gate/3), else
-% intents(Low, W) (intents/3), else none.
-reading(Req, Cands, I) :- gate(Req, Cands, B), !, I = gated(B).
-reading(Req, Cands, I) :- intents(Req, Cands, I).
-
-% gate(+Req, +Cands, -B): the host set a min_confidence and the best
-% lexical candidate B (the first in Cands) has a confidence below it (rule
-% 10, below_min_confidence; rule 9 then asks about no tie). The test that
-% fails for most requests comes first.
-gate(Req, Cands, B) :-
+% candidates as a whole, once per decide/4 (one clause per outcome, the
+% test that fails for most requests first):
+%   gated(B)   the host set a min_confidence and the best lexical
+%              candidate B (the first in Cands: Go gives them best first)
+%              has a confidence below it (rule 10, below_min_confidence;
+%              rule 9 then asks about no tie);
+%   intents(Low, W)  else, the task asks for several things (rule 10,
+%              intents): two or more lexical candidates (the parts) reach
+%              the support floor, each with confidence at least
+%              intent_confidence/2; no two of them compete (redundant or
+%              same_object, either way); and no other lexical candidate
+%              scores as much as the weakest of them, W scoring Low. The
+%              best is tested first: unless it is a part, it scores at
+%              least the weakest part and is not one, so there are none;
+%   none       else.
+reading(Req, Cands, I) :-
     min_confidence(Req, M), 0 < M,
     first_lexical(Cands, cand(B, _, _)),
-    confidence(Req, B, C), C < M.
-
-% intents(+Req, +Cands, -I): I is intents(Low, W) when the task asks for
-% several things (rule 10, intents), else none: two or more lexical
-% candidates (the parts) reach the support floor, each with confidence at
-% least intent_confidence/2; no two of them compete (redundant or
-% same_object, either way); and no other lexical candidate scores as much
-% as the weakest of them, W scoring Low. A gated request has none
-% (reading/3 asks gate/3 first): no lexical candidate is selected from its
-% task. It is computed once per decide/4 and tests the best lexical
-% candidate first (the first in Cands, Go gives them best first): unless
-% the best is a part, it scores at least the weakest part and is not one,
-% so there are none.
-intents(Req, Cands, I) :-
+    confidence(Req, B, C), C < M, !,
+    I = gated(B).
+reading(Req, Cands, I) :-
     first_lexical(Cands, cand(B, _, SB)),
     support_floor(Req, F), SB >= F,
     intent_confidence(Req, IC),
@@ -248,7 +243,7 @@ intents(Req, Cands, I) :-
     names(Parts, Names),
     \+ outsider(Cands, Names, Low), !,
     I = intents(Low, W).
-intents(_, _, none).
+reading(_, _, none).
 
 parts([], _, _, _, []).
 parts([cand(N, lexical, S)|Cs], Req, F, IC, Ps) :-
@@ -461,7 +456,7 @@ first_lexical([_|Cs], Top) :- first_lexical(Cs, Top).
 
 % rivals(+Req, +I, +R, +T, +ST, +Ranked, -Rivals): the lexical candidates
 % of Ranked that tie with the best, T scoring ST: each scores at least R
-% percent of ST and competes with T (I, intents/3: see grounded/4).
+% percent of ST and competes with T (I, reading/3: see grounded/4).
 rivals(_, _, _, _, _, [], []).
 rivals(Req, I, R, T, ST, [cand(N, lexical, S)|Cs], Rivals) :-
     N \== T, S * 100 >= ST * R, competes(Req, I, ST, T, N), !,
@@ -497,7 +492,7 @@ competes(Req, I, SA, A, B) :- redundant(Req, A, B), grounded(Req, I, SA, A).
 % when the best, N scoring S, rests on at least two task words, or on one
 % word strongly enough to be selected by it alone: it reaches the
 % threshold, or, in a task that asks for several things (I is
-% intents(Low, _), intents/3), the weakest part's score Low, which rule
+% intents(Low, _), reading/3), the weakest part's score Low, which rule
 % 10's intents clause keeps.
 grounded(Req, _, _, N) :- breadth(Req, N, W), W >= 2, !.
 grounded(Req, _, S, _) :- threshold(Req, T), S >= T, !.
@@ -538,7 +533,7 @@ drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
 % kept with a margin of two over its runner-up (margin) or, with no
 % runner-up, when its evidence rests on at least two task words (sole);
 % failing that, any candidate is kept beside a stronger one already kept
-% (secondary), or, in a task that asks for several things (intents/3), as
+% (secondary), or, in a task that asks for several things (reading/3), as
 % one of them (intents, by(Weakest)), else dropped: the best for no_margin
 % or one_word, another as not_best.
 
