@@ -185,12 +185,14 @@ type compilation struct {
 	mandatory map[string]bool
 	denied    map[string]bool
 
-	pulse     *pulse.Pulse // stops long loops when ctx is done
-	q         *retrieval.Query
-	problem   *retrieval.Problem        // what the policy judges
-	policyReq *rules.Request            // the request facts the policy reads
-	judged    map[string]rules.Decision // eligible/3's rejections, by unit
-	cands     []rules.Candidate         // problem's candidates, as the policy reads them
+	pulse *pulse.Pulse // stops long loops when ctx is done
+	// confidences keeps the confidences (x 1000) the policy asked for.
+	confidences map[string]int
+	q           *retrieval.Query
+	problem     *retrieval.Problem        // what the policy judges
+	policyReq   *rules.Request            // the request facts the policy reads
+	judged      map[string]rules.Decision // eligible/3's rejections, by unit
+	cands       []rules.Candidate         // problem's candidates, as the policy reads them
 	// rejected holds each unit's reasons by catalog position, nil when it
 	// is not rejected. Rule 1's reasons are the same for most units of a
 	// large catalog, so those share one slice (see goReasons): a Result is
@@ -366,7 +368,8 @@ func (r *compilation) request() *rules.Request {
 		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
 		Negated:   make(map[string]bool, len(negs)),
 		Ambiguity: string(r.c.policy.Ambiguity), Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
-		Tokens: func(n string) int { return r.tokens[n] },
+		Tokens:        func(n string) int { return r.tokens[n] },
+		MinConfidence: milliUp(r.c.policy.MinConfidence), IntentConfidence: milliUp(IntentConfidence),
 	}
 	for _, n := range negs {
 		req.Negated[n.Unit] = true
@@ -486,9 +489,7 @@ func (r *compilation) decide() error {
 	req.Redundant, req.SameObject, req.Breadth = r.problem.Redundant, r.problem.SameObject, r.problem.Breadth
 	req.Withdrawn = milli(r.problem.Withdrawn)
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
-	r.gateConfidence(req)
-	r.clearTie(req)
-	r.intents(req)
+	req.Confidence, req.ExplainsMore = r.confidenceOf, r.explainsMore
 	decisions, err := r.c.engine.Decide(r.ctx, req)
 	if err != nil {
 		return r.policyError(err)
@@ -688,99 +689,30 @@ func (r *compilation) confidence(name string) *float64 {
 	return &c
 }
 
-// gateConfidence applies the host's min_confidence through the facts the
-// policy already reads: when the best lexical candidate's confidence is
-// below it, the threshold and the support floor are raised above every
-// lexical candidate's score, so rule 10 selects none of them from the task
-// and rule 9 finds no tie worth asking about (a best below the support
-// floor has none). Host selections and mandatory units are not affected.
-func (r *compilation) gateConfidence(req *rules.Request) {
-	floor := r.c.policy.MinConfidence
-	if floor <= 0 {
-		return
+// milliUp is f x 1000 rounded up, f taken to six decimals: a confidence
+// to three decimals, x 1000, reaches it exactly when the confidence
+// reaches f.
+func milliUp(f float64) int { return int(math.Ceil(math.Round(f*1e6) / 1000)) }
+
+// confidenceOf answers confidence/3: a lexical candidate's confidence x
+// 1000. The policy asks again for the same unit, so the answer is kept.
+func (r *compilation) confidenceOf(name string) (int, bool) {
+	if c, ok := r.confidences[name]; ok {
+		return c, true
 	}
-	var best *rules.Candidate
-	top := 0
-	for i := range req.Candidates {
-		c := &req.Candidates[i]
-		if c.Origin != rules.OriginLexical {
-			continue
-		}
-		if best == nil {
-			best = c
-		}
-		top = max(top, c.Score)
+	if !slices.ContainsFunc(r.cands, func(c rules.Candidate) bool { return c.Name == name && c.Origin == rules.OriginLexical }) {
+		return 0, false
 	}
-	if best == nil || r.problem.Confidence(best.Name) >= floor {
-		return
+	if r.confidences == nil {
+		r.confidences = map[string]int{}
 	}
-	req.Threshold = max(req.Threshold, top+1)
-	req.SupportFloor = max(req.SupportFloor, top+1)
+	c := milli(r.problem.Confidence(name))
+	r.confidences[name] = c
+	return c, true
 }
 
-// clearTie applies rule 9's tie ratio relative to the task: a rival within
-// the tie ratio of the best lexical candidate is no tie when the best's
-// evidence explains clearly more of the task's informative weight than
-// every such rival (retrieval.Problem.Explained, at least TieExplained
-// times as much). Scores of near-duplicate units stay close however plain
-// the task is; what each explains of it does not. It works through the
-// fact the policy already reads: the tie ratio becomes 100 for this
-// compile, so only an equal score is a tie.
-func (r *compilation) clearTie(req *rules.Request) {
-	var best *rules.Candidate
-	for i := range req.Candidates {
-		c := &req.Candidates[i]
-		if c.Origin != rules.OriginLexical {
-			continue
-		}
-		if best == nil {
-			best = c
-			continue
-		}
-		if c.Score*100 < best.Score*req.TieRatio {
-			continue
-		}
-		if r.problem.Explained(best.Name) < TieExplained*r.problem.Explained(c.Name) {
-			return
-		}
-	}
-	if best != nil {
-		req.TieRatio = 100
-	}
-}
-
-// intents lowers the threshold for a task that asks for several things
-// ("debug and commit this"): when two or more lexical candidates reach the
-// support floor, each with confidence at least IntentConfidence, and no
-// two of them compete (neither rests on the other's task words, nor do
-// they share a named object), each answers its own part of the task, and
-// rule 10's margin over the runner-up, which is the other part, is no
-// question. The threshold for this compile becomes the weakest of their
-// scores, unless a candidate outside them scores as much.
-func (r *compilation) intents(req *rules.Request) {
-	var parts []rules.Candidate
-	for _, c := range req.Candidates {
-		if c.Origin == rules.OriginLexical && c.Score >= req.SupportFloor && r.problem.Confidence(c.Name) >= IntentConfidence {
-			parts = append(parts, c)
-		}
-	}
-	if len(parts) < 2 {
-		return
-	}
-	low := parts[0].Score
-	for i, a := range parts {
-		low = min(low, a.Score)
-		for _, b := range parts[i+1:] {
-			x, y := [2]string{a.Name, b.Name}, [2]string{b.Name, a.Name}
-			if req.Redundant[x] || req.Redundant[y] || req.SameObject[x] || req.SameObject[y] {
-				return
-			}
-		}
-	}
-	for _, c := range req.Candidates {
-		if c.Origin == rules.OriginLexical && c.Score >= low && !slices.ContainsFunc(parts, func(p rules.Candidate) bool { return p.Name == c.Name }) {
-			return
-		}
-	}
-	req.Threshold = min(req.Threshold, low)
+// explainsMore answers explains_more/3 (rule 9): a's evidence explains at
+// least TieExplained times the share of the task b's explains.
+func (r *compilation) explainsMore(a, b string) bool {
+	return r.problem.Explained(a) >= TieExplained*r.problem.Explained(b)
 }

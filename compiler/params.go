@@ -6,7 +6,8 @@ import "github.com/rlmc-dev/rlmc/retrieval"
 // generic (no rule names a skill or a phrase), documented in README.md, and
 // were calibrated on the even-hash half of the benchmark cases only. The
 // policy reads them as request facts (threshold/2, support_floor/2,
-// tie_ratio/2).
+// tie_ratio/2, intent_confidence/2; explains_more/3 compares with
+// TieExplained).
 const (
 	// Threshold is the evidence a unit needs to be selected from the task
 	// alone (rule 10).
@@ -25,10 +26,10 @@ const (
 	TieRatio = 75
 	// TieExplained: a rival within TieRatio is no tie when the best
 	// candidate explains at least this many times as much of the task's
-	// informative weight (clearTie). Chosen on the even halves.
+	// informative weight (explains_more/3, rule 9). Chosen on the even halves.
 	TieExplained = 1.05
 	// IntentConfidence is the confidence each part of a task that asks
-	// for several things needs (intents). Chosen on the even halves.
+	// for several things needs (intent_confidence/2, rule 10's intents clause). Chosen on the even halves.
 	IntentConfidence = 0.7
 	// CandidateCap bounds the lexical candidates put before the policy; the
 	// interpreter's cost grows with them.

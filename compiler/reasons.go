@@ -200,6 +200,10 @@ func strength(c rules.Clause, f *Facts) string {
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, and the best candidate needs %gx its runner-up %s", f.Score, f.Threshold, f.Margin, runnerUp(f))
 	case rules.ClauseOneWord:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, and with no runner-up at the candidate floor its evidence rests on %d task word(s), not two", f.Score, f.Threshold, deref(f.Breadth))
+	case rules.ClauseIntents:
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, but the task asks for several things, each plainly, and it is one of them: each is kept as if the threshold were the weakest one's score (%s)", f.Score, f.Threshold, f.By)
+	case rules.ClauseBelowMinConfidence:
+		return fmt.Sprintf("score %.3f: the best candidate %s's confidence is below the host's min_confidence, so nothing is selected from the task", f.Score, f.By)
 	case rules.ClauseNotBest:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, it is not the best candidate, and no stronger one is kept beside it", f.Score, f.Threshold)
 	}

@@ -102,6 +102,24 @@ type Request struct {
 	// already: Decide then judges rules 2-6 for host candidates only.
 	Judged bool
 	Tokens func(name string) int
+	// Confidence returns a lexical candidate's confidence (retrieval's,
+	// in [0, 1], to three decimals) x 1000, and false for any other name;
+	// nil answers no confidence/3 fact. The policy asks for it only in
+	// its rarer cases, so Go computes it on demand.
+	Confidence func(name string) (int, bool)
+	// ExplainsMore says a's evidence explains at least TieExplained times
+	// as much of the task's informative weight as b's (rule 9). Nil
+	// answers no explains_more/3 fact.
+	ExplainsMore func(a, b string) bool
+	// MinConfidence is the host's min_confidence x 1000, rounded up (a
+	// confidence to three decimals reaches it exactly when it reaches the
+	// host's figure), or 0 when unset:
+	// below it, the best lexical candidate's confidence drops the lexical
+	// candidates (rule 10).
+	MinConfidence int
+	// IntentConfidence is the confidence x 1000 each part of a task that
+	// asks for several things needs (rule 10, intents); 0 disables it.
+	IntentConfidence int
 }
 
 // Decision is the policy's verdict on one unit: the reason, the rule that

@@ -180,6 +180,32 @@ func registerFacts(vm *engine.VM, f Facts) {
 	})
 	vm.Register2(engine.NewAtom("support_floor"), number(func(r *Request) int { return r.SupportFloor }))
 	vm.Register2(engine.NewAtom("withdrawn"), number(func(r *Request) int { return r.Withdrawn }))
+	vm.Register2(engine.NewAtom("min_confidence"), number(func(r *Request) int { return r.MinConfidence }))
+	vm.Register2(engine.NewAtom("intent_confidence"), number(func(r *Request) int { return r.IntentConfidence }))
+	vm.Register3(engine.NewAtom("confidence"), func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		r, ok := env.Resolve(req).(reqTerm)
+		n, ok2 := atomArg(name, env)
+		if !ok || !ok2 {
+			return engine.Bool(false)
+		}
+		if r.r.Confidence == nil {
+			return engine.Bool(false)
+		}
+		c, ok := r.r.Confidence(n)
+		if !ok {
+			return engine.Bool(false)
+		}
+		return unifyAll(env, k, out, engine.Integer(c))
+	})
+	vm.Register3(engine.NewAtom("explains_more"), func(vm *engine.VM, req, a, b engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		r, ok := env.Resolve(req).(reqTerm)
+		x, ok2 := atomArg(a, env)
+		y, ok3 := atomArg(b, env)
+		if !ok || !ok2 || !ok3 || r.r.ExplainsMore == nil || !r.r.ExplainsMore(x, y) {
+			return engine.Bool(false)
+		}
+		return k(env)
+	})
 	vm.Register1(engine.NewAtom("judged"), func(vm *engine.VM, req engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 		if r, ok := env.Resolve(req).(reqTerm); ok && r.r.Judged {
 			return k(env)

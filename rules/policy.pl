@@ -94,6 +94,20 @@
 %                           negated unit counts without the evidence the
 %                           negation's own words gave it (retrieval masks
 %                           them).
+%   confidence(+Req, +Name, -C) the lexical candidate Name's confidence
+%                           (retrieval's Problem.Confidence, in [0, 1], to
+%                           three decimals) x 1000.
+%   min_confidence(+Req, -M) the host policy's min_confidence x 1000,
+%                           rounded up (so C >= M exactly when the
+%                           confidence reaches it); 0 when unset (rule 10,
+%                           below_min_confidence).
+%   intent_confidence(+Req, -I) 700: the confidence each part of a task
+%                           that asks for several things needs (rule 10,
+%                           intents; IntentConfidence 0.7).
+%   explains_more(+Req, +A, +B) A's evidence explains at least 1.05 times
+%                           (TieExplained) the share of the task's
+%                           informative weight B's explains
+%                           (Problem.Explained; rule 9).
 %   judged(+Req)            the lexical candidates passed eligible/3 in this
 %                           request already, so decide/4 does not judge
 %                           them again (one policy step per rule saved).
@@ -116,7 +130,8 @@
 %     (retrieval/problem.go, Index.Retrieve).
 %   decide(+Req, +Candidates, +Budget, -Decisions)
 %     Candidates: cand(Name, Origin, Score), Origin is mandatory | explicit
-%       | lexical, Score an integer (evidence x 1000).
+%       | lexical, Score an integer (evidence x 1000); the lexical ones best
+%       first (rules 9 and 10 read the first as the best, as Go ranked it).
 %     Decisions: select(Name, Reason, Because) in admission order
 %       (dependencies before their dependents), then reject(Name, Reason,
 %       Because) for every candidate that was not admitted.
@@ -127,12 +142,15 @@ decide(Req, Cands, Budget, Decisions) :-
     lexical_judged(Req, J),
     eligibility(J, Cands, Req, Ok, NotEligible),            % rules 2-6
     names(Ok, OkNames),
-    settle(Req, Ok, OkNames, [], Budget, Selected, Rejected0), % rules 7-12
+    reading(Req, Cands, I),                                 % rules 9-10
+    settle(Req, x(Cands, I), Ok, OkNames, [], Budget, Selected, Rejected0), % rules 7-12
     append([NotEligible, Rejected0], Rejected),
     append(Selected, Rejected, Decisions).
 
-% settle(+Req, +Ok, +Powers, +Pins, +Budget, -Selected, -Rejected): rules
-% 7-12 over the eligible candidates Ok. Supersession (rule 7) and coverage
+% settle(+Req, +X, +Ok, +Powers, +Pins, +Budget, -Selected, -Rejected):
+% rules 7-12 over the eligible candidates Ok, with Cands the request's
+% candidates as Go gave them, best lexical first, which rules 9
+% and 10 read as a whole, and its reading (reading/3), in x(Cands, I). Supersession (rule 7) and coverage
 % (rule 11) take effect only from a unit that is admitted. Powers, the units
 % that may supersede or cover, starts as every eligible candidate. When a
 % rejection cites a superseder or coverer that ended up not admitted
@@ -142,30 +160,30 @@ decide(Req, Cands, Budget, Decisions) :-
 % unit it supersedes or covers (only as another unit's dependency), and
 % every superseded or covered rejection names a selected unit. Powers only shrinks, so this ends after at most one round
 % per candidate (four lexical ones plus the host's).
-settle(Req, Ok, Powers, Pins, Budget, Selected, Rejected) :-
-    admission(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited),
-    settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited, Selected, Rejected).
+settle(Req, X, Ok, Powers, Pins, Budget, Selected, Rejected) :-
+    admission(Req, X, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited),
+    settled(Req, X, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited, Selected, Rejected).
 
-% settled/10 takes the round's outcome as it is, or starts the next round; a
-% round is judged once (no backtracking into admission/8). Cited holds the
+% settled/11 takes the round's outcome as it is, or starts the next round; a
+% round is judged once (no backtracking into admission/9). Cited holds the
 % round's rejections that may cite a unit by its power (superseded,
 % covered, and the pinned ones), in the order of Rejected: no other
 % rejection is superseded or covered, so the search skips them.
-settled(Req, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited, Selected, Rejected) :-
+settled(Req, X, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited, Selected, Rejected) :-
     unadmitted_cause(Cited, Selected0, By), !,
     memberchk(reject(By, Why, Because), Rejected0),
     subtract(Powers, [By], Powers1),
-    settle(Req, Ok, Powers1, [reject(By, Why, Because)|Pins], Budget, Selected, Rejected).
-settled(_, _, _, _, _, Selected, Rejected, _, Selected, Rejected).
+    settle(Req, X, Ok, Powers1, [reject(By, Why, Because)|Pins], Budget, Selected, Rejected).
+settled(_, _, _, _, _, _, Selected, Rejected, _, Selected, Rejected).
 
-admission(Req, Ok, Powers, Pins, Budget, Selected, Rejected, Cited) :-
+admission(Req, X, Ok, Powers, Pins, Budget, Selected, Rejected, Cited) :-
     supersession(Ok, Powers, Live, Superseded),             % rule 7
     rank(Live, Ranked),                                     % rule 8
-    ambiguity(Req, Ranked, Clear, Tied, Ambiguous, Tie),    % rule 9
-    strength(Req, Clear, Tied, Strong, Weak, Whys),         % rule 10
+    ambiguity(Req, X, Ranked, Clear, Tied, Ambiguous, Tie), % rule 9
+    strength(Req, X, Clear, Tied, Strong, Weak, Whys),  % rule 10
     redundancy(Req, Strong, Tied, Powers, Distinct, Covered), % rule 11
     hold(Tie, Distinct, Admissible, Held),                  % rule 9, ask
-    unpin(Admissible, Pins, Packable, Pinned),              % settle/7
+    unpin(Admissible, Pins, Packable, Pinned),              % settle/8
     pack(Packable, Req, Budget, Whys, [], 0, Selected, Unpacked), % rule 12
     append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Unpacked], Rejected),
     append([Superseded, Covered, Pinned], Cited).
@@ -191,6 +209,68 @@ unadmitted_cause([_|Rs], Selected, By) :- unadmitted_cause(Rs, Selected, By).
 % power to supersede or cover.
 power(superseded, because(_, [by(By)|_]), By).
 power(covered, because(_, [by(By)|_]), By).
+
+% reading(+Req, +Cands, -I): what rules 9 and 10 read of the request's
+% candidates as a whole, once per decide/4 (one clause per outcome, the
+% test that fails for most requests first):
+%   gated(B)   the host set a min_confidence and the best lexical
+%              candidate B (the first in Cands: Go gives them best first)
+%              has a confidence below it (rule 10, below_min_confidence;
+%              rule 9 then asks about no tie);
+%   intents(Low, W)  else, the task asks for several things (rule 10,
+%              intents): two or more lexical candidates (the parts) reach
+%              the support floor, each with confidence at least
+%              intent_confidence/2; no two of them compete (redundant or
+%              same_object, either way); and no other lexical candidate
+%              scores as much as the weakest of them, W scoring Low. The
+%              best is tested first: unless it is a part, it scores at
+%              least the weakest part and is not one, so there are none;
+%   none       else.
+reading(Req, Cands, I) :-
+    min_confidence(Req, M), 0 < M,
+    first_lexical(Cands, cand(B, _, _)),
+    confidence(Req, B, C), C < M, !,
+    I = gated(B).
+reading(Req, Cands, I) :-
+    first_lexical(Cands, cand(B, _, SB)),
+    support_floor(Req, F), SB >= F,
+    intent_confidence(Req, IC),
+    confidence(Req, B, CB), CB >= IC,
+    parts(Cands, Req, F, IC, Parts),
+    Parts = [cand(W0, _, S0), _|_],
+    apart(Parts, Req),
+    weakest(Parts, W0, S0, W, Low),
+    names(Parts, Names),
+    \+ outsider(Cands, Names, Low), !,
+    I = intents(Low, W).
+reading(_, _, none).
+
+parts([], _, _, _, []).
+parts([cand(N, lexical, S)|Cs], Req, F, IC, Ps) :-
+    S >= F, confidence(Req, N, C), C >= IC, !,
+    Ps = [cand(N, lexical, S)|Ps1],
+    parts(Cs, Req, F, IC, Ps1).
+parts([_|Cs], Req, F, IC, Ps) :- parts(Cs, Req, F, IC, Ps).
+
+apart([], _).
+apart([cand(A, _, _)|Ps], Req) :- \+ competes_with(Ps, Req, A), apart(Ps, Req).
+
+competes_with([cand(B, _, _)|_], Req, A) :- pair_competes(Req, A, B), !.
+competes_with([_|Ps], Req, A) :- competes_with(Ps, Req, A).
+
+pair_competes(Req, A, B) :- redundant(Req, A, B), !.
+pair_competes(Req, A, B) :- redundant(Req, B, A), !.
+pair_competes(Req, A, B) :- same_object(Req, A, B), !.
+pair_competes(Req, A, B) :- same_object(Req, B, A).
+
+% weakest(+Parts, +W0, +S0, -W, -Low): the first of the lowest-scoring
+% parts.
+weakest([], W, S, W, S).
+weakest([cand(N, _, S)|Ps], _, S0, W, Low) :- S < S0, !, weakest(Ps, N, S, W, Low).
+weakest([_|Ps], W0, S0, W, Low) :- weakest(Ps, W0, S0, W, Low).
+
+outsider([cand(N, lexical, S)|_], Names, Low) :- S >= Low, \+ memberchk(N, Names), !.
+outsider([_|Cs], Names, Low) :- outsider(Cs, Names, Low).
 
 % ---------------------------------------------------------------------------
 % Rules 2-6: a candidate must be eligible on its own and through its closure.
@@ -275,7 +355,7 @@ blocked_dependency(Req, lexical, D, negated) :-
 
 % ---------------------------------------------------------------------------
 % Rule 7 (supersedes): a lexical candidate superseded by another eligible
-% candidate that may still supersede (Powers, see settle/7: one that was
+% candidate that may still supersede (Powers, see settle/8: one that was
 % not admitted may not) is rejected. Host selections are never superseded.
 
 supersession([], _, [], []).
@@ -321,7 +401,10 @@ origin_rank(lexical, 2).
 % two task words, or reaches the threshold. One shared incidental word is no
 % tie, as it is no margin in Rule 10; a conflict alone is no tie either (two
 % conflicting units may answer different parts of one task; Rule 12 settles
-% them). A best candidate below the support floor could not be selected even
+% them). A rival is no tie either when the best explains more
+% (unless_clear/9: the best explains more than every rival within the tie
+% ratio, so only a rival scoring as much as the best still ties), and no
+% tie is asked about when rule 10 gates the task (below_min_confidence). A best candidate below the support floor could not be selected even
 % with no rival, so its ties are no question worth asking: Rule 10 rejects
 % them all. Otherwise the task is too close to call, and the host's mode
 % decides: ask (the default) rejects the best and its rivals as ambiguous so
@@ -335,16 +418,25 @@ origin_rank(lexical, 2).
 % Tied lists the candidates a tie kept (top and all modes): a tie is
 % evidence enough, so Rule 10 does not hold them to the threshold. Tie is
 % tie(T) when the host is asked about T and its rivals, else no_tie.
-ambiguity(Req, Ranked, Clear, [T|Rivals], Rejected, Tie) :-
+ambiguity(Req, x(Cands, I), Ranked, Clear, [T|Rivals], Rejected, Tie) :-
     first_lexical(Ranked, Top),
     Top = cand(T, _, ST),
     support_floor(Req, F), ST >= F,
-    rivals(Req, T, ST, Ranked, Rivals),
+    tie_ratio(Req, R),
+    rivals(Req, I, R, T, ST, Ranked, Rivals0),
+    Rivals0 \== [],
+    ungated(I),
+    unless_clear(Req, I, R, Cands, T, ST, Ranked, Rivals0, Rivals),
     Rivals \== [], !,
     ambiguity_mode(Req, Mode),
     resolve_tie(Mode, Top, Rivals, Ranked, Clear, Rejected),
     asked(Mode, T, Tie).
-ambiguity(_, Ranked, Ranked, [], [], no_tie).
+ambiguity(_, _, Ranked, Ranked, [], [], no_tie).
+
+% A gated request (rule 10, below_min_confidence) asks about no tie: its
+% best is not selected even without rivals.
+ungated(gated(_)) :- !, 1 < 0.
+ungated(_).
 
 asked(ask, T, tie(T)) :- !.
 asked(_, _, no_tie).
@@ -362,27 +454,49 @@ hold_lexical([C|Cs], T, [C|Admissible], Rs) :- hold_lexical(Cs, T, Admissible, R
 first_lexical([cand(N, lexical, S)|_], cand(N, lexical, S)) :- !.
 first_lexical([_|Cs], Top) :- first_lexical(Cs, Top).
 
-% rivals(+Req, +T, +ST, +Ranked, -Rivals): the lexical candidates of Ranked
-% that tie with the best, T scoring ST.
-rivals(_, _, _, [], []).
-rivals(Req, T, ST, [cand(N, lexical, S)|Cs], Rivals) :-
-    N \== T, rival_score(Req, ST, S), competes(Req, ST, T, N), !,
+% rivals(+Req, +I, +R, +T, +ST, +Ranked, -Rivals): the lexical candidates
+% of Ranked that tie with the best, T scoring ST: each scores at least R
+% percent of ST and competes with T (I, reading/3: see grounded/4).
+rivals(_, _, _, _, _, [], []).
+rivals(Req, I, R, T, ST, [cand(N, lexical, S)|Cs], Rivals) :-
+    N \== T, S * 100 >= ST * R, competes(Req, I, ST, T, N), !,
     Rivals = [N|Ns],
-    rivals(Req, T, ST, Cs, Ns).
-rivals(Req, T, ST, [_|Cs], Ns) :- rivals(Req, T, ST, Cs, Ns).
+    rivals(Req, I, R, T, ST, Cs, Ns).
+rivals(Req, I, R, T, ST, [_|Cs], Ns) :- rivals(Req, I, R, T, ST, Cs, Ns).
 
-% rival_score(+Req, +Best, +Other): Other's score is within the tie ratio
-% (a percentage) of Best's.
-rival_score(Req, Best, Other) :- tie_ratio(Req, R), Other * 100 >= Best * R.
+% unless_clear(+Req, +I, +R, +Cands, +T, +ST, +Ranked, +Rivals0, -Rivals):
+% a rival within the tie ratio is no tie when the best explains more
+% (explains_more/3): when the best lexical candidate of the request
+% explains more than every other lexical candidate scoring within the tie
+% ratio of it, only a rival scoring at least as much as the best ties (the
+% ratio becomes 100). Near-duplicate units score close however plain the
+% task is; what each explains of it does not. Asked only once a rival
+% within the ratio was found, so most requests never pay for it.
+unless_clear(Req, I, R, Cands, T, ST, Ranked, _, Rivals) :-
+    first_lexical(Cands, cand(B, _, SB)),
+    explains_more_all(Cands, Req, R, B, SB), !,
+    rivals(Req, I, 100, T, ST, Ranked, Rivals).
+unless_clear(_, _, _, _, _, _, _, Rivals, Rivals).
 
-competes(Req, _, A, B) :- same_object(Req, A, B), !.
-competes(Req, SA, A, B) :- redundant(Req, A, B), grounded(Req, SA, A).
+explains_more_all([], _, _, _, _).
+explains_more_all([cand(N, lexical, S)|Cs], Req, R, B, SB) :-
+    N \== B, S * 100 >= SB * R, !,
+    explains_more(Req, B, N),
+    explains_more_all(Cs, Req, R, B, SB).
+explains_more_all([_|Cs], Req, R, B, SB) :- explains_more_all(Cs, Req, R, B, SB).
 
-% grounded(+Req, +S, +N): a tie on the same words is worth asking about when
-% the best, N scoring S, rests on at least two task words, or on one word
-% strongly enough to be selected by it alone.
-grounded(Req, _, N) :- breadth(Req, N, W), W >= 2, !.
-grounded(Req, S, _) :- threshold(Req, T), S >= T.
+competes(Req, _, _, A, B) :- same_object(Req, A, B), !.
+competes(Req, I, SA, A, B) :- redundant(Req, A, B), grounded(Req, I, SA, A).
+
+% grounded(+Req, +I, +S, +N): a tie on the same words is worth asking about
+% when the best, N scoring S, rests on at least two task words, or on one
+% word strongly enough to be selected by it alone: it reaches the
+% threshold, or, in a task that asks for several things (I is
+% intents(Low, _), reading/3), the weakest part's score Low, which rule
+% 10's intents clause keeps.
+grounded(Req, _, _, N) :- breadth(Req, N, W), W >= 2, !.
+grounded(Req, _, S, _) :- threshold(Req, T), S >= T, !.
+grounded(_, intents(Low, _), S, _) :- S >= Low.
 
 resolve_tie(ask, cand(T, _, _), Rivals, Ranked, Clear, Rejected) :-
     drop([T|Rivals], Ranked, Clear),
@@ -411,28 +525,47 @@ drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
 % weak candidate as weak as it was, with no margin over nothing.
 %
 % Its clauses, each named in the decision (clause(C)) with what it compared:
-% a lexical candidate is kept when it reaches the threshold
+% first, when the best lexical candidate's confidence is below the host's
+% min_confidence, every lexical candidate is dropped (below_min_confidence,
+% by(Best)); else a lexical candidate is kept when it reaches the threshold
 % (above_threshold) or a tie kept it (tied); below the support floor it is
 % dropped (below_support_floor); between the two, the best candidate is
 % kept with a margin of two over its runner-up (margin) or, with no
 % runner-up, when its evidence rests on at least two task words (sole);
 % failing that, any candidate is kept beside a stronger one already kept
-% (secondary), else dropped: the best for no_margin or one_word, another
-% as not_best.
+% (secondary), or, in a task that asks for several things (reading/3), as
+% one of them (intents, by(Weakest)), else dropped: the best for no_margin
+% or one_word, another as not_best.
 
-strength(Req, Ranked, Tied, Strong, Rejected, Whys) :-
+strength(Req, x(_, gated(B)), Ranked, _, Strong, Rejected, []) :- !,
+    threshold(Req, T),
+    support_floor(Req, F),
+    gated(Ranked, T, F, B, Strong, Rejected).
+strength(Req, x(_, I), Ranked, Tied, Strong, Rejected, Whys) :-
     lexical_scores(Ranked, Scores),
     threshold(Req, T),
     support_floor(Req, F),
-    strength(Ranked, T, F, w(Scores, Tied, Req, Ranked), none, Strong, Rejected, Whys).
+    strength(Ranked, T, F, w(Scores, Tied, Req, Ranked), I, Strong, Rejected, Whys).
+
+% gated/6: below_min_confidence, the rule's first check. The best lexical
+% candidate B's confidence is below the host's min_confidence, so every
+% lexical candidate is dropped (by(B) names the best); host selections and
+% mandatory units go on. Rule 9 asked about no tie in this request.
+gated([], _, _, _, [], []).
+gated([cand(N, lexical, S)|Cs], T, F, B, Strong, Rs) :- !,
+    Rs = [reject(N, below_threshold, because(strength, [clause(below_min_confidence), score(S), threshold(T), support_floor(F), by(B)]))|Rs1],
+    gated(Cs, T, F, B, Strong, Rs1).
+gated([C|Cs], T, F, B, [C|Strong], Rs) :- gated(Cs, T, F, B, Strong, Rs).
 
 % strength/8 walks the ranked candidates with the threshold T and the
 % support floor F at hand; W holds what only the rarer clauses read:
 % w(Scores, Tied, Req, Ranked). (The interpreter has no clause indexing
 % and pays one binding per head variable, so the common clauses get few
 % arguments and the facts are built after the test that chose them.) Kept
-% is none until a lexical candidate is kept, then kept(Name, Score) of the
-% first one kept: once one is, a further one needs only the support floor,
+% is none, or intents(Low, W) in a task that asks for several things
+% (reading/3: the intents clause reads it where the rule would drop a
+% candidate, so it costs the common case nothing), until a lexical
+% candidate is kept, then kept(Name, Score) of the first one kept: once one is, a further one needs only the support floor,
 % for tasks that ask for two things (Rule 11 then drops it if it adds
 % nothing). Whys holds why(Name, Facts) for each lexical candidate kept:
 % the clause that kept it and the numbers it compared.
@@ -453,6 +586,7 @@ filed(drop(Fs), N, _, Kept, Kept, Strong, Strong, Rs, Rs1, Ws, Ws) :-
     Rs = [reject(N, below_threshold, because(strength, Fs))|Rs1].
 
 first_kept(none, N, S, kept(N, S)) :- !.
+first_kept(intents(_, _), N, S, kept(N, S)) :- !.
 first_kept(Kept, _, _, Kept).
 
 % weigh(+S, +T, +F, +N, +W, +Kept, -Verdict): the cases of the rule, in
@@ -508,7 +642,15 @@ best(one_word(B), S, T, F, RFact, Kept, V) :-
 % gives.
 beside(kept(K, KS), S, T, F, _, V) :- !,
     V = keep([clause(secondary), score(S), threshold(T), support_floor(F), kept(K, KS)]).
-beside(none, _, _, _, Weak, drop(Weak)).
+beside(none, _, _, _, Weak, V) :- !, V = drop(Weak).
+% The intents clause: in a task that asks for several things (Kept is
+% still intents(Low, W), see strength/8), a part (it scores at least Low,
+% the weakest part W's score) is kept as if the threshold were Low. It is
+% asked only where the rule would drop the candidate, so a task that asks
+% for one thing pays nothing for it.
+beside(intents(Low, W), S, T, F, _, V) :- S >= Low, !,
+    V = keep([clause(intents), score(S), threshold(T), support_floor(F), by(W)]).
+beside(_, _, _, _, Weak, drop(Weak)).
 
 % runner_up(+Req, +Ranked, +Rest, -RFact, -R): R is the runner-up's score, the next
 % lexical candidate's (Rest holds their scores, best first) or the best
@@ -529,7 +671,7 @@ second_lexical([_|Cs], N) :- second_lexical(Cs, N).
 % kept candidate (or a host selection) already covers would add nothing: it
 % is rejected as covered. A task that asks for two things keeps one unit per
 % thing. Candidates a tie kept (all mode) stay. Only a candidate that may
-% still cover (Powers, see settle/7: one that was not admitted may not)
+% still cover (Powers, see settle/8: one that was not admitted may not)
 % covers another.
 
 redundancy(Req, Ranked, Tied, Powers, Kept, Rejected) :-

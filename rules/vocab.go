@@ -135,6 +135,14 @@ const (
 	// ClauseNotBest: below the threshold, not the best candidate, and no
 	// stronger candidate is kept beside it.
 	ClauseNotBest Clause = "not_best"
+	// ClauseBelowMinConfidence: the best lexical candidate's confidence is
+	// below the host's min_confidence, so no lexical candidate is selected
+	// from the task (the first check of the rule).
+	ClauseBelowMinConfidence Clause = "below_min_confidence"
+	// ClauseIntents: below the threshold, one of several confident,
+	// non-competing candidates a task that asks for several things names;
+	// each is kept as if the threshold were the weakest one's score.
+	ClauseIntents Clause = "intents"
 )
 
 // Clauses lists every clause a decision may name.
@@ -142,6 +150,7 @@ var Clauses = []Clause{
 	ClauseBelowCandidateFloor, ClauseOutsideCap, ClauseAsk, ClauseTop,
 	ClauseAboveThreshold, ClauseMargin, ClauseSole, ClauseSecondary, ClauseTied,
 	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOneWord, ClauseNotBest,
+	ClauseBelowMinConfidence, ClauseIntents,
 }
 
 // factKeys are the facts a decision's because(Rule, Facts) may carry, by

@@ -89,7 +89,9 @@ func TestUnknownVocabularyFailsLoad(t *testing.T) {
 // TestDecisionsNameTheirRule checks that every rule-10 decision says which
 // clause made it, with the facts it compared: the margin rule names the
 // runner-up and its score, a secondary selection names the stronger
-// candidate kept before it.
+// candidate kept before it; below_min_confidence names the best, whose
+// confidence was too low; intents names the weakest part; rule 9 asks
+// about no tie when the best explains more.
 func TestDecisionsNameTheirRule(t *testing.T) {
 	units := map[string]UnitFacts{"a": ok(100), "b": ok(100), "c": ok(100)}
 	e, err := New(catalog(units, nil))
@@ -102,6 +104,13 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 		withdrawn int
 		breadth   map[string]int
 		budget    int
+		// conf: the lexical candidates' confidences x 1000; minConf the
+		// host's min_confidence x 1000; redundant and more: pairs for
+		// redundant/3 and explains_more/3.
+		conf      map[string]int
+		minConf   int
+		redundant map[[2]string]bool
+		more      map[[2]string]bool
 		want      string // name:reason:rule/clause{facts}, space-separated
 	}{
 		{name: "no margin over the runner-up", cands: []Candidate{lex("a", 3880), lex("b", 2050)},
@@ -118,6 +127,24 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 			want: "a:below_threshold:strength/one_word{s3000 r=none}"},
 		{name: "over budget names what is left", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, budget: 150,
 			want: "a:lexical:strength/above_threshold{s9000} b:over_budget:packing{t100/50}"},
+		{name: "below min confidence drops every lexical candidate", cands: []Candidate{sel("c"), lex("a", 9000), lex("b", 3000)},
+			conf: map[string]int{"a": 400, "b": 900}, minConf: 500,
+			want: "c:explicit:packing{t100/10000} a:below_threshold:strength/below_min_confidence{s9000 by=a} b:below_threshold:strength/below_min_confidence{s3000 by=a}"},
+		{name: "confident best passes min confidence", cands: []Candidate{lex("a", 9000)},
+			conf: map[string]int{"a": 500}, minConf: 500,
+			want: "a:lexical:strength/above_threshold{s9000}"},
+		{name: "several intents are each kept", cands: []Candidate{lex("a", 3000), lex("b", 2500)},
+			conf: map[string]int{"a": 800, "b": 700},
+			want: "a:lexical:strength/intents{s3000 by=b} b:lexical:strength/secondary{s2500 kept=a:3000}"},
+		{name: "a not confident part is no intent", cands: []Candidate{lex("a", 3000), lex("b", 2500)},
+			conf: map[string]int{"a": 800, "b": 699},
+			want: "a:below_threshold:strength/no_margin{s3000 r=b:2500 m2} b:below_threshold:strength/not_best{s2500}"},
+		{name: "a rival the best explains more of is no tie", cands: []Candidate{lex("a", 9000), lex("b", 8000)},
+			breadth: map[string]int{"a": 2}, redundant: map[[2]string]bool{{"a", "b"}: true}, more: map[[2]string]bool{{"a", "b"}: true},
+			want: "a:lexical:strength/above_threshold{s9000} b:covered:redundancy{by=a}"},
+		{name: "a rival explaining as much ties", cands: []Candidate{lex("a", 9000), lex("b", 8000)},
+			breadth: map[string]int{"a": 2}, redundant: map[[2]string]bool{{"a", "b"}: true},
+			want: "a:ambiguous:ambiguity/ask{by=a} b:ambiguous:ambiguity/ask{by=a}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,8 +155,14 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 			ds, err := e.Decide(context.Background(), &Request{
 				Candidates: tt.cands, Budget: budget, Tokens: func(string) int { return 100 },
 				Explicit: set(), Mandatory: set(), Denied: set(), Negated: set(),
-				Redundant: map[[2]string]bool{}, SameObject: map[[2]string]bool{}, Breadth: tt.breadth,
+				Redundant: tt.redundant, SameObject: map[[2]string]bool{}, Breadth: tt.breadth,
 				Threshold: 4500, TieRatio: 75, SupportFloor: 2000, Withdrawn: tt.withdrawn,
+				MinConfidence: tt.minConf, IntentConfidence: 700,
+				Confidence: func(n string) (int, bool) {
+					c, ok := tt.conf[n]
+					return c, ok
+				},
+				ExplainsMore: func(a, b string) bool { return tt.more[[2]string{a, b}] },
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -169,6 +202,9 @@ func whyOf(d Decision) string {
 	}
 	if f.Kept != "" {
 		facts = append(facts, fmt.Sprintf("kept=%s:%d", f.Kept, f.KeptScore))
+	}
+	if f.By != "" {
+		facts = append(facts, "by="+f.By)
 	}
 	if f.Budgeted {
 		facts = append(facts, fmt.Sprintf("t%d/%d", f.Tokens, f.BudgetLeft))
