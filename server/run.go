@@ -36,12 +36,8 @@ func Run(ctx context.Context, cfg Config) error {
 	// A root named that is not a folder is said before anything
 	// listens; the first load would refuse it anyway.
 	for _, r := range cfg.Roots {
-		info, err := os.Stat(r)
-		if err == nil && !info.IsDir() {
-			err = loader.ErrNotFolder
-		}
-		if err != nil {
-			return &loader.RootError{Root: r, Err: err}
+		if err := loader.CheckRoot(r); err != nil {
+			return err
 		}
 	}
 	ln, err := s.Listen()

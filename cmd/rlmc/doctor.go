@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,19 +186,24 @@ func runDoctor(ctx context.Context, p doctorParams, stdout io.Writer) error {
 	rowOf := map[int]int{} // index in scan -> index in r.Roots
 	for i, d := range dirs {
 		row := doctorRoot{Dir: d, Origin: origins[i], State: "ok"}
-		info, err := os.Stat(d)
+		// The loader's own check, so that doctor reports every root the
+		// load would refuse (an unreadable folder too) instead of failing.
+		err := loader.CheckRoot(d)
 		switch {
-		case err != nil && row.Origin == originDefault:
+		case err == nil:
+			rowOf[len(scan)] = i
+			scan = append(scan, d)
+		case errors.Is(err, fs.ErrNotExist) && row.Origin == originDefault:
 			row.State = "absent"
-		case err != nil:
+		case errors.Is(err, fs.ErrNotExist):
 			row.State = "missing"
 			r.add(secRoots, ir.SeverityError, string(ir.CodeRootNotFound), "root %d %s (%s) does not exist", i+1, ir.Printable(d), row.Origin)
-		case !info.IsDir():
+		case errors.Is(err, loader.ErrNotFolder):
 			row.State = "not_a_folder"
 			r.add(secRoots, ir.SeverityError, string(ir.CodeRootNotFound), "root %d %s (%s) is not a folder", i+1, ir.Printable(d), row.Origin)
 		default:
-			rowOf[len(scan)] = i
-			scan = append(scan, d)
+			row.State = "unreadable"
+			r.add(secRoots, ir.SeverityError, string(ir.CodeRootNotFound), "root %d %s (%s) cannot be read: %s", i+1, ir.Printable(d), row.Origin, ir.EscapeText(errors.Unwrap(err).Error()))
 		}
 		r.Roots = append(r.Roots, row)
 	}
