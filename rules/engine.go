@@ -165,7 +165,6 @@ type DecisionFacts struct {
 	Dependency       string     // rule 6: the dependency that blocks the unit
 	DependencyReason ReasonCode // rule 6: why it blocks
 	Missing          string     // rule 6: the required unit that does not exist
-	TieRatio         int        // rule 9: percent of the best a rival scores at least
 }
 
 // Engine is a loaded, sandboxed policy bound to one catalog's facts. Its
@@ -192,7 +191,7 @@ func NewWithPolicy(facts Facts, source string) (*Engine, error) {
 	if err := checkDefinitions(&p.VM, "decide/4", "eligible/3"); err != nil {
 		return nil, err
 	}
-	if err := checkVocabulary(&p.VM, source); err != nil {
+	if err := vocabularyOf(&p.VM, source); err != nil {
 		return nil, err
 	}
 	return &Engine{interp: p}, nil
@@ -340,8 +339,6 @@ func readFacts(f *DecisionFacts, list engine.Term, env *engine.Env) error {
 				f.Dependency, f.DependencyReason = atomText(arg(0), env), ReasonCode(atomText(arg(1), env))
 			case "missing":
 				f.Missing = atomText(arg(0), env)
-			case "tie_ratio":
-				f.TieRatio = integer(arg(0), env)
 			default:
 				return fmt.Errorf("unknown fact %s/%d", t.Functor(), t.Arity())
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ichiban/prolog/engine"
 )
@@ -159,7 +160,24 @@ var factKeys = map[string]int{
 	"clause": 1, "score": 1, "threshold": 1, "support_floor": 1, "margin": 1,
 	"runner_up": 2, "withdrawn_runner_up": 1, "no_runner_up": 0, "breadth": 1,
 	"kept": 2, "by": 1, "tokens": 1, "budget_left": 1, "path": 1,
-	"dependency": 2, "missing": 1, "tie_ratio": 1,
+	"dependency": 2, "missing": 1,
+}
+
+// embeddedVocabulary remembers the check of the embedded policy: its text
+// never changes, and every catalog load (every live reload too) builds an
+// engine, so it is read once per process, not once per load.
+var embeddedVocabulary struct {
+	once sync.Once
+	err  error
+}
+
+// vocabularyOf is checkVocabulary, run once for the embedded policy.
+func vocabularyOf(vm *engine.VM, source string) error {
+	if source != policySource {
+		return checkVocabulary(vm, source)
+	}
+	embeddedVocabulary.once.Do(func() { embeddedVocabulary.err = checkVocabulary(vm, source) })
+	return embeddedVocabulary.err
 }
 
 // checkVocabulary reads the policy source term by term and fails unless
