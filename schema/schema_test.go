@@ -27,11 +27,11 @@ import (
 	"github.com/rlmc-dev/rlmc/suite"
 )
 
-// errorOutput is what `rlmc compile --format json` prints for a failed
-// compile (cmd/rlmc's reportCompileError).
+// errorOutput is what `rlmc compile --format json` and `rlmc serve` print
+// for a failed compile: compiler.ErrorDocument.
 func errorOutput(t *testing.T, ce *compiler.Error) []byte {
 	t.Helper()
-	data, err := json.Marshal(map[string]any{"schema": compiler.Schema, "error": ce})
+	data, err := json.Marshal(compiler.ErrorDocument(ce))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rlmc-dev/rlmc/compiler"
 )
 
 // metrics are the server's Prometheus series, in a registry of its own
@@ -60,8 +62,8 @@ func newMetrics() (*prometheus.Registry, *metrics) {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// The decisions are known in advance: each series exists from the
 	// start, at zero, so a rate over it never begins with a gap.
-	for _, d := range []string{"route", "no_route", "ambiguous", "error"} {
-		m.decisions.WithLabelValues(d)
+	for _, d := range []compiler.Decision{compiler.DecisionRoute, compiler.DecisionNoRoute, compiler.DecisionAmbiguous, compiler.DecisionError} {
+		m.decisions.WithLabelValues(string(d))
 	}
 	return reg, m
 }

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/rlmc-dev/rlmc/compiler"
-	"github.com/rlmc-dev/rlmc/rules"
 )
 
 // check compares one compile with its expectation and returns each
@@ -121,7 +120,7 @@ func unruled(res *compiler.Result) []string {
 	var out []string
 	each := func(name string, rs []compiler.Reason) {
 		for _, r := range rs {
-			if r.Rule.Number < 1 || r.Rule.Number > len(rules.RuleNames) || rules.RuleNames[r.Rule.Number-1] != r.Rule.Name {
+			if n := r.Rule.Name.Number(); n == 0 || n != r.Rule.Number {
 				out = append(out, fmt.Sprintf("reason %s of %s: got rule %d %q; want a rule of the policy", r.Code, name, r.Rule.Number, r.Rule.Name))
 			}
 			if (r.Code == compiler.ReasonLexical || r.Code == compiler.ReasonBelowThreshold) && r.Rule.Clause == "" {

@@ -95,7 +95,7 @@ func FuzzCompile(f *testing.F) {
 			if !ok {
 				t.Fatalf("unstructured error %v", e1)
 			}
-			out, _ := json.Marshal(map[string]any{"schema": compiler.Schema, "error": ce})
+			out, _ := json.Marshal(compiler.ErrorDocument(ce))
 			if err := schema.Validate(schema.CompileError, out); err != nil {
 				t.Fatalf("the error output breaks the published contract: %v", err)
 			}

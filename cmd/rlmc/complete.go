@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -61,14 +62,7 @@ func completeSkillNames(selectable bool) cobra.CompletionFunc {
 		f.policy, _ = cmd.Flags().GetString("policy")
 		ctx, cancel := context.WithTimeout(context.Background(), completionBudget)
 		defer cancel()
-		var p compiler.Policy
-		if f.policy != "" {
-			var err error
-			if p, err = compiler.LoadPolicy(f.policy); err != nil {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-		}
-		c, err := compiler.Load(ctx, loader.Options{Roots: f.roots}, p)
+		c, err := f.load(ctx, io.Discard)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
