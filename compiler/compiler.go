@@ -685,6 +685,10 @@ func (r *compilation) confidence(name string) *float64 {
 	if r.score(name) <= 0 {
 		return nil
 	}
+	if m, ok := r.confidences[name]; ok {
+		c := float64(m) / 1000 // the policy asked already; exact to three decimals
+		return &c
+	}
 	c := r.problem.Confidence(name)
 	return &c
 }

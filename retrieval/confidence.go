@@ -51,15 +51,15 @@ func (pr *Problem) confidence(name string, score float64) float64 {
 	if rival > 0 {
 		margin = max(0, 1-rival/score)
 	}
-	explained := min(1, pr.explained(name)/pr.taskWeight)
-	return round3(math.Sqrt(explained) * margin * pr.kept(name, score))
+	ev := pr.EvidenceOf(name) // once: a non-candidate's is computed on each call
+	explained := min(1, pr.explained(ev)/pr.taskWeight)
+	return round3(math.Sqrt(explained) * margin * kept(ev, score))
 }
 
 // explained sums the idf of the distinct task terms the unit's positive
 // term evidence (a field match, not a phrase, bigram or declared key)
 // rests on.
-func (pr *Problem) explained(name string) float64 {
-	ev := pr.EvidenceOf(name)
+func (pr *Problem) explained(ev []Evidence) float64 {
 	n := float64(len(pr.ix.units))
 	seen := map[string]bool{}
 	var sum float64
@@ -117,7 +117,7 @@ func (pr *Problem) Explained(name string) float64 {
 	if pr.taskWeight <= 0 {
 		return 0
 	}
-	return min(1, pr.explained(name)/pr.taskWeight)
+	return min(1, pr.explained(pr.EvidenceOf(name))/pr.taskWeight)
 }
 
 // isLexical reports whether name is a lexical candidate.
@@ -132,9 +132,9 @@ func (pr *Problem) isLexical(name string) bool {
 
 // kept is the share of the unit's positive evidence that its score keeps
 // after penalties (object mismatch, not_when), in [0, 1].
-func (pr *Problem) kept(name string, score float64) float64 {
+func kept(ev []Evidence, score float64) float64 {
 	var pos float64
-	for _, e := range pr.EvidenceOf(name) {
+	for _, e := range ev {
 		if e.Weight > 0 {
 			pos += e.Weight
 		}
