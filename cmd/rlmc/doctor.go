@@ -148,12 +148,15 @@ func resolveRoots(flags []string, p compiler.Policy) (dirs, origins []string) {
 	if len(p.Roots) > 0 {
 		return p.Roots, repeat(originPolicy, len(p.Roots))
 	}
-	cwd, _ := os.Getwd()
-	home, _ := os.UserHomeDir()
-	dirs = loader.DefaultRoots(cwd, home, os.Getenv)
+	dirs = loader.DefaultRootsFromEnv()
 	origins = repeat(originDefault, len(dirs))
-	if os.Getenv(loader.EnvSkillsRoot) != "" {
-		origins[len(loader.ProjectRootDirs)] = originEnv
+	// The root the environment names, told apart as the loader does.
+	if env := os.Getenv(loader.EnvSkillsRoot); env != "" {
+		for i, d := range dirs {
+			if d == env {
+				origins[i] = originEnv
+			}
+		}
 	}
 	return dirs, origins
 }
