@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,20 +15,32 @@ import (
 
 // catalogFlags are the flags every command that loads skills shares.
 type catalogFlags struct {
-	roots  []string
-	policy string
-	format string
+	roots   []string
+	policy  string
+	format  string
+	formats []string // the values --format takes, the default first
 }
 
-func (f *catalogFlags) register(cmd *cobra.Command) {
+// formatValues annotates a --format flag with the values it takes, for
+// shell completion.
+const formatValues = "rlmc-format-values"
+
+// register adds --root, --policy and --format to cmd; --format takes
+// formats (the default first), text or json when none are given.
+func (f *catalogFlags) register(cmd *cobra.Command, formats ...string) {
+	if len(formats) == 0 {
+		formats = []string{"text", "json"}
+	}
+	f.formats = formats
 	cmd.Flags().StringArrayVar(&f.roots, "root", nil, "skill root `DIR`, which must exist (repeatable; first wins; replaces the default roots)")
 	cmd.Flags().StringVar(&f.policy, "policy", "", "host policy YAML `FILE`")
-	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&f.format, "format", formats[0], "output format: "+strings.Join(formats, " or "))
+	_ = cmd.Flags().SetAnnotation("format", formatValues, formats)
 }
 
 func (f *catalogFlags) check() error {
-	if f.format != "text" && f.format != "json" {
-		return usageError("--format must be text or json, not %q", f.format)
+	if !slices.Contains(f.formats, f.format) {
+		return usageError("--format must be %s, not %q", strings.Join(f.formats, " or "), f.format)
 	}
 	return nil
 }

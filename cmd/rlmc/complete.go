@@ -29,10 +29,10 @@ func registerCompletions(c *cobra.Command) {
 	fixed := func(values ...string) cobra.CompletionFunc {
 		return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
 	}
-	if c.Flags().Lookup("format") != nil {
+	if fl := c.Flags().Lookup("format"); fl != nil {
 		formats := []string{"text", "json"}
-		if c.Name() == "graph" {
-			formats = graphFormats
+		if vs := fl.Annotations[formatValues]; len(vs) > 0 {
+			formats = vs
 		}
 		_ = c.RegisterFlagCompletionFunc("format", fixed(formats...))
 	}

@@ -21,15 +21,13 @@ func newGraphCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "graph [--format mermaid|dot]",
 		Short: "Draw the catalog's requires, suggests, conflicts and supersedes edges as Mermaid or Graphviz DOT",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.format != "mermaid" && f.format != "dot" {
-				return usageError("--format must be mermaid or dot, not %q", f.format)
+			if err := f.check(); err != nil {
+				return err
 			}
 			return runGraph(cmd.Context(), f, stdout, stderr)
 		},
 	}
-	cmd.Flags().StringArrayVar(&f.roots, "root", nil, "skill root `DIR` (repeatable; first wins; replaces the default roots)")
-	cmd.Flags().StringVar(&f.policy, "policy", "", "host policy YAML `FILE`")
-	cmd.Flags().StringVar(&f.format, "format", "mermaid", "output format: mermaid or dot")
+	f.register(cmd, graphFormats...)
 	return cmd
 }
 
