@@ -228,7 +228,9 @@ func TestSkillBlockArrives(t *testing.T) {
 			}},
 		{name: "chat, no system message", path: "/v1/chat/completions", body: chatNoSystem, skill: "tdd",
 			check: func(t *testing.T, got []byte) string {
-				var r struct{ Messages []struct{ Role, Content string } }
+				var r struct {
+					Messages []struct{ Role, Content string }
+				}
 				mustJSON(t, got, &r)
 				if len(r.Messages) != 2 || r.Messages[0].Role != "system" {
 					t.Fatalf("messages: got %+v; want a new system message first", r.Messages)
