@@ -104,6 +104,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newDoctorCmd(stdout),
 		newVersionCmd(stdout),
 		newServeCmd(stderr),
+		newProxyCmd(stderr),
 	)
 	setVersion(root)
 	registerCompletions(root)

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/loader"
+	"github.com/rlmc-dev/rlmc/proxy"
+	"github.com/rlmc-dev/rlmc/server"
+)
+
+func newProxyCmd(stderr io.Writer) *cobra.Command {
+	var (
+		cfg        proxy.Config
+		upstream   string
+		tokenFile  string
+		trajectory string
+	)
+	cmd := &cobra.Command{
+		Use:   "proxy --upstream URL [--addr HOST:PORT | --socket PATH] [--root DIR]... [--policy FILE] [--trajectory FILE]",
+		Short: "Put skills into OpenAI and Anthropic completions on their way to the API",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if upstream == "" {
+				return usageError("proxy needs --upstream URL, such as https://api.openai.com")
+			}
+			u, err := url.Parse(upstream)
+			if err != nil {
+				return usageError("--upstream: %v", err)
+			}
+			cfg.Upstream = u
+			if cmd.Flags().Changed("addr") && cfg.Socket != "" {
+				return usageError("give --addr or --socket, not both")
+			}
+			if !cmd.Flags().Changed("addr") {
+				cfg.Addr = ""
+			}
+			if cfg.Token, err = readToken(tokenFile); err != nil {
+				return err
+			}
+			if trajectory != "" {
+				f, err := os.OpenFile(trajectory, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+				if err != nil {
+					return usageError("--trajectory: %v", err)
+				}
+				defer f.Close()
+				cfg.Audit = compiler.NewAudit(f)
+			}
+			cfg.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
+			cfg.Reload = hup
+			err = proxy.Run(ctx, cfg)
+			var ce *server.ConfigError
+			var re *loader.RootError
+			if errors.As(err, &ce) || errors.As(err, &re) {
+				return usageError("%v", err)
+			}
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&upstream, "upstream", "", "the API to forward to, such as https://api.openai.com or https://api.anthropic.com (`URL`)")
+	fl.StringVar(&cfg.Addr, "addr", proxy.DefaultAddr, "listen on `HOST:PORT`; an address that is not loopback needs a token")
+	fl.StringVar(&cfg.Socket, "socket", "", "listen on a unix socket at `PATH` (created 0600) instead")
+	fl.StringArrayVar(&cfg.Roots, "root", nil, "skill root `DIR`, which must exist (repeatable; first wins; replaces the default roots)")
+	fl.StringVar(&cfg.PolicyFile, "policy", "", "host policy YAML `FILE`, watched and reloaded with the skills")
+	fl.StringVar(&trajectory, "trajectory", "", "append one JSON audit line per compile to `FILE`")
+	fl.StringVar(&tokenFile, "token-file", "", "require the token in `FILE` in the X-Rlmc-Token header of every request (else $"+envToken+" if set)")
+	fl.DurationVar(&cfg.Timeout, "timeout", proxy.DefaultTimeout, "deadline of one compile (never of the upstream call)")
+	fl.Int64Var(&cfg.MaxBodyBytes, "max-body", proxy.DefaultMaxBodyBytes, "largest completion body read, in bytes")
+	fl.DurationVar(&cfg.DrainTimeout, "drain-timeout", proxy.DefaultDrainTimeout, "how long shutdown waits for calls in flight")
+	fl.DurationVar(&cfg.Debounce, "debounce", 50*time.Millisecond, "quiet time after a change before the catalog reloads")
+	return cmd
+}

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestProxyRefuses: configurations the proxy must not start with are
+// usage errors (exit 2), said before anything listens.
+func TestProxyRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "no upstream", args: []string{"proxy"}, want: "--upstream"},
+		{name: "a relative upstream", args: []string{"proxy", "--upstream", "api.openai.com"}, want: "absolute URL"},
+		{name: "an upstream that is not HTTP", args: []string{"proxy", "--upstream", "ftp://example.com"}, want: "http or https"},
+		{name: "addr and socket", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "127.0.0.1:0", "--socket", "s.sock"}, want: "not both"},
+		{name: "all interfaces without a token", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "0.0.0.0:0"}, want: "not a loopback address"},
+		{name: "a policy that does not parse", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "127.0.0.1:0", "--policy", writePolicy(t, "budget: [\n")}, want: "invalid policy"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(envToken, "")
+			var stdout, stderr bytes.Buffer
+			if code := Main(tc.args, strings.NewReader(""), &stdout, &stderr); code != exitUsage {
+				t.Fatalf("exit: got %d; want %d (%s)", code, exitUsage, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Fatalf("stderr: got %q; want it to say %q", stderr.String(), tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,119 @@
+// Package fakeapi is a fake completion API for the proxy's tests, its
+// benchmark and examples/proxy/upstream: it answers OpenAI Chat
+// Completions, OpenAI Responses and Anthropic Messages calls with a fixed
+// reply ("ok"), as JSON or, when the request says "stream": true, as
+// server-sent events in the vendors' formats, so that their SDKs parse it.
+// It never calls a model.
+package fakeapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// Server is a fake API. Its zero value answers every call.
+type Server struct {
+	// Seen, when set, is called with each request and its body before
+	// the answer is written.
+	Seen func(r *http.Request, body []byte)
+	// Gate, when set, is waited on after the first event of a stream
+	// (tests use it to prove the stream reaches the client unbuffered).
+	Gate <-chan struct{}
+}
+
+// ServeHTTP answers one call.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if s.Seen != nil {
+		s.Seen(r, body)
+	}
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	json.Unmarshal(body, &req) // a body that is not JSON gets the JSON answer
+	events, whole := answers(r.URL.Path)
+	if events == nil {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"object":"list","data":[{"id":"fake-model","object":"model"}]}`)
+		return
+	}
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, whole)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	rc := http.NewResponseController(w)
+	for i, ev := range events {
+		var b bytes.Buffer
+		if ev.name != "" {
+			fmt.Fprintf(&b, "event: %s\n", ev.name)
+		}
+		fmt.Fprintf(&b, "data: %s\n\n", ev.data)
+		if _, err := w.Write(b.Bytes()); err != nil {
+			return
+		}
+		rc.Flush()
+		if i == 0 && s.Gate != nil {
+			select {
+			case <-s.Gate:
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}
+}
+
+type event struct{ name, data string }
+
+// answers returns the stream and the whole answer of the API at path; nil
+// for a path that is not a completion.
+func answers(path string) ([]event, string) {
+	switch path {
+	case "/v1/chat/completions":
+		chunk := func(delta, finish string) string {
+			return `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"fake-model","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + finish + `}]}`
+		}
+		return []event{
+				{data: chunk(`{"role":"assistant","content":""}`, "null")},
+				{data: chunk(`{"content":"ok"}`, "null")},
+				{data: chunk(`{}`, `"stop"`)},
+				{data: "[DONE]"},
+			}, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"fake-model",` +
+				`"choices":[{"index":0,"message":{"role":"assistant","content":"ok","refusal":null},"logprobs":null,"finish_reason":"stop"}],` +
+				`"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`
+	case "/v1/responses":
+		resp := func(status, output string) string {
+			return `{"id":"resp_1","object":"response","created_at":1,"status":"` + status + `","model":"fake-model","output":` + output +
+				`,"parallel_tool_calls":true,"tool_choice":"auto","tools":[],"temperature":1,"top_p":1,"error":null,"incomplete_details":null,"instructions":null,"metadata":{}}`
+		}
+		out := `[{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"ok","annotations":[]}]}]`
+		return []event{
+			{name: "response.created", data: `{"type":"response.created","sequence_number":0,"response":` + resp("in_progress", "[]") + `}`},
+			{name: "response.output_text.delta", data: `{"type":"response.output_text.delta","sequence_number":1,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"ok","logprobs":[]}`},
+			{name: "response.completed", data: `{"type":"response.completed","sequence_number":2,"response":` + resp("completed", out) + `}`},
+		}, resp("completed", out)
+	case "/v1/messages":
+		msg := func(content, stop string) string {
+			return `{"id":"msg_1","type":"message","role":"assistant","model":"fake-model","content":` + content +
+				`,"stop_reason":` + stop + `,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`
+		}
+		return []event{
+			{name: "message_start", data: `{"type":"message_start","message":` + msg("[]", "null") + `}`},
+			{name: "content_block_start", data: `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
+			{name: "content_block_delta", data: `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}`},
+			{name: "content_block_stop", data: `{"type":"content_block_stop","index":0}`},
+			{name: "message_delta", data: `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}`},
+			{name: "message_stop", data: `{"type":"message_stop"}`},
+		}, msg(`[{"type":"text","text":"ok"}]`, `"end_turn"`)
+	}
+	return nil, ""
+}

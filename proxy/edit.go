@@ -1,0 +1,343 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// The request body is edited in place: every edit is an insertion (or, for
+// a null, a replacement) at a byte offset found by walking the JSON, so
+// that every byte outside the field receiving the skill block reaches the
+// upstream as the client wrote it: key order, spacing, numbers of any
+// precision, fields rlmc has never heard of.
+
+// span is a JSON value's place in the body: body[start:end].
+type span struct{ start, end int }
+
+// member is one member of a JSON object.
+type member struct {
+	key string
+	val span
+}
+
+// edit replaces body[at:end] with text; end == at inserts.
+type edit struct {
+	at, end int
+	text    []byte
+}
+
+// apply returns body with e made, in a new slice.
+func (e edit) apply(body []byte) []byte {
+	out := make([]byte, 0, len(body)+len(e.text))
+	out = append(out, body[:e.at]...)
+	out = append(out, e.text...)
+	return append(out, body[e.end:]...)
+}
+
+// errShape is a request whose shape leaves no place for the skill block.
+var errShape = errors.New("the request has no place for the skill block")
+
+// kind returns the first byte of the value at v: '{', '[', '"', 'n' ...
+func kind(body []byte, v span) byte {
+	if v.end <= v.start {
+		return 0
+	}
+	return body[v.start]
+}
+
+// members returns the members of the object at v, in order, with their
+// absolute spans; ok is false when v is not an object. body must be valid
+// JSON (checked once, before the walk).
+func members(body []byte, v span) (out []member, ok bool) {
+	if kind(body, v) != '{' {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body[v.start:v.end]))
+	if _, err := dec.Token(); err != nil {
+		return nil, false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		key, _ := t.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, false
+		}
+		end := v.start + int(dec.InputOffset())
+		out = append(out, member{key: key, val: span{end - len(raw), end}})
+	}
+	return out, true
+}
+
+// elements returns the elements of the array at v, with their absolute
+// spans; ok is false when v is not an array.
+func elements(body []byte, v span) (out []span, ok bool) {
+	if kind(body, v) != '[' {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body[v.start:v.end]))
+	if _, err := dec.Token(); err != nil {
+		return nil, false
+	}
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, false
+		}
+		end := v.start + int(dec.InputOffset())
+		out = append(out, span{end - len(raw), end})
+	}
+	return out, true
+}
+
+// field returns the value of key in the object at v. With a key given more
+// than once, the last one counts, as most JSON parsers (Python's, Go's,
+// JavaScript's) read it, so the task rlmc reads is the one the model reads.
+func field(body []byte, v span, key string) (span, bool) {
+	ms, _ := members(body, v)
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms[i].key == key {
+			return ms[i].val, true
+		}
+	}
+	return span{}, false
+}
+
+// str returns the string at v; ok is false when v is not a string.
+func str(body []byte, v span) (string, bool) {
+	if kind(body, v) != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(body[v.start:v.end], &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// strField returns the string value of key in the object at v.
+func strField(body []byte, v span, key string) string {
+	f, ok := field(body, v, key)
+	if !ok {
+		return ""
+	}
+	s, _ := str(body, f)
+	return s
+}
+
+// encodeString returns s as a JSON string. Angle brackets stay as they
+// are (the standard encoder writes them as \u003c) so that the block
+// reads as itself in the upstream's logs; both decode alike.
+func encodeString(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// textOf returns the text of a message content: a string, or the text of
+// the parts of an array whose type is one of types, joined by line breaks
+// (image, audio, tool-result and other parts carry no task text).
+func textOf(body []byte, content span, types ...string) string {
+	if s, ok := str(body, content); ok {
+		return s
+	}
+	parts, ok := elements(body, content)
+	if !ok {
+		return ""
+	}
+	var texts []string
+	for _, p := range parts {
+		typ := strField(body, p, "type")
+		for _, t := range types {
+			if typ == t {
+				if s := strField(body, p, "text"); s != "" {
+					texts = append(texts, s)
+				}
+				break
+			}
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
+// lastUserText returns the text of the last message with role user that
+// carries text. A user message that only returns tool results (as
+// Anthropic's do) is passed over, so that each call of an agent loop
+// compiles for the task the user gave, and keeps its skills.
+func lastUserText(body []byte, msgs []span, types ...string) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if strField(body, msgs[i], "role") != "user" {
+			continue
+		}
+		c, ok := field(body, msgs[i], "content")
+		if !ok {
+			continue
+		}
+		if t := textOf(body, c, types...); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// prependString inserts block in front of the string at v, followed by a
+// line break, as rlm.WithSkills joins the block and the system text.
+func prependString(v span, block string) edit {
+	inner := encodeString(block + "\n")
+	return edit{at: v.start + 1, end: v.start + 1, text: inner[1 : len(inner)-1]}
+}
+
+// prependElement inserts elem as the first element of the array at v.
+func prependElement(body []byte, v span, n int, elem []byte) edit {
+	text := elem
+	if n > 0 {
+		text = append(append([]byte{}, elem...), ',')
+	}
+	return edit{at: v.start + 1, end: v.start + 1, text: text}
+}
+
+// prependMember inserts "key": val as the first member of the object at v.
+func prependMember(body []byte, v span, key string, val []byte) edit {
+	text := append(encodeString(key), ':')
+	text = append(text, val...)
+	if ms, _ := members(body, v); len(ms) > 0 {
+		text = append(text, ',')
+	}
+	return edit{at: v.start + 1, end: v.start + 1, text: text}
+}
+
+// textPart is a content part holding block as text, in the form all three
+// APIs take ({"type": "text", "text": ...}).
+func textPart(block string) []byte {
+	return append(append([]byte(`{"type":"text","text":`), encodeString(block)...), '}')
+}
+
+// intoText puts block in front of a text field at v: a string gains it as
+// a prefix, a list of parts gains a first text part, a null becomes the
+// block.
+func intoText(body []byte, v span, block string) (edit, error) {
+	switch kind(body, v) {
+	case '"':
+		return prependString(v, block), nil
+	case '[':
+		parts, _ := elements(body, v)
+		return prependElement(body, v, len(parts), textPart(block)), nil
+	case 'n':
+		return edit{at: v.start, end: v.end, text: encodeString(block)}, nil
+	}
+	return edit{}, errShape
+}
+
+// api is one completion API the proxy puts skills into: where it reads the
+// task and where the block goes.
+type api struct {
+	name string
+	// task returns the task text of the request object at root.
+	task func(body []byte, root span) string
+	// place returns the edit putting block into the request.
+	place func(body []byte, root span, block string) (edit, error)
+}
+
+// apis maps each path the proxy edits to its API.
+var apis = map[string]*api{
+	"/v1/chat/completions": {name: "chat_completions", task: chatTask, place: chatPlace},
+	"/v1/responses":        {name: "responses", task: responsesTask, place: responsesPlace},
+	"/v1/messages":         {name: "messages", task: messagesTask, place: messagesPlace},
+}
+
+// chatTask reads an OpenAI Chat Completions request: the last user message.
+func chatTask(body []byte, root span) string {
+	m, _ := field(body, root, "messages")
+	msgs, _ := elements(body, m)
+	return lastUserText(body, msgs, "text")
+}
+
+// chatPlace puts the block in front of the first system or developer
+// message's content, or in a new system message at the start.
+func chatPlace(body []byte, root span, block string) (edit, error) {
+	m, ok := field(body, root, "messages")
+	if !ok {
+		return edit{}, errShape
+	}
+	msgs, ok := elements(body, m)
+	if !ok {
+		return edit{}, errShape
+	}
+	for _, msg := range msgs {
+		if r := strField(body, msg, "role"); r != "system" && r != "developer" {
+			continue
+		}
+		c, ok := field(body, msg, "content")
+		if !ok {
+			return prependMember(body, msg, "content", encodeString(block)), nil
+		}
+		return intoText(body, c, block)
+	}
+	elem := append(append([]byte(`{"role":"system","content":`), encodeString(block)...), '}')
+	return prependElement(body, m, len(msgs), elem), nil
+}
+
+// responsesTask reads an OpenAI Responses request: input as a string, or
+// the last user item of input as a list.
+func responsesTask(body []byte, root span) string {
+	in, ok := field(body, root, "input")
+	if !ok {
+		return ""
+	}
+	if s, ok := str(body, in); ok {
+		return s
+	}
+	items, _ := elements(body, in)
+	return lastUserText(body, items, "input_text", "text")
+}
+
+// responsesPlace puts the block in front of instructions.
+func responsesPlace(body []byte, root span, block string) (edit, error) {
+	if in, ok := field(body, root, "instructions"); ok {
+		return intoText(body, in, block)
+	}
+	return prependMember(body, root, "instructions", encodeString(block)), nil
+}
+
+// messagesTask reads an Anthropic Messages request: the last user message.
+func messagesTask(body []byte, root span) string {
+	m, _ := field(body, root, "messages")
+	msgs, _ := elements(body, m)
+	return lastUserText(body, msgs, "text")
+}
+
+// messagesPlace puts the block in front of system: a string gains it as a
+// prefix, a list of blocks a first text block.
+func messagesPlace(body []byte, root span, block string) (edit, error) {
+	if s, ok := field(body, root, "system"); ok {
+		return intoText(body, s, block)
+	}
+	return prependMember(body, root, "system", encodeString(block)), nil
+}
+
+// rootOf returns the span of the top-level value of body, which must be a
+// JSON object; ok is false otherwise.
+func rootOf(body []byte) (span, bool) {
+	if !json.Valid(body) {
+		return span{}, false
+	}
+	start := 0
+	for start < len(body) && isSpace(body[start]) {
+		start++
+	}
+	end := len(body)
+	for end > start && isSpace(body[end-1]) {
+		end--
+	}
+	v := span{start, end}
+	return v, kind(body, v) == '{'
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

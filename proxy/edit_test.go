@@ -1,0 +1,117 @@
+package proxy
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestPlace pins the exact bytes each API's edit makes: one insertion (or
+// one null replaced), everything else as written.
+func TestPlace(t *testing.T) {
+	const block = "<skills>\n<skill name=\"a\">\nA & \"b\".\n</skill>\n</skills>\n"
+	const enc = `<skills>\n<skill name=\"a\">\nA & \"b\".\n</skill>\n</skills>\n`
+	for _, tc := range []struct {
+		name, path, body, want string
+	}{
+		{name: "chat system string with escapes", path: "/v1/chat/completions",
+			body: `{"messages":[{"role":"system","content":"caf\u00e9 \"x\""},{"role":"user","content":"t"}]}`,
+			want: `{"messages":[{"role":"system","content":"` + enc + `\ncaf\u00e9 \"x\""},{"role":"user","content":"t"}]}`},
+		{name: "chat developer parts, empty", path: "/v1/chat/completions",
+			body: `{"messages":[{"role":"developer","content":[]}]}`,
+			want: `{"messages":[{"role":"developer","content":[{"type":"text","text":"` + enc + `"}]}]}`},
+		{name: "chat system content null", path: "/v1/chat/completions",
+			body: `{"messages":[{"role":"system","content":null}]}`,
+			want: `{"messages":[{"role":"system","content":"` + enc + `"}]}`},
+		{name: "chat system without content", path: "/v1/chat/completions",
+			body: `{"messages":[{"role":"system"}]}`,
+			want: `{"messages":[{"content":"` + enc + `","role":"system"}]}`},
+		{name: "chat empty messages", path: "/v1/chat/completions",
+			body: `{ "messages" : [ ] }`,
+			want: `{ "messages" : [{"role":"system","content":"` + enc + `"} ] }`},
+		{name: "chat system not first", path: "/v1/chat/completions",
+			body: `{"messages":[{"role":"user","content":"t"},{"role":"system","content":"s"}]}`,
+			want: `{"messages":[{"role":"user","content":"t"},{"role":"system","content":"` + enc + `\ns"}]}`},
+		{name: "responses empty object", path: "/v1/responses",
+			body: ` {} `,
+			want: ` {"instructions":"` + enc + `"} `},
+		{name: "responses instructions null", path: "/v1/responses",
+			body: `{"instructions":null,"input":"t"}`,
+			want: `{"instructions":"` + enc + `","input":"t"}`},
+		{name: "messages system list", path: "/v1/messages",
+			body: `{"system":[{"type":"text","text":"s"}],"messages":[]}`,
+			want: `{"system":[{"type":"text","text":"` + enc + `"},{"type":"text","text":"s"}],"messages":[]}`},
+		{name: "messages duplicate system, the last counts", path: "/v1/messages",
+			body: `{"system":"first","system":"last"}`,
+			want: `{"system":"first","system":"` + enc + `\nlast"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := []byte(tc.body)
+			root, ok := rootOf(body)
+			if !ok {
+				t.Fatal("not an object")
+			}
+			e, err := apis[tc.path].place(body, root, block)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(e.apply(body)); got != tc.want {
+				t.Fatalf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestTask pins where each API's task is read.
+func TestTask(t *testing.T) {
+	for _, tc := range []struct{ name, path, body, want string }{
+		{name: "chat parts", path: "/v1/chat/completions", want: "a\nb",
+			body: `{"messages":[{"role":"user","content":"old"},{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"},{"type":"text","text":"b"}]},{"role":"tool","content":"x"}]}`},
+		{name: "chat no user", path: "/v1/chat/completions", want: "", body: `{"messages":[{"role":"system","content":"s"}]}`},
+		{name: "responses string", path: "/v1/responses", want: "t", body: `{"input":"t"}`},
+		{name: "responses items", path: "/v1/responses", want: "u2",
+			body: `{"input":[{"role":"user","content":"u1"},{"type":"function_call_output","output":"o"},{"type":"message","role":"user","content":[{"type":"input_text","text":"u2"}]},{"role":"assistant","content":"a"}]}`},
+		{name: "messages past tool results", path: "/v1/messages", want: "u",
+			body: `{"messages":[{"role":"user","content":"u"},{"role":"user","content":[{"type":"tool_result","content":"r"}]}]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := []byte(tc.body)
+			root, _ := rootOf(body)
+			if got := apis[tc.path].task(body, root); got != tc.want {
+				t.Fatalf("got %q; want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzPlace: whatever the request, an edit leaves valid JSON that holds
+// the original bytes, in order, around one insertion.
+func FuzzPlace(f *testing.F) {
+	for _, s := range []string{chatBody, chatNoSystem, chatPlain, respBody, respString, msgBody, msgString, msgNone, `{}`, `{"messages":[{"role":"system","content":[1]}]}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		body := []byte(s)
+		root, ok := rootOf(body)
+		if !ok {
+			return
+		}
+		for path, a := range apis {
+			a.task(body, root)
+			e, err := a.place(body, root, "<skills>\nx\n</skills>\n")
+			if err != nil {
+				continue
+			}
+			got := e.apply(body)
+			if !json.Valid(got) {
+				t.Fatalf("%s: invalid JSON after the edit: %s", path, got)
+			}
+			if e.end == e.at && string(got[:e.at])+string(got[e.at+len(e.text):]) != s {
+				t.Fatalf("%s: the original bytes moved", path)
+			}
+			if !strings.Contains(string(got), `x\n</skills>`) {
+				t.Fatalf("%s: no block in %s", path, got)
+			}
+		}
+	})
+}

@@ -1,0 +1,462 @@
+// Package proxy is `rlmc proxy`: an HTTP proxy in front of an OpenAI- or
+// Anthropic-compatible API that puts the skills each completion needs in
+// front of its system prompt, so that any client that lets its user set a
+// base URL gets skills without a line of code.
+//
+// It edits three calls: OpenAI Chat Completions, OpenAI Responses and
+// Anthropic Messages. It changes only the field that receives the skill
+// block (the system prompt), by inserting bytes into the request as the
+// client wrote it; every other path, and every call for which nothing is
+// selected, reaches the upstream byte for byte. It never adds, removes or
+// changes tools, and offers the model no tool to load a skill: the skills
+// are chosen by the compiler and the host, never by the model.
+//
+// Whoever can reach the proxy is the host: its X-Rlmc-Select and
+// X-Rlmc-Deny headers are trusted, as --select and --deny are on the
+// command line. Like `rlmc serve`, it listens on loopback (or a unix
+// socket created 0600) unless a token is configured.
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/loader"
+	"github.com/rlmc-dev/rlmc/server"
+)
+
+// Defaults of Config.
+const (
+	DefaultAddr    = "127.0.0.1:8788"
+	DefaultTimeout = 2 * time.Second
+	// DefaultMaxBodyBytes caps a request body the proxy reads to edit:
+	// completions carry images and documents inline, so the cap is far
+	// above the compile server's. Paths the proxy does not edit stream
+	// through without a cap.
+	DefaultMaxBodyBytes = 32 << 20
+	DefaultDrainTimeout = 10 * time.Second
+)
+
+// Request headers the host sets. The proxy removes every X-Rlmc-* header
+// before forwarding a request.
+const (
+	// HeaderSelect names skills the host selects, comma separated
+	// (trusted, as --select): a selection that cannot be honored is a
+	// 422, never a call without it.
+	HeaderSelect = "X-Rlmc-Select"
+	// HeaderDeny names skills the host denies for this call.
+	HeaderDeny = "X-Rlmc-Deny"
+	// HeaderSkip, set to 1 (or true), forwards the call without skills.
+	HeaderSkip = "X-Rlmc-Skip"
+	// HeaderToken carries the proxy's token when one is configured.
+	// Authorization is not used for it: it belongs to the upstream.
+	HeaderToken = "X-Rlmc-Token"
+)
+
+// Response headers the proxy sets on the calls it edits.
+const (
+	HeaderDecision    = "X-Rlmc-Decision"    // route, no_route, ambiguous, or one of the Decision* below
+	HeaderSelected    = "X-Rlmc-Selected"    // the skills in the block, comma separated, in block order
+	HeaderFingerprint = "X-Rlmc-Fingerprint" // the compile's fingerprint
+	HeaderAmbiguous   = "X-Rlmc-Ambiguous"   // on ambiguous: the rivals, comma separated
+)
+
+// Decisions of calls that were not compiled; each reaches the upstream
+// byte for byte.
+const (
+	DecisionSkipped   = "skipped"    // X-Rlmc-Skip
+	DecisionNoCatalog = "no_catalog" // the first catalog is not loaded yet
+	DecisionUnread    = "unread"     // the body is not a JSON object (or is compressed)
+)
+
+// StageProxy is the stage of an error raised by the proxy itself.
+const StageProxy compiler.Stage = "proxy"
+
+// ErrUpstream is the code of a 502: the upstream could not be reached or
+// gave no response.
+const ErrUpstream = "upstream_unreachable"
+
+// Config configures a proxy.
+type Config struct {
+	// Upstream is the API the proxy forwards to; a request's path is
+	// appended to its path.
+	Upstream   *url.URL
+	Addr       string // host:port; DefaultAddr when neither Addr nor Socket is set
+	Socket     string // a unix socket path, created 0600, instead of Addr
+	Roots      []string
+	PolicyFile string
+	Debounce   time.Duration
+	// Token, when set, is required in the X-Rlmc-Token header of every
+	// request. Without it, only a loopback address or a socket is
+	// accepted.
+	Token        string
+	Timeout      time.Duration // per compile (never the upstream call); DefaultTimeout when zero
+	MaxBodyBytes int64         // DefaultMaxBodyBytes when zero
+	DrainTimeout time.Duration
+	// Audit, when set, records each compile (the trajectory).
+	Audit  *compiler.Audit
+	Logger *slog.Logger // slog.Default() when nil
+	// Transport carries requests to the upstream; a clone of
+	// http.DefaultTransport when nil.
+	Transport http.RoundTripper
+	// Reload forces a catalog reload at each value received (SIGHUP).
+	Reload <-chan os.Signal
+	// Listening, when set, is called with the address once Run listens.
+	Listening func(net.Addr)
+}
+
+// Proxy forwards completions with skills. It is an http.Handler.
+type Proxy struct {
+	cfg      Config
+	log      *slog.Logger
+	live     atomic.Pointer[compiler.Live]
+	rp       *httputil.ReverseProxy
+	token    [sha256.Size]byte
+	hasToken bool
+}
+
+// New checks cfg and returns a proxy with no catalog yet: until Watch (or
+// Run) loads one, calls are forwarded without skills (a selection is a
+// 503).
+func New(cfg Config) (*Proxy, error) {
+	if cfg.Upstream == nil || cfg.Upstream.Scheme == "" || cfg.Upstream.Host == "" {
+		return nil, &server.ConfigError{Msg: "--upstream must be an absolute URL, such as https://api.openai.com"}
+	}
+	if cfg.Upstream.Scheme != "http" && cfg.Upstream.Scheme != "https" {
+		return nil, &server.ConfigError{Msg: fmt.Sprintf("--upstream %s: the scheme must be http or https", cfg.Upstream.Redacted())}
+	}
+	if cfg.Addr != "" && cfg.Socket != "" {
+		return nil, &server.ConfigError{Msg: "give --addr or --socket, not both"}
+	}
+	if cfg.Addr == "" && cfg.Socket == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.Addr != "" {
+		if err := server.CheckAddr(cfg.Addr, cfg.Token != ""); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = DefaultDrainTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Transport == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		// The client's Accept-Encoding goes through as it is, and the
+		// answer comes back as the upstream encoded it.
+		t.DisableCompression = true
+		t.MaxIdleConnsPerHost = 64
+		cfg.Transport = t
+	}
+	p := &Proxy{cfg: cfg, log: cfg.Logger}
+	if cfg.Token != "" {
+		p.token, p.hasToken = sha256.Sum256([]byte(cfg.Token)), true
+	}
+	upstream := cfg.Upstream
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(upstream)
+			for k := range pr.Out.Header {
+				if strings.HasPrefix(http.CanonicalHeaderKey(k), "X-Rlmc-") {
+					delete(pr.Out.Header, k)
+				}
+			}
+		},
+		Transport: cfg.Transport,
+		// Server-sent events and every other answer are written to the
+		// client as they arrive, never buffered whole.
+		FlushInterval: -1,
+		ErrorLog:      slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
+		ErrorHandler:  p.upstreamFailed,
+	}
+	return p, nil
+}
+
+// Live returns the live catalog, nil before the first load.
+func (p *Proxy) Live() *compiler.Live { return p.live.Load() }
+
+// Watch loads the catalog and keeps it current until ctx ends or Close.
+func (p *Proxy) Watch(ctx context.Context) error {
+	l, err := compiler.Watch(ctx, loader.Options{Roots: p.cfg.Roots}, compiler.Policy{}, compiler.LiveOptions{
+		PolicyFile: p.cfg.PolicyFile,
+		Debounce:   p.cfg.Debounce,
+		OnReload: func(r compiler.Reload) {
+			if r.Err != nil {
+				p.log.Error("catalog reload failed; the previous catalog keeps serving", "trigger", r.Trigger, "error", r.Err.Error())
+				return
+			}
+			p.log.Info("catalog reloaded", "trigger", r.Trigger, "units", len(r.Compiler.Catalog().Units), "catalog_fingerprint", r.Compiler.CatalogFingerprint())
+		},
+	})
+	if err != nil {
+		return err
+	}
+	c := l.Current()
+	p.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(), "watched", l.Watched())
+	p.live.Store(l)
+	return nil
+}
+
+// Close stops watching the catalog.
+func (p *Proxy) Close() {
+	if l := p.live.Load(); l != nil {
+		l.Close()
+	}
+}
+
+// controls are the host's headers of one call.
+type controls struct {
+	selects, denies []string
+	skip            bool
+}
+
+// readControls reads the host's headers.
+func readControls(h http.Header) (controls, error) {
+	c := controls{selects: names(h.Values(HeaderSelect)), denies: names(h.Values(HeaderDeny))}
+	switch v := strings.ToLower(strings.TrimSpace(h.Get(HeaderSkip))); v {
+	case "", "0", "false":
+	case "1", "true":
+		c.skip = true
+	default:
+		return c, fmt.Errorf("%s must be 1 or 0, not %q", HeaderSkip, v)
+	}
+	if c.skip && len(c.selects) > 0 {
+		return c, fmt.Errorf("%s and %s contradict each other", HeaderSkip, HeaderSelect)
+	}
+	return c, nil
+}
+
+// names splits comma-separated header values into names.
+func names(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for n := range strings.SplitSeq(v, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// ServeHTTP forwards one call, with skills when it is a completion.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p.hasToken {
+		// Both sides are hashed first, so neither the content nor the
+		// length of the token leaks through timing.
+		sum := sha256.Sum256([]byte(r.Header.Get(HeaderToken)))
+		if subtle.ConstantTimeCompare(sum[:], p.token[:]) != 1 {
+			p.fail(w, http.StatusUnauthorized, &compiler.Error{Stage: StageProxy, Code: server.ErrUnauthorized,
+				Message: "a valid " + HeaderToken + " header is required"})
+			return
+		}
+	}
+	ctl, err := readControls(r.Header)
+	if err != nil {
+		p.fail(w, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()})
+		return
+	}
+	a := apis[r.URL.Path]
+	if r.Method != http.MethodPost || a == nil {
+		if len(ctl.selects) > 0 {
+			p.fail(w, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest,
+				Message: fmt.Sprintf("%s on %s %s, which carries no skills", HeaderSelect, r.Method, r.URL.Path)})
+			return
+		}
+		p.rp.ServeHTTP(w, r)
+		return
+	}
+	p.complete(w, r, a, ctl)
+}
+
+// complete compiles the skills of one completion and forwards it.
+func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl controls) {
+	start := time.Now()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, p.cfg.MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			p.fail(w, http.StatusRequestEntityTooLarge, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest,
+				Message: fmt.Sprintf("the request body is over %d bytes (--max-body)", p.cfg.MaxBodyBytes)})
+			return
+		}
+		p.fail(w, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest,
+			Message: "reading the request body: " + err.Error()})
+		return
+	}
+	rec := logRecord{api: a.name, start: start}
+	root, ok := rootOf(body)
+	if r.Header.Get("Content-Encoding") != "" {
+		ok = false
+	}
+	refuse := func(status int, ce *compiler.Error) {
+		p.fail(w, status, ce)
+		rec.status, rec.decision, rec.code = status, "error", string(ce.Code)
+		p.record(rec)
+	}
+	invalid := func(msg string) *compiler.Error {
+		return &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: msg}
+	}
+	live := p.live.Load()
+	switch {
+	case ctl.skip:
+		rec.decision = DecisionSkipped
+	case !ok && len(ctl.selects) > 0:
+		refuse(http.StatusBadRequest, invalid("the request body is not an uncompressed JSON object: the selected skills have no place in it"))
+		return
+	case !ok:
+		rec.decision = DecisionUnread
+	case live == nil && len(ctl.selects) > 0:
+		w.Header().Set("Retry-After", "1")
+		refuse(http.StatusServiceUnavailable, &compiler.Error{Stage: StageProxy, Code: server.ErrNotReady, Message: "the catalog is not loaded yet"})
+		return
+	case live == nil:
+		rec.decision = DecisionNoCatalog
+	}
+	if rec.decision != "" {
+		w.Header().Set(HeaderDecision, rec.decision)
+		p.forward(w, r, body, &rec)
+		return
+	}
+
+	task := a.task(body, root)
+	rec.taskBytes = len(task)
+	ctx, cancel := context.WithTimeout(r.Context(), p.cfg.Timeout)
+	req := compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}
+	var res *compiler.Result
+	if p.cfg.Audit != nil {
+		res, err = p.cfg.Audit.Compile(ctx, live, req)
+	} else {
+		res, err = live.Compile(ctx, req)
+	}
+	cancel()
+	rec.compile = time.Since(start)
+	if err != nil {
+		var ce *compiler.Error
+		if !errors.As(err, &ce) {
+			ce = &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()}
+		}
+		status := server.StatusOf(ce, err)
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+		}
+		refuse(status, ce)
+		return
+	}
+	rec.decision, rec.selected, rec.fingerprint = string(res.Decision), res.Names(), res.Fingerprint
+	h := w.Header()
+	h.Set(HeaderDecision, string(res.Decision))
+	h.Set(HeaderFingerprint, res.Fingerprint)
+	if len(rec.selected) > 0 {
+		h.Set(HeaderSelected, strings.Join(rec.selected, ","))
+	}
+	if len(res.Ambiguous) > 0 {
+		h.Set(HeaderAmbiguous, strings.Join(res.Ambiguous, ","))
+	}
+	if res.Prompt != "" {
+		e, err := a.place(body, root, res.Prompt)
+		if err != nil {
+			for _, k := range []string{HeaderSelected, HeaderFingerprint, HeaderDecision} {
+				h.Del(k)
+			}
+			refuse(http.StatusBadRequest, invalid(fmt.Sprintf("%v (%s)", err, a.name)))
+			return
+		}
+		body = e.apply(body)
+	}
+	p.forward(w, r, body, &rec)
+}
+
+// forward sends r upstream with body.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, body []byte, rec *logRecord) {
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	r.TransferEncoding = nil
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	p.rp.ServeHTTP(sw, r)
+	rec.status = sw.status
+	p.record(*rec)
+}
+
+// logRecord is what the log says of one completion: never its task, its
+// messages or its headers, which hold the user's text and the API key.
+type logRecord struct {
+	api, decision, fingerprint, code string
+	selected                         []string
+	status, taskBytes                int
+	start                            time.Time
+	compile                          time.Duration
+}
+
+func (p *Proxy) record(rec logRecord) {
+	attrs := []any{"api", rec.api, "status", rec.status, "decision", rec.decision}
+	if rec.decision != DecisionSkipped && rec.decision != DecisionUnread && rec.decision != DecisionNoCatalog {
+		attrs = append(attrs, "selected", rec.selected, "task_bytes", rec.taskBytes, "compile_ms", ms(rec.compile))
+	}
+	if rec.fingerprint != "" {
+		attrs = append(attrs, "fingerprint", rec.fingerprint)
+	}
+	if rec.code != "" {
+		attrs = append(attrs, "code", rec.code)
+	}
+	attrs = append(attrs, "duration_ms", ms(time.Since(rec.start)))
+	p.log.Info("completion", attrs...)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// statusWriter remembers the status written; Unwrap lets the reverse
+// proxy flush through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if code >= 200 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// upstreamFailed answers a call the upstream gave no response to: a 502
+// with the error object. A client that went away is answered nothing.
+func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		return
+	}
+	p.log.Warn("upstream unreachable", "error", err.Error())
+	p.fail(w, http.StatusBadGateway, &compiler.Error{Stage: StageProxy, Code: ErrUpstream, Message: "the upstream gave no response: " + err.Error()})
+}
+
+// fail writes the compile error object with status.
+func (p *Proxy) fail(w http.ResponseWriter, status int, ce *compiler.Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	compiler.WriteJSON(w, compiler.ErrorDocument(ce))
+}
