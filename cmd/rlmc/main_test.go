@@ -35,6 +35,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"mkfifo": mkfifoCmd,
+			"hookinput": hookInputCmd,
 			"schema": schemaCmd,
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) < 2 {

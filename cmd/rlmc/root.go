@@ -46,8 +46,15 @@ func usageError(format string, args ...any) error {
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
+		return exitOK
+	}
+	if neverBlocks(cmd) {
+		// A hook's client reads a non-zero exit as "stop the prompt"
+		// (Claude Code blocks it on 2): a hook's error, usage errors
+		// included, is one line on stderr and exit 0.
+		fmt.Fprintf(stderr, "rlmc: %s\n", ir.EscapeText(err.Error()))
 		return exitOK
 	}
 	var ee *exitError
@@ -66,6 +73,21 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitFailure
+}
+
+// neverBlocksKey annotates a command whose errors must not fail the
+// process: the hooks, which run before a user's prompt.
+const neverBlocksKey = "rlmc-never-blocks"
+
+// neverBlocks reports whether cmd or a command above it is annotated
+// neverBlocksKey.
+func neverBlocks(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Annotations[neverBlocksKey] != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // usageErr marks errors from flag parsing.
@@ -105,6 +127,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newVersionCmd(stdout),
 		newServeCmd(stderr),
 		newProxyCmd(stderr),
+		newHookCmd(stdin, stdout, stderr),
 	)
 	setVersion(root)
 	registerCompletions(root)

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/loader"
+)
+
+// hookEvent is the Claude Code hook event `rlmc hook claude-code` answers.
+const hookEvent = "UserPromptSubmit"
+
+// defaultHookTimeout bounds a hook run: the user waits for it before every
+// prompt.
+const defaultHookTimeout = time.Second
+
+// maxHookInput bounds the hook input read from stdin. JSON escaping can
+// make a prompt up to six times longer (\u00XX for every byte), and the
+// other fields are short.
+const maxHookInput = 6*compiler.MaxTaskBytes + 64<<10
+
+// claudeOwnRoots are the skill folders, relative to the project and to the
+// home folder, that Claude Code lists to the model itself. The hook leaves
+// them out of its default roots, so no skill reaches the model twice.
+var claudeOwnRoots = []string{".claude/skills"}
+
+// hookParams are the flags of `rlmc hook claude-code`.
+type hookParams struct {
+	roots   []string
+	policy  string
+	selects []string
+	denies  []string
+	budget  int
+	timeout time.Duration
+}
+
+// hookInput is the part of Claude Code's UserPromptSubmit input the hook
+// reads; other fields are ignored, so a newer Claude Code that adds some
+// still works.
+type hookInput struct {
+	HookEventName *string `json:"hook_event_name"`
+	Prompt        *string `json:"prompt"`
+	Cwd           string  `json:"cwd"`
+}
+
+// hookOutput is what the hook prints when a compile selects skills: Claude
+// Code adds additionalContext to the prompt's context.
+type hookOutput struct {
+	HookSpecificOutput struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+}
+
+func newHookCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	hook := &cobra.Command{
+		Use:   "hook",
+		Short: "Run rlmc as a client's per-prompt hook; never blocks a prompt",
+		Long: `Run rlmc as a client's per-prompt hook.
+
+A hook never blocks the user's prompt: every error, a mistyped flag or
+subcommand included, prints one line on standard error, nothing on standard
+output, and exits 0.`,
+		Args:        noCommand,
+		Annotations: map[string]string{neverBlocksKey: "true"},
+		RunE:        func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	var p hookParams
+	cc := &cobra.Command{
+		Use:   "claude-code",
+		Short: "Answer Claude Code's UserPromptSubmit hook with the skills the prompt needs",
+		Long: `Answer Claude Code's UserPromptSubmit hook.
+
+Reads the hook input (JSON on standard input: the prompt and the working
+directory), compiles the prompt against that directory's skill roots and the
+user's, and prints the hook output that adds the selected skills' block as
+context. When nothing is selected it prints nothing.
+
+Without --root, the roots are the default project roots of the prompt's
+working directory and the user roots (or $RLMC_SKILLS_ROOT), except
+.claude/skills: Claude Code lists the skills there to the model itself.
+
+Only the host selects explicit-user-only skills: --select in the hook's
+command line, or the policy. The prompt never does.`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runHook(cmd.Context(), p, stdin, stdout, stderr)
+		},
+	}
+	fl := cc.Flags()
+	fl.StringArrayVar(&p.roots, "root", nil, "skill root `DIR`, which must exist (repeatable; first wins; replaces the default roots)")
+	fl.StringVar(&p.policy, "policy", "", "host policy YAML `FILE`")
+	fl.StringArrayVar(&p.selects, "select", nil, "select unit `NAME` on every prompt (trusted host input; repeatable, or NAME,NAME)")
+	fl.StringArrayVar(&p.denies, "deny", nil, "deny unit `NAME` outright (repeatable, or NAME,NAME)")
+	fl.IntVar(&p.budget, "budget", 0, "positive token ceiling for the selected bodies (default from the policy, else 8000)")
+	fl.DurationVar(&p.timeout, "timeout", defaultHookTimeout, "deadline of the whole hook run")
+	hook.AddCommand(cc)
+	return hook
+}
+
+// runHook answers one hook call. Its errors are printed by Main on one
+// line and exit 0 (see neverBlocks), so it just returns them.
+func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr io.Writer) error {
+	if p.budget < 0 || p.timeout <= 0 {
+		return fmt.Errorf("--budget and --timeout must be positive")
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	type answer struct {
+		out []byte
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		var a answer
+		defer func() {
+			// A hook that panics would exit 2, which blocks the
+			// prompt: a panic is one more error.
+			if r := recover(); r != nil {
+				a.err = fmt.Errorf("internal error: %v", r)
+			}
+			done <- a
+		}()
+		a.out, a.err = hookAnswer(ctx, p, stdin, stderr)
+	}()
+	select {
+	case a := <-done:
+		if a.err != nil {
+			return a.err
+		}
+		_, err := stdout.Write(a.out)
+		return err
+	case <-ctx.Done():
+		// Whatever still runs (a read that ignores the context) is
+		// left behind: the process exits, the prompt goes on.
+		return fmt.Errorf("no answer within %v", p.timeout)
+	}
+}
+
+// hookAnswer reads the hook input, compiles its prompt and returns what to
+// print: the hook output, or nothing when no skill is selected.
+func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Writer) ([]byte, error) {
+	in, err := readHookInput(stdin)
+	if err != nil {
+		return nil, err
+	}
+	var pol compiler.Policy
+	if p.policy != "" {
+		if pol, err = compiler.LoadPolicy(p.policy); err != nil {
+			return nil, err
+		}
+	}
+	opts := loader.Options{Roots: p.roots}
+	if len(opts.Roots) == 0 && len(pol.Roots) == 0 {
+		home, _ := os.UserHomeDir()
+		opts.Roots = hookRoots(in.Cwd, home, os.Getenv, isDir)
+		if len(opts.Roots) == 0 {
+			return nil, fmt.Errorf("no skill root under %s or the home folder (%s is left to Claude Code)", in.Cwd, strings.Join(claudeOwnRoots, ", "))
+		}
+	}
+	c, err := compiler.Load(ctx, opts, pol)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.Compile(ctx, compiler.Request{Task: *in.Prompt, Select: splitNames(p.selects), Deny: splitNames(p.denies), Budget: p.budget})
+	if err != nil {
+		return nil, err
+	}
+	// One line, not one per warning: the user reads it in a transcript,
+	// before every prompt.
+	if n := len(catalogWarnings(c.Diagnostics())); n > 0 {
+		fmt.Fprintf(stderr, "rlmc: the catalog has %d warnings; `rlmc doctor` lists them\n", n)
+	}
+	if len(res.Selected) == 0 {
+		return nil, nil
+	}
+	var out hookOutput
+	out.HookSpecificOutput.HookEventName = hookEvent
+	out.HookSpecificOutput.AdditionalContext = res.Prompt
+	var buf bytes.Buffer
+	if err := compiler.WriteJSON(&buf, out); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// readHookInput decodes and checks the hook input: a UserPromptSubmit
+// event (when it names one) with a prompt and an absolute working folder.
+func readHookInput(stdin io.Reader) (hookInput, error) {
+	var in hookInput
+	data, err := io.ReadAll(io.LimitReader(stdin, maxHookInput+1))
+	if err != nil {
+		return in, fmt.Errorf("reading the hook input: %w", err)
+	}
+	if len(data) > maxHookInput {
+		return in, fmt.Errorf("the hook input is longer than %d bytes", maxHookInput)
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return in, fmt.Errorf("the hook input is not a JSON object: %w", err)
+	}
+	switch {
+	case in.HookEventName != nil && *in.HookEventName != hookEvent:
+		return in, fmt.Errorf("hook_event_name is %q; rlmc answers %s", *in.HookEventName, hookEvent)
+	case in.Prompt == nil:
+		return in, errors.New("the hook input has no prompt")
+	case !filepath.IsAbs(in.Cwd):
+		return in, fmt.Errorf("the hook input's cwd must be an absolute path, not %q", in.Cwd)
+	}
+	return in, nil
+}
+
+// hookRoots returns the default roots of a prompt in cwd that exist, less
+// Claude Code's own folders. A root named by RLMC_SKILLS_ROOT is kept even
+// when missing, so that Load reports it, as it does for every command.
+func hookRoots(cwd, home string, getenv func(string) string, exists func(string) bool) []string {
+	own := map[string]bool{}
+	for _, d := range claudeOwnRoots {
+		own[filepath.Join(cwd, filepath.FromSlash(d))] = true
+		if home != "" {
+			own[filepath.Join(home, filepath.FromSlash(d))] = true
+		}
+	}
+	env := getenv(loader.EnvSkillsRoot)
+	var roots []string
+	for _, r := range loader.DefaultRoots(cwd, home, getenv) {
+		if (env != "" && r == env) || (!own[r] && exists(r)) {
+			roots = append(roots, r)
+		}
+	}
+	return roots
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// hookInputCmd writes a Claude Code UserPromptSubmit input to a file:
+// `hookinput FILE PROMPT [CWD]`, where CWD defaults to the script's work
+// folder (the input needs an absolute path, which a txtar file cannot hold).
+func hookInputCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: hookinput FILE PROMPT [CWD]")
+	}
+	cwd := ts.Getenv("WORK")
+	if len(args) == 3 {
+		cwd = args[2]
+	}
+	data, err := json.Marshal(map[string]string{
+		"session_id":      "s1",
+		"transcript_path": filepath.Join(cwd, "transcript.jsonl"),
+		"cwd":             cwd,
+		"hook_event_name": hookEvent,
+		"prompt":          args[1],
+	})
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
+}
+
+func TestHookRoots(t *testing.T) {
+	cwd, home := "/p", "/h"
+	exist := func(paths ...string) func(string) bool {
+		return func(p string) bool {
+			for _, q := range paths {
+				if p == q {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	noEnv := func(string) string { return "" }
+	tests := []struct {
+		name   string
+		getenv func(string) string
+		exists func(string) bool
+		want   []string
+	}{
+		{"none exist", noEnv, exist(), nil},
+		{"claude's own folders are left out", noEnv, exist("/p/.claude/skills", "/h/.claude/skills", "/p/.agents/skills"), []string{"/p/.agents/skills"}},
+		{"project before user", noEnv, exist("/h/.agents/skills", "/p/.codex/skills"), []string{"/p/.codex/skills", "/h/.agents/skills"}},
+		{"the environment's root is kept even when missing", func(k string) string {
+			if k == "RLMC_SKILLS_ROOT" {
+				return "/env"
+			}
+			return ""
+		}, exist("/h/.agents/skills"), []string{"/env"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := hookRoots(cwd, home, tt.getenv, tt.exists)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("hookRoots: got %v; want %v", got, tt.want)
+			}
+		})
+	}
+}
