@@ -34,9 +34,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"mkfifo": mkfifoCmd,
+			"mkfifo":    mkfifoCmd,
 			"hookinput": hookInputCmd,
-			"schema": schemaCmd,
+			"schema":    schemaCmd,
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) < 2 {
 					ts.Fatalf("usage: exits CODE command [args...]")
