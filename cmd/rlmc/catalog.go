@@ -21,6 +21,9 @@ type catalogFlags struct {
 	formats []string // the values --format takes, the default first
 }
 
+// rootFlagHelp is the help of every command's --root flag.
+const rootFlagHelp = "skill root `DIR`, which must exist (repeatable; first wins; replaces the default roots)"
+
 // formatValues annotates a --format flag with the values it takes, for
 // shell completion.
 const formatValues = "rlmc-format-values"
@@ -32,7 +35,7 @@ func (f *catalogFlags) register(cmd *cobra.Command, formats ...string) {
 		formats = []string{"text", "json"}
 	}
 	f.formats = formats
-	cmd.Flags().StringArrayVar(&f.roots, "root", nil, "skill root `DIR`, which must exist (repeatable; first wins; replaces the default roots)")
+	cmd.Flags().StringArrayVar(&f.roots, "root", nil, rootFlagHelp)
 	cmd.Flags().StringVar(&f.policy, "policy", "", "host policy YAML `FILE`")
 	cmd.Flags().StringVar(&f.format, "format", formats[0], "output format: "+strings.Join(formats, " or "))
 	_ = cmd.Flags().SetAnnotation("format", formatValues, formats)

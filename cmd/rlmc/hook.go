@@ -98,7 +98,7 @@ command line, or the policy. The prompt never does.`,
 		},
 	}
 	fl := cc.Flags()
-	fl.StringArrayVar(&p.roots, "root", nil, "skill root `DIR`, which must exist (repeatable; first wins; replaces the default roots)")
+	fl.StringArrayVar(&p.roots, "root", nil, rootFlagHelp)
 	fl.StringVar(&p.policy, "policy", "", "host policy YAML `FILE`")
 	fl.StringArrayVar(&p.selects, "select", nil, "select unit `NAME` on every prompt (trusted host input; repeatable, or NAME,NAME)")
 	fl.StringArrayVar(&p.denies, "deny", nil, "deny unit `NAME` outright (repeatable, or NAME,NAME)")

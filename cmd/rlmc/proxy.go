@@ -74,7 +74,7 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 	fl.StringVar(&upstream, "upstream", "", "the API to forward to, such as https://api.openai.com or https://api.anthropic.com (`URL`)")
 	fl.StringVar(&cfg.Addr, "addr", proxy.DefaultAddr, "listen on `HOST:PORT`; an address that is not loopback needs a token")
 	fl.StringVar(&cfg.Socket, "socket", "", "listen on a unix socket at `PATH` (created 0600) instead")
-	fl.StringArrayVar(&cfg.Roots, "root", nil, "skill root `DIR`, which must exist (repeatable; first wins; replaces the default roots)")
+	fl.StringArrayVar(&cfg.Roots, "root", nil, rootFlagHelp)
 	fl.StringVar(&cfg.PolicyFile, "policy", "", "host policy YAML `FILE`, watched and reloaded with the skills")
 	fl.StringVar(&trajectory, "trajectory", "", "append one JSON audit line per compile to `FILE`")
 	fl.StringVar(&tokenFile, "token-file", "", "require the token in `FILE` in the X-Rlmc-Token header of every request (else $"+envToken+" if set)")

@@ -59,7 +59,7 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&cfg.Addr, "addr", server.DefaultAddr, "listen on `HOST:PORT`; an address that is not loopback needs a token")
 	fl.StringVar(&cfg.Socket, "socket", "", "listen on a unix socket at `PATH` (created 0600) instead")
-	fl.StringArrayVar(&cfg.Roots, "root", nil, "skill root `DIR`, which must exist (repeatable; first wins; replaces the default roots)")
+	fl.StringArrayVar(&cfg.Roots, "root", nil, rootFlagHelp)
 	fl.StringVar(&cfg.PolicyFile, "policy", "", "host policy YAML `FILE`, watched and reloaded with the skills")
 	fl.StringVar(&tokenFile, "token-file", "", "require the bearer token in `FILE` on every request (else $"+envToken+" if set)")
 	fl.DurationVar(&cfg.Timeout, "timeout", server.DefaultTimeout, "deadline of one compile")
