@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/ir"
@@ -26,6 +27,10 @@ type found struct {
 	dirReal    string // symlink-resolved skill folder
 	fileReal   string // symlink-resolved SKILL.md
 	fileLinked bool   // SKILL.md is a symlink (resolving inside the root)
+	// origin is all of the above a load depends on, with SKILL.md's stamp
+	// (see Record); trusted is false when that stamp is racy.
+	origin  Origin
+	trusted bool
 }
 
 // scanner walks one root with the bounds in Limits. It never follows a
@@ -201,9 +206,14 @@ func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry) {
 		s.diag(fileRel, ir.CodeReadError, ir.SeverityError, "SKILL.md is not a regular file")
 		return
 	}
-	s.found = append(s.found, found{
+	f := found{
 		root: s.root, fsRoot: s.fsRoot, precedence: s.precedence, rootReal: s.rootReal,
 		relDir: rel, relReal: relTo(s.rootReal, dirReal), dirReal: dirReal, fileReal: file,
-		fileLinked: e.Type()&fs.ModeSymlink != 0,
-	})
+		fileLinked: e.Type()&fs.ModeSymlink != 0, trusted: !racy(info, time.Now()),
+	}
+	f.origin = Origin{
+		Root: f.root, Precedence: f.precedence, RootReal: f.rootReal, RelDir: f.relDir, RelReal: f.relReal,
+		DirReal: f.dirReal, FileReal: f.fileReal, FileLinked: f.fileLinked, Stamp: stampInfo(info),
+	}
+	s.found = append(s.found, f)
 }

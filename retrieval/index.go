@@ -178,12 +178,13 @@ func stems(text string) []string {
 // early with an incomplete index, which the caller must discard: p.Err says
 // so. A nil p never stops.
 func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
-	var (
-		raw     = map[string][]rawPosting{}
-		lengths [][numFields]float32 // per unit, per field, in terms
-		avgLen  [numFields]float64
-	)
-	ix := &Index{cat: cat, pos: make(map[*ir.Unit]int, len(cat.Units)), ids: map[string]int32{}, bigrams: map[bigram][]int32{}, objects: newKeySet(), actions: newKeySet(), phraseSeqs: newSeqMatcher(), wholeNames: newSeqMatcher()}
+	ix, _ := build(cat, p, nil, false)
+	return ix
+}
+
+// place links ix to cat: the units it indexes (status ok), by position.
+func (ix *Index) place(cat *ir.Catalog) {
+	ix.cat, ix.pos, ix.ids = cat, make(map[*ir.Unit]int, len(cat.Units)), make(map[string]int32, len(cat.Units))
 	ix.byCatalog = make([]int32, len(cat.Units))
 	for i, u := range cat.Units {
 		ix.pos[u] = i
@@ -195,11 +196,39 @@ func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
 			ix.units = append(ix.units, u)
 		}
 	}
+}
+
+// build is Build and BuildWith: reuse offers earlier bags, and keep asks
+// for this build's bags back.
+func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool) (*Index, []*Bag) {
+	var (
+		raw     map[string][]rawPosting
+		lengths [][numFields]float32 // per unit, per field, in terms
+		avgLen  [numFields]float64
+	)
+	ix := &Index{objects: newKeySet(), actions: newKeySet(), phraseSeqs: newSeqMatcher(), wholeNames: newSeqMatcher()}
+	ix.place(cat)
 	names := nameKeys(cat)
 	for _, u := range ix.units {
 		ix.aliases = append(ix.aliases, usableAliases(u, names))
 	}
-	bags := bagsOf(ix.units, ix.aliases, p)
+	bags := make([]bag, len(ix.units))
+	have := make([]bool, len(ix.units))
+	if reuse != nil {
+		for id, u := range ix.units {
+			if bg := reuse(u); bg != nil && sameAliases(bg.aliases, ix.aliases[id]) {
+				bags[id], have[id] = bg.b, true
+			}
+		}
+	}
+	bagsOf(bags, have, ix.units, ix.aliases, p)
+	var kept []*Bag
+	if keep {
+		kept = make([]*Bag, len(cat.Units))
+		for id := range ix.units {
+			kept[ix.catPos[id]] = &Bag{aliases: ix.aliases[id], b: bags[id]}
+		}
+	}
 	// Sized from the bags, the catalog-wide tables never grow: growing
 	// maps of millions of entries a step at a time cost more than filling
 	// them.
@@ -214,7 +243,7 @@ func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
 	ix.bigrams = make(map[bigram][]int32, nGrams)
 	for id, u := range ix.units {
 		if p.Now() {
-			return ix
+			return ix, nil
 		}
 		id := int32(id)
 		addPhrase := func(f field, text string, weight float64) {
@@ -273,15 +302,15 @@ func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
 		for f := range b.lens {
 			avgLen[f] += float64(b.lens[f])
 		}
-		*b = bag{} // its terms are in raw now: let the collector have the rest
+		*b = bag{} // its terms are in raw now: let the collector have the rest (kept holds a copy)
 	}
 	for _, m := range []*seqMatcher{ix.phraseSeqs, ix.objects.seqs, ix.actions.seqs, ix.wholeNames} {
 		if !m.build(p.Stop) {
-			return ix
+			return ix, nil
 		}
 	}
 	if !ix.nameObjects(p) {
-		return ix
+		return ix, nil
 	}
 	for f := range avgLen {
 		if n := len(ix.units); n > 0 {
@@ -294,7 +323,7 @@ func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
 	ix.postings = make(map[string][]posting, len(raw))
 	for t, ps := range raw {
 		if p.Stop() {
-			return ix
+			return ix, nil
 		}
 		out := make([]posting, len(ps))
 		for i, p := range ps {
@@ -304,7 +333,7 @@ func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
 		raw[t] = nil // converted: the collector may have it while the rest are
 	}
 	ix.weighNames()
-	return ix
+	return ix, kept
 }
 
 // weighNames sets the weight of every name and alias phrase to how
@@ -366,13 +395,12 @@ type bag struct {
 	quoted []string
 }
 
-// bagsOf computes every unit's bag, on all cores: splitting and stemming
-// the text of thousands of units is most of the cost of building an index.
-// When p's context is done the workers stop, leaving the remaining bags
-// empty; a pulse is not safe for concurrent use, so they read the context
-// itself, once per unit.
-func bagsOf(units []*ir.Unit, aliases [][]string, p *pulse.Pulse) []bag {
-	bags := make([]bag, len(units))
+// bagsOf computes the bag of every unit that has none yet (have[i] false),
+// on all cores: splitting and stemming the text of thousands of units is
+// most of the cost of building an index. When p's context is done the
+// workers stop, leaving the remaining bags empty; a pulse is not safe for
+// concurrent use, so they read the context itself, once per unit.
+func bagsOf(bags []bag, have []bool, units []*ir.Unit, aliases [][]string, p *pulse.Pulse) {
 	var (
 		next atomic.Int64
 		wg   sync.WaitGroup
@@ -382,12 +410,13 @@ func bagsOf(units []*ir.Unit, aliases [][]string, p *pulse.Pulse) []bag {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(units) && !done(); i = int(next.Add(1) - 1) {
-				bags[i] = bagOf(units[i], aliases[i])
+				if !have[i] {
+					bags[i] = bagOf(units[i], aliases[i])
+				}
 			}
 		})
 	}
 	wg.Wait()
-	return bags
 }
 
 func bagOf(u *ir.Unit, aliases []string) bag {
