@@ -15,7 +15,6 @@ func codes(ds ir.Diagnostics) []ir.Code {
 	return out
 }
 
-
 func TestParseSkill(t *testing.T) {
 	tests := []struct {
 		name     string
