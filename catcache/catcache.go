@@ -75,6 +75,8 @@ type Cache struct {
 	// Debug, when set, hears one line for every cache file not used or not
 	// written, and why. It never hears of a skill.
 	Debug io.Writer
+	// OnLoad, when set, hears what each Load took from the cache.
+	OnLoad func(Stats)
 }
 
 // Default returns the cache in RLMC_CACHE_DIR, else in the user's cache
@@ -130,8 +132,14 @@ func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*
 		}
 		return cat, nil, st, nil
 	}
+	defer func() {
+		c.debugf("hit %v, %d of %d units reused, index reused %v, stored %v", st.Hit, st.Reused, st.Units, st.IndexReused, st.Stored)
+		if c.OnLoad != nil {
+			c.OnLoad(st)
+		}
+	}()
 	key := c.key(opts, policy)
-	file := filepath.Join(c.Dir, hex.EncodeToString(key[:16])+".cache")
+	file := filepath.Join(c.Dir, fileName(key))
 	prior := c.read(file, key)
 	if prior != nil {
 		st.Hit = true
@@ -174,6 +182,9 @@ func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*
 	st.Stored = c.store(file, key, rec, cat, ix, bags)
 	return cat, ix, st, nil
 }
+
+// fileName is the name of key's cache file.
+func fileName(key [32]byte) string { return hex.EncodeToString(key[:16]) + ".cache" }
 
 // sameLoad reports whether a load that made rec read the same catalog as
 // the one that made prior: every unit reused, found in the same order,
