@@ -201,11 +201,6 @@ func (ix *Index) place(cat *ir.Catalog) {
 // build is Build and BuildWith: reuse offers earlier bags, and keep asks
 // for this build's bags back.
 func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool) (*Index, []*Bag) {
-	var (
-		raw     map[string][]rawPosting
-		lengths [][numFields]float32 // per unit, per field, in terms
-		avgLen  [numFields]float64
-	)
 	ix := &Index{objects: newKeySet(), actions: newKeySet(), phraseSeqs: newSeqMatcher(), wholeNames: newSeqMatcher()}
 	ix.place(cat)
 	names := nameKeys(cat)
@@ -229,18 +224,12 @@ func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool
 			kept[ix.catPos[id]] = &Bag{aliases: ix.aliases[id], b: bags[id]}
 		}
 	}
-	// Sized from the bags, the catalog-wide tables never grow: growing
-	// maps of millions of entries a step at a time cost more than filling
-	// them.
-	var nPostings, nGrams int
-	for i := range bags {
-		nPostings += len(bags[i].terms)
-		nGrams += len(bags[i].grams)
-	}
-	raw = make(map[string][]rawPosting, nPostings)
 	quotedDF := quotedFrequency(bags)
 	quotedCap := max(quotedMinShared, len(ix.units)/quotedShare)
-	ix.bigrams = make(map[bigram][]int32, nGrams)
+	t := tableOf(bags, p)
+	if t == nil {
+		return ix, nil
+	}
 	for id, u := range ix.units {
 		if p.Now() {
 			return ix, nil
@@ -291,18 +280,6 @@ func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool
 		}
 		ix.unitObjects = append(ix.unitObjects, declare(ix.objects, u.Triggers, ir.TriggerObject))
 		ix.unitActions = append(ix.unitActions, declare(ix.actions, u.Triggers, ir.TriggerVerb))
-		b := &bags[id]
-		for _, g := range b.grams {
-			ix.bigrams[g] = append(ix.bigrams[g], id) // id ascends: units in order
-		}
-		for i, t := range b.terms {
-			raw[t] = append(raw[t], rawPosting{unit: id, tf: b.tf[i]})
-		}
-		lengths = append(lengths, b.lens)
-		for f := range b.lens {
-			avgLen[f] += float64(b.lens[f])
-		}
-		*b = bag{} // its terms are in raw now: let the collector have the rest (kept holds a copy)
 	}
 	for _, m := range []*seqMatcher{ix.phraseSeqs, ix.objects.seqs, ix.actions.seqs, ix.wholeNames} {
 		if !m.build(p.Stop) {
@@ -312,25 +289,8 @@ func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool
 	if !ix.nameObjects(p) {
 		return ix, nil
 	}
-	for f := range avgLen {
-		if n := len(ix.units); n > 0 {
-			avgLen[f] /= float64(n)
-		}
-		if avgLen[f] == 0 {
-			avgLen[f] = 1
-		}
-	}
-	ix.postings = make(map[string][]posting, len(raw))
-	for t, ps := range raw {
-		if p.Stop() {
-			return ix, nil
-		}
-		out := make([]posting, len(ps))
-		for i, p := range ps {
-			out[i] = posting{unit: p.unit, fields: p.fields(), sat: saturate(p.tf, lengths[p.unit], avgLen)}
-		}
-		ix.postings[t] = out
-		raw[t] = nil // converted: the collector may have it while the rest are
+	if !t.fill(ix, bags, p) {
+		return ix, nil
 	}
 	ix.weighNames()
 	return ix, kept
@@ -420,29 +380,26 @@ func bagsOf(bags []bag, have []bool, units []*ir.Unit, aliases [][]string, p *pu
 }
 
 func bagOf(u *ir.Unit, aliases []string) bag {
+	// Every field's terms are split into one list first, so that the
+	// tables below are sized once: growing them a step at a time was most
+	// of what indexing allocated.
+	type part struct {
+		f        field
+		weight   float32
+		paired   bool
+		from, to int
+	}
 	var (
-		at    = map[string]int32{} // term -> position in freqs
-		freqs [][numFields]float32
-		grams = map[bigram]bool{}
+		terms []string
+		parts []part
 		b     bag
 	)
-	// add counts text's terms in field f and, when paired, records its
-	// bigrams: each text is split into terms once.
+	// add splits text into terms for field f, counted with weight and,
+	// when paired, its bigrams recorded: each text is split once.
 	add := func(f field, text string, weight float32, paired bool) {
-		ts := Terms(text)
-		for i, t := range ts {
-			j, ok := at[t]
-			if !ok {
-				j = int32(len(freqs))
-				at[t] = j
-				freqs = append(freqs, [numFields]float32{})
-			}
-			freqs[j][f] += weight
-			b.lens[f]++
-			if paired && i+1 < len(ts) {
-				grams[bigram{t, ts[i+1]}] = true
-			}
-		}
+		from := len(terms)
+		terms = appendTerms(terms, text)
+		parts = append(parts, part{f, weight, paired, from, len(terms)})
 	}
 	add(fieldName, nameWords(u), 1, true)
 	for _, a := range aliases {
@@ -460,12 +417,46 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 		add(fieldHeading, h, 1, false)
 	}
 	add(fieldLead, u.Lead, 1, false)
-	b.terms = slices.Sorted(maps.Keys(at))
+	paired := 0
+	for _, pt := range parts {
+		if pt.paired {
+			paired += pt.to - pt.from
+		}
+	}
+	var (
+		at    = make(map[string]int32, len(terms)) // term -> position in freqs
+		freqs = make([][numFields]float32, 0, len(terms))
+		grams = make(map[bigram]bool, paired)
+	)
+	for _, pt := range parts {
+		ts := terms[pt.from:pt.to]
+		for i, t := range ts {
+			j, ok := at[t]
+			if !ok {
+				j = int32(len(freqs))
+				at[t] = j
+				freqs = append(freqs, [numFields]float32{})
+			}
+			freqs[j][pt.f] += pt.weight
+			b.lens[pt.f]++
+			if pt.paired && i+1 < len(ts) {
+				grams[bigram{t, ts[i+1]}] = true
+			}
+		}
+	}
+	b.terms = make([]string, 0, len(at))
+	for t := range at {
+		b.terms = append(b.terms, t)
+	}
+	slices.Sort(b.terms)
 	b.tf = make([][numFields]float32, len(b.terms))
 	for i, t := range b.terms {
 		b.tf[i] = freqs[at[t]]
 	}
-	b.grams = slices.Collect(maps.Keys(grams))
+	b.grams = make([]bigram, 0, len(grams))
+	for g := range grams {
+		b.grams = append(b.grams, g)
+	}
 	return b
 }
 
@@ -504,20 +495,137 @@ func usableAliases(u *ir.Unit, names map[string]string) []string {
 // nameWords is a unit's name as the words it is made of.
 func nameWords(u *ir.Unit) string { return strings.ReplaceAll(u.Name, "-", " ") }
 
-// rawPosting holds term frequencies per field until lengths are known.
-type rawPosting struct {
-	unit int32
-	tf   [numFields]float32
-}
-
-func (p rawPosting) fields() uint8 {
+// fieldsOf returns the fields a term occurs in, as bits, from its
+// frequencies per field.
+func fieldsOf(tf *[numFields]float32) uint8 {
 	var b uint8
-	for f := range p.tf {
-		if p.tf[f] > 0 {
+	for f := range tf {
+		if tf[f] > 0 {
 			b |= 1 << f
 		}
 	}
 	return b
+}
+
+// table numbers the catalog's distinct terms and bigrams, in the order the
+// units first use them, and counts the units using each: the postings and
+// bigram lists are then written into one array each, every term's list a
+// slice of it, so that no list grows a step at a time and the postings
+// (which hold no pointers) are one object for the collector to skip.
+type table struct {
+	terms  []string
+	df     []int32 // units using each term
+	ids    []int32 // each bag's terms' numbers, bag after bag
+	grams  []bigram
+	gdf    []int32
+	gids   []int32
+	avgLen [numFields]float64
+}
+
+// tableOf builds the table of bags; nil when p stops.
+func tableOf(bags []bag, p *pulse.Pulse) *table {
+	var nPostings, nGrams int
+	for i := range bags {
+		nPostings += len(bags[i].terms)
+		nGrams += len(bags[i].grams)
+	}
+	t := &table{ids: make([]int32, 0, nPostings), gids: make([]int32, 0, nGrams)}
+	termID := map[string]int32{}
+	gramID := map[bigram]int32{}
+	for i := range bags {
+		if p.Now() {
+			return nil
+		}
+		b := &bags[i]
+		for _, term := range b.terms {
+			k, ok := termID[term]
+			if !ok {
+				k = int32(len(t.terms))
+				termID[term] = k
+				t.terms, t.df = append(t.terms, term), append(t.df, 0)
+			}
+			t.df[k]++
+			t.ids = append(t.ids, k)
+		}
+		for _, g := range b.grams {
+			k, ok := gramID[g]
+			if !ok {
+				k = int32(len(t.grams))
+				gramID[g] = k
+				t.grams, t.gdf = append(t.grams, g), append(t.gdf, 0)
+			}
+			t.gdf[k]++
+			t.gids = append(t.gids, k)
+		}
+		for f := range b.lens {
+			t.avgLen[f] += float64(b.lens[f])
+		}
+	}
+	for f := range t.avgLen {
+		if n := len(bags); n > 0 {
+			t.avgLen[f] /= float64(n)
+		}
+		if t.avgLen[f] == 0 {
+			t.avgLen[f] = 1
+		}
+	}
+	return t
+}
+
+// fill writes the postings and bigrams of bags into ix. It returns false,
+// leaving them unset, when p stops.
+func (t *table) fill(ix *Index, bags []bag, p *pulse.Pulse) bool {
+	at := offsets(t.df)
+	postings := make([]posting, len(t.ids))
+	gat := offsets(t.gdf)
+	units := make([]int32, len(t.gids))
+	next, gnext := 0, 0
+	for id := range bags {
+		if p.Now() {
+			return false
+		}
+		b := &bags[id]
+		for i := range b.terms {
+			k := t.ids[next]
+			next++
+			postings[at[k]] = posting{unit: int32(id), fields: fieldsOf(&b.tf[i]), sat: saturate(b.tf[i], b.lens, t.avgLen)}
+			at[k]++
+		}
+		for range b.grams {
+			k := t.gids[gnext]
+			gnext++
+			units[gat[k]] = int32(id) // id ascends: units in order
+			gat[k]++
+		}
+	}
+	// Each cursor now stands at the end of its list, where the next began.
+	ix.postings = make(map[string][]posting, len(t.terms))
+	start := 0
+	for k, term := range t.terms {
+		end := int(at[k])
+		ix.postings[term] = postings[start:end:end]
+		start = end
+	}
+	ix.bigrams = make(map[bigram][]int32, len(t.grams))
+	start = 0
+	for k, g := range t.grams {
+		end := int(gat[k])
+		ix.bigrams[g] = units[start:end:end]
+		start = end
+	}
+	return true
+}
+
+// offsets returns where each list starts in one array holding lists of
+// the given lengths, one after another.
+func offsets(lens []int32) []int32 {
+	out := make([]int32, len(lens))
+	var sum int32
+	for k, n := range lens {
+		out[k] = sum
+		sum += n
+	}
+	return out
 }
 
 func (ix *Index) addWhole(unit, text string) {
