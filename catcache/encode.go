@@ -2,6 +2,7 @@ package catcache
 
 import (
 	"fmt"
+	"io/fs"
 	"slices"
 	"time"
 
@@ -16,6 +17,16 @@ import (
 // without its unit, so it is read again at the next load.
 func encodeRecord(w *binenc.Writer, rec *loader.Record) {
 	encodeDiags(w, rec.Diags)
+	w.Uint(uint64(len(rec.Folders)))
+	for _, f := range rec.Folders {
+		w.Str(f.Path)
+		w.Str(f.Stamp)
+		w.Uint(uint64(len(f.Entries)))
+		for _, e := range f.Entries {
+			w.Str(e.Base)
+			w.Uint(uint64(e.Mode))
+		}
+	}
 	w.Uint(uint64(len(rec.Units)))
 	for i := range rec.Units {
 		r := &rec.Units[i]
@@ -46,6 +57,15 @@ func encodeRecord(w *binenc.Writer, rec *loader.Record) {
 
 func decodeRecord(r *binenc.Reader) (*loader.Record, error) {
 	rec := &loader.Record{Diags: decodeDiags(r)}
+	rec.Folders = make([]loader.FolderRecord, r.Len())
+	for i := range rec.Folders {
+		f := &rec.Folders[i]
+		f.Path, f.Stamp = r.Str(), r.Str()
+		f.Entries = make([]loader.Entry, r.Len())
+		for j := range f.Entries {
+			f.Entries[j] = loader.Entry{Base: r.Str(), Mode: fs.FileMode(r.Uint())}
+		}
+	}
 	rec.Units = make([]loader.UnitRecord, r.Len())
 	for i := range rec.Units {
 		u := &rec.Units[i]

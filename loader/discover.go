@@ -50,6 +50,10 @@ type scanner struct {
 	countHit   bool
 	found      []found
 	diags      ir.Diagnostics
+	// prior holds the listings of an earlier load, by folder; listed
+	// records every listing this scan used (see Record.Folders).
+	prior  map[string]*FolderRecord
+	listed []FolderRecord
 }
 
 func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string, args ...any) {
@@ -60,14 +64,47 @@ func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string,
 // error; whether that is worth reporting is the caller's decision (a
 // missing default root is not). The returned *os.Root stays
 // open for reading the skills found; the caller closes it.
-func discover(root string, precedence int, limits Limits) (*os.Root, []found, ir.Diagnostics, error) {
+func discover(root string, precedence int, limits Limits, prior map[string]*FolderRecord) (*os.Root, *scanner, error) {
 	fsRoot, real, err := openRoot(root)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}}
+	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, prior: prior}
 	s.walk(real, ".", 0)
-	return fsRoot, s.found, s.diags, nil
+	return fsRoot, s, nil
+}
+
+// list returns the entries of the folder dirReal, sorted by name: from
+// the earlier load's record when the folder's stamp is unchanged, else
+// read through the root. A folder's modification time moves with every
+// entry created, removed or renamed in it, and its inode changes when it
+// is replaced, so an unchanged stamp is an unchanged listing; the racy
+// window (see Record) guards a change within the same clock tick.
+func (s *scanner) list(dirReal string) ([]fs.DirEntry, error) {
+	stamp, trusted := "", false
+	if info, err := os.Lstat(dirReal); err == nil && info.IsDir() {
+		stamp, trusted = stampInfo(info), !racy(info, time.Now())
+	}
+	if p, ok := s.prior[dirReal]; ok && trusted && p.Stamp == stamp {
+		s.listed = append(s.listed, *p)
+		out := make([]fs.DirEntry, len(p.Entries))
+		for i, e := range p.Entries {
+			out[i] = e
+		}
+		return out, nil
+	}
+	if testHookList != nil {
+		testHookList(dirReal)
+	}
+	entries, err := safefs.ReadDir(s.fsRoot, relTo(s.rootReal, dirReal)) // sorted by name
+	if err == nil && trusted {
+		rec := FolderRecord{Path: dirReal, Stamp: stamp, Entries: make([]Entry, len(entries))}
+		for i, e := range entries {
+			rec.Entries[i] = Entry{Base: e.Name(), Mode: e.Type()}
+		}
+		s.listed = append(s.listed, rec)
+	}
+	return entries, err
 }
 
 // openRoot resolves root and opens it: it must be a folder.
@@ -120,7 +157,7 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 	}
 	s.visited[dirReal] = true
 	s.folders++
-	entries, err := safefs.ReadDir(s.fsRoot, relTo(s.rootReal, dirReal)) // sorted by name
+	entries, err := s.list(dirReal)
 	if err != nil {
 		s.diag(rel, ir.CodeReadError, ir.SeverityError, "cannot read folder: %v", errors.Unwrap(err))
 		return

@@ -128,9 +128,17 @@ func LoadRecorded(ctx context.Context, opts Options) (*ir.Catalog, *Record, erro
 		reached = map[string]bool{} // skill folders an earlier root found
 		matched = make([]bool, len(opts.Exclude))
 	)
+	var priorFolders map[string]*FolderRecord
+	if opts.Prior != nil {
+		priorFolders = make(map[string]*FolderRecord, len(opts.Prior.Folders))
+		for i := range opts.Prior.Folders {
+			priorFolders[opts.Prior.Folders[i].Path] = &opts.Prior.Folders[i]
+		}
+	}
+	var listed []FolderRecord
 	for i, r := range roots {
 		irRoots = append(irRoots, ir.Root{Dir: r, Precedence: i})
-		fsRoot, founds, ds, err := discover(r, i, opts.Limits)
+		fsRoot, sc, err := discover(r, i, opts.Limits, priorFolders)
 		if err != nil {
 			fromEnv := !named && env != "" && r == env
 			if named || fromEnv {
@@ -143,6 +151,8 @@ func LoadRecorded(ctx context.Context, opts Options) (*ir.Catalog, *Record, erro
 			continue
 		}
 		defer fsRoot.Close()
+		founds, ds := sc.found, sc.diags
+		listed = append(listed, sc.listed...)
 		diags = append(diags, ds...)
 		exclude := resolveExcludes(fsRoot, opts.Exclude)
 		for _, f := range firstReach(reached, founds) {
@@ -166,7 +176,7 @@ func LoadRecorded(ctx context.Context, opts Options) (*ir.Catalog, *Record, erro
 	if testHookAfterDiscover != nil {
 		testHookAfterDiscover()
 	}
-	rec := &Record{Units: make([]UnitRecord, len(all)), Diags: slices.Clone(diags)}
+	rec := &Record{Units: make([]UnitRecord, len(all)), Diags: slices.Clone(diags), Folders: listed}
 	var prior map[Origin]*UnitRecord
 	if opts.Prior != nil {
 		prior = make(map[Origin]*UnitRecord, len(opts.Prior.Units))
@@ -206,6 +216,13 @@ func hasCode(ds ir.Diagnostics, code ir.Code) bool {
 // testHookAfterDiscover, when set by a test, runs between discovery and
 // reading, where a hostile disk would swap a folder.
 var testHookAfterDiscover func()
+
+// testHookList and testHookRead, when set by a test, hear of every folder
+// listed and every SKILL.md read from disk (not taken from a Record).
+var (
+	testHookList func(dirReal string)
+	testHookRead func(fileReal string)
+)
 
 func rootErr(err error) error {
 	var pe *os.PathError
@@ -322,6 +339,9 @@ func loadOne(f found, limits Limits, rc *recorder) (*ir.Unit, ir.Diagnostics) {
 	from, name := dir, SkillFile
 	if f.fileLinked {
 		from, name = f.fsRoot, join(f.relReal, SkillFile)
+	}
+	if testHookRead != nil {
+		testHookRead(f.fileReal)
 	}
 	content, err := safefs.ReadFile(from, name, limits.MaxFileBytes)
 	if err != nil {

@@ -1,6 +1,8 @@
 package loader
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,7 +19,8 @@ import (
 // matches; so a persistent cache (package catcache) need not walk the
 // folders a second way. Discovery itself (listing every folder, stat'ing
 // every SKILL.md) always runs: it is what sees a skill added, removed or
-// renamed.
+// renamed; it takes a folder's listing from the Record, unread, when the
+// folder's own stamp is unchanged (see Folders).
 type Record struct {
 	// Units are the skills loaded, in discovery order.
 	Units []UnitRecord
@@ -25,7 +28,37 @@ type Record struct {
 	// every diagnostic of the catalog that belongs to no unit and is not a
 	// shadowing.
 	Diags ir.Diagnostics
+	// Folders are the listings discovery used whose folder's stamp was
+	// trusted when taken (before the listing was read).
+	Folders []FolderRecord
 }
+
+// FolderRecord is one folder's listing and the folder's stamp.
+type FolderRecord struct {
+	Path    string // symlink-resolved
+	Stamp   string
+	Entries []Entry // sorted by name
+}
+
+// Entry is one name of a FolderRecord, an fs.DirEntry without its info.
+type Entry struct {
+	Base string
+	Mode  fs.FileMode // type bits only
+}
+
+// Name returns the entry's name.
+func (e Entry) Name() string { return e.Base }
+
+// IsDir reports whether the entry is a folder.
+func (e Entry) IsDir() bool { return e.Mode.IsDir() }
+
+// Type returns the entry's type bits.
+func (e Entry) Type() fs.FileMode { return e.Mode }
+
+// Info is not recorded; discovery never asks for it.
+func (e Entry) Info() (fs.FileInfo, error) { return nil, errNoInfo }
+
+var errNoInfo = errors.New("loader: a recorded folder entry has no info")
 
 // UnitRecord is one skill of a Record.
 type UnitRecord struct {
