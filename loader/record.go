@@ -43,7 +43,7 @@ type FolderRecord struct {
 // Entry is one name of a FolderRecord, an fs.DirEntry without its info.
 type Entry struct {
 	Base string
-	Mode  fs.FileMode // type bits only
+	Mode fs.FileMode // type bits only
 }
 
 // Name returns the entry's name.
