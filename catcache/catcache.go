@@ -409,16 +409,21 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 	}
 	iw := binenc.NewWriter()
 	ix.Encode(iw)
-	var buf bytes.Buffer
-	buf.Write(magic[:])
-	buf.Write(binary.LittleEndian.AppendUint32(nil, formatVersion))
-	buf.Write(key[:])
-	for _, s := range [][]byte{rw.Bytes(), bw.Bytes(), iw.Bytes()} {
-		buf.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(s))))
-		buf.Write(s)
+	sections := []*binenc.Writer{rw, bw, iw}
+	size := headerLen + 4
+	for _, sw := range sections {
+		size += 8 + sw.Len()
 	}
-	buf.Write(binary.LittleEndian.AppendUint32(nil, crc32.Checksum(buf.Bytes(), castagnoli)))
-	if err := writeAtomic(file, buf.Bytes()); err != nil {
+	buf := make([]byte, 0, size)
+	buf = append(buf, magic[:]...)
+	buf = binary.LittleEndian.AppendUint32(buf, formatVersion)
+	buf = append(buf, key[:]...)
+	for _, sw := range sections {
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(sw.Len()))
+		buf = sw.AppendTo(buf)
+	}
+	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
+	if err := writeAtomic(file, buf); err != nil {
 		c.debugf("%s: not written: %v", file, err)
 		return false
 	}

@@ -84,8 +84,28 @@ func (w *Writer) Strs(ss []string) {
 
 // Bytes returns the encoding: the string table (count, each length, then
 // every string's bytes at once), then the body.
-func (w *Writer) Bytes() []byte {
-	out := make([]byte, 0, 16+5*len(w.strs)+w.size+len(w.body))
+func (w *Writer) Bytes() []byte { return w.AppendTo(make([]byte, 0, w.Len())) }
+
+// Len returns the length of the encoding, so that a caller can size one
+// buffer for several.
+func (w *Writer) Len() int {
+	n := uvarintLen(uint64(len(w.strs))) + w.size + len(w.body)
+	for _, s := range w.strs {
+		n += uvarintLen(uint64(len(s)))
+	}
+	return n
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
+}
+
+// AppendTo appends the encoding (see Bytes) to out.
+func (w *Writer) AppendTo(out []byte) []byte {
 	out = binary.AppendUvarint(out, uint64(len(w.strs)))
 	for _, s := range w.strs {
 		out = binary.AppendUvarint(out, uint64(len(s)))
