@@ -44,6 +44,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/rlmc-dev/rlmc/internal/binenc"
 	"github.com/rlmc-dev/rlmc/internal/pulse"
@@ -427,7 +429,45 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 		c.debugf("%s: not written: %v", file, err)
 		return false
 	}
+	c.prune(time.Now())
 	return true
+}
+
+// Bounds of prune: a cache file not written for maxAge (its catalog
+// unchanged, or not loaded, for that long) and a temporary file a writer
+// left behind for tmpAge are removed. A cache file is written only when
+// its catalog changes, so a catalog loaded every day but unchanged for
+// maxAge is read from scratch once.
+const (
+	maxAge = 30 * 24 * time.Hour
+	tmpAge = time.Hour
+)
+
+// prune removes the cache files and temporary files of c's folder that
+// are older than their bound: every root, policy and build makes a file of
+// its own, and a folder of generated catalogs or a series of builds would
+// otherwise fill the cache folder for ever. Only names this package
+// writes are touched.
+func (c *Cache) prune(now time.Time) {
+	entries, err := os.ReadDir(c.Dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		var age time.Duration
+		switch {
+		case strings.HasSuffix(name, ".cache") && len(name) == 32+len(".cache"):
+			age = maxAge
+		case strings.HasPrefix(name, ".tmp-"):
+			age = tmpAge
+		default:
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > age {
+			os.Remove(filepath.Join(c.Dir, name))
+		}
+	}
 }
 
 // writeAtomic writes data to a temporary file in file's folder and renames

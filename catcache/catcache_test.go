@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -411,5 +412,96 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPrune: writing a cache file removes the cache files not written for
+// maxAge and the temporary files left for tmpAge, and nothing else.
+func TestPrune(t *testing.T) {
+	root, c := base(t), newCache(t)
+	must(t, os.MkdirAll(c.Dir, 0o700))
+	old := time.Now().Add(-maxAge - time.Hour)
+	files := map[string]bool{ // name -> kept
+		strings.Repeat("a", 32) + ".cache": false,
+		strings.Repeat("b", 32) + ".cache": true, // recent
+		".tmp-123":                         false,
+		"notes.txt":                        true, // not ours
+		"short.cache":                      true, // not a name we write
+	}
+	for name, kept := range files {
+		file := filepath.Join(c.Dir, name)
+		must(t, os.WriteFile(file, []byte("x"), 0o600))
+		if !kept || name == "notes.txt" || name == "short.cache" {
+			must(t, os.Chtimes(file, old, old))
+		}
+	}
+	load(t, c, loader.Options{Roots: []string{root}}, "")
+	for name, kept := range files {
+		_, err := os.Stat(filepath.Join(c.Dir, name))
+		if got := err == nil; got != kept {
+			t.Errorf("%s kept: got %v; want %v", name, got, kept)
+		}
+	}
+}
+
+// TestConcurrentProcesses: two processes storing the same cache file over
+// and over (each removes it first, so each load writes), while this one
+// reads it: every file read parses whole.
+func TestConcurrentProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	root, c := base(t), newCache(t)
+	opts := loader.Options{Roots: []string{root}}
+	key := c.key(opts, nil)
+	file := filepath.Join(c.Dir, fileName(key))
+	var procs []*exec.Cmd
+	for range 2 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestWriterProcess$")
+		cmd.Env = append(os.Environ(), "CATCACHE_WRITER="+c.Dir+string(os.PathListSeparator)+root)
+		cmd.Stderr = os.Stderr
+		must(t, cmd.Start())
+		procs = append(procs, cmd)
+	}
+	done := make(chan error, len(procs))
+	for _, p := range procs {
+		go func() { done <- p.Wait() }()
+	}
+	reads := 0
+	for finished := 0; finished < len(procs); {
+		select {
+		case err := <-done:
+			must(t, err)
+			finished++
+		default:
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		reads++
+		if _, err := parse(data, key); err != nil {
+			t.Fatalf("read %d: a cache file that does not parse: %v", reads, err)
+		}
+	}
+	t.Logf("%d whole reads", reads)
+}
+
+// TestWriterProcess is TestConcurrentProcesses' writer, run in a process
+// of its own.
+func TestWriterProcess(t *testing.T) {
+	env := os.Getenv("CATCACHE_WRITER")
+	if env == "" {
+		t.Skip("run by TestConcurrentProcesses")
+	}
+	dir, root, _ := strings.Cut(env, string(os.PathListSeparator))
+	c := &Cache{Dir: dir}
+	opts := loader.Options{Roots: []string{root}}
+	file := filepath.Join(dir, fileName(c.key(opts, nil)))
+	for range 30 {
+		os.Remove(file)
+		if _, _, st, err := c.Load(context.Background(), opts, nil); err != nil || !st.Stored {
+			t.Fatalf("got %+v, %v; want a load that stores", st, err)
+		}
 	}
 }
