@@ -40,7 +40,7 @@ func encodeRecord(w *binenc.Writer, rec *loader.Record) {
 		w.Str(o.FileReal)
 		w.Bool(o.FileLinked)
 		w.Str(o.Stamp)
-		w.Uint(uint64(len(r.Items)))
+		w.Count(len(r.Items), r.Items == nil)
 		for _, it := range r.Items {
 			w.Str(it.Path)
 			w.Str(it.Stamp)
@@ -73,7 +73,9 @@ func decodeRecord(r *binenc.Reader) (*loader.Record, error) {
 			Root: r.Str(), Precedence: int(r.Int()), RootReal: r.Str(), RelDir: r.Str(), RelReal: r.Str(),
 			DirReal: r.Str(), FileReal: r.Str(), FileLinked: r.Bool(), Stamp: r.Str(),
 		}
-		u.Items = make([]loader.Item, r.Len())
+		if n, isNil := r.Count(); !isNil {
+			u.Items = make([]loader.Item, n)
+		}
 		for j := range u.Items {
 			u.Items[j] = loader.Item{Path: r.Str(), Stamp: r.Str()}
 		}
