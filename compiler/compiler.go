@@ -6,6 +6,7 @@ package compiler
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rlmc-dev/rlmc/catcache"
 	"github.com/rlmc-dev/rlmc/internal/pulse"
 	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/loader"
@@ -98,6 +100,12 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 // catalog is long, and Load's deadline must bound it too. When ctx is done
 // it returns an ErrCanceled error that unwraps to ctx.Err().
 func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, error) {
+	return newCompilerIndex(ctx, cat, p, nil)
+}
+
+// newCompilerIndex is newCompiler over an index of cat already built (or
+// decoded from a cache); a nil ix is built here.
+func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrieval.Index) (*Compiler, error) {
 	pl := pulse.New(ctx)
 	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}, pos: make(map[*ir.Unit]int, len(cat.Units))}
 	for i, u := range cat.Units {
@@ -115,7 +123,10 @@ func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, err
 	for _, n := range p.Deny {
 		c.denied[n] = true
 	}
-	c.index = retrieval.Build(cat, pl)
+	c.index = ix
+	if c.index == nil {
+		c.index = retrieval.Build(cat, pl)
+	}
 	if pl.Now() {
 		return nil, canceled("", pl.Err())
 	}
@@ -144,6 +155,15 @@ func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, err
 // Without opts.Roots it loads the policy's roots, else the default roots;
 // a root named either way that is not a folder is a *loader.RootError.
 func Load(ctx context.Context, opts loader.Options, p Policy) (*Compiler, error) {
+	return LoadWith(ctx, opts, p, nil)
+}
+
+// LoadWith is Load through a persistent catalog cache (nil: none): what
+// has not changed on disk since the cache was written is taken from it,
+// unread, and the cache is brought up to date. The compiler equals
+// Load's in every output; a cache that cannot be read or written is not
+// used, never an error. See package catcache for what it trusts.
+func LoadWith(ctx context.Context, opts loader.Options, p Policy, cache *catcache.Cache) (*Compiler, error) {
 	if len(opts.Roots) == 0 && len(p.Roots) > 0 {
 		opts.Roots = p.Roots
 	}
@@ -152,11 +172,27 @@ func Load(ctx context.Context, opts loader.Options, p Policy) (*Compiler, error)
 		opts.Limits = loader.DefaultLimits
 	}
 	opts.Limits = p.Limits.apply(opts.Limits)
-	cat, err := loader.Load(ctx, opts)
+	if cache == nil {
+		cat, err := loader.Load(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return newCompiler(ctx, cat, p)
+	}
+	key, err := json.Marshal(p)
+	if err != nil {
+		// A policy always marshals; if one ever did not, the cache
+		// could not be keyed by it.
+		return Load(ctx, opts, p)
+	}
+	cat, ix, _, err := cache.Load(ctx, opts, key)
 	if err != nil {
 		return nil, err
 	}
-	return newCompiler(ctx, cat, p)
+	if ix == nil {
+		return nil, canceled("", ctx.Err())
+	}
+	return newCompilerIndex(ctx, cat, p, ix)
 }
 
 // Catalog returns the catalog the compiler was built over.

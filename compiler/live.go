@@ -723,11 +723,11 @@ func stampPath(path string, whole bool) string {
 		return "absent"
 	}
 	if !whole {
-		return info.Mode().Type().String() + " " + liveFileID(info)
+		return info.Mode().Type().String() + " " + loader.FileID(info)
 	}
 	return stampInfo(info)
 }
 
 func stampInfo(info os.FileInfo) string {
-	return fmt.Sprintf("%s %d %d %s", info.Mode(), info.Size(), info.ModTime().UnixNano(), liveFileID(info))
+	return fmt.Sprintf("%s %d %d %s", info.Mode(), info.Size(), info.ModTime().UnixNano(), loader.FileID(info))
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/ir"
@@ -26,6 +27,10 @@ type found struct {
 	dirReal    string // symlink-resolved skill folder
 	fileReal   string // symlink-resolved SKILL.md
 	fileLinked bool   // SKILL.md is a symlink (resolving inside the root)
+	// origin is all of the above a load depends on, with SKILL.md's stamp
+	// (see Record); trusted is false when that stamp is racy.
+	origin  Origin
+	trusted bool
 }
 
 // scanner walks one root with the bounds in Limits. It never follows a
@@ -45,6 +50,10 @@ type scanner struct {
 	countHit   bool
 	found      []found
 	diags      ir.Diagnostics
+	// prior holds the listings of an earlier load, by folder; listed
+	// records every listing this scan used (see Record.Folders).
+	prior  map[string]*FolderRecord
+	listed []FolderRecord
 }
 
 func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string, args ...any) {
@@ -55,14 +64,47 @@ func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string,
 // error; whether that is worth reporting is the caller's decision (a
 // missing default root is not). The returned *os.Root stays
 // open for reading the skills found; the caller closes it.
-func discover(root string, precedence int, limits Limits) (*os.Root, []found, ir.Diagnostics, error) {
+func discover(root string, precedence int, limits Limits, prior map[string]*FolderRecord) (*os.Root, *scanner, error) {
 	fsRoot, real, err := openRoot(root)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}}
+	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, prior: prior}
 	s.walk(real, ".", 0)
-	return fsRoot, s.found, s.diags, nil
+	return fsRoot, s, nil
+}
+
+// list returns the entries of the folder dirReal, sorted by name: from
+// the earlier load's record when the folder's stamp is unchanged, else
+// read through the root. A folder's modification time moves with every
+// entry created, removed or renamed in it, and its inode changes when it
+// is replaced, so an unchanged stamp is an unchanged listing; the racy
+// window (see Record) guards a change within the same clock tick.
+func (s *scanner) list(dirReal string) ([]fs.DirEntry, error) {
+	stamp, trusted := "", false
+	if info, err := os.Lstat(dirReal); err == nil && info.IsDir() {
+		stamp, trusted = stampInfo(info), !racy(info, time.Now())
+	}
+	if p, ok := s.prior[dirReal]; ok && trusted && p.Stamp == stamp {
+		s.listed = append(s.listed, *p)
+		out := make([]fs.DirEntry, len(p.Entries))
+		for i, e := range p.Entries {
+			out[i] = e
+		}
+		return out, nil
+	}
+	if testHookList != nil {
+		testHookList(dirReal)
+	}
+	entries, err := safefs.ReadDir(s.fsRoot, relTo(s.rootReal, dirReal)) // sorted by name
+	if err == nil && trusted {
+		rec := FolderRecord{Path: dirReal, Stamp: stamp, Entries: make([]Entry, len(entries))}
+		for i, e := range entries {
+			rec.Entries[i] = Entry{Base: e.Name(), Mode: e.Type()}
+		}
+		s.listed = append(s.listed, rec)
+	}
+	return entries, err
 }
 
 // openRoot resolves root and opens it: it must be a folder.
@@ -115,7 +157,7 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 	}
 	s.visited[dirReal] = true
 	s.folders++
-	entries, err := safefs.ReadDir(s.fsRoot, relTo(s.rootReal, dirReal)) // sorted by name
+	entries, err := s.list(dirReal)
 	if err != nil {
 		s.diag(rel, ir.CodeReadError, ir.SeverityError, "cannot read folder: %v", errors.Unwrap(err))
 		return
@@ -201,9 +243,14 @@ func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry) {
 		s.diag(fileRel, ir.CodeReadError, ir.SeverityError, "SKILL.md is not a regular file")
 		return
 	}
-	s.found = append(s.found, found{
+	f := found{
 		root: s.root, fsRoot: s.fsRoot, precedence: s.precedence, rootReal: s.rootReal,
 		relDir: rel, relReal: relTo(s.rootReal, dirReal), dirReal: dirReal, fileReal: file,
-		fileLinked: e.Type()&fs.ModeSymlink != 0,
-	})
+		fileLinked: e.Type()&fs.ModeSymlink != 0, trusted: !racy(info, time.Now()),
+	}
+	f.origin = Origin{
+		Root: f.root, Precedence: f.precedence, RootReal: f.rootReal, RelDir: f.relDir, RelReal: f.relReal,
+		DirReal: f.dirReal, FileReal: f.fileReal, FileLinked: f.fileLinked, Stamp: stampInfo(info),
+	}
+	s.found = append(s.found, f)
 }

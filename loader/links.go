@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -664,7 +665,7 @@ const maxLinkReports = 20
 // Each target is checked and reported once, at its first line. Every check
 // is a stat through an os.Root on the folder: nothing is opened, so a FIFO
 // cannot block, and a symlink cannot lead out.
-func resources(f found, links []Link, s *diagSink) []string {
+func resources(f found, links []Link, s *diagSink, rc *recorder) []string {
 	var (
 		root    *os.Root
 		openErr error
@@ -711,6 +712,7 @@ func resources(f found, links []Link, s *diagSink) []string {
 		if openErr != nil {
 			break // the folder itself is gone; reading its SKILL.md says why
 		}
+		rc.stamp(filepath.Join(f.dirReal, filepath.FromSlash(rel)))
 		info, err := root.Stat(rel)
 		switch {
 		case err == nil && info.Mode().IsRegular():

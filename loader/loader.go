@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -51,6 +52,11 @@ type Options struct {
 	// warning: a mistyped entry must not pass for a working one.
 	Exclude []string
 	Limits  Limits
+	// Prior, when set, is the Record of an earlier load: a skill found at
+	// the same place with every stamp unchanged is taken from it unread
+	// (see Record). The caller must make sure Prior was loaded with the
+	// same limits and by the same rlmc; package catcache keys it so.
+	Prior *Record
 }
 
 // RootError is a root the caller named (in Options.Roots, or through
@@ -100,6 +106,12 @@ func CheckRoot(root string) error {
 // error result is reserved for a root the caller named that cannot be
 // scanned (a *RootError) and a cancelled context.
 func Load(ctx context.Context, opts Options) (*ir.Catalog, error) {
+	cat, _, err := LoadRecorded(ctx, opts)
+	return cat, err
+}
+
+// LoadRecorded is Load that also returns the Record of what it read.
+func LoadRecorded(ctx context.Context, opts Options) (*ir.Catalog, *Record, error) {
 	if opts.Limits == (Limits{}) {
 		opts.Limits = DefaultLimits
 	}
@@ -116,9 +128,17 @@ func Load(ctx context.Context, opts Options) (*ir.Catalog, error) {
 		reached = map[string]bool{} // skill folders an earlier root found
 		matched = make([]bool, len(opts.Exclude))
 	)
+	var priorFolders map[string]*FolderRecord
+	if opts.Prior != nil {
+		priorFolders = make(map[string]*FolderRecord, len(opts.Prior.Folders))
+		for i := range opts.Prior.Folders {
+			priorFolders[opts.Prior.Folders[i].Path] = &opts.Prior.Folders[i]
+		}
+	}
+	var listed []FolderRecord
 	for i, r := range roots {
 		irRoots = append(irRoots, ir.Root{Dir: r, Precedence: i})
-		fsRoot, founds, ds, err := discover(r, i, opts.Limits)
+		fsRoot, sc, err := discover(r, i, opts.Limits, priorFolders)
 		if err != nil {
 			fromEnv := !named && env != "" && r == env
 			if named || fromEnv {
@@ -126,11 +146,13 @@ func Load(ctx context.Context, opts Options) (*ir.Catalog, error) {
 				if fromEnv {
 					re.Env = EnvSkillsRoot
 				}
-				return nil, re
+				return nil, nil, re
 			}
 			continue
 		}
 		defer fsRoot.Close()
+		founds, ds := sc.found, sc.diags
+		listed = append(listed, sc.listed...)
 		diags = append(diags, ds...)
 		exclude := resolveExcludes(fsRoot, opts.Exclude)
 		for _, f := range firstReach(reached, founds) {
@@ -154,29 +176,53 @@ func Load(ctx context.Context, opts Options) (*ir.Catalog, error) {
 	if testHookAfterDiscover != nil {
 		testHookAfterDiscover()
 	}
-	units := make([]*ir.Unit, len(all))
-	unitDiags := make([]ir.Diagnostics, len(all))
-	if err := parallel(ctx, len(all), func(i int) {
-		units[i], unitDiags[i] = loadOne(all[i], opts.Limits)
-	}); err != nil {
-		return nil, err
-	}
-	for _, ds := range unitDiags {
-		diags = append(diags, ds...)
-	}
-	var kept []*ir.Unit
-	for _, u := range units {
-		if u != nil {
-			kept = append(kept, u)
+	rec := &Record{Units: make([]UnitRecord, len(all)), Diags: slices.Clone(diags), Folders: listed}
+	var prior map[Origin]*UnitRecord
+	if opts.Prior != nil {
+		prior = make(map[Origin]*UnitRecord, len(opts.Prior.Units))
+		for i := range opts.Prior.Units {
+			prior[opts.Prior.Units[i].Origin] = &opts.Prior.Units[i]
 		}
 	}
+	if err := parallel(ctx, len(all), func(i int) {
+		r := &rec.Units[i]
+		r.Origin = all[i].origin
+		if p, ok := reusable(all[i], prior); ok {
+			r.Items, r.Trusted, r.Reused = p.Items, true, true
+			r.Unit, r.Diags = p.reuse()
+		} else {
+			rc := &recorder{trusted: all[i].trusted}
+			r.Unit, r.Diags = loadOne(all[i], opts.Limits, rc)
+			r.Items, r.Trusted = rc.items, rc.trusted && !hasCode(r.Diags, ir.CodeReadError)
+		}
+		r.Status = r.Unit.Status
+	}); err != nil {
+		return nil, nil, err
+	}
+	kept := make([]*ir.Unit, 0, len(all))
+	for i := range rec.Units {
+		diags = append(diags, rec.Units[i].Diags...)
+		kept = append(kept, rec.Units[i].Unit)
+	}
 	diags = append(diags, shadow(kept)...)
-	return ir.NewCatalog(irRoots, kept, diags), nil
+	return ir.NewCatalog(irRoots, kept, diags), rec, nil
+}
+
+// hasCode reports whether ds holds a diagnostic with code.
+func hasCode(ds ir.Diagnostics, code ir.Code) bool {
+	return slices.ContainsFunc(ds, func(d ir.Diagnostic) bool { return d.Code == code })
 }
 
 // testHookAfterDiscover, when set by a test, runs between discovery and
 // reading, where a hostile disk would swap a folder.
 var testHookAfterDiscover func()
+
+// testHookList and testHookRead, when set by a test, hear of every folder
+// listed and every SKILL.md read from disk (not taken from a Record).
+var (
+	testHookList func(dirReal string)
+	testHookRead func(fileReal string)
+)
 
 func rootErr(err error) error {
 	var pe *os.PathError
@@ -264,9 +310,9 @@ func ValidName(name string) bool {
 	return len(name) >= 1 && len(name) <= 64 && nameRE.MatchString(name)
 }
 
-// loadOne reads, parses and normalizes one skill. It returns a nil unit only
-// when the file cannot be read at all.
-func loadOne(f found, limits Limits) (*ir.Unit, ir.Diagnostics) {
+// loadOne reads, parses and normalizes one skill, stamping in rc every
+// file it reads or stats beside SKILL.md. It never returns a nil unit.
+func loadOne(f found, limits Limits, rc *recorder) (*ir.Unit, ir.Diagnostics) {
 	relFile := join(f.relDir, SkillFile)
 	folder := path.Base(f.relDir)
 	if f.relDir == "." {
@@ -294,6 +340,9 @@ func loadOne(f found, limits Limits) (*ir.Unit, ir.Diagnostics) {
 	if f.fileLinked {
 		from, name = f.fsRoot, join(f.relReal, SkillFile)
 	}
+	if testHookRead != nil {
+		testHookRead(f.fileReal)
+	}
 	content, err := safefs.ReadFile(from, name, limits.MaxFileBytes)
 	if err != nil {
 		if errors.Is(err, safefs.ErrTooLarge) {
@@ -312,7 +361,7 @@ func loadOne(f found, limits Limits) (*ir.Unit, ir.Diagnostics) {
 		u.Status = ir.StatusInvalid
 		return u, withRoot(s.diags, f.root)
 	}
-	normalize(u, p, f, dir, s)
+	normalize(u, p, f, dir, s, rc)
 	if s.diags.HasErrors() {
 		u.Status = ir.StatusInvalid
 	}
@@ -328,7 +377,7 @@ func withRoot(ds ir.Diagnostics, root string) ir.Diagnostics {
 
 // normalize folds the frontmatter and the variant files beside SKILL.md into
 // the unit, reporting every problem to s.
-func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink) {
+func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink, rc *recorder) {
 	fm := p.Frontmatter
 	u.BodyOffset, u.Headings, u.Lead = p.BodyOffset, p.Headings, p.Lead
 	folder := u.Name
@@ -371,7 +420,7 @@ func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink) {
 		u.Variant = ir.VariantOpenCode
 	}
 
-	if data, ok := readBeside(f, dir, CodexPolicyFile, s); ok {
+	if data, ok := readBeside(f, dir, CodexPolicyFile, s, rc); ok {
 		u.Variant = ir.VariantCodex
 		pol, err := ParseCodexPolicy(data)
 		if err != nil {
@@ -380,7 +429,7 @@ func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink) {
 			explicitOnly = true
 		}
 	}
-	if data, ok := readBeside(f, dir, ManifestFile, s); ok {
+	if data, ok := readBeside(f, dir, ManifestFile, s, rc); ok {
 		u.Variant = ir.VariantSkillRouter
 		m, err := ParseManifest(data)
 		if err != nil {
@@ -408,7 +457,7 @@ func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink) {
 	if explicitOnly {
 		u.Invocation = ir.InvocationExplicitUser
 	}
-	u.Resources = resources(f, p.Links, s)
+	u.Resources = resources(f, p.Links, s, rc)
 }
 
 func clip(s string) string {
@@ -424,7 +473,8 @@ func clip(s string) string {
 // any other failure is an error, because a variant file can make the unit
 // more restrictive, and one that cannot be read must never leave it more
 // permissive.
-func readBeside(f found, dir *os.Root, rel string, s *diagSink) ([]byte, bool) {
+func readBeside(f found, dir *os.Root, rel string, s *diagSink, rc *recorder) ([]byte, bool) {
+	rc.stamp(filepath.Join(f.dirReal, filepath.FromSlash(rel)))
 	if _, err := dir.Lstat(rel); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			s.add(0, ir.CodeReadError, ir.SeverityError, "cannot read %s: %v", rel, rootErr(err))

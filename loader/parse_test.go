@@ -15,15 +15,6 @@ func codes(ds ir.Diagnostics) []ir.Code {
 	return out
 }
 
-func hasCode(ds ir.Diagnostics, c ir.Code) bool {
-	for _, d := range ds {
-		if d.Code == c {
-			return true
-		}
-	}
-	return false
-}
-
 func TestParseSkill(t *testing.T) {
 	tests := []struct {
 		name     string

@@ -178,12 +178,13 @@ func stems(text string) []string {
 // early with an incomplete index, which the caller must discard: p.Err says
 // so. A nil p never stops.
 func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
-	var (
-		raw     = map[string][]rawPosting{}
-		lengths [][numFields]float32 // per unit, per field, in terms
-		avgLen  [numFields]float64
-	)
-	ix := &Index{cat: cat, pos: make(map[*ir.Unit]int, len(cat.Units)), ids: map[string]int32{}, bigrams: map[bigram][]int32{}, objects: newKeySet(), actions: newKeySet(), phraseSeqs: newSeqMatcher(), wholeNames: newSeqMatcher()}
+	ix, _ := build(cat, p, nil, false)
+	return ix
+}
+
+// place links ix to cat: the units it indexes (status ok), by position.
+func (ix *Index) place(cat *ir.Catalog) {
+	ix.cat, ix.pos, ix.ids = cat, make(map[*ir.Unit]int, len(cat.Units)), make(map[string]int32, len(cat.Units))
 	ix.byCatalog = make([]int32, len(cat.Units))
 	for i, u := range cat.Units {
 		ix.pos[u] = i
@@ -195,26 +196,43 @@ func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
 			ix.units = append(ix.units, u)
 		}
 	}
+}
+
+// build is Build and BuildWith: reuse offers earlier bags, and keep asks
+// for this build's bags back.
+func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool) (*Index, []*Bag) {
+	ix := &Index{objects: newKeySet(), actions: newKeySet(), phraseSeqs: newSeqMatcher(), wholeNames: newSeqMatcher()}
+	ix.place(cat)
 	names := nameKeys(cat)
 	for _, u := range ix.units {
 		ix.aliases = append(ix.aliases, usableAliases(u, names))
 	}
-	bags := bagsOf(ix.units, ix.aliases, p)
-	// Sized from the bags, the catalog-wide tables never grow: growing
-	// maps of millions of entries a step at a time cost more than filling
-	// them.
-	var nPostings, nGrams int
-	for i := range bags {
-		nPostings += len(bags[i].terms)
-		nGrams += len(bags[i].grams)
+	bags := make([]bag, len(ix.units))
+	have := make([]bool, len(ix.units))
+	if reuse != nil {
+		for id, u := range ix.units {
+			if bg := reuse(u); bg != nil && sameAliases(bg.aliases, ix.aliases[id]) {
+				bags[id], have[id] = bg.b, true
+			}
+		}
 	}
-	raw = make(map[string][]rawPosting, nPostings)
+	bagsOf(bags, have, ix.units, ix.aliases, p)
+	var kept []*Bag
+	if keep {
+		kept = make([]*Bag, len(cat.Units))
+		for id := range ix.units {
+			kept[ix.catPos[id]] = &Bag{aliases: ix.aliases[id], b: bags[id]}
+		}
+	}
 	quotedDF := quotedFrequency(bags)
 	quotedCap := max(quotedMinShared, len(ix.units)/quotedShare)
-	ix.bigrams = make(map[bigram][]int32, nGrams)
+	t := tableOf(bags, p)
+	if t == nil {
+		return ix, nil
+	}
 	for id, u := range ix.units {
 		if p.Now() {
-			return ix
+			return ix, nil
 		}
 		id := int32(id)
 		addPhrase := func(f field, text string, weight float64) {
@@ -262,49 +280,20 @@ func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
 		}
 		ix.unitObjects = append(ix.unitObjects, declare(ix.objects, u.Triggers, ir.TriggerObject))
 		ix.unitActions = append(ix.unitActions, declare(ix.actions, u.Triggers, ir.TriggerVerb))
-		b := &bags[id]
-		for _, g := range b.grams {
-			ix.bigrams[g] = append(ix.bigrams[g], id) // id ascends: units in order
-		}
-		for i, t := range b.terms {
-			raw[t] = append(raw[t], rawPosting{unit: id, tf: b.tf[i]})
-		}
-		lengths = append(lengths, b.lens)
-		for f := range b.lens {
-			avgLen[f] += float64(b.lens[f])
-		}
-		*b = bag{} // its terms are in raw now: let the collector have the rest
 	}
 	for _, m := range []*seqMatcher{ix.phraseSeqs, ix.objects.seqs, ix.actions.seqs, ix.wholeNames} {
 		if !m.build(p.Stop) {
-			return ix
+			return ix, nil
 		}
 	}
 	if !ix.nameObjects(p) {
-		return ix
+		return ix, nil
 	}
-	for f := range avgLen {
-		if n := len(ix.units); n > 0 {
-			avgLen[f] /= float64(n)
-		}
-		if avgLen[f] == 0 {
-			avgLen[f] = 1
-		}
-	}
-	ix.postings = make(map[string][]posting, len(raw))
-	for t, ps := range raw {
-		if p.Stop() {
-			return ix
-		}
-		out := make([]posting, len(ps))
-		for i, p := range ps {
-			out[i] = posting{unit: p.unit, fields: p.fields(), sat: saturate(p.tf, lengths[p.unit], avgLen)}
-		}
-		ix.postings[t] = out
-		raw[t] = nil // converted: the collector may have it while the rest are
+	if !t.fill(ix, bags, p) {
+		return ix, nil
 	}
 	ix.weighNames()
-	return ix
+	return ix, kept
 }
 
 // weighNames sets the weight of every name and alias phrase to how
@@ -366,13 +355,12 @@ type bag struct {
 	quoted []string
 }
 
-// bagsOf computes every unit's bag, on all cores: splitting and stemming
-// the text of thousands of units is most of the cost of building an index.
-// When p's context is done the workers stop, leaving the remaining bags
-// empty; a pulse is not safe for concurrent use, so they read the context
-// itself, once per unit.
-func bagsOf(units []*ir.Unit, aliases [][]string, p *pulse.Pulse) []bag {
-	bags := make([]bag, len(units))
+// bagsOf computes the bag of every unit that has none yet (have[i] false),
+// on all cores: splitting and stemming the text of thousands of units is
+// most of the cost of building an index. When p's context is done the
+// workers stop, leaving the remaining bags empty; a pulse is not safe for
+// concurrent use, so they read the context itself, once per unit.
+func bagsOf(bags []bag, have []bool, units []*ir.Unit, aliases [][]string, p *pulse.Pulse) {
 	var (
 		next atomic.Int64
 		wg   sync.WaitGroup
@@ -382,38 +370,36 @@ func bagsOf(units []*ir.Unit, aliases [][]string, p *pulse.Pulse) []bag {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(units) && !done(); i = int(next.Add(1) - 1) {
-				bags[i] = bagOf(units[i], aliases[i])
+				if !have[i] {
+					bags[i] = bagOf(units[i], aliases[i])
+				}
 			}
 		})
 	}
 	wg.Wait()
-	return bags
 }
 
 func bagOf(u *ir.Unit, aliases []string) bag {
+	// Every field's terms are split into one list first, so that the
+	// tables below are sized once: growing them a step at a time was most
+	// of what indexing allocated.
+	type part struct {
+		f        field
+		weight   float32
+		paired   bool
+		from, to int
+	}
 	var (
-		at    = map[string]int32{} // term -> position in freqs
-		freqs [][numFields]float32
-		grams = map[bigram]bool{}
+		terms []string
+		parts []part
 		b     bag
 	)
-	// add counts text's terms in field f and, when paired, records its
-	// bigrams: each text is split into terms once.
+	// add splits text into terms for field f, counted with weight and,
+	// when paired, its bigrams recorded: each text is split once.
 	add := func(f field, text string, weight float32, paired bool) {
-		ts := Terms(text)
-		for i, t := range ts {
-			j, ok := at[t]
-			if !ok {
-				j = int32(len(freqs))
-				at[t] = j
-				freqs = append(freqs, [numFields]float32{})
-			}
-			freqs[j][f] += weight
-			b.lens[f]++
-			if paired && i+1 < len(ts) {
-				grams[bigram{t, ts[i+1]}] = true
-			}
-		}
+		from := len(terms)
+		terms = appendTerms(terms, text)
+		parts = append(parts, part{f, weight, paired, from, len(terms)})
 	}
 	add(fieldName, nameWords(u), 1, true)
 	for _, a := range aliases {
@@ -431,12 +417,46 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 		add(fieldHeading, h, 1, false)
 	}
 	add(fieldLead, u.Lead, 1, false)
-	b.terms = slices.Sorted(maps.Keys(at))
+	paired := 0
+	for _, pt := range parts {
+		if pt.paired {
+			paired += pt.to - pt.from
+		}
+	}
+	var (
+		at    = make(map[string]int32, len(terms)) // term -> position in freqs
+		freqs = make([][numFields]float32, 0, len(terms))
+		grams = make(map[bigram]bool, paired)
+	)
+	for _, pt := range parts {
+		ts := terms[pt.from:pt.to]
+		for i, t := range ts {
+			j, ok := at[t]
+			if !ok {
+				j = int32(len(freqs))
+				at[t] = j
+				freqs = append(freqs, [numFields]float32{})
+			}
+			freqs[j][pt.f] += pt.weight
+			b.lens[pt.f]++
+			if pt.paired && i+1 < len(ts) {
+				grams[bigram{t, ts[i+1]}] = true
+			}
+		}
+	}
+	b.terms = make([]string, 0, len(at))
+	for t := range at {
+		b.terms = append(b.terms, t)
+	}
+	slices.Sort(b.terms)
 	b.tf = make([][numFields]float32, len(b.terms))
 	for i, t := range b.terms {
 		b.tf[i] = freqs[at[t]]
 	}
-	b.grams = slices.Collect(maps.Keys(grams))
+	b.grams = make([]bigram, 0, len(grams))
+	for g := range grams {
+		b.grams = append(b.grams, g)
+	}
 	return b
 }
 
@@ -475,20 +495,137 @@ func usableAliases(u *ir.Unit, names map[string]string) []string {
 // nameWords is a unit's name as the words it is made of.
 func nameWords(u *ir.Unit) string { return strings.ReplaceAll(u.Name, "-", " ") }
 
-// rawPosting holds term frequencies per field until lengths are known.
-type rawPosting struct {
-	unit int32
-	tf   [numFields]float32
-}
-
-func (p rawPosting) fields() uint8 {
+// fieldsOf returns the fields a term occurs in, as bits, from its
+// frequencies per field.
+func fieldsOf(tf *[numFields]float32) uint8 {
 	var b uint8
-	for f := range p.tf {
-		if p.tf[f] > 0 {
+	for f := range tf {
+		if tf[f] > 0 {
 			b |= 1 << f
 		}
 	}
 	return b
+}
+
+// table numbers the catalog's distinct terms and bigrams, in the order the
+// units first use them, and counts the units using each: the postings and
+// bigram lists are then written into one array each, every term's list a
+// slice of it, so that no list grows a step at a time and the postings
+// (which hold no pointers) are one object for the collector to skip.
+type table struct {
+	terms  []string
+	df     []int32 // units using each term
+	ids    []int32 // each bag's terms' numbers, bag after bag
+	grams  []bigram
+	gdf    []int32
+	gids   []int32
+	avgLen [numFields]float64
+}
+
+// tableOf builds the table of bags; nil when p stops.
+func tableOf(bags []bag, p *pulse.Pulse) *table {
+	var nPostings, nGrams int
+	for i := range bags {
+		nPostings += len(bags[i].terms)
+		nGrams += len(bags[i].grams)
+	}
+	t := &table{ids: make([]int32, 0, nPostings), gids: make([]int32, 0, nGrams)}
+	termID := map[string]int32{}
+	gramID := map[bigram]int32{}
+	for i := range bags {
+		if p.Now() {
+			return nil
+		}
+		b := &bags[i]
+		for _, term := range b.terms {
+			k, ok := termID[term]
+			if !ok {
+				k = int32(len(t.terms))
+				termID[term] = k
+				t.terms, t.df = append(t.terms, term), append(t.df, 0)
+			}
+			t.df[k]++
+			t.ids = append(t.ids, k)
+		}
+		for _, g := range b.grams {
+			k, ok := gramID[g]
+			if !ok {
+				k = int32(len(t.grams))
+				gramID[g] = k
+				t.grams, t.gdf = append(t.grams, g), append(t.gdf, 0)
+			}
+			t.gdf[k]++
+			t.gids = append(t.gids, k)
+		}
+		for f := range b.lens {
+			t.avgLen[f] += float64(b.lens[f])
+		}
+	}
+	for f := range t.avgLen {
+		if n := len(bags); n > 0 {
+			t.avgLen[f] /= float64(n)
+		}
+		if t.avgLen[f] == 0 {
+			t.avgLen[f] = 1
+		}
+	}
+	return t
+}
+
+// fill writes the postings and bigrams of bags into ix. It returns false,
+// leaving them unset, when p stops.
+func (t *table) fill(ix *Index, bags []bag, p *pulse.Pulse) bool {
+	at := offsets(t.df)
+	postings := make([]posting, len(t.ids))
+	gat := offsets(t.gdf)
+	units := make([]int32, len(t.gids))
+	next, gnext := 0, 0
+	for id := range bags {
+		if p.Now() {
+			return false
+		}
+		b := &bags[id]
+		for i := range b.terms {
+			k := t.ids[next]
+			next++
+			postings[at[k]] = posting{unit: int32(id), fields: fieldsOf(&b.tf[i]), sat: saturate(b.tf[i], b.lens, t.avgLen)}
+			at[k]++
+		}
+		for range b.grams {
+			k := t.gids[gnext]
+			gnext++
+			units[gat[k]] = int32(id) // id ascends: units in order
+			gat[k]++
+		}
+	}
+	// Each cursor now stands at the end of its list, where the next began.
+	ix.postings = make(map[string][]posting, len(t.terms))
+	start := 0
+	for k, term := range t.terms {
+		end := int(at[k])
+		ix.postings[term] = postings[start:end:end]
+		start = end
+	}
+	ix.bigrams = make(map[bigram][]int32, len(t.grams))
+	start = 0
+	for k, g := range t.grams {
+		end := int(gat[k])
+		ix.bigrams[g] = units[start:end:end]
+		start = end
+	}
+	return true
+}
+
+// offsets returns where each list starts in one array holding lists of
+// the given lengths, one after another.
+func offsets(lens []int32) []int32 {
+	out := make([]int32, len(lens))
+	var sum int32
+	for k, n := range lens {
+		out[k] = sum
+		sum += n
+	}
+	return out
 }
 
 func (ix *Index) addWhole(unit, text string) {

@@ -46,6 +46,33 @@ func appendWords(words []string, spans []span, text string, off int, withSpan bo
 		start, plain, b = -1, true, b[:0]
 	}
 	for i, r := range text {
+		if r < utf8.RuneSelf && r != '\'' && r != '`' {
+			// ASCII, but for the two apostrophes: a letter or digit is a
+			// word's, folded by lowering A-Z (fold does the same to
+			// them), anything else ends a word.
+			c := byte(r)
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				if start < 0 {
+					start = i
+				}
+				if !plain {
+					b = append(b, c)
+				}
+			case 'A' <= c && c <= 'Z':
+				if start < 0 {
+					start = i
+				}
+				if plain {
+					plain = false
+					b = append(b[:0], text[start:i]...)
+				}
+				b = append(b, c+'a'-'A')
+			default:
+				flush(i)
+			}
+			continue
+		}
 		switch {
 		case isApostrophe(r):
 			if start < 0 || !nextIsLetter(text, i+utf8.RuneLen(r)) {
@@ -164,6 +191,19 @@ func undouble(w string) string {
 		return w[:n-1]
 	}
 	return w
+}
+
+// appendTerms appends Terms(text) to dst, reusing its room.
+func appendTerms(dst []string, text string) []string {
+	from := len(dst)
+	dst, _ = appendWords(dst, nil, text, 0, false)
+	out := dst[:from]
+	for _, w := range dst[from:] {
+		if st := Stem(w); !isStop(w, st) {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // Terms returns the stems of the words of text that carry evidence.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func TestWordsApostrophes(t *testing.T) {
@@ -97,4 +99,70 @@ func TestSeqMatcher(t *testing.T) {
 			}
 		}
 	}
+}
+
+// wordsByRunes is Words as it was before its ASCII fast path: every rune
+// classified and folded through package unicode. FuzzWordsFastPath holds
+// the two equal.
+func wordsByRunes(text string) []string {
+	var words []string
+	start, plain := -1, true
+	var b []byte
+	flush := func(end int) {
+		switch {
+		case start < 0:
+			return
+		case plain:
+			words = append(words, text[start:end])
+		default:
+			words = append(words, string(b))
+		}
+		start, plain, b = -1, true, b[:0]
+	}
+	for i, r := range text {
+		switch {
+		case isApostrophe(r):
+			if start < 0 || !nextIsLetter(text, i+utf8.RuneLen(r)) {
+				flush(i)
+				continue
+			}
+			if plain {
+				plain = false
+				b = append(b[:0], text[start:i]...)
+			}
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			if start < 0 {
+				start = i
+			}
+			f := fold(r)
+			if plain && f != r {
+				plain = false
+				b = append(b[:0], text[start:i]...)
+			}
+			if !plain {
+				b = utf8.AppendRune(b, f)
+			}
+		default:
+			flush(i)
+		}
+	}
+	flush(len(text))
+	return words
+}
+
+func FuzzWordsFastPath(f *testing.F) {
+	for _, s := range []string{"", "Hello, World", "don't DON'T don`t", "KELVIN \u212a k", "ÉCOLE école", "x1 Y2-z3_", "it's 'quoted' `code`", "A\u0301B", "\xff\xfeAB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, want := Words(s), wordsByRunes(s)
+		if !slices.Equal(got, want) {
+			t.Errorf("Words(%q) = %q; want %q", s, got, want)
+		}
+		var terms []string
+		terms = appendTerms(append(terms, "x"), s)
+		if !slices.Equal(terms[1:], Terms(s)) {
+			t.Errorf("appendTerms(%q) = %q; want %q", s, terms[1:], Terms(s))
+		}
+	})
 }

@@ -306,3 +306,9 @@ func inCase(name string) (string, error) {
 	}
 	return clean, nil
 }
+
+// Materialize writes the case's files and links below dir, as a run does
+// for its relocated copy: in reverse order, with modification times years
+// in the past. Tests of other packages (the catalog cache's) run the
+// corpus through it.
+func (c *Case) Materialize(dir string) error { return materialize(c, dir, true) }

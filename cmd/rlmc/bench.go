@@ -17,7 +17,7 @@ import (
 
 type benchParams struct {
 	catalog, cases, policy, format string
-	outcomes                       bool
+	outcomes, noCache              bool
 }
 
 func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -41,6 +41,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&p.policy, "policy", "", "host policy YAML `FILE`")
 	fl.StringVar(&p.format, "format", "text", "output format: text or json")
 	fl.BoolVar(&p.outcomes, "outcomes", false, "with --format json, include every case's outcome")
+	registerNoCache(cmd, &p.noCache)
 	return cmd
 }
 
@@ -55,7 +56,7 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 			return usageError("%v", err)
 		}
 	}
-	c, err := loadCatalog(ctx, loader.Options{Roots: []string{p.catalog}}, pol, "--catalog: ", stderr)
+	c, err := loadCatalog(ctx, loader.Options{Roots: []string{p.catalog}}, pol, "--catalog: ", catalogCache(p.noCache, stderr), stderr)
 	if err != nil {
 		return err
 	}

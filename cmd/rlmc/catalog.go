@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlmc-dev/rlmc/catcache"
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/loader"
 )
@@ -19,6 +21,7 @@ type catalogFlags struct {
 	policy  string
 	format  string
 	formats []string // the values --format takes, the default first
+	noCache bool
 }
 
 // rootFlagHelp is the help of every command's --root flag.
@@ -39,6 +42,30 @@ func (f *catalogFlags) register(cmd *cobra.Command, formats ...string) {
 	cmd.Flags().StringVar(&f.policy, "policy", "", "host policy YAML `FILE`")
 	cmd.Flags().StringVar(&f.format, "format", formats[0], "output format: "+strings.Join(formats, " or "))
 	_ = cmd.Flags().SetAnnotation("format", formatValues, formats)
+	registerNoCache(cmd, &f.noCache)
+}
+
+// registerNoCache adds --no-cache to cmd.
+func registerNoCache(cmd *cobra.Command, v *bool) {
+	cmd.Flags().BoolVar(v, "no-cache", false, "neither read nor write the catalog cache (see RLMC_CACHE_DIR)")
+}
+
+// catalogCache returns the persistent catalog cache, or nil when it is
+// turned off or there is no cache folder: a command runs the same
+// without one. RLMC_CACHE_DEBUG=1 prints why a cache file was not used or
+// written, on stderr.
+func catalogCache(noCache bool, stderr io.Writer) *catcache.Cache {
+	if noCache {
+		return nil
+	}
+	c, err := catcache.Default()
+	if err != nil {
+		return nil
+	}
+	if os.Getenv(catcache.EnvDebug) != "" {
+		c.Debug = stderr
+	}
+	return c
 }
 
 func (f *catalogFlags) check() error {
@@ -64,14 +91,14 @@ func (f *catalogFlags) load(ctx context.Context, stderr io.Writer) (*compiler.Co
 	if len(f.roots) == 0 && len(p.Roots) > 0 {
 		from = f.policy + ": roots: "
 	}
-	return loadCatalog(ctx, loader.Options{Roots: f.roots}, p, from, stderr)
+	return loadCatalog(ctx, loader.Options{Roots: f.roots}, p, from, catalogCache(f.noCache, stderr), stderr)
 }
 
-// loadCatalog is compiler.Load for every command: a root error becomes a
-// usage error (prefixed with where the root came from), and the catalog
-// warnings go to stderr.
-func loadCatalog(ctx context.Context, opts loader.Options, p compiler.Policy, from string, stderr io.Writer) (*compiler.Compiler, error) {
-	c, err := compiler.Load(ctx, opts, p)
+// loadCatalog is compiler.LoadWith for every command, through cache (nil:
+// none): a root error becomes a usage error (prefixed with where the root
+// came from), and the catalog warnings go to stderr.
+func loadCatalog(ctx context.Context, opts loader.Options, p compiler.Policy, from string, cache *catcache.Cache, stderr io.Writer) (*compiler.Compiler, error) {
+	c, err := compiler.LoadWith(ctx, opts, p, cache)
 	var re *loader.RootError
 	if errors.As(err, &re) {
 		return nil, usageError("%s%v", from, err)

@@ -244,7 +244,7 @@ func runDoctor(ctx context.Context, p doctorParams, stdout io.Writer) error {
 		err error
 	)
 	if len(scan) > 0 {
-		c, err = compiler.Load(ctx, loader.Options{Roots: scan}, pol)
+		c, err = compiler.LoadWith(ctx, loader.Options{Roots: scan}, pol, catalogCache(p.noCache, io.Discard))
 	} else {
 		c, err = compiler.New(ir.NewCatalog(nil, nil, nil), pol)
 	}

@@ -10,13 +10,29 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/rlmc-dev/rlmc/catcache"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"rlmc": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	// No test may read or write the user's own catalog cache: the tests
+	// that run Main in this process get a folder of their own (scripts
+	// get one each, in Setup).
+	var tmp string
+	if os.Getenv(catcache.EnvDir) == "" {
+		var err error
+		if tmp, err = os.MkdirTemp("", "rlmc-cache-test-"); err != nil {
+			panic(err)
+		}
+		os.Setenv(catcache.EnvDir, tmp)
+	}
+	code := testscript.RunMain(m, map[string]func() int{
+		"rlmc": func() int { return Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) },
 	})
+	if tmp != "" {
+		os.RemoveAll(tmp)
+	}
+	os.Exit(code)
 }
 
 // TestScripts runs the CLI contract tests in testdata/script. Each script
@@ -28,6 +44,7 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *testkit.Update,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("HOME", env.WorkDir+"/home")
+			env.Setenv(catcache.EnvDir, env.WorkDir+"/.rlmc-cache")
 			env.Setenv("SHARED", testkit.SharedDir())
 			repo, _ := filepath.Abs("../..")
 			env.Setenv("REPO", repo)

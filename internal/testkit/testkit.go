@@ -5,11 +5,13 @@ package testkit
 import (
 	"flag"
 	"fmt"
+	"io/fs"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -101,4 +103,21 @@ func GenerateCatalog(t testing.TB, dir string, n int, seed int64) (roots []strin
 		WriteFile(t, filepath.Join(root, fmt.Sprintf("cat%02d", i%37), name, "SKILL.md"), content)
 	}
 	return roots
+}
+
+// Backdate sets the modification time of every file and folder below dir
+// (dir included, symlinks not followed) to when. A cache trusts no file
+// modified within the last seconds (see loader.Record), so a test of a
+// cached load writes its catalog, then backdates it.
+func Backdate(t testing.TB, dir string, when time.Time) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink != 0 {
+			return err
+		}
+		return os.Chtimes(path, when, when)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,0 +1,191 @@
+package loader
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// Record is what one load read, skill by skill: where discovery found each
+// skill, every file the loader stat'ed or read for it with that file's
+// stamp, and what it made of them. A later load given the Record (as
+// Options.Prior) takes a skill's unit from it, without opening its files,
+// when discovery finds the skill at the same place and every stamp still
+// matches; so a persistent cache (package catcache) need not walk the
+// folders a second way. Discovery itself (listing every folder, stat'ing
+// every SKILL.md) always runs: it is what sees a skill added, removed or
+// renamed; it takes a folder's listing from the Record, unread, when the
+// folder's own stamp is unchanged (see Folders).
+type Record struct {
+	// Units are the skills loaded, in discovery order.
+	Units []UnitRecord
+	// Diags are the diagnostics of discovery and of the host's exclusions:
+	// every diagnostic of the catalog that belongs to no unit and is not a
+	// shadowing.
+	Diags ir.Diagnostics
+	// Folders are the listings discovery used whose folder's stamp was
+	// trusted when taken (before the listing was read).
+	Folders []FolderRecord
+}
+
+// FolderRecord is one folder's listing and the folder's stamp.
+type FolderRecord struct {
+	Path    string // symlink-resolved
+	Stamp   string
+	Entries []Entry // sorted by name
+}
+
+// Entry is one name of a FolderRecord, an fs.DirEntry without its info.
+type Entry struct {
+	Base string
+	Mode fs.FileMode // type bits only
+}
+
+// Name returns the entry's name.
+func (e Entry) Name() string { return e.Base }
+
+// IsDir reports whether the entry is a folder.
+func (e Entry) IsDir() bool { return e.Mode.IsDir() }
+
+// Type returns the entry's type bits.
+func (e Entry) Type() fs.FileMode { return e.Mode }
+
+// Info is not recorded; discovery never asks for it.
+func (e Entry) Info() (fs.FileInfo, error) { return nil, errNoInfo }
+
+var errNoInfo = errors.New("loader: a recorded folder entry has no info")
+
+// UnitRecord is one skill of a Record.
+type UnitRecord struct {
+	Origin Origin
+	// Items are the files read or stat'ed for the unit beside SKILL.md
+	// (whose stamp is Origin.Stamp), in the order read.
+	Items []Item
+	// Unit is the unit as loaded. Status is its status before shadowing,
+	// which depends on the other units and is decided again at each load.
+	Unit   *ir.Unit
+	Status ir.Status
+	// Diags are the unit's own diagnostics.
+	Diags ir.Diagnostics
+	// Trusted: every stamp was taken outside the racy window (see
+	// racyWindow) and every file could be read, so a later load may reuse
+	// the unit when the stamps match. An untrusted unit is always read
+	// again.
+	Trusted bool
+	// Reused: the unit was taken from Options.Prior, not read.
+	Reused bool
+}
+
+// Origin is where discovery found a skill: everything of it that loading
+// the skill depends on beside the files' content.
+type Origin struct {
+	Root       string
+	Precedence int
+	RootReal   string
+	RelDir     string
+	RelReal    string
+	DirReal    string
+	FileReal   string
+	FileLinked bool
+	// Stamp is SKILL.md's stamp (see Stamp), as discovery saw it.
+	Stamp string
+}
+
+// Item is a path the loader read or stat'ed and its stamp when it did.
+type Item struct {
+	Path  string
+	Stamp string
+}
+
+// racyWindow: a file modified this recently when it is stamped may be
+// modified again within the same clock tick of its file system (a second
+// or two on some) keeping its size, time and inode, which its stamp would
+// not show. A unit with such a file is not trusted; it is read again at
+// the next load, by which time the window has passed. Git's index has the
+// same rule ("racy git").
+const racyWindow = 2 * time.Second
+
+// stampInfo is a file's stamp: its type and permission bits, size,
+// modification time and identity (FileID).
+func stampInfo(info os.FileInfo) string {
+	return info.Mode().String() + " " + strconv.FormatInt(info.Size(), 10) + " " +
+		strconv.FormatInt(info.ModTime().UnixNano(), 10) + " " + FileID(info)
+}
+
+// racy reports whether info was modified within racyWindow of now.
+func racy(info os.FileInfo, now time.Time) bool {
+	return info.ModTime().After(now.Add(-racyWindow))
+}
+
+// Stamp stamps the file or folder at path without opening it: "absent"
+// when it does not exist, "error" when it cannot be stat'ed, else its
+// stamp; a symlink adds the path it resolves to and that file's stamp, so
+// that a link pointed elsewhere changes the stamp. ok is false when the
+// stamp cannot be trusted: an error, or a file modified within the racy
+// window.
+func Stamp(path string) (stamp string, ok bool) {
+	now := time.Now()
+	info, err := os.Lstat(path)
+	switch {
+	case os.IsNotExist(err):
+		return "absent", true
+	case err != nil:
+		return "error", false
+	}
+	stamp, ok = stampInfo(info), !racy(info, now)
+	if info.Mode()&os.ModeSymlink == 0 {
+		return stamp, ok
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return stamp + " -> ?", ok
+	}
+	target, err := os.Stat(real)
+	if err != nil {
+		return stamp + " -> " + real + " ?", ok
+	}
+	return stamp + " -> " + real + " " + stampInfo(target), ok && !racy(target, now)
+}
+
+// recorder collects one unit's items while it loads.
+type recorder struct {
+	items   []Item
+	trusted bool
+}
+
+// stamp records path's stamp; call it before reading or stat'ing path, so
+// that a change in between shows as a stamp that no longer matches.
+func (r *recorder) stamp(path string) {
+	s, ok := Stamp(path)
+	r.items = append(r.items, Item{Path: path, Stamp: s})
+	r.trusted = r.trusted && ok
+}
+
+// reusable returns prior's unit record when it may stand for f: the same
+// origin, trusted, and every item's stamp unchanged. It stats each item;
+// it opens nothing.
+func reusable(f found, prior map[Origin]*UnitRecord) (*UnitRecord, bool) {
+	p, ok := prior[f.origin]
+	if !ok || !p.Trusted || !f.trusted || p.Unit == nil {
+		return nil, false
+	}
+	for _, it := range p.Items {
+		if s, _ := Stamp(it.Path); s != it.Stamp {
+			return nil, false
+		}
+	}
+	return p, true
+}
+
+// reuse returns a copy of p's unit and diagnostics as a fresh load would
+// make them, shadowing undone (it is decided again).
+func (p *UnitRecord) reuse() (*ir.Unit, ir.Diagnostics) {
+	u := *p.Unit
+	u.Status, u.ShadowedBy = p.Status, ""
+	return &u, append(ir.Diagnostics(nil), p.Diags...)
+}

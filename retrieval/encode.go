@@ -1,0 +1,313 @@
+package retrieval
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/rlmc-dev/rlmc/internal/binenc"
+	"github.com/rlmc-dev/rlmc/internal/pulse"
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// Encode appends the index to w, for a persistent cache: every table that
+// Build computes, but not the catalog, which the cache keeps on its own
+// and Decode is given back. TestEncodeRoundTrip checks that Decode gives
+// back an index equal to Build's in every field, unexported ones included,
+// so a field added to Index without a place here fails it.
+func (ix *Index) Encode(w *binenc.Writer) {
+	w.Uint(uint64(len(ix.units)))
+	w.Uint(uint64(len(ix.postings)))
+	for t, ps := range ix.postings {
+		w.Str(t)
+		w.Uint(uint64(len(ps)))
+		last := int32(0)
+		for _, p := range ps {
+			w.Int(int64(p.unit - last)) // ascending: small deltas
+			last = p.unit
+			w.Uint(uint64(p.fields))
+			w.Float64(p.sat)
+		}
+	}
+	w.Count(len(ix.phrases), ix.phrases == nil)
+	for _, ph := range ix.phrases {
+		w.Int(int64(ph.unit))
+		w.Int(int64(ph.kind))
+		w.Strs(ph.stems)
+		w.Float64(ph.weight)
+		w.Str(ph.text)
+	}
+	ix.phraseSeqs.encode(w)
+	w.Uint(uint64(len(ix.bigrams)))
+	for g, units := range ix.bigrams {
+		w.Str(g[0])
+		w.Str(g[1])
+		w.Int32s(units)
+	}
+	ix.objects.encode(w)
+	ix.actions.encode(w)
+	encodeLists(w, ix.unitObjects)
+	encodeLists(w, ix.unitActions)
+	ix.wholeNames.encode(w)
+	w.Strs(ix.nameUnits)
+	encodeLists(w, ix.aliases)
+}
+
+// Decode reads an index that Encode wrote for a catalog equal to cat, and
+// links it to cat. It fails, never panics, on input Encode did not write
+// or that does not fit cat.
+func Decode(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
+	defer func() {
+		// The reader bounds every length; an index that decodes but does
+		// not fit its own tables must not take the process down either.
+		if v := recover(); v != nil {
+			ix, err = nil, fmt.Errorf("decoding the index: %v: %w", v, binenc.ErrCorrupt)
+		}
+	}()
+	ix = &Index{}
+	ix.place(cat)
+	if n := r.Len(); n != len(ix.units) {
+		return nil, fmt.Errorf("decoding the index: %d units, the catalog indexes %d: %w", n, len(ix.units), binenc.ErrCorrupt)
+	}
+	n := r.Len()
+	ix.postings = make(map[string][]posting, n)
+	for range n {
+		t := r.Str()
+		ps := make([]posting, r.Len())
+		last := int32(0)
+		for i := range ps {
+			last += int32(r.Int())
+			ps[i] = posting{unit: last, fields: uint8(r.Uint()), sat: r.Float64()}
+			if last < 0 || int(last) >= len(ix.units) {
+				return nil, binenc.ErrCorrupt
+			}
+		}
+		ix.postings[t] = ps
+	}
+	if n, isNil := r.Count(); !isNil {
+		ix.phrases = make([]phrase, n)
+	}
+	for i := range ix.phrases {
+		ix.phrases[i] = phrase{unit: int32(r.Int()), kind: field(r.Int()), stems: r.Strs(), weight: r.Float64(), text: r.Str()}
+	}
+	ix.phraseSeqs = decodeSeqMatcher(r)
+	n = r.Len()
+	ix.bigrams = make(map[bigram][]int32, n)
+	for range n {
+		g := bigram{r.Str(), r.Str()}
+		ix.bigrams[g] = r.Int32s()
+	}
+	ix.objects, ix.actions = decodeKeySet(r), decodeKeySet(r)
+	ix.unitObjects, ix.unitActions = decodeLists(r), decodeLists(r)
+	ix.wholeNames = decodeSeqMatcher(r)
+	ix.nameUnits = r.Strs()
+	ix.aliases = decodeLists(r)
+	units := len(ix.units)
+	ix.phraseSeqs.checkEnds(r, len(ix.phrases))
+	ix.objects.seqs.checkEnds(r, len(ix.objects.keys))
+	ix.actions.seqs.checkEnds(r, len(ix.actions.keys))
+	ix.wholeNames.checkEnds(r, len(ix.nameUnits))
+	for _, ph := range ix.phrases {
+		if ph.unit < 0 || int(ph.unit) >= units {
+			r.Fail()
+		}
+	}
+	for _, us := range ix.bigrams {
+		for _, u := range us {
+			if u < 0 || int(u) >= units {
+				r.Fail()
+			}
+		}
+	}
+	if len(ix.aliases) != units || len(ix.unitObjects) != units || len(ix.unitActions) != units {
+		r.Fail()
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("decoding the index: %w", err)
+	}
+	return ix, nil
+}
+
+func encodeLists(w *binenc.Writer, lists [][]string) {
+	w.Count(len(lists), lists == nil)
+	for _, l := range lists {
+		w.Strs(l)
+	}
+}
+
+func decodeLists(r *binenc.Reader) [][]string {
+	n, isNil := r.Count()
+	if isNil {
+		return nil
+	}
+	out := make([][]string, n)
+	for i := range out {
+		out[i] = r.Strs()
+	}
+	return out
+}
+
+func (k *keySet) encode(w *binenc.Writer) {
+	w.Strs(k.keys)
+	k.seqs.encode(w)
+}
+
+func decodeKeySet(r *binenc.Reader) *keySet {
+	k := &keySet{keys: r.Strs()}
+	k.ids = make(map[string]int32, len(k.keys))
+	for i, key := range k.keys {
+		k.ids[key] = int32(i)
+	}
+	k.seqs = decodeSeqMatcher(r)
+	return k
+}
+
+// encode writes a built matcher: its states, not its patterns, so that
+// decoding makes no state twice.
+func (m *seqMatcher) encode(w *binenc.Writer) {
+	w.Uint(uint64(len(m.edges)))
+	for e, t := range m.edges {
+		w.Int(int64(e.from))
+		w.Str(e.word)
+		w.Int(int64(t))
+	}
+	w.Int32s(m.fail)
+	w.Int32s(m.dict)
+	w.Int32s(m.depth)
+	w.Count(len(m.ends), m.ends == nil)
+	for _, e := range m.ends {
+		w.Int32s(e)
+	}
+}
+
+func decodeSeqMatcher(r *binenc.Reader) *seqMatcher {
+	n := r.Len()
+	m := &seqMatcher{edges: make(map[seqEdge]int32, n)}
+	for range n {
+		e := seqEdge{from: int32(r.Int()), word: r.Str()}
+		m.edges[e] = int32(r.Int())
+	}
+	m.fail, m.dict, m.depth = r.Int32s(), r.Int32s(), r.Int32s()
+	k, isNil := r.Count()
+	if !isNil {
+		m.ends = make([][]int32, k)
+		for i := range m.ends {
+			m.ends[i] = r.Int32s()
+		}
+	}
+	states := len(m.fail)
+	if states == 0 || len(m.dict) != states || len(m.depth) != states || len(m.ends) != states {
+		r.Fail()
+		return m
+	}
+	for _, t := range m.edges {
+		if t <= 0 || int(t) >= states {
+			r.Fail()
+		}
+	}
+	for s := range states {
+		if m.fail[s] < 0 || int(m.fail[s]) >= states || m.dict[s] < -1 || int(m.dict[s]) >= states {
+			r.Fail()
+		}
+	}
+	return m
+}
+
+// checkEnds fails r unless every pattern id of m is below n.
+func (m *seqMatcher) checkEnds(r *binenc.Reader, n int) {
+	for _, ids := range m.ends {
+		for _, id := range ids {
+			if id < 0 || int(id) >= n {
+				r.Fail()
+			}
+		}
+	}
+}
+
+// Bag is one unit's analysis (its terms counted per field, its bigrams,
+// the phrases it quotes) with the aliases it was made with: the part of an
+// index that depends on the unit alone, which a cache keeps so that a
+// catalog where some units changed analyses only those (BuildWith).
+type Bag struct {
+	aliases []string
+	b       bag
+}
+
+// Encode appends the bag to w.
+func (bg *Bag) Encode(w *binenc.Writer) {
+	w.Strs(bg.aliases)
+	b := &bg.b
+	w.Strs(b.terms)
+	for _, tf := range b.tf {
+		var mask uint8
+		for f := range tf {
+			if tf[f] != 0 {
+				mask |= 1 << f
+			}
+		}
+		w.Uint(uint64(mask))
+		for f := range tf {
+			if mask&(1<<f) != 0 {
+				w.Float32(tf[f])
+			}
+		}
+	}
+	for _, l := range b.lens {
+		w.Float32(l)
+	}
+	w.Count(len(b.grams), b.grams == nil)
+	for _, g := range b.grams {
+		w.Str(g[0])
+		w.Str(g[1])
+	}
+	w.Strs(b.quoted)
+}
+
+// DecodeBag reads a bag that Encode wrote.
+func DecodeBag(r *binenc.Reader) (*Bag, error) {
+	bg := &Bag{aliases: r.Strs()}
+	b := &bg.b
+	b.terms = r.Strs()
+	b.tf = make([][numFields]float32, len(b.terms))
+	for i := range b.tf {
+		mask := r.Uint()
+		for f := range numFields {
+			if mask&(1<<f) != 0 {
+				b.tf[i][f] = r.Float32()
+			}
+		}
+	}
+	if len(b.terms) == 0 && b.terms == nil {
+		b.tf = nil
+	}
+	for f := range b.lens {
+		b.lens[f] = r.Float32()
+	}
+	n, isNil := r.Count()
+	if !isNil {
+		b.grams = make([]bigram, n)
+		for i := range b.grams {
+			b.grams[i] = bigram{r.Str(), r.Str()}
+		}
+	}
+	b.quoted = r.Strs()
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("decoding a bag: %w", err)
+	}
+	return bg, nil
+}
+
+// BuildWith is Build that takes each unit's analysis from reuse where it
+// offers one made with the aliases the unit has in this catalog (reuse
+// may be nil, and may return nil), and returns every indexed unit's bag
+// by catalog position (nil for units not indexed). A unit's bag depends
+// on the unit and its aliases only, so the index equals Build's exactly:
+// the statistics that depend on the whole catalog (document frequencies,
+// average field lengths, the name weights) are computed from the bags
+// again, never carried over.
+func BuildWith(cat *ir.Catalog, p *pulse.Pulse, reuse func(u *ir.Unit) *Bag) (*Index, []*Bag) {
+	return build(cat, p, reuse, true)
+}
+
+// sameAliases reports whether a bag made with aliases a fits a unit whose
+// usable aliases are b.
+func sameAliases(a, b []string) bool { return slices.Equal(a, b) }
