@@ -434,7 +434,11 @@ func cleanYAMLError(err error) string {
 func scanBody(body []byte, firstLine int, p *Parsed) {
 	p.Links = scanLinks(body, firstLine)
 	inFence := false
-	var lead []byte
+	// The lead is built on the stack: no more than leadLimit+1 bytes are
+	// ever appended, which is all the cut to leadLimit on a character
+	// boundary looks at.
+	var leadBuf [leadLimit + 1]byte
+	lead := leadBuf[:0]
 	for len(body) > 0 {
 		raw, rest, _ := bytes.Cut(body, []byte("\n"))
 		text := bytes.TrimRight(raw, "\r")
@@ -447,13 +451,10 @@ func scanBody(body []byte, firstLine int, p *Parsed) {
 			if h, ok := heading(text); ok {
 				p.Headings = append(p.Headings, string(h))
 			} else if len(trimmed) > 0 && len(lead) < leadLimit {
-				if lead == nil {
-					lead = make([]byte, 0, leadLimit+1)
-				}
 				if len(lead) > 0 {
 					lead = append(lead, ' ')
 				}
-				lead = append(lead, trimmed...)
+				lead = append(lead, trimmed[:min(len(trimmed), cap(lead)-len(lead))]...)
 				if len(lead) > leadLimit {
 					lead = lead[:truncatedLen(lead, leadLimit)]
 				}
