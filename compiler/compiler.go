@@ -200,6 +200,12 @@ type compilation struct {
 	rejected [][]Reason
 	bodies   map[string]string
 	tokens   map[string]int
+	// uncounted holds the units measure read and verified but did not
+	// count: a count needs the tokenizer's vocabulary, tens of
+	// milliseconds to load, so it waits until the policy asks (rule 12,
+	// packing), which a compile that selects nothing may never do.
+	uncounted map[string]*ir.Unit
+	countErr  error // the first count that failed, reported by decide
 
 	selected []*ir.Unit
 	res      *Result
@@ -368,7 +374,7 @@ func (r *compilation) request() *rules.Request {
 		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
 		Negated:   make(map[string]bool, len(negs)),
 		Ambiguity: string(r.c.policy.Ambiguity), Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
-		Tokens:        func(n string) int { return r.tokens[n] },
+		Tokens:        r.tokensOf,
 		MinConfidence: milliUp(r.c.policy.MinConfidence), IntentConfidence: milliUp(IntentConfidence),
 	}
 	for _, n := range negs {
@@ -425,8 +431,11 @@ func (r *compilation) scoreAt(i int) float64 { return r.problem.ScoreAt(i) }
 // score returns a unit's evidence score in this compile.
 func (r *compilation) score(name string) float64 { return r.problem.Score(name) }
 
-// measure counts the tokens of every candidate and every unit its closure
-// could pull in, reading bodies lazily and caching counts by content digest.
+// measure readies the token counts of every candidate and every unit its
+// closure could pull in: a count the catalog's cache holds is taken from
+// it; any other unit's body is read and verified against its digest now
+// (so a changed body fails here, as before), and counted when the policy
+// asks for it (tokensOf).
 func (r *compilation) measure() error {
 	need := map[string]bool{}
 	for _, c := range r.cands {
@@ -437,29 +446,64 @@ func (r *compilation) measure() error {
 	}
 	for _, n := range slices.Sorted(maps.Keys(need)) {
 		if err := r.ctx.Err(); err != nil {
-			return canceled("", err) // counting a body's tokens takes a while
+			return canceled("", err) // reading bodies takes a while
 		}
 		u, ok := r.c.cat.Lookup(n)
 		if !ok || u.Status != ir.StatusOK {
 			continue // the policy rejects it without asking for tokens
 		}
-		n, err := r.c.countTokens(r, u)
-		if err != nil {
+		if n, ok := r.c.tokens.get(r.tokenKey(u)); ok {
+			r.tokens[u.Name] = n
+			continue
+		}
+		if _, err := r.body(u); err != nil {
 			return err
 		}
-		r.tokens[u.Name] = n
+		if r.uncounted == nil {
+			r.uncounted = map[string]*ir.Unit{}
+		}
+		r.uncounted[u.Name] = u
 	}
 	return nil
 }
 
+// tokensOf answers the policy's tokens/3 for one unit: its count, made
+// now if measure left it uncounted, and 0 for a unit measure skipped. A
+// failed count is kept for decide to report, as measure's.
+func (r *compilation) tokensOf(name string) int {
+	if n, ok := r.tokens[name]; ok {
+		return n
+	}
+	u, ok := r.uncounted[name]
+	if !ok {
+		return 0
+	}
+	delete(r.uncounted, name)
+	n, err := r.c.countTokens(r, u)
+	if err != nil {
+		if r.countErr == nil {
+			r.countErr = err
+		}
+		return 0
+	}
+	r.tokens[name] = n
+	return n
+}
+
+// tokenKey keys a unit's count in the catalog's token cache.
+func (r *compilation) tokenKey(u *ir.Unit) string { return r.tokenizer + ":" + u.SHA256 }
+
 func (c *Compiler) countTokens(r *compilation, u *ir.Unit) (int, error) {
-	key := r.tokenizer + ":" + u.SHA256
+	key := r.tokenKey(u)
 	if n, ok := c.tokens.get(key); ok {
 		return n, nil
 	}
 	body, err := r.body(u)
 	if err != nil {
 		return 0, err
+	}
+	if testHookCount != nil {
+		testHookCount(u.Name)
 	}
 	n, err := CountTokens(r.tokenizer, body)
 	if err != nil {
@@ -468,6 +512,9 @@ func (c *Compiler) countTokens(r *compilation, u *ir.Unit) (int, error) {
 	c.tokens.put(key, n)
 	return n, nil
 }
+
+// testHookCount, when a test sets it, sees every body counted.
+var testHookCount func(name string)
 
 func (r *compilation) body(u *ir.Unit) (string, error) {
 	if b, ok := r.bodies[u.Name]; ok {
@@ -493,6 +540,9 @@ func (r *compilation) decide() error {
 	decisions, err := r.c.engine.Decide(r.ctx, req)
 	if err != nil {
 		return r.policyError(err)
+	}
+	if r.countErr != nil {
+		return countError(r.countErr)
 	}
 	reasons := map[string][]Reason{}
 	var order []string
@@ -523,10 +573,13 @@ func (r *compilation) decide() error {
 		r.rejected[r.c.pos[u]] = nil // a dependency may also have been scored out
 		r.selected = append(r.selected, u)
 		r.res.Selected = append(r.res.Selected, Selected{
-			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: r.tokens[n],
+			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: r.tokensOf(n),
 			Priority: r.c.facts.priority[n], Score: round3(r.score(n)), Confidence: r.confidence(n), Reasons: reasons[n],
 		})
-		r.res.Budget.Used += r.tokens[n]
+		r.res.Budget.Used += r.tokensOf(n)
+		if r.countErr != nil {
+			return countError(r.countErr)
+		}
 		r.event(Event{Stage: StageDecide, Kind: EventSelected, Unit: n, Code: reasons[n][0].Code, Detail: reasons[n][0].Detail})
 		if said := r.q.Negated(n); said != "" {
 			// Only a host decision or its closure can select a negated
@@ -673,6 +726,19 @@ func (r *compilation) fingerprint() error {
 	r.res.Fingerprint = promptFingerprint(r.res.Prompt, r.selected)
 	r.res.CatalogFingerprint = r.c.catalogFP
 	return nil
+}
+
+// countError is a count that failed in decide, reported as measure's, the
+// stage that counted before counts waited for the policy's question.
+func countError(err error) error {
+	var ce *Error
+	if errors.As(err, &ce) {
+		if ce.Stage == "" {
+			ce.Stage = StageMeasure
+		}
+		return ce
+	}
+	return &Error{Stage: StageMeasure, Code: ErrInvalidRequest, Message: err.Error()}
 }
 
 func milli(f float64) int { return int(math.Round(f * 1000)) }
