@@ -86,6 +86,7 @@ type Compiler struct {
 	diags     ir.Diagnostics
 	denied    map[string]bool
 	pos       map[*ir.Unit]int // position in cat.Units
+	rows      []unitRow        // what a rejected entry takes from each unit, by position
 }
 
 // New prepares a compiler over cat with the host policy p. It fails only if
@@ -103,6 +104,7 @@ func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, err
 	for i, u := range cat.Units {
 		c.pos[u] = i
 	}
+	c.rows = newRows(cat)
 	if c.policy.Budget == 0 {
 		c.policy.Budget = DefaultBudget
 	}
@@ -193,11 +195,15 @@ type compilation struct {
 	policyReq   *rules.Request            // the request facts the policy reads
 	judged      map[string]rules.Decision // eligible/3's rejections, by unit
 	cands       []rules.Candidate         // problem's candidates, as the policy reads them
-	// rejected holds each unit's reasons by catalog position, nil when it
-	// is not rejected. Rule 1's reasons are the same for most units of a
-	// large catalog, so those share one slice (see goReasons): a Result is
-	// read, not changed, and a slice per unit would cost a Reason each.
-	rejected [][]Reason
+	// special holds, by catalog position, the reasons of the units whose
+	// reasons are not their standing (reasonsAt): those retrieval's Judge
+	// or the policy rejected, and nil for the candidates and the selected
+	// units, which are not rejected. Every other unit's reasons come from
+	// the catalog's table and its score, so a compile keeps nothing per
+	// unit. Rule 1's reasons are the same for most units of a large
+	// catalog, so those share one slice (see goReasons): a Result is read,
+	// not changed, and a slice per unit would cost a Reason each.
+	special map[int][]Reason
 	bodies   map[string]string
 	tokens   map[string]int
 	// uncounted holds the units measure read and verified but did not
@@ -221,7 +227,7 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 	run := &compilation{
 		ctx: ctx, c: c, req: req, pulse: pulse.New(ctx),
 		explicit: map[string]bool{}, mandatory: map[string]bool{}, denied: map[string]bool{},
-		rejected: make([][]Reason, len(c.cat.Units)), bodies: map[string]string{}, tokens: map[string]int{},
+		bodies: map[string]string{}, tokens: map[string]int{},
 		res: &Result{Schema: Schema, Selected: []Selected{}, Rejected: []Rejected{}, Diagnostics: c.diags},
 	}
 	for _, s := range pipeline {
@@ -331,11 +337,13 @@ func (r *compilation) retrieve() error {
 		}
 	}
 	r.res.Ranking = pr.Ranking
-	for i, x := range pr.Exclusions() {
-		if r.pulse.Stop() {
-			return nil // Compile reports the context's error
-		}
-		r.rejected[i] = r.exclusion(i, x)
+	// Every other unit's reasons are its standing, read when the result
+	// is assembled (buildRejected).
+	for _, i := range pr.CandidatePositions() {
+		r.setReasons(i, nil)
+	}
+	for i, x := range pr.Judged() {
+		r.setReasons(i, r.exclusion(i, x))
 	}
 	return nil
 }
@@ -565,12 +573,12 @@ func (r *compilation) decide() error {
 		}
 		u, _ := r.c.cat.Lookup(d.Name)
 		reason := r.reason(d)
-		r.rejected[r.c.pos[u]] = []Reason{reason}
+		r.setReasons(r.c.pos[u], []Reason{reason})
 		r.event(Event{Stage: StageDecide, Kind: EventRejected, Unit: d.Name, Code: d.Reason, Detail: reason.Detail})
 	}
 	for _, n := range order {
 		u, _ := r.c.cat.Lookup(n)
-		r.rejected[r.c.pos[u]] = nil // a dependency may also have been scored out
+		r.setReasons(r.c.pos[u], nil) // a dependency may also have been scored out
 		r.selected = append(r.selected, u)
 		r.res.Selected = append(r.res.Selected, Selected{
 			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: r.tokensOf(n),
@@ -587,31 +595,10 @@ func (r *compilation) decide() error {
 			r.event(Event{Stage: StageDecide, Kind: EventNegationOverridden, Unit: n, Code: reasons[n][0].Code, Detail: said})
 		}
 	}
-	r.res.Rejected = make([]Rejected, 0, len(r.rejected)-len(r.selected))
-	// The best rejected units carry their confidence: the candidates and
-	// the ranking's units.
-	ranked := make(map[string]bool, len(r.cands)+len(r.problem.Ranking))
-	for _, c := range r.cands {
-		ranked[c.Name] = true
-	}
-	for _, rk := range r.problem.Ranking {
-		ranked[rk.Name] = true
-	}
-	for i, u := range r.c.cat.Units {
-		if r.rejected[i] != nil {
-			var score float64
-			if u.Status != ir.StatusShadowed {
-				score = r.scoreAt(i)
-			}
-			rj := Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Score: round3(score), Reasons: r.rejected[i]}
-			if score > 0 && ranked[u.Name] {
-				rj.Confidence = r.confidence(u.Name)
-			}
-			r.res.Rejected = append(r.res.Rejected, rj)
-		}
-	}
 	r.explainWeak()
-	r.attachEvidence()
+	evidence := r.evidence()
+	r.attachEvidence(evidence)
+	r.res.Rejected = r.buildRejected(evidence)
 	r.res.Decision = DecisionNoRoute
 	if len(r.selected) > 0 {
 		r.res.Decision = DecisionRoute
@@ -639,7 +626,7 @@ func (r *compilation) explainWeak() {
 	}
 	for _, rk := range r.res.Ranking {
 		u, ok := r.c.cat.Lookup(rk.Name)
-		if !ok || explained[rk.Name] || rk.Score == 0 || !rejectedFor(r.rejected[r.c.pos[u]], ReasonBelowThreshold) {
+		if !ok || explained[rk.Name] || rk.Score == 0 || !rejectedFor(r.reasonsAt(r.c.pos[u]), ReasonBelowThreshold) {
 			continue
 		}
 		if ev := r.problem.EvidenceOf(rk.Name); ev != nil {
@@ -648,11 +635,10 @@ func (r *compilation) explainWeak() {
 	}
 }
 
-// attachEvidence puts in the result the evidence the compile computed: the
+// evidence is the evidence the compile computed, by unit name: the
 // candidates', and that of the units the explanation shows (judged
-// ineligible among the best, or best-ranked below the floor). Only the unit
-// that bears a name gets its evidence, never a shadowed namesake.
-func (r *compilation) attachEvidence() {
+// ineligible among the best, or best-ranked below the floor).
+func (r *compilation) evidence() map[string][]Evidence {
 	evidence := make(map[string][]Evidence, len(r.problem.Evidence))
 	// Weights to three decimals, like scores: the last bits of a float
 	// sum are no contract.
@@ -674,23 +660,21 @@ func (r *compilation) attachEvidence() {
 			add(e.Unit, e.Evidence)
 		}
 	}
-	if len(evidence) == 0 {
-		return
-	}
-	owns := func(name, root, path string) bool {
-		u, ok := r.c.cat.Lookup(name)
-		return ok && u.Root == root && u.Path == path
-	}
+	return evidence
+}
+
+// attachEvidence gives the selected units their evidence; buildRejected
+// gives the rejected theirs. Only the unit that bears a name gets its
+// evidence, never a shadowed namesake.
+func (r *compilation) attachEvidence(evidence map[string][]Evidence) {
 	for i := range r.res.Selected {
 		s := &r.res.Selected[i]
-		if ev, ok := evidence[s.Name]; ok && owns(s.Name, s.Root, s.Path) {
-			s.Evidence = ev
+		ev, ok := evidence[s.Name]
+		if !ok {
+			continue
 		}
-	}
-	for i := range r.res.Rejected {
-		rj := &r.res.Rejected[i]
-		if ev, ok := evidence[rj.Name]; ok && owns(rj.Name, rj.Root, rj.Path) {
-			rj.Evidence = ev
+		if u, ok := r.c.cat.Lookup(s.Name); ok && u.Root == s.Root && u.Path == s.Path {
+			s.Evidence = ev
 		}
 	}
 }
