@@ -204,8 +204,8 @@ type compilation struct {
 	// catalog, so those share one slice (see goReasons): a Result is read,
 	// not changed, and a slice per unit would cost a Reason each.
 	special map[int][]Reason
-	bodies   map[string]string
-	tokens   map[string]int
+	bodies  map[string]string
+	tokens  map[string]int
 	// uncounted holds the units measure read and verified but did not
 	// count: a count needs the tokenizer's vocabulary, tens of
 	// milliseconds to load, so it waits until the policy asks (rule 12,
