@@ -162,6 +162,9 @@ func appendString(b []byte, s string) []byte {
 // shortest decimal that reads back as f, in exponent form below 1e-6 and
 // from 1e21, with a one-digit negative exponent not padded.
 func appendFloat(b []byte, f float64) []byte {
+	if f == 0 && !math.Signbit(f) {
+		return append(b, '0') // most units' score
+	}
 	format := byte('f')
 	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
 		format = 'e'
