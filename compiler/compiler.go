@@ -88,6 +88,7 @@ type Compiler struct {
 	diags     ir.Diagnostics
 	denied    map[string]bool
 	pos       map[*ir.Unit]int // position in cat.Units
+	rows      []unitRow        // what a rejected entry takes from each unit, by position
 }
 
 // New prepares a compiler over cat with the host policy p. It fails only if
@@ -111,6 +112,7 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	for i, u := range cat.Units {
 		c.pos[u] = i
 	}
+	c.rows = newRows(cat)
 	if c.policy.Budget == 0 {
 		c.policy.Budget = DefaultBudget
 	}
@@ -229,13 +231,23 @@ type compilation struct {
 	policyReq   *rules.Request            // the request facts the policy reads
 	judged      map[string]rules.Decision // eligible/3's rejections, by unit
 	cands       []rules.Candidate         // problem's candidates, as the policy reads them
-	// rejected holds each unit's reasons by catalog position, nil when it
-	// is not rejected. Rule 1's reasons are the same for most units of a
-	// large catalog, so those share one slice (see goReasons): a Result is
-	// read, not changed, and a slice per unit would cost a Reason each.
-	rejected [][]Reason
-	bodies   map[string]string
-	tokens   map[string]int
+	// special holds, by catalog position, the reasons of the units whose
+	// reasons are not their standing (reasonsAt): those retrieval's Judge
+	// or the policy rejected, and nil for the candidates and the selected
+	// units, which are not rejected. Every other unit's reasons come from
+	// the catalog's table and its score, so a compile keeps nothing per
+	// unit. Rule 1's reasons are the same for most units of a large
+	// catalog, so those share one slice (see goReasons): a Result is read,
+	// not changed, and a slice per unit would cost a Reason each.
+	special map[int][]Reason
+	bodies  map[string]string
+	tokens  map[string]int
+	// uncounted holds the units measure read and verified but did not
+	// count: a count needs the tokenizer's vocabulary, tens of
+	// milliseconds to load, so it waits until the policy asks (rule 12,
+	// packing), which a compile that selects nothing may never do.
+	uncounted map[string]*ir.Unit
+	countErr  error // the first count that failed, reported by decide
 
 	selected []*ir.Unit
 	res      *Result
@@ -251,7 +263,7 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 	run := &compilation{
 		ctx: ctx, c: c, req: req, pulse: pulse.New(ctx),
 		explicit: map[string]bool{}, mandatory: map[string]bool{}, denied: map[string]bool{},
-		rejected: make([][]Reason, len(c.cat.Units)), bodies: map[string]string{}, tokens: map[string]int{},
+		bodies: map[string]string{}, tokens: map[string]int{},
 		res: &Result{Schema: Schema, Selected: []Selected{}, Rejected: []Rejected{}, Diagnostics: c.diags},
 	}
 	for _, s := range pipeline {
@@ -361,11 +373,13 @@ func (r *compilation) retrieve() error {
 		}
 	}
 	r.res.Ranking = pr.Ranking
-	for i, x := range pr.Exclusions() {
-		if r.pulse.Stop() {
-			return nil // Compile reports the context's error
-		}
-		r.rejected[i] = r.exclusion(i, x)
+	// Every other unit's reasons are its standing, read when the result
+	// is assembled (buildRejected).
+	for _, i := range pr.CandidatePositions() {
+		r.setReasons(i, nil)
+	}
+	for i, x := range pr.Judged() {
+		r.setReasons(i, r.exclusion(i, x))
 	}
 	return nil
 }
@@ -404,7 +418,7 @@ func (r *compilation) request() *rules.Request {
 		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
 		Negated:   make(map[string]bool, len(negs)),
 		Ambiguity: string(r.c.policy.Ambiguity), Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
-		Tokens:        func(n string) int { return r.tokens[n] },
+		Tokens:        r.tokensOf,
 		MinConfidence: milliUp(r.c.policy.MinConfidence), IntentConfidence: milliUp(IntentConfidence),
 	}
 	for _, n := range negs {
@@ -461,8 +475,11 @@ func (r *compilation) scoreAt(i int) float64 { return r.problem.ScoreAt(i) }
 // score returns a unit's evidence score in this compile.
 func (r *compilation) score(name string) float64 { return r.problem.Score(name) }
 
-// measure counts the tokens of every candidate and every unit its closure
-// could pull in, reading bodies lazily and caching counts by content digest.
+// measure readies the token counts of every candidate and every unit its
+// closure could pull in: a count the catalog's cache holds is taken from
+// it; any other unit's body is read and verified against its digest now
+// (so a changed body fails here, as before), and counted when the policy
+// asks for it (tokensOf).
 func (r *compilation) measure() error {
 	need := map[string]bool{}
 	for _, c := range r.cands {
@@ -473,29 +490,64 @@ func (r *compilation) measure() error {
 	}
 	for _, n := range slices.Sorted(maps.Keys(need)) {
 		if err := r.ctx.Err(); err != nil {
-			return canceled("", err) // counting a body's tokens takes a while
+			return canceled("", err) // reading bodies takes a while
 		}
 		u, ok := r.c.cat.Lookup(n)
 		if !ok || u.Status != ir.StatusOK {
 			continue // the policy rejects it without asking for tokens
 		}
-		n, err := r.c.countTokens(r, u)
-		if err != nil {
+		if n, ok := r.c.tokens.get(r.tokenKey(u)); ok {
+			r.tokens[u.Name] = n
+			continue
+		}
+		if _, err := r.body(u); err != nil {
 			return err
 		}
-		r.tokens[u.Name] = n
+		if r.uncounted == nil {
+			r.uncounted = map[string]*ir.Unit{}
+		}
+		r.uncounted[u.Name] = u
 	}
 	return nil
 }
 
+// tokensOf answers the policy's tokens/3 for one unit: its count, made
+// now if measure left it uncounted, and 0 for a unit measure skipped. A
+// failed count is kept for decide to report, as measure's.
+func (r *compilation) tokensOf(name string) int {
+	if n, ok := r.tokens[name]; ok {
+		return n
+	}
+	u, ok := r.uncounted[name]
+	if !ok {
+		return 0
+	}
+	delete(r.uncounted, name)
+	n, err := r.c.countTokens(r, u)
+	if err != nil {
+		if r.countErr == nil {
+			r.countErr = err
+		}
+		return 0
+	}
+	r.tokens[name] = n
+	return n
+}
+
+// tokenKey keys a unit's count in the catalog's token cache.
+func (r *compilation) tokenKey(u *ir.Unit) string { return r.tokenizer + ":" + u.SHA256 }
+
 func (c *Compiler) countTokens(r *compilation, u *ir.Unit) (int, error) {
-	key := r.tokenizer + ":" + u.SHA256
+	key := r.tokenKey(u)
 	if n, ok := c.tokens.get(key); ok {
 		return n, nil
 	}
 	body, err := r.body(u)
 	if err != nil {
 		return 0, err
+	}
+	if testHookCount != nil {
+		testHookCount(u.Name)
 	}
 	n, err := CountTokens(r.tokenizer, body)
 	if err != nil {
@@ -504,6 +556,9 @@ func (c *Compiler) countTokens(r *compilation, u *ir.Unit) (int, error) {
 	c.tokens.put(key, n)
 	return n, nil
 }
+
+// testHookCount, when a test sets it, sees every body counted.
+var testHookCount func(name string)
 
 func (r *compilation) body(u *ir.Unit) (string, error) {
 	if b, ok := r.bodies[u.Name]; ok {
@@ -530,6 +585,9 @@ func (r *compilation) decide() error {
 	if err != nil {
 		return r.policyError(err)
 	}
+	if r.countErr != nil {
+		return countError(r.countErr)
+	}
 	reasons := map[string][]Reason{}
 	var order []string
 	for _, d := range decisions {
@@ -551,18 +609,21 @@ func (r *compilation) decide() error {
 		}
 		u, _ := r.c.cat.Lookup(d.Name)
 		reason := r.reason(d)
-		r.rejected[r.c.pos[u]] = []Reason{reason}
+		r.setReasons(r.c.pos[u], []Reason{reason})
 		r.event(Event{Stage: StageDecide, Kind: EventRejected, Unit: d.Name, Code: d.Reason, Detail: reason.Detail})
 	}
 	for _, n := range order {
 		u, _ := r.c.cat.Lookup(n)
-		r.rejected[r.c.pos[u]] = nil // a dependency may also have been scored out
+		r.setReasons(r.c.pos[u], nil) // a dependency may also have been scored out
 		r.selected = append(r.selected, u)
 		r.res.Selected = append(r.res.Selected, Selected{
-			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: r.tokens[n],
+			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: r.tokensOf(n),
 			Priority: r.c.facts.priority[n], Score: round3(r.score(n)), Confidence: r.confidence(n), Reasons: reasons[n],
 		})
-		r.res.Budget.Used += r.tokens[n]
+		r.res.Budget.Used += r.tokensOf(n)
+		if r.countErr != nil {
+			return countError(r.countErr)
+		}
 		r.event(Event{Stage: StageDecide, Kind: EventSelected, Unit: n, Code: reasons[n][0].Code, Detail: reasons[n][0].Detail})
 		if said := r.q.Negated(n); said != "" {
 			// Only a host decision or its closure can select a negated
@@ -570,31 +631,10 @@ func (r *compilation) decide() error {
 			r.event(Event{Stage: StageDecide, Kind: EventNegationOverridden, Unit: n, Code: reasons[n][0].Code, Detail: said})
 		}
 	}
-	r.res.Rejected = make([]Rejected, 0, len(r.rejected)-len(r.selected))
-	// The best rejected units carry their confidence: the candidates and
-	// the ranking's units.
-	ranked := make(map[string]bool, len(r.cands)+len(r.problem.Ranking))
-	for _, c := range r.cands {
-		ranked[c.Name] = true
-	}
-	for _, rk := range r.problem.Ranking {
-		ranked[rk.Name] = true
-	}
-	for i, u := range r.c.cat.Units {
-		if r.rejected[i] != nil {
-			var score float64
-			if u.Status != ir.StatusShadowed {
-				score = r.scoreAt(i)
-			}
-			rj := Rejected{Name: u.Name, Root: u.Root, Path: u.Path, Score: round3(score), Reasons: r.rejected[i]}
-			if score > 0 && ranked[u.Name] {
-				rj.Confidence = r.confidence(u.Name)
-			}
-			r.res.Rejected = append(r.res.Rejected, rj)
-		}
-	}
 	r.explainWeak()
-	r.attachEvidence()
+	evidence := r.evidence()
+	r.attachEvidence(evidence)
+	r.res.Rejected = r.buildRejected(evidence)
 	r.res.Decision = DecisionNoRoute
 	if len(r.selected) > 0 {
 		r.res.Decision = DecisionRoute
@@ -622,7 +662,7 @@ func (r *compilation) explainWeak() {
 	}
 	for _, rk := range r.res.Ranking {
 		u, ok := r.c.cat.Lookup(rk.Name)
-		if !ok || explained[rk.Name] || rk.Score == 0 || !rejectedFor(r.rejected[r.c.pos[u]], ReasonBelowThreshold) {
+		if !ok || explained[rk.Name] || rk.Score == 0 || !rejectedFor(r.reasonsAt(r.c.pos[u]), ReasonBelowThreshold) {
 			continue
 		}
 		if ev := r.problem.EvidenceOf(rk.Name); ev != nil {
@@ -631,11 +671,10 @@ func (r *compilation) explainWeak() {
 	}
 }
 
-// attachEvidence puts in the result the evidence the compile computed: the
+// evidence is the evidence the compile computed, by unit name: the
 // candidates', and that of the units the explanation shows (judged
-// ineligible among the best, or best-ranked below the floor). Only the unit
-// that bears a name gets its evidence, never a shadowed namesake.
-func (r *compilation) attachEvidence() {
+// ineligible among the best, or best-ranked below the floor).
+func (r *compilation) evidence() map[string][]Evidence {
 	evidence := make(map[string][]Evidence, len(r.problem.Evidence))
 	// Weights to three decimals, like scores: the last bits of a float
 	// sum are no contract.
@@ -657,23 +696,21 @@ func (r *compilation) attachEvidence() {
 			add(e.Unit, e.Evidence)
 		}
 	}
-	if len(evidence) == 0 {
-		return
-	}
-	owns := func(name, root, path string) bool {
-		u, ok := r.c.cat.Lookup(name)
-		return ok && u.Root == root && u.Path == path
-	}
+	return evidence
+}
+
+// attachEvidence gives the selected units their evidence; buildRejected
+// gives the rejected theirs. Only the unit that bears a name gets its
+// evidence, never a shadowed namesake.
+func (r *compilation) attachEvidence(evidence map[string][]Evidence) {
 	for i := range r.res.Selected {
 		s := &r.res.Selected[i]
-		if ev, ok := evidence[s.Name]; ok && owns(s.Name, s.Root, s.Path) {
-			s.Evidence = ev
+		ev, ok := evidence[s.Name]
+		if !ok {
+			continue
 		}
-	}
-	for i := range r.res.Rejected {
-		rj := &r.res.Rejected[i]
-		if ev, ok := evidence[rj.Name]; ok && owns(rj.Name, rj.Root, rj.Path) {
-			rj.Evidence = ev
+		if u, ok := r.c.cat.Lookup(s.Name); ok && u.Root == s.Root && u.Path == s.Path {
+			s.Evidence = ev
 		}
 	}
 }
@@ -709,6 +746,19 @@ func (r *compilation) fingerprint() error {
 	r.res.Fingerprint = promptFingerprint(r.res.Prompt, r.selected)
 	r.res.CatalogFingerprint = r.c.catalogFP
 	return nil
+}
+
+// countError is a count that failed in decide, reported as measure's, the
+// stage that counted before counts waited for the policy's question.
+func countError(err error) error {
+	var ce *Error
+	if errors.As(err, &ce) {
+		if ce.Stage == "" {
+			ce.Stage = StageMeasure
+		}
+		return ce
+	}
+	return &Error{Stage: StageMeasure, Code: ErrInvalidRequest, Message: err.Error()}
 }
 
 func milli(f float64) int { return int(math.Round(f * 1000)) }

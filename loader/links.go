@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"errors"
 	"html"
 	"io/fs"
@@ -77,15 +78,17 @@ func scanLinks(body []byte, firstLine int) []Link {
 	return out
 }
 
-// maskFences returns a copy of body with every line of a fenced code block,
-// fences included, blanked to spaces. Newlines stay, so offsets keep their
-// lines and a blanked block still ends a paragraph. A fence opens with at
-// most three spaces of indent and three or more backticks or tildes (an info
-// string after backticks may hold none), and closes with at least as many of
-// the same character and nothing else; an unclosed fence runs to the end, as
-// CommonMark has it.
+// maskFences returns body with every line of a fenced code block, fences
+// included, blanked to spaces: a copy when there is a block to blank, else
+// body itself, which the caller only reads. Newlines stay, so offsets keep
+// their lines and a blanked block still ends a paragraph. A fence opens with
+// at most three spaces of indent and three or more backticks or tildes (an
+// info string after backticks may hold none), and closes with at least as
+// many of the same character and nothing else; an unclosed fence runs to
+// the end, as CommonMark has it.
 func maskFences(body []byte) []byte {
-	text := append([]byte(nil), body...)
+	text := body
+	copied := false
 	var fence byte
 	var fenceLen int
 	for pos := 0; pos < len(text); {
@@ -93,7 +96,7 @@ func maskFences(body []byte) []byte {
 		for end < len(text) && text[end] != '\n' {
 			end++
 		}
-		line := strings.TrimRight(string(text[pos:end]), "\r")
+		line := bytes.TrimRight(text[pos:end], "\r")
 		blank := fence != 0
 		if fence == 0 {
 			if ch, n, ok := fenceOpen(line); ok {
@@ -103,6 +106,9 @@ func maskFences(body []byte) []byte {
 			fence = 0
 		}
 		if blank {
+			if !copied {
+				text, copied = append([]byte(nil), body...), true
+			}
 			for k := pos; k < end; k++ {
 				text[k] = ' '
 			}
@@ -112,7 +118,7 @@ func maskFences(body []byte) []byte {
 	return text
 }
 
-func fenceIndent(line string) (string, bool) {
+func fenceIndent(line []byte) ([]byte, bool) {
 	n := 0
 	for n < len(line) && line[n] == ' ' {
 		n++
@@ -120,7 +126,7 @@ func fenceIndent(line string) (string, bool) {
 	return line[n:], n <= 3
 }
 
-func fenceOpen(line string) (byte, int, bool) {
+func fenceOpen(line []byte) (byte, int, bool) {
 	rest, ok := fenceIndent(line)
 	if !ok || len(rest) < 3 || (rest[0] != '`' && rest[0] != '~') {
 		return 0, 0, false
@@ -130,13 +136,13 @@ func fenceOpen(line string) (byte, int, bool) {
 	for n < len(rest) && rest[n] == ch {
 		n++
 	}
-	if n < 3 || (ch == '`' && strings.Contains(rest[n:], "`")) {
+	if n < 3 || (ch == '`' && bytes.IndexByte(rest[n:], '`') >= 0) {
 		return 0, 0, false
 	}
 	return ch, n, true
 }
 
-func fenceClose(line string, ch byte, n int) bool {
+func fenceClose(line []byte, ch byte, n int) bool {
 	rest, ok := fenceIndent(line)
 	if !ok {
 		return false
@@ -145,7 +151,7 @@ func fenceClose(line string, ch byte, n int) bool {
 	for k < len(rest) && rest[k] == ch {
 		k++
 	}
-	return k >= n && strings.TrimRight(rest[k:], " \t") == ""
+	return k >= n && len(bytes.TrimRight(rest[k:], " \t")) == 0
 }
 
 // lineIndex maps byte offsets to file lines.

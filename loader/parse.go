@@ -67,10 +67,7 @@ var hostFieldKeys = map[string]bool{
 	"user-invocable": true, "disallowed-tools": true, "shell": true, "version": true,
 }
 
-var (
-	headingRE = regexp.MustCompile(`^#{1,6}\s+(.+?)\s*#*\s*$`)
-	yamlLine  = regexp.MustCompile(`line (\d+)`)
-)
+var yamlLine = regexp.MustCompile(`line (\d+)`)
 
 // diagSink collects diagnostics for one file.
 type diagSink struct {
@@ -130,26 +127,23 @@ func ParseSkill(path string, content []byte, limits Limits) (*Parsed, ir.Diagnos
 // frontmatter (offset 0) or when it is never closed (offset -1).
 func splitFrontmatter(content []byte, start int) (fm string, bodyOffset int, ok bool) {
 	first, rest, found := bytes.Cut(content[start:], []byte("\n"))
-	if strings.TrimRight(string(first), " \t\r") != "---" {
+	if !isFence(first, "---") {
 		return "", 0, false
 	}
 	if !found {
 		return "", -1, false
 	}
-	pos := start + len(first) + 1
-	var b strings.Builder
+	fmStart := start + len(first) + 1
+	pos := fmStart
 	for len(rest) > 0 {
 		line, next, more := bytes.Cut(rest, []byte("\n"))
 		lineEnd := pos + len(line)
 		if more {
 			lineEnd++
 		}
-		trimmed := strings.TrimRight(string(line), " \t\r")
-		if trimmed == "---" || trimmed == "..." {
-			return b.String(), lineEnd, true
+		if isFence(line, "---") || isFence(line, "...") {
+			return foldCRLF(content[fmStart:pos]), lineEnd, true
 		}
-		b.Write(bytes.TrimSuffix(line, []byte("\r")))
-		b.WriteByte('\n')
 		pos, rest = lineEnd, next
 		if !more {
 			break
@@ -158,8 +152,36 @@ func splitFrontmatter(content []byte, start int) (fm string, bodyOffset int, ok 
 	return "", -1, false
 }
 
+// isFence reports whether line is marker followed only by spaces, tabs and
+// carriage returns.
+func isFence(line []byte, marker string) bool {
+	return string(bytes.TrimRight(line, " \t\r")) == marker
+}
+
+// foldCRLF returns the frontmatter lines, each ended by "\n", with one
+// carriage return dropped before each line feed: a copy made once, and
+// line by line only when there is a carriage return to drop.
+func foldCRLF(lines []byte) string {
+	if bytes.IndexByte(lines, '\r') < 0 {
+		return string(lines)
+	}
+	var b strings.Builder
+	b.Grow(len(lines))
+	for len(lines) > 0 {
+		line, rest, _ := bytes.Cut(lines, []byte("\n"))
+		b.Write(bytes.TrimSuffix(line, []byte("\r")))
+		b.WriteByte('\n')
+		lines = rest
+	}
+	return b.String()
+}
+
 func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) bool {
-	doc, err := DecodeYAML([]byte(text))
+	doc, fast := decodeFrontmatterFast(text)
+	var err error
+	if !fast {
+		doc, err = DecodeYAML([]byte(text))
+	}
 	var refused *YAMLError
 	if err != nil && !errors.As(err, &refused) {
 		// Many published skills write "description: Audit code: find bugs",
@@ -406,40 +428,97 @@ func cleanYAMLError(err error) string {
 	return strings.TrimPrefix(err.Error(), "yaml: ")
 }
 
-// scanBody collects headings and links, skipping fenced code.
+// scanBody collects headings and links, skipping fenced code. It works on
+// the bytes of body and copies only what it keeps (headings, and the lead
+// once), since it runs over every line of every skill a load reads.
 func scanBody(body []byte, firstLine int, p *Parsed) {
 	p.Links = scanLinks(body, firstLine)
 	inFence := false
+	// The lead is built on the stack: no more than leadLimit+1 bytes are
+	// ever appended, which is all the cut to leadLimit on a character
+	// boundary looks at.
+	var leadBuf [leadLimit + 1]byte
+	lead := leadBuf[:0]
 	for len(body) > 0 {
 		raw, rest, _ := bytes.Cut(body, []byte("\n"))
-		text := strings.TrimRight(string(raw), "\r")
-		trimmed := strings.TrimSpace(text)
+		text := bytes.TrimRight(raw, "\r")
+		trimmed := bytes.TrimSpace(text)
 		switch {
-		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
+		case bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~")):
 			inFence = !inFence
 		case inFence:
 		default:
-			if m := headingRE.FindStringSubmatch(text); m != nil {
-				p.Headings = append(p.Headings, m[1])
-			} else if trimmed != "" && len(p.Lead) < leadLimit {
-				if p.Lead != "" {
-					p.Lead += " "
+			if h, ok := heading(text); ok {
+				p.Headings = append(p.Headings, string(h))
+			} else if len(trimmed) > 0 && len(lead) < leadLimit {
+				if len(lead) > 0 {
+					lead = append(lead, ' ')
 				}
-				p.Lead += trimmed
-				if len(p.Lead) > leadLimit {
-					p.Lead = truncateUTF8(p.Lead, leadLimit)
+				lead = append(lead, trimmed[:min(len(trimmed), cap(lead)-len(lead))]...)
+				if len(lead) > leadLimit {
+					lead = lead[:truncatedLen(lead, leadLimit)]
 				}
 			}
 		}
 		body = rest
 	}
+	p.Lead = string(lead)
 }
 
-func truncateUTF8(s string, n int) string {
-	for n > 0 && !utf8.RuneStart(s[n]) {
+// heading returns the text of an ATX heading line, as the regular
+// expression ^#{1,6}\s+(.+?)\s*#*\s*$ (with RE2's ASCII \s) captures it:
+// one to six hashes, at least one space, then the shortest text of at
+// least one character after which only spaces, hashes and spaces remain.
+// TestHeadingMatchesRegexp holds it to that expression.
+func heading(line []byte) ([]byte, bool) {
+	n := 0
+	for n < len(line) && line[n] == '#' {
+		n++
+	}
+	if n == 0 || n > 6 || n == len(line) || !reSpace(line[n]) {
+		return nil, false
+	}
+	p := n
+	for p < len(line) && reSpace(line[p]) {
+		p++
+	}
+	if p == len(line) {
+		// Only spaces follow: \s+ gives its last one back to (.+?).
+		if p-n < 2 {
+			return nil, false
+		}
+		return line[p-1:], true
+	}
+	// s is where the longest tail of spaces, hashes and spaces begins;
+	// the capture ends there, but holds at least one character.
+	s := len(line)
+	for s > p && reSpace(line[s-1]) {
+		s--
+	}
+	for s > p && line[s-1] == '#' {
+		s--
+	}
+	for s > p && reSpace(line[s-1]) {
+		s--
+	}
+	if _, size := utf8.DecodeRune(line[p:]); s < p+size {
+		s = p + size
+	}
+	return line[p:s], true
+}
+
+// reSpace is RE2's \s: ASCII space, tab, newline, form feed, carriage return.
+func reSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// truncatedLen is the length of b cut to at most n bytes on a rune
+// boundary; b is longer than n.
+func truncatedLen(b []byte, n int) int {
+	for n > 0 && !utf8.RuneStart(b[n]) {
 		n--
 	}
-	return s[:n]
+	return n
 }
 
 func lineAt(content []byte, offset int) int {

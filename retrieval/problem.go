@@ -171,7 +171,7 @@ func (pr *Problem) Exclusions() iter.Seq2[int, Exclusion] {
 			if len(marks) > 0 && marks[0].pos == i {
 				x, marks = marks[0].x, marks[1:]
 			} else {
-				x = standing(u, pr.ScoreAt(i))
+				x = Standing(u, pr.ScoreAt(i))
 			}
 			if !yield(i, x) {
 				return
@@ -179,6 +179,27 @@ func (pr *Problem) Exclusions() iter.Seq2[int, Exclusion] {
 		}
 	}
 }
+
+// Judged yields, in catalog order, the catalog position of every unit that
+// is not a candidate and that the Judge kept out, and its Exclusion: the
+// units whose Exclusions entry is not their standing. A caller that
+// computes standings itself walks these few instead of the catalog.
+func (pr *Problem) Judged() iter.Seq2[int, Exclusion] {
+	return func(yield func(int, Exclusion) bool) {
+		for _, m := range pr.marked {
+			if _, cand := slices.BinarySearch(pr.candPos, m.pos); cand {
+				continue
+			}
+			if !yield(m.pos, m.x) {
+				return
+			}
+		}
+	}
+}
+
+// CandidatePositions returns the catalog positions of the candidates,
+// ascending: the units Exclusions skips.
+func (pr *Problem) CandidatePositions() []int { return slices.Clone(pr.candPos) }
 
 // Exclusion returns why the unit at catalog position i stays out, or a
 // zero Exclusion for a candidate.
@@ -189,7 +210,7 @@ func (pr *Problem) Exclusion(i int) Exclusion {
 	if j, ok := slices.BinarySearchFunc(pr.marked, i, func(m marked, i int) int { return cmp.Compare(m.pos, i) }); ok {
 		return pr.marked[j].x
 	}
-	return standing(pr.ix.cat.Units[i], pr.ScoreAt(i))
+	return Standing(pr.ix.cat.Units[i], pr.ScoreAt(i))
 }
 
 // EvidenceOf returns a unit's evidence, largest first: the candidates'
@@ -283,17 +304,26 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 	return pr, nil
 }
 
-// standing is the reason a unit that is neither a candidate nor judged
+// Standing is the reason a unit that is neither a candidate nor judged
 // ineligible stays out: its loader status, else how much evidence it has.
 // A unit at or above the candidate floor was outranked: it was left
 // outside the cap, judged eligible or never judged because four eligible
 // units ranked before it.
-func standing(u *ir.Unit, score float64) Exclusion {
+func Standing(u *ir.Unit, score float64) Exclusion {
 	switch {
 	case u.Status == ir.StatusShadowed:
 		return Exclusion{Code: Shadowed, Detail: u.ShadowedBy}
 	case u.Status == ir.StatusInvalid:
 		return Exclusion{Code: Invalid}
+	}
+	return ScoreStanding(score)
+}
+
+// ScoreStanding is the standing of a unit the loader neither shadowed nor
+// found invalid, which its score alone decides. A caller that knows a
+// unit's status (from a table of the catalog, say) asks it directly.
+func ScoreStanding(score float64) Exclusion {
+	switch {
 	case score >= CandidateFloor:
 		return Exclusion{Code: BelowThreshold, Outranked: true}
 	case score != 0:

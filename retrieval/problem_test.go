@@ -150,6 +150,28 @@ func TestRetrieve(t *testing.T) {
 			if want := len(ix.cat.Units) - len(pr.candPos); seen != want {
 				t.Errorf("exclusions: got %d; want one per non-candidate, %d", seen, want)
 			}
+			// Judged, CandidatePositions and the standings rebuild
+			// Exclusions, as a caller with a table of the catalog does.
+			judged := map[int]Exclusion{}
+			for i, x := range pr.Judged() {
+				judged[i] = x
+			}
+			candPositions := pr.CandidatePositions()
+			for i, u := range ix.cat.Units {
+				if slices.Contains(candPositions, i) {
+					continue
+				}
+				x, ok := judged[i]
+				if !ok {
+					x = Standing(u, pr.ScoreAt(i))
+					if u.Status == ir.StatusOK && x != ScoreStanding(pr.ScoreAt(i)) {
+						t.Errorf("unit %d: ScoreStanding differs from its standing %+v", i, x)
+					}
+				}
+				if want := pr.Exclusion(i); x != want {
+					t.Errorf("unit %d: Judged and standings give %+v; Exclusion %+v", i, x, want)
+				}
+			}
 			want := 0.0
 			if tt.wd != "" {
 				want = pr.Score(tt.wd)

@@ -196,6 +196,15 @@ func TestCompileContract(t *testing.T) {
 	if status != 200 || !bytes.Equal(got, want.Bytes()) {
 		t.Fatalf("got %d:\n%s\nwant:\n%s", status, got, want.Bytes())
 	}
+	// The answer goes out whole, with its length, not in chunks.
+	resp, err := http.Post(ts.URL+"/v1/compile", "application/json", strings.NewReader(`{"task": "deploy it", "select": ["tdd"], "budget": 5000}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.ContentLength != int64(want.Len()) || len(resp.TransferEncoding) > 0 {
+		t.Errorf("got Content-Length %d, transfer encoding %v; want %d, none", resp.ContentLength, resp.TransferEncoding, want.Len())
+	}
 }
 
 // TestToken: with a token, every endpoint requires it; a wrong one, or

@@ -100,13 +100,33 @@ func readRegular(f *os.File, name string, limit int64) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
 	}
-	var r io.Reader = f
-	if limit >= 0 {
-		r = io.LimitReader(f, limit+1)
+	// The buffer is sized from the open file, one byte over so that the
+	// read that meets the end fits in it; a file that grew since is still
+	// read to its end (or to the limit) by append's growth.
+	size := info.Size()
+	if limit >= 0 && size > limit {
+		size = limit
 	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
+	data := make([]byte, 0, size+1)
+	for {
+		if limit >= 0 && int64(len(data)) > limit {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		want := cap(data)
+		if limit >= 0 && int64(want) > limit+1 {
+			want = int(limit + 1)
+		}
+		n, err := f.Read(data[len(data):want])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if limit >= 0 && int64(len(data)) > limit {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}

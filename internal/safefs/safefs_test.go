@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -161,5 +162,47 @@ func TestOpenedFIFO(t *testing.T) {
 	})
 	if !errors.Is(err, ErrNotRegular) {
 		t.Errorf("got %v; want ErrNotRegular", err)
+	}
+}
+
+// TestReadFileSizes checks reads on either side of the limit, and without
+// one, return the whole file or ErrTooLarge, as io.ReadAll over a reader
+// limited to one byte past the limit did.
+func TestReadFileSizes(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, tt := range []struct {
+		name  string
+		size  int
+		limit int64
+		large bool
+	}{
+		{"empty", 0, 10, false},
+		{"under", 9, 10, false},
+		{"at", 10, 10, false},
+		{"one over", 11, 10, true},
+		{"far over", 100 << 10, 10, true},
+		{"no limit", 100 << 10, -1, false},
+		{"zero limit", 1, 0, true},
+		{"zero limit empty", 0, 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			want := strings.Repeat("x", tt.size)
+			write(t, filepath.Join(dir, "f"), want)
+			got, err := ReadFile(root, "f", tt.limit)
+			if tt.large {
+				if !errors.Is(err, ErrTooLarge) {
+					t.Fatalf("got %v; want ErrTooLarge", err)
+				}
+				return
+			}
+			if err != nil || string(got) != want {
+				t.Fatalf("got %d bytes, %v; want %d bytes", len(got), err, tt.size)
+			}
+		})
 	}
 }
