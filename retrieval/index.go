@@ -58,10 +58,14 @@ const (
 	bm25K1 = 2.0
 	// Phrase bonuses: the whole name, an alias, or a multi-word trigger
 	// appears in the task as consecutive words. A name's and an alias's
-	// bonus is scaled by how informative its words are (weighNames).
+	// bonus is scaled by how informative its words are in the catalog
+	// (weighNames) and by the share of the task they hold (nameShare).
 	bonusName    = 6.0
 	bonusAlias   = 5.0
 	bonusTrigger = 3.0 // times weight/100
+	// nameShareFull is the share of the task's informative weight a
+	// name's words must hold for its phrase to earn the whole bonus.
+	nameShareFull = 0.35
 	// bonusBigram applies once per pair of consecutive task terms that also
 	// appear consecutively in the unit's name, description, when_to_use or
 	// triggers: word order is evidence a bag of words misses.

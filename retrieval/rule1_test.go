@@ -612,9 +612,10 @@ func TestRelate(t *testing.T) {
 }
 
 // TestNamePhraseByInformativeness: a whole-name match counts by how
-// informative the name's words are in this catalog: a name that is one
-// word many units use earns a share of the name bonus, a rare word or a
-// name of several words all of it. A flat bonus let a common-word name
+// informative the name's words are in this catalog and in the task: a
+// name that is one word many units use earns a share of the name bonus, a
+// rare word or a name of several words all of it, unless the task holds
+// much more than the name. A flat bonus let a common-word name
 // ("Holidays" among a dozen holiday tools) outrank the unit the task
 // describes.
 func TestNamePhraseByInformativeness(t *testing.T) {
@@ -622,6 +623,7 @@ func TestNamePhraseByInformativeness(t *testing.T) {
 		unit("holidays", "Historical data regarding holidays"),
 		unit("public-calendar", "Public holidays for more than ninety countries"),
 		unit("zebra", "Facts about striped animals"),
+		unit("savanna-guide", "Savanna wildlife: the weight, height, diet and range of grazing herds"),
 	}
 	for i := range 12 {
 		units = append(units, unit(fmt.Sprintf("other-%d", i), "Holidays and observances of region "+fmt.Sprint(i)))
@@ -642,6 +644,10 @@ func TestNamePhraseByInformativeness(t *testing.T) {
 		{name: "common one-word name earns a share", task: "holidays in China", unit: "holidays"},
 		{name: "rare one-word name earns it all", task: "tell me about the zebra", unit: "zebra", full: true},
 		{name: "name of several words earns it all", task: "the public calendar", unit: "public-calendar", full: true},
+		// Its term match counts the word; a flat bonus on top let a
+		// one-word name mentioned in passing outrank the unit the task
+		// describes.
+		{name: "rare name among many task words earns a share", task: "list the striped animals of the savanna by weight, height, diet and range, zebra included", unit: "zebra"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
