@@ -715,8 +715,8 @@ func (r *compilation) confidenceOf(name string) (int, bool) {
 	return c, true
 }
 
-// explainsMore answers explains_more/3 (rule 9): a's evidence explains at
-// least TieExplained times the share of the task b's explains.
+// explainsMore answers explains_more/3 (rule 9): a fits the task at least
+// TieExplained times as well as b (retrieval.Problem.ExplainsMore).
 func (r *compilation) explainsMore(a, b string) bool {
-	return r.problem.Explained(a) >= TieExplained*r.problem.Explained(b)
+	return r.problem.ExplainsMore(a, b, TieExplained)
 }

@@ -106,8 +106,10 @@
 %                           intents; IntentConfidence 0.7).
 %   explains_more(+Req, +A, +B) A's evidence explains at least 1.05 times
 %                           (TieExplained) the share of the task's
-%                           informative weight B's explains
-%                           (Problem.Explained; rule 9).
+%                           informative weight B's explains, each share
+%                           scaled by how much of the unit's name the
+%                           task states when it states part of both
+%                           (Problem.ExplainsMore; rule 9).
 %   judged(+Req)            the lexical candidates passed eligible/3 in this
 %                           request already, so decide/4 does not judge
 %                           them again (one policy step per rule saved).
