@@ -404,7 +404,7 @@ origin_rank(lexical, 2).
 % tie, as it is no margin in Rule 10; a conflict alone is no tie either (two
 % conflicting units may answer different parts of one task; Rule 12 settles
 % them). A rival is no tie either when the best explains more
-% (unless_clear/9: the best explains more than every rival within the tie
+% (unless_clear/7: the best explains more than every rival within the tie
 % ratio, so only a rival scoring as much as the best still ties), and no
 % tie is asked about when rule 10 gates the task (below_min_confidence). A best candidate below the support floor could not be selected even
 % with no rival, so its ties are no question worth asking: Rule 10 rejects
@@ -420,7 +420,7 @@ origin_rank(lexical, 2).
 % Tied lists the candidates a tie kept (top and all modes): a tie is
 % evidence enough, so Rule 10 does not hold them to the threshold. Tie is
 % tie(T) when the host is asked about T and its rivals, else no_tie.
-ambiguity(Req, x(Cands, I), Ranked, Clear, [T|Rivals], Rejected, Tie) :-
+ambiguity(Req, x(_, I), Ranked, Clear, [T|Rivals], Rejected, Tie) :-
     first_lexical(Ranked, Top),
     Top = cand(T, _, ST),
     support_floor(Req, F), ST >= F,
@@ -428,7 +428,7 @@ ambiguity(Req, x(Cands, I), Ranked, Clear, [T|Rivals], Rejected, Tie) :-
     rivals(Req, I, R, T, ST, Ranked, Rivals0),
     Rivals0 \== [],
     ungated(I),
-    unless_clear(Req, I, R, Cands, T, ST, Ranked, Rivals0, Rivals),
+    unless_clear(Req, I, T, ST, Ranked, Rivals0, Rivals),
     Rivals \== [], !,
     ambiguity_mode(Req, Mode),
     resolve_tie(Mode, Top, Rivals, Ranked, Clear, Rejected),
@@ -466,26 +466,24 @@ rivals(Req, I, R, T, ST, [cand(N, lexical, S)|Cs], Rivals) :-
     rivals(Req, I, R, T, ST, Cs, Ns).
 rivals(Req, I, R, T, ST, [_|Cs], Ns) :- rivals(Req, I, R, T, ST, Cs, Ns).
 
-% unless_clear(+Req, +I, +R, +Cands, +T, +ST, +Ranked, +Rivals0, -Rivals):
-% a rival within the tie ratio is no tie when the best explains more
-% (explains_more/3): when the best lexical candidate of the request
-% explains more than every other lexical candidate scoring within the tie
-% ratio of it, only a rival scoring at least as much as the best ties (the
-% ratio becomes 100). Near-duplicate units score close however plain the
-% task is; what each explains of it does not. Asked only once a rival
-% within the ratio was found, so most requests never pay for it.
-unless_clear(Req, I, R, Cands, T, ST, Ranked, _, Rivals) :-
-    first_lexical(Cands, cand(B, _, SB)),
-    explains_more_all(Cands, Req, R, B, SB), !,
+% unless_clear(+Req, +I, +T, +ST, +Ranked, +Rivals0, -Rivals): a rival
+% within the tie ratio is no tie when the best explains more
+% (explains_more/3): when the best, T, explains more than each of its
+% rivals within the tie ratio (Rivals0), only a rival scoring at least as
+% much as the best ties (the ratio becomes 100). Near-duplicate units
+% score close however plain the task is; what each explains of it does
+% not. A candidate within the ratio that is no rival (it rests on other
+% task words) has no say. Asked only once a rival within the ratio was
+% found, so most requests never pay for it.
+unless_clear(Req, I, T, ST, Ranked, Rivals0, Rivals) :-
+    explains_more_each(Rivals0, Req, T), !,
     rivals(Req, I, 100, T, ST, Ranked, Rivals).
-unless_clear(_, _, _, _, _, _, _, Rivals, Rivals).
+unless_clear(_, _, _, _, _, Rivals, Rivals).
 
-explains_more_all([], _, _, _, _).
-explains_more_all([cand(N, lexical, S)|Cs], Req, R, B, SB) :-
-    N \== B, S * 100 >= SB * R, !,
-    explains_more(Req, B, N),
-    explains_more_all(Cs, Req, R, B, SB).
-explains_more_all([_|Cs], Req, R, B, SB) :- explains_more_all(Cs, Req, R, B, SB).
+explains_more_each([], _, _).
+explains_more_each([N|Ns], Req, T) :-
+    explains_more(Req, T, N),
+    explains_more_each(Ns, Req, T).
 
 competes(Req, _, _, A, B) :- same_object(Req, A, B), !.
 competes(Req, I, SA, A, B) :- redundant(Req, A, B), grounded(Req, I, SA, A).
