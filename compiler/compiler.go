@@ -487,6 +487,7 @@ func (r *compilation) decide() error {
 	req := r.policyReq
 	req.Candidates = r.cands
 	req.Redundant, req.SameObject, req.Breadth = r.problem.Redundant, r.problem.SameObject, r.problem.Breadth
+	req.Apart = r.problem.Apart
 	req.Withdrawn = milli(r.problem.Withdrawn)
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
 	req.Confidence, req.ExplainsMore = r.confidenceOf, r.explainsMore

@@ -215,6 +215,7 @@ func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
 	raw = make(map[string][]rawPosting, nPostings)
 	quotedDF := quotedFrequency(bags)
 	quotedCap := max(quotedMinShared, len(ix.units)/quotedShare)
+	useDF := useWhenFrequency(bags)
 	ix.bigrams = make(map[bigram][]int32, nGrams)
 	for id, u := range ix.units {
 		if p.Now() {
@@ -267,6 +268,14 @@ func Build(cat *ir.Catalog, p *pulse.Pulse) *Index {
 		ix.unitObjects = append(ix.unitObjects, declare(ix.objects, u.Triggers, ir.TriggerObject))
 		ix.unitActions = append(ix.unitActions, declare(ix.actions, u.Triggers, ir.TriggerVerb))
 		b := &bags[id]
+		// A "Use when" term many units' clauses share is the catalog's
+		// boilerplate ("mentions", "asks"): a trigger for none of them.
+		for _, t := range b.useWhen {
+			if i, ok := slices.BinarySearch(b.terms, t); ok && useDF[t] <= quotedCap {
+				b.tf[i][fieldTrigger]++
+				b.lens[fieldTrigger]++
+			}
+		}
 		for _, g := range b.grams {
 			ix.bigrams[g] = append(ix.bigrams[g], id) // id ascends: units in order
 		}
@@ -368,6 +377,9 @@ type bag struct {
 	// quoted are the phrases the unit's description and when_to_use quote:
 	// its own words for when to use it ("debug this").
 	quoted []string
+	// useWhen are the terms of its "Use when ..." clauses, sorted and
+	// deduplicated.
+	useWhen []string
 }
 
 // bagsOf computes every unit's bag, on all cores: splitting and stemming
@@ -431,11 +443,39 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 	// Their words are counted where they stand; the phrases are matched
 	// whole (Build), unless the catalog's boilerplate.
 	b.quoted = append(Quoted(u.Description), Quoted(u.WhenToUse)...)
+	// A "Use when ..." clause is the unit's own words for when it is
+	// wanted: its terms count as triggers too (Build, unless the
+	// catalog's boilerplate). The addressee that opens it ("the user")
+	// says who asks, not what for, so it is not counted at all.
+	for _, ft := range [...]struct {
+		f    field
+		text string
+	}{{fieldDescription, u.Description}, {fieldWhenToUse, u.WhenToUse}} {
+		f := ft.f
+		clauses, who := UseWhen(ft.text)
+		for _, c := range clauses {
+			b.useWhen = append(b.useWhen, Terms(c)...)
+		}
+		for _, w := range Terms(strings.Join(who, " ")) {
+			if j, ok := at[w]; ok && freqs[j][f] > 0 {
+				freqs[j][f]--
+				b.lens[f]--
+			}
+		}
+	}
+	slices.Sort(b.useWhen)
+	b.useWhen = slices.Compact(b.useWhen)
 	for _, h := range u.Headings {
 		add(fieldHeading, h, 1, false)
 	}
 	add(fieldLead, u.Lead, 1, false)
-	b.terms = slices.Sorted(maps.Keys(at))
+	b.terms = make([]string, 0, len(at))
+	for t, j := range at {
+		if freqs[j] != ([numFields]float32{}) { // an addressee only
+			b.terms = append(b.terms, t)
+		}
+	}
+	slices.Sort(b.terms)
 	b.tf = make([][numFields]float32, len(b.terms))
 	for i, t := range b.terms {
 		b.tf[i] = freqs[at[t]]
@@ -541,6 +581,18 @@ const (
 	quotedMinShared = 2
 	quotedShare     = 50
 )
+
+// useWhenFrequency counts, for each term of a "Use when" clause, how many
+// units' clauses hold it.
+func useWhenFrequency(bags []bag) map[string]int {
+	df := map[string]int{}
+	for i := range bags {
+		for _, t := range bags[i].useWhen { // deduplicated per unit
+			df[t]++
+		}
+	}
+	return df
+}
 
 // quotedFrequency counts, for each quoted phrase (as its stems joined by
 // spaces), how many units quote it.

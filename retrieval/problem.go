@@ -121,6 +121,10 @@ type Problem struct {
 	// SameObject holds [a, b] for a lexical candidate b when the task names
 	// an object both declare.
 	SameObject map[[2]string]bool
+	// Apart holds [a, b] for a lexical candidate b when b's evidence rests
+	// on a task term in a clause of the task where a's rests on none: b
+	// answers a part of the task of its own (see Index.apart).
+	Apart map[[2]string]bool
 	// Breadth counts the distinct task terms each candidate's positive
 	// evidence rests on, or the words of its longest phrase matched whole
 	// when that is more.
@@ -272,6 +276,7 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 		}
 	}
 	pr.Redundant, pr.SameObject, pr.Breadth = ix.relate(q, pr.Candidates, pr.Evidence)
+	pr.Apart = ix.apart(q, pr.Candidates, pr.Evidence)
 	pr.Ranking = ix.top(scores, RankingSize)
 	for _, c := range pr.Candidates {
 		if i, ok := ix.catalogPos(c.Name); ok {

@@ -80,6 +80,11 @@ type Request struct {
 	Redundant map[[2]string]bool
 	// SameObject holds [a, b] when the task names an object both declare.
 	SameObject map[[2]string]bool
+	// Apart holds [a, b] when b has evidence in a clause of the task
+	// where a has none; nil when not computed, which counts every pair as
+	// apart. Rule 11 covers b by a when b is redundant beside a or, with
+	// Apart set, not apart from it.
+	Apart map[[2]string]bool
 	// Breadth counts the distinct task words each candidate's evidence
 	// rests on.
 	Breadth map[string]int

@@ -71,7 +71,15 @@
 %                           least one task term none of A's positive items
 %                           rests on, is less than 25% of B's score
 %                           (redundantShare). B is lexical; A any candidate.
-%   covered_by(+Req, +B, +As, -A) the first A in As with redundant(Req, A, B).
+%   covered_by(+Req, +B, +As, -A) the first A in As with redundant(Req, A, B),
+%                           or such that B answers no clause of the task
+%                           (split at commas, semicolons, sentence ends and
+%                           "and", "then", "also", "plus") at least as well
+%                           as A: the positive evidence B rests on in each
+%                           clause weighs less than A's there (retrieval's
+%                           Problem.Apart). A second unit resting on words
+%                           of a clause the first answers is no second
+%                           request.
 %   same_object(+Req, +A, +B) the task names an object that both A and B
 %                           declare (object triggers, Skill-Router objects,
 %                           and object words in their names and aliases).
