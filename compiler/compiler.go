@@ -302,6 +302,7 @@ func (r *compilation) retrieve() error {
 		Mandatory: slices.Collect(maps.Keys(r.mandatory)),
 		Explicit:  slices.Collect(maps.Keys(r.explicit)),
 		Denied:    r.denied,
+		Wraps:     r.c.facts.wraps,
 	}, judge{r}, r.pulse)
 	if err != nil {
 		if ctxErr := r.ctx.Err(); ctxErr != nil {

@@ -177,6 +177,7 @@ func TestMattPocockIssueTasks(t *testing.T) {
 		{name: "quoted trigger", task: "debug this", want: []string{"diagnosing-bugs"}},
 		{name: "use-when clause, incidental second", task: "I'm in the middle of a rebase and git says there are conflicts in package.json", want: []string{"resolving-merge-conflicts"}},
 		{name: "two clauses, two skills", task: "diagnose it, then fix it test-first", want: []string{"diagnosing-bugs", "tdd"}},
+		{name: "wrapper no rival, topic word no second", task: "grill me on my plan to migrate from REST to GraphQL", want: []string{"grilling"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

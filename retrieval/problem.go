@@ -49,6 +49,10 @@ type Request struct {
 	Mandatory []string
 	Explicit  []string
 	Denied    map[string]bool
+	// Wraps reports whether unit requires dep, directly or through
+	// others; nil when nothing requires anything. A withdrawn unit that
+	// wraps the best lexical candidate is no rival of it (see Withdrawn).
+	Wraps func(unit, dep string) bool
 }
 
 // Code is why a unit is not a candidate: one of Codes, or, for an
@@ -130,7 +134,8 @@ type Problem struct {
 	// when that is more.
 	Breadth map[string]int
 	// Withdrawn is the best score of a lexical unit the Judge kept from
-	// the candidates while they were chosen, or 0 (rule 10); WithdrawnBy
+	// the candidates while they were chosen, or 0 (rule 10), leaving out
+	// a unit that requires the best lexical candidate (Request.Wraps); WithdrawnBy
 	// names that unit (the first judged, on a tie), so that a rule citing
 	// the withdrawn score as a runner-up can name it.
 	Withdrawn   float64
@@ -269,6 +274,9 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 	for _, s := range top {
 		pr.Candidates = append(pr.Candidates, Candidate{Name: ix.units[s.unit].Name, Origin: OriginLexical, Score: s.score})
 	}
+	if req.Wraps != nil && pr.Withdrawn > 0 && len(top) > 0 {
+		pr.unwrap(ix.units[top[0].unit].Name, req.Wraps)
+	}
 	pr.Evidence = make(map[string][]Evidence, len(pr.Candidates))
 	for _, c := range pr.Candidates {
 		if id, ok := ix.ids[c.Name]; ok {
@@ -286,6 +294,21 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 	slices.Sort(pr.candPos)
 	pr.candPos = slices.Compact(pr.candPos)
 	return pr, nil
+}
+
+// unwrap leaves out of Withdrawn the judged units that require best, the
+// best lexical candidate: a unit that runs another ("grill-me" runs a
+// "grilling" session) drew the task's words for it, so taking the wrapper
+// away (it activates only when the host selects it, say) leaves best no
+// weaker than it was. The best of the other judged units, the first
+// judged on a tie, is the withdrawn rival.
+func (pr *Problem) unwrap(best string, wraps func(unit, dep string) bool) {
+	pr.Withdrawn, pr.WithdrawnBy = 0, ""
+	for _, j := range pr.Ineligible {
+		if j.Score > pr.Withdrawn && !wraps(j.Name, best) {
+			pr.Withdrawn, pr.WithdrawnBy = j.Score, j.Name
+		}
+	}
 }
 
 // standing is the reason a unit that is neither a candidate nor judged

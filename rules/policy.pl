@@ -97,7 +97,10 @@
 %                           runner-up.
 %   withdrawn(+Req, -W)     the best score of a unit above the candidate
 %                           floor that eligible/3 rejected (it can never be
-%                           selected from this task); 0 when there is none.
+%                           selected from this task) and that does not
+%                           require the best lexical candidate (a wrapper
+%                           that runs it drew the task's words for it); 0
+%                           when there is none.
 %                           Rule 10 measures a margin against it too. A
 %                           negated unit counts without the evidence the
 %                           negation's own words gave it (retrieval masks
