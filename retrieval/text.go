@@ -181,7 +181,20 @@ func Terms(text string) []string {
 // isStop reports whether a word carries no evidence: it is a stop word or
 // inflects one ("wanted", "helped"), since a word is judged by its stem
 // wherever it is matched.
-func isStop(w, stem string) bool { return stopWords[w] || stopWords[stem] }
+func isStop(w, stem string) bool { return stopWords[w] || stopWords[stem] || isNumber(w) }
+
+// isNumber reports whether a word is all digits: a quantity, an id or a
+// date in a task ("16.5", "2002"), a value the task passes, not what it is
+// about, and in a name a version or a unit's number ("pm2-5"), which a
+// task's numbers match only by chance.
+func isNumber(w string) bool {
+	for _, r := range w {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return w != ""
+}
 
 // UseWhen returns the "Use when ..." clauses of text: a skill's own words
 // for when it is wanted ("Use when you need to resolve an in-progress git
