@@ -42,12 +42,19 @@ var fieldNames = [numFields]string{"name", "alias", "trigger", "description", "w
 // moved even-half recall@1 by less than 0.01.
 var (
 	// fieldWeight scales a term's frequency by where it occurs (BM25F), in
-	// field order: name 3, alias 2.5, trigger 2 (a trigger's frequency is
+	// field order: name 3 (nameAloneWeight when no other field of what
+	// the unit is for uses the word), alias 2.5, trigger 2 (a trigger's frequency is
 	// further scaled by its weight/100), description and when_to_use 1,
 	// heading 0.5, lead 0.2.
 	fieldWeight = [numFields]float64{3.0, 2.5, 2.0, 1.0, 1.0, 0.5, 0.2}
 	// fieldB is BM25's length normalization per field.
 	fieldB = [numFields]float64{0.3, 0.3, 0.5, 0.3, 0.3, 0.75, 0.3}
+	// nameAloneWeight replaces the name's weight for a word of the name
+	// that the description, when_to_use and triggers never use: the
+	// fields disagree on it ("los angeles" in the name of a transport
+	// tool whose description is about timetables), so it weighs as a
+	// description word. Chosen on the even halves (1.0 over 1.5).
+	nameAloneWeight = 1.0
 )
 
 // Scoring parameters. They are generic (no rule names a skill or a phrase),

@@ -492,13 +492,17 @@ func TestSaturate(t *testing.T) {
 		want     float64
 	}{
 		{name: "nothing", tf: [numFields]float32{}, lens: ones, want: 0},
-		{name: "name at average length", tf: at(fieldName, 1), lens: ones, want: 3.0 / 5},
+		{name: "name at average length", tf: [numFields]float32{1, 0, 0, 1}, lens: ones, want: 4.0 / 6},
+		// A name word the description, when_to_use and triggers never
+		// use weighs as a description word: the fields disagree on it.
+		{name: "name alone weighs as a description word", tf: at(fieldName, 1), lens: ones, want: 1.0 / 3},
+		{name: "a trigger agrees with the name", tf: [numFields]float32{1, 0, 1}, lens: ones, want: 5.0 / 7},
 		{name: "description at average length", tf: at(fieldDescription, 1), lens: ones, want: 1.0 / 3},
 		{name: "lead weighs least", tf: at(fieldLead, 1), lens: ones, want: 0.2 / 2.2},
-		{name: "a long name weighs less", tf: at(fieldName, 1), lens: [numFields]float32{2, 1, 1, 1, 1, 1, 1}, want: (3 / 1.3) / (2 + 3/1.3)},
+		{name: "a long name weighs less", tf: [numFields]float32{1, 0, 0, 1}, lens: [numFields]float32{2, 1, 1, 1, 1, 1, 1}, want: (3/1.3 + 1) / (2 + 3/1.3 + 1)},
 		{name: "short heading weighs more", tf: at(fieldHeading, 1), lens: [numFields]float32{1, 1, 1, 1, 1, 0, 1}, want: 2.0 / 4},
 		{name: "fields add before saturating", tf: [numFields]float32{1, 0, 0, 1}, lens: ones, want: 4.0 / 6},
-		{name: "frequency saturates", tf: at(fieldName, 100), lens: ones, want: 300.0 / 302},
+		{name: "frequency saturates", tf: [numFields]float32{100, 0, 0, 1}, lens: ones, want: 301.0 / 303},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -181,7 +181,11 @@ func saturate(tf, lens [numFields]float32, avgLen [numFields]float64) float64 {
 			continue
 		}
 		norm := 1 - fieldB[f] + fieldB[f]*float64(lens[f])/avgLen[f]
-		w += fieldWeight[f] * float64(tf[f]) / norm
+		fw := fieldWeight[f]
+		if f == fieldName && tf[fieldDescription] == 0 && tf[fieldWhenToUse] == 0 && tf[fieldTrigger] == 0 {
+			fw = nameAloneWeight
+		}
+		w += fw * float64(tf[f]) / norm
 	}
 	return w / (bm25K1 + w)
 }
