@@ -350,6 +350,7 @@ func (r *compilation) retrieve() error {
 		Mandatory: slices.Collect(maps.Keys(r.mandatory)),
 		Explicit:  slices.Collect(maps.Keys(r.explicit)),
 		Denied:    r.denied,
+		Wraps:     r.c.facts.wraps,
 	}, judge{r}, r.pulse)
 	if err != nil {
 		if ctxErr := r.ctx.Err(); ctxErr != nil {
@@ -578,6 +579,7 @@ func (r *compilation) decide() error {
 	req := r.policyReq
 	req.Candidates = r.cands
 	req.Redundant, req.SameObject, req.Breadth = r.problem.Redundant, r.problem.SameObject, r.problem.Breadth
+	req.Apart = r.problem.Apart
 	req.Withdrawn = milli(r.problem.Withdrawn)
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
 	req.Confidence, req.ExplainsMore = r.confidenceOf, r.explainsMore
@@ -801,8 +803,8 @@ func (r *compilation) confidenceOf(name string) (int, bool) {
 	return c, true
 }
 
-// explainsMore answers explains_more/3 (rule 9): a's evidence explains at
-// least TieExplained times the share of the task b's explains.
+// explainsMore answers explains_more/3 (rule 9): a fits the task at least
+// TieExplained times as well as b (retrieval.Problem.ExplainsMore).
 func (r *compilation) explainsMore(a, b string) bool {
-	return r.problem.Explained(a) >= TieExplained*r.problem.Explained(b)
+	return r.problem.ExplainsMore(a, b, TieExplained)
 }

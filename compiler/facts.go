@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/rlmc-dev/rlmc/ir"
@@ -155,6 +156,12 @@ func (f *facts) Closure(name string) rules.Closure {
 	}
 	walk(name)
 	return rules.Closure{Deps: deps}
+}
+
+// wraps reports whether unit's complete closure holds dep (retrieval's
+// Request.Wraps).
+func (f *facts) wraps(unit, dep string) bool {
+	return slices.Contains(f.Closure(unit).Deps, dep)
 }
 
 // Conflict implements rules.Facts.

@@ -165,3 +165,31 @@ func TestMattPocockNegatedNameNoEvidence(t *testing.T) {
 		t.Errorf("got selected %v; want none", got)
 	}
 }
+
+// TestMattPocockIssueTasks pins the tasks issue 13 found routed where a
+// person would not: each selects exactly the skills listed, in any order.
+func TestMattPocockIssueTasks(t *testing.T) {
+	c := loadMattPocock(t, true)
+	tests := []struct {
+		name, task string
+		want       []string
+	}{
+		{name: "quoted trigger", task: "debug this", want: []string{"diagnosing-bugs"}},
+		{name: "use-when clause, incidental second", task: "I'm in the middle of a rebase and git says there are conflicts in package.json", want: []string{"resolving-merge-conflicts"}},
+		{name: "two clauses, two skills", task: "diagnose it, then fix it test-first", want: []string{"diagnosing-bugs", "tdd"}},
+		{name: "wrapper no rival, topic word no second", task: "grill me on my plan to migrate from REST to GraphQL", want: []string{"grilling"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := c.Compile(context.Background(), Request{Task: tt.task})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := r.Names()
+			sort.Strings(got)
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("%q: got %v; want %v", tt.task, got, tt.want)
+			}
+		})
+	}
+}

@@ -26,7 +26,10 @@ const (
 	TieRatio = 75
 	// TieExplained: a rival within TieRatio is no tie when the best
 	// candidate explains at least this many times as much of the task's
-	// informative weight (explains_more/3, rule 9). Chosen on the even halves.
+	// informative weight, each share scaled by how much of the unit's
+	// name the task states when it states part of both
+	// (retrieval.Problem.ExplainsMore; explains_more/3, rule 9). Chosen
+	// on the even halves.
 	TieExplained = 1.05
 	// IntentConfidence is the confidence each part of a task that asks
 	// for several things needs (intent_confidence/2, rule 10's intents clause). Chosen on the even halves.

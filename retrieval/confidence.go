@@ -1,6 +1,9 @@
 package retrieval
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // confidence measures, in [0, 1], how plainly the task asks for a unit,
 // from evidence relative to the task and the catalog rather than from raw
@@ -143,4 +146,49 @@ func kept(ev []Evidence, score float64) float64 {
 		return 0
 	}
 	return min(1, max(0, score)/pos)
+}
+
+// ExplainsMore reports whether unit a fits the task at least ratio times
+// as well as unit b (rule 9's explains_more/3). When the task states part
+// of both names, each one's Explained is scaled by 1 plus the share of its
+// name's informative weight the task states (nameStated): near-duplicate units
+// ("check-ssl", "check-ssl-validity") explain the same words of a task,
+// and the one whose name the task states whole fits it better than the
+// one whose name adds a word the task never says. Otherwise they compare
+// by what they explain of the task (Explained): a name the task never
+// states (a brand, "cataas") says nothing about the fit, and a name the
+// task states beside one it does not is no reason to prefer it.
+func (pr *Problem) ExplainsMore(a, b string, ratio float64) bool {
+	na, nb := pr.nameStated(a), pr.nameStated(b)
+	if na > 0 && nb > 0 {
+		return pr.Explained(a)*(1+na) >= ratio*pr.Explained(b)*(1+nb)
+	}
+	return pr.Explained(a) >= ratio*pr.Explained(b)
+}
+
+// nameStated is the share of the informative weight of the unit's name
+// words that the task's terms hold, in [0, 1]; 0 for a unit that is not
+// indexed or whose name has no informative word.
+func (pr *Problem) nameStated(name string) float64 {
+	id, ok := pr.ix.ids[name]
+	if !ok {
+		return 0
+	}
+	n := float64(len(pr.ix.units))
+	var all, stated float64
+	for _, s := range Terms(nameWords(pr.ix.units[id])) {
+		df := len(pr.ix.postings[s])
+		if df == 0 {
+			continue
+		}
+		w := pr.ix.idf(n, df)
+		all += w
+		if _, in := slices.BinarySearch(pr.Query.uniqueTerms, s); in {
+			stated += w
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return stated / all
 }

@@ -49,3 +49,35 @@ func TestConfidence(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainsMore: near-duplicates compare by how much of each name the
+// task states when it states part of both; a name the task never states
+// (a brand) leaves them to compare on what they explain of the task.
+func TestExplainsMore(t *testing.T) {
+	ix := testIndex(
+		unit("check-ssl", "Check the SSL certificate of a website."),
+		unit("check-ssl-validity", "Check the validity of the SSL certificate of a website."),
+		unit("cats", "Pictures of cats."),
+		unit("cataas", "Cat as a service: pictures of cats."),
+		unit("weather", "Forecasts for a city."),
+	)
+	tests := []struct {
+		name, task, a, b string
+		want             bool
+	}{
+		{name: "name stated whole", task: "check the ssl certificate of example.org", a: "check-ssl", b: "check-ssl-validity", want: true},
+		{name: "name with a word unsaid", task: "check the ssl certificate of example.org", a: "check-ssl-validity", b: "check-ssl"},
+		{name: "brand name unsaid", task: "show me pictures of cats", a: "cats", b: "cataas"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pr, err := ix.Retrieve(context.Background(), ix.Analyze(tt.task, nil), Request{}, &fakeJudge{}, pulse.New(context.Background()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pr.ExplainsMore(tt.a, tt.b, 1.05); got != tt.want {
+				t.Errorf("ExplainsMore(%s, %s): got %v; want %v", tt.a, tt.b, got, tt.want)
+			}
+		})
+	}
+}

@@ -260,6 +260,7 @@ func (bg *Bag) Encode(w *binenc.Writer) {
 		w.Str(g[1])
 	}
 	w.Strs(b.quoted)
+	w.Strs(b.useWhen)
 }
 
 // DecodeBag reads a bag that Encode wrote.
@@ -290,6 +291,7 @@ func DecodeBag(r *binenc.Reader) (*Bag, error) {
 		}
 	}
 	b.quoted = r.Strs()
+	b.useWhen = r.Strs()
 	if err := r.Err(); err != nil {
 		return nil, fmt.Errorf("decoding a bag: %w", err)
 	}

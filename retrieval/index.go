@@ -42,12 +42,19 @@ var fieldNames = [numFields]string{"name", "alias", "trigger", "description", "w
 // moved even-half recall@1 by less than 0.01.
 var (
 	// fieldWeight scales a term's frequency by where it occurs (BM25F), in
-	// field order: name 3, alias 2.5, trigger 2 (a trigger's frequency is
+	// field order: name 3 (nameAloneWeight when no other field of what
+	// the unit is for uses the word), alias 2.5, trigger 2 (a trigger's frequency is
 	// further scaled by its weight/100), description and when_to_use 1,
 	// heading 0.5, lead 0.2.
 	fieldWeight = [numFields]float64{3.0, 2.5, 2.0, 1.0, 1.0, 0.5, 0.2}
 	// fieldB is BM25's length normalization per field.
 	fieldB = [numFields]float64{0.3, 0.3, 0.5, 0.3, 0.3, 0.75, 0.3}
+	// nameAloneWeight replaces the name's weight for a word of the name
+	// that the description, when_to_use and triggers never use: the
+	// fields disagree on it ("los angeles" in the name of a transport
+	// tool whose description is about timetables), so it weighs as a
+	// description word. Chosen on the even halves (1.0 over 1.5).
+	nameAloneWeight = 1.0
 )
 
 // Scoring parameters. They are generic (no rule names a skill or a phrase),
@@ -58,10 +65,14 @@ const (
 	bm25K1 = 2.0
 	// Phrase bonuses: the whole name, an alias, or a multi-word trigger
 	// appears in the task as consecutive words. A name's and an alias's
-	// bonus is scaled by how informative its words are (weighNames).
+	// bonus is scaled by how informative its words are in the catalog
+	// (weighNames) and by the share of the task they hold (nameShare).
 	bonusName    = 6.0
 	bonusAlias   = 5.0
 	bonusTrigger = 3.0 // times weight/100
+	// nameShareFull is the share of the task's informative weight a
+	// name's words must hold for its phrase to earn the whole bonus.
+	nameShareFull = 0.35
 	// bonusBigram applies once per pair of consecutive task terms that also
 	// appear consecutively in the unit's name, description, when_to_use or
 	// triggers: word order is evidence a bag of words misses.
@@ -226,6 +237,10 @@ func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool
 	}
 	quotedDF := quotedFrequency(bags)
 	quotedCap := max(quotedMinShared, len(ix.units)/quotedShare)
+	useDF := useWhenFrequency(bags)
+	for id := range bags {
+		bags[id].countUseWhen(useDF, quotedCap)
+	}
 	t := tableOf(bags, p)
 	if t == nil {
 		return ix, nil
@@ -353,6 +368,9 @@ type bag struct {
 	// quoted are the phrases the unit's description and when_to_use quote:
 	// its own words for when to use it ("debug this").
 	quoted []string
+	// useWhen are the terms of its "Use when ..." clauses, sorted and
+	// deduplicated.
+	useWhen []string
 }
 
 // bagsOf computes the bag of every unit that has none yet (have[i] false),
@@ -413,6 +431,29 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 	// Their words are counted where they stand; the phrases are matched
 	// whole (Build), unless the catalog's boilerplate.
 	b.quoted = append(Quoted(u.Description), Quoted(u.WhenToUse)...)
+	// A "Use when ..." clause is the unit's own words for when it is
+	// wanted: its terms count as triggers too (Build, unless the
+	// catalog's boilerplate). The addressee that opens it ("the user")
+	// says who asks, not what for, so it is not counted at all.
+	type addressee struct {
+		f   field
+		who []string
+	}
+	var addressed []addressee
+	for _, ft := range [...]struct {
+		f    field
+		text string
+	}{{fieldDescription, u.Description}, {fieldWhenToUse, u.WhenToUse}} {
+		clauses, who := UseWhen(ft.text)
+		for _, c := range clauses {
+			b.useWhen = append(b.useWhen, Terms(c)...)
+		}
+		if len(who) > 0 {
+			addressed = append(addressed, addressee{ft.f, who})
+		}
+	}
+	slices.Sort(b.useWhen)
+	b.useWhen = slices.Compact(b.useWhen)
 	for _, h := range u.Headings {
 		add(fieldHeading, h, 1, false)
 	}
@@ -444,9 +485,21 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 			}
 		}
 	}
+	// The addressee that opens a "Use when" clause ("the user") says
+	// who asks, not what for: its words are taken back out of the field.
+	for _, f := range addressed {
+		for _, w := range Terms(strings.Join(f.who, " ")) {
+			if j, ok := at[w]; ok && freqs[j][f.f] > 0 {
+				freqs[j][f.f]--
+				b.lens[f.f]--
+			}
+		}
+	}
 	b.terms = make([]string, 0, len(at))
-	for t := range at {
-		b.terms = append(b.terms, t)
+	for t, j := range at {
+		if freqs[j] != ([numFields]float32{}) { // an addressee only
+			b.terms = append(b.terms, t)
+		}
 	}
 	slices.Sort(b.terms)
 	b.tf = make([][numFields]float32, len(b.terms))
@@ -674,6 +727,37 @@ const (
 	quotedMinShared = 2
 	quotedShare     = 50
 )
+
+// countUseWhen counts, as triggers, the terms of b's "Use when" clauses
+// that at most limit units' clauses share (useDF). It changes a copy of
+// b's frequencies, never the slice it was built with: a Bag the catalog
+// cache keeps holds the bag's own counts, and useDF is the catalog's.
+func (b *bag) countUseWhen(useDF map[string]int, limit int) {
+	cloned := false
+	for _, t := range b.useWhen {
+		i, ok := slices.BinarySearch(b.terms, t)
+		if !ok || useDF[t] > limit {
+			continue
+		}
+		if !cloned {
+			b.tf, cloned = slices.Clone(b.tf), true
+		}
+		b.tf[i][fieldTrigger]++
+		b.lens[fieldTrigger]++
+	}
+}
+
+// useWhenFrequency counts, for each term of a "Use when" clause, how many
+// units' clauses hold it.
+func useWhenFrequency(bags []bag) map[string]int {
+	df := map[string]int{}
+	for i := range bags {
+		for _, t := range bags[i].useWhen { // deduplicated per unit
+			df[t]++
+		}
+	}
+	return df
+}
 
 // quotedFrequency counts, for each quoted phrase (as its stems joined by
 // spaces), how many units quote it.

@@ -49,6 +49,10 @@ type Request struct {
 	Mandatory []string
 	Explicit  []string
 	Denied    map[string]bool
+	// Wraps reports whether unit requires dep, directly or through
+	// others; nil when nothing requires anything. A withdrawn unit that
+	// wraps the best lexical candidate is no rival of it (see Withdrawn).
+	Wraps func(unit, dep string) bool
 }
 
 // Code is why a unit is not a candidate: one of Codes, or, for an
@@ -121,12 +125,17 @@ type Problem struct {
 	// SameObject holds [a, b] for a lexical candidate b when the task names
 	// an object both declare.
 	SameObject map[[2]string]bool
+	// Apart holds [a, b] for a lexical candidate b when b's evidence rests
+	// on a task term in a clause of the task where a's rests on none: b
+	// answers a part of the task of its own (see Index.apart).
+	Apart map[[2]string]bool
 	// Breadth counts the distinct task terms each candidate's positive
 	// evidence rests on, or the words of its longest phrase matched whole
 	// when that is more.
 	Breadth map[string]int
 	// Withdrawn is the best score of a lexical unit the Judge kept from
-	// the candidates while they were chosen, or 0 (rule 10); WithdrawnBy
+	// the candidates while they were chosen, or 0 (rule 10), leaving out
+	// a unit that requires the best lexical candidate (Request.Wraps); WithdrawnBy
 	// names that unit (the first judged, on a tie), so that a rule citing
 	// the withdrawn score as a runner-up can name it.
 	Withdrawn   float64
@@ -286,6 +295,9 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 	for _, s := range top {
 		pr.Candidates = append(pr.Candidates, Candidate{Name: ix.units[s.unit].Name, Origin: OriginLexical, Score: s.score})
 	}
+	if req.Wraps != nil && pr.Withdrawn > 0 && len(top) > 0 {
+		pr.unwrap(ix.units[top[0].unit].Name, req.Wraps)
+	}
 	pr.Evidence = make(map[string][]Evidence, len(pr.Candidates))
 	for _, c := range pr.Candidates {
 		if id, ok := ix.ids[c.Name]; ok {
@@ -293,6 +305,7 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 		}
 	}
 	pr.Redundant, pr.SameObject, pr.Breadth = ix.relate(q, pr.Candidates, pr.Evidence)
+	pr.Apart = ix.apart(q, pr.Candidates, pr.Evidence)
 	pr.Ranking = ix.top(scores, RankingSize)
 	for _, c := range pr.Candidates {
 		if i, ok := ix.catalogPos(c.Name); ok {
@@ -302,6 +315,21 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 	slices.Sort(pr.candPos)
 	pr.candPos = slices.Compact(pr.candPos)
 	return pr, nil
+}
+
+// unwrap leaves out of Withdrawn the judged units that require best, the
+// best lexical candidate: a unit that runs another ("grill-me" runs a
+// "grilling" session) drew the task's words for it, so taking the wrapper
+// away (it activates only when the host selects it, say) leaves best no
+// weaker than it was. The best of the other judged units, the first
+// judged on a tie, is the withdrawn rival.
+func (pr *Problem) unwrap(best string, wraps func(unit, dep string) bool) {
+	pr.Withdrawn, pr.WithdrawnBy = 0, ""
+	for _, j := range pr.Ineligible {
+		if j.Score > pr.Withdrawn && !wraps(j.Name, best) {
+			pr.Withdrawn, pr.WithdrawnBy = j.Score, j.Name
+		}
+	}
 }
 
 // Standing is the reason a unit that is neither a candidate nor judged

@@ -1,5 +1,7 @@
 package retrieval
 
+import "strings"
+
 // relate computes the pair facts the policy's ambiguity and redundancy
 // rules read (rules 9 and 11), and each candidate's breadth. For every
 // ordered pair (a, b) of distinct candidates where b is lexical: b is
@@ -63,4 +65,92 @@ func set(keys []string) map[string]bool {
 		m[k] = true
 	}
 	return m
+}
+
+// apart computes, for every ordered pair (a, b) of distinct candidates
+// where b is lexical, whether b answers a part of the task at least as
+// well as a does: a clause (clauses) where the positive evidence b rests
+// on weighs at least as much as a's, and more than nothing. An evidence
+// item weighs in every clause one of its terms occurs in. A task that asks for two things says each in
+// its own clause ("debug and commit this", "diagnose it, then fix it
+// test-first"); a unit whose every matched word sits in a clause that
+// another already answers ("grill me on my plan to migrate from REST to
+// GraphQL") is one more word of that clause, not a second request.
+func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) map[[2]string]bool {
+	out := map[[2]string]bool{}
+	if len(cands) < 2 {
+		return out
+	}
+	in := q.clauses()
+	parts := make(map[string]*[64]float64, len(cands))
+	for _, c := range cands {
+		var w [64]float64
+		for _, e := range ev[c.Name] {
+			if e.Weight <= 0 {
+				continue
+			}
+			var m uint64
+			for _, t := range e.Terms {
+				m |= in[t]
+			}
+			for i := range w {
+				if m&(1<<i) != 0 {
+					w[i] += e.Weight
+				}
+			}
+		}
+		parts[c.Name] = &w
+	}
+	for _, a := range cands {
+		for _, b := range cands {
+			if a.Name == b.Name || b.Origin != OriginLexical {
+				continue
+			}
+			wa, wb := parts[a.Name], parts[b.Name]
+			for i := range wb {
+				if wb[i] > 0 && wb[i] >= wa[i] {
+					out[[2]string{a.Name, b.Name}] = true
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// clauses maps each stem of the task to the clauses it occurs in, as a
+// bit set (clauses past the 64th share the last bit). A clause ends at a
+// comma, semicolon, colon or blank line, at a full stop, question or
+// exclamation mark followed by a blank ("package.json" is one clause), and
+// before a word that joins two requests (clauseJoins).
+func (q *Query) clauses() map[string]uint64 {
+	out := make(map[string]uint64, len(q.stems))
+	c := 0
+	for i, st := range q.stems {
+		if i > 0 && (q.endsClause(i-1) || clauseJoins[q.words[i]]) {
+			c = min(c+1, 63)
+		}
+		if st != "" {
+			out[st] |= 1 << c
+		}
+	}
+	return out
+}
+
+// clauseJoins are words that start a new request within a sentence
+// ("debug and commit this", "fix it then push").
+var clauseJoins = map[string]bool{"and": true, "then": true, "also": true, "plus": true}
+
+// endsClause reports whether a clause ends between word k and word k+1.
+func (q *Query) endsClause(k int) bool {
+	gap := q.task[q.spans[k].end:q.spans[k+1].start]
+	if strings.Contains(gap, "\n\n") || strings.ContainsAny(gap, ",;:") {
+		return true
+	}
+	for i := 0; i+1 < len(gap); i++ {
+		if strings.IndexByte(".?!", gap[i]) >= 0 && (gap[i+1] == ' ' || gap[i+1] == '\n' || gap[i+1] == '\t') {
+			return true
+		}
+	}
+	return false
 }

@@ -492,13 +492,17 @@ func TestSaturate(t *testing.T) {
 		want     float64
 	}{
 		{name: "nothing", tf: [numFields]float32{}, lens: ones, want: 0},
-		{name: "name at average length", tf: at(fieldName, 1), lens: ones, want: 3.0 / 5},
+		{name: "name at average length", tf: [numFields]float32{1, 0, 0, 1}, lens: ones, want: 4.0 / 6},
+		// A name word the description, when_to_use and triggers never
+		// use weighs as a description word: the fields disagree on it.
+		{name: "name alone weighs as a description word", tf: at(fieldName, 1), lens: ones, want: 1.0 / 3},
+		{name: "a trigger agrees with the name", tf: [numFields]float32{1, 0, 1}, lens: ones, want: 5.0 / 7},
 		{name: "description at average length", tf: at(fieldDescription, 1), lens: ones, want: 1.0 / 3},
 		{name: "lead weighs least", tf: at(fieldLead, 1), lens: ones, want: 0.2 / 2.2},
-		{name: "a long name weighs less", tf: at(fieldName, 1), lens: [numFields]float32{2, 1, 1, 1, 1, 1, 1}, want: (3 / 1.3) / (2 + 3/1.3)},
+		{name: "a long name weighs less", tf: [numFields]float32{1, 0, 0, 1}, lens: [numFields]float32{2, 1, 1, 1, 1, 1, 1}, want: (3/1.3 + 1) / (2 + 3/1.3 + 1)},
 		{name: "short heading weighs more", tf: at(fieldHeading, 1), lens: [numFields]float32{1, 1, 1, 1, 1, 0, 1}, want: 2.0 / 4},
 		{name: "fields add before saturating", tf: [numFields]float32{1, 0, 0, 1}, lens: ones, want: 4.0 / 6},
-		{name: "frequency saturates", tf: at(fieldName, 100), lens: ones, want: 300.0 / 302},
+		{name: "frequency saturates", tf: [numFields]float32{100, 0, 0, 1}, lens: ones, want: 301.0 / 303},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -612,9 +616,10 @@ func TestRelate(t *testing.T) {
 }
 
 // TestNamePhraseByInformativeness: a whole-name match counts by how
-// informative the name's words are in this catalog: a name that is one
-// word many units use earns a share of the name bonus, a rare word or a
-// name of several words all of it. A flat bonus let a common-word name
+// informative the name's words are in this catalog and in the task: a
+// name that is one word many units use earns a share of the name bonus, a
+// rare word or a name of several words all of it, unless the task holds
+// much more than the name. A flat bonus let a common-word name
 // ("Holidays" among a dozen holiday tools) outrank the unit the task
 // describes.
 func TestNamePhraseByInformativeness(t *testing.T) {
@@ -622,6 +627,7 @@ func TestNamePhraseByInformativeness(t *testing.T) {
 		unit("holidays", "Historical data regarding holidays"),
 		unit("public-calendar", "Public holidays for more than ninety countries"),
 		unit("zebra", "Facts about striped animals"),
+		unit("savanna-guide", "Savanna wildlife: the weight, height, diet and range of grazing herds"),
 	}
 	for i := range 12 {
 		units = append(units, unit(fmt.Sprintf("other-%d", i), "Holidays and observances of region "+fmt.Sprint(i)))
@@ -642,6 +648,10 @@ func TestNamePhraseByInformativeness(t *testing.T) {
 		{name: "common one-word name earns a share", task: "holidays in China", unit: "holidays"},
 		{name: "rare one-word name earns it all", task: "tell me about the zebra", unit: "zebra", full: true},
 		{name: "name of several words earns it all", task: "the public calendar", unit: "public-calendar", full: true},
+		// Its term match counts the word; a flat bonus on top let a
+		// one-word name mentioned in passing outrank the unit the task
+		// describes.
+		{name: "rare name among many task words earns a share", task: "list the striped animals of the savanna by weight, height, diet and range, zebra included", unit: "zebra"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

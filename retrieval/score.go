@@ -181,7 +181,11 @@ func saturate(tf, lens [numFields]float32, avgLen [numFields]float64) float64 {
 			continue
 		}
 		norm := 1 - fieldB[f] + fieldB[f]*float64(lens[f])/avgLen[f]
-		w += fieldWeight[f] * float64(tf[f]) / norm
+		fw := fieldWeight[f]
+		if f == fieldName && tf[fieldDescription] == 0 && tf[fieldWhenToUse] == 0 && tf[fieldTrigger] == 0 {
+			fw = nameAloneWeight
+		}
+		w += fw * float64(tf[f]) / norm
 	}
 	return w / (bm25K1 + w)
 }
@@ -213,14 +217,20 @@ func (ix *Index) matchPhrases(q *Query, stop func() bool) []phraseMatch {
 	})
 	slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.id, b.id)) })
 	out := make([]phraseMatch, 0, len(hits))
+	var task float64 // the task's informative weight, once a name matches
 	for _, h := range hits {
 		ph := &ix.phrases[h.id]
 		var sc float64
 		switch ph.kind {
-		case fieldName:
-			sc = bonusName * ph.weight
-		case fieldAlias:
-			sc = bonusAlias * ph.weight
+		case fieldName, fieldAlias:
+			if task == 0 {
+				task = ix.weightOf(q)
+			}
+			sc = bonusAlias
+			if ph.kind == fieldName {
+				sc = bonusName
+			}
+			sc *= ph.weight * ix.nameShare(ph, task)
 		case fieldTrigger:
 			sc = bonusTrigger * ph.weight
 		case notWhen:
@@ -229,6 +239,25 @@ func (ix *Index) matchPhrases(q *Query, stop func() bool) []phraseMatch {
 		out = append(out, phraseMatch{unit: ph.unit, score: sc, id: h.id})
 	}
 	return out
+}
+
+// nameShare scales a name or alias phrase's bonus by the share of the
+// task's informative weight its words hold, over nameShareFull: a task
+// that is mostly the name ("deploy the app") earns the whole bonus, one
+// where the name is one word among many ("... including their verse
+// numbers") a share of it, since its term match already counts the word.
+func (ix *Index) nameShare(ph *phrase, task float64) float64 {
+	if task <= 0 {
+		return 1
+	}
+	n := float64(len(ix.units))
+	var info float64
+	for _, s := range ph.stems {
+		if df := len(ix.postings[s]); df > 0 && !stopWords[s] {
+			info += ix.idf(n, df)
+		}
+	}
+	return min(1, info/(nameShareFull*task))
 }
 
 // evidence explains a unit's score: its matched terms and phrases, largest

@@ -221,4 +221,88 @@ func Terms(text string) []string {
 // isStop reports whether a word carries no evidence: it is a stop word or
 // inflects one ("wanted", "helped"), since a word is judged by its stem
 // wherever it is matched.
-func isStop(w, stem string) bool { return stopWords[w] || stopWords[stem] }
+func isStop(w, stem string) bool { return stopWords[w] || stopWords[stem] || isNumber(w) }
+
+// isNumber reports whether a word is all digits: a quantity, an id or a
+// date in a task ("16.5", "2002"), a value the task passes, not what it is
+// about, and in a name a version or a unit's number ("pm2-5"), which a
+// task's numbers match only by chance.
+func isNumber(w string) bool {
+	for _, r := range w {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// UseWhen returns the "Use when ..." clauses of text: a skill's own words
+// for when it is wanted ("Use when you need to resolve an in-progress git
+// merge/rebase conflict"). A clause starts after "use" and "when" (with at
+// most useWhenGap words between them: "use this skill when") and runs to
+// the end of its sentence; the addressee that opens it ("the user",
+// "you") is left out and returned apart, as its folded words, since it
+// says who asks, not what for. Each clause is returned as folded words
+// joined by spaces.
+func UseWhen(text string) (clauses, addressees []string) {
+	for _, sentence := range sentences(text) {
+		ws := Words(sentence)
+		for i := 0; i < len(ws); i++ {
+			if ws[i] != "use" {
+				continue
+			}
+			j := i + 1
+			for j < len(ws) && j-i-1 < useWhenGap && ws[j] != "when" && ws[j] != "whenever" {
+				j++
+			}
+			if j >= len(ws) || (ws[j] != "when" && ws[j] != "whenever") {
+				continue
+			}
+			rest := ws[j+1:]
+			k := 0
+			for k < len(rest) && k < 2 && addressee[rest[k]] {
+				k++
+			}
+			if k > 0 {
+				addressees = append(addressees, rest[:k]...)
+			}
+			if len(rest[k:]) > 0 {
+				clauses = append(clauses, strings.Join(rest[k:], " "))
+			}
+			break // one clause per sentence
+		}
+	}
+	return clauses, addressees
+}
+
+// useWhenGap bounds the words between "use" and "when" in a clause's
+// opening ("use this skill when").
+const useWhenGap = 3
+
+// addressee are the words that open a "Use when" clause by saying who
+// asks ("the user", "a user", "you"): no evidence of what the task is.
+var addressee = map[string]bool{"the": true, "a": true, "user": true, "users": true, "you": true, "agent": true}
+
+// sentences splits text at full stops, question and exclamation marks
+// followed by a blank or the end, semicolons and line breaks.
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		end := c == '\n' || c == ';'
+		if (c == '.' || c == '?' || c == '!') && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n') {
+			end = true
+		}
+		if end {
+			if i > start {
+				out = append(out, text[start:i])
+			}
+			start = i + 1
+		}
+	}
+	if start < len(text) {
+		out = append(out, text[start:])
+	}
+	return out
+}

@@ -166,3 +166,33 @@ func FuzzWordsFastPath(f *testing.F) {
 		}
 	})
 }
+
+func TestUseWhen(t *testing.T) {
+	tests := []struct{ name, text, clauses, who string }{
+		{name: "the user", text: "Grill a plan. Use when the user wants to stress-test their thinking.", clauses: "wants to stress test their thinking", who: "the user"},
+		{name: "you", text: "Use when you need to resolve a git merge/rebase conflict.", clauses: "need to resolve a git merge rebase conflict", who: "you"},
+		{name: "words between", text: "Use this skill when deploying. Not otherwise.", clauses: "deploying"},
+		{name: "one per sentence", text: "Use when builds are slow; use whenever tests fail", clauses: "builds are slow|tests fail"},
+		{name: "no clause", text: "Used by many. When in doubt, ask.", clauses: ""},
+		{name: "file name is no sentence end", text: "Use when package.json breaks.", clauses: "package json breaks"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, who := UseWhen(tt.text)
+			if got := strings.Join(cs, "|"); got != tt.clauses {
+				t.Errorf("clauses: got %q; want %q", got, tt.clauses)
+			}
+			if got := strings.Join(who, " "); got != tt.who {
+				t.Errorf("addressees: got %q; want %q", got, tt.who)
+			}
+		})
+	}
+}
+
+// TestTermsSkipNumbers: a number in a task is a value it passes, not what
+// it is about: "a weightage of 16.5" is no evidence for "pm2-5-level".
+func TestTermsSkipNumbers(t *testing.T) {
+	if got, want := strings.Join(Terms("assign a weightage of 16.5 to pm2 in 2002"), " "), "assign weightage pm2"; got != want {
+		t.Errorf("Terms: got %q; want %q", got, want)
+	}
+}

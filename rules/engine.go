@@ -80,6 +80,11 @@ type Request struct {
 	Redundant map[[2]string]bool
 	// SameObject holds [a, b] when the task names an object both declare.
 	SameObject map[[2]string]bool
+	// Apart holds [a, b] when b has evidence in a clause of the task
+	// where a has none; nil when not computed, which counts every pair as
+	// apart. Rule 11 covers b by a when b is redundant beside a or, with
+	// Apart set, not apart from it.
+	Apart map[[2]string]bool
 	// Breadth counts the distinct task words each candidate's evidence
 	// rests on.
 	Breadth map[string]int
@@ -107,9 +112,11 @@ type Request struct {
 	// nil answers no confidence/3 fact. The policy asks for it only in
 	// its rarer cases, so Go computes it on demand.
 	Confidence func(name string) (int, bool)
-	// ExplainsMore says a's evidence explains at least TieExplained times
-	// as much of the task's informative weight as b's (rule 9). Nil
-	// answers no explains_more/3 fact.
+	// ExplainsMore says a fits the task at least TieExplained times as
+	// well as b (rule 9; retrieval's Problem.ExplainsMore: what each
+	// explains of the task's informative weight, and, when the task
+	// states part of both names, how much of each name). Nil answers no
+	// explains_more/3 fact.
 	ExplainsMore func(a, b string) bool
 	// MinConfidence is the host's min_confidence x 1000, rounded up (a
 	// confidence to three decimals reaches it exactly when it reaches the

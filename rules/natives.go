@@ -142,7 +142,7 @@ func registerFacts(vm *engine.VM, f Facts) {
 			return engine.Bool(false)
 		}
 		for _, a := range atoms(seen, env) {
-			if r.r.Redundant[[2]string{a, n}] {
+			if p := [2]string{a, n}; r.r.Redundant[p] || (r.r.Apart != nil && !r.r.Apart[p]) {
 				return unifyAll(env, k, by, engine.NewAtom(a))
 			}
 		}

@@ -71,7 +71,15 @@
 %                           least one task term none of A's positive items
 %                           rests on, is less than 25% of B's score
 %                           (redundantShare). B is lexical; A any candidate.
-%   covered_by(+Req, +B, +As, -A) the first A in As with redundant(Req, A, B).
+%   covered_by(+Req, +B, +As, -A) the first A in As with redundant(Req, A, B),
+%                           or such that B answers no clause of the task
+%                           (split at commas, semicolons, sentence ends and
+%                           "and", "then", "also", "plus") at least as well
+%                           as A: the positive evidence B rests on in each
+%                           clause weighs less than A's there (retrieval's
+%                           Problem.Apart). A second unit resting on words
+%                           of a clause the first answers is no second
+%                           request.
 %   same_object(+Req, +A, +B) the task names an object that both A and B
 %                           declare (object triggers, Skill-Router objects,
 %                           and object words in their names and aliases).
@@ -89,7 +97,10 @@
 %                           runner-up.
 %   withdrawn(+Req, -W)     the best score of a unit above the candidate
 %                           floor that eligible/3 rejected (it can never be
-%                           selected from this task); 0 when there is none.
+%                           selected from this task) and that does not
+%                           require the best lexical candidate (a wrapper
+%                           that runs it drew the task's words for it); 0
+%                           when there is none.
 %                           Rule 10 measures a margin against it too. A
 %                           negated unit counts without the evidence the
 %                           negation's own words gave it (retrieval masks
@@ -106,8 +117,10 @@
 %                           intents; IntentConfidence 0.7).
 %   explains_more(+Req, +A, +B) A's evidence explains at least 1.05 times
 %                           (TieExplained) the share of the task's
-%                           informative weight B's explains
-%                           (Problem.Explained; rule 9).
+%                           informative weight B's explains, each share
+%                           scaled by how much of the unit's name the
+%                           task states when it states part of both
+%                           (Problem.ExplainsMore; rule 9).
 %   judged(+Req)            the lexical candidates passed eligible/3 in this
 %                           request already, so decide/4 does not judge
 %                           them again (one policy step per rule saved).
@@ -402,7 +415,7 @@ origin_rank(lexical, 2).
 % tie, as it is no margin in Rule 10; a conflict alone is no tie either (two
 % conflicting units may answer different parts of one task; Rule 12 settles
 % them). A rival is no tie either when the best explains more
-% (unless_clear/9: the best explains more than every rival within the tie
+% (unless_clear/7: the best explains more than every rival within the tie
 % ratio, so only a rival scoring as much as the best still ties), and no
 % tie is asked about when rule 10 gates the task (below_min_confidence). A best candidate below the support floor could not be selected even
 % with no rival, so its ties are no question worth asking: Rule 10 rejects
@@ -418,7 +431,7 @@ origin_rank(lexical, 2).
 % Tied lists the candidates a tie kept (top and all modes): a tie is
 % evidence enough, so Rule 10 does not hold them to the threshold. Tie is
 % tie(T) when the host is asked about T and its rivals, else no_tie.
-ambiguity(Req, x(Cands, I), Ranked, Clear, [T|Rivals], Rejected, Tie) :-
+ambiguity(Req, x(_, I), Ranked, Clear, [T|Rivals], Rejected, Tie) :-
     first_lexical(Ranked, Top),
     Top = cand(T, _, ST),
     support_floor(Req, F), ST >= F,
@@ -426,7 +439,7 @@ ambiguity(Req, x(Cands, I), Ranked, Clear, [T|Rivals], Rejected, Tie) :-
     rivals(Req, I, R, T, ST, Ranked, Rivals0),
     Rivals0 \== [],
     ungated(I),
-    unless_clear(Req, I, R, Cands, T, ST, Ranked, Rivals0, Rivals),
+    unless_clear(Req, I, T, ST, Ranked, Rivals0, Rivals),
     Rivals \== [], !,
     ambiguity_mode(Req, Mode),
     resolve_tie(Mode, Top, Rivals, Ranked, Clear, Rejected),
@@ -464,26 +477,24 @@ rivals(Req, I, R, T, ST, [cand(N, lexical, S)|Cs], Rivals) :-
     rivals(Req, I, R, T, ST, Cs, Ns).
 rivals(Req, I, R, T, ST, [_|Cs], Ns) :- rivals(Req, I, R, T, ST, Cs, Ns).
 
-% unless_clear(+Req, +I, +R, +Cands, +T, +ST, +Ranked, +Rivals0, -Rivals):
-% a rival within the tie ratio is no tie when the best explains more
-% (explains_more/3): when the best lexical candidate of the request
-% explains more than every other lexical candidate scoring within the tie
-% ratio of it, only a rival scoring at least as much as the best ties (the
-% ratio becomes 100). Near-duplicate units score close however plain the
-% task is; what each explains of it does not. Asked only once a rival
-% within the ratio was found, so most requests never pay for it.
-unless_clear(Req, I, R, Cands, T, ST, Ranked, _, Rivals) :-
-    first_lexical(Cands, cand(B, _, SB)),
-    explains_more_all(Cands, Req, R, B, SB), !,
+% unless_clear(+Req, +I, +T, +ST, +Ranked, +Rivals0, -Rivals): a rival
+% within the tie ratio is no tie when the best explains more
+% (explains_more/3): when the best, T, explains more than each of its
+% rivals within the tie ratio (Rivals0), only a rival scoring at least as
+% much as the best ties (the ratio becomes 100). Near-duplicate units
+% score close however plain the task is; what each explains of it does
+% not. A candidate within the ratio that is no rival (it rests on other
+% task words) has no say. Asked only once a rival within the ratio was
+% found, so most requests never pay for it.
+unless_clear(Req, I, T, ST, Ranked, Rivals0, Rivals) :-
+    explains_more_each(Rivals0, Req, T), !,
     rivals(Req, I, 100, T, ST, Ranked, Rivals).
-unless_clear(_, _, _, _, _, _, _, Rivals, Rivals).
+unless_clear(_, _, _, _, _, Rivals, Rivals).
 
-explains_more_all([], _, _, _, _).
-explains_more_all([cand(N, lexical, S)|Cs], Req, R, B, SB) :-
-    N \== B, S * 100 >= SB * R, !,
-    explains_more(Req, B, N),
-    explains_more_all(Cs, Req, R, B, SB).
-explains_more_all([_|Cs], Req, R, B, SB) :- explains_more_all(Cs, Req, R, B, SB).
+explains_more_each([], _, _).
+explains_more_each([N|Ns], Req, T) :-
+    explains_more(Req, T, N),
+    explains_more_each(Ns, Req, T).
 
 competes(Req, _, _, A, B) :- same_object(Req, A, B), !.
 competes(Req, I, SA, A, B) :- redundant(Req, A, B), grounded(Req, I, SA, A).
