@@ -214,19 +214,7 @@ func (c *Cache) key(opts loader.Options, policy []byte) [32]byte {
 		h.Write([]byte(s))
 	}
 	put("rlmc catalog cache")
-	put(strconv.Itoa(formatVersion))
-	put(runtime.Version())
-	put(runtime.GOOS + "/" + runtime.GOARCH)
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		put(bi.Main.Path)
-		put(bi.Main.Version)
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" || s.Key == "vcs.modified" || s.Key == "vcs.time" {
-				put(s.Key + "=" + s.Value)
-			}
-		}
-	}
-	put(executable())
+	putBuild(put)
 	put(string(policy))
 	roots, env := opts.Roots, ""
 	if len(roots) == 0 {
@@ -250,6 +238,25 @@ func (c *Cache) key(opts loader.Options, policy []byte) [32]byte {
 	var k [32]byte
 	h.Sum(k[:0])
 	return k
+}
+
+// putBuild hashes, through put, what identifies the running rlmc: the
+// cache format, the Go toolchain and platform, the build info and the
+// executable file itself.
+func putBuild(put func(string)) {
+	put(strconv.Itoa(formatVersion))
+	put(runtime.Version())
+	put(runtime.GOOS + "/" + runtime.GOARCH)
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		put(bi.Main.Path)
+		put(bi.Main.Version)
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.modified" || s.Key == "vcs.time" {
+				put(s.Key + "=" + s.Value)
+			}
+		}
+	}
+	put(executable())
 }
 
 // executable identifies the running program file: a rebuilt binary (a
@@ -457,7 +464,8 @@ func (c *Cache) prune(now time.Time) {
 		name := e.Name()
 		var age time.Duration
 		switch {
-		case strings.HasSuffix(name, ".cache") && len(name) == 32+len(".cache"):
+		case strings.HasSuffix(name, ".cache") && len(name) == 32+len(".cache"),
+			strings.HasSuffix(name, countsSuffix) && len(name) == 32+len(countsSuffix):
 			age = maxAge
 		case strings.HasPrefix(name, ".tmp-"):
 			age = tmpAge

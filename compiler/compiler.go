@@ -89,6 +89,11 @@ type Compiler struct {
 	denied    map[string]bool
 	pos       map[*ir.Unit]int // position in cat.Units
 	rows      []unitRow        // what a rejected entry takes from each unit, by position
+	// cache is the catalog cache LoadWith used (nil: none), and
+	// storedCounts the token counts it held then: StoreCache writes back
+	// the counts made since.
+	cache        *catcache.Cache
+	storedCounts map[string]int
 }
 
 // New prepares a compiler over cat with the host policy p. It fails only if
@@ -194,7 +199,24 @@ func LoadWith(ctx context.Context, opts loader.Options, p Policy, cache *catcach
 	if ix == nil {
 		return nil, canceled("", ctx.Err())
 	}
-	return newCompilerIndex(ctx, cat, p, ix)
+	c, err := newCompilerIndex(ctx, cat, p, ix)
+	if err != nil {
+		return nil, err
+	}
+	c.cache, c.storedCounts = cache, cache.Counts()
+	c.tokens.seed(c.storedCounts)
+	return c, nil
+}
+
+// StoreCache writes to the catalog cache the compiler was loaded through
+// what its compiles learned that the cache lacks: the token counts of the
+// bodies they measured, so that a later process selecting the same skills
+// loads no tokenizer. Without a cache it does nothing; like every cache
+// write, it never fails the caller.
+func (c *Compiler) StoreCache() {
+	if c.cache != nil {
+		c.cache.StoreCounts(c.storedCounts, c.tokens.snapshot())
+	}
 }
 
 // Catalog returns the catalog the compiler was built over.

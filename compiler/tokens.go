@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"maps"
 	"sync"
 
 	"github.com/tiktoken-go/tokenizer"
@@ -50,6 +51,26 @@ func (c *tokenCache) put(key string, n int) {
 		c.counts = map[string]int{}
 	}
 	c.counts[key] = n
+}
+
+// seed adds counts made earlier (by another process, through the cache).
+func (c *tokenCache) seed(counts map[string]int) {
+	if len(counts) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.counts == nil {
+		c.counts = make(map[string]int, len(counts))
+	}
+	maps.Copy(c.counts, counts)
+}
+
+// snapshot returns a copy of the counts.
+func (c *tokenCache) snapshot() map[string]int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return maps.Clone(c.counts)
 }
 
 // CountTokens counts text with the named tokenizer.

@@ -110,6 +110,7 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	if err != nil {
 		return reportCompileError(err, p.format, stdout)
 	}
+	c.StoreCache()
 	if p.explain {
 		if err := compiler.WriteExplanation(stderr, res); err != nil {
 			return err

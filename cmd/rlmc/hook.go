@@ -43,6 +43,7 @@ type hookParams struct {
 	denies  []string
 	budget  int
 	timeout time.Duration
+	noCache bool
 }
 
 // hookInput is the part of Claude Code's UserPromptSubmit input the hook
@@ -104,6 +105,7 @@ command line, or the policy. The prompt never does.`,
 	fl.StringArrayVar(&p.denies, "deny", nil, "deny unit `NAME` outright (repeatable, or NAME,NAME)")
 	fl.IntVar(&p.budget, "budget", 0, "positive token ceiling for the selected bodies (default from the policy, else 8000)")
 	fl.DurationVar(&p.timeout, "timeout", defaultHookTimeout, "deadline of the whole hook run")
+	registerNoCache(cc, &p.noCache)
 	hook.AddCommand(cc)
 	return hook
 }
@@ -168,7 +170,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 			return nil, fmt.Errorf("no skill root under %s or the home folder (%s is left to Claude Code)", in.Cwd, strings.Join(claudeOwnRoots, ", "))
 		}
 	}
-	c, err := compiler.Load(ctx, opts, pol)
+	c, err := compiler.LoadWith(ctx, opts, pol, catalogCache(p.noCache, stderr))
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +178,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	if err != nil {
 		return nil, err
 	}
+	c.StoreCache()
 	// One line, not one per warning: the user reads it in a transcript,
 	// before every prompt.
 	if n := len(catalogWarnings(c.Diagnostics())); n > 0 {
