@@ -174,16 +174,21 @@ func (pr *Problem) nameStated(name string) float64 {
 	if !ok {
 		return 0
 	}
-	n := float64(len(pr.ix.units))
+	return pr.ix.nameStated(pr.Query, id)
+}
+
+// nameStated is Problem.nameStated for the unit at index position id.
+func (ix *Index) nameStated(q *Query, id int32) float64 {
+	n := float64(len(ix.units))
 	var all, stated float64
-	for _, s := range Terms(nameWords(pr.ix.units[id])) {
-		df := len(pr.ix.postings[s])
+	for _, s := range Terms(nameWords(ix.units[id])) {
+		df := len(ix.postings[s])
 		if df == 0 {
 			continue
 		}
-		w := pr.ix.idf(n, df)
+		w := ix.idf(n, df)
 		all += w
-		if _, in := slices.BinarySearch(pr.Query.uniqueTerms, s); in {
+		if _, in := slices.BinarySearch(q.uniqueTerms, s); in {
 			stated += w
 		}
 	}
