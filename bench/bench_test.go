@@ -73,7 +73,7 @@ func check(t *testing.T, rep *Report, floors []floor) {
 func TestSkillRouterFloors(t *testing.T) {
 	rep := run(t, "skill-router/corpus/skills", "skill-router/gold-set.json")
 	check(t, rep, []floor{
-		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.935},
+		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.95},
 		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.95},
 		{name: "false-route rate", got: func(r *Report) *float64 { return r.Overall.FalseRouteRate }, min: 0.05, max: true},
 	})
@@ -107,10 +107,10 @@ func TestSealToolsFloors(t *testing.T) {
 	}
 	rep := runWith(t, "seal-tools/catalog", "seal-tools/cases.jsonl", "seal-tools/policy.yaml")
 	check(t, rep, []floor{
-		{name: "single_tool top-1", got: category("single_tool", func(m Metrics) *float64 { return m.Top1 }), min: 0.83},
+		{name: "single_tool top-1", got: category("single_tool", func(m Metrics) *float64 { return m.Top1 }), min: 0.84},
 		{name: "single_tool recall@1", got: category("single_tool", func(m Metrics) *float64 { return m.RecallAt1 }), min: 0.85},
-		{name: "multi_tool all gold selected", got: category("multi_tool", func(m Metrics) *float64 { return m.AllGoldSelected }), min: 0.62},
-		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.935},
+		{name: "multi_tool all gold selected", got: category("multi_tool", func(m Metrics) *float64 { return m.AllGoldSelected }), min: 0.63},
+		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.95},
 	})
 }
 
