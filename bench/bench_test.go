@@ -73,7 +73,7 @@ func check(t *testing.T, rep *Report, floors []floor) {
 func TestSkillRouterFloors(t *testing.T) {
 	rep := run(t, "skill-router/corpus/skills", "skill-router/gold-set.json")
 	check(t, rep, []floor{
-		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.95},
+		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.94},
 		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.95},
 		{name: "false-route rate", got: func(r *Report) *float64 { return r.Overall.FalseRouteRate }, min: 0.05, max: true},
 	})
