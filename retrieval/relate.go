@@ -137,6 +137,7 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) ma
 // before a word that joins two requests (clauseJoins).
 func (q *Query) clauses() map[string]uint64 {
 	out := make(map[string]uint64, len(q.stems))
+	clause := make([]int, len(q.stems))
 	c := 0
 	for i, st := range q.stems {
 		if i > 0 && (q.endsClause(i-1) || clauseJoins[q.words[i]]) {
@@ -145,6 +146,10 @@ func (q *Query) clauses() map[string]uint64 {
 		if st != "" {
 			out[st] |= 1 << c
 		}
+		clause[i] = c
+	}
+	for t, at := range q.joined {
+		out[t] |= 1 << clause[at]
 	}
 	return out
 }
