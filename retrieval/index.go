@@ -97,7 +97,7 @@ const (
 	// task best needs to be put before the policy beside the best
 	// CandidateCap (Index.withClauseBests): a part of a task is asked for
 	// plainly enough to stand, and every candidate costs the policy.
-	ClauseFloor = 6.0
+	ClauseFloor = 4.5
 	// redundantShare: a candidate is redundant beside another when less
 	// than this share of its evidence rests on task words the other's
 	// evidence does not cover.
