@@ -73,7 +73,7 @@ func check(t *testing.T, rep *Report, floors []floor) {
 func TestSkillRouterFloors(t *testing.T) {
 	rep := run(t, "skill-router/corpus/skills", "skill-router/gold-set.json")
 	check(t, rep, []floor{
-		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.935},
+		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.94},
 		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.95},
 		{name: "false-route rate", got: func(r *Report) *float64 { return r.Overall.FalseRouteRate }, min: 0.05, max: true},
 	})
@@ -107,10 +107,10 @@ func TestSealToolsFloors(t *testing.T) {
 	}
 	rep := runWith(t, "seal-tools/catalog", "seal-tools/cases.jsonl", "seal-tools/policy.yaml")
 	check(t, rep, []floor{
-		{name: "single_tool top-1", got: category("single_tool", func(m Metrics) *float64 { return m.Top1 }), min: 0.83},
+		{name: "single_tool top-1", got: category("single_tool", func(m Metrics) *float64 { return m.Top1 }), min: 0.835},
 		{name: "single_tool recall@1", got: category("single_tool", func(m Metrics) *float64 { return m.RecallAt1 }), min: 0.85},
-		{name: "multi_tool all gold selected", got: category("multi_tool", func(m Metrics) *float64 { return m.AllGoldSelected }), min: 0.42},
-		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.935},
+		{name: "multi_tool all gold selected", got: category("multi_tool", func(m Metrics) *float64 { return m.AllGoldSelected }), min: 0.63},
+		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.95},
 	})
 }
 
@@ -119,15 +119,16 @@ func TestSealToolsFloors(t *testing.T) {
 func TestToolAlpacaFloors(t *testing.T) {
 	rep := run(t, "toolalpaca/catalog", "toolalpaca/cases.jsonl")
 	check(t, rep, []floor{
-		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.16},
+		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.19},
 		{name: "recall@1", got: func(r *Report) *float64 { return r.Overall.RecallAt1 }, min: 0.19},
 		// Every case routes, so decision accuracy counts a wrong unit
 		// routed as right: lowered from 0.76 when a one-word name in
 		// passing stopped earning the whole name bonus (wrong routes 63
 		// -> 54, abstains 24 -> 32, top-1 0.147 -> 0.157), and to 0.64
 		// when a name word the other fields never use stopped weighing
-		// as a name (top-1 0.157 -> 0.167, recall@1 -> 0.196).
-		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.64},
+		// as a name (top-1 0.157 -> 0.167, recall@1 -> 0.196); 0.68
+		// since two task words the catalog writes as one are that word.
+		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.68},
 	})
 }
 

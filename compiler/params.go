@@ -27,7 +27,8 @@ const (
 	// TieExplained: a rival within TieRatio is no tie when the best
 	// candidate explains at least this many times as much of the task's
 	// informative weight, each share scaled by how much of the unit's
-	// name the task states when it states part of both
+	// name the task states, plus how much of the task the name states,
+	// when it states part of both
 	// (retrieval.Problem.ExplainsMore; explains_more/3, rule 9). Chosen
 	// on the even halves.
 	TieExplained = 1.05

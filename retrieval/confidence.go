@@ -151,7 +151,8 @@ func kept(ev []Evidence, score float64) float64 {
 // ExplainsMore reports whether unit a fits the task at least ratio times
 // as well as unit b (rule 9's explains_more/3). When the task states part
 // of both names, each one's Explained is scaled by 1 plus the share of its
-// name's informative weight the task states (nameStated): near-duplicate units
+// name's informative weight the task states (nameStated), plus the share
+// of the task's informative weight its name states (nameTask): near-duplicate units
 // ("check-ssl", "check-ssl-validity") explain the same words of a task,
 // and the one whose name the task states whole fits it better than the
 // one whose name adds a word the task never says. Otherwise they compare
@@ -161,9 +162,34 @@ func kept(ev []Evidence, score float64) float64 {
 func (pr *Problem) ExplainsMore(a, b string, ratio float64) bool {
 	na, nb := pr.nameStated(a), pr.nameStated(b)
 	if na > 0 && nb > 0 {
-		return pr.Explained(a)*(1+na) >= ratio*pr.Explained(b)*(1+nb)
+		fa := pr.Explained(a)*(1+na) + pr.nameTask(a)
+		fb := pr.Explained(b)*(1+nb) + pr.nameTask(b)
+		return fa >= ratio*fb
 	}
 	return pr.Explained(a) >= ratio*pr.Explained(b)
+}
+
+// nameTask is the share of the task's informative weight that the unit's
+// name states: of two names the task states whole, "create marketing
+// campaign" states more of "create a marketing campaign named ..." than
+// "create campaign" does.
+func (pr *Problem) nameTask(name string) float64 {
+	id, ok := pr.ix.ids[name]
+	if !ok || pr.taskWeight <= 0 {
+		return 0
+	}
+	n := float64(len(pr.ix.units))
+	var stated float64
+	seen := map[string]bool{}
+	for _, s := range Terms(nameWords(pr.ix.units[id])) {
+		if df := len(pr.ix.postings[s]); df > 0 && !seen[s] {
+			seen[s] = true
+			if _, in := slices.BinarySearch(pr.Query.uniqueTerms, s); in {
+				stated += pr.ix.idf(n, df)
+			}
+		}
+	}
+	return min(1, stated/pr.taskWeight)
 }
 
 // nameStated is the share of the informative weight of the unit's name
@@ -174,16 +200,21 @@ func (pr *Problem) nameStated(name string) float64 {
 	if !ok {
 		return 0
 	}
-	n := float64(len(pr.ix.units))
+	return pr.ix.nameStated(pr.Query, id)
+}
+
+// nameStated is Problem.nameStated for the unit at index position id.
+func (ix *Index) nameStated(q *Query, id int32) float64 {
+	n := float64(len(ix.units))
 	var all, stated float64
-	for _, s := range Terms(nameWords(pr.ix.units[id])) {
-		df := len(pr.ix.postings[s])
+	for _, s := range Terms(nameWords(ix.units[id])) {
+		df := len(ix.postings[s])
 		if df == 0 {
 			continue
 		}
-		w := pr.ix.idf(n, df)
+		w := ix.idf(n, df)
 		all += w
-		if _, in := slices.BinarySearch(pr.Query.uniqueTerms, s); in {
+		if _, in := slices.BinarySearch(q.uniqueTerms, s); in {
 			stated += w
 		}
 	}

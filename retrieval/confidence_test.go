@@ -60,6 +60,8 @@ func TestExplainsMore(t *testing.T) {
 		unit("cats", "Pictures of cats."),
 		unit("cataas", "Cat as a service: pictures of cats."),
 		unit("weather", "Forecasts for a city."),
+		unit("create-campaign", "Create a marketing or promo campaign."),
+		unit("create-marketing-campaign", "Create a marketing campaign for a launch."),
 	)
 	tests := []struct {
 		name, task, a, b string
@@ -68,6 +70,8 @@ func TestExplainsMore(t *testing.T) {
 		{name: "name stated whole", task: "check the ssl certificate of example.org", a: "check-ssl", b: "check-ssl-validity", want: true},
 		{name: "name with a word unsaid", task: "check the ssl certificate of example.org", a: "check-ssl-validity", b: "check-ssl"},
 		{name: "brand name unsaid", task: "show me pictures of cats", a: "cats", b: "cataas"},
+		// Both names stated whole: the one that states more of the task.
+		{name: "name states more of the task", task: "create a marketing campaign named spring sale", a: "create-marketing-campaign", b: "create-campaign", want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -93,6 +93,11 @@ const (
 	// policy at all: below the policy's threshold (compiler.Threshold) a
 	// unit can only make a task ambiguous, never be selected.
 	CandidateFloor = 1.5
+	// ClauseFloor is the evidence a unit that answers a clause of the
+	// task best needs to be put before the policy beside the best
+	// CandidateCap (Index.withClauseBests): a part of a task is asked for
+	// plainly enough to stand, and every candidate costs the policy.
+	ClauseFloor = 4.5
 	// redundantShare: a candidate is redundant beside another when less
 	// than this share of its evidence rests on task words the other's
 	// evidence does not cover.

@@ -113,8 +113,9 @@ type Problem struct {
 	// Query is the analysed task the problem was built from.
 	Query *Query
 	// Candidates are the mandatory units (sorted), then the explicit ones
-	// (sorted), then at most CandidateCap eligible lexical units, best
-	// first.
+	// (sorted), then the eligible lexical units, best first: at most
+	// CandidateCap best ones and at most CandidateCap more that answer a
+	// clause of the task best (Index.withClauseBests).
 	Candidates []Candidate
 	// Evidence holds each indexed candidate's evidence, largest first.
 	Evidence map[string][]Evidence
@@ -285,6 +286,10 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 		}
 	}
 	top, marks, err := ix.eligibleTop(ctx, pr, lexical, ix.named(q, req, host), judge, p)
+	if err != nil {
+		return nil, err
+	}
+	top, err = ix.withClauseBests(ctx, pr, top, marks, q, judge, p)
 	if err != nil {
 		return nil, err
 	}
@@ -515,6 +520,68 @@ func (ix *Index) eligibleTop(ctx context.Context, pr *Problem, lexical []scored,
 	// The eligible units left outside, and those never judged, are
 	// outranked: standing tells them by their score.
 	return top, marks, nil
+}
+
+// withClauseBests adds to the lexical candidates top, best first, the
+// units that answer a clause of the task best (clauseBests) and are not
+// among them yet, up to CandidateCap more, if the Judge finds them
+// eligible, and returns the candidates best first. A task that asks for
+// several things, one per clause, gets its parts before the policy even
+// when units that pick up words across the whole task outscore them; the
+// policy still decides each on its evidence (rules 9 to 11). A unit the
+// Judge rejected already (marks) is left out; one it rejects now stays
+// outside with its standing, as any unit outside the cap.
+func (ix *Index) withClauseBests(ctx context.Context, pr *Problem, top []scored, marks map[int]Exclusion, q *Query, judge Judge, p *pulse.Pulse) ([]scored, error) {
+	if len(top) == 0 {
+		return top, nil
+	}
+	var extra []Candidate
+	for _, u := range ix.clauseBests(q, p.Stop) {
+		if len(extra) == CandidateCap {
+			break
+		}
+		name := ix.units[u].Name
+		if pr.scores[u] < ClauseFloor {
+			continue
+		}
+		if _, judged := marks[ix.catPos[u]]; judged || slices.ContainsFunc(top, func(s scored) bool { return s.unit == u }) || host(pr, name) {
+			continue
+		}
+		extra = append(extra, Candidate{Name: name, Origin: OriginLexical, Score: pr.scores[u]})
+	}
+	if len(extra) == 0 {
+		return top, nil
+	}
+	vs, err := judge.Ineligible(ctx, extra)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range extra {
+		if !slices.ContainsFunc(vs, func(v Verdict) bool { return v.Name == c.Name }) {
+			top = append(top, scored{ix.ids[c.Name], c.Score})
+		}
+	}
+	slices.SortStableFunc(top, func(a, b scored) int {
+		if ix.before(a, b) {
+			return -1
+		}
+		if ix.before(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return top, nil
+}
+
+// host reports whether name is one of the host's candidates (mandatory
+// or explicit), which come first in pr.Candidates.
+func host(pr *Problem, name string) bool {
+	for _, c := range pr.Candidates {
+		if c.Origin != OriginLexical && c.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // ineligibleBatch is how many units eligibleTop judges at once past the

@@ -28,6 +28,9 @@ type Query struct {
 	// declared objects and actions it names (nil when none).
 	phrases       []phraseMatch
 	objects, acts map[string]bool
+	// joined maps a term made of two consecutive task words written as
+	// one ("Chuck Norris" for "chucknorris") to the first word's position.
+	joined map[string]int
 }
 
 // Negation is a unit the task negates (rule 5) and the words that did it.
@@ -121,6 +124,7 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 		}
 		prev = st
 	}
+	ix.joinWords(q, masked, seen)
 	sort.Strings(q.uniqueTerms)
 	q.phrases = ix.matchPhrases(q, p.Stop)
 	q.objects, q.acts = ix.objects.named(q.stems, p.Stop), ix.actions.named(q.stems, p.Stop)
@@ -289,4 +293,31 @@ func (q *Query) said(i, n, from, end int) string {
 		return strings.Join(q.words[i:end], " ")
 	}
 	return strings.Join(q.words[i:i+n], " ") + " \u2026 " + strings.Join(q.words[from:end], " ")
+}
+
+// joinWords adds to the task's terms each pair of consecutive words,
+// neither a stop word, that the catalog writes as one word: a name or
+// brand written as one word ("chucknorris", "wifi") is the same word as
+// the two the task writes. Only pairs within a clause of words count, and
+// a pair the task negates does not.
+func (ix *Index) joinWords(q *Query, masked []bool, seen map[string]bool) {
+	for i := 0; i+1 < len(q.words); i++ {
+		if q.stems[i] == "" || q.stems[i+1] == "" || (masked != nil && (masked[i] || masked[i+1])) || q.gap(i) != gapSpace {
+			continue
+		}
+		a, b := q.words[i], q.words[i+1]
+		if isStop(a, q.stems[i]) || isStop(b, q.stems[i+1]) {
+			continue
+		}
+		t := Stem(a + b)
+		if _, known := ix.postings[t]; !known || seen[t] {
+			continue
+		}
+		seen[t] = true
+		q.uniqueTerms = append(q.uniqueTerms, t)
+		if q.joined == nil {
+			q.joined = map[string]int{}
+		}
+		q.joined[t] = i
+	}
 }

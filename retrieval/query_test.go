@@ -58,3 +58,31 @@ func FuzzAnalyze(f *testing.F) {
 		}
 	})
 }
+
+// TestJoinedWords: two task words the catalog writes as one word are that
+// word ("Chuck Norris" for "chucknorris"), unless a stop word, a clause
+// break or a negation stands in the way.
+func TestJoinedWords(t *testing.T) {
+	ix := testIndex(
+		unit("chucknorris-io", "Random jokes from the chucknorris archive."),
+		unit("wifi-scan", "List wifi networks nearby."),
+		unit("weather", "Forecasts for a city."),
+	)
+	tests := []struct {
+		name, task, term string
+		want             bool
+	}{
+		{name: "two words", task: "a Chuck Norris joke", term: "chucknorris", want: true},
+		{name: "hyphen", task: "is the Wi-Fi up", term: "wifi", want: true},
+		{name: "clause break", task: "chuck, norris", term: "chucknorris"},
+		{name: "unknown to the catalog", task: "chuck berry", term: "chuckberry"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ix.Analyze(tt.task, nil)
+			if _, got := slices.BinarySearch(q.uniqueTerms, tt.term); got != tt.want {
+				t.Errorf("%q holds %q: got %v; want %v", tt.task, tt.term, got, tt.want)
+			}
+		})
+	}
+}

@@ -101,12 +101,24 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) ma
 		}
 		parts[c.Name] = &w
 	}
+	// A unit whose name the task states (most of its informative weight)
+	// is asked for by name, whatever else the clause asks.
+	named := make(map[string]bool, len(cands))
+	for _, c := range cands {
+		if id, ok := ix.ids[c.Name]; ok && ix.nameStated(q, id) >= apartNamed {
+			named[c.Name] = true
+		}
+	}
 	for _, a := range cands {
 		for _, b := range cands {
 			if a.Name == b.Name || b.Origin != OriginLexical {
 				continue
 			}
 			wa, wb := parts[a.Name], parts[b.Name]
+			if named[b.Name] {
+				out[[2]string{a.Name, b.Name}] = true
+				continue
+			}
 			for i := range wb {
 				if wb[i] > 0 && wb[i] >= wa[i] {
 					out[[2]string{a.Name, b.Name}] = true
@@ -125,6 +137,7 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) ma
 // before a word that joins two requests (clauseJoins).
 func (q *Query) clauses() map[string]uint64 {
 	out := make(map[string]uint64, len(q.stems))
+	clause := make([]int, len(q.stems))
 	c := 0
 	for i, st := range q.stems {
 		if i > 0 && (q.endsClause(i-1) || clauseJoins[q.words[i]]) {
@@ -133,6 +146,10 @@ func (q *Query) clauses() map[string]uint64 {
 		if st != "" {
 			out[st] |= 1 << c
 		}
+		clause[i] = c
+	}
+	for t, at := range q.joined {
+		out[t] |= 1 << clause[at]
 	}
 	return out
 }
@@ -154,3 +171,10 @@ func (q *Query) endsClause(k int) bool {
 	}
 	return false
 }
+
+// apartNamed is the share of a unit's name's informative weight the task
+// must state for the unit to answer a part of it apart from another in
+// the same clause: "discounts for online courses" states course-tool's
+// name, "my plan to migrate from REST" only the common half of
+// migrate-to-shoehorn's.
+const apartNamed = 0.75

@@ -5,6 +5,7 @@ package retrieval
 // negation (rule 5) reads the task") or of a doc comment in this package.
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmc-dev/rlmc/internal/pulse"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -716,6 +718,46 @@ func TestQuoted(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := strings.Join(Quoted(tt.text), "|"); got != tt.want {
 				t.Errorf("Quoted(%q): got %q; want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestClauseBests: a task of several clauses puts before the policy the
+// unit each clause asks for, though units picking up words across the
+// whole task outscore it and fill the CandidateCap best.
+func TestClauseBests(t *testing.T) {
+	units := []*ir.Unit{
+		unit("weather-report", "Weather forecast report for a city."),
+		unit("flight-booking", "Book a flight ticket with seat selection."),
+	}
+	for i := range 5 {
+		units = append(units, unit(fmt.Sprintf("archive-%d", i), fmt.Sprintf("Archive %d of weather forecast reports by city, flight tickets and seats.", i)))
+	}
+	ix := testIndex(units...)
+	cands := func(task string) []string {
+		pr, err := ix.Retrieve(context.Background(), ix.Analyze(task, nil), Request{}, &fakeJudge{}, pulse.New(context.Background()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range pr.Candidates {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	tests := []struct {
+		name, task string
+		want       bool
+	}{
+		{name: "own clause", task: "get the weather forecast report for the city, then book a flight ticket and pick a seat", want: true},
+		{name: "one clause", task: "get the weather forecast report for the city flight"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := cands(tt.task)
+			if slices.Contains(got, "flight-booking") != tt.want {
+				t.Errorf("candidates of %q: got %v; want flight-booking among them: %v", tt.task, got, tt.want)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -375,4 +376,61 @@ func residual(a, b []Evidence) float64 {
 		}
 	}
 	return r
+}
+
+// clauseBests returns, for a task of several clauses (see Query.clauses),
+// the unit whose term evidence on each clause's own terms is the highest,
+// at or above CandidateFloor, each once, in clause order (a tie goes to
+// the unit first in the index). A task that asks for several things says
+// each in its own clause; the unit one clause asks for may score below
+// units that pick up words across the whole task, and would never be put
+// before the policy. It returns nil for a task of one clause, and stops
+// early, with what it found so far, when stop reports true.
+func (ix *Index) clauseBests(q *Query, stop func() bool) []int32 {
+	in := q.clauses()
+	var last int
+	for _, m := range in {
+		if m != 0 {
+			last = max(last, 63-bits.LeadingZeros64(m))
+		}
+	}
+	if last == 0 {
+		return nil
+	}
+	n := float64(len(ix.units))
+	scores := make([]float64, len(ix.units))
+	var touched []int32
+	var out []int32
+	for c := 0; c <= last; c++ {
+		if stop() {
+			return out
+		}
+		for _, t := range q.uniqueTerms {
+			if in[t]&(1<<c) == 0 {
+				continue
+			}
+			ps := ix.postings[t]
+			idf := ix.idf(n, len(ps))
+			for _, p := range ps {
+				if scores[p.unit] == 0 {
+					touched = append(touched, p.unit)
+				}
+				scores[p.unit] += idf * p.sat
+			}
+		}
+		best := int32(-1)
+		for _, u := range touched {
+			if s := scores[u]; s >= CandidateFloor && (best < 0 || s > scores[best] || (s == scores[best] && u < best)) {
+				best = u
+			}
+		}
+		if best >= 0 && !slices.Contains(out, best) {
+			out = append(out, best)
+		}
+		for _, u := range touched {
+			scores[u] = 0
+		}
+		touched = touched[:0]
+	}
+	return out
 }

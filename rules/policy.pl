@@ -10,7 +10,9 @@
 %   Rule 1 (evidence) is Go's alone: a unit scoring below the candidate
 %   floor (1.5) is never shown to this policy (no_evidence when it scores
 %   0, below_threshold with rule 1's clause otherwise), nor is an eligible
-%   unit outside the best four lexical candidates (CandidateCap). A
+%   unit outside the best four lexical candidates (CandidateCap), unless
+%   it answers a clause of the task best and scores at least 4.5
+%   (ClauseFloor; at most four such more). A
 %   shadowed unit is never shown either: its name answers for the unit
 %   that shadows it, so the catalog, not a rule here, keeps it out.
 %   Rules 2-6 (deny, standing, explicit-user-only, negation, dependencies)
@@ -172,7 +174,7 @@ decide(Req, Cands, Budget, Decisions) :-
 % unit that lost its power is not admitted later as a candidate beside a
 % unit it supersedes or covers (only as another unit's dependency), and
 % every superseded or covered rejection names a selected unit. Powers only shrinks, so this ends after at most one round
-% per candidate (four lexical ones plus the host's).
+% per candidate (at most eight lexical ones plus the host's).
 settle(Req, X, Ok, Powers, Pins, Budget, Selected, Rejected) :-
     admission(Req, X, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited),
     settled(Req, X, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited, Selected, Rejected).
