@@ -83,7 +83,7 @@ func discover(root string, precedence int, limits Limits, prior map[string]*Fold
 func (s *scanner) list(dirReal string) ([]fs.DirEntry, error) {
 	stamp, trusted := "", false
 	if info, err := os.Lstat(dirReal); err == nil && info.IsDir() {
-		stamp, trusted = stampInfo(info), !racy(info, time.Now())
+		stamp, trusted = StampInfo(info), !racy(info, time.Now())
 	}
 	if p, ok := s.prior[dirReal]; ok && trusted && p.Stamp == stamp {
 		s.listed = append(s.listed, *p)
@@ -250,7 +250,7 @@ func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry) {
 	}
 	f.origin = Origin{
 		Root: f.root, Precedence: f.precedence, RootReal: f.rootReal, RelDir: f.relDir, RelReal: f.relReal,
-		DirReal: f.dirReal, FileReal: f.fileReal, FileLinked: f.fileLinked, Stamp: stampInfo(info),
+		DirReal: f.dirReal, FileReal: f.fileReal, FileLinked: f.fileLinked, Stamp: StampInfo(info),
 	}
 	s.found = append(s.found, f)
 }

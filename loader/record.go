@@ -110,9 +110,10 @@ type Item struct {
 // same rule ("racy git").
 const racyWindow = 2 * time.Second
 
-// stampInfo is a file's stamp: its type and permission bits, size,
-// modification time and identity (FileID).
-func stampInfo(info os.FileInfo) string {
+// StampInfo is a file's stamp: its type and permission bits, size,
+// modification time and identity (FileID). The live catalog
+// (compiler.Watch) stamps what it watches the same way.
+func StampInfo(info os.FileInfo) string {
 	return info.Mode().String() + " " + strconv.FormatInt(info.Size(), 10) + " " +
 		strconv.FormatInt(info.ModTime().UnixNano(), 10) + " " + FileID(info)
 }
@@ -137,7 +138,7 @@ func Stamp(path string) (stamp string, ok bool) {
 	case err != nil:
 		return "error", false
 	}
-	stamp, ok = stampInfo(info), !racy(info, now)
+	stamp, ok = StampInfo(info), !racy(info, now)
 	if info.Mode()&os.ModeSymlink == 0 {
 		return stamp, ok
 	}
@@ -149,7 +150,7 @@ func Stamp(path string) (stamp string, ok bool) {
 	if err != nil {
 		return stamp + " -> " + real + " ?", ok
 	}
-	return stamp + " -> " + real + " " + stampInfo(target), ok && !racy(target, now)
+	return stamp + " -> " + real + " " + StampInfo(target), ok && !racy(target, now)
 }
 
 // recorder collects one unit's items while it loads.
