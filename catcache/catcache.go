@@ -17,10 +17,10 @@
 // time, the host policy, the roots, exclusions and loader limits) and its
 // checksum holds. Inside it, a skill is taken from the cache only when
 // discovery finds it at the same place and every file the loader read or
-// stat'ed for it has the same size, modification time and inode (see
-// loader.Record); discovery itself (listing every folder, stat'ing every
-// SKILL.md) runs on every start, so a skill added, removed or renamed is
-// always seen. The index is taken whole only when every skill was; else it
+// stat'ed for it has the same mode, size, modification time and inode
+// (see loader.Record); discovery itself runs on every start, so a skill
+// added, removed or renamed is always seen: it stats every folder (and
+// lists again each whose stamp changed) and every SKILL.md. The index is taken whole only when every skill was; else it
 // is built again, reusing the analysis of each unchanged unit. Bodies are
 // still read and checked against their digest when a compile selects them,
 // so an edit that keeps a file's size and time fails closed
