@@ -498,10 +498,20 @@ func TestWriterProcess(t *testing.T) {
 	c := &Cache{Dir: dir}
 	opts := loader.Options{Roots: []string{root}}
 	file := filepath.Join(dir, fileName(c.key(opts, nil)))
+	stores := 0
 	for range 30 {
 		os.Remove(file)
-		if _, _, st, err := c.Load(context.Background(), opts, nil); err != nil || !st.Stored {
-			t.Fatalf("got %+v, %v; want a load that stores", st, err)
+		// The other writer may store between the removal and the load,
+		// which then has nothing to store.
+		_, _, st, err := c.Load(context.Background(), opts, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if st.Stored {
+			stores++
+		}
+	}
+	if stores == 0 {
+		t.Fatal("no load stored the cache file; the test tests nothing")
 	}
 }

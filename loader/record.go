@@ -5,7 +5,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rlmc-dev/rlmc/ir"
@@ -170,17 +172,34 @@ func (r *recorder) stamp(path string) {
 // reusable returns prior's unit record when it may stand for f: the same
 // origin, trusted, and every item's stamp unchanged. It stats each item;
 // it opens nothing.
-func reusable(f found, prior map[Origin]*UnitRecord) (*UnitRecord, bool) {
-	p, ok := prior[f.origin]
-	if !ok || !p.Trusted || !f.trusted || p.Unit == nil {
+func reusable(f found, prior map[string]*UnitRecord) (*UnitRecord, bool) {
+	p, ok := prior[f.dirReal]
+	if !ok || p.Origin != f.origin || !p.Trusted || !f.trusted || p.Unit == nil {
 		return nil, false
 	}
 	for _, it := range p.Items {
+		if it.Stamp == "absent" && absentFrom(f, it.Path) {
+			continue // still absent: its folder's listing says so
+		}
 		if s, _ := Stamp(it.Path); s != it.Stamp {
 			return nil, false
 		}
 	}
 	return p, true
+}
+
+// absentFrom reports whether path, inside f's skill folder, cannot exist
+// because the folder's listing, as this load's discovery has it, holds no
+// entry for its first component: no stat is needed for a side file
+// (agents/openai.yaml, manifest.json) that a skill does not have.
+func absentFrom(f found, path string) bool {
+	rel, err := filepath.Rel(f.dirReal, path)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return false
+	}
+	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	_, ok := slices.BinarySearchFunc(f.entries, first, func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
+	return !ok
 }
 
 // reuse returns a copy of p's unit and diagnostics as a fresh load would
