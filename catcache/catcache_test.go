@@ -45,6 +45,7 @@ func base(t *testing.T) string {
 		"plain/SKILL.md":                 "---\nname: plain\ndescription: Format dates in reports.\n---\n# Dates\n\nUse ISO dates.\n",
 		"linked/SKILL.md":                "---\nname: linked\ndescription: Review pull requests.\n---\n# Review\n\nSee [the guide](refs/guide.md) and [more](refs/more.md).\n",
 		"linked/refs/guide.md":           "guide\n",
+		"linked/agents/notes.md":         "an agents folder without a Codex policy\n",
 		"codex/SKILL.md":                 "---\nname: codex\ndescription: Deploy the service.\n---\n# Deploy\n",
 		"codex/agents/openai.yaml":       "policy:\n  allow_implicit_invocation: true\n",
 		"router/SKILL.md":                "---\nname: router\ndescription: Tune database queries.\n---\n# Queries\n",
@@ -151,6 +152,9 @@ func TestChanges(t *testing.T) {
 		}, 4, 4},
 		{"add a Codex policy", func(t *testing.T, root string) {
 			write(t, root, "plain/agents/openai.yaml", "policy:\n  allow_implicit_invocation: false\n")
+		}, 4, 5},
+		{"add a Codex policy to an agents folder", func(t *testing.T, root string) {
+			write(t, root, "linked/agents/openai.yaml", "policy:\n  allow_implicit_invocation: false\n")
 		}, 4, 5},
 		{"edit a Codex policy", func(t *testing.T, root string) {
 			write(t, root, "codex/agents/openai.yaml", "policy:\n  allow_implicit_invocation: false\n")
