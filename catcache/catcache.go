@@ -395,7 +395,8 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 	for i, u := range cat.Units {
 		pos[u] = i
 	}
-	rw := binenc.NewWriter()
+	// About 16 distinct strings a unit (its paths, stamps and fields).
+	rw := binenc.NewWriterSize(16 * len(rec.Units))
 	encodeRecord(rw, rec)
 	bw := binenc.NewWriter()
 	bw.Uint(uint64(len(rec.Units)))
