@@ -12,9 +12,10 @@
 // watcher (compiler.Watch), which keeps its catalog in memory, never uses
 // one.
 //
-// What is trusted: a cache file is used only when its key matches (the
-// cache format, rlmc's build and the running executable's path, size and
-// time, the host policy, the roots, exclusions and loader limits) and its
+// What is trusted: a cache file is used only when it is a regular file of
+// this user's that no one else may write, its key matches (the cache
+// format, rlmc's build and the running executable's path, size and time,
+// the host policy, the roots, exclusions and loader limits) and its
 // checksum holds. Inside it, a skill is taken from the cache only when
 // discovery finds it at the same place and every file the loader read or
 // stat'ed for it has the same mode, size, modification time and inode
@@ -49,6 +50,7 @@ import (
 
 	"github.com/rlmc-dev/rlmc/internal/binenc"
 	"github.com/rlmc-dev/rlmc/internal/pulse"
+	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/loader"
 	"github.com/rlmc-dev/rlmc/retrieval"
@@ -285,7 +287,7 @@ type cached struct {
 // read returns the cache in file when its key is key and it checks out,
 // else nil.
 func (c *Cache) read(file string, key [32]byte) *cached {
-	data, err := os.ReadFile(file)
+	data, err := readOwn(file)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			c.debugf("%s: not read: %v", file, err)
@@ -298,6 +300,36 @@ func (c *Cache) read(file string, key [32]byte) *cached {
 		return nil
 	}
 	return p
+}
+
+// errNotOwn is a cache file that someone other than this user could have
+// written.
+var errNotOwn = errors.New("not a regular file of this user's, writable by no one else")
+
+// readOwn reads file when it is a regular file that only this user could
+// have written: its key can be computed by anyone, so a cache folder
+// shared with others (RLMC_CACHE_DIR) must not let them plant a catalog.
+// The checks are made on the open file, so a swap after them is no help,
+// and it is opened non-blocking, so a FIFO put in its place is refused,
+// not waited on.
+func readOwn(file string) ([]byte, error) {
+	f, err := os.OpenFile(file, safefs.ReadOnly, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() || info.Mode().Perm()&0o022 != 0 || !ownedByMe(info) {
+		return nil, errNotOwn
+	}
+	data := make([]byte, info.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 // errStale is a cache file of another key or format.

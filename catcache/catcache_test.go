@@ -293,6 +293,50 @@ func TestBadCache(t *testing.T) {
 			}
 		})
 	}
+	t.Run("writable by others", func(t *testing.T) {
+		root, c := base(t), newCache(t)
+		opts := loader.Options{Roots: []string{root}}
+		load(t, c, opts, "")
+		file := cacheFile(t, c)
+		must(t, os.Chmod(file, 0o666))
+		if st := load(t, c, opts, ""); st.Hit {
+			t.Errorf("got %+v; want a file others could write ignored", st)
+		}
+	})
+	t.Run("a folder, not a file", func(t *testing.T) {
+		root, c := base(t), newCache(t)
+		opts := loader.Options{Roots: []string{root}}
+		load(t, c, opts, "")
+		file := cacheFile(t, c)
+		must(t, os.Remove(file))
+		must(t, os.Mkdir(file, 0o700))
+		if st := load(t, c, opts, ""); st.Hit || st.Stored {
+			t.Errorf("got %+v; want no cache used", st)
+		}
+	})
+	t.Run("a FIFO", func(t *testing.T) {
+		root, c := base(t), newCache(t)
+		opts := loader.Options{Roots: []string{root}}
+		load(t, c, opts, "")
+		file := cacheFile(t, c)
+		must(t, os.Remove(file))
+		if err := mkfifo(file); err != nil {
+			t.Skipf("no FIFOs here: %v", err)
+		}
+		done := make(chan Stats)
+		go func() {
+			_, _, st, _ := c.Load(context.Background(), opts, nil)
+			done <- st
+		}()
+		select {
+		case st := <-done:
+			if st.Hit {
+				t.Errorf("got %+v; want the FIFO not used", st)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a FIFO in the cache file's place blocked the load")
+		}
+	})
 	t.Run("folder is a file", func(t *testing.T) {
 		root := base(t)
 		file := filepath.Join(t.TempDir(), "file")
