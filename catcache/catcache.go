@@ -12,15 +12,16 @@
 // watcher (compiler.Watch), which keeps its catalog in memory, never uses
 // one.
 //
-// What is trusted: a cache file is used only when its key matches (the
-// cache format, rlmc's build and the running executable's path, size and
-// time, the host policy, the roots, exclusions and loader limits) and its
+// What is trusted: a cache file is used only when it is a regular file of
+// this user's that no one else may write, its key matches (the cache
+// format, rlmc's build and the running executable's path, size and time,
+// the host policy, the roots, exclusions and loader limits) and its
 // checksum holds. Inside it, a skill is taken from the cache only when
 // discovery finds it at the same place and every file the loader read or
-// stat'ed for it has the same size, modification time and inode (see
-// loader.Record); discovery itself (listing every folder, stat'ing every
-// SKILL.md) runs on every start, so a skill added, removed or renamed is
-// always seen. The index is taken whole only when every skill was; else it
+// stat'ed for it has the same mode, size, modification time and inode
+// (see loader.Record); discovery itself runs on every start, so a skill
+// added, removed or renamed is always seen: it stats every folder (and
+// lists again each whose stamp changed) and every SKILL.md. The index is taken whole only when every skill was; else it
 // is built again, reusing the analysis of each unchanged unit. Bodies are
 // still read and checked against their digest when a compile selects them,
 // so an edit that keeps a file's size and time fails closed
@@ -49,6 +50,7 @@ import (
 
 	"github.com/rlmc-dev/rlmc/internal/binenc"
 	"github.com/rlmc-dev/rlmc/internal/pulse"
+	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/loader"
 	"github.com/rlmc-dev/rlmc/retrieval"
@@ -292,7 +294,7 @@ type cached struct {
 // read returns the cache in file when its key is key and it checks out,
 // else nil.
 func (c *Cache) read(file string, key [32]byte) *cached {
-	data, err := os.ReadFile(file)
+	data, err := readOwn(file)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			c.debugf("%s: not read: %v", file, err)
@@ -305,6 +307,36 @@ func (c *Cache) read(file string, key [32]byte) *cached {
 		return nil
 	}
 	return p
+}
+
+// errNotOwn is a cache file that someone other than this user could have
+// written.
+var errNotOwn = errors.New("not a regular file of this user's, writable by no one else")
+
+// readOwn reads file when it is a regular file that only this user could
+// have written: its key can be computed by anyone, so a cache folder
+// shared with others (RLMC_CACHE_DIR) must not let them plant a catalog.
+// The checks are made on the open file, so a swap after them is no help,
+// and it is opened non-blocking, so a FIFO put in its place is refused,
+// not waited on.
+func readOwn(file string) ([]byte, error) {
+	f, err := os.OpenFile(file, safefs.ReadOnly, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() || info.Mode().Perm()&0o022 != 0 || !ownedByMe(info) {
+		return nil, errNotOwn
+	}
+	data := make([]byte, info.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 // errStale is a cache file of another key or format.
@@ -402,7 +434,8 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 	for i, u := range cat.Units {
 		pos[u] = i
 	}
-	rw := binenc.NewWriter()
+	// About 16 distinct strings a unit (its paths, stamps and fields).
+	rw := binenc.NewWriterSize(16 * len(rec.Units))
 	encodeRecord(rw, rec)
 	bw := binenc.NewWriter()
 	bw.Uint(uint64(len(rec.Units)))

@@ -45,6 +45,7 @@ func base(t *testing.T) string {
 		"plain/SKILL.md":                 "---\nname: plain\ndescription: Format dates in reports.\n---\n# Dates\n\nUse ISO dates.\n",
 		"linked/SKILL.md":                "---\nname: linked\ndescription: Review pull requests.\n---\n# Review\n\nSee [the guide](refs/guide.md) and [more](refs/more.md).\n",
 		"linked/refs/guide.md":           "guide\n",
+		"linked/agents/notes.md":         "an agents folder without a Codex policy\n",
 		"codex/SKILL.md":                 "---\nname: codex\ndescription: Deploy the service.\n---\n# Deploy\n",
 		"codex/agents/openai.yaml":       "policy:\n  allow_implicit_invocation: true\n",
 		"router/SKILL.md":                "---\nname: router\ndescription: Tune database queries.\n---\n# Queries\n",
@@ -152,6 +153,9 @@ func TestChanges(t *testing.T) {
 		{"add a Codex policy", func(t *testing.T, root string) {
 			write(t, root, "plain/agents/openai.yaml", "policy:\n  allow_implicit_invocation: false\n")
 		}, 4, 5},
+		{"add a Codex policy to an agents folder", func(t *testing.T, root string) {
+			write(t, root, "linked/agents/openai.yaml", "policy:\n  allow_implicit_invocation: false\n")
+		}, 4, 5},
 		{"edit a Codex policy", func(t *testing.T, root string) {
 			write(t, root, "codex/agents/openai.yaml", "policy:\n  allow_implicit_invocation: false\n")
 		}, 4, 5},
@@ -233,14 +237,15 @@ func TestKey(t *testing.T) {
 	}
 }
 
-// TestRacy: a file modified in the last seconds is not trusted: the unit
-// is read again at the next load.
+// TestRacy: a file modified in the last seconds (or in the future) is not
+// trusted: the unit is read again at the next load.
 func TestRacy(t *testing.T) {
 	root, c := base(t), newCache(t)
 	opts := loader.Options{Roots: []string{root}}
 	load(t, c, opts, "")
-	now := time.Now()
-	must(t, os.Chtimes(filepath.Join(root, "plain/SKILL.md"), now, now))
+	// In the future, it stays within the window however slow the test.
+	soon := time.Now().Add(time.Hour)
+	must(t, os.Chtimes(filepath.Join(root, "plain/SKILL.md"), soon, soon))
 	load(t, c, opts, "") // records the racy stamp
 	if st := load(t, c, opts, ""); st.Reused != st.Units-1 {
 		t.Errorf("got %+v; want the recently modified unit read again", st)
@@ -289,6 +294,50 @@ func TestBadCache(t *testing.T) {
 			}
 		})
 	}
+	t.Run("writable by others", func(t *testing.T) {
+		root, c := base(t), newCache(t)
+		opts := loader.Options{Roots: []string{root}}
+		load(t, c, opts, "")
+		file := cacheFile(t, c)
+		must(t, os.Chmod(file, 0o666))
+		if st := load(t, c, opts, ""); st.Hit {
+			t.Errorf("got %+v; want a file others could write ignored", st)
+		}
+	})
+	t.Run("a folder, not a file", func(t *testing.T) {
+		root, c := base(t), newCache(t)
+		opts := loader.Options{Roots: []string{root}}
+		load(t, c, opts, "")
+		file := cacheFile(t, c)
+		must(t, os.Remove(file))
+		must(t, os.Mkdir(file, 0o700))
+		if st := load(t, c, opts, ""); st.Hit || st.Stored {
+			t.Errorf("got %+v; want no cache used", st)
+		}
+	})
+	t.Run("a FIFO", func(t *testing.T) {
+		root, c := base(t), newCache(t)
+		opts := loader.Options{Roots: []string{root}}
+		load(t, c, opts, "")
+		file := cacheFile(t, c)
+		must(t, os.Remove(file))
+		if err := mkfifo(file); err != nil {
+			t.Skipf("no FIFOs here: %v", err)
+		}
+		done := make(chan Stats)
+		go func() {
+			_, _, st, _ := c.Load(context.Background(), opts, nil)
+			done <- st
+		}()
+		select {
+		case st := <-done:
+			if st.Hit {
+				t.Errorf("got %+v; want the FIFO not used", st)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a FIFO in the cache file's place blocked the load")
+		}
+	})
 	t.Run("folder is a file", func(t *testing.T) {
 		root := base(t)
 		file := filepath.Join(t.TempDir(), "file")
@@ -498,20 +547,20 @@ func TestWriterProcess(t *testing.T) {
 	c := &Cache{Dir: dir}
 	opts := loader.Options{Roots: []string{root}}
 	file := filepath.Join(dir, fileName(c.key(opts, nil)))
-	stored := 0
+	stores := 0
 	for range 30 {
 		os.Remove(file)
-		// The other writer may store between the removal and this load,
-		// which then finds the file whole and has nothing to store.
+		// The other writer may store between the removal and the load,
+		// which then has nothing to store.
 		_, _, st, err := c.Load(context.Background(), opts, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if st.Stored {
-			stored++
+			stores++
 		}
 	}
-	if stored == 0 {
-		t.Errorf("no load of 30 stored the cache file")
+	if stores == 0 {
+		t.Fatal("no load stored the cache file; the test tests nothing")
 	}
 }

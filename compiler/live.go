@@ -676,7 +676,7 @@ func (w *treeWalk) walk(dir string, depth, skillDepth int) {
 	for _, e := range entries {
 		if !e.IsDir() {
 			if info, err := e.Info(); err == nil {
-				w.items[filepath.Join(dir, e.Name())] = stampInfo(info)
+				w.items[filepath.Join(dir, e.Name())] = loader.StampInfo(info)
 			}
 		}
 	}
@@ -725,9 +725,5 @@ func stampPath(path string, whole bool) string {
 	if !whole {
 		return info.Mode().Type().String() + " " + loader.FileID(info)
 	}
-	return stampInfo(info)
-}
-
-func stampInfo(info os.FileInfo) string {
-	return fmt.Sprintf("%s %d %d %s", info.Mode(), info.Size(), info.ModTime().UnixNano(), loader.FileID(info))
+	return loader.StampInfo(info)
 }

@@ -31,6 +31,9 @@ type found struct {
 	// (see Record); trusted is false when that stamp is racy.
 	origin  Origin
 	trusted bool
+	// entries is the skill folder's listing as discovery read it (or
+	// took it, unchanged, from a Record), sorted by name.
+	entries []fs.DirEntry
 }
 
 // scanner walks one root with the bounds in Limits. It never follows a
@@ -83,7 +86,7 @@ func discover(root string, precedence int, limits Limits, prior map[string]*Fold
 func (s *scanner) list(dirReal string) ([]fs.DirEntry, error) {
 	stamp, trusted := "", false
 	if info, err := os.Lstat(dirReal); err == nil && info.IsDir() {
-		stamp, trusted = stampInfo(info), !racy(info, time.Now())
+		stamp, trusted = StampInfo(info), !racy(info, time.Now())
 	}
 	if p, ok := s.prior[dirReal]; ok && trusted && p.Stamp == stamp {
 		s.listed = append(s.listed, *p)
@@ -164,7 +167,7 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 	}
 	for _, e := range entries {
 		if e.Name() == SkillFile && !e.IsDir() {
-			s.addSkill(dirReal, rel, e)
+			s.addSkill(dirReal, rel, e, entries)
 			return // a skill folder's subfolders are its resources, not more skills
 		}
 	}
@@ -223,7 +226,7 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 	}
 }
 
-func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry) {
+func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry, entries []fs.DirEntry) {
 	file := filepath.Join(dirReal, SkillFile)
 	fileRel := join(rel, SkillFile)
 	if e.Type()&fs.ModeSymlink != 0 {
@@ -246,11 +249,11 @@ func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry) {
 	f := found{
 		root: s.root, fsRoot: s.fsRoot, precedence: s.precedence, rootReal: s.rootReal,
 		relDir: rel, relReal: relTo(s.rootReal, dirReal), dirReal: dirReal, fileReal: file,
-		fileLinked: e.Type()&fs.ModeSymlink != 0, trusted: !racy(info, time.Now()),
+		fileLinked: e.Type()&fs.ModeSymlink != 0, trusted: !racy(info, time.Now()), entries: entries,
 	}
 	f.origin = Origin{
 		Root: f.root, Precedence: f.precedence, RootReal: f.rootReal, RelDir: f.relDir, RelReal: f.relReal,
-		DirReal: f.dirReal, FileReal: f.fileReal, FileLinked: f.fileLinked, Stamp: stampInfo(info),
+		DirReal: f.dirReal, FileReal: f.fileReal, FileLinked: f.fileLinked, Stamp: StampInfo(info),
 	}
 	s.found = append(s.found, f)
 }

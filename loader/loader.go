@@ -155,7 +155,9 @@ func LoadRecorded(ctx context.Context, opts Options) (*ir.Catalog, *Record, erro
 		listed = append(listed, sc.listed...)
 		diags = append(diags, ds...)
 		exclude := resolveExcludes(fsRoot, opts.Exclude)
-		for _, f := range firstReach(reached, founds) {
+		reach := firstReach(reached, founds)
+		all = slices.Grow(all, len(reach))
+		for _, f := range reach {
 			// Both the path the folder was found at and the folder it
 			// resolves to are checked, so a symlink cannot bring an
 			// excluded folder back under another name.
@@ -177,11 +179,13 @@ func LoadRecorded(ctx context.Context, opts Options) (*ir.Catalog, *Record, erro
 		testHookAfterDiscover()
 	}
 	rec := &Record{Units: make([]UnitRecord, len(all)), Diags: slices.Clone(diags), Folders: listed}
-	var prior map[Origin]*UnitRecord
+	// By skill folder, which one load reaches once; reusable compares the
+	// whole origin.
+	var prior map[string]*UnitRecord
 	if opts.Prior != nil {
-		prior = make(map[Origin]*UnitRecord, len(opts.Prior.Units))
+		prior = make(map[string]*UnitRecord, len(opts.Prior.Units))
 		for i := range opts.Prior.Units {
-			prior[opts.Prior.Units[i].Origin] = &opts.Prior.Units[i]
+			prior[opts.Prior.Units[i].Origin.DirReal] = &opts.Prior.Units[i]
 		}
 	}
 	if err := parallel(ctx, len(all), func(i int) {

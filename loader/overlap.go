@@ -15,7 +15,7 @@ import (
 // folder, exclusion included, so a folder one root excludes cannot come
 // back through another that holds it under a different relative path.
 func firstReach(seen map[string]bool, founds []found) []found {
-	kept := founds[:0:0]
+	kept := make([]found, 0, len(founds))
 	for _, f := range founds {
 		if seen[f.dirReal] {
 			continue

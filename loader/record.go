@@ -5,7 +5,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rlmc-dev/rlmc/ir"
@@ -110,9 +112,10 @@ type Item struct {
 // same rule ("racy git").
 const racyWindow = 2 * time.Second
 
-// stampInfo is a file's stamp: its type and permission bits, size,
-// modification time and identity (FileID).
-func stampInfo(info os.FileInfo) string {
+// StampInfo is a file's stamp: its type and permission bits, size,
+// modification time and identity (FileID). The live catalog
+// (compiler.Watch) stamps what it watches the same way.
+func StampInfo(info os.FileInfo) string {
 	return info.Mode().String() + " " + strconv.FormatInt(info.Size(), 10) + " " +
 		strconv.FormatInt(info.ModTime().UnixNano(), 10) + " " + FileID(info)
 }
@@ -137,7 +140,7 @@ func Stamp(path string) (stamp string, ok bool) {
 	case err != nil:
 		return "error", false
 	}
-	stamp, ok = stampInfo(info), !racy(info, now)
+	stamp, ok = StampInfo(info), !racy(info, now)
 	if info.Mode()&os.ModeSymlink == 0 {
 		return stamp, ok
 	}
@@ -149,7 +152,7 @@ func Stamp(path string) (stamp string, ok bool) {
 	if err != nil {
 		return stamp + " -> " + real + " ?", ok
 	}
-	return stamp + " -> " + real + " " + stampInfo(target), ok && !racy(target, now)
+	return stamp + " -> " + real + " " + StampInfo(target), ok && !racy(target, now)
 }
 
 // recorder collects one unit's items while it loads.
@@ -169,17 +172,34 @@ func (r *recorder) stamp(path string) {
 // reusable returns prior's unit record when it may stand for f: the same
 // origin, trusted, and every item's stamp unchanged. It stats each item;
 // it opens nothing.
-func reusable(f found, prior map[Origin]*UnitRecord) (*UnitRecord, bool) {
-	p, ok := prior[f.origin]
-	if !ok || !p.Trusted || !f.trusted || p.Unit == nil {
+func reusable(f found, prior map[string]*UnitRecord) (*UnitRecord, bool) {
+	p, ok := prior[f.dirReal]
+	if !ok || p.Origin != f.origin || !p.Trusted || !f.trusted || p.Unit == nil {
 		return nil, false
 	}
 	for _, it := range p.Items {
+		if it.Stamp == "absent" && absentFrom(f, it.Path) {
+			continue // still absent: its folder's listing says so
+		}
 		if s, _ := Stamp(it.Path); s != it.Stamp {
 			return nil, false
 		}
 	}
 	return p, true
+}
+
+// absentFrom reports whether path, inside f's skill folder, cannot exist
+// because the folder's listing, as this load's discovery has it, holds no
+// entry for its first component: no stat is needed for a side file
+// (agents/openai.yaml, manifest.json) that a skill does not have.
+func absentFrom(f found, path string) bool {
+	rel, err := filepath.Rel(f.dirReal, path)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return false
+	}
+	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	_, ok := slices.BinarySearchFunc(f.entries, first, func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
+	return !ok
 }
 
 // reuse returns a copy of p's unit and diagnostics as a fresh load would

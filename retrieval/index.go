@@ -788,6 +788,9 @@ func quotedFrequency(bags []bag) map[string]int {
 // wants the unit. Quotes of more than quotedMaxWords words are prose, not
 // a phrase, and are left out.
 func Quoted(text string) []string {
+	if !strings.ContainsAny(text, "\"'\u201c\u2018") {
+		return nil // no quote opens: most texts, and no runes to decode
+	}
 	var out []string
 	rs := []rune(text)
 	for i := 0; i < len(rs); i++ {

@@ -26,6 +26,10 @@ type Writer struct {
 // NewWriter returns an empty Writer.
 func NewWriter() *Writer { return &Writer{ids: map[string]uint32{}} }
 
+// NewWriterSize returns an empty Writer whose string table has room for
+// about n distinct strings, so that it does not grow a step at a time.
+func NewWriterSize(n int) *Writer { return &Writer{ids: make(map[string]uint32, n)} }
+
 // Uint appends v as an unsigned varint.
 func (w *Writer) Uint(v uint64) { w.body = binary.AppendUvarint(w.body, v) }
 
