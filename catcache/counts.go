@@ -59,7 +59,7 @@ func (c *Cache) Counts() map[string]int {
 		return nil
 	}
 	file, key := c.countsFile()
-	data, err := os.ReadFile(file)
+	data, err := readOwn(file)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			c.debugf("%s: not read: %v", file, err)

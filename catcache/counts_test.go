@@ -69,6 +69,15 @@ func TestBadCounts(t *testing.T) {
 			}
 		})
 	}
+	t.Run("writable by others", func(t *testing.T) {
+		c := newCache(t)
+		c.StoreCounts(nil, map[string]int{"o200k_base:aa": 12})
+		file, _ := c.countsFile()
+		must(t, os.Chmod(file, 0o666))
+		if got := c.Counts(); got != nil {
+			t.Errorf("got %v; want a table others could have written ignored", got)
+		}
+	})
 	t.Run("folder cannot be made", func(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "file")
 		must(t, os.WriteFile(file, nil, 0o600))
