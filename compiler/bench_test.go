@@ -3,9 +3,12 @@ package compiler
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/rlmc-dev/rlmc/catcache"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
 	"github.com/rlmc-dev/rlmc/loader"
 )
@@ -50,6 +53,33 @@ func BenchmarkCompileCold(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				c, err := Load(context.Background(), loader.Options{Roots: roots}, Policy{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := c.Compile(context.Background(), Request{Task: benchTask}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCompileCached is BenchmarkCompileCold through a catalog cache
+// that an earlier load filled, nothing changed since: what a cached
+// `rlmc compile` process does, minus process start.
+func BenchmarkCompileCached(b *testing.B) {
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("skills=%d", n), func(b *testing.B) {
+			roots := testkit.GenerateCatalog(b, b.TempDir(), n, 1)
+			testkit.Backdate(b, filepath.Dir(roots[0]), time.Now().Add(-time.Hour))
+			cache := &catcache.Cache{Dir: b.TempDir()}
+			opts := loader.Options{Roots: roots}
+			if _, err := LoadWith(context.Background(), opts, Policy{}, cache); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				c, err := LoadWith(context.Background(), opts, Policy{}, cache)
 				if err != nil {
 					b.Fatal(err)
 				}
