@@ -1,0 +1,33 @@
+package loader
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rlmc-dev/rlmc/internal/testkit"
+)
+
+// TestLoadAllocations pins what loading a generated catalog allocates per
+// skill (BenchmarkLoad's catalogs): discovery, the read, the frontmatter,
+// the body scan and the unit. Issue 17 halved it (from about 166 to about
+// 75: frontmatter without yaml.v3, headings without a regular expression,
+// no copy of a body without fences, reads sized from the file); the bound
+// sits a little above, so a change that allocates per line or per key
+// again shows here.
+func TestLoadAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	const skills = 200
+	roots := testkit.GenerateCatalog(t, t.TempDir(), skills, 1)
+	load := func() {
+		cat, err := Load(context.Background(), Options{Roots: roots})
+		if err != nil || len(cat.Units) != skills {
+			t.Fatalf("load: %v, %d units", err, len(cat.Units))
+		}
+	}
+	const max = 85
+	if got := testing.AllocsPerRun(5, load) / skills; got > max {
+		t.Errorf("got %.1f allocations per skill; want at most %d", got, max)
+	}
+}
