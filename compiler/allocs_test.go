@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/rlmc-dev/rlmc/internal/testkit"
@@ -33,5 +34,44 @@ func TestCompileWarmAllocations(t *testing.T) {
 	const max = 27000
 	if got := testing.AllocsPerRun(10, compile); got > max {
 		t.Errorf("got %.0f allocations per compile; want at most %d", got, max)
+	}
+}
+
+// TestCompileBytesPerUnit pins what a warm compile allocates for each unit
+// of the catalog, as the slope between two generated catalogs: the
+// rejected entry every unit gets (112 bytes) and its score (8), nothing
+// else. Issue 17 took the per-unit reason slot (and the walk that filled
+// it) away: 145 bytes a unit before, 120 after.
+func TestCompileBytesPerUnit(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocations")
+	}
+	perCompile := func(n int) float64 {
+		roots := testkit.GenerateCatalog(t, t.TempDir(), n, 1)
+		c, err := Load(context.Background(), loader.Options{Roots: roots}, Policy{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A task no unit has evidence for: the policy's work is the same
+		// at both sizes, so the slope is the per-unit work alone.
+		compile := func() {
+			if _, err := c.Compile(context.Background(), Request{Task: "zzz qqq"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		compile()
+		const runs = 5
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range runs {
+			compile()
+		}
+		runtime.ReadMemStats(&after)
+		return float64(after.TotalAlloc-before.TotalAlloc) / runs
+	}
+	small, large := perCompile(300), perCompile(3000)
+	const max = 128
+	if got := (large - small) / 2700; got > max {
+		t.Errorf("got %.0f bytes per unit per compile; want at most %d", got, max)
 	}
 }

@@ -3,6 +3,7 @@ package compiler
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,4 +122,26 @@ func longMixedTask(c *Compiler, n int) string {
 		fmt.Fprintf(&b, "Please %s the change and write a test; don't use %s or %s, and avoid the %s skill.\n", strings.ReplaceAll(a, "-", " "), z, a, z)
 	}
 	return b.String()[:n]
+}
+
+// BenchmarkWriteJSON measures writing one compile's JSON over 1,000
+// skills, the answer `rlmc serve` sends (about 210 KB, nearly all of it
+// the rejected entries).
+func BenchmarkWriteJSON(b *testing.B) {
+	roots := testkit.GenerateCatalog(b, b.TempDir(), 1000, 1)
+	c, err := Load(context.Background(), loader.Options{Roots: roots}, Policy{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := c.Compile(context.Background(), Request{Task: benchTask})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := WriteJSON(io.Discard, res); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -95,20 +96,24 @@ func appendRejected(b []byte, rj *Rejected) []byte {
 	return append(b, "\n    }"...)
 }
 
-// sharedReasons holds the indented JSON, at an entry's depth, of the
-// reasons rule 1 shares between units (goReasons).
-var sharedReasons = func() map[*Reason][]byte {
-	m := map[*Reason][]byte{}
-	for _, rs := range [][]Reason{noEvidenceReasons, outsideCapReasons, belowFloorReasons} {
-		m[&rs[0]] = appendIndented(nil, rs, 3)
+// sharedReasons holds the reasons rule 1 shares between units (goReasons)
+// with their indented JSON at an entry's depth, told apart by identity.
+var sharedReasons = func() (out [3]struct {
+	first *Reason
+	json  []byte
+}) {
+	for i, rs := range [][]Reason{noEvidenceReasons, outsideCapReasons, belowFloorReasons} {
+		out[i].first, out[i].json = &rs[0], appendIndented(nil, rs, 3)
 	}
-	return m
+	return out
 }()
 
 func appendReasons(b []byte, rs []Reason) []byte {
 	if len(rs) == 1 {
-		if enc, ok := sharedReasons[&rs[0]]; ok {
-			return append(b, enc...)
+		for i := range sharedReasons {
+			if &rs[0] == sharedReasons[i].first {
+				return append(b, sharedReasons[i].json...)
+			}
 		}
 	}
 	return appendIndented(b, rs, 3)
@@ -144,18 +149,44 @@ func appendIndented(b []byte, v any, depth int) []byte {
 // escaping off: as it is, quoted, when it holds only printable ASCII other
 // than quote and backslash, else through encoding/json.
 func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			enc.Encode(s) // a string always encodes
-			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
-		}
+	if !plainJSON(s) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.Encode(s) // a string always encodes
+		return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 	}
 	b = append(b, '"')
-	b = append(b, unsafe.Slice(unsafe.StringData(s), len(s))...)
+	b = append(b, s...)
 	return append(b, '"')
+}
+
+// plainJSON reports whether s holds only bytes encoding/json writes as
+// they are: 0x20 to 0x7e but quote and backslash. It looks at eight bytes
+// at a time (a string of a result is a name, a root or a path, read for
+// every unit of the catalog): a word has a byte below 0x20, or a quote, a
+// backslash or DEL, exactly when the classic has-less and has-zero tests
+// over it say so, and one at or above 0x80 when its high bits do.
+func plainJSON(s string) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	hasZero := func(x uint64) bool { return (x-ones)&^x&highs != 0 }
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		if x&highs != 0 || (x-ones*0x20)&^x&highs != 0 ||
+			hasZero(x^(ones*'"')) || hasZero(x^(ones*'\\')) || hasZero(x^(ones*0x7f)) {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // appendFloat appends a finite f as encoding/json writes a float64: the

@@ -140,3 +140,39 @@ func TestWriteJSONResult(t *testing.T) {
 	// A score encoding/json refuses is refused alike.
 	checkWriteJSON(t, "NaN score", &Result{Rejected: []Rejected{{Name: "a", Score: math.NaN()}}})
 }
+
+// TestPlainJSON checks the word-at-a-time test against a byte-at-a-time
+// one, every byte value at every place of strings around a word's length.
+func TestPlainJSON(t *testing.T) {
+	slow := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	for n := 0; n <= 17; n++ {
+		base := []byte(strings.Repeat("a", n))
+		for at := 0; at < n; at++ {
+			for c := 0; c < 256; c++ {
+				b := append([]byte(nil), base...)
+				b[at] = byte(c)
+				if got, want := plainJSON(string(b)), slow(string(b)); got != want {
+					t.Fatalf("plainJSON(%q) = %v; want %v", b, got, want)
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte{0, 0x1f, 0x20, 0x21, '"', '\\', 'a', 0x7e, 0x7f, 0x80, 0xff, 0x5b, 0x5d}
+	for range 20000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		if got, want := plainJSON(string(b)), slow(string(b)); got != want {
+			t.Fatalf("plainJSON(%q) = %v; want %v", b, got, want)
+		}
+	}
+}

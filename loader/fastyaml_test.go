@@ -42,6 +42,8 @@ func TestFastYAML(t *testing.T) {
 		{"quoted with colon", "description: 'a: b # c'\n", true},
 		{"url in plain", "description: See http://x.y/z for more\n", true},
 		{"unicode", "description: Vital élan — déjà vu\n", true},
+		{"astral and private use", "description: Ship it 😀 \U00010000 \ue000 \ufffd a\u00a0b\n", true},
+		{"astral quoted", "description: 'Ship it 😀'\n", true},
 		{"empty quotes", "description: ''\nname: \"\"\n", true},
 		{"doubled quote at end", "description: 'it''s'\n", true},
 		{"colon space", "description: Audit code: find bugs\n", false},
@@ -125,7 +127,7 @@ func TestFastYAMLCorpus(t *testing.T) {
 // FuzzFastYAML checks that whatever the fast path reads, DecodeYAML reads
 // to the same tree.
 func FuzzFastYAML(f *testing.F) {
-	for _, s := range []string{"name: a\n", "a: 'b''c'\nm:\n  k: v\n", "d: x: y\n", "a: \"b\"\n", "m:\n  a: b\n  c: d\nz: y\n"} {
+	for _, s := range []string{"name: a\n", "a: 'b''c'\nm:\n  k: v\n", "d: x: y\n", "a: \"b\"\n", "m:\n  a: b\n  c: d\nz: y\n", "d: Ship 😀 it\n", "d: 'a # b: c'\n", "Null: x\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {

@@ -156,21 +156,26 @@ func fenceClose(line []byte, ch byte, n int) bool {
 
 // lineIndex maps byte offsets to file lines.
 type lineIndex struct {
-	starts []int // offset of the first byte of each line
+	text   []byte
+	starts []int // offset of the first byte of each line, found on first use
 	first  int
 }
 
 func newLineIndex(text []byte, first int) lineIndex {
-	starts := []int{0}
-	for i, c := range text {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return lineIndex{starts: starts, first: first}
+	return lineIndex{text: text, first: first}
 }
 
-func (x lineIndex) at(offset int) int {
+// at returns the file line of offset. The line starts are found on the
+// first call: most bodies have no link, and then no line is ever asked.
+func (x *lineIndex) at(offset int) int {
+	if x.starts == nil {
+		x.starts = make([]int, 1, bytes.Count(x.text, []byte("\n"))+1)
+		for i, c := range x.text {
+			if c == '\n' {
+				x.starts = append(x.starts, i+1)
+			}
+		}
+	}
 	return sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > offset }) - 1 + x.first
 }
 
@@ -184,7 +189,7 @@ type spans struct {
 }
 
 func backtickRuns(text []byte) *spans {
-	s := &spans{byLen: map[int][]int{}, cursor: map[int]int{}}
+	s := &spans{} // the maps are made at the first run: most bodies have none
 	para, lineBlank := 0, true
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; {
@@ -197,6 +202,9 @@ func backtickRuns(text []byte) *spans {
 			j := i
 			for j < len(text) && text[j] == '`' {
 				j++
+			}
+			if s.byLen == nil {
+				s.byLen, s.cursor = map[int][]int{}, map[int]int{}
 			}
 			s.byLen[j-i] = append(s.byLen[j-i], len(s.runs))
 			s.runs = append(s.runs, [3]int{i, j - i, para})

@@ -559,15 +559,26 @@ func applyPrologRLM(u *ir.Unit, m *PrologRLM) {
 // shadow marks every unit that loses its name to a higher-precedence unit,
 // or to an earlier path in byte order within one root.
 func shadow(units []*ir.Unit) ir.Diagnostics {
-	byName := map[string][]*ir.Unit{}
-	for _, u := range units {
+	// Names are nearly all unique: only a repeated one gets a group, with
+	// the units that bear it in catalog order.
+	first := make(map[string]int, len(units))
+	var byName map[string][]*ir.Unit
+	for i, u := range units {
+		j, seen := first[u.Name]
+		if !seen {
+			first[u.Name] = i
+			continue
+		}
+		if byName == nil {
+			byName = map[string][]*ir.Unit{}
+		}
+		if byName[u.Name] == nil {
+			byName[u.Name] = []*ir.Unit{units[j]}
+		}
 		byName[u.Name] = append(byName[u.Name], u)
 	}
 	var diags ir.Diagnostics
 	for _, group := range byName {
-		if len(group) < 2 {
-			continue
-		}
 		sort.Slice(group, func(i, j int) bool {
 			if group[i].Precedence != group[j].Precedence {
 				return group[i].Precedence < group[j].Precedence
