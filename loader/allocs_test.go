@@ -11,10 +11,12 @@ import (
 // skill (BenchmarkLoad's catalogs): discovery, the read, the frontmatter,
 // the body scan and the unit. Issue 17 halved it (from 168 to 77:
 // frontmatter without yaml.v3, headings without a regular expression, no
-// copy of a body without fences, reads sized from the file). The bound
-// leaves room for the runtime's own allocations when the parallel reads
-// contend (a busy machine measured 86), so a change that allocates per
-// line or per key again shows here.
+// copy of a body without fences, reads sized from the file); the record
+// the catalog cache keeps of each load (the stamp of every file read and
+// each folder's listing) brought it to 105. The bound leaves room for the
+// runtime's own allocations when the parallel reads contend (a busy
+// machine measured 9 more), so a change that allocates per line or per key
+// again shows here.
 func TestLoadAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts")
@@ -27,7 +29,7 @@ func TestLoadAllocations(t *testing.T) {
 			t.Fatalf("load: %v, %d units", err, len(cat.Units))
 		}
 	}
-	const max = 100
+	const max = 120
 	if got := testing.AllocsPerRun(5, load) / skills; got > max {
 		t.Errorf("got %.1f allocations per skill; want at most %d", got, max)
 	}
