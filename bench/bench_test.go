@@ -86,9 +86,9 @@ func TestMetaToolFloors(t *testing.T) {
 		return func(r *Report) *float64 { return pick(r.Categories[name]) }
 	}
 	check(t, rep, []floor{
-		{name: "single_tool top-1", got: cat("single_tool", func(m Metrics) *float64 { return m.Top1 }), min: 0.35},
-		{name: "single_tool recall@1", got: cat("single_tool", func(m Metrics) *float64 { return m.RecallAt1 }), min: 0.53},
-		{name: "single_tool recall@3", got: cat("single_tool", func(m Metrics) *float64 { return m.RecallAt3 }), min: 0.65},
+		{name: "single_tool top-1", got: cat("single_tool", func(m Metrics) *float64 { return m.Top1 }), min: 0.36},
+		{name: "single_tool recall@1", got: cat("single_tool", func(m Metrics) *float64 { return m.RecallAt1 }), min: 0.54},
+		{name: "single_tool recall@3", got: cat("single_tool", func(m Metrics) *float64 { return m.RecallAt3 }), min: 0.66},
 		{name: "no_tool_needed answered no_route", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.88},
 		{name: "no_tool_needed false-route rate", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.10, max: true},
 	})
@@ -119,8 +119,8 @@ func TestSealToolsFloors(t *testing.T) {
 func TestToolAlpacaFloors(t *testing.T) {
 	rep := run(t, "toolalpaca/catalog", "toolalpaca/cases.jsonl")
 	check(t, rep, []floor{
-		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.19},
-		{name: "recall@1", got: func(r *Report) *float64 { return r.Overall.RecallAt1 }, min: 0.19},
+		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.20},
+		{name: "recall@1", got: func(r *Report) *float64 { return r.Overall.RecallAt1 }, min: 0.21},
 		// Every case routes, so decision accuracy counts a wrong unit
 		// routed as right: lowered from 0.76 when a one-word name in
 		// passing stopped earning the whole name bonus (wrong routes 63
