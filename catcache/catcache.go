@@ -87,6 +87,12 @@ type Cache struct {
 // folder (os.UserCacheDir), under rlmc.
 func Default() (*Cache, error) {
 	if dir := os.Getenv(EnvDir); dir != "" {
+		// A relative folder would be taken from whatever folder rlmc
+		// runs in (for a hook, the user's project), as os.UserCacheDir
+		// refuses a relative XDG_CACHE_HOME.
+		if !filepath.IsAbs(dir) {
+			return nil, fmt.Errorf("$%s must be an absolute path, not %q", EnvDir, dir)
+		}
 		return &Cache{Dir: dir}, nil
 	}
 	base, err := os.UserCacheDir()
@@ -185,6 +191,32 @@ func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*
 	}
 	st.Stored = c.store(file, key, rec, cat, ix, bags)
 	return cat, ix, st, nil
+}
+
+// Key names one cache file: the key of a load's options and policy.
+type Key [32]byte
+
+// KeyOf returns the key of a load of opts under policy, as Load computes
+// it. A nil c returns the zero key.
+func (c *Cache) KeyOf(opts loader.Options, policy []byte) Key {
+	if c == nil {
+		return Key{}
+	}
+	return c.key(opts, policy)
+}
+
+// Drop removes the cache file of key, so that the next load reads every
+// skill again: the compiler calls it when a body no longer matches its
+// digest, a change the stamps did not show, which would otherwise be
+// loaded from the cache, and fail, at every start. A nil c does nothing.
+func (c *Cache) Drop(key Key) {
+	if c == nil {
+		return
+	}
+	file := filepath.Join(c.Dir, fileName(key))
+	if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		c.debugf("%s: not removed: %v", file, err)
+	}
 }
 
 // fileName is the name of key's cache file.

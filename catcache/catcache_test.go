@@ -47,7 +47,7 @@ func base(t *testing.T) string {
 		"linked/refs/guide.md":           "guide\n",
 		"linked/agents/notes.md":         "an agents folder without a Codex policy\n",
 		"codex/SKILL.md":                 "---\nname: codex\ndescription: Deploy the service.\n---\n# Deploy\n",
-		"codex/agents/openai.yaml":       "policy:\n  allow_implicit_invocation: true\n",
+		"codex/agents/openai.yaml":       "policy:\n  allow_implicit_invocation: true \n",
 		"router/SKILL.md":                "---\nname: router\ndescription: Tune database queries.\n---\n# Queries\n",
 		"router/manifest.json":           `{"keywords": ["sql"]}`,
 		"nested/group/deeper/SKILL.md":   "---\nname: deeper\ndescription: Draw charts from tables.\n---\n",
@@ -177,6 +177,15 @@ func TestChanges(t *testing.T) {
 		}, 4, 5},
 		{"make a name collide", func(t *testing.T, root string) {
 			write(t, root, "again/SKILL.md", "---\nname: plain\ndescription: Another plain.\n---\n")
+		}, 5, 6},
+		{"edit a Codex policy keeping its size, time and inode", func(t *testing.T, root string) {
+			rewriteInPlace(t, filepath.Join(root, "codex/agents/openai.yaml"), "policy:\n  allow_implicit_invocation: false\n")
+		}, 4, 5},
+		{"add a skill and put the folder's time back", func(t *testing.T, root string) {
+			info, err := os.Stat(root)
+			must(t, err)
+			write(t, root, "added/SKILL.md", "---\nname: added\ndescription: Translate menus.\n---\n")
+			must(t, os.Chtimes(root, info.ModTime(), info.ModTime()))
 		}, 5, 6},
 		{"unrelated file", func(t *testing.T, root string) {
 			write(t, root, "nested/group/deeper/notes.txt", "changed, and never read\n")
@@ -443,6 +452,24 @@ func filepathName(key [32]byte) string { return fileName(key) }
 func write(t *testing.T, root, name, data string) {
 	t.Helper()
 	testkit.WriteFile(t, filepath.Join(root, filepath.FromSlash(name)), data)
+}
+
+// rewriteInPlace replaces the file's content by data of the same length,
+// written into the same inode, and puts its modification time back: only
+// its change time (ctime) tells.
+func rewriteInPlace(t *testing.T, file, data string) {
+	t.Helper()
+	info, err := os.Stat(file)
+	must(t, err)
+	if info.Size() != int64(len(data)) {
+		t.Fatalf("rewriteInPlace: %s holds %d bytes, not %d", file, info.Size(), len(data))
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY, 0)
+	must(t, err)
+	_, err = f.WriteAt([]byte(data), 0)
+	must(t, err)
+	must(t, f.Close())
+	must(t, os.Chtimes(file, info.ModTime(), info.ModTime()))
 }
 
 func read(t *testing.T, root, name string) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -127,11 +128,13 @@ func TestGeneratedCatalog(t *testing.T) {
 	compareLoads(t, loader.Options{Roots: roots}, compiler.Policy{}, reqs)
 }
 
-// TestEditKeepingSizeAndTime: an edit that keeps a SKILL.md's size, time
-// and inode is not seen by the cache, which reuses the unit as it was;
-// the compile that selects it reads the body, finds the digest changed and
-// fails closed with body_changed, never serving the edited body as the
-// cached unit's.
+// TestEditKeepingSizeAndTime: a SKILL.md written in place with its size
+// and modification time kept is caught by its change time (ctime) where the
+// system has one; and whenever a compile meets a body that no longer
+// matches its digest (a catalog loaded before the edit, or a change no
+// stamp shows), it fails closed with body_changed and drops the cache
+// file, so the next start reads every skill again instead of failing the
+// same way at every start.
 func TestEditKeepingSizeAndTime(t *testing.T) {
 	ctx := context.Background()
 	root := filepath.Join(t.TempDir(), "skills")
@@ -139,9 +142,14 @@ func TestEditKeepingSizeAndTime(t *testing.T) {
 	testkit.WriteFile(t, file, "---\nname: dates\ndescription: Format dates in reports.\n---\n# Dates\n\nUse ISO dates.\n")
 	then := time.Now().Add(-time.Hour)
 	testkit.Backdate(t, root, then)
-	cache := &catcache.Cache{Dir: t.TempDir()}
+	var stats []catcache.Stats
+	cache := &catcache.Cache{Dir: t.TempDir(), OnLoad: func(s catcache.Stats) { stats = append(stats, s) }}
 	opts := loader.Options{Roots: []string{root}}
 	if _, err := compiler.LoadWith(ctx, opts, compiler.Policy{}, cache); err != nil {
+		t.Fatal(err)
+	}
+	before, err := compiler.LoadWith(ctx, opts, compiler.Policy{}, cache)
+	if err != nil {
 		t.Fatal(err)
 	}
 	// Same length, same inode (written in place), time put back.
@@ -156,17 +164,25 @@ func TestEditKeepingSizeAndTime(t *testing.T) {
 	if err := os.Chtimes(file, then, then); err != nil {
 		t.Fatal(err)
 	}
-	c, err := compiler.LoadWith(ctx, opts, compiler.Policy{}, cache)
-	if err != nil {
-		t.Fatal(err)
+	if runtime.GOOS == "linux" || runtime.GOOS == "darwin" {
+		after, err := compiler.LoadWith(ctx, opts, compiler.Policy{}, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u, _ := after.Catalog().Lookup("dates"); u == nil || u.Description != "Parse  dates in reports." {
+			t.Errorf("after an edit keeping size and time: got %+v; want the unit read again", u)
+		}
 	}
-	u, _ := c.Catalog().Lookup("dates")
-	if u == nil || u.Description != "Format dates in reports." {
-		t.Fatalf("the cache did not reuse the unit as it was; the test no longer tests the digest check")
-	}
-	_, err = c.Compile(ctx, compiler.Request{Task: "format dates", Select: []string{"dates"}})
+	_, err = before.Compile(ctx, compiler.Request{Task: "format dates", Select: []string{"dates"}})
 	var ce *compiler.Error
 	if !errors.As(err, &ce) || ce.Code != compiler.ErrBodyChanged {
 		t.Fatalf("got %v; want a %s error", err, compiler.ErrBodyChanged)
+	}
+	stats = nil
+	if _, err := compiler.LoadWith(ctx, opts, compiler.Policy{}, cache); err != nil {
+		t.Fatal(err)
+	}
+	if len(stats) != 1 || stats[0].Hit {
+		t.Errorf("after body_changed: got %+v; want the cache file dropped (a miss)", stats)
 	}
 }

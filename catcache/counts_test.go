@@ -88,3 +88,15 @@ func TestBadCounts(t *testing.T) {
 		}
 	})
 }
+
+func TestDefaultRelativeDir(t *testing.T) {
+	t.Setenv(EnvDir, "relative/cache")
+	if c, err := Default(); err == nil {
+		t.Errorf("got %+v; want a relative $%s refused", c, EnvDir)
+	}
+	abs := t.TempDir()
+	t.Setenv(EnvDir, abs)
+	if c, err := Default(); err != nil || c.Dir != abs {
+		t.Errorf("got %+v, %v; want the folder %s", c, err, abs)
+	}
+}

@@ -93,6 +93,7 @@ type Compiler struct {
 	// storedCounts the token counts it held then: StoreCache writes back
 	// the counts made since.
 	cache        *catcache.Cache
+	cacheKey     catcache.Key
 	storedCounts map[string]int
 }
 
@@ -203,7 +204,7 @@ func LoadWith(ctx context.Context, opts loader.Options, p Policy, cache *catcach
 	if err != nil {
 		return nil, err
 	}
-	c.cache, c.storedCounts = cache, cache.Counts()
+	c.cache, c.cacheKey, c.storedCounts = cache, cache.KeyOf(opts, key), cache.Counts()
 	c.tokens.seed(c.storedCounts)
 	return c, nil
 }
@@ -302,6 +303,12 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 			if errors.As(err, &ce) {
 				if ce.Stage == "" {
 					ce.Stage = s.name
+				}
+				if ce.Code == ErrBodyChanged {
+					// The catalog no longer matches the disk in a way
+					// its stamps did not show: the next start must not
+					// load it from the cache again.
+					c.cache.Drop(c.cacheKey)
 				}
 				return nil, ce
 			}

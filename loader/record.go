@@ -117,7 +117,7 @@ const racyWindow = 2 * time.Second
 // (compiler.Watch) stamps what it watches the same way.
 func StampInfo(info os.FileInfo) string {
 	return info.Mode().String() + " " + strconv.FormatInt(info.Size(), 10) + " " +
-		strconv.FormatInt(info.ModTime().UnixNano(), 10) + " " + FileID(info)
+		strconv.FormatInt(info.ModTime().UnixNano(), 10) + " " + FileID(info) + " " + changeTime(info)
 }
 
 // racy reports whether info was modified within racyWindow of now.

@@ -75,7 +75,11 @@ subcommand included, prints one line on standard error, nothing on standard
 output, and exits 0.`,
 		Args:        noCommand,
 		Annotations: map[string]string{neverBlocksKey: "true"},
-		RunE:        func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		// A hook command line without its client would otherwise print
+		// the help on stdout, which the client adds to every prompt.
+		RunE: func(*cobra.Command, []string) error {
+			return errors.New("rlmc hook needs a client: rlmc hook claude-code")
+		},
 	}
 	var p hookParams
 	cc := &cobra.Command{
@@ -228,19 +232,30 @@ func readHookInput(stdin io.Reader) (hookInput, error) {
 func hookRoots(cwd, home string, getenv func(string) string, exists func(string) bool) []string {
 	own := map[string]bool{}
 	for _, d := range claudeOwnRoots {
-		own[filepath.Join(cwd, filepath.FromSlash(d))] = true
+		own[resolved(filepath.Join(cwd, filepath.FromSlash(d)))] = true
 		if home != "" {
-			own[filepath.Join(home, filepath.FromSlash(d))] = true
+			own[resolved(filepath.Join(home, filepath.FromSlash(d)))] = true
 		}
 	}
 	env := getenv(loader.EnvSkillsRoot)
 	var roots []string
 	for _, r := range loader.DefaultRoots(cwd, home, getenv) {
-		if (env != "" && r == env) || (!own[r] && exists(r)) {
+		// A root that is a link to Claude Code's own folder is that
+		// folder.
+		if (env != "" && r == env) || (!own[resolved(r)] && exists(r)) {
 			roots = append(roots, r)
 		}
 	}
 	return roots
+}
+
+// resolved is path with its symlinks resolved, or path itself when it
+// cannot be (it does not exist).
+func resolved(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return path
 }
 
 func isDir(path string) bool {

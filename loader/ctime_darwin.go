@@ -1,0 +1,17 @@
+package loader
+
+import (
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// changeTime is as on Linux (ctime_linux.go); darwin names the field
+// Ctimespec.
+func changeTime(info os.FileInfo) string {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return strconv.FormatInt(st.Ctimespec.Sec, 10) + "." + strconv.FormatInt(st.Ctimespec.Nsec, 10)
+}

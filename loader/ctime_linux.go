@@ -1,0 +1,18 @@
+package loader
+
+import (
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// changeTime is the time the file's inode last changed (ctime): every write
+// and rename sets it, and no user call can set it back, so a file edited
+// and then dated back with its old modification time still stamps anew.
+func changeTime(info os.FileInfo) string {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return strconv.FormatInt(st.Ctim.Sec, 10) + "." + strconv.FormatInt(st.Ctim.Nsec, 10)
+}
