@@ -277,27 +277,36 @@ func TestHostileNamesStayData(t *testing.T) {
 	}
 }
 
+// TestDecideConcurrently checks that goroutines sharing one engine agree,
+// from its very first call: a fresh engine is released to eight goroutines
+// at once, many times over, so a lazy write inside the interpreter on first
+// use is a race the detector sees (run it with -race).
 func TestDecideConcurrently(t *testing.T) {
 	f := catalog(map[string]UnitFacts{"a": ok(100), "b": ok(200), "c": ok(100)}, map[string][]string{"a": {"c"}})
-	e, err := New(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	for i := 0; i < 8; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := 0; j < 20; j++ {
-				ds, err := e.Decide(context.Background(), &Request{Candidates: []Candidate{lex("a", 1), lex("b", 2)}, Budget: 1000, Tokens: func(string) int { return 1 }})
-				if err != nil || render(ds) != "+b:lexical +c:dependency +a:lexical" {
-					t.Errorf("got %s, %v", render(ds), err)
-					return
+	for round := 0; round < 20; round++ {
+		e, err := New(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := 0; i < 8; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				for j := 0; j < 3; j++ {
+					ds, err := e.Decide(context.Background(), &Request{Candidates: []Candidate{lex("a", 1), lex("b", 2)}, Budget: 1000, Tokens: func(string) int { return 1 }})
+					if err != nil || render(ds) != "+b:lexical +c:dependency +a:lexical" {
+						t.Errorf("got %s, %v; want +b:lexical +c:dependency +a:lexical", render(ds), err)
+						return
+					}
 				}
-			}
-		}()
+			}()
+		}
+		close(start)
+		wg.Wait()
 	}
-	wg.Wait()
 }
 
 func TestDecideHonorsCancellation(t *testing.T) {

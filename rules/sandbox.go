@@ -103,6 +103,9 @@ func newInterpreter(facts Facts) (*prolog.Interpreter, error) {
 	}
 	registerBuiltins(&p.VM)
 	registerFacts(&p.VM, facts)
+	// The VM fills a nil Unknown hook in at its first call, a write that
+	// races when compiles share one engine; set it here so a run only reads.
+	p.VM.Unknown = func(engine.Atom, []engine.Term, *engine.Env) {}
 	return p, nil
 }
 
