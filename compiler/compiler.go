@@ -107,14 +107,21 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 // catalog is long, and Load's deadline must bound it too. When ctx is done
 // it returns an ErrCanceled error that unwraps to ctx.Err().
 func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, error) {
-	return newCompilerIndex(ctx, cat, p, nil)
+	return newCompilerIndex(ctx, cat, p, nil, rules.Prepare())
 }
 
 // newCompilerIndex is newCompiler over an index of cat already built (or
-// decoded from a cache); a nil ix is built here.
-func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrieval.Index) (*Compiler, error) {
+// decoded from a cache; a nil ix is built here) and a policy whose loading
+// the caller started (so that it overlaps loading the catalog). It takes
+// the policy's engine or waits for it, on every path.
+func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrieval.Index, policy *rules.Pending) (c *Compiler, err error) {
+	defer func() {
+		if c == nil {
+			policy.Wait()
+		}
+	}()
 	pl := pulse.New(ctx)
-	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}, pos: make(map[*ir.Unit]int, len(cat.Units))}
+	c = &Compiler{cat: cat, policy: p, denied: map[string]bool{}, pos: make(map[*ir.Unit]int, len(cat.Units))}
 	for i, u := range cat.Units {
 		c.pos[u] = i
 	}
@@ -139,7 +146,7 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 		return nil, canceled("", pl.Err())
 	}
 	c.facts = newFacts(cat, c.policy)
-	engine, err := rules.New(c.facts)
+	engine, err := policy.Engine(c.facts)
 	if err != nil {
 		return nil, &Error{Stage: StageDecide, Code: ErrPolicy, Message: err.Error()}
 	}
@@ -180,27 +187,32 @@ func LoadWith(ctx context.Context, opts loader.Options, p Policy, cache *catcach
 		opts.Limits = loader.DefaultLimits
 	}
 	opts.Limits = p.Limits.apply(opts.Limits)
+	policy := rules.Prepare()
 	if cache == nil {
 		cat, err := loader.Load(ctx, opts)
 		if err != nil {
+			policy.Wait()
 			return nil, err
 		}
-		return newCompiler(ctx, cat, p)
+		return newCompilerIndex(ctx, cat, p, nil, policy)
 	}
 	key, err := json.Marshal(p)
 	if err != nil {
 		// A policy always marshals; if one ever did not, the cache
 		// could not be keyed by it.
+		policy.Wait()
 		return Load(ctx, opts, p)
 	}
 	cat, ix, _, err := cache.Load(ctx, opts, key)
 	if err != nil {
+		policy.Wait()
 		return nil, err
 	}
 	if ix == nil {
+		policy.Wait()
 		return nil, canceled("", ctx.Err())
 	}
-	c, err := newCompilerIndex(ctx, cat, p, ix)
+	c, err := newCompilerIndex(ctx, cat, p, ix, policy)
 	if err != nil {
 		return nil, err
 	}

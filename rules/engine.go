@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/ichiban/prolog"
 	"github.com/ichiban/prolog/engine"
@@ -182,12 +183,68 @@ type Engine struct {
 
 // New loads the embedded policy.
 func New(facts Facts) (*Engine, error) {
-	return NewWithPolicy(facts, policySource)
+	return Prepare().Engine(facts)
 }
 
 // NewWithPolicy loads a policy text; tests use it to prove that a broken
 // policy is a hard error.
 func NewWithPolicy(facts Facts, source string) (*Engine, error) {
+	return prepare(source).Engine(facts)
+}
+
+// Pending is the embedded policy being loaded into a fresh interpreter in
+// the background. Parsing and compiling the policy costs about as much as
+// reading a cached catalog, and needs nothing from it: a caller that starts
+// both at once pays for the longer of the two, not their sum, before its
+// first compile. The catalog's facts are bound when the engine is taken.
+type Pending struct {
+	done  chan struct{}
+	p     *prolog.Interpreter
+	facts *boundFacts
+	err   error
+	taken atomic.Bool
+}
+
+// boundFacts is the Facts an interpreter's natives answer from, set when
+// its Pending is taken, after the policy was loaded without them.
+type boundFacts struct{ Facts }
+
+// Prepare starts loading the embedded policy and returns at once.
+func Prepare() *Pending {
+	return prepare(policySource)
+}
+
+func prepare(source string) *Pending {
+	pd := &Pending{done: make(chan struct{}), facts: &boundFacts{}}
+	go func() {
+		defer close(pd.done)
+		pd.p, pd.err = loadPolicy(pd.facts, source)
+	}()
+	return pd
+}
+
+// Engine waits for the policy and returns it bound to facts. A Pending
+// yields one engine: a second call is an error, since the interpreter's
+// natives answer from the facts bound first.
+func (pd *Pending) Engine(facts Facts) (*Engine, error) {
+	if !pd.taken.CompareAndSwap(false, true) {
+		return nil, errors.New("rules: a pending policy yields one engine")
+	}
+	<-pd.done
+	if pd.err != nil {
+		return nil, pd.err
+	}
+	pd.facts.Facts = facts
+	return &Engine{interp: pd.p}, nil
+}
+
+// Wait blocks until the policy has loaded (or failed to), for a caller
+// that will not take the engine: nothing it started outlives it.
+func (pd *Pending) Wait() { <-pd.done }
+
+// loadPolicy builds a sandboxed interpreter whose natives answer from
+// facts and loads source into it.
+func loadPolicy(facts Facts, source string) (*prolog.Interpreter, error) {
 	p, err := newInterpreter(facts)
 	if err != nil {
 		return nil, err
@@ -201,7 +258,7 @@ func NewWithPolicy(facts Facts, source string) (*Engine, error) {
 	if err := vocabularyOf(&p.VM, source); err != nil {
 		return nil, err
 	}
-	return &Engine{interp: p}, nil
+	return p, nil
 }
 
 // reqTerm carries a *Request into the interpreter as an opaque constant, so

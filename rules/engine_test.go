@@ -320,3 +320,23 @@ func TestDecideHonorsCancellation(t *testing.T) {
 		t.Error("got nil; want an error from a cancelled context")
 	}
 }
+
+// TestPendingYieldsOneEngine checks that a policy loaded in the background
+// decides as one loaded at once, and that it binds one catalog's facts
+// only: a second engine from it would answer from the first one's facts.
+func TestPendingYieldsOneEngine(t *testing.T) {
+	f := catalog(map[string]UnitFacts{"a": ok(100), "b": ok(200)}, nil)
+	pd := Prepare()
+	e, err := pd.Engine(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := e.Decide(context.Background(), &Request{Candidates: []Candidate{lex("a", 1), lex("b", 2)}, Budget: 1000, Tokens: func(string) int { return 1 }})
+	if got, want := render(ds), "+b:lexical +a:lexical"; err != nil || got != want {
+		t.Errorf("got %s, %v; want %s", got, err, want)
+	}
+	if _, err := pd.Engine(f); err == nil {
+		t.Error("got a second engine from one pending policy; want an error")
+	}
+	pd.Wait()
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ichiban/prolog/engine"
 )
@@ -163,21 +162,15 @@ var factKeys = map[string]int{
 	"dependency": 2, "missing": 1,
 }
 
-// embeddedVocabulary remembers the check of the embedded policy: its text
-// never changes, and every catalog load (every live reload too) builds an
-// engine, so it is read once per process, not once per load.
-var embeddedVocabulary struct {
-	once sync.Once
-	err  error
-}
-
-// vocabularyOf is checkVocabulary, run once for the embedded policy.
+// vocabularyOf is checkVocabulary for a policy text other than the
+// embedded one. The embedded text is fixed when rlmc is built and
+// TestEmbeddedPolicyVocabulary checks it, so no process pays for reading
+// it twice: every per-prompt hook would, before its first compile.
 func vocabularyOf(vm *engine.VM, source string) error {
-	if source != policySource {
-		return checkVocabulary(vm, source)
+	if source == policySource {
+		return nil
 	}
-	embeddedVocabulary.once.Do(func() { embeddedVocabulary.err = checkVocabulary(vm, source) })
-	return embeddedVocabulary.err
+	return checkVocabulary(vm, source)
 }
 
 // checkVocabulary reads the policy source term by term and fails unless
