@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -52,7 +53,7 @@ func run(skills, clients int, duration time.Duration, edits, samples, reloads in
 	if err != nil {
 		return err
 	}
-	s, err := server.New(server.Config{Roots: []string{cat.Root}, PolicyFile: cat.Policy, MaxInflight: clients, Timeout: timeout,
+	s, err := server.New(server.Config{Roots: []string{cat.Root}, PolicyFile: cat.Policy, MaxInflight: clients, Timeout: timeout, GCHeadroom: gcHeadroom(),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return err
@@ -63,7 +64,9 @@ func run(skills, clients int, duration time.Duration, edits, samples, reloads in
 	}
 	defer s.Close()
 	live := s.Live()
-	fmt.Printf("catalog: %d skills, first load %v, %d paths watched, GOMAXPROCS %d\n", skills, time.Since(start).Round(time.Millisecond), live.Watched(), runtime.GOMAXPROCS(0))
+	gogc := debug.SetGCPercent(100)
+	debug.SetGCPercent(gogc)
+	fmt.Printf("catalog: %d skills, first load %v, %d paths watched, GOMAXPROCS %d, GOGC %d\n", skills, time.Since(start).Round(time.Millisecond), live.Watched(), runtime.GOMAXPROCS(0), gogc)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -212,4 +215,13 @@ func reloadPhases(live *compiler.Live, cat *serveload.Catalog, samples, reloads 
 	}
 	fmt.Printf("  %d reloads in %v, %v each\n", reloads, time.Since(reloadStart).Round(time.Millisecond), (time.Since(reloadStart) / time.Duration(max(reloads, 1))).Round(time.Millisecond))
 	return nil
+}
+
+// gcHeadroom is what `rlmc serve` sets: server.DefaultGCHeadroom unless
+// GOGC is set.
+func gcHeadroom() uint64 {
+	if os.Getenv("GOGC") != "" {
+		return 0
+	}
+	return server.DefaultGCHeadroom
 }

@@ -47,6 +47,10 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 			signal.Notify(hup, syscall.SIGHUP)
 			defer signal.Stop(hup)
 			cfg.Reload = hup
+			if os.Getenv("GOGC") == "" {
+				// A process that only serves: see server.DefaultGCHeadroom.
+				cfg.GCHeadroom = server.DefaultGCHeadroom
+			}
 			err = server.Run(ctx, cfg)
 			var ce *server.ConfigError
 			var re *loader.RootError
