@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/loader"
 )
 
@@ -183,10 +184,8 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		return nil, err
 	}
 	c.StoreCache()
-	// One line, not one per warning: the user reads it in a transcript,
-	// before every prompt.
-	if n := len(catalogWarnings(c.Diagnostics())); n > 0 {
-		fmt.Fprintf(stderr, "rlmc: the catalog has %d warnings; `rlmc doctor` lists them\n", n)
+	if note := hookNote(c.Diagnostics(), res); note != "" {
+		fmt.Fprintf(stderr, "rlmc: %s\n", note)
 	}
 	if len(res.Selected) == 0 {
 		return nil, nil
@@ -199,6 +198,27 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// hookNote is what the hook says about the catalog on standard error: one
+// line, not one per finding, since the user reads it in a transcript before
+// every prompt. It names the invalid skills (a skill the user wrote that
+// never loads, and no other sign of why) and counts the catalog warnings.
+func hookNote(ds ir.Diagnostics, res *compiler.Result) string {
+	var invalid []string
+	for _, rj := range res.Rejected {
+		if len(rj.Reasons) > 0 && rj.Reasons[0].Code == compiler.ReasonInvalid {
+			invalid = append(invalid, ir.Printable(rj.Name))
+		}
+	}
+	var parts []string
+	if len(invalid) > 0 {
+		parts = append(parts, fmt.Sprintf("%s left out: %s; `rlmc validate` says why", plural(len(invalid), "invalid skill"), listSome(invalid)))
+	}
+	if n := len(catalogWarnings(ds)); n > 0 {
+		parts = append(parts, fmt.Sprintf("the catalog has %s; `rlmc doctor` lists them", plural(n, "warning")))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // readHookInput decodes and checks the hook input: a UserPromptSubmit
