@@ -505,6 +505,20 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 			}
 		}
 	}
+	// A name word the description or when_to_use spells out by its
+	// initials ("sem" beside "search engine marketing") is a word that
+	// field uses: the fields agree on it, so it keeps the name's weight.
+	for _, w := range Words(nameWords(u)) {
+		j, ok := at[Stem(w)]
+		if !ok || freqs[j][fieldDescription] > 0 || freqs[j][fieldWhenToUse] > 0 || freqs[j][fieldTrigger] > 0 {
+			continue
+		}
+		if spells(w, u.Description) {
+			freqs[j][fieldDescription]++
+		} else if spells(w, u.WhenToUse) {
+			freqs[j][fieldWhenToUse]++
+		}
+	}
 	b.terms = make([]string, 0, len(at))
 	for t, j := range at {
 		if freqs[j] != ([numFields]float32{}) { // an addressee only
@@ -521,6 +535,32 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 		b.grams = append(b.grams, g)
 	}
 	return b
+}
+
+// spells reports whether text spells out the acronym w: consecutive words
+// of text, the first and last of them no stop word, whose initials are
+// w's letters ("search engine marketing" for "sem", "platform as a
+// service" for "paas"). A word of fewer than two letters, one with a
+// digit, or a stop word is no acronym.
+func spells(w, text string) bool {
+	n := len(w)
+	if n < 2 || isStop(w, w) || strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
+		return false
+	}
+	ws := Words(text)
+	for i := 0; i+n <= len(ws); i++ {
+		if ws[i][0] != w[0] || stopWords[ws[i]] || stopWords[ws[i+n-1]] {
+			continue
+		}
+		k := 1
+		for k < n && ws[i+k][0] == w[k] {
+			k++
+		}
+		if k == n {
+			return true
+		}
+	}
+	return false
 }
 
 // hasContent reports whether text holds at least one word that is not a
