@@ -91,6 +91,7 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 	// unit at all, neither the refused one nor another sharing its words.
 	var masked []bool
 	q.negated, masked = ix.negations(q, p)
+	masked = ix.maskQuoted(q, masked)
 	q.stems = make([]string, len(q.words))
 	seen := map[string]bool{}
 	grams := map[bigram]bool{}
@@ -320,4 +321,65 @@ func (ix *Index) joinWords(q *Query, masked []bool, seen map[string]bool) {
 		}
 		q.joined[t] = i
 	}
+}
+
+// quoteMarks are the double quotation marks a task may put around a value.
+const quoteMarks = "\"\u201c\u201d\u00ab\u00bb"
+
+// maskQuoted marks, in masked (allocated when nil and needed), the words
+// the task puts between double quotation marks: a title, a name or an id
+// the task passes ("the article titled \"The Impact of Technology\"") is
+// a value, not what the task asks for, as a number is. Marks pair in the
+// order they come; an unpaired one quotes nothing. A quoted span that is
+// a unit's whole name or alias names that unit and stays evidence, and
+// a task whose every content word is quoted is the task itself, quoted
+// ("\"Can you find ...?\""): nothing is masked then.
+func (ix *Index) maskQuoted(q *Query, negated []bool) []bool {
+	var masked []bool
+	open := -1 // byte offset after an opening mark
+	w := 0     // the first word not yet passed
+	for i, r := range q.task {
+		if !strings.ContainsRune(quoteMarks, r) {
+			continue
+		}
+		if open < 0 {
+			open = i + len(string(r))
+			continue
+		}
+		for w < len(q.words) && int(q.spans[w].start) < open {
+			w++
+		}
+		from := w
+		for w < len(q.words) && int(q.spans[w].end) <= i {
+			w++
+		}
+		open = -1
+		if from == w || ix.isWholeName(q.words[from:w]) {
+			continue
+		}
+		if masked == nil {
+			masked = make([]bool, len(q.words))
+			if negated != nil {
+				copy(masked, negated)
+			}
+		}
+		for j := from; j < w; j++ {
+			masked[j] = true
+		}
+	}
+	if masked == nil {
+		return negated
+	}
+	for i, w := range q.words {
+		if !masked[i] && !isStop(w, Stem(w)) {
+			return masked
+		}
+	}
+	return negated
+}
+
+// isWholeName reports whether words are exactly a unit's name or alias.
+func (ix *Index) isWholeName(words []string) bool {
+	at := ix.wholeNames.longestFrom(words, func() bool { return false })
+	return at != nil && at[0] >= 0 && int(ix.wholeNames.depth[at[0]]) == len(words)
 }
