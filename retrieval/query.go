@@ -31,7 +31,15 @@ type Query struct {
 	// joined maps a term made of two consecutive task words written as
 	// one ("Chuck Norris" for "chucknorris") to the first word's position.
 	joined map[string]int
+	// quoted are the values the task quotes whose words are masked, as
+	// the task writes them, in task order.
+	quoted []string
 }
+
+// Quoted returns the values the task puts between double quotation marks
+// whose words are evidence for no unit, as the task writes them, in task
+// order.
+func (q *Query) Quoted() []string { return q.quoted }
 
 // Negation is a unit the task negates (rule 5) and the words that did it.
 type Negation struct {
@@ -335,7 +343,10 @@ const quoteMarks = "\"\u201c\u201d\u00ab\u00bb"
 // a task whose every content word is quoted is the task itself, quoted
 // ("\"Can you find ...?\""): nothing is masked then.
 func (ix *Index) maskQuoted(q *Query, negated []bool) []bool {
-	var masked []bool
+	var (
+		masked []bool
+		quoted []string
+	)
 	open := -1 // byte offset after an opening mark
 	w := 0     // the first word not yet passed
 	for i, r := range q.task {
@@ -366,17 +377,32 @@ func (ix *Index) maskQuoted(q *Query, negated []bool) []bool {
 		for j := from; j < w; j++ {
 			masked[j] = true
 		}
+		quoted = append(quoted, q.quote(from, w))
 	}
 	if masked == nil {
 		return negated
 	}
 	for i, w := range q.words {
 		if !masked[i] && !isStop(w, Stem(w)) {
+			q.quoted = quoted
 			return masked
 		}
 	}
 	return negated
 }
+
+// quote is the task's text from word from up to word to (excluded), as
+// the explanation quotes a value: a long one is cut after maxQuoteWords
+// words.
+func (q *Query) quote(from, to int) string {
+	if to-from <= maxQuoteWords {
+		return q.task[q.spans[from].start:q.spans[to-1].end]
+	}
+	return q.task[q.spans[from].start:q.spans[from+maxQuoteWords-1].end] + " \u2026"
+}
+
+// maxQuoteWords is how many words of a quoted value the explanation shows.
+const maxQuoteWords = 12
 
 // isWholeName reports whether words are exactly a unit's name or alias.
 func (ix *Index) isWholeName(words []string) bool {
