@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/rlmc-dev/rlmc/internal/pulse"
 )
@@ -38,7 +39,7 @@ type Query struct {
 
 // Quoted returns the values the task puts between double quotation marks
 // whose words are evidence for no unit, as the task writes them, in task
-// order.
+// order: the first maxQuoted of them.
 func (q *Query) Quoted() []string { return q.quoted }
 
 // Negation is a unit the task negates (rule 5) and the words that did it.
@@ -349,12 +350,19 @@ func (ix *Index) maskQuoted(q *Query, negated []bool) []bool {
 	)
 	open := -1 // byte offset after an opening mark
 	w := 0     // the first word not yet passed
-	for i, r := range q.task {
+	for i := 0; i < len(q.task); i++ {
+		// A byte test first: every mark is '"' or starts with 0xc2 or
+		// 0xe2 in UTF-8, and a long task is mostly other bytes.
+		if c := q.task[i]; c != '"' && c != 0xc2 && c != 0xe2 {
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(q.task[i:])
 		if !strings.ContainsRune(quoteMarks, r) {
 			continue
 		}
+		pos := i + size
 		if open < 0 {
-			open = i + len(string(r))
+			open = pos
 			continue
 		}
 		for w < len(q.words) && int(q.spans[w].start) < open {
@@ -377,7 +385,9 @@ func (ix *Index) maskQuoted(q *Query, negated []bool) []bool {
 		for j := from; j < w; j++ {
 			masked[j] = true
 		}
-		quoted = append(quoted, q.quote(from, w))
+		if len(quoted) < maxQuoted {
+			quoted = append(quoted, q.quote(from, w))
+		}
 	}
 	if masked == nil {
 		return negated
@@ -401,11 +411,24 @@ func (q *Query) quote(from, to int) string {
 	return q.task[q.spans[from].start:q.spans[from+maxQuoteWords-1].end] + " \u2026"
 }
 
-// maxQuoteWords is how many words of a quoted value the explanation shows.
-const maxQuoteWords = 12
+// maxQuoteWords is how many words of a quoted value the explanation
+// shows, and maxQuoted how many quoted values: a pasted log may quote a
+// value on every line.
+const (
+	maxQuoteWords = 12
+	maxQuoted     = 8
+)
 
-// isWholeName reports whether words are exactly a unit's name or alias.
+// isWholeName reports whether words are exactly a unit's name or alias:
+// the names are stored reversed, so the words are walked from the last.
 func (ix *Index) isWholeName(words []string) bool {
-	at := ix.wholeNames.longestFrom(words, func() bool { return false })
-	return at != nil && at[0] >= 0 && int(ix.wholeNames.depth[at[0]]) == len(words)
+	m, s := ix.wholeNames, int32(0)
+	for k := len(words) - 1; k >= 0; k-- {
+		n, ok := m.edges[seqEdge{s, words[k]}]
+		if !ok {
+			return false
+		}
+		s = n
+	}
+	return len(m.ends[s]) > 0
 }
