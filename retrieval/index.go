@@ -508,14 +508,29 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 	// A name word the description or when_to_use spells out by its
 	// initials ("sem" beside "search engine marketing") is a word that
 	// field uses: the fields agree on it, so it keeps the name's weight.
-	for _, w := range Words(nameWords(u)) {
+	// The fields' words are split only for a unit that has such a word.
+	var descWords, whenWords []string
+	// The name is cut at its hyphens rather than split by Words: the
+	// common lowercase name costs no allocation.
+	for rest := u.Name; rest != ""; {
+		var w string
+		w, rest, _ = strings.Cut(rest, "-")
+		if strings.ToLower(w) != w {
+			w = strings.ToLower(w)
+		}
+		if !acronymLike(w) {
+			continue
+		}
 		j, ok := at[Stem(w)]
 		if !ok || freqs[j][fieldDescription] > 0 || freqs[j][fieldWhenToUse] > 0 || freqs[j][fieldTrigger] > 0 {
 			continue
 		}
-		if spells(w, u.Description) {
+		if descWords == nil {
+			descWords, whenWords = Words(u.Description), Words(u.WhenToUse)
+		}
+		if spells(w, descWords) {
 			freqs[j][fieldDescription]++
-		} else if spells(w, u.WhenToUse) {
+		} else if spells(w, whenWords) {
 			freqs[j][fieldWhenToUse]++
 		}
 	}
@@ -537,17 +552,21 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 	return b
 }
 
-// spells reports whether text spells out the acronym w: consecutive words
-// of text, the first and last of them no stop word, whose initials are
-// w's letters ("search engine marketing" for "sem", "platform as a
-// service" for "paas"). A word of fewer than two letters, one with a
-// digit, or a stop word is no acronym.
-func spells(w, text string) bool {
+// acronymLike reports whether w may be an acronym: two letters or more,
+// all of them a-z, and no stop word.
+func acronymLike(w string) bool {
+	return len(w) >= 2 && !isStop(w, w) && strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) < 0
+}
+
+// spells reports whether the words ws spell out the acronym w (see
+// acronymLike): consecutive words, the first and last of them no stop
+// word, whose initials are w's letters ("search engine marketing" for
+// "sem", "platform as a service" for "paas").
+func spells(w string, ws []string) bool {
 	n := len(w)
-	if n < 2 || isStop(w, w) || strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
+	if !acronymLike(w) {
 		return false
 	}
-	ws := Words(text)
 	for i := 0; i+n <= len(ws); i++ {
 		if ws[i][0] != w[0] || stopWords[ws[i]] || stopWords[ws[i+n-1]] {
 			continue

@@ -814,7 +814,7 @@ func TestSpells(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := spells(tt.word, tt.text); got != tt.want {
+			if got := spells(tt.word, Words(tt.text)); got != tt.want {
 				t.Errorf("spells(%q, %q): got %v; want %v", tt.word, tt.text, got, tt.want)
 			}
 		})
