@@ -89,8 +89,8 @@ func TestMetaToolFloors(t *testing.T) {
 		{name: "single_tool top-1", got: cat("single_tool", func(m Metrics) *float64 { return m.Top1 }), min: 0.36},
 		{name: "single_tool recall@1", got: cat("single_tool", func(m Metrics) *float64 { return m.RecallAt1 }), min: 0.54},
 		{name: "single_tool recall@3", got: cat("single_tool", func(m Metrics) *float64 { return m.RecallAt3 }), min: 0.66},
-		{name: "no_tool_needed answered no_route", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.88},
-		{name: "no_tool_needed false-route rate", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.10, max: true},
+		{name: "no_tool_needed answered no_route", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.885},
+		{name: "no_tool_needed false-route rate", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.095, max: true},
 	})
 }
 
@@ -107,10 +107,10 @@ func TestSealToolsFloors(t *testing.T) {
 	}
 	rep := runWith(t, "seal-tools/catalog", "seal-tools/cases.jsonl", "seal-tools/policy.yaml")
 	check(t, rep, []floor{
-		{name: "single_tool top-1", got: category("single_tool", func(m Metrics) *float64 { return m.Top1 }), min: 0.835},
-		{name: "single_tool recall@1", got: category("single_tool", func(m Metrics) *float64 { return m.RecallAt1 }), min: 0.85},
+		{name: "single_tool top-1", got: category("single_tool", func(m Metrics) *float64 { return m.Top1 }), min: 0.86},
+		{name: "single_tool recall@1", got: category("single_tool", func(m Metrics) *float64 { return m.RecallAt1 }), min: 0.875},
 		{name: "multi_tool all gold selected", got: category("multi_tool", func(m Metrics) *float64 { return m.AllGoldSelected }), min: 0.63},
-		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.95},
+		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.965},
 	})
 }
 

@@ -379,6 +379,9 @@ func (r *compilation) analyze() error {
 	for _, n := range r.q.Negations() {
 		r.event(Event{Stage: StageAnalyze, Kind: EventNegation, Unit: n.Unit, Detail: n.Said})
 	}
+	for _, v := range r.q.Quoted() {
+		r.event(Event{Stage: StageAnalyze, Kind: EventQuotedValue, Detail: v})
+	}
 	return nil
 }
 

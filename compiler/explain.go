@@ -17,6 +17,10 @@ const (
 	// EventNegationOverridden: a negated unit was selected anyway, by the
 	// host or as a dependency of a host selection or mandatory unit.
 	EventNegationOverridden EventKind = "negation_overridden"
+	// EventQuotedValue: the task put a value between double quotation
+	// marks (a title, a name, an id), whose words are evidence for no
+	// unit; Detail holds it as the task writes it.
+	EventQuotedValue EventKind = "quoted_value"
 	// EventCandidate: a unit scored at least the candidate floor and was
 	// put before the policy as one of the best CandidateCap lexical
 	// candidates (rule 1); its evidence comes with it.
@@ -57,6 +61,8 @@ func WriteExplanation(w io.Writer, r *Result) error {
 		switch e.Kind {
 		case EventNegation:
 			fmt.Fprintf(&b, "negation: task says %s, which rules out %s\n", ir.Quote(e.Detail), ir.Printable(e.Unit))
+		case EventQuotedValue:
+			fmt.Fprintf(&b, "quoted value: task quotes %s, a value it passes: its words are evidence for no unit\n", ir.Quote(e.Detail))
 		case EventNegationOverridden:
 			fmt.Fprintf(&b, "negation overridden: task says %s, but %s stays selected (%s): host selections, mandatory units and their dependencies are not the task's to undo\n", ir.Quote(e.Detail), ir.Printable(e.Unit), e.Code)
 		case EventCandidate, EventRejected:

@@ -25,7 +25,7 @@ func TestExplanationKeepsHostileNamesOnTheirLine(t *testing.T) {
 		"bell\x07name/SKILL.md":  "---\ndescription: Bell.\n---\nB.\n",
 		"escape\x1b[2J/SKILL.md": "---\ndescription: Clear.\n---\nC.\n",
 	}, Policy{})
-	res, err := c.Compile(context.Background(), Request{Task: "house style for widgets"})
+	res, err := c.Compile(context.Background(), Request{Task: "house style for widgets named \"Blue\nline\u202e\""})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestExplanationKeepsHostileNamesOnTheirLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	prefixes := []string{"decision: ", "ambiguous between: ", "negation: ", "selected ", "  because ", "  evidence: ", "rejected "}
+	prefixes := []string{"decision: ", "ambiguous between: ", "negation: ", "quoted value: ", "selected ", "  because ", "  evidence: ", "rejected "}
 	selected := 0
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		known := false
@@ -55,5 +55,39 @@ func TestExplanationKeepsHostileNamesOnTheirLine(t *testing.T) {
 	}
 	if selected != len(res.Selected) {
 		t.Errorf("got %d selected lines for %d selected units:\n%s", selected, len(res.Selected), out)
+	}
+}
+
+// TestQuotedValueExplained: a value the task quotes, whose words are
+// evidence for no unit, is an event of the explanation, cut after a dozen
+// words.
+func TestQuotedValueExplained(t *testing.T) {
+	c := build(t, map[string]string{
+		"request-article/SKILL.md": skill("request-article", "Request an article from the library.", "", "Ask."),
+		"mental-health/SKILL.md":   skill("mental-health", "Assess mental health.", "", "Assess."),
+	}, Policy{})
+	tests := []struct {
+		name, task, want string
+	}{
+		{name: "a title", task: `request the article titled "Mental Health at Work"`, want: `quoted value: task quotes "Mental Health at Work", a value it passes: its words are evidence for no unit`},
+		{name: "a long value", task: `request the article "one two three four five six seven eight nine ten eleven twelve thirteen"`, want: `quoted value: task quotes "one two three four five six seven eight nine ten eleven twelve …", a value it passes: its words are evidence for no unit`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := c.Compile(context.Background(), Request{Task: tt.task})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			if err := WriteExplanation(&b, res); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tt.want+"\n") {
+				t.Errorf("explanation:\n%s\ngot no line %q; want one", b.String(), tt.want)
+			}
+			if got := res.Names(); len(got) != 1 || got[0] != "request-article" {
+				t.Errorf("selected: got %v; want [request-article]", got)
+			}
+		})
 	}
 }

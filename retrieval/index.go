@@ -505,6 +505,35 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 			}
 		}
 	}
+	// A name word the description or when_to_use spells out by its
+	// initials ("sem" beside "search engine marketing") is a word that
+	// field uses: the fields agree on it, so it keeps the name's weight.
+	// The fields' words are split only for a unit that has such a word.
+	var descWords, whenWords []string
+	// The name is cut at its hyphens rather than split by Words: the
+	// common lowercase name costs no allocation.
+	for rest := u.Name; rest != ""; {
+		var w string
+		w, rest, _ = strings.Cut(rest, "-")
+		if strings.ToLower(w) != w {
+			w = strings.ToLower(w)
+		}
+		if !acronymLike(w) {
+			continue
+		}
+		j, ok := at[Stem(w)]
+		if !ok || freqs[j][fieldDescription] > 0 || freqs[j][fieldWhenToUse] > 0 || freqs[j][fieldTrigger] > 0 {
+			continue
+		}
+		if descWords == nil {
+			descWords, whenWords = Words(u.Description), Words(u.WhenToUse)
+		}
+		if spells(w, descWords) {
+			freqs[j][fieldDescription]++
+		} else if spells(w, whenWords) {
+			freqs[j][fieldWhenToUse]++
+		}
+	}
 	b.terms = make([]string, 0, len(at))
 	for t, j := range at {
 		if freqs[j] != ([numFields]float32{}) { // an addressee only
@@ -521,6 +550,36 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 		b.grams = append(b.grams, g)
 	}
 	return b
+}
+
+// acronymLike reports whether w may be an acronym: two letters or more,
+// all of them a-z, and no stop word.
+func acronymLike(w string) bool {
+	return len(w) >= 2 && !isStop(w, w) && strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) < 0
+}
+
+// spells reports whether the words ws spell out the acronym w (see
+// acronymLike): consecutive words, the first and last of them no stop
+// word, whose initials are w's letters ("search engine marketing" for
+// "sem", "platform as a service" for "paas").
+func spells(w string, ws []string) bool {
+	n := len(w)
+	if !acronymLike(w) {
+		return false
+	}
+	for i := 0; i+n <= len(ws); i++ {
+		if ws[i][0] != w[0] || stopWords[ws[i]] || stopWords[ws[i+n-1]] {
+			continue
+		}
+		k := 1
+		for k < n && ws[i+k][0] == w[k] {
+			k++
+		}
+		if k == n {
+			return true
+		}
+	}
+	return false
 }
 
 // hasContent reports whether text holds at least one word that is not a

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/rlmc-dev/rlmc/internal/pulse"
 )
@@ -31,7 +32,15 @@ type Query struct {
 	// joined maps a term made of two consecutive task words written as
 	// one ("Chuck Norris" for "chucknorris") to the first word's position.
 	joined map[string]int
+	// quoted are the values the task quotes whose words are masked, as
+	// the task writes them, in task order.
+	quoted []string
 }
+
+// Quoted returns the values the task puts between double quotation marks
+// whose words are evidence for no unit, as the task writes them, in task
+// order: the first maxQuoted of them.
+func (q *Query) Quoted() []string { return q.quoted }
 
 // Negation is a unit the task negates (rule 5) and the words that did it.
 type Negation struct {
@@ -91,6 +100,7 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 	// unit at all, neither the refused one nor another sharing its words.
 	var masked []bool
 	q.negated, masked = ix.negations(q, p)
+	masked = ix.maskQuoted(q, masked)
 	q.stems = make([]string, len(q.words))
 	seen := map[string]bool{}
 	grams := map[bigram]bool{}
@@ -320,4 +330,105 @@ func (ix *Index) joinWords(q *Query, masked []bool, seen map[string]bool) {
 		}
 		q.joined[t] = i
 	}
+}
+
+// quoteMarks are the double quotation marks a task may put around a value.
+const quoteMarks = "\"\u201c\u201d\u00ab\u00bb"
+
+// maskQuoted marks, in masked (allocated when nil and needed), the words
+// the task puts between double quotation marks: a title, a name or an id
+// the task passes ("the article titled \"The Impact of Technology\"") is
+// a value, not what the task asks for, as a number is. Marks pair in the
+// order they come; an unpaired one quotes nothing. A quoted span that is
+// a unit's whole name or alias names that unit and stays evidence, and
+// a task whose every content word is quoted is the task itself, quoted
+// ("\"Can you find ...?\""): nothing is masked then.
+func (ix *Index) maskQuoted(q *Query, negated []bool) []bool {
+	var (
+		masked []bool
+		quoted []string
+	)
+	open := -1 // byte offset after an opening mark
+	w := 0     // the first word not yet passed
+	for i := 0; i < len(q.task); i++ {
+		// A byte test first: every mark is '"' or starts with 0xc2 or
+		// 0xe2 in UTF-8, and a long task is mostly other bytes.
+		if c := q.task[i]; c != '"' && c != 0xc2 && c != 0xe2 {
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(q.task[i:])
+		if !strings.ContainsRune(quoteMarks, r) {
+			continue
+		}
+		pos := i + size
+		if open < 0 {
+			open = pos
+			continue
+		}
+		for w < len(q.words) && int(q.spans[w].start) < open {
+			w++
+		}
+		from := w
+		for w < len(q.words) && int(q.spans[w].end) <= i {
+			w++
+		}
+		open = -1
+		if from == w || ix.isWholeName(q.words[from:w]) {
+			continue
+		}
+		if masked == nil {
+			masked = make([]bool, len(q.words))
+			if negated != nil {
+				copy(masked, negated)
+			}
+		}
+		for j := from; j < w; j++ {
+			masked[j] = true
+		}
+		if len(quoted) < maxQuoted {
+			quoted = append(quoted, q.quote(from, w))
+		}
+	}
+	if masked == nil {
+		return negated
+	}
+	for i, w := range q.words {
+		if !masked[i] && !isStop(w, Stem(w)) {
+			q.quoted = quoted
+			return masked
+		}
+	}
+	return negated
+}
+
+// quote is the task's text from word from up to word to (excluded), as
+// the explanation quotes a value: a long one is cut after maxQuoteWords
+// words.
+func (q *Query) quote(from, to int) string {
+	if to-from <= maxQuoteWords {
+		return q.task[q.spans[from].start:q.spans[to-1].end]
+	}
+	return q.task[q.spans[from].start:q.spans[from+maxQuoteWords-1].end] + " \u2026"
+}
+
+// maxQuoteWords is how many words of a quoted value the explanation
+// shows, and maxQuoted how many quoted values: a pasted log may quote a
+// value on every line.
+const (
+	maxQuoteWords = 12
+	maxQuoted     = 8
+)
+
+// isWholeName reports whether words are exactly a unit's name or alias:
+// the names are stored reversed, so the words are walked from the last.
+func (ix *Index) isWholeName(words []string) bool {
+	m, s := ix.wholeNames, int32(0)
+	for k := len(words) - 1; k >= 0; k-- {
+		n, ok := m.edges[seqEdge{s, words[k]}]
+		if !ok {
+			return false
+		}
+		s = n
+	}
+	return len(m.ends[s]) > 0
 }

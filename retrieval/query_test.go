@@ -86,3 +86,36 @@ func TestJoinedWords(t *testing.T) {
 		})
 	}
 }
+
+// TestQuotedValueMasked: words between double quotation marks are a value
+// the task passes, evidence for no unit, unless the quoted span is a
+// unit's whole name or every content word of the task is quoted.
+func TestQuotedValueMasked(t *testing.T) {
+	ix := negationIndex()
+	tests := []struct {
+		name, task string
+		want       string // the task's stems, masked ones as "_"
+	}{
+		{name: "straight quotes", task: `review the "linter config" draft`, want: "review the _ _ draft"},
+		{name: "curly quotes", task: "review the \u201clinter config\u201d draft", want: "review the _ _ draft"},
+		{name: "each pair", task: `tag "alpha" and "beta" builds`, want: "tag _ and _ build"},
+		{name: "an unpaired mark quotes nothing", task: `find the "Immigration Act.`, want: "find the immigration act"},
+		{name: "a unit's whole name", task: `run "code-review" now`, want: "run code review now"},
+		{name: "the whole task quoted", task: `"Can you review the linter config?"`, want: "can you review the linter config"},
+		{name: "negated name stays masked", task: `don't use deploy, tag "alpha" builds`, want: "dont use _ tag _ build"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ix.Analyze(tt.task, nil)
+			got := make([]string, len(q.stems))
+			for i, s := range q.stems {
+				if got[i] = s; s == "" {
+					got[i] = "_"
+				}
+			}
+			if g := strings.Join(got, " "); g != tt.want {
+				t.Errorf("stems of %q: got %q; want %q", tt.task, g, tt.want)
+			}
+		})
+	}
+}

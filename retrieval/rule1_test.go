@@ -762,3 +762,61 @@ func TestClauseBests(t *testing.T) {
 		})
 	}
 }
+
+// TestNameAcronymSpelledOut: a name word the description spells out by
+// its initials is a word the description uses, so it keeps the name's
+// weight (the fields agree on it); initials that start or end on a stop
+// word, or a name word the description neither uses nor spells, do not.
+func TestNameAcronymSpelledOut(t *testing.T) {
+	ix := testIndex(
+		unit("run-sem", "Run a search engine marketing campaign."),
+		unit("create-paas-instance", "Create an instance on a platform as a service."),
+		unit("count-ad-clicks", "Count the clicks a digital campaign got."),
+		unit("chart-vr", "Chart the sales figures."),
+	)
+	tests := []struct {
+		name, task, unit, term, want string
+	}{
+		{name: "initials of description words", task: "start an sem push", unit: "run-sem", term: "sem", want: "name+description"},
+		{name: "stop words inside the spelled words", task: "a paas instance", unit: "create-paas-instance", term: "paa", want: "name+description"},
+		{name: "initials starting on a stop word", task: "the ad", unit: "count-ad-clicks", term: "ad", want: "name"},
+		{name: "a word the description never spells", task: "a vr chart", unit: "chart-vr", term: "vr", want: "name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ix.Analyze(tt.task, nil)
+			got := ""
+			for _, e := range ix.evidence(q, ix.ids[tt.unit], never) {
+				if strings.Join(e.Terms, " ") == tt.term && isFieldEvidence(e.Field) {
+					got = e.Field
+				}
+			}
+			if got != tt.want {
+				t.Errorf("field of %q for %s: got %q; want %q", tt.term, tt.unit, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSpells(t *testing.T) {
+	tests := []struct {
+		name, word, text string
+		want             bool
+	}{
+		{name: "initials", word: "sem", text: "Run a search engine marketing campaign.", want: true},
+		{name: "stop word inside", word: "paas", text: "a platform as a service", want: true},
+		{name: "first word a stop word", word: "ad", text: "a digital campaign", want: false},
+		{name: "last word a stop word", word: "mo", text: "memes on demand", want: false},
+		{name: "not consecutive", word: "sem", text: "search the engine for marketing", want: false},
+		{name: "one letter", word: "a", text: "apples", want: false},
+		{name: "digits", word: "b2b", text: "business 2 business", want: false},
+		{name: "stop word", word: "as", text: "always sunny", want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := spells(tt.word, Words(tt.text)); got != tt.want {
+				t.Errorf("spells(%q, %q): got %v; want %v", tt.word, tt.text, got, tt.want)
+			}
+		})
+	}
+}
