@@ -76,12 +76,7 @@ type Config struct {
 	MaxInflight  int           // concurrent compiles; DefaultMaxInflight when zero
 	DrainTimeout time.Duration // how long shutdown waits for requests in flight
 	LogTasks     bool          // log each task's text (never logged otherwise)
-	// GCHeadroom, when not zero, is how many bytes the process may
-	// allocate between garbage collections at least, set from the live
-	// heap after every catalog load (see DefaultGCHeadroom). It sets a
-	// process-wide value, so it is for a process that only serves.
-	GCHeadroom uint64
-	Logger     *slog.Logger // slog.Default() when nil
+	Logger       *slog.Logger  // slog.Default() when nil
 	// Reload forces a reload at each value received (SIGHUP).
 	Reload <-chan os.Signal
 	// Listening, when set, is called with the address once the server
@@ -187,7 +182,6 @@ func (s *Server) Watch(ctx context.Context) error {
 	c := l.Current()
 	s.m.units.Set(float64(len(c.Catalog().Units)))
 	s.m.loadedAt.Set(float64(l.LoadedAt().UnixNano()) / 1e9)
-	tuneGC(s.cfg.GCHeadroom)
 	s.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(),
 		"watched", l.Watched(), "duration_ms", ms(time.Since(start)))
 	s.live.Store(l)
@@ -203,7 +197,6 @@ func (s *Server) reloaded(r compiler.Reload) {
 		return
 	}
 	s.m.reloads.Inc()
-	tuneGC(s.cfg.GCHeadroom)
 	s.m.units.Set(float64(len(r.Compiler.Catalog().Units)))
 	s.m.loadedAt.Set(float64(r.At.UnixNano()) / 1e9)
 	attrs := []any{"trigger", r.Trigger, "units", len(r.Compiler.Catalog().Units), "catalog_fingerprint", r.Compiler.CatalogFingerprint(),

@@ -18,11 +18,11 @@ import (
 	"net/http"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"time"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/gctune"
 	"github.com/rlmc-dev/rlmc/internal/serveload"
 	"github.com/rlmc-dev/rlmc/loader"
 	"github.com/rlmc-dev/rlmc/server"
@@ -49,11 +49,12 @@ func run(skills, clients int, duration time.Duration, edits, samples, reloads in
 		return err
 	}
 	defer os.RemoveAll(dir)
+	defer gctune.Start(gctune.Serve)() // as `rlmc serve` does
 	cat, err := serveload.NewCatalog(dir, skills)
 	if err != nil {
 		return err
 	}
-	s, err := server.New(server.Config{Roots: []string{cat.Root}, PolicyFile: cat.Policy, MaxInflight: clients, Timeout: timeout, GCHeadroom: gcHeadroom(),
+	s, err := server.New(server.Config{Roots: []string{cat.Root}, PolicyFile: cat.Policy, MaxInflight: clients, Timeout: timeout,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return err
@@ -64,9 +65,11 @@ func run(skills, clients int, duration time.Duration, edits, samples, reloads in
 	}
 	defer s.Close()
 	live := s.Live()
-	gogc := debug.SetGCPercent(100)
-	debug.SetGCPercent(gogc)
-	fmt.Printf("catalog: %d skills, first load %v, %d paths watched, GOMAXPROCS %d, GOGC %d\n", skills, time.Since(start).Round(time.Millisecond), live.Watched(), runtime.GOMAXPROCS(0), gogc)
+	gc := fmt.Sprintf("GC headroom %d MiB", gctune.Serve>>20)
+	if v := os.Getenv("GOGC"); v != "" {
+		gc = "GOGC=" + v
+	}
+	fmt.Printf("catalog: %d skills, first load %v, %d paths watched, GOMAXPROCS %d, %s\n", skills, time.Since(start).Round(time.Millisecond), live.Watched(), runtime.GOMAXPROCS(0), gc)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -215,13 +218,4 @@ func reloadPhases(live *compiler.Live, cat *serveload.Catalog, samples, reloads 
 	}
 	fmt.Printf("  %d reloads in %v, %v each\n", reloads, time.Since(reloadStart).Round(time.Millisecond), (time.Since(reloadStart) / time.Duration(max(reloads, 1))).Round(time.Millisecond))
 	return nil
-}
-
-// gcHeadroom is what `rlmc serve` sets: server.DefaultGCHeadroom unless
-// GOGC is set.
-func gcHeadroom() uint64 {
-	if os.Getenv("GOGC") != "" {
-		return 0
-	}
-	return server.DefaultGCHeadroom
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/gctune"
 )
 
 // compileParams are the flags of `rlmc compile`.
@@ -36,6 +37,7 @@ func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		// the task, joined by single spaces.
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer gctune.Start(gctune.Command)()
 			p.taskSet = cmd.Flags().Changed("task")
 			if len(args) > 0 {
 				if p.taskSet {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/gctune"
 	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/loader"
 )
@@ -100,6 +101,7 @@ working directory and the user roots (or $RLMC_SKILLS_ROOT), except
 Only the host selects explicit-user-only skills: --select in the hook's
 command line, or the policy. The prompt never does.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			defer gctune.Start(gctune.Command)()
 			return runHook(cmd.Context(), p, stdin, stdout, stderr)
 		},
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlmc-dev/rlmc/internal/gctune"
 	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/loader"
 	"github.com/rlmc-dev/rlmc/server"
@@ -47,10 +48,7 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 			signal.Notify(hup, syscall.SIGHUP)
 			defer signal.Stop(hup)
 			cfg.Reload = hup
-			if os.Getenv("GOGC") == "" {
-				// A process that only serves: see server.DefaultGCHeadroom.
-				cfg.GCHeadroom = server.DefaultGCHeadroom
-			}
+			defer gctune.Start(gctune.Serve)()
 			err = server.Run(ctx, cfg)
 			var ce *server.ConfigError
 			var re *loader.RootError

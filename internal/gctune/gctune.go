@@ -1,0 +1,110 @@
+// Package gctune keeps the garbage collector's heap target at least a
+// fixed headroom above the live heap, for processes whose live heap is
+// small beside what they allocate.
+//
+// Go's default (GOGC=100) collects whenever the heap has doubled since the
+// last collection. rlmc's live heap is mostly its catalog, a few MB for a
+// skill folder of tens of skills or a server's 1,000, while a compile
+// allocates about 2 MB that is garbage once answered: by default a server
+// collects every few compiles, and each collection's assists land on the
+// requests in flight; a per-prompt hook that lives 40 ms spends several of
+// them on a collection of a heap of 4 MB. With a headroom the heap target
+// is the live heap plus the headroom, or twice the live heap (Go's
+// default) when that is more, so a large catalog is collected as usual.
+package gctune
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// Headrooms rlmc's commands use.
+const (
+	// Serve is for `rlmc serve`, which allocates for as long as it runs.
+	Serve = 64 << 20
+	// Command is for a process that compiles once and exits: a hook's
+	// whole run over a small catalog fits in it.
+	Command = 16 << 20
+)
+
+// initialHeap is the heap target Go starts with at GOGC=100.
+const initialHeap = 4 << 20
+
+// liveHeap names the runtime metric of the heap the last collection found
+// reachable.
+const liveHeap = "/gc/heap/live:bytes"
+
+// Percent returns the GOGC that lets a live heap of live bytes grow by
+// headroom bytes before the next collection, never less than Go's default
+// of 100. A zero live heap (no collection yet) gets the GOGC whose first
+// target, from Go's initial heap of 4 MiB, is the headroom.
+func Percent(live, headroom uint64) int {
+	if live == 0 {
+		live = initialHeap
+	}
+	return int(max(headroom*100/live, 100))
+}
+
+// Start keeps the heap target headroom bytes above the live heap, retuned
+// after every collection, until the returned function is called, which
+// restores the GOGC in effect before. It does nothing when the GOGC
+// environment variable is set (whoever set it has chosen) or headroom is
+// zero.
+func Start(headroom uint64) (stop func()) {
+	if headroom == 0 || os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	t := &tuner{headroom: headroom}
+	t.prev = debug.SetGCPercent(Percent(0, headroom))
+	t.arm()
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if !t.stopped {
+			t.stopped = true
+			debug.SetGCPercent(t.prev)
+		}
+	}
+}
+
+type tuner struct {
+	headroom uint64
+	prev     int
+	// mu orders a retune after a collection with stop, so nothing
+	// retunes once stop has restored the old GOGC.
+	mu      sync.Mutex
+	stopped bool
+}
+
+// sentinel is an object nothing references, so the collection after it
+// is allocated finds it unreachable and runs its cleanup. It holds a
+// pointer so that the allocator never batches it with other small
+// objects, which would delay that.
+type sentinel struct {
+	_ *byte
+	_ [8]byte
+}
+
+// arm asks to hear of the next collection.
+func (t *tuner) arm() {
+	runtime.AddCleanup(new(sentinel), (*tuner).collected, t)
+}
+
+// collected runs after a collection: it sets the target from the live
+// heap that collection found and asks to hear of the next one.
+func (t *tuner) collected() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped {
+		return
+	}
+	s := []metrics.Sample{{Name: liveHeap}}
+	metrics.Read(s)
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		debug.SetGCPercent(Percent(s[0].Value.Uint64(), t.headroom))
+	}
+	t.arm()
+}

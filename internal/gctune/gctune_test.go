@@ -1,0 +1,87 @@
+package gctune
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"testing"
+	"time"
+)
+
+func TestPercent(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		name           string
+		live, headroom uint64
+		want           int
+	}{
+		{"no collection yet: first target is the headroom", 0, 64 * mib, 1600},
+		{"small live heap: live + headroom", 16 * mib, 64 * mib, 400},
+		{"tiny live heap", 1 * mib, 16 * mib, 1600},
+		{"large live heap: Go's default", 512 * mib, 64 * mib, 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Percent(tt.live, tt.headroom); got != tt.want {
+				t.Errorf("got %d; want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// gcPercent reads GOGC without changing it.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+var keep [][]byte
+
+// TestStartRetunes checks that after a collection the target follows the
+// live heap that collection found, and that stop restores the old GOGC.
+func TestStartRetunes(t *testing.T) {
+	t.Setenv("GOGC", "")
+	debug.SetGCPercent(123)
+	t.Cleanup(func() { debug.SetGCPercent(100) })
+	stop := Start(64 << 20)
+	if got := gcPercent(); got != 1600 {
+		t.Fatalf("got GOGC %d before any collection; want 1600", got)
+	}
+	// A live heap of about 32 MiB, so the tuned GOGC is near 200.
+	for range 32 {
+		keep = append(keep, make([]byte, 1<<20))
+	}
+	defer func() { keep = nil }()
+	want := 0
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		runtime.GC()
+		s := []metrics.Sample{{Name: liveHeap}}
+		metrics.Read(s)
+		want = Percent(s[0].Value.Uint64(), 64<<20)
+		if gcPercent() == want {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // the cleanup runs on its own goroutine
+	}
+	if got := gcPercent(); got != want || got > 300 {
+		t.Errorf("got GOGC %d after a collection of a 32 MiB live heap; want %d, about 200", got, want)
+	}
+	stop()
+	runtime.GC()
+	if got := gcPercent(); got != 123 {
+		t.Errorf("got GOGC %d after stop; want 123 restored", got)
+	}
+}
+
+// TestStartLeavesChosenGOGC checks that a GOGC the environment sets wins.
+func TestStartLeavesChosenGOGC(t *testing.T) {
+	t.Setenv("GOGC", "100")
+	debug.SetGCPercent(123)
+	t.Cleanup(func() { debug.SetGCPercent(100) })
+	stop := Start(64 << 20)
+	defer stop()
+	if got := gcPercent(); got != 123 {
+		t.Errorf("got GOGC %d; want 123 untouched", got)
+	}
+}
