@@ -206,8 +206,30 @@ type Pending struct {
 }
 
 // boundFacts is the Facts an interpreter's natives answer from, set when
-// its Pending is taken, after the policy was loaded without them.
+// its Pending is taken, after the policy was loaded without them. Before
+// that (a directive of a policy text given to NewWithPolicy calling a
+// native while it loads) it knows no unit, rather than crash the load.
 type boundFacts struct{ Facts }
+
+func (b *boundFacts) Unit(name string) (UnitFacts, bool) {
+	if b.Facts == nil {
+		return UnitFacts{}, false
+	}
+	return b.Facts.Unit(name)
+}
+
+func (b *boundFacts) Closure(name string) Closure {
+	if b.Facts == nil {
+		return Closure{Missing: name}
+	}
+	return b.Facts.Closure(name)
+}
+
+func (b *boundFacts) Conflict(x, y string) bool { return b.Facts != nil && b.Facts.Conflict(x, y) }
+
+func (b *boundFacts) Supersedes(x, y string) bool {
+	return b.Facts != nil && b.Facts.Supersedes(x, y)
+}
 
 // Prepare starts loading the embedded policy and returns at once.
 func Prepare() *Pending {

@@ -340,3 +340,20 @@ func TestPendingYieldsOneEngine(t *testing.T) {
 	}
 	pd.Wait()
 }
+
+// TestDirectiveBeforeFactsIsNoCrash checks that a policy text whose
+// directive asks a catalog question while it loads, before any catalog is
+// bound, gets "no such unit" rather than crashing the load.
+func TestDirectiveBeforeFactsIsNoCrash(t *testing.T) {
+	f := catalog(map[string]UnitFacts{"a": ok(100)}, nil)
+	for _, directive := range []string{
+		":- unit(a, _, _, _).\n",
+		":- \\+ unit(a, _, _, _).\n",
+		":- closure(a, _).\n",
+	} {
+		_, err := NewWithPolicy(f, policySource+directive)
+		if err != nil && strings.Contains(err.Error(), "panic") {
+			t.Errorf("%q: got %v; want no crash", directive, err)
+		}
+	}
+}

@@ -210,7 +210,7 @@ func hookNote(ds ir.Diagnostics, res *compiler.Result) string {
 	var invalid []string
 	for _, rj := range res.Rejected {
 		if len(rj.Reasons) > 0 && rj.Reasons[0].Code == compiler.ReasonInvalid {
-			invalid = append(invalid, ir.Printable(rj.Name))
+			invalid = append(invalid, noteName(rj.Name))
 		}
 	}
 	var parts []string

@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/ir"
+	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // maxNamed is how many names a note lists before it says "and N more", so
@@ -26,7 +28,7 @@ func compileNotes(res *compiler.Result) []string {
 			continue
 		}
 		r := rj.Reasons[0]
-		name := ir.Printable(rj.Name)
+		name := noteName(rj.Name)
 		switch r.Code {
 		case compiler.ReasonInvalid:
 			invalid = append(invalid, name)
@@ -55,6 +57,23 @@ func compileNotes(res *compiler.Result) []string {
 		notes = append(notes, fmt.Sprintf("%s in the catalog: %s; run rlmc validate", plural(len(invalid), "invalid skill"), listSome(invalid)))
 	}
 	return notes
+}
+
+// maxNameRunes is how much of a name a note prints: a skill that is invalid
+// may be named anything, and a note stays one short line.
+const maxNameRunes = 64
+
+// noteName is a unit's name as a note prints it: escaped, cut to
+// maxNameRunes, and quoted unless it is a valid name, so that a name
+// holding ", " or "and 2 more" cannot pass for more of the note.
+func noteName(name string) string {
+	if !loader.ValidName(name) {
+		if r := []rune(name); len(r) > maxNameRunes {
+			name = string(r[:maxNameRunes]) + "…"
+		}
+		return strconv.Quote(name)
+	}
+	return ir.Printable(name)
 }
 
 // listSome joins up to maxNamed names and counts the rest.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -47,6 +48,27 @@ func TestCompileNotes(t *testing.T) {
 				if !strings.Contains(got[i], w) {
 					t.Errorf("line %d: got %q; want it to contain %q", i, got[i], w)
 				}
+			}
+		})
+	}
+}
+
+// TestNoteName checks that a name a note prints cannot stretch the note or
+// pass for more of it: an invalid name is quoted and cut.
+func TestNoteName(t *testing.T) {
+	long := strings.Repeat("\u202e", 1000)
+	tests := []struct {
+		name, in, want string
+	}{
+		{"valid name as is", "code-review", "code-review"},
+		{"list separators quoted", "a, b and 2 more; `rlmc validate` says why", "\"a, b and 2 more; `rlmc validate` says why\""},
+		{"control characters escaped", "evil\n\x1b[31m", `"evil\n\x1b[31m"`},
+		{"long name cut", long, strconv.Quote(strings.Repeat("\u202e", maxNameRunes) + "…")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := noteName(tt.in); got != tt.want {
+				t.Errorf("got %s; want %s", got, tt.want)
 			}
 		})
 	}

@@ -9,8 +9,9 @@
 // collects every few compiles, and each collection's assists land on the
 // requests in flight; a per-prompt hook that lives 40 ms spends several of
 // them on a collection of a heap of 4 MB. With a headroom the heap target
-// is the live heap plus the headroom, or twice the live heap (Go's
-// default) when that is more, so a large catalog is collected as usual.
+// is the live heap plus the headroom, but at least twice the live heap
+// (Go's default, so a large catalog is collected as usual) and at most five
+// times it.
 package gctune
 
 import (
@@ -37,15 +38,23 @@ const initialHeap = 4 << 20
 // reachable.
 const liveHeap = "/gc/heap/live:bytes"
 
+// maxPercent bounds the GOGC Percent gives, so the target is at most five
+// times the live heap. The tuner hears of a collection only when its
+// cleanup runs, which can be several collections late on one busy core:
+// meanwhile the GOGC set for a small live heap applies to whatever the
+// heap has grown to, and without a bound that target could be many times
+// a large live heap (a test program reached 1 GB over 63 MB live).
+const maxPercent = 400
+
 // Percent returns the GOGC that lets a live heap of live bytes grow by
 // headroom bytes before the next collection, never less than Go's default
-// of 100. A zero live heap (no collection yet) gets the GOGC whose first
-// target, from Go's initial heap of 4 MiB, is the headroom.
+// of 100 and never more than maxPercent. A zero live heap (no collection
+// yet) is taken as Go's initial heap of 4 MiB.
 func Percent(live, headroom uint64) int {
 	if live == 0 {
 		live = initialHeap
 	}
-	return int(max(headroom*100/live, 100))
+	return int(min(max(headroom*100/live, 100), maxPercent))
 }
 
 // Start keeps the heap target headroom bytes above the live heap, retuned

@@ -15,9 +15,9 @@ func TestPercent(t *testing.T) {
 		live, headroom uint64
 		want           int
 	}{
-		{"no collection yet: first target is the headroom", 0, 64 * mib, 1600},
-		{"small live heap: live + headroom", 16 * mib, 64 * mib, 400},
-		{"tiny live heap", 1 * mib, 16 * mib, 1600},
+		{"no collection yet: from Go's initial 4 MiB", 0, 16 * mib, 400},
+		{"small live heap: live + headroom", 32 * mib, 64 * mib, 200},
+		{"tiny live heap: at most five times it", 1 * mib, 16 * mib, 400},
 		{"large live heap: Go's default", 512 * mib, 64 * mib, 100},
 	}
 	for _, tt := range tests {
@@ -45,8 +45,8 @@ func TestStartRetunes(t *testing.T) {
 	debug.SetGCPercent(123)
 	t.Cleanup(func() { debug.SetGCPercent(100) })
 	stop := Start(64 << 20)
-	if got := gcPercent(); got != 1600 {
-		t.Fatalf("got GOGC %d before any collection; want 1600", got)
+	if got := gcPercent(); got != maxPercent {
+		t.Fatalf("got GOGC %d before any collection; want %d", got, maxPercent)
 	}
 	// A live heap of about 32 MiB, so the tuned GOGC is near 200.
 	for range 32 {
