@@ -326,19 +326,27 @@ type cached struct {
 // read returns the cache in file when its key is key and it checks out,
 // else nil.
 func (c *Cache) read(file string, key [32]byte) *cached {
+	p, _ := readChecked(c, file, key, parse)
+	return p
+}
+
+// readChecked reads file with readOwn and decodes it with parse under
+// key. A file that is absent, not this user's own or does not check out
+// gives ok false, and is said on the debug writer (absence is not).
+func readChecked[T any](c *Cache, file string, key [32]byte, parse func([]byte, [32]byte) (T, error)) (v T, ok bool) {
 	data, err := readOwn(file)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			c.debugf("%s: not read: %v", file, err)
 		}
-		return nil
+		return v, false
 	}
-	p, err := parse(data, key)
+	got, err := parse(data, key)
 	if err != nil {
 		c.debugf("%s: not used: %v", file, err)
-		return nil
+		return v, false
 	}
-	return p
+	return got, true
 }
 
 // errNotOwn is a cache file that someone other than this user could have

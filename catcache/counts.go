@@ -5,11 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -59,18 +57,7 @@ func (c *Cache) Counts() map[string]int {
 		return nil
 	}
 	file, key := c.countsFile()
-	data, err := readOwn(file)
-	if err != nil {
-		if !errors.Is(err, os.ErrNotExist) {
-			c.debugf("%s: not read: %v", file, err)
-		}
-		return nil
-	}
-	m, err := parseCounts(data, key)
-	if err != nil {
-		c.debugf("%s: not used: %v", file, err)
-		return nil
-	}
+	m, _ := readChecked(c, file, key, parseCounts)
 	return m
 }
 

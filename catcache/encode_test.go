@@ -76,6 +76,27 @@ func TestUnitRoundTrip(t *testing.T) {
 			{Origin: loader.Origin{Root: "r"}, Status: ir.StatusInvalid},
 		},
 	}
+	got := recordRoundTrip(t, rec)
+	if diff := cmp.Diff(rec, got); diff != "" {
+		t.Errorf("record round trip (-want +got):\n%s", diff)
+	}
+}
+
+// TestUnencodableHostField: a unit whose host field holds a value this
+// encoding does not know is stored without its unit, and so is read again
+// at the next load, never stored wrong.
+func TestUnencodableHostField(t *testing.T) {
+	u := &ir.Unit{Name: "odd", HostFields: map[string]any{"k": map[any]any{1: 2}}}
+	rec := &loader.Record{Units: []loader.UnitRecord{{Unit: u, Trusted: true, Status: ir.StatusOK}}}
+	got := recordRoundTrip(t, rec)
+	if ur := got.Units[0]; ur.Unit != nil || ur.Trusted {
+		t.Errorf("got unit %v, trusted %v; want none, untrusted", ur.Unit, ur.Trusted)
+	}
+}
+
+// recordRoundTrip encodes rec and decodes it again, to the last byte.
+func recordRoundTrip(t *testing.T, rec *loader.Record) *loader.Record {
+	t.Helper()
 	w := binenc.NewWriter()
 	encodeRecord(w, rec)
 	r, err := binenc.NewReader(w.Bytes())
@@ -89,28 +110,5 @@ func TestUnitRoundTrip(t *testing.T) {
 	if err := r.Done(); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(rec, got); diff != "" {
-		t.Errorf("record round trip (-want +got):\n%s", diff)
-	}
-}
-
-// TestUnencodableHostField: a unit whose host field holds a value this
-// encoding does not know is stored without its unit, and so is read again
-// at the next load, never stored wrong.
-func TestUnencodableHostField(t *testing.T) {
-	u := &ir.Unit{Name: "odd", HostFields: map[string]any{"k": map[any]any{1: 2}}}
-	rec := &loader.Record{Units: []loader.UnitRecord{{Unit: u, Trusted: true, Status: ir.StatusOK}}}
-	w := binenc.NewWriter()
-	encodeRecord(w, rec)
-	r, err := binenc.NewReader(w.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := decodeRecord(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ur := got.Units[0]; ur.Unit != nil || ur.Trusted {
-		t.Errorf("got unit %v, trusted %v; want none, untrusted", ur.Unit, ur.Trusted)
-	}
+	return got
 }

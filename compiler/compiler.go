@@ -107,21 +107,19 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 // catalog is long, and Load's deadline must bound it too. When ctx is done
 // it returns an ErrCanceled error that unwraps to ctx.Err().
 func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, error) {
-	return newCompilerIndex(ctx, cat, p, nil, rules.Prepare())
+	policy := rules.Prepare()
+	defer policy.Wait()
+	return newCompilerIndex(ctx, cat, p, nil, policy)
 }
 
 // newCompilerIndex is newCompiler over an index of cat already built (or
 // decoded from a cache; a nil ix is built here) and a policy whose loading
-// the caller started (so that it overlaps loading the catalog). It takes
-// the policy's engine or waits for it, on every path.
-func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrieval.Index, policy *rules.Pending) (c *Compiler, err error) {
-	defer func() {
-		if c == nil {
-			policy.Wait()
-		}
-	}()
+// the caller started, so that it overlaps loading the catalog. The caller
+// waits for the policy (rules.Pending.Wait) on its way out, so that it
+// leaves nothing running whether or not the engine was taken.
+func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrieval.Index, policy *rules.Pending) (*Compiler, error) {
 	pl := pulse.New(ctx)
-	c = &Compiler{cat: cat, policy: p, denied: map[string]bool{}, pos: make(map[*ir.Unit]int, len(cat.Units))}
+	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}, pos: make(map[*ir.Unit]int, len(cat.Units))}
 	for i, u := range cat.Units {
 		c.pos[u] = i
 	}
@@ -188,28 +186,28 @@ func LoadWith(ctx context.Context, opts loader.Options, p Policy, cache *catcach
 	}
 	opts.Limits = p.Limits.apply(opts.Limits)
 	policy := rules.Prepare()
+	defer policy.Wait()
+	var key []byte
+	if cache != nil {
+		var err error
+		if key, err = json.Marshal(p); err != nil {
+			// A policy always marshals; if one ever did not, the
+			// cache could not be keyed by it.
+			cache = nil
+		}
+	}
 	if cache == nil {
 		cat, err := loader.Load(ctx, opts)
 		if err != nil {
-			policy.Wait()
 			return nil, err
 		}
 		return newCompilerIndex(ctx, cat, p, nil, policy)
 	}
-	key, err := json.Marshal(p)
-	if err != nil {
-		// A policy always marshals; if one ever did not, the cache
-		// could not be keyed by it.
-		policy.Wait()
-		return Load(ctx, opts, p)
-	}
 	cat, ix, _, err := cache.Load(ctx, opts, key)
 	if err != nil {
-		policy.Wait()
 		return nil, err
 	}
 	if ix == nil {
-		policy.Wait()
 		return nil, canceled("", ctx.Err())
 	}
 	c, err := newCompilerIndex(ctx, cat, p, ix, policy)

@@ -207,14 +207,8 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 // every prompt. It names the invalid skills (a skill the user wrote that
 // never loads, and no other sign of why) and counts the catalog warnings.
 func hookNote(ds ir.Diagnostics, res *compiler.Result) string {
-	var invalid []string
-	for _, rj := range res.Rejected {
-		if len(rj.Reasons) > 0 && rj.Reasons[0].Code == compiler.ReasonInvalid {
-			invalid = append(invalid, noteName(rj.Name))
-		}
-	}
 	var parts []string
-	if len(invalid) > 0 {
+	if invalid := invalidNames(res); len(invalid) > 0 {
 		parts = append(parts, fmt.Sprintf("%s left out: %s; `rlmc validate` says why", plural(len(invalid), "invalid skill"), listSome(invalid)))
 	}
 	if n := len(catalogWarnings(ds)); n > 0 {

@@ -22,28 +22,25 @@ const maxNamed = 3
 // the result, keyed on reason codes, so that JSON and text say the same.
 func compileNotes(res *compiler.Result) []string {
 	var notes []string
-	var invalid []string
 	for _, rj := range res.Rejected {
 		if len(rj.Reasons) == 0 {
 			continue
 		}
 		r := rj.Reasons[0]
-		name := noteName(rj.Name)
 		switch r.Code {
-		case compiler.ReasonInvalid:
-			invalid = append(invalid, name)
 		case compiler.ReasonExplicitOnly:
 			// Only a strong match is worth a line: an explicit-only unit
 			// that a single incidental word points at is no news.
 			if rj.Score >= compiler.Threshold {
+				name := noteName(rj.Name)
 				notes = append(notes, fmt.Sprintf("%s matches the task (score %.2f) but is explicit-user-only: add --select %s to load it", name, rj.Score, name))
 			}
 		case compiler.ReasonOverBudget:
-			notes = append(notes, fmt.Sprintf("%s not loaded: over budget (%s); raise --budget", name, ir.EscapeText(r.Detail)))
+			notes = append(notes, fmt.Sprintf("%s not loaded: over budget (%s); raise --budget", noteName(rj.Name), ir.EscapeText(r.Detail)))
 		case compiler.ReasonMissingDependency, compiler.ReasonDependencyCycle, compiler.ReasonDependencyRejected:
-			notes = append(notes, fmt.Sprintf("%s not loaded: %s: %s", name, r.Code, ir.EscapeText(r.Detail)))
+			notes = append(notes, fmt.Sprintf("%s not loaded: %s: %s", noteName(rj.Name), r.Code, ir.EscapeText(r.Detail)))
 		case compiler.ReasonNegated:
-			notes = append(notes, fmt.Sprintf("%s not loaded: the task asks not to use it", name))
+			notes = append(notes, fmt.Sprintf("%s not loaded: the task asks not to use it", noteName(rj.Name)))
 		}
 	}
 	if len(res.Ambiguous) > 0 {
@@ -53,10 +50,22 @@ func compileNotes(res *compiler.Result) []string {
 		}
 		notes = append(notes, fmt.Sprintf("ambiguous: %s; choose with --select NAME", strings.Join(names, ", ")))
 	}
-	if len(invalid) > 0 {
+	if invalid := invalidNames(res); len(invalid) > 0 {
 		notes = append(notes, fmt.Sprintf("%s in the catalog: %s; run rlmc validate", plural(len(invalid), "invalid skill"), listSome(invalid)))
 	}
 	return notes
+}
+
+// invalidNames returns, as notes print them, the names of the units res
+// rejected as invalid: skills that never load, whatever the task.
+func invalidNames(res *compiler.Result) []string {
+	var out []string
+	for _, rj := range res.Rejected {
+		if len(rj.Reasons) > 0 && rj.Reasons[0].Code == compiler.ReasonInvalid {
+			out = append(out, noteName(rj.Name))
+		}
+	}
+	return out
 }
 
 // maxNameRunes is how much of a name a note prints: a skill that is invalid
