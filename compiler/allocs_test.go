@@ -15,7 +15,9 @@ import (
 // policy interpreter's bindings, so a policy clause that binds more than
 // it needs shows here before it shows in the latency. The bound sits a
 // little above the figure measured when policy.pl learned to test before
-// it builds (issue 12's rule-naming decisions had cost a fifth more).
+// it builds (issue 12's rule-naming decisions had cost a fifth more);
+// rule 10's own_words clearance, asked of every best without a margin
+// (benchTask's is one), added about 240.
 func TestCompileWarmAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts")
@@ -31,7 +33,7 @@ func TestCompileWarmAllocations(t *testing.T) {
 		}
 	}
 	compile() // the token cache is warm from here on
-	const max = 27000
+	const max = 27300
 	if got := testing.AllocsPerRun(10, compile); got > max {
 		t.Errorf("got %.0f allocations per compile; want at most %d", got, max)
 	}

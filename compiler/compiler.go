@@ -621,6 +621,7 @@ func (r *compilation) decide() error {
 	req := r.policyReq
 	req.Candidates = r.cands
 	req.Redundant, req.SameObject, req.Breadth = r.problem.Redundant, r.problem.SameObject, r.problem.Breadth
+	req.OwnWords = r.problem.OwnWords
 	req.Apart = r.problem.Apart
 	req.Withdrawn = milli(r.problem.Withdrawn)
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -167,9 +168,17 @@ func TestMattPocockNegatedNameNoEvidence(t *testing.T) {
 }
 
 // TestMattPocockIssueTasks pins the tasks issue 13 found routed where a
-// person would not: each selects exactly the skills listed, in any order.
+// person would not: each selects exactly the skills listed, in any order,
+// over the collection as a new user points rlmc at it and with the
+// repository's overlay policy.
 func TestMattPocockIssueTasks(t *testing.T) {
-	c := loadMattPocock(t, true)
+	for _, overlay := range []bool{false, true} {
+		t.Run(fmt.Sprintf("overlay=%v", overlay), func(t *testing.T) { testMattPocockIssueTasks(t, overlay) })
+	}
+}
+
+func testMattPocockIssueTasks(t *testing.T, overlay bool) {
+	c := loadMattPocock(t, overlay)
 	tests := []struct {
 		name, task string
 		want       []string

@@ -106,7 +106,7 @@ func (r *compilation) facts(d rules.Decision) *Facts {
 		s := unmilli(f.RunnerUpScore)
 		out.RunnerUpScore = &s
 	}
-	if f.Clause == rules.ClauseSole || f.Clause == rules.ClauseOneWord {
+	if f.Clause == rules.ClauseSole || f.Clause == rules.ClauseOneWord || f.Clause == rules.ClauseOwnWords {
 		b := f.Breadth
 		out.Breadth = &b
 	}
@@ -198,6 +198,8 @@ func strength(c rules.Clause, f *Facts) string {
 		return fmt.Sprintf("score %.3f is below the support floor %.1f (and the threshold %.1f): it could only reveal a tie", f.Score, f.SupportFloor, f.Threshold)
 	case rules.ClauseNoMargin:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, and the best candidate needs %gx its runner-up %s", f.Score, f.Threshold, f.Margin, runnerUp(f))
+	case rules.ClauseOwnWords:
+		return fmt.Sprintf("score %.3f is below the threshold %.1f and less than %gx its runner-up %s, but the best candidate at least the support floor %.1f rests on %d task words, one of them its own trigger words, and the runner-up on one word and none of its own", f.Score, f.Threshold, f.Margin, runnerUp(f), f.SupportFloor, deref(f.Breadth))
 	case rules.ClauseOneWord:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, and with no runner-up at the candidate floor its evidence rests on %d task word(s), not two", f.Score, f.Threshold, deref(f.Breadth))
 	case rules.ClauseIntents:

@@ -134,6 +134,11 @@ type Problem struct {
 	// evidence rests on, or the words of its longest phrase matched whole
 	// when that is more.
 	Breadth map[string]int
+	// OwnWords holds each lexical candidate whose positive evidence rests
+	// on a task word or phrase of its own triggers: a trigger it declares,
+	// a phrase its description or when_to_use quotes, or a word of its
+	// "Use when" clauses (the unit's own words for when it is wanted).
+	OwnWords map[string]bool
 	// Withdrawn is the best score of a lexical unit the Judge kept from
 	// the candidates while they were chosen, or 0 (rule 10), leaving out
 	// a unit that requires the best lexical candidate (Request.Wraps); WithdrawnBy
@@ -310,6 +315,7 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 		}
 	}
 	pr.Redundant, pr.SameObject, pr.Breadth = ix.relate(q, pr.Candidates, pr.Evidence)
+	pr.OwnWords = ownWords(pr.Candidates, pr.Evidence)
 	pr.Apart = ix.apart(q, pr.Candidates, pr.Evidence)
 	pr.Ranking = ix.top(scores, RankingSize)
 	for _, c := range pr.Candidates {

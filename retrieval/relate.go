@@ -52,6 +52,45 @@ func (ix *Index) relate(q *Query, cands []Candidate, ev map[string][]Evidence) (
 	return redundant, sameObject, width
 }
 
+// ownWords lists the lexical candidates whose positive evidence rests on
+// their trigger field or a trigger phrase (Problem.OwnWords); nil when
+// none does.
+func ownWords(cands []Candidate, ev map[string][]Evidence) map[string]bool {
+	var out map[string]bool
+	for _, c := range cands {
+		if c.Origin != OriginLexical {
+			continue
+		}
+		for _, e := range ev[c.Name] {
+			if e.Weight > 0 && isTriggerEvidence(e.Field) {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[c.Name] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// isTriggerEvidence reports whether an evidence field ("name+trigger",
+// "trigger phrase") names the trigger field.
+func isTriggerEvidence(f string) bool {
+	trigger := fieldNames[fieldTrigger]
+	if f == trigger+" phrase" {
+		return true
+	}
+	for f != "" {
+		part, rest, _ := strings.Cut(f, "+")
+		if part == trigger {
+			return true
+		}
+		f = rest
+	}
+	return false
+}
+
 // isRedundant reports whether b, scoring score, adds too little beside a:
 // less than redundantShare of its score rests on terms a's positive
 // evidence does not cover.

@@ -582,6 +582,27 @@ func TestBreadth(t *testing.T) {
 	}
 }
 
+func TestOwnWords(t *testing.T) {
+	field := func(f string, w float64) Evidence { return Evidence{Field: f, Terms: []string{"x"}, Weight: w} }
+	cands := []Candidate{
+		{Name: "trigger-field", Origin: OriginLexical}, {Name: "trigger-phrase", Origin: OriginLexical},
+		{Name: "description", Origin: OriginLexical}, {Name: "negative", Origin: OriginLexical},
+		{Name: "host", Origin: OriginExplicit}, {Name: "lookalike", Origin: OriginLexical},
+	}
+	evs := map[string][]Evidence{
+		"trigger-field":  {field("description", 1), field("name+trigger+description", 1)},
+		"trigger-phrase": {field("trigger phrase", 3)},
+		"description":    {field("description+lead", 2), field("name phrase", 1)},
+		"negative":       {field("not_when", -6)},
+		"host":           {field("trigger", 1)},
+		"lookalike":      {field("triggers", 1), field("bigram", 1.5)},
+	}
+	got := slices.Sorted(maps.Keys(ownWords(cands, evs)))
+	if want := []string{"trigger-field", "trigger-phrase"}; !slices.Equal(got, want) {
+		t.Errorf("got %v; want %v", got, want)
+	}
+}
+
 func TestRelate(t *testing.T) {
 	a := trigger(unit("polish-prose", "Improve the quality of text."), ir.TriggerObject, "text", ir.DefaultTriggerWeight)
 	b := trigger(unit("tighten-prose", "Improve the clarity of text."), ir.TriggerObject, "text", ir.DefaultTriggerWeight)

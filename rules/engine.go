@@ -89,6 +89,9 @@ type Request struct {
 	// Breadth counts the distinct task words each candidate's evidence
 	// rests on.
 	Breadth map[string]int
+	// OwnWords holds the candidates whose evidence rests on their own
+	// trigger words (a trigger, a quoted phrase, a "Use when" clause).
+	OwnWords map[string]bool
 	// Ambiguity is the host's mode for ties: ask (default), top or all.
 	Ambiguity string
 	// Threshold is the score (x 1000) a lexical candidate needs to be
@@ -458,4 +461,16 @@ func atomsOf(t engine.Term, env *engine.Env) []string {
 		out = append(out, atomText(iter.Current(), env))
 	}
 	return out
+}
+
+// ownWordsClear reports whether the best candidate, without a margin over
+// its runner-up (empty for a withdrawn one), is clear by rule 10's
+// own_words clause: it rests on b >= 2 task words, its own words among
+// them, and the runner-up on one task word and none of its own.
+func (r *Request) ownWordsClear(best, runnerUp string) (b int, clear bool) {
+	b = r.Breadth[best]
+	if runnerUp == "" || !r.OwnWords[best] || r.OwnWords[runnerUp] || r.Breadth[runnerUp] != 1 || b < 2 {
+		return 0, false
+	}
+	return b, true
 }

@@ -178,6 +178,18 @@ func registerFacts(vm *engine.VM, f Facts) {
 		}
 		return unifyAll(env, k, out, engine.Integer(r.r.Breadth[n]))
 	})
+	vm.Register4(engine.NewAtom("own_words"), func(vm *engine.VM, req, best, rfact, own engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+		r, ok := env.Resolve(req).(reqTerm)
+		n, ok2 := atomArg(best, env)
+		if !ok || !ok2 {
+			return engine.Bool(false)
+		}
+		b, clear := r.r.ownWordsClear(n, runnerUpName(rfact, env))
+		if !clear {
+			return engine.Bool(false)
+		}
+		return unifyAll(env, k, own, engine.Integer(b))
+	})
 	vm.Register2(engine.NewAtom("support_floor"), number(func(r *Request) int { return r.SupportFloor }))
 	vm.Register2(engine.NewAtom("withdrawn"), number(func(r *Request) int { return r.Withdrawn }))
 	vm.Register2(engine.NewAtom("min_confidence"), number(func(r *Request) int { return r.MinConfidence }))
@@ -267,6 +279,21 @@ func atomArg(t engine.Term, env *engine.Env) (string, bool) {
 		return "", false
 	}
 	return a.String(), true
+}
+
+var (
+	atomRunnerUp = engine.NewAtom("runner_up")
+)
+
+// runnerUpName returns U of a runner_up(U, _) fact, or "" for any other
+// (a withdrawn runner-up, none).
+func runnerUpName(t engine.Term, env *engine.Env) string {
+	c, ok := env.Resolve(t).(engine.Compound)
+	if !ok || c.Functor() != atomRunnerUp || c.Arity() != 2 {
+		return ""
+	}
+	n, _ := atomArg(c.Arg(0), env)
+	return n
 }
 
 func atomList(names []string) engine.Term {

@@ -87,6 +87,13 @@
 %                           and object words in their names and aliases).
 %   breadth(+Req, +Name, -B) how many distinct task terms Name's positive
 %                           evidence items rest on.
+%   own_words(+Req, +Best, +RFact, -B) Best's positive evidence rests on
+%                           B >= 2 task words and on its own words for when
+%                           it is wanted (a trigger it declares, a phrase
+%                           its description or when_to_use quotes, a word
+%                           of its "Use when" clauses), and RFact is
+%                           runner_up(U, _) with U resting on one task word
+%                           and none of its own.
 %   threshold(+Req, -T)     4500: the score a lexical candidate needs to be
 %                           selected on its own (Threshold 4.5).
 %   support_floor(+Req, -F) 2000: the score a candidate below the threshold
@@ -543,8 +550,11 @@ drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
 % by(Best)); else a lexical candidate is kept when it reaches the threshold
 % (above_threshold) or a tie kept it (tied); below the support floor it is
 % dropped (below_support_floor); between the two, the best candidate is
-% kept with a margin of two over its runner-up (margin) or, with no
-% runner-up, when its evidence rests on at least two task words (sole);
+% kept with a margin of two over its runner-up (margin), or without one
+% when it rests on at least two task words, one of them its own trigger
+% words, and the runner-up on one word and none of its own (own_words),
+% or, with no runner-up, when its evidence rests on at least two task
+% words (sole);
 % failing that, any candidate is kept beside a stronger one already kept
 % (secondary), or, in a task that asks for several things (reading/3), as
 % one of them (intents, by(Weakest)), else dropped: the best for no_margin
@@ -622,7 +632,8 @@ weigh(S, T, F, N, W, Kept, V) :- mid(S, W, T, F, N, Kept, V).
 % Scores.)
 mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
     runner_up(Req, Ranked, Rest, RFact, R),
-    clear(R, S, Req, N, Clear),
+    clear(R, S, Req, N, Clear0),
+    clearance(Clear0, Req, N, RFact, Clear),
     best(Clear, S, T, F, RFact, Kept, V).
 mid(S, _, T, F, _, Kept, V) :-
     beside(Kept, S, T, F, [clause(not_best), score(S), threshold(T), support_floor(F)], V).
@@ -637,6 +648,16 @@ clear(_, _, Req, N, C) :- breadth(Req, N, B), sole(B, C).
 margin(S, R, margin) :- S >= 2 * R, !.
 margin(_, _, no_margin).
 
+% clearance(+Clear0, +Req, +N, +RFact, -Clear): a best N without a margin
+% over its runner-up U is still clear (own_words(B)) when the task states
+% N's own words for when it is wanted and N rests on B >= 2 task words,
+% while U rests on one task word that is none of its own (own_words/4):
+% the skill's own trigger outweighs a rival's single incidental word. A
+% withdrawn runner-up gives no such clearance (it drew the task's words,
+% and is not asked about here).
+clearance(no_margin, Req, N, RFact, own_words(B)) :- own_words(Req, N, RFact, B), !.
+clearance(C, _, _, _, C).
+
 sole(B, sole(B)) :- B >= 2, !.
 sole(B, one_word(B)).
 
@@ -646,6 +667,8 @@ best(sole(B), S, T, F, RFact, _, V) :- !,
     V = keep([clause(sole), score(S), threshold(T), support_floor(F), breadth(B), RFact]).
 best(no_margin, S, T, F, RFact, Kept, V) :- !,
     beside(Kept, S, T, F, [clause(no_margin), score(S), threshold(T), support_floor(F), margin(2), RFact], V).
+best(own_words(B), S, T, F, RFact, _, V) :- !,
+    V = keep([clause(own_words), score(S), threshold(T), support_floor(F), margin(2), breadth(B), RFact]).
 best(one_word(B), S, T, F, RFact, Kept, V) :-
     beside(Kept, S, T, F, [clause(one_word), score(S), threshold(T), support_floor(F), breadth(B), RFact], V).
 

@@ -50,6 +50,7 @@ var allowlist = []string{
 	"min_confidence/2",
 	"names/2",
 	"negated/2",
+	"own_words/4",
 	"redundant/3",
 	"same_object/3",
 	"subtract/3",

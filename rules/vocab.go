@@ -129,6 +129,11 @@ const (
 	// ClauseNoMargin: the best candidate, below the threshold, and less
 	// than twice the runner-up.
 	ClauseNoMargin Clause = "no_margin"
+	// ClauseOwnWords: the best candidate, below the threshold, at least
+	// the support floor and less than twice the runner-up, but resting on
+	// at least two task words, one of them its own trigger words, while
+	// the runner-up rests on one task word and on none of its own.
+	ClauseOwnWords Clause = "own_words"
 	// ClauseOneWord: the only unit with evidence, below the threshold, and
 	// its evidence rests on one task word.
 	ClauseOneWord Clause = "one_word"
@@ -149,7 +154,7 @@ const (
 var Clauses = []Clause{
 	ClauseBelowCandidateFloor, ClauseOutsideCap, ClauseAsk, ClauseTop,
 	ClauseAboveThreshold, ClauseMargin, ClauseSole, ClauseSecondary, ClauseTied,
-	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOneWord, ClauseNotBest,
+	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOneWord, ClauseNotBest,
 	ClauseBelowMinConfidence, ClauseIntents,
 }
 

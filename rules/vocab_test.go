@@ -111,7 +111,9 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 		minConf   int
 		redundant map[[2]string]bool
 		more      map[[2]string]bool
-		want      string // name:reason:rule/clause{facts}, space-separated
+		// own: the candidates resting on their own trigger words.
+		own  map[string]bool
+		want string // name:reason:rule/clause{facts}, space-separated
 	}{
 		{name: "no margin over the runner-up", cands: []Candidate{lex("a", 3880), lex("b", 2050)},
 			want: "a:below_threshold:strength/no_margin{s3880 r=b:2050 m2} b:below_threshold:strength/not_best{s2050}"},
@@ -125,6 +127,21 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 			want: "a:lexical:strength/sole{s3000 r=none}"},
 		{name: "sole unit on one word", cands: []Candidate{lex("a", 3000)}, breadth: map[string]int{"a": 1},
 			want: "a:below_threshold:strength/one_word{s3000 r=none}"},
+		{name: "own words over one incidental word", cands: []Candidate{lex("a", 3000), lex("b", 2500)},
+			breadth: map[string]int{"a": 2, "b": 1}, own: map[string]bool{"a": true},
+			want: "a:lexical:strength/own_words{s3000 r=b:2500 m2} b:lexical:strength/secondary{s2500 kept=a:3000}"},
+		{name: "own words against a rival's own words", cands: []Candidate{lex("a", 3000), lex("b", 2500)},
+			breadth: map[string]int{"a": 2, "b": 1}, own: map[string]bool{"a": true, "b": true},
+			want: "a:below_threshold:strength/no_margin{s3000 r=b:2500 m2} b:below_threshold:strength/not_best{s2500}"},
+		{name: "own words against a rival on two words", cands: []Candidate{lex("a", 3000), lex("b", 2500)},
+			breadth: map[string]int{"a": 2, "b": 2}, own: map[string]bool{"a": true},
+			want: "a:below_threshold:strength/no_margin{s3000 r=b:2500 m2} b:below_threshold:strength/not_best{s2500}"},
+		{name: "own words alone on one word", cands: []Candidate{lex("a", 3000), lex("b", 2500)},
+			breadth: map[string]int{"a": 1, "b": 1}, own: map[string]bool{"a": true},
+			want: "a:below_threshold:strength/no_margin{s3000 r=b:2500 m2} b:below_threshold:strength/not_best{s2500}"},
+		{name: "own words against a withdrawn rival", cands: []Candidate{lex("a", 3000)}, withdrawn: 2000,
+			breadth: map[string]int{"a": 2}, own: map[string]bool{"a": true},
+			want: "a:below_threshold:strength/no_margin{s3000 r=withdrawn:2000 m2}"},
 		{name: "over budget names what is left", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, budget: 150,
 			want: "a:lexical:strength/above_threshold{s9000} b:over_budget:packing{t100/50}"},
 		{name: "below min confidence drops every lexical candidate", cands: []Candidate{sel("c"), lex("a", 9000), lex("b", 3000)},
@@ -155,7 +172,7 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 			ds, err := e.Decide(context.Background(), &Request{
 				Candidates: tt.cands, Budget: budget, Tokens: func(string) int { return 100 },
 				Explicit: set(), Mandatory: set(), Denied: set(), Negated: set(),
-				Redundant: tt.redundant, SameObject: map[[2]string]bool{}, Breadth: tt.breadth,
+				Redundant: tt.redundant, SameObject: map[[2]string]bool{}, Breadth: tt.breadth, OwnWords: tt.own,
 				Threshold: 4500, TieRatio: 75, SupportFloor: 2000, Withdrawn: tt.withdrawn,
 				MinConfidence: tt.minConf, IntentConfidence: 700,
 				Confidence: func(n string) (int, bool) {
