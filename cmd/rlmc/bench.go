@@ -99,9 +99,9 @@ func catalogFailure(ds ir.Diagnostics, stderr io.Writer) error {
 	if errs == 0 {
 		return nil
 	}
-	fmt.Fprintf(stderr, "rlmc: bench: the catalog has %d errors", errs)
+	fmt.Fprintf(stderr, "rlmc: bench: the catalog has %s", plural(errs, "error"))
 	if limits > 0 {
-		fmt.Fprintf(stderr, " (%d scan limits: skills past them were not loaded; a host policy's limits raise them)", limits)
+		fmt.Fprintf(stderr, " (%s: skills past them were not loaded; a host policy's limits raise them)", plural(limits, "scan limit"))
 	}
 	fmt.Fprintln(stderr, "; these figures are not the whole catalog's (rlmc validate lists the errors)")
 	return failed()
