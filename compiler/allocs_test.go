@@ -17,7 +17,9 @@ import (
 // little above the figure measured when policy.pl learned to test before
 // it builds (issue 12's rule-naming decisions had cost a fifth more);
 // rule 10's own_words clearance, asked of every best without a margin
-// (benchTask's is one), added about 240.
+// (benchTask's is one), added about 240, and stemming a silent e alike
+// ("summarize", "summarizes") about 250 more, by changing which units
+// benchTask's words match.
 func TestCompileWarmAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts")
@@ -33,7 +35,7 @@ func TestCompileWarmAllocations(t *testing.T) {
 		}
 	}
 	compile() // the token cache is warm from here on
-	const max = 27300
+	const max = 27400
 	if got := testing.AllocsPerRun(10, compile); got > max {
 		t.Errorf("got %.0f allocations per compile; want at most %d", got, max)
 	}

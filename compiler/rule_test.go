@@ -104,7 +104,7 @@ func TestWeakUnitsShowEvidence(t *testing.T) {
 	if err := WriteExplanation(&b, res); err != nil {
 		t.Fatal(err)
 	}
-	want := "below_threshold [rule 1 evidence: below_candidate_floor] (score is below the candidate floor 1.5)\n  evidence: description \"summarize\""
+	want := "below_threshold [rule 1 evidence: below_candidate_floor] (score is below the candidate floor 1.5)\n  evidence: description \"summariz\""
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("got explanation:\n%s\nwant it to hold %q", b.String(), want)
 	}

@@ -111,6 +111,12 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 		if p.Stop() {
 			return q
 		}
+		if prev != "" && q.endsClause(i-1) {
+			// Words on either side of a sentence or clause end are no
+			// phrase: "... in the API. I want to explore" says no "api
+			// explore".
+			prev = ""
+		}
 		if masked != nil && masked[i] {
 			// An empty stem matches no phrase, object or action and
 			// ends any in progress; prev is reset so no bigram spans it.

@@ -162,7 +162,12 @@ func toSet(words string) map[string]bool {
 
 // Stem reduces a folded word to a light stem: plural and common verb
 // endings only, conservative enough that distinct words rarely collide
-// ("hacker" stays "hacker", "tests" and "testing" become "test").
+// ("hacker" stays "hacker", "tests" and "testing" become "test"). A verb's
+// forms share one stem whether or not it ends in a silent e: "analyze",
+// "analyzes", "analyzed" and "analyzing" are all "analyz", and "write",
+// "writes" and "writing" all "write" (Porter's rules for the final e:
+// it is kept after one consonant-vowel-consonant syllable, as in "note" or
+// "state", so these stay apart from "not" and "stat").
 func Stem(w string) string {
 	n := len(w)
 	switch {
@@ -173,15 +178,84 @@ func Stem(w string) string {
 	case strings.HasSuffix(w, "sses"):
 		return w[:n-2]
 	case strings.HasSuffix(w, "ing") && n > 5:
-		return undouble(w[:n-3])
+		return restoreE(w[:n-3])
 	case strings.HasSuffix(w, "ed") && n > 4 && !strings.HasSuffix(w, "eed"):
-		return undouble(w[:n-2])
+		return restoreE(w[:n-2])
 	case strings.HasSuffix(w, "es") && n > 4 && (strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "zes")):
-		return w[:n-2]
+		return dropE(w[:n-2])
 	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		return w[:n-1]
+		return dropE(w[:n-1])
+	}
+	return dropE(w)
+}
+
+// restoreE finishes a word whose "ing" or "ed" was taken off: a doubled
+// consonant is undoubled ("stopp" from "stopping" is "stop"); else one
+// short syllable gets back the e the ending took ("writ" from "writing" is
+// "write", as "write" stems), and any other word is left as the base form
+// stems ("creat" from "creating", as "create" stems).
+func restoreE(w string) string {
+	if u := undouble(w); len(u) < len(w) {
+		return u
+	}
+	if measure(w) == 1 && cvc(w) {
+		return w + "e"
 	}
 	return w
+}
+
+// dropE takes off a final silent e, except after a single short syllable
+// ("note", "state", "file" keep theirs): Porter's step 5a.
+func dropE(w string) string {
+	n := len(w)
+	if n <= 3 || w[n-1] != 'e' {
+		return w
+	}
+	base := w[:n-1]
+	if m := measure(base); m > 1 || (m == 1 && !cvc(base)) {
+		return base
+	}
+	return w
+}
+
+// consonant reports whether w[i] is a consonant: a letter other than a
+// vowel, and y after a vowel or first (Porter's definition). Bytes of
+// other scripts count as consonants.
+func consonant(w string, i int) bool {
+	switch w[i] {
+	case 'a', 'e', 'i', 'o', 'u':
+		return false
+	case 'y':
+		return i == 0 || !consonant(w, i-1)
+	}
+	return true
+}
+
+// measure is Porter's m: how many vowel-consonant sequences w holds
+// ("tree" 0, "trouble" 1, "private" 2).
+func measure(w string) int {
+	m := 0
+	vowel := false
+	for i := range len(w) {
+		if !consonant(w, i) {
+			vowel = true
+		} else if vowel {
+			m++
+			vowel = false
+		}
+	}
+	return m
+}
+
+// cvc reports whether w ends consonant-vowel-consonant and its last
+// consonant is not w, x or y: a short syllable ("hop", "writ", "not").
+func cvc(w string) bool {
+	n := len(w)
+	if n < 3 || !consonant(w, n-1) || consonant(w, n-2) || !consonant(w, n-3) {
+		return false
+	}
+	c := w[n-1]
+	return c != 'w' && c != 'x' && c != 'y'
 }
 
 // undouble turns "stopp" (from "stopping") back into "stop".

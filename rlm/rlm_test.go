@@ -268,7 +268,7 @@ func TestOnCompileReportsTheDecision(t *testing.T) {
 	if _, err := p.Plan(context.Background(), request("test-driven development with red green refactor")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Plan(context.Background(), request("improve my text quality and clarity")); !errors.Is(err, errAsk) {
+	if _, err := p.Plan(context.Background(), request("improve my text")); !errors.Is(err, errAsk) {
 		t.Errorf("got %v; want the callback's error", err)
 	}
 	want := []report{

@@ -91,6 +91,7 @@ func TestDecide(t *testing.T) {
 		tokens     map[string]int
 		redundant  [][2]string
 		sameObject [][2]string
+		apart      [][2]string
 		breadth    map[string]int
 		threshold  int
 		withdrawn  int
@@ -132,6 +133,7 @@ func TestDecide(t *testing.T) {
 		{name: "empty", want: ""},
 		{name: "tie asks", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
 		{name: "tie by same object", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, sameObject: [][2]string{{"a", "b"}}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
+		{name: "same object in a clause of its own is no tie", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, sameObject: [][2]string{{"a", "b"}}, apart: [][2]string{{"a", "b"}}, want: "+a:lexical +b:lexical"},
 		{name: "tie top", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, redundant: [][2]string{{"a", "b"}}, ambiguity: "top", breadth: map[string]int{"a": 2}, want: "+a:lexical -b:ambiguous(a)"},
 		{name: "tie all", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, redundant: [][2]string{{"a", "b"}}, ambiguity: "all", breadth: map[string]int{"a": 2}, want: "+a:lexical +b:lexical"},
 		{name: "weak one-word tie is no tie", cands: []Candidate{lex("a", 3000), lex("b", 2500)}, threshold: 4500, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 1}, want: "-a:below_threshold(3000) -b:below_threshold(2500)"},
@@ -183,10 +185,14 @@ func TestDecide(t *testing.T) {
 				}
 				return m
 			}
+			var apart map[[2]string]bool // nil: every pair apart for rule 11
+			if tt.apart != nil {
+				apart = pairs(tt.apart)
+			}
 			ds, err := e.Decide(context.Background(), &Request{
 				Candidates: tt.cands, Budget: budget, Tokens: tokens,
 				Explicit: set(tt.explicit...), Mandatory: set(tt.mandatory...), Denied: set(tt.denied...), Negated: set(tt.negated...),
-				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Breadth: tt.breadth, Ambiguity: tt.ambiguity,
+				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Apart: apart, Breadth: tt.breadth, Ambiguity: tt.ambiguity,
 				Threshold: tt.threshold, TieRatio: 75, SupportFloor: 2000, Withdrawn: tt.withdrawn, Judged: tt.judged,
 			})
 			if err != nil {

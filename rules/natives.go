@@ -135,6 +135,7 @@ func registerFacts(vm *engine.VM, f Facts) {
 	}
 	vm.Register3(engine.NewAtom("redundant"), pairFact(func(r *Request) map[[2]string]bool { return r.Redundant }))
 	vm.Register3(engine.NewAtom("same_object"), pairFact(func(r *Request) map[[2]string]bool { return r.SameObject }))
+	vm.Register3(engine.NewAtom("apart"), pairFact(func(r *Request) map[[2]string]bool { return r.Apart }))
 	vm.Register4(engine.NewAtom("covered_by"), func(vm *engine.VM, req, name, seen, by engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 		r, ok := env.Resolve(req).(reqTerm)
 		n, ok2 := atomArg(name, env)

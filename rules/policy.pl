@@ -85,6 +85,10 @@
 %   same_object(+Req, +A, +B) the task names an object that both A and B
 %                           declare (object triggers, Skill-Router objects,
 %                           and object words in their names and aliases).
+%   apart(+Req, +A, +B)     B answers a clause of the task at least as well
+%                           as A (retrieval's Problem.Apart): "write a readme
+%                           and draft the marketing blurb" asks for two
+%                           things, whatever objects the two units share.
 %   breadth(+Req, +Name, -B) how many distinct task terms Name's positive
 %                           evidence items rest on.
 %   own_words(+Req, +Best, +RFact, -B) Best's positive evidence rests on
@@ -418,7 +422,8 @@ origin_rank(lexical, 2).
 % ---------------------------------------------------------------------------
 % Rule 9 (ambiguity): the best lexical candidate has rivals when another
 % lexical candidate scores within the tie ratio of it and competes with it:
-% the task names an object both declare, or the rival rests on the same task
+% the task names an object both declare and the rival answers no clause of
+% its own (apart), or the rival rests on the same task
 % words (redundant) and the best is grounded: its evidence rests on at least
 % two task words, or reaches the threshold. One shared incidental word is no
 % tie, as it is no margin in Rule 10; a conflict alone is no tie either (two
@@ -505,7 +510,7 @@ explains_more_each([N|Ns], Req, T) :-
     explains_more(Req, T, N),
     explains_more_each(Ns, Req, T).
 
-competes(Req, _, _, A, B) :- same_object(Req, A, B), !.
+competes(Req, _, _, A, B) :- same_object(Req, A, B), \+ apart(Req, A, B), !.
 competes(Req, I, SA, A, B) :- redundant(Req, A, B), grounded(Req, I, SA, A).
 
 % grounded(+Req, +I, +S, +N): a tie on the same words is worth asking about

@@ -30,6 +30,7 @@ var allowlist = []string{
 	`\+/1`,
 	`\==/2`,
 	"ambiguity_mode/2",
+	"apart/3",
 	"append/2",
 	"append/3",
 	"breadth/3",
