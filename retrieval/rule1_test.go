@@ -366,6 +366,8 @@ func TestEvidence(t *testing.T) {
 		{name: "trigger weight scales", task: "audit pull requests", unit: "code-review", field: "trigger phrase", terms: "audit pull request", want: 6},
 		{name: "one-word trigger is no phrase", task: "lint", unit: "code-review", field: "trigger phrase"},
 		{name: "bigram", task: "changes for bugs", unit: "code-review", field: "bigram", terms: "chang bug", want: 1.5},
+		{name: "no bigram across a sentence end", task: "see the changes. Bugs are fine", unit: "code-review", field: "bigram"},
+		{name: "no bigram across a comma", task: "the changes, bugs", unit: "code-review", field: "bigram"},
 		{name: "object", task: "look at this pull request", unit: "code-review", field: "object", terms: "pull request", want: 0.75},
 		{name: "action", task: "inspect it", unit: "code-review", field: "action", terms: "inspect", want: 0.375},
 		{name: "object mismatch", task: "review the stylesheet code", unit: "code-review", field: "object mismatch", terms: "stylesheet", want: -6},
