@@ -191,11 +191,37 @@ func (q *Query) gap(k int) gapKind {
 }
 
 // negationCues introduce units the task does not want, as folded words,
-// longest first where one cue ends another.
-var negationCues = [][]string{
-	{"do", "not", "use"}, {"dont", "use"}, {"never", "use"}, {"not", "use"},
-	{"avoid"}, {"without"}, {"no"}, {"neither"},
-}
+// longest first where one cue ends another: "do not", "don't", "never" or
+// "not" before a verb that brings a unit in (negatedVerbs), and the words
+// that refuse one by themselves.
+var negationCues = func() [][]string {
+	var cues [][]string
+	for _, v := range negatedVerbs {
+		cues = append(cues, []string{"do", "not", v}, []string{"dont", v}, []string{"never", v}, []string{"not", v})
+	}
+	for _, w := range []string{"avoid", "without", "no", "neither", "skip", "exclude", "excluding", "except"} {
+		cues = append(cues, []string{w})
+	}
+	return cues
+}()
+
+// cuesFrom holds negationCues by their first word, longest first, so a
+// word that opens no cue costs one map look-up.
+var cuesFrom = func() map[string][][]string {
+	m := map[string][][]string{}
+	for _, c := range negationCues {
+		m[c[0]] = append(m[c[0]], c)
+	}
+	for _, cs := range m {
+		slices.SortStableFunc(cs, func(a, b []string) int { return len(b) - len(a) })
+	}
+	return m
+}()
+
+// negatedVerbs bring a unit into the work: "don't include the changelog"
+// refuses it as "don't use" does. Verbs of wanting are left out: "I don't
+// want the changelog to be long" asks for one.
+var negatedVerbs = []string{"use", "include", "load", "apply", "invoke", "call", "run"}
 
 // articles may sit between a cue or a connector and a name: "don't use the
 // tdd skill", "don't use either X or Y". At most maxArticles are skipped.
@@ -292,7 +318,7 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 
 // cueAt returns the length in words of the negation cue at word i, or 0.
 func (q *Query) cueAt(i int) int {
-	for _, cue := range negationCues {
+	for _, cue := range cuesFrom[q.words[i]] {
 		if i+len(cue) <= len(q.words) && slices.Equal(q.words[i:i+len(cue)], cue) {
 			return len(cue)
 		}
