@@ -82,9 +82,10 @@ type Request struct {
 	// SameObject holds [a, b] when the task names an object both declare.
 	SameObject map[[2]string]bool
 	// Apart holds [a, b] when b has evidence in a clause of the task
-	// where a has none; nil when not computed, which counts every pair as
-	// apart. Rule 11 covers b by a when b is redundant beside a or, with
-	// Apart set, not apart from it.
+	// where a has none; nil when not computed, which changes no decision:
+	// rule 11 covers b by a when b is redundant beside a or, with Apart
+	// set, not apart from it, and rule 9 drops an object tie with b only
+	// when Apart holds it.
 	Apart map[[2]string]bool
 	// Breadth counts the distinct task words each candidate's evidence
 	// rests on.

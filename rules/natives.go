@@ -282,9 +282,7 @@ func atomArg(t engine.Term, env *engine.Env) (string, bool) {
 	return a.String(), true
 }
 
-var (
-	atomRunnerUp = engine.NewAtom("runner_up")
-)
+var atomRunnerUp = engine.NewAtom("runner_up")
 
 // runnerUpName returns U of a runner_up(U, _) fact, or "" for any other
 // (a withdrawn runner-up, none).
