@@ -105,6 +105,11 @@ func WriteExplanation(w io.Writer, r *Result) error {
 	for _, code := range order {
 		fmt.Fprintf(&b, "rejected for %s: %s\n", code, printableList(grouped[code]))
 	}
+	// An invalid unit's reason points here: the loader's findings, each
+	// with its place, so that --explain says why without a second command.
+	for _, d := range r.Diagnostics {
+		fmt.Fprintf(&b, "diagnostic: %s\n", d.String())
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

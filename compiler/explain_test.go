@@ -34,7 +34,7 @@ func TestExplanationKeepsHostileNamesOnTheirLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	prefixes := []string{"decision: ", "ambiguous between: ", "negation: ", "quoted value: ", "selected ", "  because ", "  evidence: ", "rejected "}
+	prefixes := []string{"decision: ", "ambiguous between: ", "negation: ", "quoted value: ", "selected ", "  because ", "  evidence: ", "rejected ", "diagnostic: "}
 	selected := 0
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		known := false

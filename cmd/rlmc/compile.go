@@ -86,6 +86,11 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		}
 		task = string(data)
 	}
+	if strings.TrimSpace(task) == "" {
+		// Legitimate with --select or mandatory units, but an unset
+		// variable or an empty pipe looks the same: say so, not silently.
+		fmt.Fprintln(stderr, "rlmc: the task is empty: no skill is routed from it (only --select and the policy's mandatory units load)")
+	}
 	c, err := p.load(ctx, stderr)
 	if err != nil {
 		return err

@@ -81,7 +81,7 @@ func TestHostileFolderNamesInTextOutput(t *testing.T) {
 		if code := Main([]string{"compile", "--root", root, "--explain", "widgets"}, nil, &stdout, &stderr); code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr.String())
 		}
-		checkLines(t, stderr.String(), "decision: ", "ambiguous between: ", "negation: ", "selected ", "  because ", "  evidence: ", "rejected ")
+		checkLines(t, stderr.String(), "decision: ", "ambiguous between: ", "negation: ", "selected ", "  because ", "  evidence: ", "rejected ", "diagnostic: ")
 	})
 	t.Run("notes", func(t *testing.T) {
 		var stdout, stderr bytes.Buffer
