@@ -202,7 +202,7 @@ var negationCues = func() [][]string {
 	for _, w := range []string{"avoid", "without", "no", "neither", "skip", "exclude", "excluding", "except"} {
 		cues = append(cues, []string{w})
 	}
-	return cues
+	return append(cues, []string{"no", "need", "for"})
 }()
 
 // cuesFrom holds negationCues by their first word, longest first, so a
@@ -219,9 +219,9 @@ var cuesFrom = func() map[string][][]string {
 }()
 
 // negatedVerbs bring a unit into the work: "don't include the changelog"
-// refuses it as "don't use" does. Verbs of wanting are left out: "I don't
+// and "I don't need the changelog" refuse it as "don't use" does. Verbs of wanting are left out: "I don't
 // want the changelog to be long" asks for one.
-var negatedVerbs = []string{"use", "include", "load", "apply", "invoke", "call", "run"}
+var negatedVerbs = []string{"use", "include", "load", "apply", "invoke", "call", "run", "need"}
 
 // articles may sit between a cue or a connector and a name: "don't use the
 // tdd skill", "don't use either X or Y". At most maxArticles are skipped.

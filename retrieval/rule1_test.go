@@ -234,6 +234,8 @@ func TestNegation(t *testing.T) {
 		{name: "skip", task: "fix it, skip tdd", want: "tdd"},
 		{name: "exclude", task: "review it, exclude deploy", want: "deploy"},
 		{name: "except", task: "any skill except deploy", want: "deploy"},
+		{name: "don't need", task: "I don't need tdd here", want: "tdd"},
+		{name: "no need for", task: "fix it, no need for tdd", want: "tdd"},
 		{name: "wanting is no cue", task: "I don't want the tdd notes to be long", want: ""},
 		{name: "cue is case-folded", task: "AVOID TDD", want: "tdd"},
 		{name: "alias", task: "avoid red green", want: "tdd"},
