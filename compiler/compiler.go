@@ -13,6 +13,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rlmc-dev/rlmc/catcache"
 	"github.com/rlmc-dev/rlmc/internal/pulse"
@@ -74,6 +75,34 @@ type Request struct {
 // against blow-up: a task this long compiles in well under a second over a
 // catalog of dozens of skills.
 const MaxTaskBytes = 1 << 20
+
+// clipJoin separates the two ends ClipTask keeps: a paragraph break, so
+// that no phrase or word pair is read across the cut.
+const clipJoin = "\n\n"
+
+// ClipTask returns task when it fits MaxTaskBytes, else its first and last
+// parts joined by a paragraph break, MaxTaskBytes in all, cut between
+// characters; whole is len(task). A front-end whose task is taken from a
+// conversation (a proxied completion, a hook's prompt, a wrapped planner
+// call) uses it: a user may send a message of any length, and what asks
+// for a skill is most often said before or after what was pasted. A task
+// the host gives (rlmc compile, rlmc serve) is never clipped: over the
+// bound it is an ErrInvalidRequest.
+func ClipTask(task string) (clipped string, whole int) {
+	if len(task) <= MaxTaskBytes {
+		return task, len(task)
+	}
+	half := (MaxTaskBytes - len(clipJoin)) / 2
+	head := half
+	for head > 0 && !utf8.RuneStart(task[head]) {
+		head--
+	}
+	tail := len(task) - half
+	for tail < len(task) && !utf8.RuneStart(task[tail]) {
+		tail++
+	}
+	return task[:head] + clipJoin + task[tail:], len(task)
+}
 
 // Compiler holds a loaded catalog, its index, graph and policy engine. Build
 // it once and call Compile many times; it is safe for concurrent use.

@@ -20,8 +20,6 @@ package proxy
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -30,12 +28,14 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"path"
 	"os"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/httpsafe"
 	"github.com/rlmc-dev/rlmc/loader"
 	"github.com/rlmc-dev/rlmc/server"
 )
@@ -50,6 +50,13 @@ const (
 	// through without a cap.
 	DefaultMaxBodyBytes = 32 << 20
 	DefaultDrainTimeout = 10 * time.Second
+	// DefaultBodyTimeout bounds how long a completion body may take to
+	// arrive: 32 MiB takes well under a second on loopback, and a client
+	// that stalls must not hold its share of the body budget for long.
+	DefaultBodyTimeout = 30 * time.Second
+	// bodyBudgetFactor: the bodies read at once may hold this many
+	// MaxBodyBytes in all; past it a completion is a 503 until one ends.
+	bodyBudgetFactor = 8
 )
 
 // Request headers the host sets. The proxy removes every X-Rlmc-* header
@@ -74,6 +81,10 @@ const (
 	HeaderSelected    = "X-Rlmc-Selected"    // the skills in the block, comma separated, in block order
 	HeaderFingerprint = "X-Rlmc-Fingerprint" // the compile's fingerprint
 	HeaderAmbiguous   = "X-Rlmc-Ambiguous"   // on ambiguous: the rivals, comma separated
+	// HeaderTaskClipped says, as "N of M bytes", that the task (the last
+	// user message) was over compiler.MaxTaskBytes and the skills were
+	// compiled from N bytes of its start and end (compiler.ClipTask).
+	HeaderTaskClipped = "X-Rlmc-Task-Clipped"
 )
 
 // Decisions of calls that were not compiled; each reaches the upstream
@@ -107,6 +118,7 @@ type Config struct {
 	Token        string
 	Timeout      time.Duration // per compile (never the upstream call); DefaultTimeout when zero
 	MaxBodyBytes int64         // DefaultMaxBodyBytes when zero
+	BodyTimeout  time.Duration // how long a completion body may take to arrive; DefaultBodyTimeout when zero
 	DrainTimeout time.Duration
 	// Audit, when set, records each compile (the trajectory).
 	Audit  *compiler.Audit
@@ -126,8 +138,9 @@ type Proxy struct {
 	log      *slog.Logger
 	live     atomic.Pointer[compiler.Live]
 	rp       *httputil.ReverseProxy
-	token    [sha256.Size]byte
-	hasToken bool
+	token    httpsafe.Token
+	bodies   *httpsafe.Budget // bytes of completion bodies held at once
+	handler  http.Handler
 }
 
 // New checks cfg and returns a proxy with no catalog yet: until Watch (or
@@ -138,7 +151,7 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, &server.ConfigError{Msg: "--upstream must be an absolute URL, such as https://api.openai.com"}
 	}
 	if cfg.Upstream.Scheme != "http" && cfg.Upstream.Scheme != "https" {
-		return nil, &server.ConfigError{Msg: fmt.Sprintf("--upstream %s: the scheme must be http or https", cfg.Upstream.Redacted())}
+		return nil, &server.ConfigError{Msg: fmt.Sprintf("--upstream %s: the scheme must be http or https", Redact(cfg.Upstream))}
 	}
 	if cfg.Addr != "" && cfg.Socket != "" {
 		return nil, &server.ConfigError{Msg: "give --addr or --socket, not both"}
@@ -147,7 +160,7 @@ func New(cfg Config) (*Proxy, error) {
 		cfg.Addr = DefaultAddr
 	}
 	if cfg.Addr != "" {
-		if err := server.CheckAddr(cfg.Addr, cfg.Token != ""); err != nil {
+		if err := httpsafe.CheckAddr(cfg.Addr, cfg.Token != ""); err != nil {
 			return nil, err
 		}
 	}
@@ -160,6 +173,9 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = DefaultDrainTimeout
 	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -171,19 +187,27 @@ func New(cfg Config) (*Proxy, error) {
 		t.MaxIdleConnsPerHost = 64
 		cfg.Transport = t
 	}
-	p := &Proxy{cfg: cfg, log: cfg.Logger}
-	if cfg.Token != "" {
-		p.token, p.hasToken = sha256.Sum256([]byte(cfg.Token)), true
-	}
+	p := &Proxy{cfg: cfg, log: cfg.Logger, token: httpsafe.NewToken(cfg.Token), bodies: httpsafe.NewBudget(bodyBudgetFactor * cfg.MaxBodyBytes)}
+	p.handler = httpsafe.Guard(http.HandlerFunc(p.serve), p.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, r httpsafe.Refusal) {
+		p.fail(w, r.Status, &compiler.Error{Stage: StageProxy, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
+	})
 	upstream := cfg.Upstream
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(upstream)
-			for k := range pr.Out.Header {
-				if strings.HasPrefix(http.CanonicalHeaderKey(k), "X-Rlmc-") {
-					delete(pr.Out.Header, k)
-				}
+			dropRlmc(pr.Out.Header)
+		},
+		// The host's headers are the proxy's own: an upstream's
+		// X-Rlmc-Selected must not pass for the proxy's word.
+		ModifyResponse: func(resp *http.Response) error {
+			dropRlmc(resp.Header)
+			// Trailers arrive with the body's end, and fill
+			// resp.Trailer again then.
+			if resp.Trailer != nil {
+				dropRlmc(resp.Trailer)
+				resp.Body = &trailerGuard{ReadCloser: resp.Body, trailer: resp.Trailer}
 			}
+			return nil
 		},
 		Transport: cfg.Transport,
 		// Server-sent events and every other answer are written to the
@@ -262,13 +286,43 @@ func names(values []string) []string {
 	return out
 }
 
+// trailerGuard drops the X-Rlmc-* trailers of an answer once its body
+// has been read, which is when they arrive.
+type trailerGuard struct {
+	io.ReadCloser
+	trailer http.Header
+}
+
+func (g *trailerGuard) Read(p []byte) (int, error) {
+	n, err := g.ReadCloser.Read(p)
+	if err != nil {
+		dropRlmc(g.trailer)
+	}
+	return n, err
+}
+
+// dropRlmc removes every X-Rlmc-* header from h.
+func dropRlmc(h http.Header) {
+	for k := range h {
+		if strings.HasPrefix(http.CanonicalHeaderKey(k), "X-Rlmc-") {
+			delete(h, k)
+		}
+	}
+}
+
 // ServeHTTP forwards one call, with skills when it is a completion.
-func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if p.hasToken {
-		// Both sides are hashed first, so neither the content nor the
-		// length of the token leaks through timing.
-		sum := sha256.Sum256([]byte(r.Header.Get(HeaderToken)))
-		if subtle.ConstantTimeCompare(sum[:], p.token[:]) != 1 {
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.handler.ServeHTTP(w, r) }
+
+// serve is ServeHTTP past httpsafe.Guard.
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
+	if p.token.Set() {
+		// The header holds the token, or "Bearer TOKEN" as a client
+		// that sends every token that way writes it.
+		given := r.Header.Get(HeaderToken)
+		if cred, ok := httpsafe.Bearer(given); ok {
+			given = cred
+		}
+		if !p.token.Matches(given) {
 			p.fail(w, http.StatusUnauthorized, &compiler.Error{Stage: StageProxy, Code: server.ErrUnauthorized,
 				Message: "a valid " + HeaderToken + " header is required"})
 			return
@@ -279,6 +333,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()})
 		return
 	}
+	cleanPath(r.URL)
 	a := apis[r.URL.Path]
 	if r.Method != http.MethodPost || a == nil {
 		if len(ctl.selects) > 0 {
@@ -295,16 +350,20 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // complete compiles the skills of one completion and forwards it.
 func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl controls) {
 	start := time.Now()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, p.cfg.MaxBodyBytes))
+	body, release, err := httpsafe.ReadBody(w, r, p.cfg.MaxBodyBytes, p.cfg.BodyTimeout, p.bodies)
+	// The body is held until the upstream has it: the budget counts it
+	// until then.
+	defer release()
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			p.fail(w, http.StatusRequestEntityTooLarge, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest,
-				Message: fmt.Sprintf("the request body is over %d bytes (--max-body)", p.cfg.MaxBodyBytes)})
-			return
+		status, code, msg := httpsafe.BodyStatus(err), compiler.ErrInvalidRequest, "reading the request body: "+err.Error()
+		switch status {
+		case http.StatusRequestEntityTooLarge:
+			msg = fmt.Sprintf("the request body is over %d bytes (--max-body)", p.cfg.MaxBodyBytes)
+		case http.StatusServiceUnavailable:
+			w.Header().Set("Retry-After", "1")
+			code = server.ErrOverloaded
 		}
-		p.fail(w, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest,
-			Message: "reading the request body: " + err.Error()})
+		p.fail(w, status, &compiler.Error{Stage: StageProxy, Code: code, Message: msg})
 		return
 	}
 	rec := logRecord{api: a.name, start: start}
@@ -342,8 +401,13 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		return
 	}
 
-	task := a.task(body, root)
+	task, whole := compiler.ClipTask(a.task(body, root))
 	rec.taskBytes = len(task)
+	if whole > len(task) {
+		// A message over the compile's limit is the user's to send; the
+		// skills come from its start and end, and the host is told.
+		w.Header().Set(HeaderTaskClipped, fmt.Sprintf("%d of %d bytes", len(task), whole))
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), p.cfg.Timeout)
 	req := compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}
 	var res *compiler.Result
@@ -459,4 +523,39 @@ func (p *Proxy) fail(w http.ResponseWriter, status int, ce *compiler.Error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	compiler.WriteJSON(w, compiler.ErrorDocument(ce))
+}
+
+// cleanPath removes dot segments and repeated slashes from a client's
+// path, so that it names the same thing here (which API it is) as at the
+// upstream, and stays below the upstream's base path: "/../tenant-b/x"
+// must not climb out of "--upstream .../tenant-a/". A path already clean
+// keeps its escaping as the client wrote it.
+func cleanPath(u *url.URL) {
+	if u.Path == "" {
+		return
+	}
+	clean := path.Clean("/" + u.Path)
+	if strings.HasSuffix(u.Path, "/") && clean != "/" {
+		clean += "/"
+	}
+	if clean != u.Path {
+		u.Path, u.RawPath = clean, ""
+	}
+}
+
+// Redact returns u for a log or a message: its password and the value of
+// every query parameter (an API key travels as ?key= or
+// ?subscription-key= with some providers) masked.
+func Redact(u *url.URL) string {
+	c := *u
+	if q := c.Query(); len(q) > 0 {
+		for k, vs := range q {
+			for i := range vs {
+				vs[i] = "xxxxx"
+			}
+			q[k] = vs
+		}
+		c.RawQuery = q.Encode()
+	}
+	return c.Redacted()
 }

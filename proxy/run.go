@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/httpsafe"
 	"github.com/rlmc-dev/rlmc/server"
 )
 
@@ -28,7 +29,7 @@ func Run(ctx context.Context, cfg Config) error {
 			return &server.ConfigError{Msg: err.Error()}
 		}
 	}
-	ln, err := server.ListenOn(p.cfg.Addr, p.cfg.Socket)
+	ln, err := httpsafe.Listen(p.cfg.Addr, p.cfg.Socket)
 	if err != nil {
 		return err
 	}
@@ -42,7 +43,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	p.log.Info("listening", "addr", ln.Addr().String(), "network", ln.Addr().Network(), "upstream", cfg.Upstream.Redacted(), "token", p.hasToken)
+	p.log.Info("listening", "addr", ln.Addr().String(), "network", ln.Addr().Network(), "upstream", Redact(cfg.Upstream), "token", p.token.Set())
 	if cfg.Listening != nil {
 		cfg.Listening(ln.Addr())
 	}

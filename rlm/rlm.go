@@ -185,14 +185,16 @@ func (s *skills) Plan(ctx context.Context, req *Request) (*Response, error) {
 	return s.next.Plan(ctx, &withSkills)
 }
 
+// taskOf returns the text skills are compiled for: Task, else the last
+// user message, clipped to the compile's bound (compiler.ClipTask), since
+// a user's message may be of any length.
 func taskOf(req *Request) string {
-	if req.Task != "" {
-		return req.Task
-	}
-	for i := len(req.Messages) - 1; i >= 0; i-- {
+	task := req.Task
+	for i := len(req.Messages) - 1; i >= 0 && task == ""; i-- {
 		if req.Messages[i].Role == "user" {
-			return req.Messages[i].Content
+			task = req.Messages[i].Content
 		}
 	}
-	return ""
+	clipped, _ := compiler.ClipTask(task)
+	return clipped
 }

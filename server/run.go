@@ -2,16 +2,14 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/httpsafe"
 	"github.com/rlmc-dev/rlmc/loader"
 )
 
@@ -30,7 +28,7 @@ func Run(ctx context.Context, cfg Config) error {
 		// A policy that does not parse is a configuration error, said at
 		// once; later, a broken policy only fails that reload.
 		if _, err := compiler.LoadPolicy(cfg.PolicyFile); err != nil {
-			return &ConfigError{err.Error()}
+			return &ConfigError{Msg: err.Error()}
 		}
 	}
 	// A root named that is not a folder is said before anything
@@ -48,7 +46,8 @@ func Run(ctx context.Context, cfg Config) error {
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 5 * time.Second,
 		// A body of MaxBodyBytes arrives well within this on loopback;
-		// a client that sends slower holds a connection, not a compile.
+		// a client that sends slower holds a connection, not a compile
+		// (the body itself has bodyTimeout).
 		ReadTimeout: 30 * time.Second,
 		IdleTimeout: 2 * time.Minute,
 		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
@@ -56,7 +55,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	s.log.Info("listening", "addr", ln.Addr().String(), "network", ln.Addr().Network(), "token", s.hasToken)
+	s.log.Info("listening", "addr", ln.Addr().String(), "network", ln.Addr().Network(), "token", s.token.Set())
 	if cfg.Listening != nil {
 		cfg.Listening(ln.Addr())
 	}
@@ -113,65 +112,4 @@ func (s *Server) drain(srv *http.Server) {
 
 // Listen opens the server's listener: TCP on Addr, or a unix socket at
 // Socket that only the owner can connect to.
-func (s *Server) Listen() (net.Listener, error) {
-	if s.cfg.Socket != "" {
-		return listenUnix(s.cfg.Socket)
-	}
-	ln, err := net.Listen("tcp", s.cfg.Addr)
-	if err != nil {
-		return nil, &ConfigError{fmt.Sprintf("--addr %s: %v", s.cfg.Addr, err)}
-	}
-	return ln, nil
-}
-
-// listenUnix listens on a unix socket at path, mode 0600 from the moment
-// it is reachable there: it is created in a private folder beside path,
-// made 0600, then renamed into place, so no other user can connect in
-// between. A stale socket at path (nothing answers on it) is replaced; any
-// other file there is an error. The socket is removed when the listener
-// closes.
-func listenUnix(path string) (net.Listener, error) {
-	if info, err := os.Lstat(path); err == nil {
-		if info.Mode()&os.ModeSocket == 0 {
-			return nil, &ConfigError{fmt.Sprintf("--socket %s exists and is not a socket", path)}
-		}
-		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
-			c.Close()
-			return nil, &ConfigError{fmt.Sprintf("--socket %s: another server is listening there", path)}
-		}
-	}
-	dir, err := os.MkdirTemp(filepath.Dir(path), ".rlmc-socket-")
-	if err != nil {
-		return nil, &ConfigError{fmt.Sprintf("--socket %s: %v", path, err)}
-	}
-	defer os.RemoveAll(dir)
-	tmp := filepath.Join(dir, "s")
-	ln, err := net.Listen("unix", tmp)
-	if err != nil {
-		return nil, &ConfigError{fmt.Sprintf("--socket %s: %v", path, err)}
-	}
-	ul := ln.(*net.UnixListener)
-	ul.SetUnlinkOnClose(false) // it is renamed; unixListener removes path itself
-	if err := os.Chmod(tmp, 0o600); err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		ul.Close()
-		return nil, &ConfigError{fmt.Sprintf("--socket %s: %v", path, err)}
-	}
-	return &unixListener{UnixListener: ul, path: path}, nil
-}
-
-// unixListener removes its socket file when closed.
-type unixListener struct {
-	*net.UnixListener
-	path string
-}
-
-func (l *unixListener) Close() error {
-	err := l.UnixListener.Close()
-	if rerr := os.Remove(l.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
-		err = rerr
-	}
-	return err
-}
+func (s *Server) Listen() (net.Listener, error) { return httpsafe.Listen(s.cfg.Addr, s.cfg.Socket) }

@@ -10,9 +10,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +18,6 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,9 +25,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/httpsafe"
+	"github.com/rlmc-dev/rlmc/internal/strictjson"
 	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/loader"
-	"github.com/rlmc-dev/rlmc/suite"
 )
 
 // Defaults of Config.
@@ -85,9 +82,7 @@ type Config struct {
 }
 
 // ConfigError is a configuration the server refuses before it starts.
-type ConfigError struct{ Msg string }
-
-func (e *ConfigError) Error() string { return e.Msg }
+type ConfigError = httpsafe.ConfigError
 
 // Server answers compiles against a live catalog. Handler serves HTTP;
 // Run also listens, watches the catalog and shuts down gracefully.
@@ -96,8 +91,8 @@ type Server struct {
 	log      *slog.Logger
 	live     atomic.Pointer[compiler.Live]
 	sem      chan struct{}
-	token    [sha256.Size]byte
-	hasToken bool
+	bodies   *httpsafe.Budget // bytes of request bodies held at once
+	token    httpsafe.Token
 	reg      *prometheus.Registry
 	m        *metrics
 	handler  http.Handler
@@ -107,7 +102,7 @@ type Server struct {
 // until Watch (or Run) loads one.
 func New(cfg Config) (*Server, error) {
 	if cfg.Addr != "" && cfg.Socket != "" {
-		return nil, &ConfigError{"give --addr or --socket, not both"}
+		return nil, &ConfigError{Msg: "give --addr or --socket, not both"}
 	}
 	if cfg.Addr == "" && cfg.Socket == "" {
 		cfg.Addr = DefaultAddr
@@ -125,14 +120,12 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Addr != "" {
-		if err := checkAddr(cfg.Addr, cfg.Token != ""); err != nil {
+		if err := httpsafe.CheckAddr(cfg.Addr, cfg.Token != ""); err != nil {
 			return nil, err
 		}
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sem: make(chan struct{}, cfg.MaxInflight)}
-	if cfg.Token != "" {
-		s.token, s.hasToken = sha256.Sum256([]byte(cfg.Token)), true
-	}
+	s := &Server{cfg: cfg, log: cfg.Logger, sem: make(chan struct{}, cfg.MaxInflight), token: httpsafe.NewToken(cfg.Token),
+		bodies: httpsafe.NewBudget(int64(cfg.MaxInflight) * MaxBodyBytes)}
 	s.reg, s.m = newMetrics()
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/compile", s.compile)
@@ -140,26 +133,10 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", s.metricsHandler())
-	s.handler = s.authorize(mux)
+	s.handler = s.authorize(httpsafe.Guard(mux, s.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, r httpsafe.Refusal) {
+		s.fail(w, r.Status, &compiler.Error{Stage: StageServe, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
+	}))
 	return s, nil
-}
-
-// checkAddr refuses an address that is not loopback without a token: the
-// server's caller is the host, and anyone on the network must not be.
-// A host name other than localhost could resolve anywhere, so it counts as
-// not loopback; so does an empty host (every interface).
-func checkAddr(addr string, hasToken bool) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return &ConfigError{fmt.Sprintf("--addr %q: %v", addr, err)}
-	}
-	if hasToken || host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return &ConfigError{fmt.Sprintf("refusing to listen on %s, which is not a loopback address, without a bearer token (--token-file or RLMC_TOKEN): whoever reaches the server decides which skills load", addr)}
 }
 
 // Handler returns the server's HTTP handler.
@@ -215,16 +192,14 @@ func (s *Server) Close() {
 }
 
 // authorize checks the bearer token, when one is configured, on every
-// request, in constant time: both sides are hashed first, so neither the
-// content nor the length of the token leaks through timing.
+// request (in constant time: see httpsafe.Token).
 func (s *Server) authorize(next http.Handler) http.Handler {
-	if !s.hasToken {
+	if !s.token.Set() {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		given, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		sum := sha256.Sum256([]byte(given))
-		if subtle.ConstantTimeCompare(sum[:], s.token[:]) != 1 || !ok {
+		given, ok := httpsafe.Bearer(r.Header.Get("Authorization"))
+		if !s.token.Matches(given) || !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="rlmc"`)
 			s.fail(w, http.StatusUnauthorized, &compiler.Error{Stage: StageServe, Code: ErrUnauthorized, Message: "a valid bearer token is required"})
 			return
@@ -242,8 +217,20 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 		s.compileFailed(w, r, start, http.StatusServiceUnavailable, &compiler.Error{Stage: StageServe, Code: ErrNotReady, Message: "the catalog is not loaded yet"}, nil)
 		return
 	}
-	// The bound is taken before the body is read, so that a burst of
-	// requests beyond it costs no memory.
+	// The body is read before a compile slot is taken, so that clients
+	// sending slowly hold a connection and some of the body budget,
+	// never a slot; the budget bounds the memory bodies hold.
+	req, release, status, err := s.readRequest(w, r)
+	defer release()
+	if err != nil {
+		code := compiler.ErrInvalidRequest
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+			code = ErrOverloaded
+		}
+		s.compileFailed(w, r, start, status, &compiler.Error{Stage: StageServe, Code: code, Message: err.Error()}, nil)
+		return
+	}
 	select {
 	case s.sem <- struct{}{}:
 		defer func() { <-s.sem }()
@@ -255,11 +242,6 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	}
 	s.m.inflight.Inc()
 	defer s.m.inflight.Dec()
-	req, status, err := readRequest(w, r)
-	if err != nil {
-		s.compileFailed(w, r, start, status, &compiler.Error{Stage: StageServe, Code: compiler.ErrInvalidRequest, Message: err.Error()}, nil)
-		return
-	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
 	res, err := l.Compile(ctx, compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.Budget, Tokenizer: req.Tokenizer})
@@ -303,27 +285,38 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 // answers holds buffers for compile answers, about 210 KB for 1,000 units.
 var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// readRequest decodes the request body: one JSON object with the fields
-// of an `rlmc test` case's request, nothing else (a misspelt deny must
-// not pass for none), at most MaxBodyBytes.
-func readRequest(w http.ResponseWriter, r *http.Request) (suite.Request, int, error) {
-	var req suite.Request
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&req)
-	if err == nil {
-		if _, terr := dec.Token(); terr != io.EOF {
-			err = errors.New("the body holds more than one JSON value")
+// Request is the body of POST /v1/compile: the fields of an `rlmc test`
+// case's request, each spelt exactly and given once.
+type Request struct {
+	Task      string   `json:"task"`
+	Select    []string `json:"select,omitempty"`
+	Deny      []string `json:"deny,omitempty"`
+	Budget    int      `json:"budget,omitempty"`
+	Tokenizer string   `json:"tokenizer,omitempty"`
+}
+
+// bodyTimeout bounds how long a request body may take to arrive: a
+// MaxBodyBytes body takes milliseconds on loopback.
+const bodyTimeout = 10 * time.Second
+
+// readRequest reads and decodes the request body: one JSON object whose
+// keys are Request's exactly, each once (a misspelt or repeated deny must
+// not pass for none, nor "SELECT" for select), at most MaxBodyBytes. The
+// release gives the body's bytes back to the budget.
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (Request, func(), int, error) {
+	var req Request
+	body, release, err := httpsafe.ReadBody(w, r, MaxBodyBytes, bodyTimeout, s.bodies)
+	if err != nil {
+		status := httpsafe.BodyStatus(err)
+		if status == http.StatusRequestEntityTooLarge {
+			err = fmt.Errorf("the request body is over %d bytes", MaxBodyBytes)
 		}
+		return req, release, status, err
 	}
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		return req, http.StatusRequestEntityTooLarge, fmt.Errorf("the request body is over %d bytes", MaxBodyBytes)
-	case err != nil:
-		return req, http.StatusBadRequest, fmt.Errorf("the request body is not a compile request: %v", err)
+	if err := strictjson.Unmarshal(body, &req); err != nil {
+		return req, release, http.StatusBadRequest, fmt.Errorf("the request body is not a compile request: %v", err)
 	}
-	return req, 0, nil
+	return req, release, 0, nil
 }
 
 // statusOf maps a compile error to its HTTP status.
@@ -347,7 +340,7 @@ func statusOf(ce *compiler.Error, err error) int {
 }
 
 // compileFailed answers a compile with an error object, and records it.
-func (s *Server) compileFailed(w http.ResponseWriter, _ *http.Request, start time.Time, status int, ce *compiler.Error, req *suite.Request) {
+func (s *Server) compileFailed(w http.ResponseWriter, _ *http.Request, start time.Time, status int, ce *compiler.Error, req *Request) {
 	elapsed := time.Since(start)
 	s.m.latency.Observe(elapsed.Seconds())
 	s.m.decisions.WithLabelValues("error").Inc()

@@ -127,6 +127,15 @@ func TestCompileStatuses(t *testing.T) {
 		{name: "unknown tokenizer", body: `{"task": "x", "tokenizer": "gpt2"}`, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "task over the cap", body: overTask, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "body over the cap", body: huge, status: 413, code: compiler.ErrInvalidRequest},
+		// Keys are spelt exactly and given once: encoding/json alone
+		// takes "SELECT" and "ſelect" for select and lets a second deny
+		// replace the first.
+		{name: "key in capitals", body: `{"task": "x", "SELECT": ["risky"]}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "key with long s", body: `{"task": "x", "ſelect": ["tdd"]}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "task in capitals", body: `{"task": "x", "TASK": "deploy"}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "repeated deny", body: `{"task": "x", "deny": ["tdd"], "deny": []}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "deny beside Deny", body: `{"task": "x", "deny": ["tdd"], "Deny": []}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "not an object", body: `["task"]`, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "unknown unit", body: `{"task": "x", "select": ["nope"]}`, status: 422, code: compiler.ErrUnknownUnit},
 		{name: "denied selection", body: `{"task": "x", "select": ["risky"]}`, status: 422, code: compiler.ErrSelectionRejected},
 		{name: "selection over budget", body: `{"task": "x", "select": ["tdd"], "budget": 1}`, status: 422, code: compiler.ErrSelectionRejected},
@@ -224,6 +233,7 @@ func TestToken(t *testing.T) {
 		{name: "prefix of the token", path: "/v1/compile", header: "Bearer s3cret", status: 401},
 		{name: "not bearer", path: "/v1/compile", header: "Basic s3cret-token", status: 401},
 		{name: "right token", path: "/v1/compile", header: "Bearer s3cret-token", status: 200},
+		{name: "scheme in lower case", path: "/v1/compile", header: "bearer s3cret-token", status: 200},
 		{name: "healthz needs it too", path: "/healthz", status: 401},
 		{name: "metrics needs it too", path: "/metrics", status: 401},
 		{name: "metrics with it", path: "/metrics", header: "Bearer s3cret-token", status: 200},
@@ -533,5 +543,81 @@ func TestRunDrains(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("Run: got %v; want nil", err)
+	}
+}
+
+// TestKeyNamedInError: a refused key is named, so the client can fix it.
+func TestKeyNamedInError(t *testing.T) {
+	root, _ := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, body := post(t, ts.URL+"/v1/compile", "", `{"task": "x", "deny": ["tdd"], "deny": []}`)
+	if !strings.Contains(string(body), `\"deny\"`) {
+		t.Errorf("got %s; want the message to name the key \"deny\"", body)
+	}
+}
+
+// TestRebindingRefused: without a token, a request whose Host is a name a
+// web page rebound to 127.0.0.1 reads no catalog and compiles nothing;
+// a page of another origin is refused too.
+func TestRebindingRefused(t *testing.T) {
+	root, _ := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, method, path, host, origin string
+		code                             compiler.ErrorCode
+	}{
+		{"catalog by a rebound name", http.MethodGet, "/v1/catalog", "rebind.attacker.example:8787", "", "forbidden_host"},
+		{"compile by a rebound name", http.MethodPost, "/v1/compile", "rebind.attacker.example:8787", "", "forbidden_host"},
+		{"compile from another origin", http.MethodPost, "/v1/compile", "", "https://attacker.example", "cross_origin"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tc.method, ts.URL+tc.path, strings.NewReader(`{"task": "deploy the service", "select": ["deploy"]}`))
+			req.Header.Set("Content-Type", "text/plain")
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusForbidden || errorCode(t, data) != tc.code {
+				t.Fatalf("got %d %s; want 403 %s", resp.StatusCode, data, tc.code)
+			}
+		})
+	}
+}
+
+// TestSlowUploadsHoldNoSlot: clients that send half a body and stall do
+// not take the compile slots; a real compile beside them is answered.
+func TestSlowUploadsHoldNoSlot(t *testing.T) {
+	root, _ := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}, MaxInflight: 2})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	for range 8 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		io.WriteString(c, "POST /v1/compile HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n{\"task\": \"")
+	}
+	time.Sleep(100 * time.Millisecond) // let the handlers start reading
+	status, body := post(t, ts.URL+"/v1/compile", "", `{"task": "write the failing test first, test-driven development"}`)
+	if status != http.StatusOK {
+		t.Fatalf("a compile beside stalled uploads: got %d %.200s; want 200", status, body)
 	}
 }

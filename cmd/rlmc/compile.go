@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/internal/gctune"
 )
 
@@ -105,7 +105,7 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	req := compiler.Request{Task: task, Select: splitNames(p.selects), Deny: denies, Budget: p.budget, Tokenizer: p.tokenizer}
 	var res *compiler.Result
 	if p.trajectory != "" {
-		f, ferr := os.OpenFile(p.trajectory, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		f, ferr := safefs.OpenAppend(p.trajectory)
 		if ferr != nil {
 			return usageError("--trajectory: %v", ferr)
 		}

@@ -181,7 +181,10 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Compile(ctx, compiler.Request{Task: *in.Prompt, Select: splitNames(p.selects), Deny: splitNames(p.denies), Budget: p.budget})
+	// A prompt over the compile's bound is the user's to send: the skills
+	// come from its start and end.
+	task, _ := compiler.ClipTask(*in.Prompt)
+	res, err := c.Compile(ctx, compiler.Request{Task: task, Select: splitNames(p.selects), Deny: splitNames(p.denies), Budget: p.budget})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/loader"
 	"github.com/rlmc-dev/rlmc/proxy"
 	"github.com/rlmc-dev/rlmc/server"
@@ -47,7 +48,7 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 				return err
 			}
 			if trajectory != "" {
-				f, err := os.OpenFile(trajectory, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+				f, err := safefs.OpenAppend(trajectory)
 				if err != nil {
 					return usageError("--trajectory: %v", err)
 				}

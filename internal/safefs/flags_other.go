@@ -8,3 +8,5 @@ const (
 	nonBlock  = 0
 	directory = 0
 )
+
+func isNoReader(error) bool { return false }

@@ -2,7 +2,10 @@
 
 package safefs
 
-import "syscall"
+import (
+	"errors"
+	"syscall"
+)
 
 // nonBlock makes opening a FIFO return at once instead of waiting for a
 // writer; it has no effect on reading a regular file.
@@ -10,3 +13,7 @@ const nonBlock = syscall.O_NONBLOCK
 
 // directory makes opening anything but a folder fail.
 const directory = syscall.O_DIRECTORY
+
+// isNoReader reports the error of opening, non-blocking and for writing, a
+// FIFO that no process has open for reading.
+func isNoReader(err error) bool { return errors.Is(err, syscall.ENXIO) }

@@ -137,3 +137,15 @@ func readRegular(f *os.File, name string, limit int64) ([]byte, error) {
 func sortEntries(entries []fs.DirEntry) {
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 }
+
+// OpenAppend opens name for appending, creating it (0644) when absent,
+// without blocking: a FIFO that no process reads is an error at once
+// (ENXIO) rather than a hang before anything else starts; one that has a
+// reader, a device such as /dev/stderr, or a regular file is opened.
+func OpenAppend(name string) (*os.File, error) {
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY|nonBlock, 0o644)
+	if err != nil && isNoReader(err) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("a FIFO that no process is reading")}
+	}
+	return f, err
+}

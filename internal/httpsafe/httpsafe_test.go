@@ -1,0 +1,225 @@
+package httpsafe
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestGuard sends what a browser page can send to a server on the user's
+// machine that has no token: a rebound name (DNS rebinding) and another
+// origin's requests are refused, the host's own clients pass.
+func TestGuard(t *testing.T) {
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+	refuse := func(w http.ResponseWriter, r Refusal) {
+		w.WriteHeader(r.Status)
+		io.WriteString(w, r.Code)
+	}
+	tests := []struct {
+		name           string
+		method, host   string
+		header         map[string]string
+		token, socket  bool
+		wantStatus     int
+		wantBodyPrefix string
+	}{
+		{name: "loopback address", method: "POST", host: "127.0.0.1:8787", wantStatus: 200},
+		{name: "localhost", method: "GET", host: "localhost:8787", wantStatus: 200},
+		{name: "localhost in capitals", method: "GET", host: "LOCALHOST:8787", wantStatus: 200},
+		{name: "ipv6 loopback", method: "GET", host: "[::1]:8787", wantStatus: 200},
+		{name: "other loopback address", method: "GET", host: "127.0.0.2:8787", wantStatus: 200},
+		{name: "no port", method: "GET", host: "localhost", wantStatus: 200},
+		{name: "rebound name", method: "GET", host: "rebind.attacker.example:8787", wantStatus: 403, wantBodyPrefix: CodeForbiddenHost},
+		{name: "rebound name, compile", method: "POST", host: "rebind.attacker.example:8787", header: map[string]string{"Content-Type": "text/plain"}, wantStatus: 403, wantBodyPrefix: CodeForbiddenHost},
+		{name: "loopback lookalike", method: "GET", host: "127.0.0.1.nip.io:8787", wantStatus: 403, wantBodyPrefix: CodeForbiddenHost},
+		{name: "localhost lookalike", method: "GET", host: "localhost.attacker.example", wantStatus: 403, wantBodyPrefix: CodeForbiddenHost},
+		{name: "empty host", method: "GET", host: "", wantStatus: 403, wantBodyPrefix: CodeForbiddenHost},
+		{name: "other origin's form", method: "POST", host: "127.0.0.1:8787", header: map[string]string{"Origin": "https://attacker.example", "Content-Type": "text/plain"}, wantStatus: 403, wantBodyPrefix: CodeCrossOrigin},
+		{name: "other origin's read", method: "GET", host: "127.0.0.1:8787", header: map[string]string{"Origin": "https://attacker.example"}, wantStatus: 403, wantBodyPrefix: CodeCrossOrigin},
+		{name: "other loopback port's page", method: "POST", host: "127.0.0.1:8787", header: map[string]string{"Origin": "http://127.0.0.1:3000"}, wantStatus: 403, wantBodyPrefix: CodeCrossOrigin},
+		{name: "null origin", method: "POST", host: "127.0.0.1:8787", header: map[string]string{"Origin": "null"}, wantStatus: 403, wantBodyPrefix: CodeCrossOrigin},
+		{name: "fetch metadata cross-site", method: "POST", host: "127.0.0.1:8787", header: map[string]string{"Sec-Fetch-Site": "cross-site"}, wantStatus: 403, wantBodyPrefix: CodeCrossOrigin},
+		{name: "same origin page", method: "POST", host: "127.0.0.1:8787", header: map[string]string{"Origin": "http://127.0.0.1:8787"}, wantStatus: 200},
+		{name: "token set: any host", method: "POST", host: "rlmc.internal:8787", token: true, wantStatus: 200},
+		{name: "unix socket: any host", method: "POST", host: "rebind.attacker.example", socket: true, wantStatus: 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := Guard(ok, tt.token, tt.socket, refuse)
+			r := httptest.NewRequest(tt.method, "/v1/compile", strings.NewReader("{}"))
+			r.Host = tt.host
+			for k, v := range tt.header {
+				r.Header.Set(k, v)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.wantStatus || !strings.HasPrefix(w.Body.String(), tt.wantBodyPrefix) {
+				t.Errorf("got %d %q; want %d %q", w.Code, w.Body.String(), tt.wantStatus, tt.wantBodyPrefix)
+			}
+		})
+	}
+}
+
+func TestBearer(t *testing.T) {
+	tests := []struct {
+		name, header, want string
+		ok                 bool
+	}{
+		{"canonical", "Bearer tok", "tok", true},
+		{"lower case scheme", "bearer tok", "tok", true},
+		{"upper case scheme", "BEARER tok", "tok", true},
+		{"two spaces", "Bearer  tok", "tok", true},
+		{"other scheme", "Basic dG9rOg==", "", false},
+		{"no credentials", "Bearer", "", false},
+		{"empty credentials", "Bearer ", "", false},
+		{"empty", "", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := Bearer(tt.header)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("Bearer(%q) = %q, %v; want %q, %v", tt.header, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestToken(t *testing.T) {
+	tok := NewToken("s3cret")
+	for _, tt := range []struct {
+		given string
+		want  bool
+	}{{"s3cret", true}, {"s3cre", false}, {"s3cret ", false}, {"", false}} {
+		if got := tok.Matches(tt.given); got != tt.want {
+			t.Errorf("Matches(%q) = %v; want %v", tt.given, got, tt.want)
+		}
+	}
+	if NewToken("").Set() || NewToken("").Matches("") {
+		t.Error("an empty token is set or matches; want neither")
+	}
+}
+
+// TestReadBody checks the bounds of a body read over a real connection:
+// its size, its deadline, and the budget all bodies share.
+func TestReadBody(t *testing.T) {
+	budget := NewBudget(1 << 20)
+	type result struct {
+		n      int
+		status int
+	}
+	results := make(chan result, 8)
+	hold := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, release, err := ReadBody(w, r, 512<<10, 300*time.Millisecond, budget)
+		defer release()
+		status := 200
+		if err != nil {
+			status = BodyStatus(err)
+		}
+		if r.URL.Path == "/hold" && err == nil {
+			<-hold
+		}
+		results <- result{len(body), status}
+		w.WriteHeader(status)
+	}))
+	defer srv.Close()
+	send := func(path, body string) int {
+		resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return (<-results).status
+	}
+
+	if got := send("/", strings.Repeat("x", 1000)); got != 200 {
+		t.Errorf("a small body: got %d; want 200", got)
+	}
+	if got := send("/", strings.Repeat("x", 600<<10)); got != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over the limit: got %d; want 413", got)
+	}
+
+	// A client that sends half a body and stalls is cut at the deadline.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n"+strings.Repeat("x", 500))
+	select {
+	case r := <-results:
+		if r.status != http.StatusRequestTimeout {
+			t.Errorf("a stalled body: got %d; want 408", r.status)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a stalled body was not cut at its deadline")
+	}
+	conn.Close()
+
+	// Two bodies held at once exhaust the budget; a third is refused
+	// while they are held, and passes once they are released.
+	done := make(chan int, 2)
+	for range 2 {
+		go func() {
+			resp, err := http.Post(srv.URL+"/hold", "application/json", strings.NewReader(strings.Repeat("x", 500<<10)))
+			if err == nil {
+				resp.Body.Close()
+				done <- resp.StatusCode
+			} else {
+				done <- 0
+			}
+		}()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		budget.mu.Lock()
+		left := budget.left
+		budget.mu.Unlock()
+		if left < 100<<10 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := send("/", strings.Repeat("x", 200<<10)); got != http.StatusServiceUnavailable {
+		t.Errorf("a body over the budget: got %d; want 503", got)
+	}
+	close(hold)
+	<-results
+	<-results
+	<-done
+	<-done
+	if got := send("/", strings.Repeat("x", 200<<10)); got != 200 {
+		t.Errorf("a body after the budget was given back: got %d; want 200", got)
+	}
+	if budget.left != 1<<20 {
+		t.Errorf("budget left after every body: got %d; want %d", budget.left, 1<<20)
+	}
+}
+
+// TestListenSocketSetupFails: when the socket cannot be made private or
+// moved into place, Listen says so and leaves nothing at the path (it
+// reported listening on a path where no socket was).
+func TestListenSocketSetupFails(t *testing.T) {
+	old := chmodRename
+	t.Cleanup(func() { chmodRename = old })
+	chmodRename = func(string, string) error { return errors.New("rename failed") }
+	path := filepath.Join(t.TempDir(), "rlmc.sock")
+	ln, err := Listen("", path)
+	if err == nil {
+		ln.Close()
+		t.Fatal("Listen succeeded; want the setup's error")
+	}
+	var ce *ConfigError
+	if !errors.As(err, &ce) {
+		t.Errorf("got %T; want *ConfigError", err)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a file is at the socket path after a failed setup: %v", err)
+	}
+}

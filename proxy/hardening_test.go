@@ -1,0 +1,208 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+)
+
+// TestUpstreamCannotForgeHostHeaders: the X-Rlmc-* headers of an answer
+// are the proxy's alone; an upstream's are dropped, trailers included.
+func TestUpstreamCannotForgeHostHeaders(t *testing.T) {
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("X-Rlmc-Selected", "secret-ops")
+		w.Header().Set("x-rlmc-decision", "route")
+		w.Header().Set("Trailer", "X-Rlmc-Fingerprint")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{}`)
+		w.Header().Set("X-Rlmc-Fingerprint", "forged")
+	}))
+	f := newFixture(t, up, Config{})
+	for _, tc := range []struct{ name, path, body, wantSelected string }{
+		{"a completion with skills", "/v1/chat/completions", chatBody, "tdd"},
+		{"a completion without", "/v1/chat/completions", chatPlain, ""},
+		{"a path the proxy does not edit", "/v1/models", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			method := http.MethodPost
+			if tc.body == "" {
+				method = http.MethodGet
+			}
+			resp, _ := f.do(t, method, tc.path, tc.body, nil)
+			if got := resp.Header.Values(HeaderSelected); strings.Join(got, ",") != tc.wantSelected {
+				t.Errorf("X-Rlmc-Selected: got %q; want %q", got, tc.wantSelected)
+			}
+			if got := resp.Header.Values(HeaderDecision); len(got) > 1 {
+				t.Errorf("X-Rlmc-Decision: got %q; want the proxy's one value", got)
+			}
+			if got := resp.Trailer.Get(HeaderFingerprint); got != "" {
+				t.Errorf("trailer X-Rlmc-Fingerprint: got %q; want none", got)
+			}
+		})
+	}
+}
+
+// TestDotSegmentsStayUnderBase: a client path cannot leave the
+// upstream's base path, and a path written with dot segments or doubled
+// slashes is edited as the API it names.
+func TestDotSegmentsStayUnderBase(t *testing.T) {
+	up := newUpstream(t, nil)
+	f := newFixture(t, up, Config{})
+	base, _ := url.Parse(up.srv.URL + "/tenant-a/")
+	p, err := New(Config{Upstream: base, Roots: f.p.cfg.Roots, PolicyFile: f.p.cfg.PolicyFile, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(p)
+	t.Cleanup(func() { ts.Close(); p.Close() })
+	for _, tc := range []struct{ name, path, want string }{
+		{"climbing out", "/../tenant-b/v1/models", "/tenant-a/tenant-b/v1/models"},
+		{"climbing out, escaped", "/%2e%2e/tenant-b/v1/models", "/tenant-a/tenant-b/v1/models"},
+		{"deep climb", "/v1/../../../../tenant-b/x", "/tenant-a/tenant-b/x"},
+		{"plain", "/v1/models", "/tenant-a/v1/models"},
+		{"trailing slash kept", "/v1/files/", "/tenant-a/v1/files/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A raw request: Go's client would clean the path itself.
+			c, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			io.WriteString(c, "GET "+tc.path+" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+			resp, err := http.ReadResponse(bufioReader(c), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if got := up.last(t).path; got != tc.want {
+				t.Errorf("upstream path: got %q; want %q", got, tc.want)
+			}
+		})
+	}
+	// A completion path with a dot segment still gets its skills.
+	c, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "POST /v1/./chat//completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "+itoa(len(chatNoSystem))+"\r\n\r\n"+chatNoSystem)
+	resp, err := http.ReadResponse(bufioReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get(HeaderSelected); got != "tdd" {
+		t.Errorf("a completion at /v1/./chat//completions: X-Rlmc-Selected %q; want tdd", got)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"https://api.example/v1?key=AIzaSECRET", "https://api.example/v1?key=xxxxx"},
+		{"https://api.example/v1?subscription-key=SECRET&api-version=2024", "https://api.example/v1?api-version=xxxxx&subscription-key=xxxxx"},
+		{"https://user:SECRET@api.example/", "https://user:xxxxx@api.example/"},
+		{"https://api.example/v1", "https://api.example/v1"},
+	} {
+		u, _ := url.Parse(tc.in)
+		if got := Redact(u); got != tc.want || strings.Contains(got, "SECRET") {
+			t.Errorf("Redact(%s) = %s; want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestLongMessageForwarded: a user message over the compile's bound, well
+// inside the body cap, is forwarded with the skills its start and end
+// call for, and the host is told the task was clipped.
+func TestLongMessageForwarded(t *testing.T) {
+	f := newFixture(t, nil, Config{})
+	pasted := strings.Repeat("lorem ipsum dolor sit amet ", (compiler.MaxTaskBytes/27)+1000)
+	msg, _ := json.Marshal("write the failing test first, test-driven development.\n" + pasted)
+	body := `{"model":"gpt-x","messages":[{"role":"user","content":` + string(msg) + `}]}`
+	resp, data := f.do(t, "POST", "/v1/chat/completions", body, nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("got %d %.300s; want 200", resp.StatusCode, data)
+	}
+	if got := resp.Header.Get(HeaderSelected); got != "tdd" {
+		t.Errorf("X-Rlmc-Selected: got %q; want tdd", got)
+	}
+	if got := resp.Header.Get(HeaderTaskClipped); !strings.HasPrefix(got, itoa(compiler.MaxTaskBytes)+" of ") {
+		t.Errorf("%s: got %q; want %d of the message's bytes", HeaderTaskClipped, got, compiler.MaxTaskBytes)
+	}
+	if f.up.count() != 1 {
+		t.Errorf("the upstream got %d calls; want 1", f.up.count())
+	}
+}
+
+// TestTokenAsBearer: the token header may carry "Bearer TOKEN", in any
+// case, as clients that send every token that way write it.
+func TestTokenAsBearer(t *testing.T) {
+	f := newFixture(t, nil, Config{Token: "tok"})
+	for _, tc := range []struct {
+		given string
+		want  int
+	}{{"tok", 200}, {"Bearer tok", 200}, {"bearer tok", 200}, {"bearer tok2", 401}, {"Basic tok", 401}} {
+		resp, _ := f.do(t, "POST", "/v1/chat/completions", chatPlain, map[string]string{HeaderToken: tc.given})
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s %q: got %d; want %d", HeaderToken, tc.given, resp.StatusCode, tc.want)
+		}
+	}
+}
+
+// TestStalledBodiesBounded: completions whose bodies stall are cut at
+// the body deadline, and while they are held they cannot take more than
+// the body budget: a further completion is a 503, not more memory.
+func TestStalledBodiesBounded(t *testing.T) {
+	f := newFixture(t, nil, Config{MaxBodyBytes: 64 << 10, BodyTimeout: 500 * time.Millisecond})
+	addr := strings.TrimPrefix(f.url, "http://")
+	// bodyBudgetFactor bodies of the cap, each sent but one byte.
+	var conns []net.Conn
+	for range bodyBudgetFactor {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		io.WriteString(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: "+itoa(64<<10)+"\r\n\r\n"+strings.Repeat("x", 64<<10-1))
+	}
+	time.Sleep(100 * time.Millisecond)
+	resp, data := f.do(t, "POST", "/v1/chat/completions", chatPlain, nil)
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("beside %d stalled bodies: got %d %.200s; want 503", bodyBudgetFactor, resp.StatusCode, data)
+	}
+	// Past the deadline the stalled ones are cut and the budget is back.
+	for _, c := range conns {
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		r, err := http.ReadResponse(bufioReader(c), nil)
+		if err != nil {
+			t.Fatalf("a stalled body got no answer: %v", err)
+		}
+		r.Body.Close()
+		if r.StatusCode != http.StatusRequestTimeout {
+			t.Errorf("a stalled body: got %d; want 408", r.StatusCode)
+		}
+		c.Close()
+	}
+	if resp, _ := f.do(t, "POST", "/v1/chat/completions", chatPlain, nil); resp.StatusCode != 200 {
+		t.Errorf("after the stalled bodies were cut: got %d; want 200", resp.StatusCode)
+	}
+}
+
+func bufioReader(c net.Conn) *bufio.Reader { return bufio.NewReader(c) }
+
+func itoa(n int) string { return strconv.Itoa(n) }
