@@ -28,8 +28,8 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"path"
 	"os"
+	"path"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -134,13 +134,13 @@ type Config struct {
 
 // Proxy forwards completions with skills. It is an http.Handler.
 type Proxy struct {
-	cfg      Config
-	log      *slog.Logger
-	live     atomic.Pointer[compiler.Live]
-	rp       *httputil.ReverseProxy
-	token    httpsafe.Token
-	bodies   *httpsafe.Budget // bytes of completion bodies held at once
-	handler  http.Handler
+	cfg     Config
+	log     *slog.Logger
+	live    atomic.Pointer[compiler.Live]
+	rp      *httputil.ReverseProxy
+	token   httpsafe.Token
+	bodies  *httpsafe.Budget // bytes of completion bodies held at once
+	handler http.Handler
 }
 
 // New checks cfg and returns a proxy with no catalog yet: until Watch (or

@@ -87,15 +87,15 @@ type ConfigError = httpsafe.ConfigError
 // Server answers compiles against a live catalog. Handler serves HTTP;
 // Run also listens, watches the catalog and shuts down gracefully.
 type Server struct {
-	cfg      Config
-	log      *slog.Logger
-	live     atomic.Pointer[compiler.Live]
-	sem      chan struct{}
-	bodies   *httpsafe.Budget // bytes of request bodies held at once
-	token    httpsafe.Token
-	reg      *prometheus.Registry
-	m        *metrics
-	handler  http.Handler
+	cfg     Config
+	log     *slog.Logger
+	live    atomic.Pointer[compiler.Live]
+	sem     chan struct{}
+	bodies  *httpsafe.Budget // bytes of request bodies held at once
+	token   httpsafe.Token
+	reg     *prometheus.Registry
+	m       *metrics
+	handler http.Handler
 }
 
 // New checks cfg and returns a server with no catalog yet: it answers 503

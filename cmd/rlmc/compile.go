@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlmc-dev/rlmc/compiler"
-	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/internal/gctune"
+	"github.com/rlmc-dev/rlmc/internal/safefs"
 )
 
 // compileParams are the flags of `rlmc compile`.
