@@ -170,62 +170,165 @@ const (
 // gap says what lies between word k and word k+1. It reads no further than
 // the first character that ends the clause.
 func (q *Query) gap(k int) gapKind {
+	kind, _ := q.gapWith(k, 0)
+	return kind
+}
+
+// gapAllow is punctuation a negation reads through where a plain clause
+// would end: a name may be wrapped or introduced.
+type gapAllow uint8
+
+const (
+	// allowColon lets a colon introduce the names: "exclude: X".
+	allowColon gapAllow = 1 << iota
+	// allowOpen lets a bracket or an at sign open a name: "(X", "[X",
+	// "{X", "@X".
+	allowOpen
+	// allowClose lets a bracket close a name that one opened: "(X) or Y".
+	allowClose
+)
+
+// openers and closers are the brackets that may wrap a name in a
+// negation, and the at sign that may mark one.
+const (
+	openers = "([{@"
+	closers = ")]}"
+)
+
+// gapWith is gap reading through the punctuation allow lets through, and
+// says whether an opening bracket or at sign was among it.
+func (q *Query) gapWith(k int, allow gapAllow) (kind gapKind, opened bool) {
 	if k < 0 || k+1 >= len(q.words) {
-		return gapBreak
+		return gapBreak, false
 	}
-	kind, newlines := gapSpace, 0
+	newlines := 0
 	for _, r := range q.task[q.spans[k].end:q.spans[k+1].start] {
 		switch {
 		case r == '\n':
 			if newlines++; newlines > 1 {
-				return gapBreak
+				return gapBreak, false
 			}
 		case r == ',' || r == '/' || r == '&':
 			kind = gapList
 		case unicode.IsSpace(r) || isApostrophe(r) || strings.ContainsRune("\"*_~-$\u201c\u201d\u00ab\u00bb", r):
+		case r == ':' && allow&allowColon != 0:
+		case allow&allowOpen != 0 && strings.ContainsRune(openers, r):
+			opened = true
+		case allow&allowClose != 0 && strings.ContainsRune(closers, r):
 		default:
-			return gapBreak
+			return gapBreak, false
 		}
 	}
-	return kind
+	return kind, opened
 }
 
-// negationCues introduce units the task does not want, as folded words,
-// longest first where one cue ends another: "do not", "don't", "never" or
-// "not" before a verb that brings a unit in (negatedVerbs), and the words
-// that refuse one by themselves.
-var negationCues = func() [][]string {
-	var cues [][]string
-	for _, v := range negatedVerbs {
-		cues = append(cues, []string{"do", "not", v}, []string{"dont", v}, []string{"never", v}, []string{"not", v})
-	}
-	for _, w := range []string{"avoid", "without", "no", "neither", "skip", "exclude", "excluding", "except"} {
-		cues = append(cues, []string{w})
-	}
-	return append(cues, []string{"no", "need", "for"})
-}()
+// A negation cue is read by a small grammar, so that the words people put
+// around a refusal do not hide it:
+//
+//	cue     := negator [intensifier...] [", " interjection ","] [bridge] verb
+//	         | refuser [gerund]
+//	         | "stop" gerund
+//	bridge  := ("need" | "want") "to"
+//	names   := [":"] [quantifier] name {("," | connector) [quantifier] name}
+//
+// "do not use X", "never ever use X", "Do not, under any circumstances,
+// use X", "I don't need to run X", "avoid X", "avoid using X", "stop using
+// X", "exclude: X", "don't use any of X, Y". The words of a cue must stand
+// in one clause: "Ready or not. Use X" negates nothing.
+
+// cueKind says what must follow a cue's words before the names.
+type cueKind uint8
+
+const (
+	// cueVerb is a negator that a verb must finish: "do not use".
+	cueVerb cueKind = iota
+	// cueRefuse refuses the names that follow by itself ("avoid X"), or
+	// with a gerund between ("avoid using X").
+	cueRefuse
+	// cueGerund refuses only with a gerund: "stop using X"; "stop X"
+	// may ask to stop X running.
+	cueGerund
+)
+
+// cue is the opening words of a negation cue, as folded words.
+type cue struct {
+	words []string
+	kind  cueKind
+	// colon says whether a colon may stand between the cue and the first
+	// name ("exclude: X"): not after a bare "no" or "neither", which
+	// answer a question as often as they refuse ("No: tdd is what I want").
+	colon bool
+	// interject says whether a clause set off by commas may stand between
+	// the negator and its verb ("Do not, under any circumstances, use X"):
+	// only after an imperative negator, as a bare "not" ends a clause of
+	// its own too often ("If not, then, use X").
+	interject bool
+}
+
+// negationCues introduce units the task does not want.
+var negationCues = []cue{
+	{words: []string{"do", "not"}, kind: cueVerb, colon: true, interject: true},
+	{words: []string{"dont"}, kind: cueVerb, colon: true, interject: true},
+	{words: []string{"never"}, kind: cueVerb, colon: true, interject: true},
+	{words: []string{"not"}, kind: cueVerb, colon: true},
+	{words: []string{"no", "need", "to"}, kind: cueVerb, colon: true},
+	{words: []string{"no", "need", "for"}, kind: cueRefuse, colon: true},
+	{words: []string{"no"}, kind: cueRefuse},
+	{words: []string{"neither"}, kind: cueRefuse},
+	{words: []string{"avoid"}, kind: cueRefuse, colon: true},
+	{words: []string{"without"}, kind: cueRefuse, colon: true},
+	{words: []string{"skip"}, kind: cueRefuse, colon: true},
+	{words: []string{"exclude"}, kind: cueRefuse, colon: true},
+	{words: []string{"excluding"}, kind: cueRefuse, colon: true},
+	{words: []string{"except"}, kind: cueRefuse, colon: true},
+	{words: []string{"except", "for"}, kind: cueRefuse, colon: true},
+	{words: []string{"refrain", "from"}, kind: cueRefuse, colon: true},
+	{words: []string{"stay", "away", "from"}, kind: cueRefuse, colon: true},
+	{words: []string{"stop"}, kind: cueGerund, colon: true},
+}
 
 // cuesFrom holds negationCues by their first word, longest first, so a
 // word that opens no cue costs one map look-up.
-var cuesFrom = func() map[string][][]string {
-	m := map[string][][]string{}
+var cuesFrom = func() map[string][]cue {
+	m := map[string][]cue{}
 	for _, c := range negationCues {
-		m[c[0]] = append(m[c[0]], c)
+		m[c.words[0]] = append(m[c.words[0]], c)
 	}
 	for _, cs := range m {
-		slices.SortStableFunc(cs, func(a, b []string) int { return len(b) - len(a) })
+		slices.SortStableFunc(cs, func(a, b cue) int { return len(b.words) - len(a.words) })
 	}
 	return m
 }()
 
 // negatedVerbs bring a unit into the work: "don't include the changelog"
-// and "I don't need the changelog" refuse it as "don't use" does. Verbs of wanting are left out: "I don't
-// want the changelog to be long" asks for one.
-var negatedVerbs = []string{"use", "include", "load", "apply", "invoke", "call", "run", "need"}
+// and "I don't need the changelog" refuse it as "don't use" does. Verbs of
+// wanting are left out: "I don't want the changelog to be long" asks for
+// one; "I don't want to use X" refuses X by its "use", through the bridge.
+var negatedVerbs = map[string]bool{"use": true, "include": true, "load": true, "apply": true, "invoke": true, "call": true, "run": true, "need": true}
+
+// gerunds are negatedVerbs as a refuser takes them: "avoid using X",
+// "without loading X", "skip running X".
+var gerunds = map[string]bool{"using": true, "including": true, "loading": true, "applying": true, "invoking": true, "calling": true, "running": true, "needing": true}
+
+// intensifiers may stand between a negator and its verb and change
+// nothing: "never ever use X", "don't even load X". "just" and "always"
+// are not among them: "don't just use X" and "don't always use X" ask for X.
+var intensifiers = map[string]bool{"ever": true, "even": true, "really": true, "please": true, "actually": true}
+
+const (
+	maxIntensifiers = 2
+	// maxInterjection is how many words a clause set off by commas may
+	// hold between a negator and its verb.
+	maxInterjection = 6
+)
 
 // articles may sit between a cue or a connector and a name: "don't use the
-// tdd skill", "don't use either X or Y". At most maxArticles are skipped.
+// tdd skill", "don't use either X or Y". At most maxArticles are skipped;
+// a quantifier with its "of" ("any of", "either of") counts as one.
 var articles = map[string]bool{"the": true, "a": true, "an": true, "any": true, "either": true, "neither": true}
+
+// quantifiers are the articles that may take "of": "don't use any of X, Y".
+var quantifiers = map[string]bool{"any": true, "either": true, "neither": true}
 
 const maxArticles = 2
 
@@ -256,7 +359,7 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 		if p.Stop() {
 			break
 		}
-		n := q.cueAt(i)
+		n, colon := q.cueAt(i)
 		if n == 0 {
 			continue
 		}
@@ -265,27 +368,61 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 				break
 			}
 		}
-		end := i + n // the words read so far end here
+		end := i + n     // the words read so far end here
+		wrapped := false // a bracket opened a name of this list
 		for item := 0; ; item++ {
 			k := end
+			// before is what the gap before a name, or an article before
+			// it, may hold.
+			before := allowOpen
+			if item == 0 && colon {
+				before |= allowColon
+			}
 			if item > 0 {
-				// A further name needs a comma or a connector word.
-				g := q.gap(k - 1)
+				// A further name needs a comma or a connector word. A
+				// bracket may close the name just read, if one opened it,
+				// and open the next one after a comma, but not stand
+				// before a connector: "avoid X (or Y)" is an aside.
+				after := gapAllow(0)
+				if wrapped {
+					after = allowClose
+				}
+				if k < len(q.words) && !connectors[q.words[k]] {
+					after |= allowOpen
+				}
+				g, _ := q.gapWith(k-1, after)
 				listed := g == gapList
 				for c := 0; g != gapBreak && c < maxConnectors && k < len(q.words) && connectors[q.words[k]]; c++ {
 					listed, k = true, k+1
-					g = q.gap(k - 1)
+					g, _ = q.gapWith(k-1, allowOpen)
 				}
-				if !listed {
+				if !listed || g == gapBreak {
 					break
 				}
+				if k == end {
+					// No connector: the gap just read is the one before
+					// the next word, "(X), (Y)".
+					before |= after
+				}
 			}
-			for a := 0; a < maxArticles && k < len(q.words) && articles[q.words[k]] && q.gap(k-1) != gapBreak; a++ {
-				k++
+			for a := 0; a < maxArticles && k < len(q.words) && articles[q.words[k]]; a++ {
+				g, opened := q.gapWith(k-1, before)
+				if g == gapBreak {
+					break
+				}
+				wrapped = wrapped || opened
+				if k++; quantifiers[q.words[k-1]] && k < len(q.words) && q.words[k] == "of" && q.gap(k-1) == gapSpace {
+					k++
+				}
 			}
-			if k >= len(q.words) || q.gap(k-1) == gapBreak {
+			if k >= len(q.words) {
 				break
 			}
+			g, opened := q.gapWith(k-1, before)
+			if g == gapBreak {
+				break
+			}
+			wrapped = wrapped || opened
 			state := nameAt[k]
 			if state < 0 {
 				break
@@ -316,14 +453,95 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 	return out, masked
 }
 
-// cueAt returns the length in words of the negation cue at word i, or 0.
-func (q *Query) cueAt(i int) int {
-	for _, cue := range cuesFrom[q.words[i]] {
-		if i+len(cue) <= len(q.words) && slices.Equal(q.words[i:i+len(cue)], cue) {
-			return len(cue)
+// cueAt returns the length in words of the negation cue at word i, or 0,
+// and whether a colon may follow it before the names.
+func (q *Query) cueAt(i int) (n int, colon bool) {
+	for _, c := range cuesFrom[q.words[i]] {
+		k := q.wordsAt(i, c.words)
+		if k < 0 {
+			continue
+		}
+		switch c.kind {
+		case cueVerb:
+			k = q.verbAt(k, c.interject)
+		case cueGerund:
+			if !q.nextIn(k, gerunds) {
+				k = -1
+			} else {
+				k++
+			}
+		default:
+			if q.nextIn(k, gerunds) {
+				k++
+			}
+		}
+		if k >= 0 {
+			return k - i, c.colon
 		}
 	}
-	return 0
+	return 0, false
+}
+
+// wordsAt returns the end of words when the task has them at word i, in
+// one clause, or -1.
+func (q *Query) wordsAt(i int, words []string) int {
+	if i+len(words) > len(q.words) {
+		return -1
+	}
+	for j, w := range words {
+		if q.words[i+j] != w || (j > 0 && q.gap(i+j-1) != gapSpace) {
+			return -1
+		}
+	}
+	return i + len(words)
+}
+
+// nextIn reports whether word k is in set and in the clause of word k-1.
+func (q *Query) nextIn(k int, set map[string]bool) bool {
+	return k < len(q.words) && set[q.words[k]] && q.gap(k-1) == gapSpace
+}
+
+// verbAt returns the end of the verb that finishes a negator ending at
+// word k, after intensifiers, an interjection when interject allows one
+// and a bridge ("need to", "want to"), or -1 when no verb does.
+func (q *Query) verbAt(k int, interject bool) int {
+	for a := 0; a < maxIntensifiers && q.nextIn(k, intensifiers); a++ {
+		k++
+	}
+	if interject && k < len(q.words) && q.gap(k-1) == gapList && q.commaAfter(k-1) {
+		// The interjection runs to the next comma, within the clause.
+		j := k + 1
+		for ; j-k <= maxInterjection; j++ {
+			g := q.gap(j - 1)
+			if g == gapList && q.commaAfter(j-1) {
+				break
+			}
+			if g != gapSpace {
+				return -1
+			}
+		}
+		if j-k > maxInterjection || j >= len(q.words) {
+			return -1
+		}
+		k = j
+	} else if k < len(q.words) && q.gap(k-1) != gapSpace {
+		return -1
+	}
+	// k is the word after the negator, in its clause (or after its
+	// interjection): a bridge may come first.
+	if k+2 < len(q.words) && (q.words[k] == "need" || q.words[k] == "want") && q.words[k+1] == "to" &&
+		q.gap(k) == gapSpace && q.gap(k+1) == gapSpace && negatedVerbs[q.words[k+2]] {
+		k += 2
+	}
+	if k >= len(q.words) || !negatedVerbs[q.words[k]] {
+		return -1
+	}
+	return k + 1
+}
+
+// commaAfter reports whether a comma follows word k.
+func (q *Query) commaAfter(k int) bool {
+	return strings.IndexByte(q.task[q.spans[k].end:q.spans[k+1].start], ',') >= 0
 }
 
 // said quotes the words that negated a name: the cue of n words at i and
