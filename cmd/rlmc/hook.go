@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -177,16 +178,32 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 			return nil, fmt.Errorf("no skill root under %s or the home folder (%s is left to Claude Code)", in.Cwd, strings.Join(claudeOwnRoots, ", "))
 		}
 	}
-	c, err := compiler.LoadWith(ctx, opts, pol, catalogCache(p.noCache, stderr))
+	// A cache that is off is said in the hook's one line on stderr, with
+	// the error or the note, not in a line of its own.
+	cache, off := newCatalogCache(p.noCache, stderr)
+	cacheNote := func() string {
+		if o := cache.Off(); o != nil {
+			off = o
+		}
+		if off == nil {
+			return ""
+		}
+		return cacheOffText(off)
+	}
+	c, err := compiler.LoadWith(ctx, opts, pol, cache)
 	if err != nil {
-		return nil, err
+		return nil, joinError(err, cacheNote())
 	}
 	res, err := c.Compile(ctx, compiler.Request{Task: *in.Prompt, Select: splitNames(p.selects), Deny: splitNames(p.denies), Budget: p.budget})
 	if err != nil {
-		return nil, err
+		return nil, joinError(err, cacheNote())
 	}
 	c.StoreCache()
-	if note := hookNote(c.Diagnostics(), res); note != "" {
+	note := hookNote(c.Diagnostics(), res)
+	if cn := cacheNote(); cn != "" {
+		note = strings.Join(slices.DeleteFunc([]string{note, cn}, func(s string) bool { return s == "" }), "; ")
+	}
+	if note != "" {
 		fmt.Fprintf(stderr, "rlmc: %s\n", note)
 	}
 	if len(res.Selected) == 0 {
@@ -200,6 +217,14 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// joinError adds note, when there is one, to err's line.
+func joinError(err error, note string) error {
+	if note == "" {
+		return err
+	}
+	return fmt.Errorf("%w; %s", err, note)
 }
 
 // hookNote is what the hook says about the catalog on standard error: one
