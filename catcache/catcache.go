@@ -12,11 +12,13 @@
 // watcher (compiler.Watch), which keeps its catalog in memory, never uses
 // one.
 //
-// What is trusted: a cache file is used only when it is a regular file of
-// this user's that no one else may write, its key matches (the cache
-// format, rlmc's build and the running executable's path, size and time,
-// the host policy, the roots, exclusions and loader limits) and its
-// checksum holds. Inside it, a skill is taken from the cache only when
+// What is trusted: the cache folder only when it is a folder of this
+// user's, not a link, that no one else may write (else the cache is off,
+// see Off); a cache file only when it is a regular file of this user's,
+// not a link, that no one else may write, under its cap, and its key
+// matches (the cache format, rlmc's build and the running executable's
+// path, size and time, the host policy, the roots, exclusions and loader
+// limits) and its checksum holds. Inside it, a skill is taken from the cache only when
 // discovery finds it at the same place and every file the loader read or
 // stat'ed for it has the same mode, size, modification time and inode
 // (see loader.Record); discovery itself runs on every start, so a skill
