@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -200,8 +199,10 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	}
 	c.StoreCache()
 	note := hookNote(c.Diagnostics(), res)
-	if cn := cacheNote(); cn != "" {
-		note = strings.Join(slices.DeleteFunc([]string{note, cn}, func(s string) bool { return s == "" }), "; ")
+	if cn := cacheNote(); cn != "" && note != "" {
+		note += "; " + cn
+	} else if cn != "" {
+		note = cn
 	}
 	if note != "" {
 		fmt.Fprintf(stderr, "rlmc: %s\n", note)
