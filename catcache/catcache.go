@@ -12,11 +12,13 @@
 // watcher (compiler.Watch), which keeps its catalog in memory, never uses
 // one.
 //
-// What is trusted: a cache file is used only when it is a regular file of
-// this user's that no one else may write, its key matches (the cache
-// format, rlmc's build and the running executable's path, size and time,
-// the host policy, the roots, exclusions and loader limits) and its
-// checksum holds. Inside it, a skill is taken from the cache only when
+// What is trusted: the cache folder only when it is a folder of this
+// user's, not a link, that no one else may write (else the cache is off,
+// see Off); a cache file only when it is a regular file of this user's,
+// not a link, that no one else may write, under its cap, and its key
+// matches (the cache format, rlmc's build and the running executable's
+// path, size and time, the host policy, the roots, exclusions and loader
+// limits) and its checksum holds. Inside it, a skill is taken from the cache only when
 // discovery finds it at the same place and every file the loader read or
 // stat'ed for it has the same mode, size, modification time and inode
 // (see loader.Record); discovery itself runs on every start, so a skill
@@ -46,6 +48,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rlmc-dev/rlmc/internal/binenc"
@@ -73,6 +76,10 @@ var magic = [8]byte{'R', 'L', 'M', 'C', 'C', 'A', 'T', 0}
 // Cache is a folder of cache files, one per key. It is safe for
 // concurrent use, by goroutines and by processes: a file is written whole
 // under a temporary name and renamed into place.
+//
+// The folder must be this user's, not a symbolic link, and writable by no
+// one else: the first operation that finds it otherwise turns the cache
+// off (see Off), and says so once to Warn.
 type Cache struct {
 	// Dir is the folder; it is created (0700) on the first store.
 	Dir string
@@ -81,23 +88,30 @@ type Cache struct {
 	Debug io.Writer
 	// OnLoad, when set, hears what each Load took from the cache.
 	OnLoad func(Stats)
+	// Warn, when set, hears once, from whichever operation finds it, why
+	// the folder is refused and the cache off.
+	Warn func(*Off)
+
+	off atomic.Pointer[Off]
 }
 
 // Default returns the cache in RLMC_CACHE_DIR, else in the user's cache
-// folder (os.UserCacheDir), under rlmc.
-func Default() (*Cache, error) {
+// folder (os.UserCacheDir), under rlmc. When there is none to use, it
+// returns why instead: a relative RLMC_CACHE_DIR, or no user cache folder.
+// The folder itself is checked when first used.
+func Default() (*Cache, *Off) {
 	if dir := os.Getenv(EnvDir); dir != "" {
 		// A relative folder would be taken from whatever folder rlmc
 		// runs in (for a hook, the user's project), as os.UserCacheDir
 		// refuses a relative XDG_CACHE_HOME.
 		if !filepath.IsAbs(dir) {
-			return nil, fmt.Errorf("$%s must be an absolute path, not %q", EnvDir, dir)
+			return nil, &Off{Code: OffRelative, Dir: dir}
 		}
 		return &Cache{Dir: dir}, nil
 	}
 	base, err := os.UserCacheDir()
 	if err != nil {
-		return nil, fmt.Errorf("no cache folder: %w", err)
+		return nil, &Off{Code: OffNoFolder, Err: err}
 	}
 	return &Cache{Dir: filepath.Join(base, "rlmc")}, nil
 }
@@ -149,7 +163,7 @@ func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*
 		}
 	}()
 	key := c.key(opts, policy)
-	file := filepath.Join(c.Dir, fileName(key))
+	file := fileName(key)
 	prior := c.read(file, key)
 	if prior != nil {
 		st.Hit = true
@@ -171,7 +185,7 @@ func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*
 			st.IndexReused = true
 			return cat, ix, st, nil
 		}
-		c.debugf("%s: index not used: %v", file, err)
+		c.debugf("%s: index not used: %v", c.path(file), err)
 	}
 	var reuse func(*ir.Unit) *retrieval.Bag
 	if prior != nil {
@@ -213,9 +227,14 @@ func (c *Cache) Drop(key Key) {
 	if c == nil {
 		return
 	}
-	file := filepath.Join(c.Dir, fileName(key))
-	if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
-		c.debugf("%s: not removed: %v", file, err)
+	root, err := c.open(false)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	file := fileName(key)
+	if err := root.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		c.debugf("%s: not removed: %v", c.path(file), err)
 	}
 }
 
@@ -326,24 +345,34 @@ type cached struct {
 // read returns the cache in file when its key is key and it checks out,
 // else nil.
 func (c *Cache) read(file string, key [32]byte) *cached {
-	p, _ := readChecked(c, file, key, parse)
+	p, _ := readChecked(c, file, maxCacheBytes, key, parse)
 	return p
 }
 
-// readChecked reads file with readOwn and decodes it with parse under
-// key. A file that is absent, not this user's own or does not check out
-// gives ok false, and is said on the debug writer (absence is not).
-func readChecked[T any](c *Cache, file string, key [32]byte, parse func([]byte, [32]byte) (T, error)) (v T, ok bool) {
-	data, err := readOwn(file)
+// readChecked reads the file name of c's folder with readOwn, at most
+// limit bytes, and decodes it with parse under key. A folder refused, a
+// file that is absent, not this user's own, too large or does not check
+// out gives ok false, and is said on the debug writer (absence is not).
+func readChecked[T any](c *Cache, name string, limit int64, key [32]byte, parse func([]byte, [32]byte) (T, error)) (v T, ok bool) {
+	root, err := c.open(false)
+	if err != nil {
+		var off *Off
+		if !errors.Is(err, os.ErrNotExist) && !errors.As(err, &off) {
+			c.debugf("%s: not read: %v", c.Dir, err)
+		}
+		return v, false
+	}
+	defer root.Close()
+	data, err := readOwn(root, name, limit)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
-			c.debugf("%s: not read: %v", file, err)
+			c.debugf("%s: not read: %v", c.path(name), err)
 		}
 		return v, false
 	}
 	got, err := parse(data, key)
 	if err != nil {
-		c.debugf("%s: not used: %v", file, err)
+		c.debugf("%s: not used: %v", c.path(name), err)
 		return v, false
 	}
 	return got, true
@@ -352,32 +381,6 @@ func readChecked[T any](c *Cache, file string, key [32]byte, parse func([]byte, 
 // errNotOwn is a cache file that someone other than this user could have
 // written.
 var errNotOwn = errors.New("not a regular file of this user's, writable by no one else")
-
-// readOwn reads file when it is a regular file that only this user could
-// have written: its key can be computed by anyone, so a cache folder
-// shared with others (RLMC_CACHE_DIR) must not let them plant a catalog.
-// The checks are made on the open file, so a swap after them is no help,
-// and it is opened non-blocking, so a FIFO put in its place is refused,
-// not waited on.
-func readOwn(file string) ([]byte, error) {
-	f, err := os.OpenFile(file, safefs.ReadOnly, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() || info.Mode().Perm()&0o022 != 0 || !ownedByMe(info) {
-		return nil, errNotOwn
-	}
-	data := make([]byte, info.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
-		return nil, err
-	}
-	return data, nil
-}
 
 // errStale is a cache file of another key or format.
 var errStale = errors.New("written for another rlmc, policy or roots")
@@ -505,11 +508,31 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 		buf = sw.AppendTo(buf)
 	}
 	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
-	if err := writeAtomic(file, buf); err != nil {
-		c.debugf("%s: not written: %v", file, err)
+	return c.write(file, buf, maxCacheBytes)
+}
+
+// write writes data to the file name of c's folder, making the folder
+// when it is missing, unless data is over limit (a file no read would
+// take), then prunes the folder. It reports whether it wrote.
+func (c *Cache) write(name string, data []byte, limit int64) bool {
+	if int64(len(data)) > limit {
+		c.debugf("%s: not written: %d bytes, over the cap of %d", c.path(name), len(data), limit)
 		return false
 	}
-	c.prune(time.Now())
+	root, err := c.open(true)
+	if err != nil {
+		var off *Off
+		if !errors.As(err, &off) {
+			c.debugf("%s: not written: %v", c.path(name), err)
+		}
+		return false
+	}
+	defer root.Close()
+	if err := writeAtomic(root, name, data); err != nil {
+		c.debugf("%s: not written: %v", c.path(name), err)
+		return false
+	}
+	prune(root, time.Now())
 	return true
 }
 
@@ -523,13 +546,19 @@ const (
 	tmpAge = time.Hour
 )
 
-// prune removes the cache files and temporary files of c's folder that
-// are older than their bound: every root, policy and build makes a file of
-// its own, and a folder of generated catalogs or a series of builds would
-// otherwise fill the cache folder for ever. Only names this package
-// writes are touched.
-func (c *Cache) prune(now time.Time) {
-	entries, err := os.ReadDir(c.Dir)
+// prune removes the cache files and temporary files of the folder root
+// that are older than their bound: every root, policy and build makes a
+// file of its own, and a folder of generated catalogs or a series of
+// builds would otherwise fill the cache folder for ever. Only names this
+// package writes are touched, in root alone, and a link is removed, never
+// followed.
+func prune(root *os.Root, now time.Time) {
+	dir, err := root.OpenFile(".", safefs.ReadOnly, 0)
+	if err != nil {
+		return
+	}
+	entries, err := dir.ReadDir(-1)
+	dir.Close()
 	if err != nil {
 		return
 	}
@@ -545,32 +574,8 @@ func (c *Cache) prune(now time.Time) {
 		default:
 			continue
 		}
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > age {
-			os.Remove(filepath.Join(c.Dir, name))
+		if info, err := root.Lstat(name); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > age {
+			root.Remove(name)
 		}
 	}
-}
-
-// writeAtomic writes data to a temporary file in file's folder and renames
-// it over file, so that a reader sees the old file or the new one, whole.
-func writeAtomic(file string, data []byte) error {
-	dir := filepath.Dir(file)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
 }

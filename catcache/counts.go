@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"maps"
-	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/rlmc-dev/rlmc/internal/binenc"
 )
@@ -35,6 +33,8 @@ var countsMagic = [8]byte{'R', 'L', 'M', 'C', 'T', 'O', 'K', 0}
 // make again; a table that grows for ever is not).
 const maxCounts = 100_000
 
+// countsFile returns the name of the token count file in c's folder, and
+// its key.
 func (c *Cache) countsFile() (string, [32]byte) {
 	h := sha256.New()
 	put := func(s string) {
@@ -46,7 +46,7 @@ func (c *Cache) countsFile() (string, [32]byte) {
 	putBuild(put)
 	var k [32]byte
 	h.Sum(k[:0])
-	return filepath.Join(c.Dir, hex.EncodeToString(k[:16])+countsSuffix), k
+	return hex.EncodeToString(k[:16]) + countsSuffix, k
 }
 
 // Counts returns the token counts stored by this build, keyed as the
@@ -57,7 +57,7 @@ func (c *Cache) Counts() map[string]int {
 		return nil
 	}
 	file, key := c.countsFile()
-	m, _ := readChecked(c, file, key, parseCounts)
+	m, _ := readChecked(c, file, maxCountsBytes, key, parseCounts)
 	return m
 }
 
@@ -131,9 +131,5 @@ func (c *Cache) StoreCounts(stored, counts map[string]int) {
 	buf = append(buf, key[:]...)
 	buf = w.AppendTo(buf)
 	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
-	if err := writeAtomic(file, buf); err != nil {
-		c.debugf("%s: not written: %v", file, err)
-		return
-	}
-	c.prune(time.Now())
+	c.write(file, buf, maxCountsBytes)
 }

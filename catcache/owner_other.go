@@ -2,9 +2,21 @@
 
 package catcache
 
-import "os"
+import (
+	"os"
+
+	"github.com/rlmc-dev/rlmc/internal/safefs"
+)
+
+// readFlags opens a cache file: the system has no O_NOFOLLOW here, and
+// readOwn's Lstat refuses a link.
+const readFlags = safefs.ReadOnly
 
 // ownedByMe reports whether the file behind info belongs to the user
 // running this process; where the system does not say, the cache folder's
 // own permissions must keep others out.
 func ownedByMe(os.FileInfo) bool { return true }
+
+// folderWritableByOthers: the mode bits say nothing of who may write a
+// folder here (a folder is always 0777), so none is refused for them.
+func folderWritableByOthers(os.FileInfo) bool { return false }

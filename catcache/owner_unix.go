@@ -5,7 +5,13 @@ package catcache
 import (
 	"os"
 	"syscall"
+
+	"github.com/rlmc-dev/rlmc/internal/safefs"
 )
+
+// readFlags opens a cache file: read-only, not waiting on a FIFO, and not
+// through a link.
+const readFlags = safefs.ReadOnly | syscall.O_NOFOLLOW
 
 // ownedByMe reports whether the file behind info belongs to the user
 // running this process.
@@ -13,3 +19,9 @@ func ownedByMe(info os.FileInfo) bool {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Getuid()
 }
+
+// folderWritableByOthers reports whether users other than the owner may
+// create, remove or rename entries in the folder behind info. The sticky
+// bit is no help: it keeps others from removing this user's files, not
+// from planting their own.
+func folderWritableByOthers(info os.FileInfo) bool { return info.Mode().Perm()&0o022 != 0 }

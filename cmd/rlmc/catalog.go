@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -52,20 +53,42 @@ func registerNoCache(cmd *cobra.Command, v *bool) {
 
 // catalogCache returns the persistent catalog cache, or nil when it is
 // turned off or there is no cache folder: a command runs the same
-// without one. RLMC_CACHE_DEBUG=1 prints why a cache file was not used or
+// without one. A cache that turns out to be unusable (a relative
+// RLMC_CACHE_DIR, a folder that is a link, another user's or writable by
+// others) is said in one line on stderr, once: the command goes on
+// without it. RLMC_CACHE_DEBUG=1 prints why a cache file was not used or
 // written, on stderr.
 func catalogCache(noCache bool, stderr io.Writer) *catcache.Cache {
-	if noCache {
-		return nil
+	warn := func(off *catcache.Off) { fmt.Fprintf(stderr, "rlmc: %s\n", cacheOffText(off)) }
+	c, off := newCatalogCache(noCache, stderr)
+	if off != nil {
+		warn(off)
 	}
-	c, err := catcache.Default()
-	if err != nil {
-		return nil
+	if c != nil {
+		c.Warn = warn
+	}
+	return c
+}
+
+// newCatalogCache is catalogCache saying nothing: it returns why there is
+// no cache when Default says, and the cache's own Off says the rest.
+func newCatalogCache(noCache bool, stderr io.Writer) (*catcache.Cache, *catcache.Off) {
+	if noCache {
+		return nil, nil
+	}
+	c, off := catcache.Default()
+	if off != nil {
+		return nil, off
 	}
 	if os.Getenv(catcache.EnvDebug) != "" {
 		c.Debug = stderr
 	}
-	return c
+	return c, nil
+}
+
+// cacheOffText is why the cache is off and what the user can do.
+func cacheOffText(off *catcache.Off) string {
+	return off.Error() + " (set " + catcache.EnvDir + " to the absolute path of a folder of your own, or pass --no-cache)"
 }
 
 func (f *catalogFlags) check() error {
@@ -80,6 +103,12 @@ func (f *catalogFlags) check() error {
 // it; a scan bound hit or a policy entry that matches nothing is a warning
 // on stderr, whatever the output format.
 func (f *catalogFlags) load(ctx context.Context, stderr io.Writer) (*compiler.Compiler, error) {
+	return f.loadTo(ctx, stderr, stderr)
+}
+
+// loadTo is load with the catalog warnings on warnings (io.Discard for a
+// command that reports them itself) and the cache's line on stderr.
+func (f *catalogFlags) loadTo(ctx context.Context, warnings, stderr io.Writer) (*compiler.Compiler, error) {
 	var p compiler.Policy
 	if f.policy != "" {
 		var err error
@@ -91,7 +120,7 @@ func (f *catalogFlags) load(ctx context.Context, stderr io.Writer) (*compiler.Co
 	if len(f.roots) == 0 && len(p.Roots) > 0 {
 		from = f.policy + ": roots: "
 	}
-	return loadCatalog(ctx, loader.Options{Roots: f.roots}, p, from, catalogCache(f.noCache, stderr), stderr)
+	return loadCatalog(ctx, loader.Options{Roots: f.roots}, p, from, catalogCache(f.noCache, stderr), warnings)
 }
 
 // loadCatalog is compiler.LoadWith for every command, through cache (nil:

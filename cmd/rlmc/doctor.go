@@ -37,7 +37,7 @@ func newDoctorCmd(stdout io.Writer) *cobra.Command {
 			if p.checkout != "" && p.lock == "" {
 				return usageError("--checkout needs --lock FILE")
 			}
-			return runDoctor(cmd.Context(), p, stdout)
+			return runDoctor(cmd.Context(), p, stdout, cmd.ErrOrStderr())
 		},
 	}
 	p.register(cmd)
@@ -172,7 +172,7 @@ func repeat(s string, n int) []string {
 
 // runDoctor gathers the report, prints it and fails when it holds an
 // error.
-func runDoctor(ctx context.Context, p doctorParams, stdout io.Writer) error {
+func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) error {
 	var pol compiler.Policy
 	if p.policy != "" {
 		var err error
@@ -244,7 +244,7 @@ func runDoctor(ctx context.Context, p doctorParams, stdout io.Writer) error {
 		err error
 	)
 	if len(scan) > 0 {
-		c, err = compiler.LoadWith(ctx, loader.Options{Roots: scan}, pol, catalogCache(p.noCache, io.Discard))
+		c, err = compiler.LoadWith(ctx, loader.Options{Roots: scan}, pol, catalogCache(p.noCache, stderr))
 	} else {
 		c, err = compiler.New(ir.NewCatalog(nil, nil, nil), pol)
 	}

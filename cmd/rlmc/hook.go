@@ -177,19 +177,37 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 			return nil, fmt.Errorf("no skill root under %s or the home folder (%s is left to Claude Code)", in.Cwd, strings.Join(claudeOwnRoots, ", "))
 		}
 	}
-	c, err := compiler.LoadWith(ctx, opts, pol, catalogCache(p.noCache, stderr))
+	// A cache that is off is said in the hook's one line on stderr, with
+	// the error or the note, not in a line of its own.
+	cache, off := newCatalogCache(p.noCache, stderr)
+	cacheNote := func() string {
+		if o := cache.Off(); o != nil {
+			off = o
+		}
+		if off == nil {
+			return ""
+		}
+		return cacheOffText(off)
+	}
+	c, err := compiler.LoadWith(ctx, opts, pol, cache)
 	if err != nil {
-		return nil, err
+		return nil, joinError(err, cacheNote())
 	}
 	// A prompt over the compile's bound is the user's to send: the skills
 	// come from its start and end.
 	task, _ := compiler.ClipTask(*in.Prompt)
 	res, err := c.Compile(ctx, compiler.Request{Task: task, Select: splitNames(p.selects), Deny: splitNames(p.denies), Budget: p.budget})
 	if err != nil {
-		return nil, err
+		return nil, joinError(err, cacheNote())
 	}
 	c.StoreCache()
-	if note := hookNote(c.Diagnostics(), res); note != "" {
+	note := hookNote(c.Diagnostics(), res)
+	if cn := cacheNote(); cn != "" && note != "" {
+		note += "; " + cn
+	} else if cn != "" {
+		note = cn
+	}
+	if note != "" {
 		fmt.Fprintf(stderr, "rlmc: %s\n", note)
 	}
 	if len(res.Selected) == 0 {
@@ -203,6 +221,14 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// joinError adds note, when there is one, to err's line.
+func joinError(err error, note string) error {
+	if note == "" {
+		return err
+	}
+	return fmt.Errorf("%w; %s", err, note)
 }
 
 // hookNote is what the hook says about the catalog on standard error: one

@@ -39,7 +39,7 @@ the names a host would pass to compile.`,
 				}
 				p.roots = args
 			}
-			return runValidate(cmd.Context(), p, stdout)
+			return runValidate(cmd.Context(), p, stdout, cmd.ErrOrStderr())
 		},
 	}
 	p.register(cmd)
@@ -57,10 +57,10 @@ type validation struct {
 	Diagnostics ir.Diagnostics `json:"diagnostics"`
 }
 
-func runValidate(ctx context.Context, p validateParams, stdout io.Writer) error {
+func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer) error {
 	// The catalog warnings are part of this command's report, on stdout:
 	// they are not repeated on stderr.
-	c, err := p.load(ctx, io.Discard)
+	c, err := p.loadTo(ctx, io.Discard, stderr)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,244 @@
+package catcache
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// OffCode names, stably, why a cache is off; tests and tools match it, not
+// the message.
+type OffCode string
+
+const (
+	// OffRelative: RLMC_CACHE_DIR is a relative path, which would name a
+	// folder in whatever folder rlmc runs in (for a hook, the user's
+	// project).
+	OffRelative OffCode = "cache_dir_relative"
+	// OffNoFolder: no RLMC_CACHE_DIR and no user cache folder (no $HOME,
+	// or a relative $XDG_CACHE_HOME).
+	OffNoFolder OffCode = "cache_dir_unknown"
+	// OffNotFolder: the cache folder's path names something else.
+	OffNotFolder OffCode = "cache_dir_not_folder"
+	// OffSymlink: the cache folder is a symbolic link, which whoever
+	// made it can point anywhere: rlmc would write and prune there.
+	OffSymlink OffCode = "cache_dir_symlink"
+	// OffNotOwn: the cache folder is another user's, who could plant
+	// files in it (a key is anyone's to compute) or replace it.
+	OffNotOwn OffCode = "cache_dir_not_own"
+	// OffWritable: others may write in the cache folder, which lets them
+	// plant files, or remove the user's, as OffNotOwn does.
+	OffWritable OffCode = "cache_dir_writable"
+)
+
+// Off is why a cache is off: neither read, written nor pruned, for the
+// rest of the process. It is a warning for the user, not an error: a
+// command runs the same without a cache, only slower.
+type Off struct {
+	Code OffCode
+	// Dir is the folder refused, or RLMC_CACHE_DIR's value.
+	Dir string
+	// Err is what the system said, for OffNoFolder.
+	Err error
+}
+
+func (o *Off) Error() string {
+	var why string
+	switch o.Code {
+	case OffRelative:
+		why = fmt.Sprintf("$%s is a relative path (%q)", EnvDir, o.Dir)
+	case OffNoFolder:
+		why = fmt.Sprintf("no cache folder: %v", o.Err)
+	case OffNotFolder:
+		why = fmt.Sprintf("cache folder %s is not a folder", o.Dir)
+	case OffSymlink:
+		why = fmt.Sprintf("cache folder %s is a symbolic link", o.Dir)
+	case OffNotOwn:
+		why = fmt.Sprintf("cache folder %s belongs to another user", o.Dir)
+	case OffWritable:
+		why = fmt.Sprintf("cache folder %s is writable by its group or others", o.Dir)
+	default:
+		why = fmt.Sprintf("cache folder %s is refused", o.Dir)
+	}
+	return string(o.Code) + ": " + why + "; the catalog cache is off"
+}
+
+// Caps on what a cache file read may take; a file larger is not read (it
+// is replaced by the next store), and a store that would write one larger
+// does not. A catalog's file takes about 1.5 KiB a skill (1.5 MiB for
+// 1,000 generated skills, see BenchmarkLoad), so maxCacheBytes holds some
+// 170,000 skills, many times the 2,000 folders a root is scanned for by
+// default; a token count takes under 100 bytes, so maxCountsBytes holds
+// maxCounts three times over.
+const (
+	maxCacheBytes  = 256 << 20
+	maxCountsBytes = 32 << 20
+)
+
+// errTooLarge is a cache file over its cap.
+var errTooLarge = errors.New("larger than the cap")
+
+// errLink is a cache file that is a symbolic link: only this user can
+// write the folder, but a link would be followed wherever it points.
+var errLink = errors.New("a symbolic link")
+
+// open opens c's folder for one operation, after checking it is a folder
+// of this user's that no one else may write (see checkFolder). When create
+// is set, a missing folder is made, 0700. A folder refused turns the cache
+// off for good, and says so once to c.Warn; the *Off is returned as the
+// error. Every file operation then goes through the root, so that a
+// folder swapped for a link after the check is not followed.
+func (c *Cache) open(create bool) (*os.Root, error) {
+	if off := c.off.Load(); off != nil {
+		return nil, off
+	}
+	info, err := os.Lstat(c.Dir)
+	if create && errors.Is(err, fs.ErrNotExist) {
+		// MkdirAll leaves an existing folder's mode as it is: the Lstat
+		// after it checks whatever is there now, made by this process or
+		// by another at the same moment.
+		if err = os.MkdirAll(c.Dir, 0o700); err == nil {
+			info, err = os.Lstat(c.Dir)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if code := checkFolder(info); code != "" {
+		off := &Off{Code: code, Dir: c.Dir}
+		if c.off.CompareAndSwap(nil, off) && c.Warn != nil {
+			c.Warn(off)
+		}
+		return nil, off
+	}
+	root, err := os.OpenRoot(c.Dir)
+	if err != nil {
+		return nil, err
+	}
+	// The folder opened must be the one checked, not one swapped in
+	// since.
+	if opened, err := root.Stat("."); err != nil || !os.SameFile(info, opened) {
+		root.Close()
+		return nil, fmt.Errorf("%s: changed while opened", c.Dir)
+	}
+	return root, nil
+}
+
+// checkFolder returns why the folder info describes (from Lstat) is not
+// one to keep a cache in, or "": it must be a folder, not a link to one,
+// of this user's, that no one else may write, as ssh and gpg require of
+// theirs.
+func checkFolder(info os.FileInfo) OffCode {
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		return OffSymlink
+	case !info.IsDir():
+		return OffNotFolder
+	case !ownedByMe(info):
+		return OffNotOwn
+	case folderWritableByOthers(info):
+		return OffWritable
+	}
+	return ""
+}
+
+// Off returns why c is off, or nil while it is not.
+func (c *Cache) Off() *Off {
+	if c == nil {
+		return nil
+	}
+	return c.off.Load()
+}
+
+// path names name in c's folder, for messages.
+func (c *Cache) path(name string) string { return filepath.Join(c.Dir, name) }
+
+// readOwn reads name in root when it is a regular file, not a link, that
+// only this user could have written, of at most limit bytes: its key can
+// be computed by anyone, so a folder shared with others must not let them
+// plant a catalog, and a huge file must not cost a start its time and
+// memory. The checks are made on the open file, so a swap after them is no
+// help, and it is opened non-blocking, so a FIFO put in its place is
+// refused, not waited on.
+func readOwn(root *os.Root, name string, limit int64) ([]byte, error) {
+	// The root follows a link inside the folder (never out of it), and
+	// O_NOFOLLOW does not change that: the Lstat refuses a link, and the
+	// SameFile below a file swapped for one after it.
+	link, err := root.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if link.Mode()&fs.ModeSymlink != 0 {
+		return nil, errLink
+	}
+	f, err := root.OpenFile(name, readFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !os.SameFile(link, info) {
+		return nil, errLink
+	}
+	if !info.Mode().IsRegular() || info.Mode().Perm()&0o022 != 0 || !ownedByMe(info) {
+		return nil, errNotOwn
+	}
+	if info.Size() > limit {
+		return nil, fmt.Errorf("%w: %d bytes, over %d", errTooLarge, info.Size(), limit)
+	}
+	// Sized from the open file and read through a LimitReader: a file
+	// that grows meanwhile is read no further than the cap (and then
+	// fails its checksum).
+	data := make([]byte, info.Size())
+	if _, err := io.ReadFull(io.LimitReader(f, limit), data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// writeAtomic writes data to a temporary file in root and renames it over
+// name, so that a reader sees the old file or the new one, whole. The
+// temporary file is made new (O_EXCL), so a link planted under its name is
+// not followed, and the rename replaces a link planted under name, not
+// its target.
+func writeAtomic(root *os.Root, name string, data []byte) error {
+	var tmp string
+	var f *os.File
+	for range 10 {
+		var r [8]byte
+		if _, err := rand.Read(r[:]); err != nil {
+			return err
+		}
+		tmp = ".tmp-" + hex.EncodeToString(r[:])
+		var err error
+		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	if f == nil {
+		return errors.New("no free temporary name")
+	}
+	_, err := f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, name)
+	}
+	if err != nil {
+		root.Remove(tmp)
+	}
+	return err
+}
