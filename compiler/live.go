@@ -38,8 +38,9 @@ const (
 	// change before the catalog is loaded again: an editor's save or a
 	// git checkout is a burst of events, and one reload should follow it.
 	DefaultDebounce = 50 * time.Millisecond
-	// DefaultMaxStale bounds how long the watched folders may keep
-	// changing during loads before a load is swapped in anyway (see Watch).
+	// DefaultMaxStale is how long the watched folders may keep changing
+	// during loads before the reload is reported as failed (see
+	// LiveOptions.MaxStale).
 	DefaultMaxStale = 10 * time.Second
 	// maxDebounceWait bounds one debounce: a burst longer than this is
 	// loaded without waiting for its end (the load is then likely
@@ -60,9 +61,11 @@ type LiveOptions struct {
 	// zero means DefaultDebounce.
 	Debounce time.Duration
 	// MaxStale: a load during which the watched files changed is
-	// discarded and loaded again, so that no catalog mixes two states of
-	// the folders; when they have kept changing for MaxStale, the latest
-	// load is swapped in anyway. Zero means DefaultMaxStale.
+	// discarded and loaded again once they are quiet, so that no catalog
+	// mixes two states of the folders; when they have kept changing for
+	// MaxStale, the attempt fails with ErrUnsettled (the last catalog
+	// keeps serving) and loading goes on after the next quiet moment.
+	// Zero means DefaultMaxStale.
 	MaxStale time.Duration
 	// OnReload, when set, is called after every load attempt, from the
 	// watching goroutine (not for the first load: Watch returns its
@@ -94,6 +97,11 @@ type Reload struct {
 // ErrClosed is returned by (*Live).Compile when it would wait for a reload
 // of a Live catalog that is closed.
 var ErrClosed = errors.New("live catalog is closed")
+
+// ErrUnsettled is a reload's error (Reload.Err, LastError) when the
+// watched folders kept changing under every load for MaxStale: no load
+// read them as they were at one moment, so none was swapped in.
+var ErrUnsettled = errors.New("the skill folders kept changing during every load")
 
 // Live is a catalog that reloads itself: it watches every root, every
 // folder below them that discovery visits (skill folders and their
@@ -437,11 +445,20 @@ func (l *Live) load(trigger string) Reload {
 		if l.ctx.Err() != nil {
 			return Reload{Trigger: trigger, Err: l.ctx.Err()}
 		}
-		if !settled(before.items, after.items) && time.Since(start) < l.lo.MaxStale {
-			if !l.quiet() {
-				return Reload{Trigger: trigger, Err: ErrClosed}
+		if !settled(before.items, after.items) {
+			// A load that may mix two states of the folders is never
+			// swapped in. Past MaxStale of changes the failure is
+			// reported, the last catalog keeps serving, and the load is
+			// tried again after the next quiet moment; the first load,
+			// with nothing to keep serving, just tries again.
+			if trigger == "start" || time.Since(start) < l.lo.MaxStale {
+				if !l.quiet() {
+					return Reload{Trigger: trigger, Err: ErrClosed}
+				}
+				continue
 			}
-			continue
+			c, err = nil, fmt.Errorf("%w for %v; the previous catalog keeps serving", ErrUnsettled, l.lo.MaxStale.Round(time.Second))
+			l.changed()
 		}
 		r := Reload{Trigger: trigger, Compiler: c, Err: err, At: time.Now(), Duration: time.Since(start), Watched: after.watched, WatchErr: after.err}
 		l.mu.Lock()
@@ -548,22 +565,44 @@ func (l *Live) collect(opts loader.Options, p Policy) (items map[string]string, 
 	limits = p.Limits.apply(limits)
 
 	items, tree, named = map[string]string{}, map[string]bool{}, map[string]map[string]bool{}
-	name := func(path string, whole bool) {
+	// watchName makes events on the entry at path count: its folder is
+	// watched at its real place (a watch through a link stays on the
+	// folder the link named when it was added), for that name only.
+	watchName := func(path string) {
+		dir := filepath.Dir(path)
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		if named[dir] == nil {
+			named[dir] = map[string]bool{}
+		}
+		named[dir][filepath.Base(path)] = true
+	}
+	// follow watches and stamps path and every link met on the way to
+	// what it names (a link among its folders, such as a release's
+	// "current", or the path itself), so that a link flipped to another
+	// target, or the target edited where it lies, starts a reload.
+	follow := func(path string, whole bool) {
 		abs, err := filepath.Abs(path)
 		if err != nil {
 			return
 		}
-		dir := filepath.Dir(abs)
-		if named[dir] == nil {
-			named[dir] = map[string]bool{}
+		for _, link := range linksOn(abs) {
+			watchName(link)
+			target, _ := os.Readlink(link)
+			items[link] = "link " + target
 		}
-		named[dir][filepath.Base(abs)] = true
+		watchName(abs)
 		items[abs] = stampPath(abs, whole)
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+			watchName(real)
+			items[real] = stampPath(real, whole)
+		}
 	}
 	for _, r := range roots {
 		// A root is stamped by what it is, not by its listing, which
 		// the walk stamps: an entry added to it is one change, not two.
-		name(r, false)
+		follow(r, false)
 		real, err := filepath.EvalSymlinks(r)
 		if err != nil {
 			continue
@@ -571,13 +610,55 @@ func (l *Live) collect(opts loader.Options, p Policy) (items map[string]string, 
 		if real, err = filepath.Abs(real); err != nil {
 			continue
 		}
-		w := &treeWalk{items: items, tree: tree, rootReal: real, limits: limits, budget: 2 * limits.MaxFolders}
+		w := &treeWalk{items: items, tree: tree, rootReal: real, limits: limits, budget: 2 * limits.MaxFolders, follow: follow}
 		w.walk(real, 0, -1)
 	}
 	if l.lo.PolicyFile != "" {
-		name(l.lo.PolicyFile, true)
+		follow(l.lo.PolicyFile, true)
 	}
 	return items, tree, named
+}
+
+// maxLinks bounds the links followed resolving one path, as the kernel
+// does (ELOOP past 40).
+const maxLinks = 40
+
+// linksOn returns every symbolic link met resolving the absolute path
+// abs, in the order met: links among its folders and at its end, and in
+// the targets they lead to. It stops where a component does not exist.
+func linksOn(abs string) []string {
+	var links []string
+	vol := filepath.VolumeName(abs)
+	resolved := vol + string(filepath.Separator)
+	rest := splitPath(abs[len(vol):])
+	for len(rest) > 0 && len(links) < maxLinks {
+		next := filepath.Join(resolved, rest[0])
+		rest = rest[1:]
+		info, err := os.Lstat(next)
+		if err != nil {
+			break
+		}
+		if info.Mode()&os.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		links = append(links, next)
+		target, err := os.Readlink(next)
+		if err != nil {
+			break
+		}
+		if filepath.IsAbs(target) {
+			v := filepath.VolumeName(target)
+			resolved, target = v+string(filepath.Separator), target[len(v):]
+		}
+		rest = append(splitPath(target), rest...)
+	}
+	return links
+}
+
+// splitPath returns the names of path, without empty ones.
+func splitPath(path string) []string {
+	return strings.FieldsFunc(path, func(r rune) bool { return os.IsPathSeparator(uint8(r)) })
 }
 
 func (s scanned) with(n int, err error) scanned {
@@ -649,6 +730,9 @@ type treeWalk struct {
 	rootReal string
 	limits   loader.Limits
 	budget   int // folders left to watch under this root
+	// follow watches and stamps a file reached through a link (see
+	// collect), whose target may lie in a folder the walk skips.
+	follow func(path string, whole bool)
 }
 
 // walk stamps and records dir. skillDepth is the depth below the nearest
@@ -675,8 +759,18 @@ func (w *treeWalk) walk(dir string, depth, skillDepth int) {
 	w.items[dir+string(filepath.Separator)] = "folder"
 	for _, e := range entries {
 		if !e.IsDir() {
+			path := filepath.Join(dir, e.Name())
 			if info, err := e.Info(); err == nil {
-				w.items[filepath.Join(dir, e.Name())] = loader.StampInfo(info)
+				w.items[path] = loader.StampInfo(info)
+			}
+			// A side file may be a link into a hidden folder of the
+			// skill, which the walk does not enter: its target is
+			// watched and stamped where it lies (the loader reads only
+			// targets inside the root).
+			if e.Type()&os.ModeSymlink != 0 {
+				if target, err := filepath.EvalSymlinks(path); err == nil && pathWithin(w.rootReal, target) {
+					w.follow(path, true)
+				}
 			}
 		}
 	}

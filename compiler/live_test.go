@@ -251,3 +251,192 @@ func TestWatchFailsLikeLoad(t *testing.T) {
 	}
 	eventually(t, "no goroutine left", func() bool { return runtime.NumGoroutine() <= base })
 }
+
+// invocationOf returns the invocation of the unit named name in c, "" when
+// it has none.
+func invocationOf(c *compiler.Compiler, name string) string {
+	for _, u := range c.Catalog().Units {
+		if u.Name == name {
+			return string(u.Invocation)
+		}
+	}
+	return ""
+}
+
+// flipLink points the link at path to target the way release tools do: a
+// new link renamed over the old one.
+func flipLink(t *testing.T, target, path string) {
+	t.Helper()
+	tmp := path + ".new"
+	if err := os.Symlink(target, tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLiveFollowsLinks: a change reached through a symbolic link is
+// served: the policy file's target replaced (a dotfile manager's link),
+// a release link above the root flipped, and a side file's target in a
+// hidden folder of the skill rewritten. None was seen before.
+func TestLiveFollowsLinks(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	t.Run("policy target replaced", func(t *testing.T) {
+		root := t.TempDir()
+		writeFileAtomic(t, filepath.Join(root, "deploy", "SKILL.md"), liveSkill("deploy", "Deploy."))
+		dotfiles, config := t.TempDir(), t.TempDir()
+		writeFileAtomic(t, filepath.Join(dotfiles, "policy.yaml"), "budget: 4000\n")
+		policy := filepath.Join(config, "policy.yaml")
+		if err := os.Symlink(filepath.Join(dotfiles, "policy.yaml"), policy); err != nil {
+			t.Fatal(err)
+		}
+		l, err := compiler.Watch(context.Background(), loader.Options{Roots: []string{root}}, compiler.Policy{},
+			compiler.LiveOptions{PolicyFile: policy, Debounce: 10 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		writeFileAtomic(t, filepath.Join(dotfiles, "policy.yaml"), "deny: [deploy]\n")
+		eventually(t, "the target's deny is served", func() bool { return slices.Contains(l.Current().Policy().Deny, "deploy") })
+		// And the link itself pointed elsewhere.
+		writeFileAtomic(t, filepath.Join(dotfiles, "other.yaml"), "budget: 4321\n")
+		flipLink(t, filepath.Join(dotfiles, "other.yaml"), policy)
+		eventually(t, "the flipped link's policy is served", func() bool { return l.Current().Policy().Budget == 4321 })
+	})
+	t.Run("release link above the root flipped", func(t *testing.T) {
+		base := t.TempDir()
+		writeFileAtomic(t, filepath.Join(base, "releases", "v1", "skills", "deploy", "SKILL.md"), liveSkill("deploy", "Deploy."))
+		writeFileAtomic(t, filepath.Join(base, "releases", "v2", "skills", "deploy", "SKILL.md"),
+			"---\nname: deploy\ndescription: Helps with deploy work.\ndisable-model-invocation: true\n---\nDeploy.\n")
+		if err := os.Symlink(filepath.Join("releases", "v1"), filepath.Join(base, "current")); err != nil {
+			t.Fatal(err)
+		}
+		l, err := compiler.Watch(context.Background(), loader.Options{Roots: []string{filepath.Join(base, "current", "skills")}}, compiler.Policy{},
+			compiler.LiveOptions{Debounce: 10 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if got := invocationOf(l.Current(), "deploy"); got != "automatic" {
+			t.Fatalf("before the flip: got %q; want automatic", got)
+		}
+		flipLink(t, filepath.Join("releases", "v2"), filepath.Join(base, "current"))
+		eventually(t, "the new release is served", func() bool { return invocationOf(l.Current(), "deploy") == "explicit_user" })
+		// An edit in the new release is seen too: its folders are watched.
+		writeFileAtomic(t, filepath.Join(base, "releases", "v2", "skills", "deploy", "SKILL.md"), liveSkill("deploy", "Deploy, v2 edited."))
+		eventually(t, "an edit in the new release is served", func() bool { return invocationOf(l.Current(), "deploy") == "automatic" })
+	})
+	t.Run("side file target rewritten", func(t *testing.T) {
+		root := t.TempDir()
+		skill := filepath.Join(root, "deploy")
+		writeFileAtomic(t, filepath.Join(skill, "SKILL.md"), liveSkill("deploy", "Deploy."))
+		writeFileAtomic(t, filepath.Join(skill, ".variants", "openai.yaml"), "policy:\n  allow_implicit_invocation: true\n")
+		if err := os.MkdirAll(filepath.Join(skill, "agents"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join("..", ".variants", "openai.yaml"), filepath.Join(skill, "agents", "openai.yaml")); err != nil {
+			t.Fatal(err)
+		}
+		l, err := compiler.Watch(context.Background(), loader.Options{Roots: []string{root}}, compiler.Policy{},
+			compiler.LiveOptions{Debounce: 10 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if got := invocationOf(l.Current(), "deploy"); got != "automatic" {
+			t.Fatalf("before the edit: got %q; want automatic", got)
+		}
+		writeFileAtomic(t, filepath.Join(skill, ".variants", "openai.yaml"), "policy:\n  allow_implicit_invocation: false\n")
+		eventually(t, "the side file's target is served", func() bool { return invocationOf(l.Current(), "deploy") == "explicit_user" })
+	})
+}
+
+// TestLiveStormKeepsLastCatalog: folders that keep changing under every
+// load past MaxStale get no catalog swapped in (it would mix two states):
+// the reload fails with ErrUnsettled, the last catalog serves, and once
+// the storm ends the settled state is served.
+func TestLiveStormKeepsLastCatalog(t *testing.T) {
+	root := t.TempDir()
+	writeFileAtomic(t, filepath.Join(root, "alpha", "SKILL.md"), liveSkill("alpha", "Alpha."))
+	writeFileAtomic(t, filepath.Join(root, "beta", "SKILL.md"), liveSkill("beta", "Beta."))
+	var rec reloads
+	l, err := compiler.Watch(context.Background(), loader.Options{Roots: []string{root}}, compiler.Policy{},
+		compiler.LiveOptions{Debounce: 5 * time.Millisecond, MaxStale: 300 * time.Millisecond, OnReload: rec.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	first := l.Current()
+	// Two skills rewritten without pause: every load sees two changes.
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			writeFileAtomic(t, filepath.Join(root, "alpha", "SKILL.md"), roundSkill("alpha", i))
+			writeFileAtomic(t, filepath.Join(root, "beta", "SKILL.md"), roundSkill("beta", i))
+		}
+	}()
+	eventually(t, "an unsettled reload is reported", func() bool {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		for _, r := range rec.all {
+			if errors.Is(r.Err, compiler.ErrUnsettled) {
+				return true
+			}
+		}
+		return false
+	})
+	close(stop)
+	<-done
+	// Every catalog swapped in holds a moment of the folders: alpha is
+	// written first, so it is at beta's round or one ahead, never more
+	// and never behind.
+	rec.mu.Lock()
+	for _, r := range rec.all {
+		if r.Err != nil {
+			if !errors.Is(r.Err, compiler.ErrUnsettled) {
+				t.Errorf("a reload failed with %v; want ErrUnsettled", r.Err)
+			}
+			continue
+		}
+		a, b := round(t, r.Compiler, "alpha"), round(t, r.Compiler, "beta")
+		if a != b && a != b+1 {
+			t.Errorf("a catalog the folders never held was swapped in: alpha at round %d, beta at %d", a, b)
+		}
+	}
+	rec.mu.Unlock()
+	_ = first
+	eventually(t, "the settled state is served after the storm", func() bool {
+		res, err := l.Current().Compile(context.Background(), compiler.Request{Select: []string{"alpha", "beta"}})
+		if err != nil {
+			return false
+		}
+		return l.LastError() == nil && len(res.Selected) == 2
+	})
+}
+
+// round returns the round number in the description of the unit name
+// (read at load time, unlike a body), -1 for the one it started with.
+func round(t *testing.T, c *compiler.Compiler, name string) int {
+	t.Helper()
+	n := -1
+	for _, u := range c.Catalog().Units {
+		if u.Name == name {
+			fmt.Sscanf(u.Description, "Round %d", &n)
+		}
+	}
+	return n
+}
+
+func roundSkill(name string, i int) string {
+	return fmt.Sprintf("---\nname: %s\ndescription: Round %d of %s.\n---\nBody.\n", name, i, name)
+}
