@@ -42,6 +42,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/strictjson"
 	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/loader"
@@ -162,25 +163,29 @@ func Parse(file string) (*Case, error) {
 	return c, nil
 }
 
+// oneOrMany decodes one object or a list of them, each with its keys spelt
+// exactly and given once (strictjson), as `rlmc serve` reads a request: a
+// case whose "Deny" passed for deny would pin the wrong guarantee.
 func oneOrMany[T any](data []byte) ([]T, error) {
 	data = bytes.TrimSpace(data)
-	dec := func(b []byte, v any) error {
-		d := json.NewDecoder(bytes.NewReader(b))
-		d.DisallowUnknownFields()
-		return d.Decode(v)
-	}
 	if len(data) > 0 && data[0] == '[' {
-		var many []T
-		if err := dec(data, &many); err != nil {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(data, &raws); err != nil {
 			return nil, err
 		}
-		if len(many) == 0 {
+		if len(raws) == 0 {
 			return nil, fmt.Errorf("empty list")
+		}
+		many := make([]T, len(raws))
+		for i, raw := range raws {
+			if err := strictjson.Unmarshal(raw, &many[i]); err != nil {
+				return nil, fmt.Errorf("entry %d: %w", i+1, err)
+			}
 		}
 		return many, nil
 	}
 	var one T
-	if err := dec(data, &one); err != nil {
+	if err := strictjson.Unmarshal(data, &one); err != nil {
 		return nil, err
 	}
 	return []T{one}, nil

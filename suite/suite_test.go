@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -48,6 +49,29 @@ func TestSubset(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := subset("", tt.want, tt.got) == ""; got != tt.ok {
 				t.Errorf("subset = %v; want %v", got, tt.ok)
+			}
+		})
+	}
+}
+
+// TestCaseKeysExact: a case's request and want keys are spelt exactly and
+// given once; "Deny" or a second "deny" must not pass for the deny the
+// case meant to pin.
+func TestCaseKeysExact(t *testing.T) {
+	for _, tc := range []struct{ name, request, want string }{
+		{"request key in capitals", `{"task": "x", "Deny": ["a"]}`, `{"decision": "route"}`},
+		{"request key repeated", `{"task": "x", "deny": ["a"], "deny": []}`, `{"decision": "route"}`},
+		{"want key in capitals", `{"task": "x"}`, `{"Decision": "route"}`},
+		{"list entry key repeated", `[{"task": "x"}, {"task": "y", "task": "z"}]`, `{"decision": "route"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "case.txtar")
+			data := "A case.\n-- request.json --\n" + tc.request + "\n-- want.json --\n" + tc.want + "\n"
+			if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Parse(file); err == nil {
+				t.Fatal("got no error; want the key refused")
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"strings"
 )
@@ -75,10 +76,14 @@ func Unmarshal(data []byte, v any) error {
 func fieldNames(t reflect.Type) map[string]bool {
 	names := map[string]bool{}
 	for f := range t.Fields() {
-		if !f.IsExported() {
+		if !f.IsExported() && !f.Anonymous {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			maps.Copy(names, fieldNames(f.Type)) // promoted, as encoding/json reads them
+			continue
+		}
 		switch name {
 		case "-":
 			continue
