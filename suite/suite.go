@@ -42,8 +42,8 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/rlmc-dev/rlmc/compiler"
-	"github.com/rlmc-dev/rlmc/internal/strictjson"
 	"github.com/rlmc-dev/rlmc/internal/safefs"
+	"github.com/rlmc-dev/rlmc/internal/strictjson"
 	"github.com/rlmc-dev/rlmc/ir"
 	"github.com/rlmc-dev/rlmc/loader"
 )
