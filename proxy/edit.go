@@ -29,6 +29,12 @@ type edit struct {
 	text    []byte
 }
 
+// parts returns body with e made as three slices of body and e's text,
+// to be sent one after the other: no copy of a large body is made.
+func (e edit) parts(body []byte) [][]byte {
+	return [][]byte{body[:e.at], e.text, body[e.end:]}
+}
+
 // apply returns body with e made, in a new slice.
 func (e edit) apply(body []byte) []byte {
 	out := make([]byte, 0, len(body)+len(e.text))

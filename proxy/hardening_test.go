@@ -206,3 +206,48 @@ func TestStalledBodiesBounded(t *testing.T) {
 func bufioReader(c net.Conn) *bufio.Reader { return bufio.NewReader(c) }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestInformationalAnswers: an upstream's 103 speaks no X-Rlmc-* header
+// for the proxy, and a client that sends Expect: 100-continue gets the
+// proxy's headers on the final answer (a forwarded 100 cleared them).
+func TestInformationalAnswers(t *testing.T) {
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Expect") != "" {
+			t.Errorf("the upstream got Expect: %q; want none (the body is read already)", r.Header.Get("Expect"))
+		}
+		w.Header().Set("X-Rlmc-Selected", "evil-skill")
+		w.Header().Set("Link", "</x>; rel=preload")
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Del("X-Rlmc-Selected")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{}`)
+	}))
+	f := newFixture(t, up, Config{})
+	c, err := net.Dial("tcp", strings.TrimPrefix(f.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "+itoa(len(chatNoSystem))+"\r\n\r\n"+chatNoSystem)
+	raw, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each answer's head: the informational ones and the final one.
+	var final string
+	for _, head := range strings.Split(string(raw), "\r\n\r\n") {
+		if !strings.HasPrefix(head, "HTTP/1.1 ") {
+			continue
+		}
+		if strings.HasPrefix(head, "HTTP/1.1 1") {
+			if strings.Contains(strings.ToLower(head), "x-rlmc-") {
+				t.Errorf("an informational answer carries X-Rlmc-*:\n%s", head)
+			}
+			continue
+		}
+		final = head
+	}
+	if !strings.Contains(final, HeaderSelected+": tdd") || !strings.Contains(final, HeaderDecision+": route") || strings.Contains(final, "evil-skill") {
+		t.Errorf("the final answer's head lacks the proxy's headers or has the upstream's:\n%s", final)
+	}
+}

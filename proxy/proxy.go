@@ -196,6 +196,10 @@ func New(cfg Config) (*Proxy, error) {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(upstream)
 			dropRlmc(pr.Out.Header)
+			// The body is read already: an Expect: 100-continue would
+			// only have the upstream send a 100 the client never waits
+			// for.
+			pr.Out.Header.Del("Expect")
 		},
 		// The host's headers are the proxy's own: an upstream's
 		// X-Rlmc-Selected must not pass for the proxy's word.
@@ -395,9 +399,12 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	case live == nil:
 		rec.decision = DecisionNoCatalog
 	}
+	// own are the proxy's headers of the answer; forward puts them on
+	// the final answer (never on a 1xx, which would clear them).
+	own := http.Header{}
 	if rec.decision != "" {
-		w.Header().Set(HeaderDecision, rec.decision)
-		p.forward(w, r, body, &rec)
+		own.Set(HeaderDecision, rec.decision)
+		p.forward(w, r, [][]byte{body}, own, release, &rec)
 		return
 	}
 
@@ -406,7 +413,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	if whole > len(task) {
 		// A message over the compile's limit is the user's to send; the
 		// skills come from its start and end, and the host is told.
-		w.Header().Set(HeaderTaskClipped, fmt.Sprintf("%d of %d bytes", len(task), whole))
+		own.Set(HeaderTaskClipped, fmt.Sprintf("%d of %d bytes", len(task), whole))
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), p.cfg.Timeout)
 	req := compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}
@@ -431,38 +438,56 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		return
 	}
 	rec.decision, rec.selected, rec.fingerprint = string(res.Decision), res.Names(), res.Fingerprint
-	h := w.Header()
-	h.Set(HeaderDecision, string(res.Decision))
-	h.Set(HeaderFingerprint, res.Fingerprint)
+	own.Set(HeaderDecision, string(res.Decision))
+	own.Set(HeaderFingerprint, res.Fingerprint)
 	if len(rec.selected) > 0 {
-		h.Set(HeaderSelected, strings.Join(rec.selected, ","))
+		own.Set(HeaderSelected, strings.Join(rec.selected, ","))
 	}
 	if len(res.Ambiguous) > 0 {
-		h.Set(HeaderAmbiguous, strings.Join(res.Ambiguous, ","))
+		own.Set(HeaderAmbiguous, strings.Join(res.Ambiguous, ","))
 	}
+	parts := [][]byte{body}
 	if res.Prompt != "" {
 		e, err := a.place(body, root, res.Prompt)
 		if err != nil {
-			for _, k := range []string{HeaderSelected, HeaderFingerprint, HeaderDecision} {
-				h.Del(k)
-			}
 			refuse(http.StatusBadRequest, invalid(fmt.Sprintf("%v (%s)", err, a.name)))
 			return
 		}
-		body = e.apply(body)
+		parts = e.parts(body)
 	}
-	p.forward(w, r, body, &rec)
+	p.forward(w, r, parts, own, release, &rec)
 }
 
-// forward sends r upstream with body.
-func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, body []byte, rec *logRecord) {
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
+// forward sends r upstream with the body made of parts (the edited body,
+// without a copy of it), answering with own headers. release gives the
+// body's budget back once the upstream has read it, so that a slow
+// upstream or a client slow to read the answer holds none of it.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, parts [][]byte, own http.Header, release func(), rec *logRecord) {
+	readers := make([]io.Reader, len(parts))
+	var n int64
+	for i, part := range parts {
+		readers[i] = bytes.NewReader(part)
+		n += int64(len(part))
+	}
+	r.Body = &releasingBody{Reader: io.MultiReader(readers...), release: release}
+	r.ContentLength = n
 	r.TransferEncoding = nil
-	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK, own: own}
 	p.rp.ServeHTTP(sw, r)
 	rec.status = sw.status
 	p.record(*rec)
+}
+
+// releasingBody is a request body that gives its budget back when the
+// transport is done with it (it closes the body then, or on failure).
+type releasingBody struct {
+	io.Reader
+	release func()
+}
+
+func (b *releasingBody) Close() error {
+	b.release()
+	return nil
 }
 
 // logRecord is what the log says of one completion: never its task, its
@@ -497,11 +522,21 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	own    http.Header // the proxy's X-Rlmc-* headers of the answer
 }
 
+// WriteHeader writes an informational answer (100, 103) without any
+// X-Rlmc-* header, the upstream's or the proxy's, and the final answer
+// with the proxy's own: the reverse proxy clears the header after a 1xx,
+// and an upstream's 103 must not speak for the proxy.
 func (s *statusWriter) WriteHeader(code int) {
+	h := s.ResponseWriter.Header()
+	dropRlmc(h)
 	if code >= 200 {
 		s.status = code
+		for k, v := range s.own {
+			h[k] = v
+		}
 	}
 	s.ResponseWriter.WriteHeader(code)
 }

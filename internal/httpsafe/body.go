@@ -59,19 +59,26 @@ func BodyStatus(err error) int {
 	return http.StatusBadRequest
 }
 
-// budgetStep is how much of a budget a body takes at a time when its
-// length is not declared.
+// budgetStep is how much of a budget a body takes at a time: a body holds
+// the budget for what it has sent, not for what it declares, so a client
+// that declares a large body and stalls holds little.
 const budgetStep = 256 << 10
 
 // ReadBody reads r's body whole: at most limit bytes, within timeout of
-// the call, holding its bytes in b (nil means no budget). It returns the
-// body and a release that gives its bytes back to b, to call once the
-// body is no longer held; release is never nil. The connection's read
-// deadline is cleared afterwards, so that a handler streaming an answer
-// for minutes is not cut by it.
+// the call, holding its bytes in b (nil means no budget) as they arrive.
+// It returns the body and a release that gives its bytes back to b, to
+// call once the body is no longer held; release is never nil and may be
+// called more than once. The connection's read deadline is cleared
+// afterwards, so that a handler streaming an answer for minutes is not
+// cut by it.
 func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration, b *Budget) (body []byte, release func(), err error) {
-	var held int64
+	var (
+		mu   sync.Mutex
+		held int64
+	)
 	release = func() {
+		mu.Lock()
+		defer mu.Unlock()
 		if b != nil && held > 0 {
 			b.give(held)
 			held = 0
@@ -94,59 +101,105 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 	}
 	defer func() {
 		if err != nil {
+			release()
 			// The rest of a body not read is not read after the answer
 			// either (net/http would wait for up to 256 KiB of it from
 			// a client that may be stalling): the connection closes.
 			w.Header().Set("Connection", "close")
 		}
 	}()
-	reserve := func(n int64) bool {
+	reserve := func(n int64) error {
 		if b == nil {
-			return true
+			return nil
 		}
 		if !b.take(n) {
-			return false
+			return ErrBodyBusy
 		}
+		mu.Lock()
 		held += n
-		return true
+		mu.Unlock()
+		return nil
 	}
-	size := r.ContentLength
-	if size < 0 {
-		size = min(budgetStep, limit)
-	}
-	if !reserve(size) {
-		return nil, release, ErrBodyBusy
-	}
-	buf := make([]byte, 0, size+1) // +1: EOF is seen without growing
 	src := io.LimitReader(r.Body, limit+1)
-	for {
-		if len(buf) == cap(buf) {
-			more := min(max(int64(cap(buf)), budgetStep), limit+1-int64(cap(buf)))
-			if more <= 0 {
+	if r.ContentLength >= 0 {
+		// One buffer of the declared size; the memory behind it is
+		// touched, and budgeted, only as the bytes arrive.
+		buf := make([]byte, r.ContentLength+1) // +1: a longer body shows
+		n := 0
+		for n < len(buf) {
+			step := min(budgetStep, len(buf)-n)
+			// The byte past the declared length, read only to see a
+			// body longer than declared, takes no budget.
+			if err := reserve(min(int64(step), max(r.ContentLength-int64(n), 0))); err != nil {
+				return nil, release, err
+			}
+			m, rerr := io.ReadFull(src, buf[n:n+step])
+			n += m
+			if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
 				break
 			}
-			if !reserve(more) {
-				release()
-				return nil, release, ErrBodyBusy
+			if rerr != nil {
+				return nil, release, readError(rerr)
 			}
-			buf = append(buf, make([]byte, more)...)[:len(buf)]
 		}
-		n, rerr := src.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if rerr == io.EOF {
+		if int64(n) > limit {
+			return nil, release, ErrBodyTooLarge
+		}
+		return buf[:n:n], release, nil
+	}
+	// A body of undeclared length is read in pieces of budgetStep, so
+	// that no buffer grows by doubling (each outgrown one would be
+	// garbage the budget does not see), and joined once whole.
+	var pieces [][]byte
+	total, pieceBytes := 0, int64(0)
+	for {
+		// Pieces start small, for the many short bodies, and double up
+		// to budgetStep.
+		size := int64(budgetStep)
+		if len(pieces) < 5 {
+			size = 8 << 10 << len(pieces)
+		}
+		if err := reserve(size); err != nil {
+			return nil, release, err
+		}
+		pieceBytes += size
+		piece := make([]byte, size)
+		m, rerr := io.ReadFull(src, piece)
+		pieces = append(pieces, piece[:m])
+		total += m
+		if int64(total) > limit {
+			return nil, release, ErrBodyTooLarge
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
 			break
 		}
 		if rerr != nil {
-			release()
-			if errors.Is(rerr, os.ErrDeadlineExceeded) {
-				return nil, release, ErrBodyTimeout
-			}
-			return nil, release, rerr
+			return nil, release, readError(rerr)
 		}
 	}
-	if int64(len(buf)) > limit {
-		release()
-		return nil, release, ErrBodyTooLarge
+	if len(pieces) == 1 {
+		return pieces[0], release, nil
 	}
-	return buf, release, nil
+	// The joined body takes the pieces' place in the budget; the copy
+	// costs twice the body only while it is made.
+	body = make([]byte, 0, total)
+	for _, p := range pieces {
+		body = append(body, p...)
+	}
+	if b != nil {
+		spare := pieceBytes - int64(total)
+		mu.Lock()
+		held -= spare
+		mu.Unlock()
+		b.give(spare)
+	}
+	return body, release, nil
+}
+
+// readError turns a read's deadline into ErrBodyTimeout.
+func readError(err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return ErrBodyTimeout
+	}
+	return err
 }

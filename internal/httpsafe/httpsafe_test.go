@@ -145,6 +145,28 @@ func TestReadBody(t *testing.T) {
 	if got := send("/", strings.Repeat("x", 600<<10)); got != http.StatusRequestEntityTooLarge {
 		t.Errorf("a body over the limit: got %d; want 413", got)
 	}
+	// Bodies of undeclared length (chunked) are read in pieces and joined.
+	for _, n := range []int{0, 1, 8 << 10, 300 << 10, 512 << 10} {
+		resp, err := http.Post(srv.URL, "application/json", io.MultiReader(strings.NewReader(strings.Repeat("y", n))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if r := <-results; r.status != 200 || r.n != n {
+			t.Errorf("a chunked body of %d bytes: got %d, %d bytes; want 200, %d", n, r.status, r.n, n)
+		}
+	}
+	resp, err := http.Post(srv.URL, "application/json", io.MultiReader(strings.NewReader(strings.Repeat("y", 513<<10))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if r := <-results; r.status != http.StatusRequestEntityTooLarge {
+		t.Errorf("a chunked body over the limit: got %d; want 413", r.status)
+	}
+	if budget.left != 1<<20 {
+		t.Errorf("budget left after the chunked bodies: got %d; want %d", budget.left, 1<<20)
+	}
 
 	// A client that sends half a body and stalls is cut at the deadline.
 	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
