@@ -326,7 +326,8 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 		ctx: ctx, c: c, req: req, pulse: pulse.New(ctx),
 		explicit: map[string]bool{}, mandatory: map[string]bool{}, denied: map[string]bool{},
 		bodies: map[string]string{}, tokens: map[string]int{},
-		res: &Result{Schema: Schema, Selected: []Selected{}, Rejected: []Rejected{}, Diagnostics: c.diags},
+		// The result owns its diagnostics: a host may change a result.
+		res: &Result{Schema: Schema, Selected: []Selected{}, Rejected: []Rejected{}, Diagnostics: slices.Clone(c.diags)},
 	}
 	for _, s := range pipeline {
 		if err := ctx.Err(); err != nil {

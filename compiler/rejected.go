@@ -101,6 +101,7 @@ func (r *compilation) buildRejected(evidence map[string][]Evidence) []Rejected {
 		}
 	})
 	withEvidence := r.positionsOf(maps.Keys(evidence))
+	var own owner
 	for i := range rows {
 		row := &rows[i]
 		isRanked := len(ranked) > 0 && ranked[0] == i
@@ -120,6 +121,7 @@ func (r *compilation) buildRejected(evidence map[string][]Evidence) []Rejected {
 		} else if reasons = row.static; reasons == nil {
 			reasons = goReasons(retrieval.ScoreStanding(r.scoreAt(i)), nil)
 		}
+		reasons = own.reasons(reasons, row.static)
 		var score float64
 		if !row.shadowed {
 			score = r.scoreAt(i)
@@ -134,4 +136,71 @@ func (r *compilation) buildRejected(evidence map[string][]Evidence) []Rejected {
 		out = append(out, rj)
 	}
 	return out
+}
+
+// owner gives one result its own copy of the reasons the catalog's table
+// and rule 1 share between compiles, so that a host that changes a result
+// changes no other. Rule 1's three are copied once per result, not once
+// per entry: at 20,000 skills nearly every entry holds one, and entries of
+// one result may share a reason (Reason says so), results never do.
+type owner struct {
+	noEvidence, outsideCap, belowFloor []Reason
+	outsideCapFacts, belowFloorFacts   *Facts
+}
+
+// reasons returns rs, or this result's copy of it when rs, or a Facts in
+// it, is shared beyond the result: rule 1's reasons and facts, or static,
+// the unit's reasons in the catalog's table. Every other reason the
+// compile made for this result alone.
+func (o *owner) reasons(rs, static []Reason) []Reason {
+	if len(rs) == 0 {
+		return rs
+	}
+	switch &rs[0] {
+	case &noEvidenceReasons[0]:
+		return o.shared(&o.noEvidence, rs)
+	case &outsideCapReasons[0]:
+		return o.shared(&o.outsideCap, rs)
+	case &belowFloorReasons[0]:
+		return o.shared(&o.belowFloor, rs)
+	}
+	if len(static) > 0 && &rs[0] == &static[0] {
+		rs = slices.Clone(rs)
+	}
+	for i := range rs {
+		rs[i].Facts = o.facts(rs[i].Facts)
+	}
+	return rs
+}
+
+// shared returns this result's copy of one of rule 1's reasons slices,
+// made at its first use.
+func (o *owner) shared(copy *[]Reason, rs []Reason) []Reason {
+	if *copy == nil {
+		*copy = slices.Clone(rs)
+		for i := range *copy {
+			(*copy)[i].Facts = o.facts((*copy)[i].Facts)
+		}
+	}
+	return *copy
+}
+
+// facts returns f, or this result's copy of it when it is one of rule 1's
+// shared facts. Those hold numbers alone, so a shallow copy owns them.
+func (o *owner) facts(f *Facts) *Facts {
+	switch f {
+	case outsideCapFacts:
+		if o.outsideCapFacts == nil {
+			c := *f
+			o.outsideCapFacts = &c
+		}
+		return o.outsideCapFacts
+	case belowFloorFacts:
+		if o.belowFloorFacts == nil {
+			c := *f
+			o.belowFloorFacts = &c
+		}
+		return o.belowFloorFacts
+	}
+	return f
 }

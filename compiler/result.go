@@ -55,8 +55,11 @@ const (
 )
 
 // Reason is one code with the rule that decided it, a human-readable
-// detail and the facts the rule used. Facts may be shared between reasons
-// and results: read them, do not change them.
+// detail and the facts the rule used. A result owns its reasons: changing
+// one changes no other result and no later compile. Within one result,
+// rejected entries with the same rule 1 reason share it (and its Facts),
+// so that a large catalog pays for three reasons per compile, not one per
+// unit.
 type Reason struct {
 	Code   ReasonCode `json:"code"`
 	Rule   Rule       `json:"rule"`

@@ -1,49 +1,272 @@
 package rules
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/ichiban/prolog/engine"
 )
 
-// registerFacts installs the Go-native predicates that answer catalog and
-// request questions. Each is deterministic and answers in one step, which
-// matters with an interpreter that costs microseconds per inference.
-func registerFacts(vm *engine.VM, f Facts) {
-	vm.Register4(engine.NewAtom("unit"), func(vm *engine.VM, name, status, inv, prio engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		n, ok := atomArg(name, env)
-		if !ok {
-			return engine.Bool(false)
+// argType is what a native needs of one argument. A miscalled native
+// raises, as ISO builtins do, instead of answering false: in a policy,
+// "false" reads as "not denied", "not negated", "no conflict", so a clause
+// that passes arguments in the wrong order would fail open and select what
+// it should reject. An exception ends the run, and the compile with it.
+type argType uint8
+
+const (
+	argAny     argType = iota // ?Term: anything, unchecked
+	argOut                    // -Term: an output, unchecked
+	argRequest                // +Req: the request term Go passed in
+	argAtom                   // +Atom
+	argTerm                   // +Term: bound, of any type
+	argAtoms                  // +List of atoms
+	argList                   // +List of any terms
+	argLists                  // +List of lists
+	argCands                  // +List of cand/3 terms
+	argPairs                  // +List of Key-Value pairs
+	argOutAtom                // -Atom: unbound, or an atom to compare with (unchecked)
+	argOutInt                 // -Integer: unbound, or an integer to compare with (unchecked)
+)
+
+var (
+	atomRequest = engine.NewAtom("request")
+	atomAtom    = engine.NewAtom("atom")
+	atomInteger = engine.NewAtom("integer")
+	atomPair    = engine.NewAtom("pair")
+	// atomListType is the type list; atomList is a function here.
+	atomListType = engine.NewAtom("list")
+	atomDot      = engine.NewAtom(".")
+	atomEmpty    = engine.NewAtom("[]")
+)
+
+// check returns t resolved, which the native is then given, or the
+// exception a call passing t for an argument of type a raises. It
+// allocates only when it raises, and resolves t once: resolving a bound
+// variable allocates, so the native must not do it a second time. An
+// output, or an argAny argument, is passed on as it is.
+func (a argType) check(t engine.Term, env *engine.Env) (engine.Term, error) {
+	switch a {
+	case argAny, argOut, argOutAtom, argOutInt:
+		// An output the caller bound is a comparison: the native's answer
+		// does not unify with a wrong one, as with any other value. It is
+		// not resolved to check its type, which would cost an allocation
+		// in most calls (resolving a bound variable allocates).
+		return t, nil
+	}
+	t = env.Resolve(t)
+	if _, ok := t.(engine.Variable); ok {
+		return nil, engine.InstantiationError(env)
+	}
+	switch a {
+	case argRequest:
+		if _, ok := t.(reqTerm); !ok {
+			return nil, engine.TypeError(atomRequest, t, env)
 		}
-		u, ok := f.Unit(n)
-		if !ok {
-			return engine.Bool(false)
+	case argAtom:
+		if _, ok := t.(engine.Atom); !ok {
+			return nil, engine.TypeError(atomAtom, t, env)
 		}
-		return unifyAll(env, k,
-			status, engine.NewAtom(string(u.Status)),
-			inv, engine.NewAtom(string(u.Invocation)),
-			prio, engine.Integer(u.Priority))
-	})
-	vm.Register2(engine.NewAtom("closure"), func(vm *engine.VM, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		n, ok := atomArg(name, env)
-		if !ok {
-			return engine.Bool(false)
+	case argAtoms, argList, argLists, argCands, argPairs:
+		// Only the first cell: walking a list Go built allocates at every
+		// element (ichiban boxes each tail), so the native checks the rest,
+		// and each element, in the one walk it makes anyway (walk).
+		if c, ok := t.(engine.Compound); !(ok && c.Functor() == atomDot && c.Arity() == 2) && t != atomEmpty {
+			return nil, engine.TypeError(atomListType, t, env)
 		}
-		c := f.Closure(n)
-		var t engine.Term
-		switch {
-		case c.Missing != "":
-			t = atomMissing.Apply(engine.NewAtom(c.Missing))
-		case len(c.Cycle) > 0:
-			t = atomCycle.Apply(atomList(c.Cycle))
+	}
+	return t, nil
+}
+
+// walk calls f on each element of a list argument of type a, checked and
+// resolved, and returns the exception of the first bad element, or of a
+// list that turns out partial or improper, if any.
+func (a argType) walk(list engine.Term, env *engine.Env, f func(engine.Term)) error {
+	iter := engine.ListIterator{List: list, Env: env}
+	for iter.Next() {
+		t, err := a.elem(iter.Current(), env)
+		if err != nil {
+			return err
+		}
+		f(t)
+	}
+	return iter.Err()
+}
+
+// elem checks one element of a list argument and returns it resolved.
+func (a argType) elem(t engine.Term, env *engine.Env) (engine.Term, error) {
+	switch a {
+	case argAtoms:
+		return argAtom.check(t, env)
+	case argLists:
+		return argList.check(t, env)
+	case argCands:
+		return compoundElem(env.Resolve(t), atomCand, 3, atomCand, env)
+	case argPairs:
+		return compoundElem(env.Resolve(t), atomMinus, 2, atomPair, env)
+	}
+	return t, nil
+}
+
+// compoundElem returns t when it is functor/arity, else raises
+// type_error(typ, t).
+func compoundElem(t engine.Term, functor engine.Atom, arity int, typ engine.Atom, env *engine.Env) (engine.Term, error) {
+	switch c := t.(type) {
+	case engine.Variable:
+		return nil, engine.InstantiationError(env)
+	case engine.Compound:
+		if c.Functor() == functor && c.Arity() == arity {
+			return t, nil
+		}
+	}
+	return nil, engine.TypeError(typ, t, env)
+}
+
+// arg is one argument of a native: its name in policy.pl's documentation
+// and its type.
+type arg struct {
+	name string
+	typ  argType
+}
+
+// native is one Go-native predicate: its name, its arguments and its
+// implementation (an engine.Predicate1 to engine.Predicate4 of as many
+// arguments), which runs only once every argument passed its check, so
+// it may assume the types its arguments declare.
+type native struct {
+	name string
+	args []arg
+	pred any
+}
+
+// indicator is the native's name/arity, as the allowlist spells it.
+func (n native) indicator() string { return fmt.Sprintf("%s/%d", n.name, len(n.args)) }
+
+// mode is the native's template, as policy.pl documents it:
+// denied(+Req, +Name).
+func (n native) mode() string {
+	var b strings.Builder
+	b.WriteString(n.name)
+	b.WriteByte('(')
+	for i, a := range n.args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		switch a.typ {
+		case argAny:
+			b.WriteByte('?')
+		case argOut, argOutAtom, argOutInt:
+			b.WriteByte('-')
 		default:
-			t = atomDeps.Apply(atomList(c.Deps))
+			b.WriteByte('+')
 		}
-		return unifyAll(env, k, out, t)
-	})
+		b.WriteString(a.name)
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// register installs n on vm behind its argument checks.
+func (n native) register(vm *engine.VM) {
+	name, as := engine.NewAtom(n.name), n.args
+	bad := func() { panic(fmt.Sprintf("rules: native %s has %d arguments and a %T", n.name, len(as), n.pred)) }
+	// Each wrapper checks the arguments in order, so that the first bad
+	// one is the one reported, and gives the native the resolved terms.
+	switch p := n.pred.(type) {
+	case engine.Predicate1:
+		if len(as) != 1 {
+			bad()
+		}
+		vm.Register1(name, func(vm *engine.VM, a engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+			var err error
+			if a, err = as[0].typ.check(a, env); err != nil {
+				return engine.Error(err)
+			}
+			return p(vm, a, k, env)
+		})
+	case engine.Predicate2:
+		if len(as) != 2 {
+			bad()
+		}
+		vm.Register2(name, func(vm *engine.VM, a, b engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+			var err error
+			if a, err = as[0].typ.check(a, env); err != nil {
+				return engine.Error(err)
+			}
+			if b, err = as[1].typ.check(b, env); err != nil {
+				return engine.Error(err)
+			}
+			return p(vm, a, b, k, env)
+		})
+	case engine.Predicate3:
+		if len(as) != 3 {
+			bad()
+		}
+		vm.Register3(name, func(vm *engine.VM, a, b, c engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+			var err error
+			if a, err = as[0].typ.check(a, env); err != nil {
+				return engine.Error(err)
+			}
+			if b, err = as[1].typ.check(b, env); err != nil {
+				return engine.Error(err)
+			}
+			if c, err = as[2].typ.check(c, env); err != nil {
+				return engine.Error(err)
+			}
+			return p(vm, a, b, c, k, env)
+		})
+	case engine.Predicate4:
+		if len(as) != 4 {
+			bad()
+		}
+		vm.Register4(name, func(vm *engine.VM, a, b, c, d engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+			var err error
+			if a, err = as[0].typ.check(a, env); err != nil {
+				return engine.Error(err)
+			}
+			if b, err = as[1].typ.check(b, env); err != nil {
+				return engine.Error(err)
+			}
+			if c, err = as[2].typ.check(c, env); err != nil {
+				return engine.Error(err)
+			}
+			if d, err = as[3].typ.check(d, env); err != nil {
+				return engine.Error(err)
+			}
+			return p(vm, a, b, c, d, k, env)
+		})
+	default:
+		bad()
+	}
+}
+
+// The argument lists natives share.
+var (
+	reqName  = []arg{{"Req", argRequest}, {"Name", argAtom}}
+	reqPair  = []arg{{"Req", argRequest}, {"A", argAtom}, {"B", argAtom}}
+	reqValue = func(name string) []arg { return []arg{{"Req", argRequest}, {name, argOutInt}} }
+)
+
+// natives describes every Go-native predicate once: registerFacts
+// installs them, the sandbox's allowlist lists them and policy.pl's header
+// documents each by its mode (TestPolicyDocumentsNatives). Each is
+// deterministic and answers in one step, which matters with an
+// interpreter that costs microseconds per inference. The implementations
+// answer from f; natives(nil) serves for the descriptions alone.
+func natives(f Facts) []native {
 	// any(test) answers "some A in As and the B in Bs with test(A, B)".
 	any := func(test func(a, b string) bool) engine.Predicate3 {
 		return func(vm *engine.VM, as, bs, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-			for _, a := range atoms(as, env) {
-				for _, b := range atoms(bs, env) {
+			xs, err := atoms(as, env)
+			if err != nil {
+				return engine.Error(err)
+			}
+			ys, err := atoms(bs, env)
+			if err != nil {
+				return engine.Error(err)
+			}
+			for _, a := range xs {
+				for _, b := range ys {
 					if a != b && test(a, b) {
 						return unifyAll(env, k, out, engine.NewAtom(b))
 					}
@@ -52,235 +275,249 @@ func registerFacts(vm *engine.VM, f Facts) {
 			return engine.Bool(false)
 		}
 	}
-	vm.Register3(engine.NewAtom("conflicting"), any(f.Conflict))
-	vm.Register3(engine.NewAtom("superseded_by"), func(vm *engine.VM, a, bs, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		return any(func(x, y string) bool { return f.Supersedes(y, x) })(vm, engine.List(a), bs, out, k, env)
-	})
-	vm.Register2(engine.NewAtom("memberchk"), func(vm *engine.VM, x, list engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		iter := engine.ListIterator{List: list, Env: env}
-		for iter.Next() {
-			if e, ok := env.Unify(x, iter.Current()); ok {
-				return k(e)
-			}
-		}
-		return engine.Bool(false)
-	})
-	// names/2, lexical_scores/2, values/2 and append/2 are list plumbing,
-	// not policy: each is one step here instead of one interpreter step per
-	// element.
-	vm.Register2(engine.NewAtom("names"), mapList(atomCand, 3, func(c engine.Compound, _ *engine.Env) (engine.Term, bool) {
-		return c.Arg(0), true
-	}))
-	vm.Register2(engine.NewAtom("lexical_scores"), mapList(atomCand, 3, func(c engine.Compound, env *engine.Env) (engine.Term, bool) {
-		return c.Arg(2), env.Resolve(c.Arg(1)) == atomLexical
-	}))
-	vm.Register2(engine.NewAtom("values"), mapList(atomMinus, 2, func(c engine.Compound, _ *engine.Env) (engine.Term, bool) {
-		return c.Arg(1), true
-	}))
-	vm.Register2(engine.NewAtom("append"), func(vm *engine.VM, lists, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		var all []engine.Term
-		outer := engine.ListIterator{List: lists, Env: env}
-		for outer.Next() {
-			inner := engine.ListIterator{List: outer.Current(), Env: env}
-			for inner.Next() {
-				all = append(all, inner.Current())
-			}
-			if inner.Err() != nil {
-				return engine.Bool(false)
-			}
-		}
-		if outer.Err() != nil {
-			return engine.Bool(false)
-		}
-		return unifyAll(env, k, out, engine.List(all...))
-	})
-	vm.Register3(engine.NewAtom("subtract"), func(vm *engine.VM, xs, ys, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		drop := map[string]bool{}
-		for _, y := range atoms(ys, env) {
-			drop[y] = true
-		}
-		var keep []string
-		for _, x := range atoms(xs, env) {
-			if !drop[x] {
-				keep = append(keep, x)
-			}
-		}
-		return unifyAll(env, k, out, atomList(keep))
-	})
-
 	requestFact := func(pick func(*Request) map[string]bool) engine.Predicate2 {
 		return func(vm *engine.VM, req, name engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-			r, ok := env.Resolve(req).(reqTerm)
-			n, ok2 := atomArg(name, env)
-			if !ok || !ok2 || !pick(r.r)[n] {
+			if !pick(reqOf(req))[atomOf(name)] {
 				return engine.Bool(false)
 			}
 			return k(env)
 		}
 	}
-	vm.Register2(engine.NewAtom("explicit"), requestFact(func(r *Request) map[string]bool { return r.Explicit }))
-	vm.Register2(engine.NewAtom("mandatory"), requestFact(func(r *Request) map[string]bool { return r.Mandatory }))
-	vm.Register2(engine.NewAtom("denied"), requestFact(func(r *Request) map[string]bool { return r.Denied }))
-	vm.Register2(engine.NewAtom("negated"), requestFact(func(r *Request) map[string]bool { return r.Negated }))
 	pairFact := func(pick func(*Request) map[[2]string]bool) engine.Predicate3 {
 		return func(vm *engine.VM, req, a, b engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-			r, ok := env.Resolve(req).(reqTerm)
-			x, ok2 := atomArg(a, env)
-			y, ok3 := atomArg(b, env)
-			if !ok || !ok2 || !ok3 || !pick(r.r)[[2]string{x, y}] {
+			if !pick(reqOf(req))[[2]string{atomOf(a), atomOf(b)}] {
 				return engine.Bool(false)
 			}
 			return k(env)
 		}
 	}
-	vm.Register3(engine.NewAtom("redundant"), pairFact(func(r *Request) map[[2]string]bool { return r.Redundant }))
-	vm.Register3(engine.NewAtom("same_object"), pairFact(func(r *Request) map[[2]string]bool { return r.SameObject }))
-	vm.Register3(engine.NewAtom("apart"), pairFact(func(r *Request) map[[2]string]bool { return r.Apart }))
-	vm.Register4(engine.NewAtom("covered_by"), func(vm *engine.VM, req, name, seen, by engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		r, ok := env.Resolve(req).(reqTerm)
-		n, ok2 := atomArg(name, env)
-		if !ok || !ok2 {
-			return engine.Bool(false)
-		}
-		for _, a := range atoms(seen, env) {
-			if p := [2]string{a, n}; r.r.Redundant[p] || (r.r.Apart != nil && !r.r.Apart[p]) {
-				return unifyAll(env, k, by, engine.NewAtom(a))
-			}
-		}
-		return engine.Bool(false)
-	})
-	vm.Register2(engine.NewAtom("ambiguity_mode"), func(vm *engine.VM, req, mode engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		r, ok := env.Resolve(req).(reqTerm)
-		if !ok {
-			return engine.Bool(false)
-		}
-		m := r.r.Ambiguity
-		if m == "" {
-			m = "ask"
-		}
-		return unifyAll(env, k, mode, engine.NewAtom(m))
-	})
 	number := func(pick func(*Request) int) engine.Predicate2 {
 		return func(vm *engine.VM, req, t engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-			r, ok := env.Resolve(req).(reqTerm)
-			if !ok {
-				return engine.Bool(false)
-			}
-			return unifyAll(env, k, t, engine.Integer(pick(r.r)))
+			return unifyAll(env, k, t, engine.Integer(pick(reqOf(req))))
 		}
 	}
-	vm.Register2(engine.NewAtom("threshold"), number(func(r *Request) int { return r.Threshold }))
-	vm.Register2(engine.NewAtom("tie_ratio"), number(func(r *Request) int { return r.TieRatio }))
-	vm.Register3(engine.NewAtom("breadth"), func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		r, ok := env.Resolve(req).(reqTerm)
-		n, ok2 := atomArg(name, env)
-		if !ok || !ok2 {
-			return engine.Bool(false)
-		}
-		return unifyAll(env, k, out, engine.Integer(r.r.Breadth[n]))
-	})
-	vm.Register4(engine.NewAtom("own_words"), func(vm *engine.VM, req, best, rfact, own engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		r, ok := env.Resolve(req).(reqTerm)
-		n, ok2 := atomArg(best, env)
-		if !ok || !ok2 {
-			return engine.Bool(false)
-		}
-		b, clear := r.r.ownWordsClear(n, runnerUpName(rfact, env))
-		if !clear {
-			return engine.Bool(false)
-		}
-		return unifyAll(env, k, own, engine.Integer(b))
-	})
-	vm.Register2(engine.NewAtom("support_floor"), number(func(r *Request) int { return r.SupportFloor }))
-	vm.Register2(engine.NewAtom("withdrawn"), number(func(r *Request) int { return r.Withdrawn }))
-	vm.Register2(engine.NewAtom("min_confidence"), number(func(r *Request) int { return r.MinConfidence }))
-	vm.Register2(engine.NewAtom("intent_confidence"), number(func(r *Request) int { return r.IntentConfidence }))
-	vm.Register3(engine.NewAtom("confidence"), func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		r, ok := env.Resolve(req).(reqTerm)
-		n, ok2 := atomArg(name, env)
-		if !ok || !ok2 {
-			return engine.Bool(false)
-		}
-		if r.r.Confidence == nil {
-			return engine.Bool(false)
-		}
-		c, ok := r.r.Confidence(n)
-		if !ok {
-			return engine.Bool(false)
-		}
-		return unifyAll(env, k, out, engine.Integer(c))
-	})
-	vm.Register3(engine.NewAtom("explains_more"), func(vm *engine.VM, req, a, b engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		r, ok := env.Resolve(req).(reqTerm)
-		x, ok2 := atomArg(a, env)
-		y, ok3 := atomArg(b, env)
-		if !ok || !ok2 || !ok3 || r.r.ExplainsMore == nil || !r.r.ExplainsMore(x, y) {
-			return engine.Bool(false)
-		}
-		return k(env)
-	})
-	vm.Register1(engine.NewAtom("judged"), func(vm *engine.VM, req engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		if r, ok := env.Resolve(req).(reqTerm); ok && r.r.Judged {
-			return k(env)
-		}
-		return engine.Bool(false)
-	})
-	vm.Register3(engine.NewAtom("tokens"), func(vm *engine.VM, req, names, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-		r, ok := env.Resolve(req).(reqTerm)
-		if !ok {
-			return engine.Bool(false)
-		}
-		sum := 0
-		for _, n := range atoms(names, env) {
-			sum += r.r.Tokens(n)
-		}
-		return unifyAll(env, k, out, engine.Integer(sum))
-	})
+	return []native{
+		// Facts about the catalog.
+		{"unit", []arg{{"Name", argAtom}, {"Status", argOutAtom}, {"Invocation", argOutAtom}, {"Priority", argOutInt}},
+			engine.Predicate4(func(vm *engine.VM, name, status, inv, prio engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				u, ok := f.Unit(atomOf(name))
+				if !ok {
+					return engine.Bool(false)
+				}
+				return unifyAll(env, k,
+					status, engine.NewAtom(string(u.Status)),
+					inv, engine.NewAtom(string(u.Invocation)),
+					prio, engine.Integer(u.Priority))
+			})},
+		{"closure", []arg{{"Name", argAtom}, {"Closure", argOut}},
+			engine.Predicate2(func(vm *engine.VM, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				c := f.Closure(atomOf(name))
+				var t engine.Term
+				switch {
+				case c.Missing != "":
+					t = atomMissing.Apply(engine.NewAtom(c.Missing))
+				case len(c.Cycle) > 0:
+					t = atomCycle.Apply(atomList(c.Cycle))
+				default:
+					t = atomDeps.Apply(atomList(c.Deps))
+				}
+				return unifyAll(env, k, out, t)
+			})},
+		{"conflicting", []arg{{"As", argAtoms}, {"Bs", argAtoms}, {"B", argOutAtom}}, any(func(a, b string) bool { return f.Conflict(a, b) })},
+		{"superseded_by", []arg{{"A", argAtom}, {"Bs", argAtoms}, {"B", argOutAtom}},
+			engine.Predicate3(func(vm *engine.VM, a, bs, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				return any(func(x, y string) bool { return f.Supersedes(y, x) })(vm, engine.List(a), bs, out, k, env)
+			})},
+
+		// Facts about the request.
+		{"explicit", reqName, requestFact(func(r *Request) map[string]bool { return r.Explicit })},
+		{"mandatory", reqName, requestFact(func(r *Request) map[string]bool { return r.Mandatory })},
+		{"denied", reqName, requestFact(func(r *Request) map[string]bool { return r.Denied })},
+		{"negated", reqName, requestFact(func(r *Request) map[string]bool { return r.Negated })},
+		{"tokens", []arg{{"Req", argRequest}, {"Names", argAtoms}, {"N", argOutInt}},
+			engine.Predicate3(func(vm *engine.VM, req, names, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				ns, err := atoms(names, env)
+				if err != nil {
+					return engine.Error(err)
+				}
+				r, sum := reqOf(req), 0
+				for _, n := range ns {
+					sum += r.Tokens(n)
+				}
+				return unifyAll(env, k, out, engine.Integer(sum))
+			})},
+		{"ambiguity_mode", []arg{{"Req", argRequest}, {"Mode", argOutAtom}},
+			engine.Predicate2(func(vm *engine.VM, req, mode engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				m := reqOf(req).Ambiguity
+				if m == "" {
+					m = "ask"
+				}
+				return unifyAll(env, k, mode, engine.NewAtom(m))
+			})},
+		{"redundant", reqPair, pairFact(func(r *Request) map[[2]string]bool { return r.Redundant })},
+		{"covered_by", []arg{{"Req", argRequest}, {"B", argAtom}, {"As", argAtoms}, {"A", argOutAtom}},
+			engine.Predicate4(func(vm *engine.VM, req, name, seen, by engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				as, err := atoms(seen, env)
+				if err != nil {
+					return engine.Error(err)
+				}
+				r, n := reqOf(req), atomOf(name)
+				for _, a := range as {
+					if p := [2]string{a, n}; r.Redundant[p] || (r.Apart != nil && !r.Apart[p]) {
+						return unifyAll(env, k, by, engine.NewAtom(a))
+					}
+				}
+				return engine.Bool(false)
+			})},
+		{"same_object", reqPair, pairFact(func(r *Request) map[[2]string]bool { return r.SameObject })},
+		{"apart", reqPair, pairFact(func(r *Request) map[[2]string]bool { return r.Apart })},
+		{"breadth", []arg{{"Req", argRequest}, {"Name", argAtom}, {"B", argOutInt}},
+			engine.Predicate3(func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				return unifyAll(env, k, out, engine.Integer(reqOf(req).Breadth[atomOf(name)]))
+			})},
+		{"own_words", []arg{{"Req", argRequest}, {"Best", argAtom}, {"RFact", argTerm}, {"B", argOutInt}},
+			engine.Predicate4(func(vm *engine.VM, req, best, rfact, own engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				b, clear := reqOf(req).ownWordsClear(atomOf(best), runnerUpName(rfact, env))
+				if !clear {
+					return engine.Bool(false)
+				}
+				return unifyAll(env, k, own, engine.Integer(b))
+			})},
+		{"threshold", reqValue("T"), number(func(r *Request) int { return r.Threshold })},
+		{"support_floor", reqValue("F"), number(func(r *Request) int { return r.SupportFloor })},
+		{"tie_ratio", reqValue("R"), number(func(r *Request) int { return r.TieRatio })},
+		{"withdrawn", reqValue("W"), number(func(r *Request) int { return r.Withdrawn })},
+		{"confidence", []arg{{"Req", argRequest}, {"Name", argAtom}, {"C", argOutInt}},
+			engine.Predicate3(func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				r := reqOf(req)
+				if r.Confidence == nil {
+					return engine.Bool(false)
+				}
+				c, ok := r.Confidence(atomOf(name))
+				if !ok {
+					return engine.Bool(false)
+				}
+				return unifyAll(env, k, out, engine.Integer(c))
+			})},
+		{"min_confidence", reqValue("M"), number(func(r *Request) int { return r.MinConfidence })},
+		{"intent_confidence", reqValue("I"), number(func(r *Request) int { return r.IntentConfidence })},
+		{"explains_more", reqPair,
+			engine.Predicate3(func(vm *engine.VM, req, a, b engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				r := reqOf(req)
+				if r.ExplainsMore == nil || !r.ExplainsMore(atomOf(a), atomOf(b)) {
+					return engine.Bool(false)
+				}
+				return k(env)
+			})},
+		{"judged", []arg{{"Req", argRequest}},
+			engine.Predicate1(func(vm *engine.VM, req engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				if !reqOf(req).Judged {
+					return engine.Bool(false)
+				}
+				return k(env)
+			})},
+
+		// List helpers, in Go because the sandbox lacks them or because
+		// one Go step beats one interpreter step per element.
+		{"memberchk", []arg{{"X", argAny}, {"List", argList}},
+			engine.Predicate2(func(vm *engine.VM, x, list engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				iter := engine.ListIterator{List: list, Env: env}
+				for iter.Next() {
+					if e, ok := env.Unify(x, iter.Current()); ok {
+						return k(e)
+					}
+				}
+				if err := iter.Err(); err != nil {
+					return engine.Error(err)
+				}
+				return engine.Bool(false)
+			})},
+		{"subtract", []arg{{"Xs", argAtoms}, {"Ys", argAtoms}, {"Zs", argOut}},
+			engine.Predicate3(func(vm *engine.VM, xs, ys, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				as, err := atoms(xs, env)
+				if err != nil {
+					return engine.Error(err)
+				}
+				bs, err := atoms(ys, env)
+				if err != nil {
+					return engine.Error(err)
+				}
+				drop := map[string]bool{}
+				for _, y := range bs {
+					drop[y] = true
+				}
+				var keep []string
+				for _, x := range as {
+					if !drop[x] {
+						keep = append(keep, x)
+					}
+				}
+				return unifyAll(env, k, out, atomList(keep))
+			})},
+		{"append", []arg{{"Lists", argLists}, {"List", argOut}},
+			engine.Predicate2(func(vm *engine.VM, lists, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				var all []engine.Term
+				err := argLists.walk(lists, env, func(l engine.Term) {
+					inner := engine.ListIterator{List: l, Env: env}
+					for inner.Next() {
+						all = append(all, inner.Current())
+					}
+				})
+				if err != nil {
+					return engine.Error(err)
+				}
+				return unifyAll(env, k, out, engine.List(all...))
+			})},
+		{"names", []arg{{"Cands", argCands}, {"Names", argOut}}, mapList(argCands, func(c engine.Compound, _ *engine.Env) (engine.Term, bool) {
+			return c.Arg(0), true
+		})},
+		{"lexical_scores", []arg{{"Cands", argCands}, {"Scores", argOut}}, mapList(argCands, func(c engine.Compound, env *engine.Env) (engine.Term, bool) {
+			return c.Arg(2), env.Resolve(c.Arg(1)) == atomLexical
+		})},
+		{"values", []arg{{"Pairs", argPairs}, {"Values", argOut}}, mapList(argPairs, func(c engine.Compound, _ *engine.Env) (engine.Term, bool) {
+			return c.Arg(1), true
+		})},
+	}
 }
 
-// mapList makes a predicate p(+List, -Out) for a proper list of
-// functor/arity terms: Out holds pick's term for each element it keeps, in
-// order. Any other element fails the call.
-func mapList(functor engine.Atom, arity int, pick func(engine.Compound, *engine.Env) (engine.Term, bool)) engine.Predicate2 {
+// registerFacts installs the natives, answering from f.
+func registerFacts(vm *engine.VM, f Facts) {
+	for _, n := range natives(f) {
+		n.register(vm)
+	}
+}
+
+// mapList makes a predicate p(+List, -Out) over a list of elements of
+// type a: Out holds pick's term for each element it keeps, in order.
+func mapList(a argType, pick func(engine.Compound, *engine.Env) (engine.Term, bool)) engine.Predicate2 {
 	return func(vm *engine.VM, list, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 		var ts []engine.Term
-		iter := engine.ListIterator{List: list, Env: env}
-		for iter.Next() {
-			c, ok := env.Resolve(iter.Current()).(engine.Compound)
-			if !ok || c.Functor() != functor || c.Arity() != arity {
-				return engine.Bool(false)
-			}
-			if t, keep := pick(c, env); keep {
+		err := a.walk(list, env, func(e engine.Term) {
+			if t, keep := pick(e.(engine.Compound), env); keep {
 				ts = append(ts, t)
 			}
-		}
-		if iter.Err() != nil {
-			return engine.Bool(false)
+		})
+		if err != nil {
+			return engine.Error(err)
 		}
 		return unifyAll(env, k, out, engine.List(ts...))
 	}
 }
 
-// atoms returns the atoms of a proper list of atoms; anything else in it is
-// skipped, which for these helpers means "no match".
-func atoms(list engine.Term, env *engine.Env) []string {
+// atoms returns the atoms of a list argument, or the exception a bad
+// element or an improper list raises.
+func atoms(list engine.Term, env *engine.Env) ([]string, error) {
 	var out []string
-	iter := engine.ListIterator{List: list, Env: env}
-	for iter.Next() {
-		if a, ok := env.Resolve(iter.Current()).(engine.Atom); ok {
-			out = append(out, a.String())
-		}
-	}
-	return out
+	err := argAtoms.walk(list, env, func(t engine.Term) {
+		out = append(out, atomOf(t))
+	})
+	return out, err
 }
 
-func atomArg(t engine.Term, env *engine.Env) (string, bool) {
-	a, ok := env.Resolve(t).(engine.Atom)
-	if !ok {
-		return "", false
-	}
-	return a.String(), true
-}
+// reqOf and atomOf read an argument its check has vetted and resolved.
+func reqOf(t engine.Term) *Request { return t.(reqTerm).r }
+
+func atomOf(t engine.Term) string { return t.(engine.Atom).String() }
 
 var atomRunnerUp = engine.NewAtom("runner_up")
 
@@ -291,8 +528,10 @@ func runnerUpName(t engine.Term, env *engine.Env) string {
 	if !ok || c.Functor() != atomRunnerUp || c.Arity() != 2 {
 		return ""
 	}
-	n, _ := atomArg(c.Arg(0), env)
-	return n
+	if a, ok := env.Resolve(c.Arg(0)).(engine.Atom); ok {
+		return a.String()
+	}
+	return ""
 }
 
 func atomList(names []string) engine.Term {

@@ -139,10 +139,19 @@
 %                           them again (one policy step per rule saved).
 %
 % List helpers, in Go because the interpreter lacks them or because one Go
-% step beats one interpreter step per element: memberchk/2, subtract/3
-% (keeps the order of its first argument), append/2 (concatenates a list of
-% lists), names/2 (the names of cand/3 terms), lexical_scores/2 (the scores
-% of the lexical ones, in order) and values/2 (of Key-Value pairs).
+% step beats one interpreter step per element:
+%   memberchk(?X, +List)
+%   subtract(+Xs, +Ys, -Zs)       of lists of atoms; keeps the order of Xs.
+%   append(+Lists, -List)         concatenates a list of lists.
+%   names(+Cands, -Names)         the names of cand/3 terms.
+%   lexical_scores(+Cands, -Scores) the scores of the lexical ones, in order.
+%   values(+Pairs, -Values)       the values of Key-Value pairs.
+%
+% Every native checks its inputs (+) as ISO builtins do: an unbound one
+% raises instantiation_error, one of the wrong type (a name where the
+% request goes, a non-list, a list holding a non-atom) raises type_error,
+% and the compile fails with it. None answers false for a miscall, which
+% here would read as "not denied" and select what the host denied.
 %
 % Entry points:
 %   eligible(+Req, +Candidates, -Rejected)

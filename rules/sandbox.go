@@ -3,6 +3,7 @@ package rules
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/ichiban/prolog"
 	"github.com/ichiban/prolog/engine"
@@ -10,59 +11,39 @@ import (
 
 // allowlist is every predicate implemented in Go that the policy's
 // interpreter can call, as name/arity, sorted: the ISO control constructs,
-// arithmetic and term predicates policy.pl uses, then rlmc's natives (see
-// natives.go). Nothing else is registered: the interpreter starts empty
-// (new(prolog.Interpreter), the sandbox ichiban/prolog documents), so no
-// stream, file, flag, operator-table, database or process predicate exists
-// in it, and a goal naming one throws existence_error. An ichiban upgrade
-// adds nothing here. TestAllowlistIsWhatTheInterpreterCalls compares this
-// list with the interpreter's procedure table in both directions, so adding
-// a builtin is a visible change to this list.
+// arithmetic and term predicates policy.pl uses (builtins), then rlmc's
+// natives (the table in natives.go). Nothing else is registered: the
+// interpreter starts empty (new(prolog.Interpreter), the sandbox ichiban/prolog
+// documents), so no stream, file, flag, operator-table, database or process
+// predicate exists in it, and a goal naming one throws existence_error. An
+// ichiban upgrade adds nothing here. TestAllowlistIsWhatTheInterpreterCalls
+// compares this list with the interpreter's procedure table in both
+// directions, so adding a builtin is a visible change to builtins, and a
+// native one to the natives table.
 //
 // Clauses, conjunction (,/2) and cut (!/0) need no entry: ichiban compiles
 // them into the clause's bytecode. Arithmetic functions (max/2, * and so
 // on) need none either: is/2 and the comparisons evaluate them in Go.
-var allowlist = []string{
+var allowlist = func() []string {
+	out := slices.Clone(builtins)
+	for _, n := range natives(nil) {
+		out = append(out, n.indicator())
+	}
+	slices.Sort(out)
+	return out
+}()
+
+// builtins are the ISO predicates registerBuiltins installs, sorted.
+var builtins = []string{
 	"</2",
 	"=/2",
 	"=</2",
 	">=/2",
 	`\+/1`,
 	`\==/2`,
-	"ambiguity_mode/2",
-	"apart/3",
-	"append/2",
 	"append/3",
-	"breadth/3",
-	"closure/2",
-	"confidence/3",
-	"conflicting/3",
-	"covered_by/4",
-	"denied/2",
-	"explains_more/3",
-	"explicit/2",
-	"intent_confidence/2",
 	"is/2",
-	"judged/1",
 	"keysort/2",
-	"lexical_scores/2",
-	"mandatory/2",
-	"memberchk/2",
-	"min_confidence/2",
-	"names/2",
-	"negated/2",
-	"own_words/4",
-	"redundant/3",
-	"same_object/3",
-	"subtract/3",
-	"superseded_by/3",
-	"support_floor/2",
-	"threshold/2",
-	"tie_ratio/2",
-	"tokens/3",
-	"unit/4",
-	"values/2",
-	"withdrawn/2",
 }
 
 // operators is the ISO standard operator table, as ichiban's own bootstrap
