@@ -97,13 +97,16 @@ func (c *Cache) open(create bool) (*os.Root, error) {
 	if off := c.off.Load(); off != nil {
 		return nil, off
 	}
-	info, err := os.Lstat(c.Dir)
+	// Cleaned first: "link/" or "link/." would have Lstat follow the
+	// link, and the check pass on its target.
+	dir := filepath.Clean(c.Dir)
+	info, err := os.Lstat(dir)
 	if create && errors.Is(err, fs.ErrNotExist) {
 		// MkdirAll leaves an existing folder's mode as it is: the Lstat
 		// after it checks whatever is there now, made by this process or
 		// by another at the same moment.
-		if err = os.MkdirAll(c.Dir, 0o700); err == nil {
-			info, err = os.Lstat(c.Dir)
+		if err = os.MkdirAll(dir, 0o700); err == nil {
+			info, err = os.Lstat(dir)
 		}
 	}
 	if err != nil {
@@ -116,7 +119,7 @@ func (c *Cache) open(create bool) (*os.Root, error) {
 		}
 		return nil, off
 	}
-	root, err := os.OpenRoot(c.Dir)
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}

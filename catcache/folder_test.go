@@ -132,35 +132,49 @@ func TestFolderRefused(t *testing.T) {
 		// make makes the folder c.Dir, or a link to it, and returns the
 		// real folder.
 		make func(t *testing.T, dir string) string
+		// suffix is added to c.Dir once made, as a user may write it.
+		suffix string
 	}{
 		{"a link to a folder", OffSymlink, func(t *testing.T, dir string) string {
 			target := filepath.Join(t.TempDir(), "target")
 			must(t, os.Mkdir(target, 0o700))
 			must(t, os.Symlink(target, dir))
 			return target
-		}},
+		}, ""},
+		{"a link written with a slash", OffSymlink, func(t *testing.T, dir string) string {
+			target := filepath.Join(t.TempDir(), "target")
+			must(t, os.Mkdir(target, 0o700))
+			must(t, os.Symlink(target, dir))
+			return target
+		}, "/"},
+		{"a link written with /.", OffSymlink, func(t *testing.T, dir string) string {
+			target := filepath.Join(t.TempDir(), "target")
+			must(t, os.Mkdir(target, 0o700))
+			must(t, os.Symlink(target, dir))
+			return target
+		}, "/."},
 		{"group-writable", OffWritable, func(t *testing.T, dir string) string {
 			must(t, os.Mkdir(dir, 0o700))
 			must(t, os.Chmod(dir, 0o770))
 			return dir
-		}},
+		}, ""},
 		{"writable by others", OffWritable, func(t *testing.T, dir string) string {
 			must(t, os.Mkdir(dir, 0o700))
 			must(t, os.Chmod(dir, 0o703))
 			return dir
-		}},
+		}, ""},
 		{"shared, sticky", OffWritable, func(t *testing.T, dir string) string {
 			must(t, os.Mkdir(dir, 0o700))
 			must(t, os.Chmod(dir, 0o1777))
 			return dir
-		}},
+		}, ""},
 		{"another user's", OffNotOwn, func(t *testing.T, dir string) string {
 			must(t, os.Mkdir(dir, 0o700))
 			if err := os.Chown(dir, os.Getuid()+1, -1); err != nil {
 				t.Skipf("cannot give a folder away: %v", err)
 			}
 			return dir
-		}},
+		}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,6 +186,7 @@ func TestFolderRefused(t *testing.T) {
 			c.Warn = func(o *Off) { offs = append(offs, o) }
 			opts := loader.Options{Roots: []string{root}}
 			real := tt.make(t, c.Dir)
+			c.Dir += tt.suffix
 			// Files of this package's names, old enough to be pruned.
 			old := time.Now().Add(-maxAge - time.Hour)
 			for _, name := range []string{strings.Repeat("a", 32) + ".cache", strings.Repeat("a", 32) + countsSuffix, ".tmp-1"} {

@@ -592,7 +592,17 @@ func (l *Live) collect(opts loader.Options, p Policy) (items map[string]string, 
 			target, _ := os.Readlink(link)
 			items[link] = "link " + target
 		}
-		watchName(abs)
+		// Every folder on the way is watched for the next name, so a
+		// folder above it renamed or swapped (a blue/green release
+		// moved into place) starts a reload too.
+		for p := abs; ; {
+			parent := filepath.Dir(p)
+			if parent == p {
+				break
+			}
+			watchName(p)
+			p = parent
+		}
 		items[abs] = stampPath(abs, whole)
 		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
 			watchName(real)

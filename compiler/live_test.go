@@ -440,3 +440,27 @@ func round(t *testing.T, c *compiler.Compiler, name string) int {
 func roundSkill(name string, i int) string {
 	return fmt.Sprintf("---\nname: %s\ndescription: Round %d of %s.\n---\nBody.\n", name, i, name)
 }
+
+// TestLiveFollowsSwappedAncestor: a folder above the root swapped for
+// another by renames (a blue/green release without links) is served.
+func TestLiveFollowsSwappedAncestor(t *testing.T) {
+	base := t.TempDir()
+	writeFileAtomic(t, filepath.Join(base, "cur", "skills", "tdd", "SKILL.md"), liveSkill("tdd", "TDD."))
+	writeFileAtomic(t, filepath.Join(base, "next", "skills", "deploy", "SKILL.md"), liveSkill("deploy", "Deploy."))
+	l, err := compiler.Watch(context.Background(), loader.Options{Roots: []string{filepath.Join(base, "cur", "skills")}}, compiler.Policy{},
+		compiler.LiveOptions{Debounce: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := os.Rename(filepath.Join(base, "cur"), filepath.Join(base, "old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(base, "next"), filepath.Join(base, "cur")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the swapped-in release is served", func() bool {
+		n := names(l.Current())
+		return slices.Equal(n, []string{"deploy"})
+	})
+}

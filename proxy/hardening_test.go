@@ -115,8 +115,12 @@ func TestDotSegmentsStayUnderBase(t *testing.T) {
 func TestRedact(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"https://api.example/v1?key=AIzaSECRET", "https://api.example/v1?key=xxxxx"},
-		{"https://api.example/v1?subscription-key=SECRET&api-version=2024", "https://api.example/v1?api-version=xxxxx&subscription-key=xxxxx"},
-		{"https://user:SECRET@api.example/", "https://user:xxxxx@api.example/"},
+		{"https://api.example/v1?subscription-key=SECRET&api-version=2024", "https://api.example/v1?subscription-key=xxxxx&api-version=xxxxx"},
+		{"https://user:SECRET@api.example/", "https://xxxxx@api.example/"},
+		{"https://SECRET@api.example/", "https://xxxxx@api.example/"},
+		{"http://h/?key=SECRET;x=1", "http://h/?key=xxxxx&x=xxxxx"},
+		{"http://h/?key=SECRET%zz", "http://h/?key=xxxxx"},
+		{"http://h/?SECRET", "http://h/?xxxxx"},
 		{"https://api.example/v1", "https://api.example/v1"},
 	} {
 		u, _ := url.Parse(tc.in)

@@ -549,8 +549,18 @@ func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error
 	if r.Context().Err() != nil {
 		return
 	}
-	p.log.Warn("upstream unreachable", "error", err.Error())
-	p.fail(w, http.StatusBadGateway, &compiler.Error{Stage: StageProxy, Code: ErrUpstream, Message: "the upstream gave no response: " + err.Error()})
+	// The transport's error names the URL, which may hold a key.
+	msg := err.Error()
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if u, perr := url.Parse(ue.URL); perr == nil {
+			msg = fmt.Sprintf("%s %s: %v", ue.Op, Redact(u), ue.Err)
+		} else {
+			msg = fmt.Sprintf("%s: %v", ue.Op, ue.Err)
+		}
+	}
+	p.log.Warn("upstream unreachable", "error", msg)
+	p.fail(w, http.StatusBadGateway, &compiler.Error{Stage: StageProxy, Code: ErrUpstream, Message: "the upstream gave no response: " + msg})
 }
 
 // fail writes the compile error object with status.
@@ -578,19 +588,28 @@ func cleanPath(u *url.URL) {
 	}
 }
 
-// Redact returns u for a log or a message: its password and the value of
-// every query parameter (an API key travels as ?key= or
-// ?subscription-key= with some providers) masked.
+// Redact returns u for a log or a message with everything that may be a
+// credential masked: the user information whole (a key is often passed as
+// the user name), and every query value, or the whole of a query part
+// without one (an API key travels as ?key=, ?subscription-key= or bare
+// with some providers). The query is cut at both & and ;, and masked
+// without being decoded, so no spelling of it escapes.
 func Redact(u *url.URL) string {
 	c := *u
-	if q := c.Query(); len(q) > 0 {
-		for k, vs := range q {
-			for i := range vs {
-				vs[i] = "xxxxx"
-			}
-			q[k] = vs
-		}
-		c.RawQuery = q.Encode()
+	if c.User != nil {
+		c.User = url.User("xxxxx")
 	}
-	return c.Redacted()
+	if c.RawQuery != "" {
+		parts := strings.FieldsFunc(c.RawQuery, func(r rune) bool { return r == '&' || r == ';' })
+		for i, part := range parts {
+			if key, _, ok := strings.Cut(part, "="); ok {
+				parts[i] = key + "=xxxxx"
+			} else {
+				parts[i] = "xxxxx"
+			}
+		}
+		c.RawQuery = strings.Join(parts, "&")
+	}
+	c.ForceQuery = false
+	return c.String()
 }

@@ -35,7 +35,12 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 			}
 			u, err := url.Parse(upstream)
 			if err != nil {
-				return usageError("--upstream: %v", err)
+				// Not the URL itself: it may hold a key.
+				var ue *url.Error
+				if errors.As(err, &ue) {
+					err = ue.Err
+				}
+				return usageError("--upstream is not a URL: %v", err)
 			}
 			cfg.Upstream = u
 			if cmd.Flags().Changed("addr") && cfg.Socket != "" {

@@ -16,6 +16,7 @@ func TestProxyRefuses(t *testing.T) {
 	}{
 		{name: "no upstream", args: []string{"proxy"}, want: "--upstream"},
 		{name: "a relative upstream", args: []string{"proxy", "--upstream", "api.openai.com"}, want: "absolute URL"},
+		{name: "an upstream that does not parse", args: []string{"proxy", "--upstream", "http://[::1/?key=SECRET"}, want: "is not a URL"},
 		{name: "an upstream that is not HTTP", args: []string{"proxy", "--upstream", "ftp://example.com"}, want: "http or https"},
 		{name: "addr and socket", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "127.0.0.1:0", "--socket", "s.sock"}, want: "not both"},
 		{name: "all interfaces without a token", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "0.0.0.0:0"}, want: "not a loopback address"},
@@ -26,6 +27,9 @@ func TestProxyRefuses(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			if code := Main(tc.args, strings.NewReader(""), &stdout, &stderr); code != exitUsage {
 				t.Fatalf("exit: got %d; want %d (%s)", code, exitUsage, stderr.String())
+			}
+			if strings.Contains(stderr.String(), "SECRET") {
+				t.Fatalf("stderr repeats the URL's key: %q", stderr.String())
 			}
 			if !strings.Contains(stderr.String(), tc.want) {
 				t.Fatalf("stderr: got %q; want it to say %q", stderr.String(), tc.want)

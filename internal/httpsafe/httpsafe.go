@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -63,6 +64,11 @@ func Listen(addr, socket string) (net.Listener, error) {
 // closes.
 func listenUnix(path string) (net.Listener, error) {
 	fail := func(err error) error { return &ConfigError{fmt.Sprintf("--socket %s: %v", path, err)} }
+	// The socket is made at a short temporary path and renamed, so a
+	// path too long to connect to would be listened on without error.
+	if len(path) > maxSocketPath {
+		return nil, &ConfigError{fmt.Sprintf("--socket %s: the path is %d bytes; a unix socket's is at most %d here", path, len(path), maxSocketPath)}
+	}
 	if info, err := os.Lstat(path); err == nil {
 		if info.Mode()&os.ModeSocket == 0 {
 			return nil, &ConfigError{fmt.Sprintf("--socket %s exists and is not a socket", path)}
@@ -100,11 +106,24 @@ var chmodRename = func(tmp, path string) error {
 	return os.Rename(tmp, path)
 }
 
-// unixListener removes its socket file when closed.
+// maxSocketPath is the longest unix socket path clients can connect to:
+// sun_path holds 108 bytes on Linux and 104 on the BSDs and macOS, the
+// terminating NUL included.
+var maxSocketPath = func() int {
+	if runtime.GOOS == "linux" {
+		return 107
+	}
+	return 103
+}()
+
+// unixListener removes its socket file when closed, and names it by the
+// path clients connect to, not the temporary one it was made at.
 type unixListener struct {
 	*net.UnixListener
 	path string
 }
+
+func (l *unixListener) Addr() net.Addr { return &net.UnixAddr{Name: l.path, Net: "unix"} }
 
 func (l *unixListener) Close() error {
 	err := l.UnixListener.Close()

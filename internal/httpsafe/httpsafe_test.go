@@ -245,3 +245,36 @@ func TestListenSocketSetupFails(t *testing.T) {
 		t.Errorf("a file is at the socket path after a failed setup: %v", err)
 	}
 }
+
+// TestListenSocket: the listener names the path clients connect to, and a
+// path too long to connect to is refused before anything listens.
+func TestListenSocket(t *testing.T) {
+	dir, err := os.MkdirTemp("", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "rlmc.sock")
+	ln, err := Listen("", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ln.Addr().String(); got != path {
+		t.Errorf("Addr: got %q; want %q", got, path)
+	}
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		t.Errorf("dialing the socket: %v", err)
+	} else {
+		c.Close()
+	}
+	ln.Close()
+	long := filepath.Join(dir, strings.Repeat("x", maxSocketPath))
+	if ln, err := Listen("", long); err == nil {
+		ln.Close()
+		t.Errorf("a %d-byte socket path: got a listener; want an error", len(long))
+	}
+	if _, err := os.Lstat(long); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a file is at the too-long path: %v", err)
+	}
+}
