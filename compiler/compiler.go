@@ -881,3 +881,18 @@ func (r *compilation) confidenceOf(name string) (int, bool) {
 func (r *compilation) explainsMore(a, b string) bool {
 	return r.problem.ExplainsMore(a, b, TieExplained)
 }
+
+// UnknownNames returns an unknown_policy_unit warning for each of names
+// (a request's select or deny, given as field) that no unit of c's
+// catalog answers to: a deny that names nothing is most likely a typo
+// for a unit that stays allowed, and every front-end says so alike.
+func UnknownNames(c *Compiler, field string, names []string) ir.Diagnostics {
+	var out ir.Diagnostics
+	for _, n := range names {
+		if _, ok := c.Catalog().Lookup(n); !ok {
+			out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
+				Message: fmt.Sprintf("%s names unit %s, which is not in the catalog", field, ir.Quote(n))})
+		}
+	}
+	return out
+}

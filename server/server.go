@@ -257,6 +257,12 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 		s.compileFailed(w, r, start, status, ce, &req)
 		return
 	}
+	// A deny that names no unit is most likely a typo for one that stays
+	// allowed: the answer says so, as rlmc compile does on stderr.
+	if unknown := compiler.UnknownNames(l.Current(), "deny", req.Deny); len(unknown) > 0 {
+		res.Diagnostics = append(res.Diagnostics, unknown...)
+		res.Diagnostics.Sort()
+	}
 	elapsed := time.Since(start)
 	s.m.latency.Observe(elapsed.Seconds())
 	s.m.decisions.WithLabelValues(string(res.Decision)).Inc()

@@ -621,3 +621,39 @@ func TestSlowUploadsHoldNoSlot(t *testing.T) {
 		t.Fatalf("a compile beside stalled uploads: got %d %.200s; want 200", status, body)
 	}
 }
+
+// TestUnknownDenyWarned: a deny naming no unit is answered with an
+// unknown_policy_unit warning; it was silently ignored.
+func TestUnknownDenyWarned(t *testing.T) {
+	root, _ := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	status, body := post(t, ts.URL+"/v1/compile", "", `{"task": "write the failing test first, test-driven development", "deny": ["TDD", "deploy"]}`)
+	if status != http.StatusOK {
+		t.Fatalf("got %d %s; want 200", status, body)
+	}
+	var res struct {
+		Diagnostics []struct {
+			Code    string `json:"code"`
+			Path    string `json:"path"`
+			Message string `json:"message"`
+		} `json:"diagnostics"`
+	}
+	if err := json.Unmarshal(body, &res); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range res.Diagnostics {
+		if d.Code == "unknown_policy_unit" && d.Path == "deny" {
+			n++
+			if !strings.Contains(d.Message, "TDD") {
+				t.Errorf("the warning does not name TDD: %q", d.Message)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("unknown_policy_unit warnings for deny: got %d; want 1 (TDD; deploy is a unit)", n)
+	}
+}

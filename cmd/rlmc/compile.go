@@ -99,7 +99,7 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	// A denied name the catalog lacks denies nothing: say so, as the
 	// policy's deny list does (unknown_policy_unit), since it is most
 	// likely a typo for a unit that stays allowed.
-	for _, d := range unknownNames(c, "--deny", denies) {
+	for _, d := range compiler.UnknownNames(c, "--deny", denies) {
 		fmt.Fprintf(stderr, "rlmc: %s\n", d.String())
 	}
 	req := compiler.Request{Task: task, Select: splitNames(p.selects), Deny: denies, Budget: p.budget, Tokenizer: p.tokenizer}

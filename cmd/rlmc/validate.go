@@ -66,8 +66,8 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 	}
 	ds := append(ir.Diagnostics{}, c.Diagnostics()...)
 	ds = append(ds, compiler.GraphProblems(c.Catalog(), c.Policy())...)
-	ds = append(ds, unknownNames(c, "--select", splitNames(p.selects))...)
-	ds = append(ds, unknownNames(c, "--deny", splitNames(p.denies))...)
+	ds = append(ds, compiler.UnknownNames(c, "--select", splitNames(p.selects))...)
+	ds = append(ds, compiler.UnknownNames(c, "--deny", splitNames(p.denies))...)
 	ds.Sort()
 	v := validation{Units: len(c.Catalog().Units), Errors: ds.Count(ir.SeverityError), Warnings: ds.Count(ir.SeverityWarning), Diagnostics: ds}
 	if p.format == "json" {
@@ -84,18 +84,4 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 		return failed()
 	}
 	return nil
-}
-
-// unknownNames reports each name given with flag that the catalog lacks,
-// as the host policy's own names are reported: a host name that matches
-// nothing selects or denies nothing.
-func unknownNames(c *compiler.Compiler, flag string, names []string) ir.Diagnostics {
-	var out ir.Diagnostics
-	for _, n := range names {
-		if _, ok := c.Catalog().Lookup(n); !ok {
-			out.Add(ir.Diagnostic{Path: flag, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
-				Message: fmt.Sprintf("%s names unit %s, which is not in the catalog", flag, ir.Quote(n))})
-		}
-	}
-	return out
 }
