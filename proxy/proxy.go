@@ -179,6 +179,13 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if base, ok := stripV1(cfg.Upstream); ok {
+		// Both vendors' SDKs take a base URL ending in /v1 for OpenAI,
+		// and clients send paths that start with /v1: kept, it would
+		// send every call to /v1/v1/... and a 404.
+		cfg.Upstream = base
+		cfg.Logger.Info("--upstream ends in /v1, which each request's path already starts with: forwarding to its parent", "upstream", Redact(base))
+	}
 	if cfg.Transport == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		// The client's Accept-Encoding goes through as it is, and the
@@ -189,7 +196,7 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p := &Proxy{cfg: cfg, log: cfg.Logger, token: httpsafe.NewToken(cfg.Token), bodies: httpsafe.NewBudget(bodyBudgetFactor * cfg.MaxBodyBytes)}
 	p.handler = httpsafe.Guard(http.HandlerFunc(p.serve), p.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, r httpsafe.Refusal) {
-		p.fail(w, r.Status, &compiler.Error{Stage: StageProxy, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
+		p.fail(w, flavorEither, r.Status, &compiler.Error{Stage: StageProxy, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
 	})
 	upstream := cfg.Upstream
 	p.rp = &httputil.ReverseProxy{
@@ -315,6 +322,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.handler.Se
 
 // serve is ServeHTTP past httpsafe.Guard.
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
+	cleanPath(r.URL)
+	fl := flavorOf(r.URL.Path)
 	if p.token.Set() {
 		// The header holds the token, or "Bearer TOKEN" as a client
 		// that sends every token that way writes it.
@@ -323,21 +332,20 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 			given = cred
 		}
 		if !p.token.Matches(given) {
-			p.fail(w, http.StatusUnauthorized, &compiler.Error{Stage: StageProxy, Code: server.ErrUnauthorized,
+			p.fail(w, fl, http.StatusUnauthorized, &compiler.Error{Stage: StageProxy, Code: server.ErrUnauthorized,
 				Message: "a valid " + HeaderToken + " header is required"})
 			return
 		}
 	}
 	ctl, err := readControls(r.Header)
 	if err != nil {
-		p.fail(w, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()})
+		p.fail(w, fl, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()})
 		return
 	}
-	cleanPath(r.URL)
 	a := apis[r.URL.Path]
 	if r.Method != http.MethodPost || a == nil {
 		if len(ctl.selects) > 0 {
-			p.fail(w, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest,
+			p.fail(w, fl, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest,
 				Message: fmt.Sprintf("%s on %s %s, which carries no skills", HeaderSelect, r.Method, r.URL.Path)})
 			return
 		}
@@ -363,7 +371,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 			w.Header().Set("Retry-After", "1")
 			code = server.ErrOverloaded
 		}
-		p.fail(w, status, &compiler.Error{Stage: StageProxy, Code: code, Message: msg})
+		p.fail(w, flavorOf(r.URL.Path), status, &compiler.Error{Stage: StageProxy, Code: code, Message: msg})
 		return
 	}
 	rec := logRecord{api: a.name, start: start}
@@ -372,7 +380,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		ok = false
 	}
 	refuse := func(status int, ce *compiler.Error) {
-		p.fail(w, status, ce)
+		p.fail(w, flavorOf(r.URL.Path), status, ce)
 		rec.status, rec.decision, rec.code = status, "error", string(ce.Code)
 		p.record(rec)
 	}
@@ -515,14 +523,26 @@ func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error
 		return
 	}
 	p.log.Warn("upstream unreachable", "error", err.Error())
-	p.fail(w, http.StatusBadGateway, &compiler.Error{Stage: StageProxy, Code: ErrUpstream, Message: "the upstream gave no response: " + err.Error()})
+	p.fail(w, flavorOf(r.URL.Path), http.StatusBadGateway, &compiler.Error{Stage: StageProxy, Code: ErrUpstream, Message: "the upstream gave no response: " + err.Error()})
 }
 
-// fail writes the compile error object with status.
-func (p *Proxy) fail(w http.ResponseWriter, status int, ce *compiler.Error) {
+// fail writes ce with status, in the error shape of flavor's API.
+func (p *Proxy) fail(w http.ResponseWriter, f flavor, status int, ce *compiler.Error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	compiler.WriteJSON(w, compiler.ErrorDocument(ce))
+	compiler.WriteJSON(w, errorBody(f, status, ce))
+}
+
+// stripV1 returns u without a last path segment "v1" (and its trailing
+// slash); ok is false when u has none.
+func stripV1(u *url.URL) (*url.URL, bool) {
+	p := strings.TrimSuffix(u.Path, "/")
+	if !strings.HasSuffix(p, "/v1") {
+		return u, false
+	}
+	c := *u
+	c.Path, c.RawPath = strings.TrimSuffix(p, "/v1"), ""
+	return &c, true
 }
 
 // cleanPath removes dot segments and repeated slashes from a client's
