@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"log/slog"
 	"net"
@@ -30,6 +31,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -120,7 +122,15 @@ type Config struct {
 	MaxBodyBytes int64         // DefaultMaxBodyBytes when zero
 	BodyTimeout  time.Duration // how long a completion body may take to arrive; DefaultBodyTimeout when zero
 	DrainTimeout time.Duration
-	// Audit, when set, records each compile (the trajectory).
+	// Placement says where the skill block goes; PlacementTurn when
+	// empty.
+	Placement Placement
+	// Memory caps each of the proxy's memories (earlier turns' blocks,
+	// Responses conversations by response id); DefaultMemory when zero.
+	Memory int
+	// Audit, when set, records each compile of a call's task (the
+	// trajectory); earlier turns compiled again under PlacementTurn are
+	// not recorded again.
 	Audit  *compiler.Audit
 	Logger *slog.Logger // slog.Default() when nil
 	// Transport carries requests to the upstream; a clone of
@@ -141,6 +151,9 @@ type Proxy struct {
 	token   httpsafe.Token
 	bodies  *httpsafe.Budget // bytes of completion bodies held at once
 	handler http.Handler
+	seed    maphash.Seed
+	blocks  *lru[blockKey, string]      // earlier user turns' blocks (PlacementTurn)
+	convs   *lru[string, *conversation] // Responses conversations, by response id
 }
 
 // New checks cfg and returns a proxy with no catalog yet: until Watch (or
@@ -170,6 +183,16 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	switch cfg.Placement {
+	case "":
+		cfg.Placement = PlacementTurn
+	case PlacementTurn, PlacementSystem:
+	default:
+		return nil, &server.ConfigError{Msg: fmt.Sprintf("--placement %q: give turn or system", cfg.Placement)}
+	}
+	if cfg.Memory <= 0 {
+		cfg.Memory = DefaultMemory
+	}
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = DefaultDrainTimeout
 	}
@@ -194,7 +217,8 @@ func New(cfg Config) (*Proxy, error) {
 		t.MaxIdleConnsPerHost = 64
 		cfg.Transport = t
 	}
-	p := &Proxy{cfg: cfg, log: cfg.Logger, token: httpsafe.NewToken(cfg.Token), bodies: httpsafe.NewBudget(bodyBudgetFactor * cfg.MaxBodyBytes)}
+	p := &Proxy{cfg: cfg, log: cfg.Logger, token: httpsafe.NewToken(cfg.Token), bodies: httpsafe.NewBudget(bodyBudgetFactor * cfg.MaxBodyBytes),
+		seed: maphash.MakeSeed(), blocks: newLRU[blockKey, string](cfg.Memory), convs: newLRU[string, *conversation](cfg.Memory)}
 	p.handler = httpsafe.Guard(http.HandlerFunc(p.serve), p.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, r httpsafe.Refusal) {
 		p.fail(w, flavorEither, r.Status, &compiler.Error{Stage: StageProxy, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
 	})
@@ -203,6 +227,14 @@ func New(cfg Config) (*Proxy, error) {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(upstream)
 			dropRlmc(pr.Out.Header)
+			if _, ok := pr.In.Context().Value(convKey{}).(*conversation); ok {
+				// The proxy reads the response id of the answer, which
+				// it can decompress as gzip, and not as br or zstd:
+				// a client that takes gzip is answered in gzip.
+				if acceptsGzip(pr.In.Header.Values("Accept-Encoding")) {
+					pr.Out.Header.Set("Accept-Encoding", "gzip")
+				}
+			}
 		},
 		// The host's headers are the proxy's own: an upstream's
 		// X-Rlmc-Selected must not pass for the proxy's word.
@@ -213,6 +245,9 @@ func New(cfg Config) (*Proxy, error) {
 			if resp.Trailer != nil {
 				dropRlmc(resp.Trailer)
 				resp.Body = &trailerGuard{ReadCloser: resp.Body, trailer: resp.Trailer}
+			}
+			if c, ok := resp.Request.Context().Value(convKey{}).(*conversation); ok && resp.StatusCode == http.StatusOK {
+				resp.Body = p.catchID(resp, c)
 			}
 			return nil
 		},
@@ -409,57 +444,193 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		return
 	}
 
-	task, whole := compiler.ClipTask(a.task(body, root))
+	turnPlaced := p.cfg.Placement == PlacementTurn
+	var (
+		turns []turn
+		list  span
+		raw   string
+	)
+	if turnPlaced {
+		turns, list = a.turns(body, root)
+		if len(turns) > 0 {
+			raw = turns[len(turns)-1].text
+		}
+	} else {
+		raw = a.task(body, root)
+	}
+	h := w.Header()
+	setHeaders := func(c *conversation) {
+		h.Set(HeaderDecision, c.decision)
+		h.Set(HeaderFingerprint, c.fingerprint)
+		if len(c.selected) > 0 {
+			h.Set(HeaderSelected, strings.Join(c.selected, ","))
+		}
+	}
+	placeFailed := func(err error) {
+		for _, k := range []string{HeaderSelected, HeaderFingerprint, HeaderDecision, HeaderAmbiguous} {
+			h.Del(k)
+		}
+		refuse(http.StatusBadRequest, invalid(fmt.Sprintf("%v (%s)", err, a.name)))
+	}
+
+	// A Responses call chained to an earlier response that brings no user
+	// text (a tool turn: only function_call_output items) belongs to the
+	// conversation that response started: its skills are the ones
+	// remembered under that response's id. The API does not carry
+	// instructions over, so under system placement they go in again.
+	if prev := responsesPrev(a, body, root); prev != "" && raw == "" && len(ctl.selects) == 0 {
+		c, ok := p.convs.get(prev)
+		if !ok {
+			rec.decision = DecisionUnknownConversation
+			h.Set(HeaderDecision, rec.decision)
+			p.forward(w, r, body, &rec)
+			return
+		}
+		rec.decision, rec.selected, rec.fingerprint = c.decision, c.selected, c.fingerprint
+		setHeaders(c)
+		if !turnPlaced && c.prompt != "" {
+			e, err := a.place(body, root, c.prompt)
+			if err != nil {
+				placeFailed(err)
+				return
+			}
+			body = e.apply(body)
+		}
+		p.forward(w, withConversation(r, a, c), body, &rec)
+		return
+	}
+
+	task, whole := compiler.ClipTask(raw)
 	rec.taskBytes = len(task)
 	if whole > len(task) {
 		// A message over the compile's limit is the user's to send; the
 		// skills come from its start and end, and the host is told.
-		w.Header().Set(HeaderTaskClipped, fmt.Sprintf("%d of %d bytes", len(task), whole))
+		h.Set(HeaderTaskClipped, fmt.Sprintf("%d of %d bytes", len(task), whole))
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), p.cfg.Timeout)
-	req := compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}
-	var res *compiler.Result
-	if p.cfg.Audit != nil {
-		res, err = p.cfg.Audit.Compile(ctx, live, req)
-	} else {
-		res, err = live.Compile(ctx, req)
-	}
-	cancel()
+	res, err := p.compile(r.Context(), live, compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}, true)
 	rec.compile = time.Since(start)
 	if err != nil {
-		var ce *compiler.Error
-		if !errors.As(err, &ce) {
-			ce = &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()}
-		}
-		status := server.StatusOf(ce, err)
-		if status == http.StatusServiceUnavailable {
-			w.Header().Set("Retry-After", "1")
-		}
-		refuse(status, ce)
+		p.refuseCompile(w, err, refuse)
 		return
 	}
-	rec.decision, rec.selected, rec.fingerprint = string(res.Decision), res.Names(), res.Fingerprint
-	h := w.Header()
-	h.Set(HeaderDecision, string(res.Decision))
-	h.Set(HeaderFingerprint, res.Fingerprint)
-	if len(rec.selected) > 0 {
-		h.Set(HeaderSelected, strings.Join(rec.selected, ","))
-	}
+	conv := &conversation{decision: string(res.Decision), fingerprint: res.Fingerprint, selected: res.Names(), prompt: res.Prompt}
+	rec.decision, rec.selected, rec.fingerprint = conv.decision, conv.selected, conv.fingerprint
+	setHeaders(conv)
 	if len(res.Ambiguous) > 0 {
 		h.Set(HeaderAmbiguous, strings.Join(res.Ambiguous, ","))
 	}
-	if res.Prompt != "" {
-		e, err := a.place(body, root, res.Prompt)
+	var edits []edit
+	switch {
+	case turnPlaced && len(turns) > 0:
+		edits, err = p.turnEdits(r.Context(), live, a, body, list, turns, res.Prompt, ctl.denies)
 		if err != nil {
-			for _, k := range []string{HeaderSelected, HeaderFingerprint, HeaderDecision} {
-				h.Del(k)
+			var ce *compiler.Error
+			if errors.Is(err, errShape) || !errors.As(err, &ce) {
+				placeFailed(err)
+				return
 			}
-			refuse(http.StatusBadRequest, invalid(fmt.Sprintf("%v (%s)", err, a.name)))
+			p.refuseCompile(w, err, refuse)
 			return
 		}
-		body = e.apply(body)
+	case res.Prompt != "":
+		// System placement, or a selection in a call without user text.
+		e, err := a.place(body, root, res.Prompt)
+		if err != nil {
+			placeFailed(err)
+			return
+		}
+		edits = []edit{e}
 	}
-	p.forward(w, r, body, &rec)
+	if len(edits) > 0 {
+		body = applyAll(body, edits)
+	}
+	p.forward(w, withConversation(r, a, conv), body, &rec)
+}
+
+// compile compiles req with the compile deadline; audited compiles are
+// the ones a call's decision comes from.
+func (p *Proxy) compile(ctx context.Context, live *compiler.Live, req compiler.Request, audited bool) (*compiler.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	defer cancel()
+	if audited && p.cfg.Audit != nil {
+		return p.cfg.Audit.Compile(ctx, live, req)
+	}
+	return live.Compile(ctx, req)
+}
+
+// refuseCompile refuses a call whose compile failed, with the compile's
+// error and status.
+func (p *Proxy) refuseCompile(w http.ResponseWriter, err error, refuse func(int, *compiler.Error)) {
+	var ce *compiler.Error
+	if !errors.As(err, &ce) {
+		ce = &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()}
+	}
+	status := server.StatusOf(ce, err)
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	refuse(status, ce)
+}
+
+// turnEdits returns the edits attaching each user turn's block to it
+// (PlacementTurn): the last turn's is block, compiled for this call with
+// the host's headers; each earlier turn's is the block it was sent with,
+// remembered under the conversation up to it, or else compiled again from
+// its text with the host's denials, which gives the same block, and so the
+// same bytes, as long as the catalog and the policy are the same. Only
+// the turns that carry text are compiled, and each once per catalog while
+// remembered: a call costs one compile, and a conversation the proxy has
+// not seen one per user turn, once.
+func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body []byte, list span, turns []turn, block string, denies []string) ([]edit, error) {
+	gen := live.Generation()
+	salt := a.name + "\x00" + strings.Join(slices.Sorted(slices.Values(denies)), ",")
+	keys := turnKeys(p.seed, salt, body, list, turns)
+	last := len(turns) - 1
+	// The host's selections are part of this turn's block: remembered,
+	// the next calls send it again even when they select nothing.
+	p.blocks.put(blockKey{gen, keys[last]}, block)
+	var edits []edit
+	for i, t := range turns {
+		b := block
+		if i < last {
+			var ok bool
+			if b, ok = p.blocks.get(blockKey{gen, keys[i]}); !ok {
+				task, _ := compiler.ClipTask(t.text)
+				res, err := p.compile(ctx, live, compiler.Request{Task: task, Deny: denies}, false)
+				if err != nil {
+					return nil, err
+				}
+				b = res.Prompt
+				p.blocks.put(blockKey{gen, keys[i]}, b)
+			}
+		}
+		if b == "" {
+			continue
+		}
+		e, err := intoTurn(body, t.content, b, a.textTypes...)
+		if err != nil {
+			return nil, err
+		}
+		edits = append(edits, e)
+	}
+	return edits, nil
+}
+
+// responsesPrev returns the previous_response_id of a Responses request.
+func responsesPrev(a *api, body []byte, root span) string {
+	if a.name != "responses" {
+		return ""
+	}
+	return strField(body, root, "previous_response_id")
+}
+
+// withConversation returns r carrying c, whose response id the proxy
+// learns from a Responses answer, for the calls chained to it.
+func withConversation(r *http.Request, a *api, c *conversation) *http.Request {
+	if a.name != "responses" {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), convKey{}, c))
 }
 
 // forward sends r upstream with body.

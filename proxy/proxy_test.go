@@ -202,9 +202,10 @@ func inserted(t *testing.T, got, want []byte) string {
 // TestSkillBlockArrives sends a completion of each API that routes to a
 // skill: the upstream receives the request with the block inserted where
 // the API keeps its system prompt, every other byte as sent, and the
-// response says what was selected.
+// response says what was selected. Under system placement; turn
+// placement is TestTurnPlacement's.
 func TestSkillBlockArrives(t *testing.T) {
-	f := newFixture(t, nil, Config{})
+	f := newFixture(t, nil, Config{Placement: PlacementSystem})
 	for _, tc := range []struct {
 		name, path, body, skill string
 		// check reads the system prompt the upstream received.
