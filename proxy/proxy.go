@@ -1,12 +1,14 @@
 // Package proxy is `rlmc proxy`: an HTTP proxy in front of an OpenAI- or
-// Anthropic-compatible API that puts the skills each completion needs in
-// front of its system prompt, so that any client that lets its user set a
-// base URL gets skills without a line of code.
+// Anthropic-compatible API that puts the skills each completion needs into
+// it, so that any client that lets its user set a base URL gets skills
+// without a line of code.
 //
 // It edits three calls: OpenAI Chat Completions, OpenAI Responses and
-// Anthropic Messages. It changes only the field that receives the skill
-// block (the system prompt), by inserting bytes into the request as the
-// client wrote it; every other path, and every call for which nothing is
+// Anthropic Messages. Each user turn's skill block is attached to that
+// turn (PlacementTurn), so that what a provider caches of a conversation
+// is sent again unchanged, or put in front of the system prompt
+// (PlacementSystem). It only inserts bytes into the request as the client
+// wrote it; every other path, and every call for which nothing is
 // selected, reaches the upstream byte for byte. It never adds, removes or
 // changes tools, and offers the model no tool to load a skill: the skills
 // are chosen by the compiler and the host, never by the model.
