@@ -220,7 +220,12 @@ func New(cfg Config) (*Proxy, error) {
 		cfg.Transport = t
 	}
 	p := &Proxy{cfg: cfg, log: cfg.Logger, token: httpsafe.NewToken(cfg.Token), bodies: httpsafe.NewBudget(bodyBudgetFactor * cfg.MaxBodyBytes),
-		seed: maphash.MakeSeed(), blocks: newLRU[blockKey, string](cfg.Memory), convs: newLRU[string, *conversation](cfg.Memory)}
+		seed:   maphash.MakeSeed(),
+		blocks: newLRU[blockKey](cfg.Memory, memoryBytes, func(b string) int { return entryCost + len(b) }),
+		convs: newLRU[string](cfg.Memory, memoryBytes, func(c *conversation) int {
+			return entryCost + len(c.prompt) + len(c.fingerprint) + 16*len(c.selected)
+		}),
+	}
 	p.handler = httpsafe.Guard(http.HandlerFunc(p.serve), p.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, r httpsafe.Refusal) {
 		p.fail(w, flavorEither, r.Status, &compiler.Error{Stage: StageProxy, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
 	})
@@ -510,8 +515,8 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		h.Set(HeaderTaskClipped, fmt.Sprintf("%d of %d bytes", len(task), whole))
 	}
 	res, err := p.compile(r.Context(), live, compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}, true)
-	rec.compile = time.Since(start)
 	if err != nil {
+		rec.compile = time.Since(start)
 		p.refuseCompile(w, err, refuse)
 		return
 	}
@@ -543,6 +548,8 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		}
 		edits = []edit{e}
 	}
+	// Earlier turns compiled again count as compile time.
+	rec.compile = time.Since(start)
 	if len(edits) > 0 {
 		body = applyAll(body, edits)
 	}

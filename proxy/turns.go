@@ -37,12 +37,20 @@ const (
 	PlacementSystem Placement = "system"
 )
 
-// DefaultMemory is the default cap of each of the proxy's two memories:
-// the blocks of earlier user turns, and the skills of the Responses
-// conversations it forwarded (by response id). Each entry is a block of
-// skills at most (a few KiB) and the memories are least-recently-used
-// lists, so the proxy's memory stays bounded whatever its traffic.
+// DefaultMemory is the default cap, in entries, of each of the proxy's two
+// memories: the blocks of earlier user turns, and the skills of the
+// Responses conversations it forwarded (by response id). Both are
+// least-recently-used lists, also capped at memoryBytes of blocks each (a
+// block can reach the compile's token budget, tens of KiB), so the proxy's
+// memory stays bounded whatever its traffic.
 const DefaultMemory = 4096
+
+// memoryBytes caps the bytes of blocks each memory holds.
+const memoryBytes = 16 << 20
+
+// entryCost is what one memory entry is counted for beyond its block: its
+// key, list element and map slot.
+const entryCost = 128
 
 // DecisionUnknownConversation is the decision of a Responses call chained
 // to a response the proxy did not see or no longer remembers (by
@@ -165,20 +173,25 @@ func turnKeys(seed maphash.Seed, salt string, body []byte, list span, turns []tu
 
 // lru is a map of at most max entries that forgets the least recently
 // used first.
+// and at most maxCost in all, as cost counts each value.
 type lru[K comparable, V any] struct {
-	mu  sync.Mutex
-	max int
-	ll  list.List
-	m   map[K]*list.Element
+	mu      sync.Mutex
+	max     int
+	maxCost int
+	cost    func(V) int
+	total   int
+	ll      list.List
+	m       map[K]*list.Element
 }
 
 type lruEntry[K comparable, V any] struct {
-	k K
-	v V
+	k    K
+	v    V
+	cost int
 }
 
-func newLRU[K comparable, V any](max int) *lru[K, V] {
-	return &lru[K, V]{max: max, m: make(map[K]*list.Element)}
+func newLRU[K comparable, V any](max, maxCost int, cost func(V) int) *lru[K, V] {
+	return &lru[K, V]{max: max, maxCost: maxCost, cost: cost, m: make(map[K]*list.Element)}
 }
 
 func (c *lru[K, V]) get(k K) (V, bool) {
@@ -196,16 +209,24 @@ func (c *lru[K, V]) get(k K) (V, bool) {
 func (c *lru[K, V]) put(k K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	cost := c.cost(v)
 	if e, ok := c.m[k]; ok {
-		e.Value.(*lruEntry[K, V]).v = v
+		le := e.Value.(*lruEntry[K, V])
+		c.total += cost - le.cost
+		le.v, le.cost = v, cost
 		c.ll.MoveToFront(e)
-		return
+	} else {
+		c.m[k] = c.ll.PushFront(&lruEntry[K, V]{k, v, cost})
+		c.total += cost
 	}
-	c.m[k] = c.ll.PushFront(&lruEntry[K, V]{k, v})
-	for c.ll.Len() > c.max {
+	// The entry just put stays even when it alone is over maxCost: the
+	// call that put it uses it at once.
+	for c.ll.Len() > 1 && (c.ll.Len() > c.max || c.total > c.maxCost) {
 		old := c.ll.Back()
 		c.ll.Remove(old)
-		delete(c.m, old.Value.(*lruEntry[K, V]).k)
+		le := old.Value.(*lruEntry[K, V])
+		delete(c.m, le.k)
+		c.total -= le.cost
 	}
 }
 

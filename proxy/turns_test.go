@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -113,10 +114,10 @@ func TestTurnsRemembered(t *testing.T) {
 	}
 }
 
-// TestLRUBounded: the memories keep at most their cap, forgetting the
-// least recently used.
+// TestLRUBounded: the memories keep at most their cap of entries and of
+// cost, forgetting the least recently used.
 func TestLRUBounded(t *testing.T) {
-	c := newLRU[string, int](2)
+	c := newLRU[string](2, 1000, func(v int) int { return v })
 	c.put("a", 1)
 	c.put("b", 2)
 	c.get("a")
@@ -126,6 +127,11 @@ func TestLRUBounded(t *testing.T) {
 	}
 	if v, ok := c.get("a"); !ok || v != 1 {
 		t.Fatalf("a: got %d %v; want 1 true", v, ok)
+	}
+	// Over the cost cap the oldest go, whatever their number.
+	c.put("big", 1000)
+	if _, ok := c.get("c"); ok || c.len() != 1 || c.total != 1000 {
+		t.Fatalf("over the cost cap: got %d entries costing %d; want the new one alone", c.len(), c.total)
 	}
 }
 
@@ -183,4 +189,59 @@ func TestCatchID(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzTurns: whatever the request, attaching a block to each of its user
+// turns leaves valid JSON that holds the original bytes, in order, around
+// the insertions.
+func FuzzTurns(f *testing.F) {
+	for _, s := range []string{chatBody, chatPlain, respBody, respString, msgBody, msgString, msgNone,
+		`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},{"role":"user","content":"c"}]}`,
+		`{"input":[{"role":"user","content":[{"type":"input_text","text":"\u00e9\""}]}]}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		body := []byte(s)
+		root, ok := rootOf(body)
+		if !ok {
+			return
+		}
+		for path, a := range apis {
+			turns, _ := a.turns(body, root)
+			var edits []edit
+			for _, tn := range turns {
+				e, err := intoTurn(body, tn.content, "<skills>\nx\n</skills>\n", a.textTypes...)
+				if err != nil {
+					t.Fatalf("%s: a turn with text has no place for the block: %v", path, err)
+				}
+				edits = append(edits, e)
+			}
+			if len(edits) == 0 {
+				continue
+			}
+			got := applyAll(body, edits)
+			if !json.Valid(got) {
+				t.Fatalf("%s: invalid JSON after the edits: %s", path, got)
+			}
+			var rest []byte
+			at := 0
+			for _, e := range edits {
+				if e.at < at || e.end != e.at {
+					t.Fatalf("%s: edits out of order or replacing bytes", path)
+				}
+				at = e.at
+			}
+			at = 0
+			shift := 0
+			for _, e := range edits {
+				rest = append(rest, got[at+shift:e.at+shift]...)
+				shift += len(e.text)
+				at = e.at
+			}
+			rest = append(rest, got[at+shift:]...)
+			if string(rest) != s {
+				t.Fatalf("%s: the original bytes moved", path)
+			}
+		}
+	})
 }
