@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -86,3 +87,52 @@ func TestRefusalsInProviderShape(t *testing.T) {
 }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// TestRefusalShapes: every refusal of the proxy, before or after it knows
+// the path, is an error document both SDK families parse, with rlmc's
+// code inside.
+func TestRefusalShapes(t *testing.T) {
+	f := newFixture(t, nil, Config{})
+	for _, tc := range []struct {
+		name, path, host string
+		header           map[string]string
+		status           int
+		code             compiler.ErrorCode
+	}{
+		{name: "a Host that is not loopback, on an OpenAI path", path: "/v1/chat/completions", host: "evil.example", status: http.StatusForbidden, code: "forbidden_host"},
+		{name: "a Host that is not loopback, on /v1/messages", path: "/v1/messages", host: "evil.example", status: http.StatusForbidden, code: "forbidden_host"},
+		{name: "a bad skip header on /v1/messages", path: "/v1/messages", header: map[string]string{HeaderSkip: "maybe"}, status: http.StatusBadRequest, code: compiler.ErrInvalidRequest},
+		{name: "a selection on a path without skills", path: "/v1/embeddings", header: map[string]string{HeaderSelect: "tdd"}, status: http.StatusBadRequest, code: compiler.ErrInvalidRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest("POST", f.url+tc.path, strings.NewReader(msgString))
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			for k, v := range tc.header {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var doc struct {
+				Type  string
+				Error struct {
+					Type, Message string
+					RlmcCode      compiler.ErrorCode `json:"rlmc_code"`
+				}
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tc.status || doc.Error.RlmcCode != tc.code || doc.Error.Type == "" || doc.Error.Message == "" {
+				t.Fatalf("got %d %+v; want %d with rlmc_code %s", resp.StatusCode, doc, tc.status, tc.code)
+			}
+			if wantType := tc.host != "" || flavorOf(tc.path) == flavorAnthropic; (doc.Type == "error") != wantType {
+				t.Fatalf("top-level type: got %q; want \"error\" %v", doc.Type, wantType)
+			}
+		})
+	}
+}
