@@ -311,15 +311,21 @@ type api struct {
 	name string
 	// task returns the task text of the request object at root.
 	task func(body []byte, root span) string
-	// place returns the edit putting block into the request.
+	// place returns the edit putting block into the request's system
+	// prompt (PlacementSystem).
 	place func(body []byte, root span, block string) (edit, error)
+	// turns returns the user turns that carry text, and the span of the
+	// list holding them (PlacementTurn).
+	turns func(body []byte, root span) ([]turn, span)
+	// textTypes are the types of the content parts holding a user's text.
+	textTypes []string
 }
 
 // apis maps each path the proxy edits to its API.
 var apis = map[string]*api{
-	"/v1/chat/completions": {name: "chat_completions", task: chatTask, place: chatPlace},
-	"/v1/responses":        {name: "responses", task: responsesTask, place: responsesPlace},
-	"/v1/messages":         {name: "messages", task: messagesTask, place: messagesPlace},
+	"/v1/chat/completions": {name: "chat_completions", task: chatTask, place: chatPlace, turns: chatTurns, textTypes: []string{"text"}},
+	"/v1/responses":        {name: "responses", task: responsesTask, place: responsesPlace, turns: responsesTurns, textTypes: []string{"input_text", "text"}},
+	"/v1/messages":         {name: "messages", task: messagesTask, place: messagesPlace, turns: chatTurns, textTypes: []string{"text"}},
 }
 
 // chatTask reads an OpenAI Chat Completions request: the last user message.

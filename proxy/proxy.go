@@ -1,12 +1,14 @@
 // Package proxy is `rlmc proxy`: an HTTP proxy in front of an OpenAI- or
-// Anthropic-compatible API that puts the skills each completion needs in
-// front of its system prompt, so that any client that lets its user set a
-// base URL gets skills without a line of code.
+// Anthropic-compatible API that puts the skills each completion needs into
+// it, so that any client that lets its user set a base URL gets skills
+// without a line of code.
 //
 // It edits three calls: OpenAI Chat Completions, OpenAI Responses and
-// Anthropic Messages. It changes only the field that receives the skill
-// block (the system prompt), by inserting bytes into the request as the
-// client wrote it; every other path, and every call for which nothing is
+// Anthropic Messages. Each user turn's skill block is attached to that
+// turn (PlacementTurn), so that what a provider caches of a conversation
+// is sent again unchanged, or put in front of the system prompt
+// (PlacementSystem). It only inserts bytes into the request as the client
+// wrote it; every other path, and every call for which nothing is
 // selected, reaches the upstream byte for byte. It never adds, removes or
 // changes tools, and offers the model no tool to load a skill: the skills
 // are chosen by the compiler and the host, never by the model.
@@ -22,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"log/slog"
 	"net"
@@ -30,6 +33,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -120,7 +124,15 @@ type Config struct {
 	MaxBodyBytes int64         // DefaultMaxBodyBytes when zero
 	BodyTimeout  time.Duration // how long a completion body may take to arrive; DefaultBodyTimeout when zero
 	DrainTimeout time.Duration
-	// Audit, when set, records each compile (the trajectory).
+	// Placement says where the skill block goes; PlacementTurn when
+	// empty.
+	Placement Placement
+	// Memory caps each of the proxy's memories (earlier turns' blocks,
+	// Responses conversations by response id); DefaultMemory when zero.
+	Memory int
+	// Audit, when set, records each compile of a call's task (the
+	// trajectory); earlier turns compiled again under PlacementTurn are
+	// not recorded again.
 	Audit  *compiler.Audit
 	Logger *slog.Logger // slog.Default() when nil
 	// Transport carries requests to the upstream; a clone of
@@ -141,6 +153,9 @@ type Proxy struct {
 	token   httpsafe.Token
 	bodies  *httpsafe.Budget // bytes of completion bodies held at once
 	handler http.Handler
+	seed    maphash.Seed
+	blocks  *lru[blockKey, string]      // earlier user turns' blocks (PlacementTurn)
+	convs   *lru[string, *conversation] // Responses conversations, by response id
 }
 
 // New checks cfg and returns a proxy with no catalog yet: until Watch (or
@@ -170,6 +185,16 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	switch cfg.Placement {
+	case "":
+		cfg.Placement = PlacementTurn
+	case PlacementTurn, PlacementSystem:
+	default:
+		return nil, &server.ConfigError{Msg: fmt.Sprintf("--placement %q: give turn or system", cfg.Placement)}
+	}
+	if cfg.Memory <= 0 {
+		cfg.Memory = DefaultMemory
+	}
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = DefaultDrainTimeout
 	}
@@ -179,6 +204,13 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if base, ok := stripV1(cfg.Upstream); ok {
+		// Both vendors' SDKs take a base URL ending in /v1 for OpenAI,
+		// and clients send paths that start with /v1: kept, it would
+		// send every call to /v1/v1/... and a 404.
+		cfg.Upstream = base
+		cfg.Logger.Info("--upstream ends in /v1, which each request's path already starts with: forwarding to its parent", "upstream", Redact(base))
+	}
 	if cfg.Transport == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		// The client's Accept-Encoding goes through as it is, and the
@@ -187,9 +219,15 @@ func New(cfg Config) (*Proxy, error) {
 		t.MaxIdleConnsPerHost = 64
 		cfg.Transport = t
 	}
-	p := &Proxy{cfg: cfg, log: cfg.Logger, token: httpsafe.NewToken(cfg.Token), bodies: httpsafe.NewBudget(bodyBudgetFactor * cfg.MaxBodyBytes)}
+	p := &Proxy{cfg: cfg, log: cfg.Logger, token: httpsafe.NewToken(cfg.Token), bodies: httpsafe.NewBudget(bodyBudgetFactor * cfg.MaxBodyBytes),
+		seed:   maphash.MakeSeed(),
+		blocks: newLRU[blockKey](cfg.Memory, memoryBytes, func(b string) int { return entryCost + len(b) }),
+		convs: newLRU[string](cfg.Memory, memoryBytes, func(c *conversation) int {
+			return entryCost + len(c.prompt) + len(c.fingerprint) + 16*len(c.selected)
+		}),
+	}
 	p.handler = httpsafe.Guard(http.HandlerFunc(p.serve), p.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, r httpsafe.Refusal) {
-		p.fail(w, r.Status, &compiler.Error{Stage: StageProxy, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
+		p.fail(w, flavorEither, r.Status, &compiler.Error{Stage: StageProxy, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
 	})
 	upstream := cfg.Upstream
 	p.rp = &httputil.ReverseProxy{
@@ -200,6 +238,14 @@ func New(cfg Config) (*Proxy, error) {
 			// only have the upstream send a 100 the client never waits
 			// for.
 			pr.Out.Header.Del("Expect")
+			if _, ok := pr.In.Context().Value(convKey{}).(*conversation); ok {
+				// The proxy reads the response id of the answer, which
+				// it can decompress as gzip, and not as br or zstd:
+				// a client that takes gzip is answered in gzip.
+				if acceptsGzip(pr.In.Header.Values("Accept-Encoding")) {
+					pr.Out.Header.Set("Accept-Encoding", "gzip")
+				}
+			}
 		},
 		// The host's headers are the proxy's own: an upstream's
 		// X-Rlmc-Selected must not pass for the proxy's word.
@@ -210,6 +256,9 @@ func New(cfg Config) (*Proxy, error) {
 			if resp.Trailer != nil {
 				dropRlmc(resp.Trailer)
 				resp.Body = &trailerGuard{ReadCloser: resp.Body, trailer: resp.Trailer}
+			}
+			if c, ok := resp.Request.Context().Value(convKey{}).(*conversation); ok && resp.StatusCode == http.StatusOK {
+				resp.Body = p.catchID(resp, c)
 			}
 			return nil
 		},
@@ -319,6 +368,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.handler.Se
 
 // serve is ServeHTTP past httpsafe.Guard.
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
+	cleanPath(r.URL)
+	fl := flavorOf(r.URL.Path)
 	if p.token.Set() {
 		// The header holds the token, or "Bearer TOKEN" as a client
 		// that sends every token that way writes it.
@@ -327,21 +378,20 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 			given = cred
 		}
 		if !p.token.Matches(given) {
-			p.fail(w, http.StatusUnauthorized, &compiler.Error{Stage: StageProxy, Code: server.ErrUnauthorized,
+			p.fail(w, fl, http.StatusUnauthorized, &compiler.Error{Stage: StageProxy, Code: server.ErrUnauthorized,
 				Message: "a valid " + HeaderToken + " header is required"})
 			return
 		}
 	}
 	ctl, err := readControls(r.Header)
 	if err != nil {
-		p.fail(w, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()})
+		p.fail(w, fl, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()})
 		return
 	}
-	cleanPath(r.URL)
 	a := apis[r.URL.Path]
 	if r.Method != http.MethodPost || a == nil {
 		if len(ctl.selects) > 0 {
-			p.fail(w, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest,
+			p.fail(w, fl, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest,
 				Message: fmt.Sprintf("%s on %s %s, which carries no skills", HeaderSelect, r.Method, r.URL.Path)})
 			return
 		}
@@ -367,7 +417,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 			w.Header().Set("Retry-After", "1")
 			code = server.ErrOverloaded
 		}
-		p.fail(w, status, &compiler.Error{Stage: StageProxy, Code: code, Message: msg})
+		p.fail(w, flavorOf(r.URL.Path), status, &compiler.Error{Stage: StageProxy, Code: code, Message: msg})
 		return
 	}
 	rec := logRecord{api: a.name, start: start}
@@ -376,7 +426,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		ok = false
 	}
 	refuse := func(status int, ce *compiler.Error) {
-		p.fail(w, status, ce)
+		p.fail(w, flavorOf(r.URL.Path), status, ce)
 		rec.status, rec.decision, rec.code = status, "error", string(ce.Code)
 		p.record(rec)
 	}
@@ -408,54 +458,193 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		return
 	}
 
-	task, whole := compiler.ClipTask(a.task(body, root))
+	turnPlaced := p.cfg.Placement == PlacementTurn
+	var (
+		turns []turn
+		list  span
+		raw   string
+	)
+	if turnPlaced {
+		turns, list = a.turns(body, root)
+		if len(turns) > 0 {
+			raw = turns[len(turns)-1].text
+		}
+	} else {
+		raw = a.task(body, root)
+	}
+	h := own
+	setHeaders := func(c *conversation) {
+		h.Set(HeaderDecision, c.decision)
+		h.Set(HeaderFingerprint, c.fingerprint)
+		if len(c.selected) > 0 {
+			h.Set(HeaderSelected, strings.Join(c.selected, ","))
+		}
+	}
+	placeFailed := func(err error) {
+		for _, k := range []string{HeaderSelected, HeaderFingerprint, HeaderDecision, HeaderAmbiguous} {
+			h.Del(k)
+		}
+		refuse(http.StatusBadRequest, invalid(fmt.Sprintf("%v (%s)", err, a.name)))
+	}
+
+	// A Responses call chained to an earlier response that brings no user
+	// text (a tool turn: only function_call_output items) belongs to the
+	// conversation that response started: its skills are the ones
+	// remembered under that response's id. The API does not carry
+	// instructions over, so under system placement they go in again.
+	if prev := responsesPrev(a, body, root); prev != "" && raw == "" && len(ctl.selects) == 0 {
+		c, ok := p.convs.get(prev)
+		if !ok {
+			rec.decision = DecisionUnknownConversation
+			h.Set(HeaderDecision, rec.decision)
+			p.forward(w, r, [][]byte{body}, own, release, &rec)
+			return
+		}
+		rec.decision, rec.selected, rec.fingerprint = c.decision, c.selected, c.fingerprint
+		setHeaders(c)
+		parts := [][]byte{body}
+		if !turnPlaced && c.prompt != "" {
+			e, err := a.place(body, root, c.prompt)
+			if err != nil {
+				placeFailed(err)
+				return
+			}
+			parts = e.parts(body)
+		}
+		p.forward(w, withConversation(r, a, c), parts, own, release, &rec)
+		return
+	}
+
+	task, whole := compiler.ClipTask(raw)
 	rec.taskBytes = len(task)
 	if whole > len(task) {
 		// A message over the compile's limit is the user's to send; the
 		// skills come from its start and end, and the host is told.
-		own.Set(HeaderTaskClipped, fmt.Sprintf("%d of %d bytes", len(task), whole))
+		h.Set(HeaderTaskClipped, fmt.Sprintf("%d of %d bytes", len(task), whole))
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), p.cfg.Timeout)
-	req := compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}
-	var res *compiler.Result
-	if p.cfg.Audit != nil {
-		res, err = p.cfg.Audit.Compile(ctx, live, req)
-	} else {
-		res, err = live.Compile(ctx, req)
-	}
-	cancel()
-	rec.compile = time.Since(start)
+	res, err := p.compile(r.Context(), live, compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}, true)
 	if err != nil {
-		var ce *compiler.Error
-		if !errors.As(err, &ce) {
-			ce = &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()}
-		}
-		status := server.StatusOf(ce, err)
-		if status == http.StatusServiceUnavailable {
-			w.Header().Set("Retry-After", "1")
-		}
-		refuse(status, ce)
+		rec.compile = time.Since(start)
+		p.refuseCompile(w, err, refuse)
 		return
 	}
-	rec.decision, rec.selected, rec.fingerprint = string(res.Decision), res.Names(), res.Fingerprint
-	own.Set(HeaderDecision, string(res.Decision))
-	own.Set(HeaderFingerprint, res.Fingerprint)
-	if len(rec.selected) > 0 {
-		own.Set(HeaderSelected, strings.Join(rec.selected, ","))
-	}
+	conv := &conversation{decision: string(res.Decision), fingerprint: res.Fingerprint, selected: res.Names(), prompt: res.Prompt}
+	rec.decision, rec.selected, rec.fingerprint = conv.decision, conv.selected, conv.fingerprint
+	setHeaders(conv)
 	if len(res.Ambiguous) > 0 {
-		own.Set(HeaderAmbiguous, strings.Join(res.Ambiguous, ","))
+		h.Set(HeaderAmbiguous, strings.Join(res.Ambiguous, ","))
 	}
-	parts := [][]byte{body}
-	if res.Prompt != "" {
-		e, err := a.place(body, root, res.Prompt)
+	var edits []edit
+	switch {
+	case turnPlaced && len(turns) > 0:
+		edits, err = p.turnEdits(r.Context(), live, a, body, list, turns, res.Prompt, ctl.denies)
 		if err != nil {
-			refuse(http.StatusBadRequest, invalid(fmt.Sprintf("%v (%s)", err, a.name)))
+			var ce *compiler.Error
+			if errors.Is(err, errShape) || !errors.As(err, &ce) {
+				placeFailed(err)
+				return
+			}
+			p.refuseCompile(w, err, refuse)
 			return
 		}
-		parts = e.parts(body)
+	case res.Prompt != "":
+		// System placement, or a selection in a call without user text.
+		e, err := a.place(body, root, res.Prompt)
+		if err != nil {
+			placeFailed(err)
+			return
+		}
+		edits = []edit{e}
 	}
-	p.forward(w, r, parts, own, release, &rec)
+	// Earlier turns compiled again count as compile time.
+	rec.compile = time.Since(start)
+	p.forward(w, withConversation(r, a, conv), partsAll(body, edits), own, release, &rec)
+}
+
+// compile compiles req with the compile deadline; audited compiles are
+// the ones a call's decision comes from.
+func (p *Proxy) compile(ctx context.Context, live *compiler.Live, req compiler.Request, audited bool) (*compiler.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	defer cancel()
+	if audited && p.cfg.Audit != nil {
+		return p.cfg.Audit.Compile(ctx, live, req)
+	}
+	return live.Compile(ctx, req)
+}
+
+// refuseCompile refuses a call whose compile failed, with the compile's
+// error and status.
+func (p *Proxy) refuseCompile(w http.ResponseWriter, err error, refuse func(int, *compiler.Error)) {
+	var ce *compiler.Error
+	if !errors.As(err, &ce) {
+		ce = &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()}
+	}
+	status := server.StatusOf(ce, err)
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	refuse(status, ce)
+}
+
+// turnEdits returns the edits attaching each user turn's block to it
+// (PlacementTurn): the last turn's is block, compiled for this call with
+// the host's headers; each earlier turn's is the block it was sent with,
+// remembered under the conversation up to it, or else compiled again from
+// its text with the host's denials, which gives the same block, and so the
+// same bytes, as long as the catalog and the policy are the same. Only
+// the turns that carry text are compiled, and each once per catalog while
+// remembered: a call costs one compile, and a conversation the proxy has
+// not seen one per user turn, once.
+func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body []byte, list span, turns []turn, block string, denies []string) ([]edit, error) {
+	gen := live.Generation()
+	salt := a.name + "\x00" + strings.Join(slices.Sorted(slices.Values(denies)), ",")
+	keys := turnKeys(p.seed, salt, body, list, turns)
+	last := len(turns) - 1
+	// The host's selections are part of this turn's block: remembered,
+	// the next calls send it again even when they select nothing.
+	p.blocks.put(blockKey{gen, keys[last]}, block)
+	var edits []edit
+	for i, t := range turns {
+		b := block
+		if i < last {
+			var ok bool
+			if b, ok = p.blocks.get(blockKey{gen, keys[i]}); !ok {
+				task, _ := compiler.ClipTask(t.text)
+				res, err := p.compile(ctx, live, compiler.Request{Task: task, Deny: denies}, false)
+				if err != nil {
+					return nil, err
+				}
+				b = res.Prompt
+				p.blocks.put(blockKey{gen, keys[i]}, b)
+			}
+		}
+		if b == "" {
+			continue
+		}
+		e, err := intoTurn(body, t.content, b, a.textTypes...)
+		if err != nil {
+			return nil, err
+		}
+		edits = append(edits, e)
+	}
+	return edits, nil
+}
+
+// responsesPrev returns the previous_response_id of a Responses request.
+func responsesPrev(a *api, body []byte, root span) string {
+	if a.name != "responses" {
+		return ""
+	}
+	return strField(body, root, "previous_response_id")
+}
+
+// withConversation returns r carrying c, whose response id the proxy
+// learns from a Responses answer, for the calls chained to it.
+func withConversation(r *http.Request, a *api, c *conversation) *http.Request {
+	if a.name != "responses" {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), convKey{}, c))
 }
 
 // forward sends r upstream with the body made of parts (the edited body,
@@ -560,14 +749,26 @@ func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error
 		}
 	}
 	p.log.Warn("upstream unreachable", "error", msg)
-	p.fail(w, http.StatusBadGateway, &compiler.Error{Stage: StageProxy, Code: ErrUpstream, Message: "the upstream gave no response: " + msg})
+	p.fail(w, flavorOf(r.URL.Path), http.StatusBadGateway, &compiler.Error{Stage: StageProxy, Code: ErrUpstream, Message: "the upstream gave no response: " + msg})
 }
 
-// fail writes the compile error object with status.
-func (p *Proxy) fail(w http.ResponseWriter, status int, ce *compiler.Error) {
+// fail writes ce with status, in the error shape of flavor's API.
+func (p *Proxy) fail(w http.ResponseWriter, f flavor, status int, ce *compiler.Error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	compiler.WriteJSON(w, compiler.ErrorDocument(ce))
+	compiler.WriteJSON(w, errorBody(f, status, ce))
+}
+
+// stripV1 returns u without a last path segment "v1" (and its trailing
+// slash); ok is false when u has none.
+func stripV1(u *url.URL) (*url.URL, bool) {
+	p := strings.TrimSuffix(u.Path, "/")
+	if !strings.HasSuffix(p, "/v1") {
+		return u, false
+	}
+	c := *u
+	c.Path, c.RawPath = strings.TrimSuffix(p, "/v1"), ""
+	return &c, true
 }
 
 // cleanPath removes dot segments and repeated slashes from a client's

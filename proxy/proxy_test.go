@@ -202,9 +202,10 @@ func inserted(t *testing.T, got, want []byte) string {
 // TestSkillBlockArrives sends a completion of each API that routes to a
 // skill: the upstream receives the request with the block inserted where
 // the API keeps its system prompt, every other byte as sent, and the
-// response says what was selected.
+// response says what was selected. Under system placement; turn
+// placement is TestTurnPlacement's.
 func TestSkillBlockArrives(t *testing.T) {
-	f := newFixture(t, nil, Config{})
+	f := newFixture(t, nil, Config{Placement: PlacementSystem})
 	for _, tc := range []struct {
 		name, path, body, skill string
 		// check reads the system prompt the upstream received.
@@ -415,15 +416,8 @@ func TestHostHeaders(t *testing.T) {
 				t.Fatalf("status: got %d; want %d (%s)", resp.StatusCode, tc.status, body)
 			}
 			if tc.code != "" {
-				var doc struct {
-					Schema int
-					Error  *compiler.Error
-				}
-				if err := json.Unmarshal(body, &doc); err != nil || doc.Error == nil || doc.Schema != compiler.Schema {
-					t.Fatalf("not an error document: %s", body)
-				}
-				if doc.Error.Code != tc.code {
-					t.Fatalf("code: got %s; want %s", doc.Error.Code, tc.code)
+				if got := refusalCode(t, tc.path, body); got != tc.code {
+					t.Fatalf("code: got %s; want %s", got, tc.code)
 				}
 				if f.up.count() != before {
 					t.Fatal("a refused call reached the upstream")
@@ -455,6 +449,29 @@ func TestHostHeaders(t *testing.T) {
 	if resp.StatusCode != 200 || f.up.last(t).method != "GET" {
 		t.Fatalf("GET: got %d %s; want it forwarded", resp.StatusCode, f.up.last(t).method)
 	}
+}
+
+// refusalCode returns rlmc's code in a refusal written in the error shape
+// of the API at path, or fails when the shape is not that API's.
+func refusalCode(t *testing.T, path string, body []byte) compiler.ErrorCode {
+	t.Helper()
+	var doc struct {
+		Type  *string
+		Error *struct {
+			Type, Message, Code, Stage string
+			RlmcCode                   compiler.ErrorCode `json:"rlmc_code"`
+		}
+	}
+	if err := json.Unmarshal(body, &doc); err != nil || doc.Error == nil || doc.Error.Type == "" || doc.Error.Message == "" || doc.Error.Stage == "" {
+		t.Fatalf("not a provider error document: %s", body)
+	}
+	if anthropicShape := doc.Type != nil && *doc.Type == "error"; anthropicShape != (flavorOf(path) == flavorAnthropic) {
+		t.Fatalf("%s: got %s; want the error shape of its API", path, body)
+	}
+	if flavorOf(path) == flavorOpenAI && doc.Error.Code != string(doc.Error.RlmcCode) {
+		t.Fatalf("OpenAI code: got %q; want %q", doc.Error.Code, doc.Error.RlmcCode)
+	}
+	return doc.Error.RlmcCode
 }
 
 // TestAmbiguous: on a tie the call goes through without skills, and the

@@ -43,7 +43,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	p.log.Info("listening", "addr", ln.Addr().String(), "network", ln.Addr().Network(), "upstream", Redact(cfg.Upstream), "token", p.token.Set())
+	p.log.Info("listening", "addr", ln.Addr().String(), "network", ln.Addr().Network(), "upstream", Redact(p.cfg.Upstream), "token", p.token.Set())
 	if cfg.Listening != nil {
 		cfg.Listening(ln.Addr())
 	}

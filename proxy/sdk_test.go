@@ -18,9 +18,10 @@ import (
 // TestOfficialSDKs drives the proxy with the official Go SDKs of OpenAI
 // and Anthropic, changing only their base URL, so that the requests and
 // streams are the vendors' real wire format: each call reaches the fake
-// upstream with the skill block, and each answer parses.
+// upstream with the skill block, and each answer parses. Under system
+// placement; TestAgentLoops drives them under turn placement.
 func TestOfficialSDKs(t *testing.T) {
-	f := newFixture(t, nil, Config{})
+	f := newFixture(t, nil, Config{Placement: PlacementSystem})
 	ctx := context.Background()
 	const task = "write the failing test first, test-driven development"
 	var resp *http.Response

@@ -25,9 +25,10 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 		upstream   string
 		tokenFile  string
 		trajectory string
+		placement  string
 	)
 	cmd := &cobra.Command{
-		Use:   "proxy --upstream URL [--addr HOST:PORT | --socket PATH] [--root DIR]... [--policy FILE] [--trajectory FILE]",
+		Use:   "proxy --upstream URL [--addr HOST:PORT | --socket PATH] [--placement turn|system] [--root DIR]... [--policy FILE] [--trajectory FILE]",
 		Short: "Put skills into OpenAI and Anthropic completions on their way to the API",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if upstream == "" {
@@ -43,6 +44,7 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 				return usageError("--upstream is not a URL: %v", err)
 			}
 			cfg.Upstream = u
+			cfg.Placement = proxy.Placement(placement)
 			if cmd.Flags().Changed("addr") && cfg.Socket != "" {
 				return usageError("give --addr or --socket, not both")
 			}
@@ -77,10 +79,11 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&upstream, "upstream", "", "the API to forward to, such as https://api.openai.com or https://api.anthropic.com (`URL`)")
+	fl.StringVar(&upstream, "upstream", "", "the API to forward to, such as https://api.openai.com or https://api.anthropic.com; a final /v1 is dropped, since request paths start with it (`URL`)")
 	fl.StringVar(&cfg.Addr, "addr", proxy.DefaultAddr, "listen on `HOST:PORT`; an address that is not loopback needs a token")
 	fl.StringVar(&cfg.Socket, "socket", "", "listen on a unix socket at `PATH` (created 0600) instead")
 	fl.StringArrayVar(&cfg.Roots, "root", nil, rootFlagHelp)
+	fl.StringVar(&placement, "placement", string(proxy.PlacementTurn), "where the skill block goes: turn (attached to the user turn it was compiled from, which keeps the provider's prompt cache) or system (in front of the system prompt)")
 	fl.StringVar(&cfg.PolicyFile, "policy", "", "host policy YAML `FILE`, watched and reloaded with the skills")
 	fl.StringVar(&trajectory, "trajectory", "", "append one JSON audit line per compile to `FILE`")
 	fl.StringVar(&tokenFile, "token-file", "", "require the token in `FILE` in the X-Rlmc-Token header of every request (else $"+envToken+" if set)")

@@ -20,6 +20,7 @@ func TestProxyRefuses(t *testing.T) {
 		{name: "an upstream that is not HTTP", args: []string{"proxy", "--upstream", "ftp://example.com"}, want: "http or https"},
 		{name: "addr and socket", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "127.0.0.1:0", "--socket", "s.sock"}, want: "not both"},
 		{name: "all interfaces without a token", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "0.0.0.0:0"}, want: "not a loopback address"},
+		{name: "an unknown placement", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "127.0.0.1:0", "--placement", "front"}, want: "--placement"},
 		{name: "a policy that does not parse", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "127.0.0.1:0", "--policy", writePolicy(t, "budget: [\n")}, want: "invalid policy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,7 +6,8 @@
 set -eu
 url=${RLMC_PROXY:-http://127.0.0.1:8788}
 
-# OpenAI Chat Completions: the skill block goes in front of the system message.
+# OpenAI Chat Completions: the skill block is attached to the user message
+# it was compiled from (--placement system: in front of the system message).
 curl -sS -D - -o /dev/null "$url/v1/chat/completions" \
   -H "Authorization: Bearer ${OPENAI_API_KEY:-sk-fake}" -H "Content-Type: application/json" \
   -d '{"model": "gpt-4.1", "messages": [
@@ -22,7 +23,8 @@ curl -sS -D - -o /dev/null "$url/v1/messages" \
        "messages": [{"role": "user", "content": "refresh the golden files"}]}' \
   | grep -i '^x-rlmc'
 
-# A host selection that cannot be honored: HTTP 422 and the error object;
-# the upstream is not called.
+# A host selection that cannot be honored: HTTP 422 and the error in
+# OpenAI's shape (rlmc's code in "code" and "rlmc_code"); the upstream is
+# not called.
 curl -sS -w '\n%{http_code}\n' "$url/v1/responses" -H "X-Rlmc-Select: no-such-skill" \
   -d '{"model": "gpt-4.1", "input": "anything"}'

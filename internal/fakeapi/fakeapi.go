@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 )
 
 // Server is a fake API. Its zero value answers every call.
@@ -22,6 +23,10 @@ type Server struct {
 	// Gate, when set, is waited on after the first event of a stream
 	// (tests use it to prove the stream reaches the client unbuffered).
 	Gate <-chan struct{}
+	// calls numbers the answers: each Responses answer has an id of its
+	// own (resp_1, resp_2 ...), as the API's do, so that tests can chain
+	// calls by previous_response_id.
+	calls atomic.Int64
 }
 
 // ServeHTTP answers one call.
@@ -38,7 +43,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Stream bool `json:"stream"`
 	}
 	json.Unmarshal(body, &req) // a body that is not JSON gets the JSON answer
-	events, whole := answers(r.URL.Path)
+	events, whole := answers(r.URL.Path, fmt.Sprintf("resp_%d", s.calls.Add(1)))
 	if events == nil {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"object":"list","data":[{"id":"fake-model","object":"model"}]}`)
@@ -74,9 +79,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 type event struct{ name, data string }
 
-// answers returns the stream and the whole answer of the API at path; nil
-// for a path that is not a completion.
-func answers(path string) ([]event, string) {
+// answers returns the stream and the whole answer of the API at path,
+// with id as a Responses answer's id; nil for a path that is not a
+// completion.
+func answers(path, id string) ([]event, string) {
 	switch path {
 	case "/v1/chat/completions":
 		chunk := func(delta, finish string) string {
@@ -92,7 +98,7 @@ func answers(path string) ([]event, string) {
 				`"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`
 	case "/v1/responses":
 		resp := func(status, output string) string {
-			return `{"id":"resp_1","object":"response","created_at":1,"status":"` + status + `","model":"fake-model","output":` + output +
+			return `{"id":"` + id + `","object":"response","created_at":1,"status":"` + status + `","model":"fake-model","output":` + output +
 				`,"parallel_tool_calls":true,"tool_choice":"auto","tools":[],"temperature":1,"top_p":1,"error":null,"incomplete_details":null,"instructions":null,"metadata":{}}`
 		}
 		out := `[{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"ok","annotations":[]}]}]`

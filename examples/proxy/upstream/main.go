@@ -1,8 +1,9 @@
 // Command upstream is a fake completion API for trying `rlmc proxy`: it
 // answers OpenAI Chat Completions, OpenAI Responses and Anthropic Messages
 // calls with "ok" (streamed when asked), never calls a model, and prints
-// what it receives: the path, the system prompt as it arrived (where the
-// proxy puts the skill block) and the last user message. It prints no
+// what it receives: the path, the system prompt and the last user message
+// as they arrived (the proxy attaches the skill block to the user turn, or
+// with --placement system puts it in front of the system prompt). It prints no
 // header, so no API key. Run it from the repository root:
 //
 //	go run ./examples/proxy/upstream            # listens on 127.0.0.1:9000

@@ -1,0 +1,406 @@
+package proxy
+
+import (
+	"bytes"
+	"compress/gzip"
+	"container/list"
+	"encoding/json"
+	"hash/maphash"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Placement says where the skill block goes.
+//
+// PlacementTurn (the default) attaches each user turn's block to that
+// turn: a first text part (or a prefix of a string content) of the user
+// message it was compiled from. Providers cache a request's prefix
+// (tools, system, earlier messages); a block in front of the system prompt
+// changes that prefix whenever a new user turn selects other skills, and
+// the whole conversation is then read again at full price. Attached to its
+// turn, a block is part of the conversation: each earlier turn's block is
+// compiled again from the same text, or remembered, so it comes out as the
+// same bytes, and everything the upstream received for the earlier part
+// of the conversation is sent again byte for byte, while the new turn
+// brings its own skills.
+//
+// PlacementSystem is the placement of earlier releases: the block of the
+// last user turn in front of the system prompt, for hosts whose model
+// must read skills as system text.
+type Placement string
+
+const (
+	PlacementTurn   Placement = "turn"
+	PlacementSystem Placement = "system"
+)
+
+// DefaultMemory is the default cap, in entries, of each of the proxy's two
+// memories: the blocks of earlier user turns, and the skills of the
+// Responses conversations it forwarded (by response id). Both are
+// least-recently-used lists, also capped at memoryBytes of blocks each (a
+// block can reach the compile's token budget, tens of KiB), so the proxy's
+// memory stays bounded whatever its traffic.
+const DefaultMemory = 4096
+
+// memoryBytes caps the bytes of blocks each memory holds.
+const memoryBytes = 16 << 20
+
+// entryCost is what one memory entry is counted for beyond its block: its
+// key, list element and map slot.
+const entryCost = 128
+
+// DecisionUnknownConversation is the decision of a Responses call chained
+// to a response the proxy did not see or no longer remembers (by
+// previous_response_id), with no user text of its own: its skills cannot
+// be known, and it is forwarded as sent. Under turn placement the skills of
+// the turn that started the conversation are still in the upstream's
+// stored conversation, attached to that turn.
+const DecisionUnknownConversation = "unknown_conversation"
+
+// turn is one user message that carries text.
+type turn struct {
+	text    string
+	content span // the message's content, which receives the block
+	end     int  // the end of the message in the body
+}
+
+// userTurns returns the user messages of msgs that carry text, in order.
+func userTurns(body []byte, msgs []span, types ...string) []turn {
+	var out []turn
+	for _, m := range msgs {
+		if strField(body, m, "role") != "user" {
+			continue
+		}
+		c, ok := field(body, m, "content")
+		if !ok {
+			continue
+		}
+		if t := textOf(body, c, types...); t != "" {
+			out = append(out, turn{text: t, content: c, end: m.end})
+		}
+	}
+	return out
+}
+
+// chatTurns returns the user turns of a Chat Completions or Messages
+// request, and the span of its message list.
+func chatTurns(body []byte, root span) ([]turn, span) {
+	m, _ := field(body, root, "messages")
+	msgs, _ := elements(body, m)
+	return userTurns(body, msgs, "text"), m
+}
+
+// responsesTurns returns the user turns of a Responses request: input as
+// a string is one turn.
+func responsesTurns(body []byte, root span) ([]turn, span) {
+	in, ok := field(body, root, "input")
+	if !ok {
+		return nil, span{}
+	}
+	if s, ok := str(body, in); ok {
+		if s == "" {
+			return nil, in
+		}
+		return []turn{{text: s, content: in, end: in.end}}, in
+	}
+	items, _ := elements(body, in)
+	return userTurns(body, items, "input_text", "text"), in
+}
+
+// intoTurn puts block into a user message's content: a string gains it
+// as a prefix; a list of parts gains a text part just before its first
+// text part, of that part's type. Not at the list's start: Anthropic
+// wants a turn's tool results before its text.
+func intoTurn(body []byte, content span, block string, types ...string) (edit, error) {
+	if kind(body, content) == '"' {
+		return prependString(content, block), nil
+	}
+	parts, _ := elements(body, content)
+	for _, p := range parts {
+		typ := strField(body, p, "type")
+		if slices.Contains(types, typ) && strField(body, p, "text") != "" {
+			part := append(append([]byte(`{"type":`), encodeString(typ)...), `,"text":`...)
+			part = append(append(part, encodeString(block)...), "},"...)
+			return edit{at: p.start, end: p.start, text: part}, nil
+		}
+	}
+	return edit{}, errShape
+}
+
+// applyAll returns body with edits made; they are in body order and
+// none overlaps another.
+func applyAll(body []byte, edits []edit) []byte {
+	if len(edits) == 1 {
+		return edits[0].apply(body)
+	}
+	n := len(body)
+	for _, e := range edits {
+		n += len(e.text) - (e.end - e.at)
+	}
+	out := make([]byte, 0, n)
+	at := 0
+	for _, e := range edits {
+		out = append(out, body[at:e.at]...)
+		out = append(out, e.text...)
+		at = e.end
+	}
+	return append(out, body[at:]...)
+}
+
+// turnKeys returns, for each turn, a key of the conversation up to and
+// including it: the bytes of the list from its start to the turn's end, as
+// the client sent them (clients send a conversation's history again as
+// they sent it), after salt. Two conversations share a turn's key only
+// when they agree on everything up to it, so a block remembered for one
+// (with the host's selections) never lands in another. One pass over the
+// list; maphash is seeded per process, and the keys never leave it.
+func turnKeys(seed maphash.Seed, salt string, body []byte, list span, turns []turn) []uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	h.WriteString(salt)
+	keys := make([]uint64, len(turns))
+	at := list.start
+	for i, t := range turns {
+		h.Write(body[at:t.end])
+		at = t.end
+		keys[i] = h.Sum64()
+	}
+	return keys
+}
+
+// lru is a map of at most max entries that forgets the least recently
+// used first.
+// and at most maxCost in all, as cost counts each value.
+type lru[K comparable, V any] struct {
+	mu      sync.Mutex
+	max     int
+	maxCost int
+	cost    func(V) int
+	total   int
+	ll      list.List
+	m       map[K]*list.Element
+}
+
+type lruEntry[K comparable, V any] struct {
+	k    K
+	v    V
+	cost int
+}
+
+func newLRU[K comparable, V any](max, maxCost int, cost func(V) int) *lru[K, V] {
+	return &lru[K, V]{max: max, maxCost: maxCost, cost: cost, m: make(map[K]*list.Element)}
+}
+
+func (c *lru[K, V]) get(k K) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[k]
+	if !ok {
+		var zero V
+		return zero, false
+	}
+	c.ll.MoveToFront(e)
+	return e.Value.(*lruEntry[K, V]).v, true
+}
+
+func (c *lru[K, V]) put(k K, v V) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cost := c.cost(v)
+	if e, ok := c.m[k]; ok {
+		le := e.Value.(*lruEntry[K, V])
+		c.total += cost - le.cost
+		le.v, le.cost = v, cost
+		c.ll.MoveToFront(e)
+	} else {
+		c.m[k] = c.ll.PushFront(&lruEntry[K, V]{k, v, cost})
+		c.total += cost
+	}
+	// The entry just put stays even when it alone is over maxCost: the
+	// call that put it uses it at once.
+	for c.ll.Len() > 1 && (c.ll.Len() > c.max || c.total > c.maxCost) {
+		old := c.ll.Back()
+		c.ll.Remove(old)
+		le := old.Value.(*lruEntry[K, V])
+		delete(c.m, le.k)
+		c.total -= le.cost
+	}
+}
+
+func (c *lru[K, V]) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ll.Len()
+}
+
+// blockKey names an earlier turn's block: the catalog generation it was
+// compiled with (a reload of the skills or the policy compiles again), and
+// the turn's key.
+type blockKey struct {
+	gen uint64
+	key uint64
+}
+
+// conversation is what the proxy remembers of a Responses call, by the id
+// of its response, for the calls chained to it.
+type conversation struct {
+	decision, fingerprint string
+	selected              []string
+	prompt                string // the block; under system placement, sent again in instructions
+}
+
+// convKey is the request context key of the conversation whose response
+// id the proxy learns from the answer.
+type convKey struct{}
+
+// captureMax bounds the bytes of an answer kept to find its response id:
+// the id is in the first event of a stream and among the first members of
+// a JSON answer.
+const captureMax = 64 << 10
+
+// idCatcher passes a Responses answer through and remembers its
+// conversation under the answer's id as soon as the id has arrived, before
+// the bytes holding it reach the client, so that a chained call the client
+// sends next always finds it.
+type idCatcher struct {
+	io.ReadCloser
+	stream bool
+	gzip   bool
+	buf    []byte
+	done   bool
+	found  func(id string)
+}
+
+func (c *idCatcher) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	if !c.done {
+		c.buf = append(c.buf, p[:n]...)
+		var id string
+		var final bool
+		data := c.buf
+		if c.gzip {
+			data = gunzipPrefix(data)
+		}
+		if c.stream {
+			id, final = sseResponseID(data)
+		} else {
+			id, final = jsonID(data)
+		}
+		if id != "" {
+			c.found(id)
+		}
+		if final || id != "" || err != nil || len(c.buf) >= captureMax {
+			c.done, c.buf = true, nil
+		}
+	}
+	return n, err
+}
+
+// gunzipPrefix returns what the start of a gzip stream decodes to.
+func gunzipPrefix(data []byte) []byte {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil
+	}
+	out, _ := io.ReadAll(zr) // a stream cut short yields what it holds
+	return out
+}
+
+// jsonID returns the top-level "id" of the JSON object data starts with;
+// final is true when data shows there is none.
+func jsonID(data []byte) (id string, final bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil {
+		return "", false
+	} else if t != json.Delim('{') {
+		return "", true
+	}
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		key, ok := t.(string)
+		if !ok {
+			return "", true // the object's end
+		}
+		if key == "id" {
+			t, err := dec.Token()
+			if err != nil {
+				return "", false
+			}
+			s, _ := t.(string)
+			return s, true
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return "", false
+		}
+	}
+}
+
+// sseResponseID returns the response id of the first event of a
+// Responses stream (response.created) once that event has arrived whole.
+func sseResponseID(data []byte) (id string, final bool) {
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	end := bytes.Index(data, []byte("\n\n"))
+	if end < 0 {
+		return "", false
+	}
+	var payload []byte
+	for line := range strings.SplitSeq(string(data[:end]), "\n") {
+		if d, ok := strings.CutPrefix(line, "data:"); ok {
+			payload = append(payload, strings.TrimPrefix(d, " ")...)
+		}
+	}
+	var ev struct {
+		Response struct{ ID string }
+	}
+	json.Unmarshal(payload, &ev)
+	return ev.Response.ID, true
+}
+
+// acceptsGzip reports whether Accept-Encoding values take gzip.
+func acceptsGzip(values []string) bool {
+	for _, v := range values {
+		for enc := range strings.SplitSeq(v, ",") {
+			name, params, _ := strings.Cut(enc, ";")
+			if strings.EqualFold(strings.TrimSpace(name), "gzip") && strings.ReplaceAll(strings.TrimSpace(params), " ", "") != "q=0" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// catchID wraps a Responses answer's body to remember c under the
+// answer's response id.
+func (p *Proxy) catchID(resp *http.Response, c *conversation) io.ReadCloser {
+	enc := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
+	if enc != "" && enc != "identity" && enc != "gzip" {
+		p.log.Warn("a Responses answer in an encoding the proxy cannot read: the calls chained to it will say "+DecisionUnknownConversation, "content_encoding", enc)
+		return resp.Body
+	}
+	return &idCatcher{
+		ReadCloser: resp.Body,
+		stream:     strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream"),
+		gzip:       enc == "gzip",
+		found:      func(id string) { p.convs.put(id, c) },
+	}
+}
+
+// partsAll returns body with edits (sorted by offset, not overlapping)
+// made, as the slices of body and the edits' texts to send one after the
+// other: no copy of the body is made.
+func partsAll(body []byte, edits []edit) [][]byte {
+	parts := make([][]byte, 0, 2*len(edits)+1)
+	at := 0
+	for _, e := range edits {
+		parts = append(parts, body[at:e.at], e.text)
+		at = e.end
+	}
+	return append(parts, body[at:])
+}

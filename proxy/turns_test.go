@@ -1,0 +1,247 @@
+package proxy
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// TestTurnPlace pins the bytes turn placement inserts into each API's user
+// turns: a prefix of a string content, or a text part just before the
+// first text part; other messages and parts as written.
+func TestTurnPlace(t *testing.T) {
+	const block = "<skills>\nS\n</skills>\n"
+	const enc = `<skills>\nS\n</skills>\n`
+	for _, tc := range []struct{ name, path, body, want string }{
+		{name: "chat strings, assistant and tool passed over", path: "/v1/chat/completions",
+			body: `{"messages":[{"role":"system","content":"s"},{"role":"user","content":"a"},{"role":"assistant","content":"x"},{"role":"tool","content":"r"},{"role":"user", "content" : "b"}]}`,
+			want: `{"messages":[{"role":"system","content":"s"},{"role":"user","content":"` + enc + `\na"},{"role":"assistant","content":"x"},{"role":"tool","content":"r"},{"role":"user", "content" : "` + enc + `\nb"}]}`},
+		{name: "chat parts, image first", path: "/v1/chat/completions",
+			body: `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{}},{"type":"text","text":"a"}]}]}`,
+			want: `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{}},{"type":"text","text":"` + enc + `"},{"type":"text","text":"a"}]}]}`},
+		{name: "chat user without text", path: "/v1/chat/completions",
+			body: `{"messages":[{"role":"user","content":[{"type":"image_url"}]},{"role":"user","content":""}]}`,
+			want: `{"messages":[{"role":"user","content":[{"type":"image_url"}]},{"role":"user","content":""}]}`},
+		{name: "messages, tool results stay first", path: "/v1/messages",
+			body: `{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"},{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}]}]}`,
+			want: `{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"},{"type":"text","text":"` + enc + `"},{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}]}]}`},
+		{name: "responses input string", path: "/v1/responses",
+			body: `{"input":"a","instructions":"i"}`,
+			want: `{"input":"` + enc + `\na","instructions":"i"}`},
+		{name: "responses items", path: "/v1/responses",
+			body: `{"input":[{"role":"user","content":"a"},{"type":"function_call_output","output":"o"},{"type":"message","role":"user","content":[{"type":"input_text","text":"b"}]}]}`,
+			want: `{"input":[{"role":"user","content":"` + enc + `\na"},{"type":"function_call_output","output":"o"},{"type":"message","role":"user","content":[{"type":"input_text","text":"` + enc + `"},{"type":"input_text","text":"b"}]}]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := []byte(tc.body)
+			root, _ := rootOf(body)
+			a := apis[tc.path]
+			turns, _ := a.turns(body, root)
+			var edits []edit
+			for _, tn := range turns {
+				e, err := intoTurn(body, tn.content, block, a.textTypes...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				edits = append(edits, e)
+			}
+			got := string(body)
+			if len(edits) > 0 {
+				got = string(applyAll(body, edits))
+			}
+			if got != tc.want {
+				t.Fatalf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestTurnsRemembered: under turn placement a turn's block, host
+// selections included, is sent again on the next calls; forgotten (a
+// memory of one entry), it is compiled again from the turn's text and
+// comes out the same when no selection made it; a denial reaches the
+// earlier turns too.
+func TestTurnsRemembered(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		memory int
+		// header of the first call, and whether the earlier turn keeps
+		// the deploy block on the next.
+		first map[string]string
+		next  map[string]string
+		keeps bool
+	}{
+		{name: "routed, remembered", memory: 0, keeps: true},
+		{name: "routed, forgotten, compiled again", memory: 1, keeps: true},
+		{name: "selected by the host, remembered", memory: 0, first: map[string]string{HeaderSelect: "deploy"}, keeps: true},
+		{name: "denied on the next call", memory: 0, next: map[string]string{HeaderDeny: "deploy"}, keeps: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, nil, Config{Memory: tc.memory})
+			task := deployTask
+			if tc.first[HeaderSelect] != "" {
+				task = "hello there"
+			}
+			one := `{"messages":[{"role":"user","content":"` + task + `"}]}`
+			f.do(t, "POST", "/v1/chat/completions", one, tc.first)
+			sent := f.up.last(t).body
+			if !bytes.Contains(sent, []byte(blockOf("deploy"))) {
+				t.Fatalf("first call: got %s; want the block of deploy", sent)
+			}
+			// Another conversation passes through in between.
+			f.do(t, "POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"`+tddTask+`"}]}`, nil)
+			two := `{"messages":[{"role":"user","content":"` + task + `"},{"role":"assistant","content":"ok"},{"role":"user","content":"` + tddTask + `"}]}`
+			resp, _ := f.do(t, "POST", "/v1/chat/completions", two, tc.next)
+			if resp.Header.Get(HeaderSelected) != "tdd" {
+				t.Fatalf("%s: got %q; want tdd", HeaderSelected, resp.Header.Get(HeaderSelected))
+			}
+			got := f.up.last(t).body
+			prefix := sent[:bytes.LastIndex(sent, []byte("}]}"))+1]
+			if kept := bytes.HasPrefix(got, prefix); kept != tc.keeps {
+				t.Fatalf("earlier turn as sent before: got %v; want %v\nbefore %s\nnow    %s", kept, tc.keeps, sent, got)
+			}
+			if !bytes.Contains(got, []byte(blockOf("tdd"))) {
+				t.Fatalf("no block of tdd in %s", got)
+			}
+		})
+	}
+	if f := newFixture(t, nil, Config{Memory: 3}); f.p.blocks.max != 3 || f.p.convs.max != 3 {
+		t.Fatalf("memory caps: got %d %d; want 3", f.p.blocks.max, f.p.convs.max)
+	}
+}
+
+// TestLRUBounded: the memories keep at most their cap of entries and of
+// cost, forgetting the least recently used.
+func TestLRUBounded(t *testing.T) {
+	c := newLRU[string](2, 1000, func(v int) int { return v })
+	c.put("a", 1)
+	c.put("b", 2)
+	c.get("a")
+	c.put("c", 3)
+	if _, ok := c.get("b"); ok || c.len() != 2 {
+		t.Fatalf("got b kept or %d entries; want b forgotten, 2 entries", c.len())
+	}
+	if v, ok := c.get("a"); !ok || v != 1 {
+		t.Fatalf("a: got %d %v; want 1 true", v, ok)
+	}
+	// Over the cost cap the oldest go, whatever their number.
+	c.put("big", 1000)
+	if _, ok := c.get("c"); ok || c.len() != 1 || c.total != 1000 {
+		t.Fatalf("over the cost cap: got %d entries costing %d; want the new one alone", c.len(), c.total)
+	}
+}
+
+// TestCatchID: the response id is found in a JSON answer or a stream's
+// first event, read a byte at a time, plain or gzipped, and is known
+// before the bytes holding it are handed on.
+func TestCatchID(t *testing.T) {
+	gz := func(s string) string {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		io.WriteString(w, s)
+		w.Close()
+		return b.String()
+	}
+	const sse = "event: response.created\r\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_s\",\"object\":\"response\"}}\r\n\r\nevent: response.completed\ndata: {}\n\n"
+	for _, tc := range []struct {
+		name, body, want string
+		stream, gzip     bool
+	}{
+		{name: "json, id first", body: `{"id":"resp_a","output":[]}`, want: "resp_a"},
+		{name: "json, id after other members", body: ` { "object" : "response", "output":[{"id":"item"}], "id":"resp_b"}`, want: "resp_b"},
+		{name: "json without id", body: `{"object":"response"}`, want: ""},
+		{name: "stream", body: sse, want: "resp_s", stream: true},
+		{name: "gzipped json", body: gz(`{"id":"resp_g"}`), want: "resp_g", gzip: true},
+		{name: "gzipped stream", body: gz(sse), want: "resp_s", stream: true, gzip: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got string
+			read := 0
+			c := &idCatcher{ReadCloser: io.NopCloser(iotest.OneByteReader(strings.NewReader(tc.body))), stream: tc.stream, gzip: tc.gzip,
+				found: func(id string) {
+					if got == "" {
+						got = id
+					}
+				}}
+			buf := make([]byte, 1)
+			for {
+				n, err := c.Read(buf)
+				read += n
+				// A client reads the id when the JSON string holding it
+				// ends, or when the stream's first event does.
+				usable := `"` + tc.want + `"`
+				if tc.stream {
+					usable = "\r\n\r\n"
+				}
+				if got == "" && !tc.gzip && tc.want != "" && strings.Contains(tc.body[:read], usable) {
+					t.Fatalf("the id was handed on before it was remembered")
+				}
+				if err != nil {
+					break
+				}
+			}
+			if got != tc.want {
+				t.Fatalf("got %q; want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzTurns: whatever the request, attaching a block to each of its user
+// turns leaves valid JSON that holds the original bytes, in order, around
+// the insertions.
+func FuzzTurns(f *testing.F) {
+	for _, s := range []string{chatBody, chatPlain, respBody, respString, msgBody, msgString, msgNone,
+		`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},{"role":"user","content":"c"}]}`,
+		`{"input":[{"role":"user","content":[{"type":"input_text","text":"\u00e9\""}]}]}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		body := []byte(s)
+		root, ok := rootOf(body)
+		if !ok {
+			return
+		}
+		for path, a := range apis {
+			turns, _ := a.turns(body, root)
+			var edits []edit
+			for _, tn := range turns {
+				e, err := intoTurn(body, tn.content, "<skills>\nx\n</skills>\n", a.textTypes...)
+				if err != nil {
+					t.Fatalf("%s: a turn with text has no place for the block: %v", path, err)
+				}
+				edits = append(edits, e)
+			}
+			if len(edits) == 0 {
+				continue
+			}
+			got := applyAll(body, edits)
+			if !json.Valid(got) {
+				t.Fatalf("%s: invalid JSON after the edits: %s", path, got)
+			}
+			var rest []byte
+			at := 0
+			for _, e := range edits {
+				if e.at < at || e.end != e.at {
+					t.Fatalf("%s: edits out of order or replacing bytes", path)
+				}
+				at = e.at
+			}
+			at = 0
+			shift := 0
+			for _, e := range edits {
+				rest = append(rest, got[at+shift:e.at+shift]...)
+				shift += len(e.text)
+				at = e.at
+			}
+			rest = append(rest, got[at+shift:]...)
+			if string(rest) != s {
+				t.Fatalf("%s: the original bytes moved", path)
+			}
+		}
+	})
+}
