@@ -544,6 +544,7 @@ func (ix *Index) readNames(q *Query, nameAt []int32, end int, colon, commaEnds, 
 	wrapped := false // a bracket opened a name of this list
 	for item := 0; ; item++ {
 		k := end
+		comma := false // only a comma joins this name to the list
 		// before is what the gap before a name, or an article before
 		// it, may hold.
 		before := allowOpen
@@ -579,6 +580,7 @@ func (ix *Index) readNames(q *Query, nameAt []int32, end int, colon, commaEnds, 
 				// No connector: the gap just read is the one before
 				// the next word, "(X), (Y)".
 				before |= after
+				comma = true
 			}
 		}
 		first := item == 0 && start // the list's first word: no gap to read
@@ -609,6 +611,11 @@ func (ix *Index) readNames(q *Query, nameAt []int32, end int, colon, commaEnds, 
 			break
 		}
 		m := int(ix.wholeNames.depth[state])
+		if comma && !q.endsObject(k+m, false) {
+			// A name after a bare comma that a word goes on from opens
+			// a clause of its own: "avoid X, deploy it to production".
+			break
+		}
 		list = append(list, listName{state: state, at: k, len: m, from: end})
 		end = k + m
 	}

@@ -368,6 +368,11 @@ func TestNegation(t *testing.T) {
 		{name: "Y is no longer needed", task: "tdd is no longer needed", want: "tdd"},
 		{name: "Y is not really needed", task: "deploy is not really needed", want: "deploy"},
 		{name: "postfix names start a clause", task: "use deploy, and tdd is not needed", want: "tdd"},
+		// A name after a bare comma that a word goes on from opens a
+		// clause of its own; one that ends the clause is listed.
+		{name: "comma then a clause", task: "avoid tdd, deploy to production", want: "tdd"},
+		{name: "comma then a last name", task: "avoid tdd, deploy", want: "deploy tdd"},
+		{name: "don't want X, then a clause", task: "I don't want tdd, deploy to production", want: "tdd"},
 		// New refusers.
 		{name: "instead of", task: "instead of tdd, deploy to production", want: "tdd"},
 		{name: "rather than", task: "rather than tdd, deploy to production", want: "tdd"},
