@@ -244,8 +244,8 @@ func (q *Query) gapWith(k int, allow gapAllow) (kind gapKind, opened bool) {
 // or not. Use X" negates nothing, and a comma right after a cue ends it
 // ("No, X is what I want").
 //
-// Where the names must end the object ("I don't want X", "ignore X", a
-// bare "not X"), a word after them that is no list joiner, no clause end
+// Where the names must end the object ("I don't want X", "ignore X",
+// "instead of X", "rather than X", a bare "not X"), a word after them that is no list joiner, no clause end
 // and no word of objectFollowers is a noun they modify, and the cue
 // refuses nothing: "I don't want the X notes to be long" wants notes,
 // "ignore the X warnings" ignores warnings, "not X-related" is no refusal.
@@ -333,8 +333,8 @@ var negationCues = []cue{
 	{words: []string{"refrain", "from"}, kind: cueRefuse, colon: true, scoped: true},
 	{words: []string{"stay", "away", "from"}, kind: cueRefuse, colon: true, scoped: true},
 	{words: []string{"stop"}, kind: cueGerund, colon: true, scoped: true},
-	{words: []string{"instead", "of"}, kind: cueRefuse, colon: true, scoped: true, commaEnds: true},
-	{words: []string{"rather", "than"}, kind: cueRefuse, colon: true, scoped: true, commaEnds: true},
+	{words: []string{"instead", "of"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true},
+	{words: []string{"rather", "than"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true},
 	{words: []string{"leave", "out"}, kind: cueRefuse, colon: true, scoped: true},
 	{words: []string{"ignore"}, kind: cueRefuse, colon: true, scoped: true, object: true},
 }

@@ -346,6 +346,9 @@ func TestNegation(t *testing.T) {
 		{name: "never stop using", task: "never stop using tdd", want: ""},
 		{name: "don't leave out", task: "don't leave out tdd", want: ""},
 		{name: "nothing ships without", task: "nothing ships without tdd", want: ""},
+		{name: "use nothing except", task: "use nothing except tdd", want: ""},
+		{name: "don't avoid", task: "don't avoid tdd", want: ""},
+		{name: "don't ignore", task: "don't ignore tdd", want: ""},
 		{name: "double negation through an interjection", task: "Do not, under any circumstances, skip tdd", want: ""},
 		{name: "don't use ... without", task: "don't use deploy without tdd", want: "deploy"},
 		{name: "don't want anything except", task: "I don't want any skill except tdd", want: ""},
@@ -397,6 +400,7 @@ func TestNegation(t *testing.T) {
 		{name: "ignore something else", task: "ignore the failing lint, use tdd", want: ""},
 		{name: "ignore a noun the name modifies", task: "ignore the tdd warnings", want: ""},
 		{name: "instead of no name", task: "instead of guessing, use tdd", want: ""},
+		{name: "instead of a noun the name modifies", task: "instead of the deploy script, use tdd", want: ""},
 		{name: "don't want X to be", task: "I don't want tdd to be slow", want: ""},
 		{name: "don't want the X skill to be", task: "I don't want the tdd skill to be slow", want: ""},
 	}
