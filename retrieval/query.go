@@ -469,9 +469,16 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 		}
 		return nameAt != nil
 	}
-	refuse := func(l listName, quote string) {
+	// refuse negates the name l, which the cue of n words at word i
+	// refused, or, when n is 0, the postfix refusal from word i to word
+	// post. The words are quoted once per name, the first time.
+	refuse := func(l listName, i, n, post int) {
 		if _, ok := said[l.state]; !ok {
-			said[l.state] = quote
+			if n > 0 {
+				said[l.state] = q.said(i, n, l.from, l.at+l.len)
+			} else {
+				said[l.state] = strings.Join(q.words[i:post], " ")
+			}
 			states = append(states, l.state)
 		}
 		if masked == nil {
@@ -492,9 +499,8 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 					break
 				}
 				if from := ix.namesBefore(q, nameAt, i, &list); from >= 0 {
-					quote := strings.Join(q.words[from:post], " ")
 					for _, l := range list {
-						refuse(l, quote)
+						refuse(l, from, 0, post)
 					}
 					i = post - 1
 					continue
@@ -519,7 +525,7 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 			continue
 		}
 		for _, l := range list {
-			refuse(l, q.said(i, n, l.from, l.at+l.len))
+			refuse(l, i, n, 0)
 		}
 		// A cue among the names just read is one of them, not a new cue.
 		i = max(i, end-1)
