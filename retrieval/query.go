@@ -228,13 +228,37 @@ func (q *Query) gapWith(k int, allow gapAllow) (kind gapKind, opened bool) {
 //	cue     := negator [intensifier...] [", " interjection ","] [bridge] verb
 //	         | refuser [gerund]
 //	         | "stop" gerund
+//	         | want                      (names must end the object)
+//	         | start "not"               (names must end the object)
 //	bridge  := ("need" | "want") "to"
+//	want    := ("dont" | "do not" | "never") "want"
+//	start   := the clause's first word, after a bracket, "but" or "and"
 //	names   := [":"] [quantifier] name {("," | connector) [quantifier] name}
+//	postfix := start names ["skill"] copula ["not" [intensifier]] predicate
 //
 // "do not use X", "never ever use X", "Do not, under any circumstances,
 // use X", "I don't need to run X", "avoid X", "avoid using X", "stop using
-// X", "exclude: X", "don't use any of X, Y". The words of a cue must stand
-// in one clause: "Ready or not. Use X" negates nothing.
+// X", "exclude: X", "don't use any of X, Y", "instead of X", "leave out
+// X", "don't bother with X", "I don't want X", "use X, not Y", "(not Y)",
+// "Y is not needed". The words of a cue must stand in one clause: "Ready
+// or not. Use X" negates nothing, and a comma right after a cue ends it
+// ("No, X is what I want").
+//
+// Where the names must end the object ("I don't want X", "ignore X",
+// "instead of X", "rather than X", a bare "not X"), a word after them that is no list joiner, no clause end
+// and no word of objectFollowers is a noun they modify, and the cue
+// refuses nothing: "I don't want the X notes to be long" wants notes,
+// "ignore the X warnings" ignores warnings, "not X-related" is no refusal.
+//
+// A refuser is itself a negation, so one inside the scope of a negator
+// in its clause is a double negation and refuses nothing: "we can't ship
+// without X", "never deploy without X", "don't skip X", "use nothing
+// except X" all ask for X. The scope runs from the negator (past its
+// intensifiers and interjection) over at most maxScope words joined by
+// blanks, up to any punctuation or a word of scopeEnders ("don't deploy,
+// skip X" and "don't deploy but skip X" still skip X). "no" and "neither"
+// are no refusers there: "I don't want no X" is negative concord, and
+// refuses X.
 
 // cueKind says what must follow a cue's words before the names.
 type cueKind uint8
@@ -248,6 +272,13 @@ const (
 	// cueGerund refuses only with a gerund: "stop using X"; "stop X"
 	// may ask to stop X running.
 	cueGerund
+	// cueWant is a verb of wanting after a negator: it refuses the names
+	// that are its whole object ("I don't want X"), and leaves "I don't
+	// want to use X" to the bridge.
+	cueWant
+	// cueBare is "not" opening a clause, straight before the names:
+	// "use X, not Y", "(not Y)", "but not Y".
+	cueBare
 )
 
 // cue is the opening words of a negation cue, as folded words.
@@ -263,6 +294,16 @@ type cue struct {
 	// only after an imperative negator, as a bare "not" ends a clause of
 	// its own too often ("If not, then, use X").
 	interject bool
+	// scoped says whether a negator before the cue, in its scope, cancels
+	// it: "can't ship without X" asks for X.
+	scoped bool
+	// object says whether the names must end the cue's object: a noun
+	// after them is what the cue is about ("ignore the X warnings").
+	object bool
+	// commaEnds says whether a comma without a connector ends the list:
+	// "instead of X, deploy it" and "not X, Y" open a clause of their own
+	// before the comma.
+	commaEnds bool
 }
 
 // negationCues introduce units the task does not want.
@@ -271,20 +312,31 @@ var negationCues = []cue{
 	{words: []string{"dont"}, kind: cueVerb, colon: true, interject: true},
 	{words: []string{"never"}, kind: cueVerb, colon: true, interject: true},
 	{words: []string{"not"}, kind: cueVerb, colon: true},
+	{words: []string{"not"}, kind: cueBare, object: true, commaEnds: true},
+	{words: []string{"do", "not", "want"}, kind: cueWant, colon: true, object: true},
+	{words: []string{"dont", "want"}, kind: cueWant, colon: true, object: true},
+	{words: []string{"never", "want"}, kind: cueWant, colon: true, object: true},
+	{words: []string{"do", "not", "bother", "with"}, kind: cueRefuse, colon: true},
+	{words: []string{"dont", "bother", "with"}, kind: cueRefuse, colon: true},
+	{words: []string{"never", "bother", "with"}, kind: cueRefuse, colon: true},
 	{words: []string{"no", "need", "to"}, kind: cueVerb, colon: true},
 	{words: []string{"no", "need", "for"}, kind: cueRefuse, colon: true},
 	{words: []string{"no"}, kind: cueRefuse},
 	{words: []string{"neither"}, kind: cueRefuse},
-	{words: []string{"avoid"}, kind: cueRefuse, colon: true},
-	{words: []string{"without"}, kind: cueRefuse, colon: true},
-	{words: []string{"skip"}, kind: cueRefuse, colon: true},
-	{words: []string{"exclude"}, kind: cueRefuse, colon: true},
-	{words: []string{"excluding"}, kind: cueRefuse, colon: true},
-	{words: []string{"except"}, kind: cueRefuse, colon: true},
-	{words: []string{"except", "for"}, kind: cueRefuse, colon: true},
-	{words: []string{"refrain", "from"}, kind: cueRefuse, colon: true},
-	{words: []string{"stay", "away", "from"}, kind: cueRefuse, colon: true},
-	{words: []string{"stop"}, kind: cueGerund, colon: true},
+	{words: []string{"avoid"}, kind: cueRefuse, colon: true, scoped: true},
+	{words: []string{"without"}, kind: cueRefuse, colon: true, scoped: true},
+	{words: []string{"skip"}, kind: cueRefuse, colon: true, scoped: true},
+	{words: []string{"exclude"}, kind: cueRefuse, colon: true, scoped: true},
+	{words: []string{"excluding"}, kind: cueRefuse, colon: true, scoped: true},
+	{words: []string{"except"}, kind: cueRefuse, colon: true, scoped: true},
+	{words: []string{"except", "for"}, kind: cueRefuse, colon: true, scoped: true},
+	{words: []string{"refrain", "from"}, kind: cueRefuse, colon: true, scoped: true},
+	{words: []string{"stay", "away", "from"}, kind: cueRefuse, colon: true, scoped: true},
+	{words: []string{"stop"}, kind: cueGerund, colon: true, scoped: true},
+	{words: []string{"instead", "of"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true},
+	{words: []string{"rather", "than"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true},
+	{words: []string{"leave", "out"}, kind: cueRefuse, colon: true, scoped: true},
+	{words: []string{"ignore"}, kind: cueRefuse, colon: true, scoped: true, object: true},
 }
 
 // cuesFrom holds negationCues by their first word, longest first, so a
@@ -315,11 +367,57 @@ var gerunds = map[string]bool{"using": true, "including": true, "loading": true,
 // are not among them: "don't just use X" and "don't always use X" ask for X.
 var intensifiers = map[string]bool{"ever": true, "even": true, "really": true, "please": true, "actually": true}
 
+// negators open the scope in which a refuser is a double negation: "can't
+// ship without X", "never skip X". The contractions are folded without
+// their apostrophe.
+var negators = map[string]bool{
+	"not": true, "never": true, "no": true, "dont": true, "cant": true, "cannot": true, "wont": true,
+	"doesnt": true, "didnt": true, "shouldnt": true, "mustnt": true, "wouldnt": true, "couldnt": true,
+	"isnt": true, "arent": true, "nothing": true, "nobody": true,
+}
+
+// scopeEnders end a negator's scope within its clause: "don't deploy but
+// skip X" skips X.
+var scopeEnders = map[string]bool{"but": true, "so": true, "then": true, "yet": true, "instead": true, "just": true, "rather": true}
+
+// clauseOpeners may stand before a bare "not" or a postfix refusal's
+// names as if a clause started there: "use X but not Y".
+var clauseOpeners = map[string]bool{"but": true, "and": true}
+
+// objectFollowers may follow names that must end an object: they are no
+// noun the names modify ("I don't want X here"). "to" is one only after a
+// bare "not" or "ignore" ("not X to production"): "I don't want X to be
+// slow" wants X. A word of skillNouns may stand between ("ignore the X
+// skill", but "I don't want the X skill to be slow").
+var objectFollowers = map[string]bool{
+	"here": true, "please": true,
+	"now": true, "today": true, "anymore": true, "again": true, "at": true, "for": true, "in": true,
+	"on": true, "this": true, "but": true, "either": true, "too": true, "though": true, "then": true,
+	"so": true, "because": true, "since": true, "as": true, "when": true, "while": true, "if": true,
+	"unless": true, "until": true, "whatsoever": true, "anywhere": true, "instead": true,
+}
+
+// skillNouns name what a name is: "the X skill".
+var skillNouns = map[string]bool{"skill": true, "skills": true, "tool": true, "tools": true}
+
+// copulas open a postfix refusal after its names, and predicates close
+// it: "X is not needed", "X isn't required", "X is unnecessary".
+var (
+	copulas        = map[string]bool{"is": true, "are": true, "was": true, "were": true}
+	negCopulas     = map[string]bool{"isnt": true, "arent": true, "wasnt": true, "werent": true}
+	predicates     = map[string]bool{"needed": true, "wanted": true, "required": true, "necessary": true, "welcome": true}
+	negPredicates  = map[string]bool{"unnecessary": true, "unneeded": true, "unwanted": true}
+	postfixNameCap = 16 // how far before its copula a postfix refusal's names may start
+)
+
 const (
 	maxIntensifiers = 2
 	// maxInterjection is how many words a clause set off by commas may
 	// hold between a negator and its verb.
 	maxInterjection = 6
+	// maxScope is how many words may stand between a negator's scope
+	// start and a refuser it cancels.
+	maxScope = 8
 )
 
 // articles may sit between a cue or a connector and a name: "don't use the
@@ -338,6 +436,14 @@ var connectors = map[string]bool{"or": true, "and": true, "nor": true}
 
 const maxConnectors = 2
 
+// listName is a name read in a list: its state, where it starts, its
+// length in words, and where the words before it (its connector and
+// articles) start.
+type listName struct {
+	state         int32
+	at, len, from int
+}
+
 // negations returns the units the task negates, with the words that did
 // it, and which words the negated names are (nil when none): those words
 // are no evidence for any unit. A cue negates the longest name or alias
@@ -354,91 +460,72 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 		nameAt []int32              // the longest name starting at each word, once a cue is seen
 		states []int32              // the names negated, as states, in the order first negated
 		said   = map[int32]string{} // state -> the words that first negated it
+		list   []listName           // the names of the list just read
+		scope  = -1                 // where the last negator's scope starts, or -1
 	)
+	names := func() bool {
+		if nameAt == nil {
+			nameAt = ix.wholeNames.longestFrom(q.words, p.Stop)
+		}
+		return nameAt != nil
+	}
+	// refuse negates the name l, which the cue of n words at word i
+	// refused, or, when n is 0, the postfix refusal from word i to word
+	// post. The words are quoted once per name, the first time.
+	refuse := func(l listName, i, n, post int) {
+		if _, ok := said[l.state]; !ok {
+			if n > 0 {
+				said[l.state] = q.said(i, n, l.from, l.at+l.len)
+			} else {
+				said[l.state] = strings.Join(q.words[i:post], " ")
+			}
+			states = append(states, l.state)
+		}
+		if masked == nil {
+			masked = make([]bool, len(q.words))
+		}
+		for j := l.at; j < l.at+l.len; j++ {
+			masked[j] = true
+		}
+	}
 	for i := 0; i < len(q.words); i++ {
 		if p.Stop() {
 			break
 		}
-		n, colon := q.cueAt(i)
-		if n == 0 {
+		w := q.words[i]
+		if copulas[w] || negCopulas[w] {
+			if post := q.postfixAt(i); post > 0 {
+				if !names() {
+					break
+				}
+				if from := ix.namesBefore(q, nameAt, i, &list); from >= 0 {
+					for _, l := range list {
+						refuse(l, from, 0, post)
+					}
+					i = post - 1
+					continue
+				}
+			}
+		}
+		c, n := q.cueAt(i)
+		inScope := scope >= 0 && scope <= i && q.inScope(scope, i)
+		if negators[w] {
+			interject := w == "dont" || w == "never" || (w == "not" && i > 0 && q.words[i-1] == "do" && q.gap(i-1) == gapSpace)
+			scope = q.afterNegator(i+1, interject)
+		}
+		if c == nil || (c.scoped && inScope) {
 			continue
 		}
-		if nameAt == nil {
-			if nameAt = ix.wholeNames.longestFrom(q.words, p.Stop); nameAt == nil {
-				break
-			}
+		if !names() {
+			break
 		}
-		end := i + n     // the words read so far end here
-		wrapped := false // a bracket opened a name of this list
-		for item := 0; ; item++ {
-			k := end
-			// before is what the gap before a name, or an article before
-			// it, may hold.
-			before := allowOpen
-			if item == 0 && colon {
-				before |= allowColon
-			}
-			if item > 0 {
-				// A further name needs a comma or a connector word. A
-				// bracket may close the name just read, if one opened it,
-				// and open the next one after a comma, but not stand
-				// before a connector: "avoid X (or Y)" is an aside.
-				after := gapAllow(0)
-				if wrapped {
-					after = allowClose
-				}
-				if k < len(q.words) && !connectors[q.words[k]] {
-					after |= allowOpen
-				}
-				g, _ := q.gapWith(k-1, after)
-				listed := g == gapList
-				for c := 0; g != gapBreak && c < maxConnectors && k < len(q.words) && connectors[q.words[k]]; c++ {
-					listed, k = true, k+1
-					g, _ = q.gapWith(k-1, allowOpen)
-				}
-				if !listed || g == gapBreak {
-					break
-				}
-				if k == end {
-					// No connector: the gap just read is the one before
-					// the next word, "(X), (Y)".
-					before |= after
-				}
-			}
-			for a := 0; a < maxArticles && k < len(q.words) && articles[q.words[k]]; a++ {
-				g, opened := q.gapWith(k-1, before)
-				if g == gapBreak {
-					break
-				}
-				wrapped = wrapped || opened
-				if k++; quantifiers[q.words[k-1]] && k < len(q.words) && q.words[k] == "of" && q.gap(k-1) == gapSpace {
-					k++
-				}
-			}
-			if k >= len(q.words) {
-				break
-			}
-			g, opened := q.gapWith(k-1, before)
-			if g == gapBreak {
-				break
-			}
-			wrapped = wrapped || opened
-			state := nameAt[k]
-			if state < 0 {
-				break
-			}
-			m := int(ix.wholeNames.depth[state])
-			if _, ok := said[state]; !ok {
-				said[state] = q.said(i, n, end, k+m)
-				states = append(states, state)
-			}
-			if masked == nil {
-				masked = make([]bool, len(q.words))
-			}
-			for j := k; j < k+m; j++ {
-				masked[j] = true
-			}
-			end = k + m
+		var end int
+		list, end = ix.readNames(q, nameAt, i+n, c.colon, c.commaEnds, false, list[:0])
+		if len(list) == 0 || (c.object && !q.endsObject(end, c.kind != cueWant)) {
+			continue
+		}
+		for _, l := range list {
+			refuse(l, i, n, 0)
 		}
 		// A cue among the names just read is one of them, not a new cue.
 		i = max(i, end-1)
@@ -453,10 +540,190 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 	return out, masked
 }
 
-// cueAt returns the length in words of the negation cue at word i, or 0,
-// and whether a colon may follow it before the names.
-func (q *Query) cueAt(i int) (n int, colon bool) {
-	for _, c := range cuesFrom[q.words[i]] {
+// readNames appends to list the names of the list that starts at word
+// end, after a cue (colon says whether a colon may introduce it) or, when
+// start is set, at a clause's start, where no gap before the first word
+// is read; when commaEnds is set only a connector word goes on to a
+// further name. It returns list and the end of the list's last name (end
+// when it has none).
+func (ix *Index) readNames(q *Query, nameAt []int32, end int, colon, commaEnds, start bool, list []listName) ([]listName, int) {
+	wrapped := false // a bracket opened a name of this list
+	for item := 0; ; item++ {
+		k := end
+		comma := false // only a comma joins this name to the list
+		// before is what the gap before a name, or an article before
+		// it, may hold.
+		before := allowOpen
+		if item == 0 && colon {
+			before |= allowColon
+		}
+		if item == 0 && !start && k < len(q.words) && k > 0 && q.commaAfter(k-1) {
+			// A comma right after the cue ends it: "No, X is what I want".
+			break
+		}
+		if item > 0 {
+			// A further name needs a comma or a connector word. A
+			// bracket may close the name just read, if one opened it,
+			// and open the next one after a comma, but not stand
+			// before a connector: "avoid X (or Y)" is an aside.
+			after := gapAllow(0)
+			if wrapped {
+				after = allowClose
+			}
+			if k < len(q.words) && !connectors[q.words[k]] {
+				after |= allowOpen
+			}
+			g, _ := q.gapWith(k-1, after)
+			listed := g == gapList && !commaEnds
+			for c := 0; g != gapBreak && c < maxConnectors && k < len(q.words) && connectors[q.words[k]]; c++ {
+				listed, k = true, k+1
+				g, _ = q.gapWith(k-1, allowOpen)
+			}
+			if !listed || g == gapBreak {
+				break
+			}
+			if k == end {
+				// No connector: the gap just read is the one before
+				// the next word, "(X), (Y)".
+				before |= after
+				comma = true
+			}
+		}
+		first := item == 0 && start // the list's first word: no gap to read
+		for a := 0; a < maxArticles && k < len(q.words) && articles[q.words[k]]; a++ {
+			if !first || k > end {
+				g, opened := q.gapWith(k-1, before)
+				if g == gapBreak {
+					break
+				}
+				wrapped = wrapped || opened
+			}
+			if k++; quantifiers[q.words[k-1]] && k < len(q.words) && q.words[k] == "of" && q.gap(k-1) == gapSpace {
+				k++
+			}
+		}
+		if k >= len(q.words) {
+			break
+		}
+		if !first || k > end {
+			g, opened := q.gapWith(k-1, before)
+			if g == gapBreak {
+				break
+			}
+			wrapped = wrapped || opened
+		}
+		state := nameAt[k]
+		if state < 0 {
+			break
+		}
+		m := int(ix.wholeNames.depth[state])
+		if comma && !q.endsObject(k+m, false) {
+			// A name after a bare comma that a word goes on from opens
+			// a clause of its own: "avoid X, deploy it to production".
+			break
+		}
+		list = append(list, listName{state: state, at: k, len: m, from: end})
+		end = k + m
+	}
+	return list, end
+}
+
+// namesBefore reads into list the names of a postfix refusal whose
+// copula is word c: a list that starts a clause and ends there, with an
+// optional "skill" between ("the X skill is not needed"). It returns the
+// list's first word, or -1 when no list ends at c.
+func (ix *Index) namesBefore(q *Query, nameAt []int32, c int, list *[]listName) int {
+	if c == 0 || q.gap(c-1) != gapSpace {
+		return -1
+	}
+	stop := c
+	if skillNouns[q.words[c-1]] {
+		if stop = c - 1; stop == 0 || q.gap(stop-1) != gapSpace {
+			return -1
+		}
+	}
+	// The first clause start that opens a list ending at stop is the
+	// longest list.
+	for s := max(0, stop-postfixNameCap); s < stop; s++ {
+		if nameAt[s] < 0 && !articles[q.words[s]] {
+			continue
+		}
+		if s > 0 && q.gap(s-1) == gapSpace && !clauseOpeners[q.words[s-1]] {
+			continue
+		}
+		var end int
+		*list, end = ix.readNames(q, nameAt, s, false, false, true, (*list)[:0])
+		if len(*list) > 0 && end == stop {
+			return s
+		}
+	}
+	return -1
+}
+
+// postfixAt returns the end of a postfix refusal's predicate when word c
+// opens one ("is not needed", "isn't required", "are unnecessary"), or 0.
+func (q *Query) postfixAt(c int) int {
+	k := c + 1
+	next := func(set map[string]bool) bool {
+		if q.nextIn(k, set) {
+			k++
+			return true
+		}
+		return false
+	}
+	switch {
+	case negCopulas[q.words[c]]:
+	case next(negPredicates):
+		return k
+	case q.nextIs(k, "not"):
+		k++
+	case q.nextIs(k, "no") && q.nextIs(k+1, "longer"):
+		k += 2
+	default:
+		return 0
+	}
+	next(intensifiers)
+	if next(predicates) {
+		return k
+	}
+	return 0
+}
+
+// endsObject reports whether the names of a list ending at word end are
+// the whole object of their cue: the clause ends there, a list joiner or
+// a word of objectFollowers follows, or "to" when to allows it.
+func (q *Query) endsObject(end int, to bool) bool {
+	if end < len(q.words) && q.gap(end-1) == gapSpace && skillNouns[q.words[end]] {
+		end++
+	}
+	if end >= len(q.words) || q.gap(end-1) != gapSpace {
+		return true
+	}
+	w := q.words[end]
+	return connectors[w] || objectFollowers[w] || (to && w == "to")
+}
+
+// inScope reports whether a refuser at word i is in the scope of a
+// negator whose scope starts at word from: within maxScope words joined
+// by blanks, no scopeEnders among them.
+func (q *Query) inScope(from, i int) bool {
+	if i-from > maxScope {
+		return false
+	}
+	for j := from; j < i; j++ {
+		if q.gap(j) != gapSpace || scopeEnders[q.words[j]] {
+			return false
+		}
+	}
+	return true
+}
+
+// cueAt returns the negation cue at word i and its length in words, or
+// nil.
+func (q *Query) cueAt(i int) (*cue, int) {
+	cs := cuesFrom[q.words[i]]
+	for j := range cs {
+		c := &cs[j]
 		k := q.wordsAt(i, c.words)
 		if k < 0 {
 			continue
@@ -470,16 +737,25 @@ func (q *Query) cueAt(i int) (n int, colon bool) {
 			} else {
 				k++
 			}
+		case cueWant:
+			// "I don't want to use X" is the bridge's.
+			if q.nextIs(k, "to") {
+				k = -1
+			}
+		case cueBare:
+			if i > 0 && q.gap(i-1) == gapSpace && !clauseOpeners[q.words[i-1]] {
+				k = -1
+			}
 		default:
 			if q.nextIn(k, gerunds) {
 				k++
 			}
 		}
 		if k >= 0 {
-			return k - i, c.colon
+			return c, k - i
 		}
 	}
-	return 0, false
+	return nil, 0
 }
 
 // wordsAt returns the end of words when the task has them at word i, in
@@ -501,14 +777,22 @@ func (q *Query) nextIn(k int, set map[string]bool) bool {
 	return k < len(q.words) && set[q.words[k]] && q.gap(k-1) == gapSpace
 }
 
-// verbAt returns the end of the verb that finishes a negator ending at
-// word k, after intensifiers, an interjection when interject allows one
-// and a bridge ("need to", "want to"), or -1 when no verb does.
-func (q *Query) verbAt(k int, interject bool) int {
+// nextIs reports whether word k is w and in the clause of word k-1.
+func (q *Query) nextIs(k int, w string) bool {
+	return k < len(q.words) && q.words[k] == w && q.gap(k-1) == gapSpace
+}
+
+// afterNegator returns the word after a negator ending at word k, past
+// its intensifiers and an interjection when interject allows one, or -1
+// when the negator's clause ends first.
+func (q *Query) afterNegator(k int, interject bool) int {
 	for a := 0; a < maxIntensifiers && q.nextIn(k, intensifiers); a++ {
 		k++
 	}
-	if interject && k < len(q.words) && q.gap(k-1) == gapList && q.commaAfter(k-1) {
+	if k >= len(q.words) {
+		return -1
+	}
+	if interject && q.gap(k-1) == gapList && q.commaAfter(k-1) {
 		// The interjection runs to the next comma, within the clause.
 		j := k + 1
 		for ; j-k <= maxInterjection; j++ {
@@ -523,8 +807,19 @@ func (q *Query) verbAt(k int, interject bool) int {
 		if j-k > maxInterjection || j >= len(q.words) {
 			return -1
 		}
-		k = j
-	} else if k < len(q.words) && q.gap(k-1) != gapSpace {
+		return j
+	}
+	if q.gap(k-1) != gapSpace {
+		return -1
+	}
+	return k
+}
+
+// verbAt returns the end of the verb that finishes a negator ending at
+// word k, after intensifiers, an interjection when interject allows one
+// and a bridge ("need to", "want to"), or -1 when no verb does.
+func (q *Query) verbAt(k int, interject bool) int {
+	if k = q.afterNegator(k, interject); k < 0 {
 		return -1
 	}
 	// k is the word after the negator, in its clause (or after its
@@ -533,7 +828,7 @@ func (q *Query) verbAt(k int, interject bool) int {
 		q.gap(k) == gapSpace && q.gap(k+1) == gapSpace && negatedVerbs[q.words[k+2]] {
 		k += 2
 	}
-	if k >= len(q.words) || !negatedVerbs[q.words[k]] {
+	if !negatedVerbs[q.words[k]] {
 		return -1
 	}
 	return k + 1
