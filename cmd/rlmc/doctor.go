@@ -119,6 +119,7 @@ const (
 	findLockOk           = "lock_ok"
 	findLockUnreadable   = "lock_unreadable"
 	findLockVerifyFailed = "lock_verify_failed"
+	findNoRoot           = "no_root"
 	findNoUnits          = "no_units"
 	findOverlappingRoot  = "overlapping_root"
 	findUnreadableBody   = "unreadable_body"
@@ -272,6 +273,11 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 			r.add(secShadowing, ir.SeverityWarning, string(ir.CodeShadowed), "%s at %s (root %d) is shadowed by %s",
 				ir.Printable(u.Name), ir.Printable(u.Path), rowOf[u.Precedence]+1, ir.Printable(u.ShadowedBy))
 		}
+	}
+	if len(scan) == 0 && r.Errors == 0 {
+		// Only default roots, all absent: nothing is wrong with them,
+		// but no compile can select anything.
+		r.add(secRoots, ir.SeverityWarning, findNoRoot, "%s", noRootText)
 	}
 	if len(scan) > 0 && r.Units.Units == 0 {
 		r.add(secUnits, ir.SeverityWarning, findNoUnits, "no skill found under any root: every compile selects nothing")

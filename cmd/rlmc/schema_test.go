@@ -67,7 +67,7 @@ func TestDoctorSchemaMatchesGo(t *testing.T) {
 	sections := slices.Clone(doctorSections)
 	slices.Sort(sections)
 	codes := []string{findCheckoutNotFound, findDuplicateRoot, findLockMismatch, findLockOk, findLockUnreadable,
-		findLockVerifyFailed, findNoUnits, findOverlappingRoot, findUnreadableBody}
+		findLockVerifyFailed, findNoRoot, findNoUnits, findOverlappingRoot, findUnreadableBody}
 	slices.Sort(codes)
 	origins := []string{originFlag, originPolicy, originEnv, originDefault}
 	slices.Sort(origins)
