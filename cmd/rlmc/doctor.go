@@ -119,6 +119,11 @@ const (
 	findLockOk           = "lock_ok"
 	findLockUnreadable   = "lock_unreadable"
 	findLockVerifyFailed = "lock_verify_failed"
+	findHookFailed       = "hook_failed"
+	findHookNotFound     = "hook_command_not_found"
+	findHookOK           = "hook_ok"
+	findHookSettings     = "hook_settings_invalid"
+	findHookTimeout      = "hook_timeout"
 	findNoRoot           = "no_root"
 	findNoUnits          = "no_units"
 	findOverlappingRoot  = "overlapping_root"
@@ -135,9 +140,10 @@ const (
 	secResources = "resource links"
 	secLock      = "vendor lock"
 	secTokens    = "tokens"
+	secHook      = "claude code hook"
 )
 
-var doctorSections = []string{secRoots, secUnits, secShadowing, secPolicy, secGraph, secResources, secLock, secTokens}
+var doctorSections = []string{secRoots, secUnits, secShadowing, secPolicy, secGraph, secResources, secLock, secTokens, secHook}
 
 // resolveRoots returns the roots a command would load, in precedence order,
 // with where each came from: --root flags, else the policy's roots:, else
@@ -333,6 +339,11 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 			}
 		}
 		r.add(secTokens, ir.SeverityError, findUnreadableBody, "%s: %s", ir.Printable(u.Path), ir.EscapeText(err.Error()))
+	}
+
+	if cwd, err := os.Getwd(); err == nil {
+		home, _ := os.UserHomeDir()
+		doctorHooks(ctx, r, cwd, home)
 	}
 
 	if p.format == "json" {

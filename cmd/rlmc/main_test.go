@@ -48,11 +48,18 @@ func TestScripts(t *testing.T) {
 			env.Setenv("SHARED", testkit.SharedDir())
 			repo, _ := filepath.Abs("../..")
 			env.Setenv("REPO", repo)
+			// The rlmc a script runs, as init writes it into a hook.
+			if bin, err := exec.LookPath("rlmc"); err == nil {
+				if bin, err = filepath.EvalSymlinks(bin); err == nil {
+					env.Setenv("RLMC_BIN", bin)
+				}
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"mkfifo":    mkfifoCmd,
 			"hookinput": hookInputCmd,
+			"runhook":   runHookCmd,
 			"schema":    schemaCmd,
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) < 2 {

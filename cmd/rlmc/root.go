@@ -128,6 +128,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newServeCmd(stderr),
 		newProxyCmd(stderr),
 		newHookCmd(stdin, stdout, stderr),
+		newInitCmd(stdout, stderr),
 	)
 	setVersion(root)
 	initCompletionCmd(root)
