@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -103,6 +104,12 @@ func LoadPolicy(file string) (Policy, error) {
 		return Policy{}, err
 	}
 	p, err := ParsePolicy(data)
+	var ke *PolicyKeyError
+	if errors.As(err, &ke) {
+		// path:line, as an editor or a terminal links it.
+		ke.File = file
+		return Policy{}, ke
+	}
 	if err != nil {
 		return Policy{}, fmt.Errorf("%s: %w", file, err)
 	}
@@ -119,8 +126,12 @@ func LoadPolicy(file string) (Policy, error) {
 func ParsePolicy(data []byte) (Policy, error) {
 	// The shared reader refuses a second document, anchors, merge keys and
 	// repeated keys, as it does for skills: a policy must mean one thing.
-	if _, err := loader.DecodeYAML(data); err != nil {
+	doc, err := loader.DecodeYAML(data)
+	if err != nil {
 		return Policy{}, fmt.Errorf("invalid policy: %w", err)
+	}
+	if err := checkPolicyKeys(doc); err != nil {
+		return Policy{}, err
 	}
 	var p Policy
 	dec := yaml.NewDecoder(bytes.NewReader(data))

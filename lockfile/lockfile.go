@@ -31,10 +31,12 @@ import (
 // Errors a scan reports; they wrap the path concerned, so test them with
 // errors.Is.
 var (
-	// ErrSymlink means the tree holds a symlink. A symlink can make a
-	// folder outside the pinned tree appear inside it, so no pinned tree
-	// may hold one.
-	ErrSymlink = errors.New("symlink in a pinned tree")
+	// ErrSymlink means the tree holds a symlink that does not resolve
+	// inside it: an absolute target, one that climbs out with "..", one
+	// that resolves outside through other links, or a dangling one. Such
+	// a link can make a folder outside the pinned tree appear inside it.
+	// A link that resolves inside is pinned as its target (File.Link).
+	ErrSymlink = errors.New("symlink not resolving inside the pinned tree")
 	// ErrNotRegular means the tree, or the lock file itself, is a FIFO,
 	// socket or device, which is never read.
 	ErrNotRegular = errors.New("not a regular file or folder")
@@ -52,6 +54,9 @@ var (
 	// ErrBadPath means a lock names a file by a path that is not clean,
 	// relative and inside the checkout, which no scan could have written.
 	ErrBadPath = errors.New("malformed file path in lock")
+	// ErrBadEntry means a lock entry is neither a file (a digest) nor a
+	// link (a target and no digest), which no scan could have written.
+	ErrBadEntry = errors.New("malformed file entry in lock")
 )
 
 // SkillFile names the file that makes a folder a skill folder.
@@ -72,11 +77,41 @@ type Lock struct {
 	Files   []File   `json:"files"`
 }
 
-// File is one pinned file.
+// File is one pinned file, or one pinned symlink: a link is pinned as its
+// target string (Link), with no digest and no size, because what it points
+// to is pinned where it lies. Locks written before links were pinned have
+// no link entries and read as they always did.
 type File struct {
 	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
+	SHA256 string `json:"sha256,omitempty"`
 	Size   int64  `json:"size"`
+	Link   string `json:"link,omitempty"`
+}
+
+// MarshalJSON writes a file as {path, sha256, size}, as locks always had
+// it, and a link as {path, link}: a size of 0 would read as an empty file.
+func (f File) MarshalJSON() ([]byte, error) {
+	var v any
+	if f.Link == "" {
+		v = struct {
+			Path   string `json:"path"`
+			SHA256 string `json:"sha256"`
+			Size   int64  `json:"size"`
+		}{f.Path, f.SHA256, f.Size}
+	} else {
+		v = struct {
+			Path string `json:"path"`
+			Link string `json:"link"`
+		}{f.Path, f.Link}
+	}
+	// json.Marshal would escape <, > and &, which Write leaves as they are.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // maxLockBytes bounds a lock file; the largest real one is tens of KiB.
@@ -104,6 +139,9 @@ func Read(file string) (*Lock, error) {
 	for _, f := range l.Files {
 		if !localPath(f.Path) {
 			return nil, fmt.Errorf("%s: %q: %w", file, f.Path, ErrBadPath)
+		}
+		if f.Link != "" && (f.SHA256 != "" || f.Size != 0) {
+			return nil, fmt.Errorf("%s: %q: %w", file, f.Path, ErrBadEntry)
 		}
 	}
 	return &l, nil
@@ -169,8 +207,10 @@ type Tree struct {
 
 // Scan hashes every file of dir in scope: every file under a skill folder and
 // every file an include pattern matches. Each pattern must be well formed and
-// match at least one file, and the scope must not be empty. A symlink or a
-// special file anywhere in the tree is an error; neither is ever opened.
+// match at least one file, and the scope must not be empty. A symlink that
+// leaves the tree, or a special file, anywhere in the tree is an error;
+// neither is ever opened. A symlink that stays inside is pinned as its
+// target when it is in scope, and never followed.
 func Scan(dir string, include []string) (*Tree, error) {
 	if err := CheckPatterns(include); err != nil {
 		return nil, err
@@ -218,6 +258,7 @@ func scan(dir string, include, more []string) (*Tree, error) {
 	}
 	defer root.Close()
 	var all []string
+	links := map[string]string{}
 	skill := map[string]bool{}
 	for _, f := range more {
 		skill[f] = true
@@ -238,7 +279,13 @@ func scan(dir string, include, more []string) (*Tree, error) {
 		}
 		switch t := d.Type(); {
 		case t&fs.ModeSymlink != 0:
-			return fmt.Errorf("%s: %w", p, ErrSymlink)
+			// Checked wherever it lies, in scope or not: a link out
+			// of the tree is refused as it always was.
+			target, err := inTreeLink(root, p)
+			if err != nil {
+				return err
+			}
+			links[p] = target
 		case t.IsDir():
 			return nil
 		case !t.IsRegular():
@@ -269,6 +316,10 @@ func scan(dir string, include, more []string) (*Tree, error) {
 		if !inSkill {
 			t.ByPattern++
 		}
+		if target, ok := links[p]; ok {
+			t.Files = append(t.Files, File{Path: p, Link: target})
+			continue
+		}
 		f, err := hash(root, p)
 		if err != nil {
 			return nil, err
@@ -276,6 +327,33 @@ func scan(dir string, include, more []string) (*Tree, error) {
 		t.Files = append(t.Files, f)
 	}
 	return t, nil
+}
+
+// inTreeLink returns the target of the symlink p when the link stays inside
+// the tree: a relative target that, joined to p's folder, never climbs out,
+// and that the root resolves (through any other links) to something that
+// exists, without leaving it.
+func inTreeLink(root *os.Root, p string) (string, error) {
+	target, err := root.Readlink(p)
+	if err != nil {
+		return "", err
+	}
+	slash := filepath.ToSlash(target)
+	// The root itself (".") is inside: a link to an ancestor folder makes
+	// a loop, which the loader reports, not a way out.
+	joined := path.Join(path.Dir(p), slash)
+	if target == "" || path.IsAbs(slash) || filepath.IsAbs(target) || filepath.VolumeName(target) != "" ||
+		joined == ".." || strings.HasPrefix(joined, "../") {
+		return "", fmt.Errorf("%s -> %s: %w", p, target, ErrSymlink)
+	}
+	// Lexically inside is not enough: "l/../x", with l a link to ".",
+	// resolves above the root. os.Root follows links and refuses any
+	// step out of it. A dangling link is refused too: where it points
+	// cannot be told apart from a way out once the tree moves.
+	if _, err := root.Stat(p); err != nil {
+		return "", fmt.Errorf("%s -> %s: %w: %v", p, target, ErrSymlink, err)
+	}
+	return target, nil
 }
 
 // underAny reports whether the file p lies in one of the folders or below it.
@@ -379,7 +457,7 @@ func Verify(dir string, l *Lock) (*Report, error) {
 		switch {
 		case !ok:
 			r.Missing = append(r.Missing, want.Path)
-		case f.SHA256 != want.SHA256 || f.Size != want.Size:
+		case f.SHA256 != want.SHA256 || f.Size != want.Size || f.Link != want.Link:
 			r.Changed = append(r.Changed, want.Path)
 		}
 		if !underAny(folders, want.Path) {

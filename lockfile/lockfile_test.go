@@ -1,10 +1,13 @@
 package lockfile
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -235,6 +238,23 @@ func TestScanRefuses(t *testing.T) {
 		{"symlink to a folder outside scope", []string{"s/**"}, func(t *testing.T, dir string) {
 			symlink(t, filepath.Join(dir, "s", "a"), filepath.Join(dir, "elsewhere"))
 		}, ErrSymlink},
+		{"relative symlink climbing out", []string{"s/**"}, func(t *testing.T, dir string) {
+			symlink(t, "../../../outside.md", filepath.Join(dir, "s", "a", "ref.md"))
+		}, ErrSymlink},
+		{"symlink climbing out outside scope", []string{"s/**"}, func(t *testing.T, dir string) {
+			symlink(t, "..", filepath.Join(dir, "up"))
+		}, ErrSymlink},
+		{"symlink inside lexically, outside through a link", []string{"s/**"}, func(t *testing.T, dir string) {
+			symlink(t, ".", filepath.Join(dir, "here"))
+			symlink(t, "here/../outside.md", filepath.Join(dir, "sneaky"))
+		}, ErrSymlink},
+		{"dangling symlink", []string{"s/**"}, func(t *testing.T, dir string) {
+			symlink(t, "gone.md", filepath.Join(dir, "s", "a", "ref.md"))
+		}, ErrSymlink},
+		{"symlink through a link to a folder, then up", []string{"s/**"}, func(t *testing.T, dir string) {
+			symlink(t, "../..", filepath.Join(dir, "s", "a", "top"))
+			symlink(t, "top/../x", filepath.Join(dir, "s", "a", "ref.md"))
+		}, ErrSymlink},
 		{"fifo", []string{"s/**"}, func(t *testing.T, dir string) {
 			fifo(t, filepath.Join(dir, "s", "a", "manifest.json"))
 		}, ErrNotRegular},
@@ -429,6 +449,156 @@ func TestGitSkippedOnlyAtTheTop(t *testing.T) {
 			}
 			if got := strings.Join(r.Extra, ","); got != tt.wantExtra {
 				t.Errorf("got extra %q; want %q", got, tt.wantExtra)
+			}
+		})
+	}
+}
+
+// TestLinksInsideThePinnedTree pins a checkout like the mattpocock-skills
+// upstream, whose top holds AGENTS.md -> CLAUDE.md: a link that stays in
+// the tree is recorded as its target and verified, wherever it lies.
+func TestLinksInsideThePinnedTree(t *testing.T) {
+	base := map[string]string{"s/a/SKILL.md": "a", "s/a/notes.md": "n", "s/b/x.md": "x", "CLAUDE.md": "c", "LICENSE": "l"}
+	links := map[string]string{"AGENTS.md": "CLAUDE.md", "s/a/ref.md": "notes.md", "s/a/shared": "../b"}
+	all := []string{"s/**", "*.md", "LICENSE"}
+	tests := []struct {
+		name        string
+		include     []string
+		change      func(t *testing.T, dir string)
+		wantChanged string
+		wantMissing string
+		wantExtra   string
+		wantUncov   string
+	}{
+		{name: "unchanged, links in scope", include: all},
+		{name: "unchanged, top link uncovered", include: []string{"s/**", "LICENSE"}, wantUncov: "AGENTS.md,CLAUDE.md"},
+		{name: "link retargeted", include: all, change: func(t *testing.T, dir string) {
+			relink(t, "LICENSE", filepath.Join(dir, "AGENTS.md"))
+		}, wantChanged: "AGENTS.md"},
+		{name: "link in a skill folder retargeted", include: []string{"s/**", "LICENSE"}, change: func(t *testing.T, dir string) {
+			relink(t, "SKILL.md", filepath.Join(dir, "s", "a", "ref.md"))
+		}, wantChanged: "s/a/ref.md", wantUncov: "AGENTS.md,CLAUDE.md"},
+		{name: "link replaced by a copy of its target", include: all, change: func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, "AGENTS.md"))
+			writeTree(t, dir, map[string]string{"AGENTS.md": "c"})
+		}, wantChanged: "AGENTS.md"},
+		{name: "file replaced by a link", include: all, change: func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, "CLAUDE.md"))
+			symlink(t, "s/a/notes.md", filepath.Join(dir, "CLAUDE.md"))
+		}, wantChanged: "CLAUDE.md"},
+		{name: "link removed", include: all, change: func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, "s", "a", "shared"))
+		}, wantMissing: "s/a/shared"},
+		{name: "link added", include: all, change: func(t *testing.T, dir string) {
+			symlink(t, "SKILL.md", filepath.Join(dir, "s", "a", "more.md"))
+		}, wantExtra: "s/a/more.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeTree(t, dir, base)
+			for link, target := range links {
+				symlink(t, target, filepath.Join(dir, filepath.FromSlash(link)))
+			}
+			tree, err := Scan(dir, tt.include)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Through the file, as rlmc vendor lock and verify use it.
+			file := filepath.Join(t.TempDir(), "x.lock.json")
+			var b bytes.Buffer
+			if err := (&Lock{Include: tt.include, Files: tree.Files}).Write(&b); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			l, err := Read(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range l.Files {
+				if want, ok := links[f.Path]; ok && (f.Link != want || f.SHA256 != "" || f.Size != 0) {
+					t.Errorf("got %+v for %s; want link %q and no digest", f, f.Path, want)
+				}
+			}
+			if tt.change != nil {
+				tt.change(t, dir)
+			}
+			r, err := Verify(dir, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct{ what, got, want string }{
+				{"changed", strings.Join(r.Changed, ","), tt.wantChanged},
+				{"missing", strings.Join(r.Missing, ","), tt.wantMissing},
+				{"extra", strings.Join(r.Extra, ","), tt.wantExtra},
+				{"uncovered", strings.Join(r.Uncovered, ","), tt.wantUncov},
+			} {
+				if c.got != c.want {
+					t.Errorf("got %s %q; want %q", c.what, c.got, c.want)
+				}
+			}
+		})
+	}
+}
+
+func relink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, target, link)
+}
+
+// TestLockEntries pins the lock format: a file entry as it always was, a
+// link entry with its target and nothing else, and an entry mixing both
+// refused.
+func TestLockEntries(t *testing.T) {
+	const digest = "0e7ac423bf2c6e223b7c5b156f8cf72da49d748e56a1641402c31f22ad07dbb5"
+	head := `{"name":"x","upstream":"","commit":"","date":"","license":"","copyright":"","include":["**"],"files":[`
+	tests := []struct {
+		name    string
+		entry   string
+		want    File
+		wantErr error
+	}{
+		{name: "file, as old locks have it", entry: `{"path":"LICENSE","sha256":"` + digest + `","size":1068}`, want: File{Path: "LICENSE", SHA256: digest, Size: 1068}},
+		{name: "empty file", entry: `{"path":"x<y>&z","sha256":"` + digest + `","size":0}`, want: File{Path: "x<y>&z", SHA256: digest}},
+		{name: "link", entry: `{"path":"AGENTS.md","link":"CLAUDE.md"}`, want: File{Path: "AGENTS.md", Link: "CLAUDE.md"}},
+		{name: "link with a digest", entry: `{"path":"AGENTS.md","link":"CLAUDE.md","sha256":"` + digest + `"}`, wantErr: ErrBadEntry},
+		{name: "link with a size", entry: `{"path":"AGENTS.md","link":"CLAUDE.md","size":3}`, wantErr: ErrBadEntry},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "x.lock.json")
+			if err := os.WriteFile(file, []byte(head+tt.entry+"]}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			l, err := Read(file)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("got %v; want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Files[0] != tt.want {
+				t.Errorf("got %+v; want %+v", l.Files[0], tt.want)
+			}
+			// Written back, the entry has the same keys and values, and
+			// no escaped <, > or &.
+			var b bytes.Buffer
+			if err := l.Write(&b); err != nil {
+				t.Fatal(err)
+			}
+			var got, want struct{ Files []map[string]any }
+			json.Unmarshal(b.Bytes(), &got)
+			json.Unmarshal([]byte(head+tt.entry+"]}"), &want)
+			if !reflect.DeepEqual(got.Files, want.Files) || strings.Contains(b.String(), `\u003c`) {
+				t.Errorf("got %s written; want %v", b.String(), want.Files)
 			}
 		})
 	}

@@ -23,6 +23,25 @@ type catalogFlags struct {
 	format  string
 	formats []string // the values --format takes, the default first
 	noCache bool
+	// sayNoRoot makes a load from the default roots, none of which
+	// exists, say so on stderr: a compile that selects nothing because
+	// there is no catalog at all would otherwise look like one whose task
+	// matched nothing.
+	sayNoRoot bool
+}
+
+// noRootText is what compile and doctor say when no default root exists.
+const noRootText = "no skill root found: none of the default roots exists (.agents/skills, .claude/skills, ... here and in the home folder), so nothing can be selected; `rlmc init` makes .agents/skills here, or pass --root DIR"
+
+// existingRoots returns those of dirs that are folders the loader can scan.
+func existingRoots(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if loader.CheckRoot(d) == nil {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // rootFlagHelp is the help of every command's --root flag.
@@ -119,6 +138,12 @@ func (f *catalogFlags) loadTo(ctx context.Context, warnings, stderr io.Writer) (
 	from := ""
 	if len(f.roots) == 0 && len(p.Roots) > 0 {
 		from = f.policy + ": roots: "
+	}
+	if f.sayNoRoot && len(f.roots) == 0 && len(p.Roots) == 0 && os.Getenv(loader.EnvSkillsRoot) == "" &&
+		len(existingRoots(loader.DefaultRootsFromEnv())) == 0 {
+		// RLMC_SKILLS_ROOT aside: a root it names that is missing is
+		// the loader's error.
+		fmt.Fprintf(stderr, "rlmc: %s\n", noRootText)
 	}
 	return loadCatalog(ctx, loader.Options{Roots: f.roots}, p, from, catalogCache(f.noCache, stderr), warnings)
 }

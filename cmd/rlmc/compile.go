@@ -91,6 +91,7 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		// variable or an empty pipe looks the same: say so, not silently.
 		fmt.Fprintln(stderr, "rlmc: the task is empty: no skill is routed from it (only --select and the policy's mandatory units load)")
 	}
+	p.sayNoRoot = true
 	c, err := p.load(ctx, stderr)
 	if err != nil {
 		return err

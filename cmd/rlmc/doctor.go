@@ -119,6 +119,12 @@ const (
 	findLockOk           = "lock_ok"
 	findLockUnreadable   = "lock_unreadable"
 	findLockVerifyFailed = "lock_verify_failed"
+	findHookFailed       = "hook_failed"
+	findHookNotFound     = "hook_command_not_found"
+	findHookOK           = "hook_ok"
+	findHookSettings     = "hook_settings_invalid"
+	findHookTimeout      = "hook_timeout"
+	findNoRoot           = "no_root"
 	findNoUnits          = "no_units"
 	findOverlappingRoot  = "overlapping_root"
 	findUnreadableBody   = "unreadable_body"
@@ -134,9 +140,10 @@ const (
 	secResources = "resource links"
 	secLock      = "vendor lock"
 	secTokens    = "tokens"
+	secHook      = "claude code hook"
 )
 
-var doctorSections = []string{secRoots, secUnits, secShadowing, secPolicy, secGraph, secResources, secLock, secTokens}
+var doctorSections = []string{secRoots, secUnits, secShadowing, secPolicy, secGraph, secResources, secLock, secTokens, secHook}
 
 // resolveRoots returns the roots a command would load, in precedence order,
 // with where each came from: --root flags, else the policy's roots:, else
@@ -273,6 +280,11 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 				ir.Printable(u.Name), ir.Printable(u.Path), rowOf[u.Precedence]+1, ir.Printable(u.ShadowedBy))
 		}
 	}
+	if len(scan) == 0 && r.Errors == 0 {
+		// Only default roots, all absent: nothing is wrong with them,
+		// but no compile can select anything.
+		r.add(secRoots, ir.SeverityWarning, findNoRoot, "%s", noRootText)
+	}
 	if len(scan) > 0 && r.Units.Units == 0 {
 		r.add(secUnits, ir.SeverityWarning, findNoUnits, "no skill found under any root: every compile selects nothing")
 	}
@@ -327,6 +339,11 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 			}
 		}
 		r.add(secTokens, ir.SeverityError, findUnreadableBody, "%s: %s", ir.Printable(u.Path), ir.EscapeText(err.Error()))
+	}
+
+	if cwd, err := os.Getwd(); err == nil {
+		home, _ := os.UserHomeDir()
+		doctorHooks(ctx, r, cwd, home)
 	}
 
 	if p.format == "json" {

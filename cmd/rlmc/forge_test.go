@@ -157,7 +157,8 @@ func TestHostileNamesInTestAndVendorOutput(t *testing.T) {
 }
 
 // TestHostilePathInVendorError pins that an error quoting a checkout path
-// (here a symlink named to forge an ok line) is printed escaped, on one line.
+// (here a symlink leading out of the tree, named to forge an ok line) is
+// printed escaped, on one line.
 func TestHostilePathInVendorError(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "skills", "a"), 0o755); err != nil {
@@ -166,7 +167,7 @@ func TestHostilePathInVendorError(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "skills", "a", "SKILL.md"), []byte("a"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("SKILL.md", filepath.Join(dir, "skills", "a", "x\nok: demo\x1b[2J")); err != nil {
+	if err := os.Symlink("../../../elsewhere", filepath.Join(dir, "skills", "a", "x\nok: demo\x1b[2J")); err != nil {
 		t.Skipf("cannot make the symlink: %v", err)
 	}
 	var stdout, stderr bytes.Buffer

@@ -32,6 +32,27 @@ func hookInputCmd(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
 }
 
+// runHookCmd runs the rlmc hook a Claude Code settings file installs, as
+// Claude Code runs it (through the shell): `runhook SETTINGS`, with the
+// hook input from a preceding stdin command.
+func runHookCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: runhook SETTINGS")
+	}
+	hooks, err := installedHooks([]byte(ts.ReadFile(args[0])))
+	ts.Check(err)
+	for _, h := range hooks {
+		if isRlmcHook(h) {
+			err := ts.Exec("sh", "-c", h)
+			if neg != (err != nil) {
+				ts.Fatalf("got %v running %s; want success %v", err, h, !neg)
+			}
+			return
+		}
+	}
+	ts.Fatalf("%s installs no rlmc hook", args[0])
+}
+
 func TestHookRoots(t *testing.T) {
 	cwd, home := "/p", "/h"
 	exist := func(paths ...string) func(string) bool {

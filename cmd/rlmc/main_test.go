@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Setenv(catcache.EnvDir, tmp)
 	}
-	code := testscript.RunMain(m, map[string]func() int{
+	code := testscript.RunMain(summarized{m}, map[string]func() int{
 		"rlmc": func() int { return Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) },
 	})
 	if tmp != "" {
@@ -34,6 +34,12 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// summarized runs the tests and then prints testkit's skip summary: the
+// testscript runner exits the process itself, so the summary goes in Run.
+type summarized struct{ m *testing.M }
+
+func (s summarized) Run() int { return testkit.Main(s.m, "cmd/rlmc") }
 
 // TestScripts runs the CLI contract tests in testdata/script. Each script
 // runs rlmc from this test binary; `exits N cmd args...` checks an exact
@@ -48,11 +54,18 @@ func TestScripts(t *testing.T) {
 			env.Setenv("SHARED", testkit.SharedDir())
 			repo, _ := filepath.Abs("../..")
 			env.Setenv("REPO", repo)
+			// The rlmc a script runs, as init writes it into a hook.
+			if bin, err := exec.LookPath("rlmc"); err == nil {
+				if bin, err = filepath.EvalSymlinks(bin); err == nil {
+					env.Setenv("RLMC_BIN", bin)
+				}
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"mkfifo":    mkfifoCmd,
 			"hookinput": hookInputCmd,
+			"runhook":   runHookCmd,
 			"schema":    schemaCmd,
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) < 2 {
@@ -78,6 +91,9 @@ func TestScripts(t *testing.T) {
 				// Absent locally, a [!shared] script skips; under CI=true
 				// the condition fails the script instead.
 				_, ok, err := testkit.SharedPath()
+				if !ok && err == nil {
+					testkit.RecordSkip("the testscript steps after [!shared] skip")
+				}
 				return ok, err
 			}
 			return false, errors.New("unknown condition " + cond)

@@ -128,11 +128,34 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newServeCmd(stderr),
 		newProxyCmd(stderr),
 		newHookCmd(stdin, stdout, stderr),
+		newInitCmd(stdout, stderr),
 	)
 	setVersion(root)
+	initCompletionCmd(root)
 	registerCompletions(root)
 	wrapArgs(root)
 	return root
+}
+
+// initCompletionCmd adds cobra's completion command now rather than when
+// it runs, so that it gets our argument checks: cobra's own prints its help
+// and exits 0 for a shell it does not know (tcsh), which a script that
+// installs completions reads as success.
+func initCompletionCmd(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, sub := range c.Commands() {
+			shells = append(shells, sub.Name())
+		}
+		c.Args = noCommand
+		c.RunE = func(*cobra.Command, []string) error {
+			return usageError("completion needs a shell: %s", strings.Join(shells, ", "))
+		}
+	}
 }
 
 // noCommand is the argument check of a command that only holds

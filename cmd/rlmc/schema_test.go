@@ -66,8 +66,8 @@ func TestDoctorSchemaMatchesGo(t *testing.T) {
 	}
 	sections := slices.Clone(doctorSections)
 	slices.Sort(sections)
-	codes := []string{findCheckoutNotFound, findDuplicateRoot, findLockMismatch, findLockOk, findLockUnreadable,
-		findLockVerifyFailed, findNoUnits, findOverlappingRoot, findUnreadableBody}
+	codes := []string{findCheckoutNotFound, findDuplicateRoot, findHookFailed, findHookNotFound, findHookOK, findHookSettings, findHookTimeout, findLockMismatch, findLockOk, findLockUnreadable,
+		findLockVerifyFailed, findNoRoot, findNoUnits, findOverlappingRoot, findUnreadableBody}
 	slices.Sort(codes)
 	origins := []string{originFlag, originPolicy, originEnv, originDefault}
 	slices.Sort(origins)

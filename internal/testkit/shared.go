@@ -3,9 +3,13 @@ package testkit
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -72,7 +76,55 @@ func Shared(t testing.TB, rel ...string) string {
 	case err != nil:
 		t.Fatalf("%s cannot run: %v", t.Name(), err)
 	case !ok:
+		RecordSkip(t.Name())
 		t.Skipf("skipping %s: %s is absent (it lives in ../shared beside the repository; under CI=true this fails)", t.Name(), path)
 	}
 	return path
+}
+
+// skipped are the tests of this test binary skipped for want of
+// ../shared, for SummarizeSkips.
+var skipped struct {
+	sync.Mutex
+	names []string
+}
+
+// RecordSkip notes a test (or a group of scripts) skipped because ../shared
+// is absent. Shared records its own skips; a caller that skips another way
+// (a testscript condition) calls it.
+func RecordSkip(name string) {
+	skipped.Lock()
+	defer skipped.Unlock()
+	if !slices.Contains(skipped.names, name) {
+		skipped.names = append(skipped.names, name)
+	}
+}
+
+// SkipSummary is the one line naming the tests RecordSkip noted, and why;
+// "" when there are none.
+func SkipSummary(pkg string) string {
+	skipped.Lock()
+	defer skipped.Unlock()
+	if len(skipped.names) == 0 {
+		return ""
+	}
+	names := slices.Sorted(slices.Values(skipped.names))
+	return fmt.Sprintf("%s: skipped %s: %s absent (read-only material beside the repository; CI=true makes this a failure)",
+		pkg, strings.Join(names, ", "), filepath.Join(SharedDir()))
+}
+
+// Main runs the tests of a package that needs ../shared and prints the
+// skip summary, one line, after them. go test shows a passing package's
+// output only with -v, so the line also goes to the terminal when there is
+// one: a plain `go test ./...` at a prompt says what it did not run.
+func Main(m *testing.M, pkg string) int {
+	code := m.Run()
+	if line := SkipSummary(pkg); line != "" {
+		fmt.Println(line)
+		if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+			io.WriteString(tty, line+"\n")
+			tty.Close()
+		}
+	}
+	return code
 }

@@ -92,3 +92,13 @@ func TestSharedDirIsBesideTheModule(t *testing.T) {
 		t.Errorf("got %s; want %s", got, want)
 	}
 }
+
+func TestSkipSummary(t *testing.T) {
+	RecordSkip("TestB")
+	RecordSkip("TestA")
+	RecordSkip("TestB")
+	got := SkipSummary("pkg")
+	if !strings.HasPrefix(got, "pkg: skipped TestA, TestB") || strings.Count(got, "TestB") != 1 || strings.Contains(got, "\n") {
+		t.Errorf("got %q; want one line naming TestA and TestB once each", got)
+	}
+}

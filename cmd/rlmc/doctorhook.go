@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// claudeDefaultTimeout is Claude Code's bound on a hook that names none.
+const claudeDefaultTimeout = 60 * time.Second
+
+// doctorHookPrompt is the prompt doctor sends through an installed hook.
+const doctorHookPrompt = "rlmc doctor: check that this hook answers"
+
+// doctorHooks checks the rlmc hooks installed in the project's and the
+// user's Claude Code settings: the file parses, the command resolves, and
+// one compile through it answers within the hook's timeout. A settings
+// file that does not exist, or runs no rlmc hook, is not reported.
+func doctorHooks(ctx context.Context, r *doctorReport, project, home string) {
+	files := []string{filepath.Join(project, filepath.FromSlash(initSettingsFile))}
+	if home != "" {
+		if h := filepath.Join(home, filepath.FromSlash(initSettingsFile)); resolved(h) != resolved(files[0]) {
+			files = append(files, h)
+		}
+	}
+	for _, file := range files {
+		data, err := readSettings(file)
+		if err == nil && data == nil {
+			continue
+		}
+		var hooks []claudeHook
+		if err == nil {
+			hooks, err = installedHookList(data)
+		}
+		if err != nil {
+			r.add(secHook, ir.SeverityError, findHookSettings, "%s: %s: Claude Code cannot read it either", ir.Printable(file), ir.EscapeText(err.Error()))
+			continue
+		}
+		for _, h := range hooks {
+			if isRlmcHook(h.Command) {
+				doctorHook(ctx, r, file, project, h)
+			}
+		}
+	}
+}
+
+// doctorHook checks one installed hook command.
+func doctorHook(ctx context.Context, r *doctorReport, file, project string, h claudeHook) {
+	where := ir.Printable(file)
+	words := shellWords(h.Command)
+	prog := ""
+	for i := 0; i+2 < len(words); i++ {
+		if strings.HasPrefix(baseName(words[i]), "rlmc") && words[i+1] == "hook" {
+			prog = words[i]
+			break
+		}
+	}
+	if err := commandResolves(prog); err != nil {
+		r.add(secHook, ir.SeverityError, findHookNotFound, "%s: %s: %s; every prompt reports the failure", where, ir.EscapeText(h.Command), ir.EscapeText(err.Error()))
+		return
+	}
+	timeout := claudeDefaultTimeout
+	if h.Timeout > 0 {
+		timeout = time.Duration(h.Timeout) * time.Second
+	}
+	took, out, err := runHookCommand(ctx, h.Command, project, timeout)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		r.add(secHook, ir.SeverityError, findHookTimeout, "%s: %s gave no answer within its timeout of %v", where, ir.EscapeText(h.Command), timeout)
+	case err != nil:
+		r.add(secHook, ir.SeverityError, findHookFailed, "%s: %s: %s", where, ir.EscapeText(h.Command), ir.EscapeText(err.Error()))
+	case len(bytes.TrimSpace(out)) > 0 && !json.Valid(out):
+		r.add(secHook, ir.SeverityError, findHookFailed, "%s: %s printed something that is not JSON, which Claude Code adds to every prompt as it is", where, ir.EscapeText(h.Command))
+	default:
+		r.add(secHook, ir.SeverityInfo, findHookOK, "%s: %s answered in %v", where, ir.EscapeText(h.Command), took.Round(time.Millisecond))
+	}
+}
+
+// commandResolves checks that a hook's program can run: an absolute path
+// to an executable file, or a name on PATH.
+func commandResolves(prog string) error {
+	if prog == "" {
+		return errors.New("no rlmc program in the command")
+	}
+	if !filepath.IsAbs(prog) && !strings.ContainsAny(prog, `/\`) {
+		_, err := exec.LookPath(prog)
+		return err
+	}
+	fi, err := os.Stat(prog)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("%s is not an executable file", prog)
+	}
+	return nil
+}
+
+// runHookCommand runs command as Claude Code does (through the shell, in
+// the project, with the project in CLAUDE_PROJECT_DIR) with a sample hook
+// input, and returns how long it took and what it printed. A non-zero exit
+// is an error carrying the first line of its stderr.
+func runHookCommand(ctx context.Context, command, project string, timeout time.Duration) (time.Duration, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	abs, err := filepath.Abs(project)
+	if err != nil {
+		return 0, nil, err
+	}
+	input, _ := json.Marshal(map[string]string{"hook_event_name": hookEvent, "prompt": doctorHookPrompt, "cwd": abs, "session_id": "rlmc-doctor"})
+	var cmd *exec.Cmd
+	if sh, err := exec.LookPath("sh"); err == nil {
+		cmd = exec.CommandContext(ctx, sh, "-c", command)
+	} else {
+		words := shellWords(command)
+		cmd = exec.CommandContext(ctx, words[0], words[1:]...)
+	}
+	cmd.Dir = abs
+	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+abs)
+	cmd.Stdin = bytes.NewReader(input)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// A hook that leaves a child holding its output open must not hold
+	// doctor past the timeout.
+	cmd.WaitDelay = time.Second
+	start := time.Now()
+	err = cmd.Run()
+	took := time.Since(start)
+	if ctx.Err() == context.DeadlineExceeded {
+		return took, nil, context.DeadlineExceeded
+	}
+	if err != nil {
+		first, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+		if first != "" {
+			return took, nil, fmt.Errorf("%v: %s", err, first)
+		}
+		return took, nil, err
+	}
+	return took, stdout.Bytes(), nil
+}

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlmc-dev/rlmc/internal/safefs"
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// initParams are the argument and flags of `rlmc init`.
+type initParams struct {
+	dir        string
+	bare       bool
+	claudeCode bool
+	dryRun     bool
+	// executable is the rlmc the hook will run: the running binary,
+	// resolved (see hookExecutable).
+	executable string
+}
+
+// initSkillsDir is the skill root init makes: the first default project
+// root, and one Claude Code does not list itself (see claudeOwnRoots).
+const initSkillsDir = ".agents/skills"
+
+// initSettingsFile is the project's Claude Code settings.
+const initSettingsFile = ".claude/settings.json"
+
+// exampleSkillName names the example skill, small enough to read at once
+// and to delete.
+const exampleSkillName = "commit-message"
+
+const exampleSkill = `---
+name: commit-message
+description: Write a git commit message for staged changes, with a short summary line and a body that says why.
+---
+# Commit messages
+
+This is an example skill made by ` + "`rlmc init`" + `. Delete this folder when
+you have skills of your own; rlmc selects a skill when a prompt needs it.
+
+- A summary line of at most 72 characters, in the imperative: "Add", "Fix".
+- A blank line, then why the change was made, not what the diff shows.
+`
+
+func newInitCmd(stdout, stderr io.Writer) *cobra.Command {
+	var p initParams
+	cmd := &cobra.Command{
+		Use:   "init [DIR] [--bare] [--claude-code] [--dry-run]",
+		Short: "Make .agents/skills in a project (with an example skill), and install the Claude Code hook",
+		Long: `Make .agents/skills in a project folder (DIR, default the current one),
+with one example skill to delete, or none with --bare. An existing
+.agents/skills is left as it is.
+
+With --claude-code, also install rlmc's UserPromptSubmit hook in the
+project's .claude/settings.json: added to what is there (other settings and
+hooks kept, in their order), running this rlmc by its absolute path. A
+second run changes nothing. A settings file that does not parse is never
+rewritten: init says what to add by hand and exits 1.
+
+--dry-run shows what would change (a diff for the settings) and writes
+nothing.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p.dir = "."
+			if len(args) == 1 {
+				p.dir = args[0]
+			}
+			if p.claudeCode {
+				exe, err := hookExecutable()
+				if err != nil {
+					return &exitError{code: exitFailure, err: fmt.Errorf("cannot tell where this rlmc is, for the hook's command: %w", err)}
+				}
+				p.executable = exe
+			}
+			return runInit(p, stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&p.bare, "bare", false, "make .agents/skills empty, without the example skill")
+	fl.BoolVar(&p.claudeCode, "claude-code", false, "install the UserPromptSubmit hook in .claude/settings.json")
+	fl.BoolVar(&p.dryRun, "dry-run", false, "show what would change and write nothing")
+	return cmd
+}
+
+// hookExecutable is the absolute path of the running rlmc with its links
+// resolved: the hook runs it whatever the PATH of Claude Code's shell.
+func hookExecutable() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return filepath.Abs(exe)
+}
+
+// goRunBuild reports whether exe is a binary `go run` built: it lives in
+// a go-build folder under the temporary folder and is deleted when go run
+// ends, so a hook naming it breaks on the next prompt.
+func goRunBuild(exe string) bool {
+	parts := strings.Split(filepath.ToSlash(exe), "/")
+	for i, p := range parts {
+		if strings.HasPrefix(p, "go-build") && i+1 < len(parts)-1 && parts[len(parts)-2] == "exe" {
+			return true
+		}
+	}
+	return false
+}
+
+// runInit makes the skill root and installs the hook, saying each step on
+// stdout (warnings on stderr).
+func runInit(p initParams, stdout, stderr io.Writer) error {
+	if err := isFolder(p.dir); err != nil {
+		return usageError("%v", err)
+	}
+	would := ""
+	if p.dryRun {
+		would = "would "
+	}
+	changed := false
+	skills := filepath.Join(p.dir, filepath.FromSlash(initSkillsDir))
+	switch _, err := os.Lstat(skills); {
+	case err == nil:
+		fmt.Fprintf(stdout, "%s exists: left as it is\n", ir.Printable(skills))
+	case !errors.Is(err, fs.ErrNotExist):
+		return &exitError{code: exitFailure, err: err}
+	default:
+		changed = true
+		fmt.Fprintf(stdout, "%screate %s\n", would, ir.Printable(skills)+string(filepath.Separator))
+		example := filepath.Join(skills, exampleSkillName, "SKILL.md")
+		if !p.bare {
+			fmt.Fprintf(stdout, "%screate %s (an example: delete it when you have skills of your own)\n", would, ir.Printable(example))
+		}
+		if !p.dryRun {
+			if err := os.MkdirAll(skills, 0o755); err != nil {
+				return &exitError{code: exitFailure, err: err}
+			}
+			if !p.bare {
+				if err := os.MkdirAll(filepath.Dir(example), 0o755); err != nil {
+					return &exitError{code: exitFailure, err: err}
+				}
+				if err := os.WriteFile(example, []byte(exampleSkill), 0o644); err != nil {
+					return &exitError{code: exitFailure, err: err}
+				}
+			}
+		}
+	}
+	if p.claudeCode {
+		c, err := initHook(p, would, stdout, stderr)
+		if err != nil {
+			return err
+		}
+		changed = changed || c
+	}
+	if !changed {
+		fmt.Fprintln(stdout, "nothing to change")
+	}
+	return nil
+}
+
+// initHook installs the hook in the project's settings and reports whether
+// it changed (or, with --dry-run, would change) the file.
+func initHook(p initParams, would string, stdout, stderr io.Writer) (bool, error) {
+	if goRunBuild(p.executable) {
+		fmt.Fprintf(stderr, "rlmc: warning: this rlmc was built by go run (%s), which deletes it when it ends: the hook would fail on the next prompt; install rlmc (go install ./cmd/rlmc) and run rlmc init --claude-code with it\n", ir.Printable(p.executable))
+	}
+	command := shellQuote(p.executable) + " hook claude-code"
+	file := filepath.Join(p.dir, filepath.FromSlash(initSettingsFile))
+	old, err := readSettings(file)
+	if err != nil {
+		return false, refuseSettings(file, err, command, stderr)
+	}
+	edited, present, err := installHook(old, command)
+	if err != nil {
+		return false, refuseSettings(file, err, command, stderr)
+	}
+	if present != "" {
+		fmt.Fprintf(stdout, "%s already runs the hook: unchanged\n", ir.Printable(file))
+		if present != command {
+			fmt.Fprintf(stderr, "rlmc: warning: %s runs %s, not this rlmc (%s); edit it by hand to change which rlmc runs\n", ir.Printable(file), ir.EscapeText(present), ir.Printable(p.executable))
+		}
+		return false, nil
+	}
+	if p.dryRun {
+		fmt.Fprintf(stdout, "would install the %s hook in %s:\n", hookEvent, ir.Printable(file))
+		_, err := io.WriteString(stdout, lineDiff(filepath.ToSlash(file), old, edited))
+		return true, err
+	}
+	if err := writeSettings(file, edited); err != nil {
+		return false, &exitError{code: exitFailure, err: err}
+	}
+	fmt.Fprintf(stdout, "installed the %s hook in %s: %s\n", hookEvent, ir.Printable(file), ir.EscapeText(command))
+	return true, nil
+}
+
+// refuseSettings says why settings cannot be edited and what to add by
+// hand, and fails: a file rlmc cannot read is the user's to fix.
+func refuseSettings(file string, err error, command string, stderr io.Writer) error {
+	fmt.Fprintf(stderr, "rlmc: %s: %s; nothing was written. Add the hook by hand, merged into what is there:\n%s\n",
+		ir.Printable(file), ir.EscapeText(err.Error()), hookSnippet(command))
+	return failed()
+}
+
+// maxSettingsBytes bounds the settings file read; a real one is a few KiB.
+const maxSettingsBytes = 1 << 20
+
+// readSettings returns the settings file's bytes, nothing when it does not
+// exist. A FIFO or a device in its place is refused, not waited on.
+func readSettings(file string) ([]byte, error) {
+	data, err := safefs.ReadPath(file, maxSettingsBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// writeSettings replaces the settings file in one step (a temporary file
+// renamed over it), keeping its mode, so Claude Code never reads half a
+// file.
+func writeSettings(file string, data []byte) error {
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(file); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".settings-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}
+
+// isFolder checks that dir exists and is a folder.
+func isFolder(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	return nil
+}

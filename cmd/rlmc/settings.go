@@ -1,0 +1,448 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+)
+
+// Claude Code's settings.json, as `rlmc init --claude-code` edits it and
+// `rlmc doctor` reads it. The file is the user's: it is edited by inserting
+// bytes at one place, so every other key keeps its place, its spelling and
+// its formatting, and an edit whose result does not decode to the old
+// settings plus the hook is never written.
+
+// hookTimeoutSeconds is the timeout written with the hook: Claude Code's
+// own bound on the command, above the hook's one-second deadline.
+const hookTimeoutSeconds = 5
+
+// claudeHook is one command hook, as Claude Code's settings name it.
+type claudeHook struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout,omitempty"`
+}
+
+// claudeHookGroup is one entry of hooks.UserPromptSubmit.
+type claudeHookGroup struct {
+	Hooks []claudeHook `json:"hooks"`
+}
+
+// errSettingsShape means settings.json parses but is not shaped as Claude
+// Code's settings (an object whose hooks is an object of arrays), or names
+// a key twice on the path the hook goes to: rlmc cannot tell where the hook
+// goes, and the user adds it by hand.
+var errSettingsShape = errors.New("not shaped as Claude Code settings")
+
+// hookGroup is the entry installHook adds for command.
+func hookGroup(command string) claudeHookGroup {
+	return claudeHookGroup{Hooks: []claudeHook{{Type: "command", Command: command, Timeout: hookTimeoutSeconds}}}
+}
+
+// hookSnippet is the settings a user adds by hand when rlmc cannot: the
+// whole file as it would be alone.
+func hookSnippet(command string) string {
+	v := map[string]map[string][]claudeHookGroup{"hooks": {hookEvent: {hookGroup(command)}}}
+	data, _ := json.MarshalIndent(v, "", "  ")
+	return string(data)
+}
+
+// installedHooks returns the commands of settings' UserPromptSubmit
+// command hooks, in file order. It fails when settings is not JSON or not
+// shaped as Claude Code settings along that path.
+func installedHooks(settings []byte) ([]string, error) {
+	hooks, err := installedHookList(settings)
+	out := make([]string, len(hooks))
+	for i, h := range hooks {
+		out[i] = h.Command
+	}
+	return out, err
+}
+
+// installedHookList is installedHooks with each hook's timeout.
+func installedHookList(settings []byte) ([]claudeHook, error) {
+	var doc struct {
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	if err := strictDecode(settings, &doc); err != nil {
+		return nil, err
+	}
+	raw, ok := doc.Hooks[hookEvent]
+	if !ok {
+		return nil, nil
+	}
+	var groups []claudeHookGroup
+	if err := json.Unmarshal(raw, &groups); err != nil {
+		return nil, fmt.Errorf("hooks.%s: %w", hookEvent, errSettingsShape)
+	}
+	var out []claudeHook
+	for _, g := range groups {
+		for _, h := range g.Hooks {
+			if h.Type == "command" {
+				out = append(out, h)
+			}
+		}
+	}
+	return out, nil
+}
+
+// strictDecode decodes one JSON value into v and refuses trailing data.
+func strictDecode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("%s: %w", te.Field, errSettingsShape)
+		}
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("data after the JSON value")
+	}
+	return nil
+}
+
+// isRlmcHook reports whether a hook command runs rlmc's Claude Code hook,
+// whichever rlmc it names (a program named rlmc, or rlmc-something).
+func isRlmcHook(command string) bool {
+	words := shellWords(command)
+	for i := 0; i+2 < len(words); i++ {
+		if strings.HasPrefix(baseName(words[i]), "rlmc") && words[i+1] == "hook" && words[i+2] == "claude-code" {
+			return true
+		}
+	}
+	return false
+}
+
+// baseName is the last element of a slash- or backslash-separated path.
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		p = p[i+1:]
+	}
+	return strings.TrimSuffix(p, ".exe")
+}
+
+// shellWords splits a command line as a POSIX shell splits simple words:
+// blanks separate, single quotes keep everything, double quotes keep all
+// but \" and \\, a backslash outside quotes escapes the next byte. Enough
+// for the commands rlmc writes and for finding the program of others.
+func shellWords(s string) []string {
+	var words []string
+	var w strings.Builder
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+				in = false
+			}
+		case c == '\'':
+			in = true
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				j = len(s) - i - 1
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+		case c == '"':
+			in = true
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\' || s[i+1] == '$') {
+					i++
+				}
+				w.WriteByte(s[i])
+			}
+		case c == '\\' && i+1 < len(s):
+			in = true
+			i++
+			w.WriteByte(s[i])
+		default:
+			in = true
+			w.WriteByte(c)
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
+}
+
+// shellQuote quotes a word for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// installHook returns settings with a UserPromptSubmit hook running command
+// added, and whether anything was added: nothing is when an rlmc hook is
+// already there (present names the command found). Empty settings (a file
+// that does not exist) become a file of their own.
+func installHook(settings []byte, command string) (out []byte, present string, err error) {
+	if len(bytes.TrimSpace(settings)) == 0 {
+		return []byte(hookSnippet(command) + "\n"), "", nil
+	}
+	cmds, err := installedHooks(settings)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, c := range cmds {
+		if isRlmcHook(c) {
+			return settings, c, nil
+		}
+	}
+	top, err := scanJSON(settings)
+	if err != nil {
+		return nil, "", err
+	}
+	if top.kind != '{' {
+		return nil, "", fmt.Errorf("the top level is not an object: %w", errSettingsShape)
+	}
+	ed := editor{data: settings}
+	group := hookGroup(command)
+	var edited []byte
+	switch hooks, err := top.member("hooks"); {
+	case err != nil:
+		return nil, "", err
+	case hooks == nil:
+		edited = ed.addMember(top, "hooks", map[string][]claudeHookGroup{hookEvent: {group}})
+	case hooks.kind != '{':
+		return nil, "", fmt.Errorf("hooks is not an object: %w", errSettingsShape)
+	default:
+		switch list, err := hooks.member(hookEvent); {
+		case err != nil:
+			return nil, "", err
+		case list == nil:
+			edited = ed.addMember(hooks, hookEvent, []claudeHookGroup{group})
+		case list.kind != '[':
+			return nil, "", fmt.Errorf("hooks.%s is not an array: %w", hookEvent, errSettingsShape)
+		default:
+			edited = ed.addElement(list, group)
+		}
+	}
+	if err := sameButHook(settings, edited, group); err != nil {
+		return nil, "", err
+	}
+	return edited, "", nil
+}
+
+// sameButHook checks that edited decodes to old with group appended to
+// hooks.UserPromptSubmit, and to nothing else.
+func sameButHook(old, edited []byte, group claudeHookGroup) error {
+	var want, got map[string]any
+	if err := json.Unmarshal(old, &want); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(edited, &got); err != nil {
+		return fmt.Errorf("the edit does not parse: %v: %w", err, errSettingsShape)
+	}
+	var g any
+	b, _ := json.Marshal(group)
+	_ = json.Unmarshal(b, &g)
+	hooks, _ := want["hooks"].(map[string]any)
+	if hooks == nil {
+		hooks = map[string]any{}
+		want["hooks"] = hooks
+	}
+	list, _ := hooks[hookEvent].([]any)
+	hooks[hookEvent] = append(list, g)
+	if !reflect.DeepEqual(want, got) {
+		return fmt.Errorf("the edit would change other settings: %w", errSettingsShape)
+	}
+	return nil
+}
+
+// jsonNode is a JSON value with the byte offsets an edit needs: where it
+// starts and ends, and for a container its members' keys and values.
+type jsonNode struct {
+	kind       byte // '{', '[', or 'v' for a scalar
+	start, end int  // start: the opening delimiter; end: just past the value
+	keys       []string
+	vals       []*jsonNode
+}
+
+// member returns the value of key in an object, nil when it has none, and
+// an error when it names key twice: which one a reader takes is a guess.
+func (n *jsonNode) member(key string) (*jsonNode, error) {
+	var found *jsonNode
+	for i, k := range n.keys {
+		if k == key {
+			if found != nil {
+				return nil, fmt.Errorf("key %q appears twice: %w", key, errSettingsShape)
+			}
+			found = n.vals[i]
+		}
+	}
+	return found, nil
+}
+
+// scanJSON reads one JSON value into a tree of offsets, through the
+// standard decoder's tokens: the decoder checks the syntax, and its input
+// offset after each token is where that token ends.
+func scanJSON(data []byte) (*jsonNode, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var value func() (*jsonNode, error)
+	value = func() (*jsonNode, error) {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		end := int(dec.InputOffset())
+		d, ok := tok.(json.Delim)
+		if !ok {
+			return &jsonNode{kind: 'v', start: -1, end: end}, nil
+		}
+		n := &jsonNode{kind: byte(d), start: end - 1}
+		for dec.More() {
+			if d == '{' {
+				k, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				n.keys = append(n.keys, k.(string))
+			}
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			n.vals = append(n.vals, v)
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return nil, err
+		}
+		n.end = int(dec.InputOffset())
+		return n, nil
+	}
+	return value()
+}
+
+// editor inserts into JSON text in the file's own layout: on a line of its
+// own at the indentation of the container's members when the file is
+// written one member a line, inline when it is written on one line.
+type editor struct{ data []byte }
+
+// addMember returns the text with "key": v added as obj's last member.
+func (e editor) addMember(obj *jsonNode, key string, v any) []byte {
+	k, _ := json.Marshal(key)
+	return e.insert(obj, func(indent string) string {
+		return string(k) + ": " + e.render(v, indent)
+	})
+}
+
+// addElement returns the text with v added as arr's last element.
+func (e editor) addElement(arr *jsonNode, v any) []byte {
+	return e.insert(arr, func(indent string) string { return e.render(v, indent) })
+}
+
+// insert places item (rendered for its indentation) after the last member
+// of the container n, or alone in it when it is empty.
+func (e editor) insert(n *jsonNode, item func(indent string) string) []byte {
+	multiline := bytes.IndexByte(bytes.TrimSpace(e.data), '\n') >= 0
+	outer := lineIndent(e.data, n.start)
+	inner := outer + e.unit()
+	var out bytes.Buffer
+	if len(n.vals) == 0 {
+		// The inside of an empty container ("{}", "{ }", "{\n}") is
+		// replaced whole.
+		out.Write(e.data[:n.start+1])
+		if multiline {
+			out.WriteString("\n" + inner + item(inner) + "\n" + outer)
+		} else {
+			out.WriteString(item(""))
+		}
+		out.Write(e.data[n.end-1:])
+		return out.Bytes()
+	}
+	last := n.vals[len(n.vals)-1].end
+	out.Write(e.data[:last])
+	if multiline {
+		out.WriteString(",\n" + inner + item(inner))
+	} else {
+		out.WriteString(", " + item(""))
+	}
+	out.Write(e.data[last:])
+	return out.Bytes()
+}
+
+// render encodes v for a position whose line is indented by indent: on
+// several lines in a multi-line file, on one otherwise.
+func (e editor) render(v any, indent string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent(indent, e.unit())
+	}
+	_ = enc.Encode(v)
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// unit is the file's indentation step: the leading blanks of its first
+// indented line, two spaces when it has none.
+func (e editor) unit() string {
+	for _, line := range bytes.Split(e.data, []byte("\n")) {
+		trimmed := bytes.TrimLeft(line, " \t")
+		if len(trimmed) < len(line) && len(trimmed) > 0 {
+			return string(line[:len(line)-len(trimmed)])
+		}
+	}
+	return "  "
+}
+
+// lineIndent is the leading blanks of the line holding offset at.
+func lineIndent(data []byte, at int) string {
+	start := bytes.LastIndexByte(data[:at], '\n') + 1
+	end := start
+	for end < len(data) && (data[end] == ' ' || data[end] == '\t') {
+		end++
+	}
+	return string(data[start:end])
+}
+
+// lineDiff renders a small unified-style diff of two texts: the lines
+// before and after the first and last change, with "-" and "+" lines
+// between. Enough to show an insertion, which is all rlmc makes.
+func lineDiff(name string, old, new []byte) string {
+	a := strings.SplitAfter(string(old), "\n")
+	b := strings.SplitAfter(string(new), "\n")
+	if len(old) == 0 {
+		a = nil
+	}
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	post := 0
+	for post < len(a)-pre && post < len(b)-pre && a[len(a)-1-post] == b[len(b)-1-post] {
+		post++
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", name, name)
+	ctx := max(0, pre-2)
+	fmt.Fprintf(&out, "@@ -%d +%d @@\n", ctx+1, ctx+1)
+	line := func(prefix, s string) {
+		out.WriteString(prefix + strings.TrimSuffix(s, "\n") + "\n")
+	}
+	for _, s := range a[ctx:pre] {
+		line(" ", s)
+	}
+	for _, s := range a[pre : len(a)-post] {
+		line("-", s)
+	}
+	for _, s := range b[pre : len(b)-post] {
+		line("+", s)
+	}
+	for _, s := range a[len(a)-post : min(len(a), len(a)-post+2)] {
+		line(" ", s)
+	}
+	return out.String()
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+)
+
+// topKeys returns the top-level keys of a JSON object in file order.
+func topKeys(t *testing.T, data []byte) []string {
+	t.Helper()
+	n, err := scanJSON(data)
+	if err != nil {
+		t.Fatalf("got %v; want JSON", err)
+	}
+	return n.keys
+}
+
+func TestInstallHook(t *testing.T) {
+	const cmd = "/opt/bin/rlmc hook claude-code"
+	tests := []struct {
+		name        string
+		settings    string
+		wantPresent string
+		wantErr     error // errSettingsShape, or errAny for a syntax error
+	}{
+		{name: "no file", settings: ""},
+		{name: "empty object", settings: "{}"},
+		{name: "empty object on lines", settings: "{\n}\n"},
+		{name: "compact", settings: `{"model":"opus","env":{"A":"1"}}`},
+		{name: "other hooks", settings: "{\n  \"hooks\": {\n    \"PreToolUse\": []\n  },\n  \"model\": \"opus\"\n}\n"},
+		{name: "other prompt hooks", settings: "{\n\t\"hooks\": {\n\t\t\"UserPromptSubmit\": [\n\t\t\t{\"hooks\": [{\"type\": \"command\", \"command\": \"echo hi\"}]}\n\t\t]\n\t}\n}\n"},
+		{name: "empty prompt hooks", settings: `{"hooks": {"UserPromptSubmit": []}}`},
+		{name: "escaped key", settings: `{"hook\u0073": {"Stop": []}}`},
+		{name: "installed", settings: `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/opt/bin/rlmc hook claude-code"}]}]}}`, wantPresent: cmd},
+		{name: "another rlmc installed", settings: `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "'/my dir/rlmc' hook claude-code --budget 900"}]}]}}`, wantPresent: "'/my dir/rlmc' hook claude-code --budget 900"},
+		{name: "not an object", settings: `[1]`, wantErr: errSettingsShape},
+		{name: "hooks not an object", settings: `{"hooks": []}`, wantErr: errSettingsShape},
+		{name: "prompt hooks not an array", settings: `{"hooks": {"UserPromptSubmit": {}}}`, wantErr: errSettingsShape},
+		{name: "hooks twice", settings: `{"hooks": {}, "hooks": {"Stop": []}}`, wantErr: errSettingsShape},
+		{name: "comment", settings: "{\n  // no\n}", wantErr: errAny},
+		{name: "trailing comma", settings: `{"a": 1,}`, wantErr: errAny},
+		{name: "two values", settings: `{} {}`, wantErr: errAny},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, present, err := installHook([]byte(tt.settings), cmd)
+			if tt.wantErr != nil {
+				if err == nil || tt.wantErr == errSettingsShape && !errors.Is(err, errSettingsShape) {
+					t.Fatalf("got %v; want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("got %v; want no error", err)
+			}
+			if present != tt.wantPresent {
+				t.Fatalf("got present %q; want %q", present, tt.wantPresent)
+			}
+			if present != "" {
+				if !bytes.Equal(out, []byte(tt.settings)) {
+					t.Errorf("got %s; want the settings unchanged", out)
+				}
+				return
+			}
+			cmds, err := installedHooks(out)
+			if err != nil || !slices.Contains(cmds, cmd) {
+				t.Fatalf("got hooks %q (%v) in %s; want %q among them", cmds, err, out, cmd)
+			}
+			if tt.settings != "" {
+				// Every key keeps its place; hooks comes last when new.
+				old, got := topKeys(t, []byte(tt.settings)), topKeys(t, out)
+				if !slices.Contains(old, "hooks") {
+					old = append(old, "hooks")
+				}
+				if !slices.Equal(got, old) {
+					t.Errorf("got keys %v; want %v", got, old)
+				}
+			}
+			// Installing again adds nothing.
+			again, present, err := installHook(out, cmd)
+			if err != nil || present != cmd || !bytes.Equal(again, out) {
+				t.Errorf("got %s, present %q, %v on a second run; want it unchanged", again, present, err)
+			}
+		})
+	}
+}
+
+// errAny stands for any error in a table.
+var errAny = errors.New("any error")
+
+func TestInstallHookKeepsLayout(t *testing.T) {
+	in := "{\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"Stop\": []\n    }\n}\n"
+	want := "{\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"Stop\": [],\n        \"UserPromptSubmit\": [\n" +
+		"            {\n                \"hooks\": [\n                    {\n                        \"type\": \"command\",\n" +
+		"                        \"command\": \"rlmc hook claude-code\",\n                        \"timeout\": 5\n" +
+		"                    }\n                ]\n            }\n        ]\n    }\n}\n"
+	got, _, err := installHook([]byte(in), "rlmc hook claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("got\n%s; want\n%s", got, want)
+	}
+	if !json.Valid(got) {
+		t.Errorf("got invalid JSON")
+	}
+}
+
+func TestShellWords(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+		rlmcHook bool
+	}{
+		{name: "plain", in: "/usr/bin/rlmc hook claude-code", want: []string{"/usr/bin/rlmc", "hook", "claude-code"}, rlmcHook: true},
+		{name: "single quoted", in: `'/my dir/rlmc' hook claude-code`, want: []string{"/my dir/rlmc", "hook", "claude-code"}, rlmcHook: true},
+		{name: "quote in quotes", in: `'/it'\''s/rlmc' hook claude-code`, want: []string{"/it's/rlmc", "hook", "claude-code"}, rlmcHook: true},
+		{name: "double quoted", in: `"$HOME/bin/rlmc" hook claude-code --root "a b"`, want: []string{"$HOME/bin/rlmc", "hook", "claude-code", "--root", "a b"}, rlmcHook: true},
+		{name: "after env", in: "env X=1 rlmc hook claude-code", want: []string{"env", "X=1", "rlmc", "hook", "claude-code"}, rlmcHook: true},
+		{name: "another hook", in: "rlmc hook other", want: []string{"rlmc", "hook", "other"}},
+		{name: "another program", in: "echo rlmc hook", want: []string{"echo", "rlmc", "hook"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := shellWords(tt.in); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q; want %q", got, tt.want)
+			}
+			if got := isRlmcHook(tt.in); got != tt.rlmcHook {
+				t.Errorf("got isRlmcHook %v; want %v", got, tt.rlmcHook)
+			}
+		})
+	}
+}
+
+func TestShellQuoteRoundTrips(t *testing.T) {
+	for _, s := range []string{"/usr/local/bin/rlmc", "/my dir/rlmc", "/it's/rlmc", `C:\rlmc`, "/a$b/rlmc"} {
+		if got := shellWords(shellQuote(s)); !slices.Equal(got, []string{s}) {
+			t.Errorf("got %q from %s; want %q", got, shellQuote(s), s)
+		}
+	}
+}
+
+func TestGoRunBuild(t *testing.T) {
+	tests := []struct {
+		name, exe string
+		want      bool
+	}{
+		{name: "go run", exe: "/tmp/go-build2739013469/b001/exe/rlmc", want: true},
+		{name: "go run with GOTMPDIR", exe: "/home/u/tmp/go-build11/b001/exe/rlmc", want: true},
+		{name: "installed", exe: "/home/u/go/bin/rlmc"},
+		{name: "a folder named exe", exe: "/opt/exe/rlmc"},
+		{name: "a test binary", exe: "/tmp/go-build1/b001/rlmc.test"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := goRunBuild(tt.exe); got != tt.want {
+				t.Errorf("got %v; want %v", got, tt.want)
+			}
+		})
+	}
+}

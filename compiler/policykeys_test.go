@@ -1,0 +1,58 @@
+package compiler
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestPolicyUnknownKeys(t *testing.T) {
+	tests := []struct {
+		name     string
+		yaml     string
+		wantLine int
+		wantKey  string
+		wantSugg string
+	}{
+		{name: "typo at the top", yaml: "budget: 100\ndenny: [x]\n", wantLine: 2, wantKey: "denny", wantSugg: "deny"},
+		{name: "typo in limits", yaml: "limits:\n  max_dept: 3\n", wantLine: 2, wantKey: "max_dept", wantSugg: "max_depth"},
+		{name: "nothing close", yaml: "colour: blue\n", wantLine: 1, wantKey: "colour"},
+		{name: "case only", yaml: "Deny: [x]\n", wantLine: 1, wantKey: "Deny", wantSugg: "deny"},
+		{name: "first in document order", yaml: "mandatry: [a]\nprority: {a: 1}\n", wantLine: 1, wantKey: "mandatry", wantSugg: "mandatory"},
+		{name: "unit names are keys of priority", yaml: "priority:\n  denny: 3\n"},
+		{name: "unit names are keys of requires", yaml: "requires:\n  whatever: [x]\n"},
+		{name: "every known key", yaml: "roots: [r]\nexclude: [e]\nbudget: 1\ntokenizer: o200k_base\nmandatory: [m]\ndeny: [d]\nambiguity: ask\nmin_confidence: 0.5\nlimits: {max_file_bytes: 1, max_frontmatter_bytes: 1, max_depth: 1, max_folders: 1}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "policy.yaml")
+			if err := os.WriteFile(file, []byte(tt.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadPolicy(file)
+			if tt.wantKey == "" {
+				if err != nil {
+					t.Fatalf("got %v; want no error", err)
+				}
+				return
+			}
+			var ke *PolicyKeyError
+			if !errors.As(err, &ke) {
+				t.Fatalf("got %v; want a *PolicyKeyError", err)
+			}
+			got := PolicyKeyError{File: ke.File, Line: ke.Line, Key: ke.Key, Suggestion: ke.Suggestion}
+			want := PolicyKeyError{File: file, Line: tt.wantLine, Key: tt.wantKey, Suggestion: tt.wantSugg}
+			if got != want {
+				t.Errorf("got %+v; want %+v", got, want)
+			}
+		})
+	}
+}
+
+func TestPolicyKeyErrorText(t *testing.T) {
+	e := &PolicyKeyError{File: "p.yaml", Line: 3, Key: "denny", Suggestion: "deny"}
+	if got, want := e.Error(), `p.yaml:3: unknown key "denny" (did you mean "deny"?)`; got != want {
+		t.Errorf("got %s; want %s", got, want)
+	}
+}
