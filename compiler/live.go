@@ -130,7 +130,7 @@ type Live struct {
 	watchMu sync.Mutex
 	tree    map[string]bool            // folders whose every event counts
 	named   map[string]map[string]bool // folder -> the names in it whose events count
-	files   map[string]bool            // every path added to w
+	files   map[string]string          // every path added to w -> the identity of the folder watched there
 
 	events   atomic.Uint64 // relevant events seen
 	begun    atomic.Uint64 // load attempts begun (each pass of load's loop)
@@ -175,7 +175,7 @@ func Watch(ctx context.Context, opts loader.Options, p Policy, lo LiveOptions) (
 	l := &Live{
 		opts: opts, policy: p, lo: lo, w: w,
 		bcast: make(chan struct{}),
-		tree:  map[string]bool{}, named: map[string]map[string]bool{}, files: map[string]bool{},
+		tree:  map[string]bool{}, named: map[string]map[string]bool{}, files: map[string]string{},
 		wake: make(chan struct{}, 1), force: make(chan struct{}, 1), stop: make(chan struct{}),
 	}
 	l.ctx, l.cancel = context.WithCancel(context.WithoutCancel(ctx))
@@ -692,16 +692,23 @@ func (l *Live) rewatch(tree map[string]bool, named map[string]map[string]bool) (
 	// lock while it hands an event to consume, which takes watchMu to
 	// judge it. Only the loading goroutine calls rewatch, so l.files
 	// changes nowhere else meanwhile.
+	// A watch follows a folder, not its path: a path whose folder was
+	// replaced (a parent swapped by renames, a folder removed and made
+	// again) is watched again, or the new folder's events would go unseen.
+	ids := make(map[string]string, len(want))
+	for d := range want {
+		ids[d] = folderID(d)
+	}
 	l.watchMu.Lock()
 	l.tree, l.named = tree, named
 	var drop, add []string
 	for _, d := range slices.Sorted(maps.Keys(l.files)) {
-		if !want[d] {
+		if !want[d] || l.files[d] != ids[d] {
 			drop = append(drop, d)
 		}
 	}
 	for _, d := range slices.Sorted(maps.Keys(want)) {
-		if !l.files[d] {
+		if id, ok := l.files[d]; !ok || id != ids[d] {
 			add = append(add, d)
 		}
 	}
@@ -728,9 +735,19 @@ func (l *Live) rewatch(tree map[string]bool, named map[string]map[string]bool) (
 		delete(l.files, d)
 	}
 	for _, d := range added {
-		l.files[d] = true
+		l.files[d] = ids[d]
 	}
 	return len(l.files), first
+}
+
+// folderID returns the identity of the folder at path, "" when there is
+// none.
+func folderID(path string) string {
+	info, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	return loader.FileID(info)
 }
 
 // treeWalk walks one root for scan.

@@ -464,3 +464,33 @@ func TestLiveFollowsSwappedAncestor(t *testing.T) {
 		return slices.Equal(n, []string{"deploy"})
 	})
 }
+
+// TestLiveFollowsReplacedFolders: a folder above the root replaced by
+// another at the same path (the grandparent moved away, a new one made
+// and the release moved into it) is watched again: the new catalog is
+// served, and so are edits in it.
+func TestLiveFollowsReplacedFolders(t *testing.T) {
+	base := t.TempDir()
+	writeFileAtomic(t, filepath.Join(base, "f4", "a", "skills", "tdd", "SKILL.md"), liveSkill("tdd", "TDD."))
+	writeFileAtomic(t, filepath.Join(base, "f4", "g2", "a", "skills", "deploy", "SKILL.md"), liveSkill("deploy", "Deploy."))
+	l, err := compiler.Watch(context.Background(), loader.Options{Roots: []string{filepath.Join(base, "f4", "a", "skills")}}, compiler.Policy{},
+		compiler.LiveOptions{Debounce: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Rename(filepath.Join(base, "f4"), filepath.Join(base, "f4old")))
+	must(os.Mkdir(filepath.Join(base, "f4"), 0o755))
+	must(os.Rename(filepath.Join(base, "f4old", "g2", "a"), filepath.Join(base, "f4", "a")))
+	eventually(t, "the release moved into the new folder is served", func() bool {
+		return slices.Equal(names(l.Current()), []string{"deploy"})
+	})
+	writeFileAtomic(t, filepath.Join(base, "f4", "a", "skills", "beta", "SKILL.md"), liveSkill("beta", "Beta."))
+	eventually(t, "a skill added in it is served", func() bool { return slices.Contains(names(l.Current()), "beta") })
+}

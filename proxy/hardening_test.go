@@ -2,8 +2,10 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -121,6 +123,7 @@ func TestRedact(t *testing.T) {
 		{"http://h/?key=SECRET;x=1", "http://h/?key=xxxxx&x=xxxxx"},
 		{"http://h/?key=SECRET%zz", "http://h/?key=xxxxx"},
 		{"http://h/?SECRET", "http://h/?xxxxx"},
+		{"https://api.example/v1#SECRET", "https://api.example/v1#xxxxx"},
 		{"https://api.example/v1", "https://api.example/v1"},
 	} {
 		u, _ := url.Parse(tc.in)
@@ -253,5 +256,134 @@ func TestInformationalAnswers(t *testing.T) {
 	}
 	if !strings.Contains(final, HeaderSelected+": tdd") || !strings.Contains(final, HeaderDecision+": route") || strings.Contains(final, "evil-skill") {
 		t.Errorf("the final answer's head lacks the proxy's headers or has the upstream's:\n%s", final)
+	}
+}
+
+// TestTurnPlacementBounded: a conversation of many turns the proxy has
+// not seen is not compiled turn by turn past the compile deadline, nor
+// given blocks past --max-body: its block goes in the system prompt and
+// X-Rlmc-Placement says so.
+func TestTurnPlacementBounded(t *testing.T) {
+	msgs := func(n int) string {
+		var b strings.Builder
+		b.WriteString(`{"model":"gpt-x","messages":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"role":"user","content":"write the failing test first, test-driven development, round %d"},{"role":"assistant","content":"ok"}`, i)
+		}
+		b.WriteString(`]}`)
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		n    int
+	}{
+		{"over the deadline", Config{Timeout: 300 * time.Millisecond}, 20000},
+		{"over the byte bound", Config{MaxBodyBytes: 96 << 10}, 600},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, nil, tc.cfg)
+			body := msgs(tc.n)
+			start := time.Now()
+			resp, data := f.do(t, "POST", "/v1/chat/completions", body, nil)
+			if resp.StatusCode != 200 {
+				t.Fatalf("got %d %.300s; want 200", resp.StatusCode, data)
+			}
+			if got := resp.Header.Get(HeaderPlacement); got != "system" {
+				t.Errorf("%s: got %q; want system", HeaderPlacement, got)
+			}
+			if got := resp.Header.Get(HeaderSelected); got != "tdd" {
+				t.Errorf("%s: got %q; want tdd", HeaderSelected, got)
+			}
+			sent := f.up.last(t).body
+			if len(sent) > len(body)+8<<10 {
+				t.Errorf("the upstream got %d bytes for a %d-byte call; want the one block added", len(sent), len(body))
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("the call took %v", d)
+			}
+		})
+	}
+}
+
+// TestTurnKeysFramed: a block a host selected in one conversation is not
+// attached to another application's conversation that starts with the
+// same words (a different system prompt).
+func TestTurnKeysFramed(t *testing.T) {
+	f := newFixture(t, nil, Config{})
+	one := `{"model":"claude-x","max_tokens":10,"system":"App ONE","messages":[{"role":"user","content":"hey assistant"}]}`
+	if resp, data := f.do(t, "POST", "/v1/messages", one, map[string]string{HeaderSelect: "deploy"}); resp.StatusCode != 200 {
+		t.Fatalf("app one: got %d %.200s", resp.StatusCode, data)
+	}
+	two := `{"model":"claude-x","max_tokens":10,"system":"App TWO","messages":[{"role":"user","content":"hey assistant"},{"role":"assistant","content":"hi"},{"role":"user","content":"what is the capital of France?"}]}`
+	if resp, data := f.do(t, "POST", "/v1/messages", two, nil); resp.StatusCode != 200 {
+		t.Fatalf("app two: got %d %.200s", resp.StatusCode, data)
+	}
+	if got := string(f.up.last(t).body); got != two {
+		t.Errorf("app two's call was edited:\n%s\nwant it as sent:\n%s", got, two)
+	}
+}
+
+// TestBudgetBackOnceRead: a completion's body budget is given back once
+// the upstream has read the body, while its answer still streams.
+func TestBudgetBackOnceRead(t *testing.T) {
+	streaming := make(chan struct{})
+	done := make(chan struct{})
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		close(streaming)
+		<-done
+	}))
+	f := newFixture(t, up, Config{MaxBodyBytes: 64 << 10})
+	go func() {
+		body := `{"model":"gpt-x","messages":[{"role":"user","content":"` + strings.Repeat("a", 60<<10) + `"}]}`
+		req, _ := http.NewRequest("POST", f.url+"/v1/chat/completions", strings.NewReader(body))
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	<-streaming
+	defer close(done)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		left := f.p.bodies.Left()
+		if left == int64(bodyBudgetFactor*(64<<10)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("budget left while the answer streams: got %d; want %d", left, bodyBudgetFactor*(64<<10))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestChainedCallHonorsDeny: a Responses tool turn chained to a
+// conversation is compiled again with its own X-Rlmc-Deny: the denied
+// skill is neither reported nor put back into instructions.
+func TestChainedCallHonorsDeny(t *testing.T) {
+	f := newFixture(t, nil, Config{Placement: PlacementSystem})
+	first := `{"model":"gpt-x","instructions":"Be brief.","input":"deploy the service to production"}`
+	resp, data := f.do(t, "POST", "/v1/responses", first, nil)
+	if resp.StatusCode != 200 || resp.Header.Get(HeaderSelected) != "deploy" {
+		t.Fatalf("first turn: got %d %q %.200s; want 200 deploy", resp.StatusCode, resp.Header.Get(HeaderSelected), data)
+	}
+	var answer struct{ ID string }
+	mustJSON(t, data, &answer)
+	chained := `{"model":"gpt-x","instructions":"Be brief.","previous_response_id":"` + answer.ID + `","input":[{"type":"function_call_output","call_id":"c1","output":"done"}]}`
+	resp, data = f.do(t, "POST", "/v1/responses", chained, map[string]string{HeaderDeny: "deploy"})
+	if resp.StatusCode != 200 {
+		t.Fatalf("chained turn: got %d %.200s; want 200", resp.StatusCode, data)
+	}
+	if got := resp.Header.Get(HeaderSelected); got != "" {
+		t.Errorf("chained turn with deploy denied: %s %q; want none", HeaderSelected, got)
+	}
+	if bytes.Contains(f.up.last(t).body, []byte("<skills>")) {
+		t.Errorf("chained turn with deploy denied: the upstream got a skill block: %s", f.up.last(t).body)
 	}
 }

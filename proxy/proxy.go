@@ -89,6 +89,12 @@ const (
 	// user message) was over compiler.MaxTaskBytes and the skills were
 	// compiled from N bytes of its start and end (compiler.ClipTask).
 	HeaderTaskClipped = "X-Rlmc-Task-Clipped"
+	// HeaderPlacement says "system" when a call under turn placement had
+	// its block put in the system prompt instead: a conversation too long
+	// to place turn by turn within the compile deadline (--timeout, for
+	// all of the call's compiles) or whose body with every turn's block
+	// would be over --max-body.
+	HeaderPlacement = "X-Rlmc-Placement"
 )
 
 // Decisions of calls that were not compiled; each reaches the upstream
@@ -223,7 +229,7 @@ func New(cfg Config) (*Proxy, error) {
 		seed:   maphash.MakeSeed(),
 		blocks: newLRU[blockKey](cfg.Memory, memoryBytes, func(b string) int { return entryCost + len(b) }),
 		convs: newLRU[string](cfg.Memory, memoryBytes, func(c *conversation) int {
-			return entryCost + len(c.prompt) + len(c.fingerprint) + 16*len(c.selected)
+			return entryCost + len(c.prompt) + len(c.fingerprint) + len(c.task) + 16*(len(c.selected)+len(c.selects))
 		}),
 	}
 	p.handler = httpsafe.Guard(http.HandlerFunc(p.serve), p.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, r httpsafe.Refusal) {
@@ -395,7 +401,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 				Message: fmt.Sprintf("%s on %s %s, which carries no skills", HeaderSelect, r.Method, r.URL.Path)})
 			return
 		}
-		p.rp.ServeHTTP(w, r)
+		// Through statusWriter too, so that an upstream's 1xx carries no
+		// X-Rlmc-* header on paths the proxy does not edit either.
+		p.rp.ServeHTTP(&statusWriter{ResponseWriter: w, status: http.StatusOK}, r)
 		return
 	}
 	p.complete(w, r, a, ctl)
@@ -500,6 +508,18 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 			p.forward(w, r, [][]byte{body}, own, release, &rec)
 			return
 		}
+		// The skills are compiled again from the turn that started the
+		// conversation, with its selections, this call's denials and the
+		// catalog as it is now: a denial or a policy reload since applies
+		// to its tool turns too. (Under turn placement, a block the
+		// upstream already holds in the conversation is not taken back.)
+		res, err := p.compile(r.Context(), live, compiler.Request{Task: c.task, Select: c.selects, Deny: ctl.denies}, true)
+		if err != nil {
+			rec.compile = time.Since(start)
+			p.refuseCompile(w, err, refuse)
+			return
+		}
+		c = &conversation{decision: string(res.Decision), fingerprint: res.Fingerprint, selected: res.Names(), prompt: res.Prompt, task: c.task, selects: c.selects}
 		rec.decision, rec.selected, rec.fingerprint = c.decision, c.selected, c.fingerprint
 		setHeaders(c)
 		parts := [][]byte{body}
@@ -528,7 +548,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		p.refuseCompile(w, err, refuse)
 		return
 	}
-	conv := &conversation{decision: string(res.Decision), fingerprint: res.Fingerprint, selected: res.Names(), prompt: res.Prompt}
+	conv := &conversation{decision: string(res.Decision), fingerprint: res.Fingerprint, selected: res.Names(), prompt: res.Prompt, task: task, selects: ctl.selects}
 	rec.decision, rec.selected, rec.fingerprint = conv.decision, conv.selected, conv.fingerprint
 	setHeaders(conv)
 	if len(res.Ambiguous) > 0 {
@@ -537,7 +557,23 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	var edits []edit
 	switch {
 	case turnPlaced && len(turns) > 0:
-		edits, err = p.turnEdits(r.Context(), live, a, body, list, turns, res.Prompt, ctl.denies)
+		edits, err = p.turnEdits(r.Context(), live, a, body, root, list, turns, res.Prompt, ctl.denies)
+		if errors.Is(err, errTurnsOverBound) {
+			// A conversation too long to place turn by turn within the
+			// call's bounds gets this turn's block in the system prompt,
+			// and the host is told.
+			h.Set(HeaderPlacement, string(PlacementSystem))
+			p.log.Warn("turn placement over its bounds; the block goes in the system prompt", "api", a.name, "turns", len(turns), "error", err.Error())
+			edits, err = nil, nil
+			if res.Prompt != "" {
+				e, perr := a.place(body, root, res.Prompt)
+				if perr != nil {
+					placeFailed(perr)
+					return
+				}
+				edits = []edit{e}
+			}
+		}
 		if err != nil {
 			var ce *compiler.Error
 			if errors.Is(err, errShape) || !errors.As(err, &ce) {
@@ -595,10 +631,25 @@ func (p *Proxy) refuseCompile(w http.ResponseWriter, err error, refuse func(int,
 // the turns that carry text are compiled, and each once per catalog while
 // remembered: a call costs one compile, and a conversation the proxy has
 // not seen one per user turn, once.
-func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body []byte, list span, turns []turn, block string, denies []string) ([]edit, error) {
+func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body []byte, root, list span, turns []turn, block string, denies []string) ([]edit, error) {
 	gen := live.Generation()
+	// A turn's key is the conversation up to it with what frames it
+	// (Anthropic's system and tools; Chat's are among the messages), so
+	// that a block a host selected in one application's conversation
+	// never lands in another's that starts with the same words.
 	salt := a.name + "\x00" + strings.Join(slices.Sorted(slices.Values(denies)), ",")
+	for _, k := range []string{"system", "tools", "instructions"} {
+		if v, ok := field(body, root, k); ok {
+			salt += "\x00" + k + "\x00" + string(body[v.start:v.end])
+		}
+	}
 	keys := turnKeys(p.seed, salt, body, list, turns)
+	// One deadline for every compile of the call, and a bound on the
+	// bytes the blocks add: a call of thousands of turns not seen before
+	// must not compile for minutes nor grow without bound.
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	defer cancel()
+	added := 0
 	last := len(turns) - 1
 	// The host's selections are part of this turn's block: remembered,
 	// the next calls send it again even when they select nothing.
@@ -612,6 +663,10 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 				task, _ := compiler.ClipTask(t.text)
 				res, err := p.compile(ctx, live, compiler.Request{Task: task, Deny: denies}, false)
 				if err != nil {
+					var ce *compiler.Error
+					if errors.As(err, &ce) && ce.Code == compiler.ErrCanceled && ctx.Err() != nil && ctx.Err() != context.Canceled {
+						return nil, fmt.Errorf("%w: compiling %d earlier turns took over %v", errTurnsOverBound, i, p.cfg.Timeout)
+					}
 					return nil, err
 				}
 				b = res.Prompt
@@ -625,10 +680,17 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 		if err != nil {
 			return nil, err
 		}
+		if added += len(e.text); int64(len(body)+added) > p.cfg.MaxBodyBytes {
+			return nil, fmt.Errorf("%w: with the turns' blocks the body is over %d bytes (--max-body)", errTurnsOverBound, p.cfg.MaxBodyBytes)
+		}
 		edits = append(edits, e)
 	}
 	return edits, nil
 }
+
+// errTurnsOverBound: turn placement would pass the call's deadline or add
+// more bytes than a body may hold.
+var errTurnsOverBound = errors.New("turn placement over its bounds")
 
 // responsesPrev returns the previous_response_id of a Responses request.
 func responsesPrev(a *api, body []byte, root span) string {
@@ -667,11 +729,21 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, parts [][]byte, 
 	p.record(*rec)
 }
 
-// releasingBody is a request body that gives its budget back when the
-// transport is done with it (it closes the body then, or on failure).
+// releasingBody is a request body that gives its budget back once the
+// transport has read it to its end: the reverse proxy hands the transport
+// a wrapper whose Close does not reach this one, and the handler returns
+// only when the answer ends, which for a stream may be minutes later.
 type releasingBody struct {
 	io.Reader
 	release func()
+}
+
+func (b *releasingBody) Read(p []byte) (int, error) {
+	n, err := b.Reader.Read(p)
+	if err == io.EOF {
+		b.release()
+	}
+	return n, err
 }
 
 func (b *releasingBody) Close() error {
@@ -812,5 +884,8 @@ func Redact(u *url.URL) string {
 		c.RawQuery = strings.Join(parts, "&")
 	}
 	c.ForceQuery = false
+	if c.Fragment != "" {
+		c.Fragment, c.RawFragment = "xxxxx", ""
+	}
 	return c.String()
 }

@@ -250,6 +250,10 @@ type conversation struct {
 	decision, fingerprint string
 	selected              []string
 	prompt                string // the block; under system placement, sent again in instructions
+	// task and selects are the turn that started the conversation and the
+	// host's selections on it, from which a chained call compiles again.
+	task    string
+	selects []string
 }
 
 // convKey is the request context key of the conversation whose response

@@ -36,12 +36,9 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 			}
 			u, err := url.Parse(upstream)
 			if err != nil {
-				// Not the URL itself: it may hold a key.
-				var ue *url.Error
-				if errors.As(err, &ue) {
-					err = ue.Err
-				}
-				return usageError("--upstream is not a URL: %v", err)
+				// Nothing of the URL is repeated: any part of it, even
+				// the port the parser names, may hold a key.
+				return usageError("--upstream is not a URL (check its host, port and escapes)")
 			}
 			cfg.Upstream = u
 			cfg.Placement = proxy.Placement(placement)

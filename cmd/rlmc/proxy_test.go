@@ -17,6 +17,7 @@ func TestProxyRefuses(t *testing.T) {
 		{name: "no upstream", args: []string{"proxy"}, want: "--upstream"},
 		{name: "a relative upstream", args: []string{"proxy", "--upstream", "api.openai.com"}, want: "absolute URL"},
 		{name: "an upstream that does not parse", args: []string{"proxy", "--upstream", "http://[::1/?key=SECRET"}, want: "is not a URL"},
+		{name: "an upstream whose port does not parse", args: []string{"proxy", "--upstream", "http://h:SECRET8/"}, want: "is not a URL"},
 		{name: "an upstream that is not HTTP", args: []string{"proxy", "--upstream", "ftp://example.com"}, want: "http or https"},
 		{name: "addr and socket", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "127.0.0.1:0", "--socket", "s.sock"}, want: "not both"},
 		{name: "all interfaces without a token", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "0.0.0.0:0"}, want: "not a loopback address"},

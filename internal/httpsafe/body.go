@@ -31,6 +31,13 @@ func (b *Budget) take(n int64) bool {
 	return true
 }
 
+// Left returns the bytes of the budget no body holds now.
+func (b *Budget) Left() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.left
+}
+
 func (b *Budget) give(n int64) {
 	b.mu.Lock()
 	b.left += n

@@ -78,12 +78,16 @@ func listenUnix(path string) (net.Listener, error) {
 			return nil, &ConfigError{fmt.Sprintf("--socket %s: another server is listening there", path)}
 		}
 	}
-	dir, err := os.MkdirTemp(filepath.Dir(path), ".rlmc-socket-")
+	dir, err := os.MkdirTemp(filepath.Dir(path), ".rs")
 	if err != nil {
 		return nil, fail(err)
 	}
 	defer os.RemoveAll(dir)
 	tmp := filepath.Join(dir, "s")
+	// The socket is bound at tmp first, which may be longer than path.
+	if len(tmp) > maxSocketPath {
+		return nil, &ConfigError{fmt.Sprintf("--socket %s: the path is too long for a unix socket here (it is made at %s, %d bytes, then renamed; at most %d): choose a shorter one", path, tmp, len(tmp), maxSocketPath)}
+	}
 	ln, err := net.Listen("unix", tmp)
 	if err != nil {
 		return nil, fail(err)

@@ -269,6 +269,15 @@ func TestListenSocket(t *testing.T) {
 		c.Close()
 	}
 	ln.Close()
+	// A path that fits, but whose temporary twin does not, is refused as
+	// clearly as one that does not fit.
+	if near := filepath.Join(dir, strings.Repeat("y", maxSocketPath-len(dir)-1)); len(near) == maxSocketPath {
+		if ln, err := Listen("", near); err == nil {
+			ln.Close()
+		} else if !strings.Contains(err.Error(), "too long") {
+			t.Errorf("a %d-byte socket path: got %v; want it said too long", len(near), err)
+		}
+	}
 	long := filepath.Join(dir, strings.Repeat("x", maxSocketPath))
 	if ln, err := Listen("", long); err == nil {
 		ln.Close()
