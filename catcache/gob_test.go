@@ -15,7 +15,7 @@ import (
 // BenchmarkRecordEncoding compares the cache's encoding of a load's record
 // (every unit, its stamps and diagnostics: most of a cache file's strings)
 // with encoding/gob's, decoding a 5,000-skill record: the choice of
-// encoding was made on these numbers (README, "Catalog cache").
+// encoding was made on these numbers (docs/skills-and-catalog.md, "Catalog cache").
 func BenchmarkRecordEncoding(b *testing.B) {
 	dir := b.TempDir()
 	roots := testkit.GenerateCatalog(b, dir, 5000, 1)

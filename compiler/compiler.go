@@ -266,7 +266,7 @@ func (c *Compiler) Catalog() *ir.Catalog { return c.cat }
 func (c *Compiler) Policy() Policy { return c.policy }
 
 // CatalogFingerprint identifies everything in the catalog a decision can
-// read; see README.md for what it covers.
+// read; see docs/how-a-compile-decides.md ("Output") for what it covers.
 func (c *Compiler) CatalogFingerprint() string { return c.catalogFP }
 
 // Diagnostics returns the catalog's and the policy's diagnostics.

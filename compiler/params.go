@@ -3,7 +3,7 @@ package compiler
 import "github.com/rlmc-dev/rlmc/retrieval"
 
 // Policy parameters on the evidence scale retrieval computes. They are
-// generic (no rule names a skill or a phrase), documented in README.md, and
+// generic (no rule names a skill or a phrase), documented in docs/how-a-compile-decides.md, and
 // were calibrated on the even-hash half of the benchmark cases only. The
 // policy reads them as request facts (threshold/2, support_floor/2,
 // tie_ratio/2, intent_confidence/2; explains_more/3 compares with

@@ -27,7 +27,7 @@ const (
 // package rules', which checks policy.pl against it when it loads.
 type ReasonCode = rules.ReasonCode
 
-// Reason codes. They are a public contract, documented in README.md.
+// Reason codes. They are a public contract, documented in docs/how-a-compile-decides.md.
 const (
 	// Why a unit was selected.
 	ReasonExplicit   = rules.ReasonExplicit
@@ -67,7 +67,7 @@ type Reason struct {
 	Facts  *Facts     `json:"facts,omitempty"`
 }
 
-// Rule names the rule of README.md's "How a compile decides" that made a
+// Rule names the rule of docs/how-a-compile-decides.md that made a
 // decision, and the clause of it when it has several (rule 10's margin,
 // secondary, ...).
 type Rule struct {

@@ -20,7 +20,7 @@ const (
 // match on codes; messages are free to change.
 type Code string
 
-// Diagnostic codes. Each is documented in README.md and produced by at least
+// Diagnostic codes. Each is documented in docs/skills-and-catalog.md ("Diagnostics") and produced by at least
 // one fixture under testdata/.
 const (
 	CodeInvalidYAML          Code = "invalid_yaml"

@@ -348,9 +348,9 @@ func TestReadBody(t *testing.T) {
 	}
 }
 
-// TestNamedRootMustExist pins that a root the caller names, as the README's
-// Go API example names one, is an error from Load when it is missing or a
-// file, and that only the built-in default roots may be absent quietly.
+// TestNamedRootMustExist pins that a root the caller names, as the Go API
+// example of README.md and docs/go-api.md names one, is an error from Load
+// when it is missing or a file, and that only the built-in default roots may be absent quietly.
 func TestNamedRootMustExist(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "nope")

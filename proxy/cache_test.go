@@ -14,7 +14,7 @@ import (
 // the start, under each placement. The request is laid out as Anthropic
 // caches it (tools, system, messages). Turn placement must keep all of the
 // previous call but its closing brackets on every call; the figures are
-// logged (go test ./proxy -run PrefixShare -v) and quoted in README.md.
+// logged (go test ./proxy -run PrefixShare -v) and quoted in docs/proxy.md.
 func TestPrefixShare(t *testing.T) {
 	var tools []string
 	for i := range 6 {

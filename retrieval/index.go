@@ -37,7 +37,7 @@ const (
 var fieldNames = [numFields]string{"name", "alias", "trigger", "description", "when_to_use", "heading", "lead"}
 
 // Field weights and length normalization. They are generic (no field weight
-// names a skill) and were set by hand, not tuned: README.md names the fields
+// names a skill) and were set by hand, not tuned: docs/how-a-compile-decides.md names the fields
 // but not these numbers, and reports ("Routing quality") that changing them
 // moved even-half recall@1 by less than 0.01.
 var (
@@ -63,7 +63,7 @@ var (
 )
 
 // Scoring parameters. They are generic (no rule names a skill or a phrase),
-// documented in README.md, and were calibrated on the even-hash half of the
+// documented in docs/how-a-compile-decides.md, and were calibrated on the even-hash half of the
 // benchmark cases only.
 const (
 	// bm25K1 is BM25's term-frequency saturation.

@@ -1,7 +1,7 @@
 package retrieval
 
 // The tests in this file are the specification of rule 1 (evidence): each
-// row is a claim of README.md ("How a compile decides", rule 1 and "How
+// row is a claim of docs/how-a-compile-decides.md (rule 1 and "How
 // negation (rule 5) reads the task") or of a doc comment in this package.
 
 import (
@@ -212,7 +212,7 @@ func negationIndex() *Index {
 	)
 }
 
-// TestNegation is rule 5 as README.md states it: the cues, the apostrophe
+// TestNegation is rule 5 as docs/how-a-compile-decides.md states it: the cues, the apostrophe
 // forms, the longest name, lists, clause ends and articles.
 func TestNegation(t *testing.T) {
 	ix := negationIndex()
@@ -467,7 +467,7 @@ func TestNegatedWordsAreNoEvidence(t *testing.T) {
 	}
 }
 
-// evidenceIndex holds one unit per kind of evidence README's rule 1 table
+// evidenceIndex holds one unit per kind of evidence the rule 1 table
 // lists.
 func evidenceIndex() *Index {
 	review := unit("code-review", "Review code changes for bugs.", "peer check")
@@ -482,7 +482,7 @@ func evidenceIndex() *Index {
 	return testIndex(review, styles, stop, unit("deploy", "Deploy the service."))
 }
 
-// TestEvidence is README's rule 1 table: what each kind of match adds,
+// TestEvidence is the rule 1 table of docs/how-a-compile-decides.md: what each kind of match adds,
 // each once per unit.
 func TestEvidence(t *testing.T) {
 	ix := evidenceIndex()

@@ -206,7 +206,7 @@ func TestConcurrentCallsAndAudit(t *testing.T) {
 	}
 }
 
-// TestSelectionWithoutSkillsFails pins the README's promise that a
+// TestSelectionWithoutSkillsFails pins the promise of docs/serve.md that a
 // selection that cannot be honored is an error from Plan: with no
 // compiler, an empty catalog or Disabled, a request naming skills fails
 // with ErrNoSkills and the planner is not called.

@@ -140,7 +140,7 @@ type Decision struct {
 	Name     string
 	Selected bool
 	// Reason: selected: mandatory, explicit, lexical, dependency;
-	// rejected: see README.
+	// rejected: see docs/how-a-compile-decides.md.
 	Reason ReasonCode
 	Rule   RuleName
 	Facts  DecisionFacts

@@ -29,7 +29,7 @@
 % contract, Rule the name of the rule that made the decision (evidence,
 % deny, standing, explicit_user_only, negation, dependencies, supersedes,
 % order, ambiguity, strength, redundancy, packing: rules 1-12 of
-% README.md), Facts what it compared: clause(C) (which clause of the rule,
+% docs/how-a-compile-decides.md), Facts what it compared: clause(C) (which clause of the rule,
 % when it has several), score(S), threshold(T), support_floor(F),
 % margin(M), runner_up(Name, S) | withdrawn_runner_up(S) | no_runner_up,
 % breadth(B), kept(Name, S), by(Name) (first, when the rule cites a unit),
@@ -57,7 +57,7 @@
 %   mandatory(+Req, +Name)  the host policy makes Name mandatory.
 %   denied(+Req, +Name)     the host denied Name (--deny, policy deny).
 %   negated(+Req, +Name)    the task says "do not use Name" or the like
-%                           (retrieval's negation reading, README rule 5).
+%                           (retrieval's negation reading, docs/how-a-compile-decides.md rule 5).
 %   tokens(+Req, +Names, -N) body tokens of the units Names, summed, under
 %                           the request's tokenizer.
 %   ambiguity_mode(+Req, -Mode)  ask | top | all, from the host policy.

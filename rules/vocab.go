@@ -9,7 +9,7 @@ import (
 )
 
 // ReasonCode says why a unit was selected or rejected. The codes are a
-// public contract (README.md, "Output"): policy.pl decides most of them,
+// public contract (docs/how-a-compile-decides.md, "Output"): policy.pl decides most of them,
 // and a few are decided in Go before the policy runs (see GoReasons).
 type ReasonCode string
 
@@ -59,7 +59,7 @@ var GoReasons = map[ReasonCode]string{
 	ReasonShadowed:       "retrieval: the name belongs to a higher-precedence unit (rule 3); a shadowed unit never reaches the policy",
 }
 
-// RuleName names one of the policy's twelve rules (README.md, "How a
+// RuleName names one of the policy's twelve rules (docs/how-a-compile-decides.md, "How a
 // compile decides"); every decision cites the rule that made it.
 type RuleName string
 

@@ -115,7 +115,7 @@ func check(w Want, res *compiler.Result, err error) []string {
 
 // unruled reports every reason of a result that names no rule of the
 // policy, or a rule other than the one its code belongs to: every decision
-// must say which rule made it (README.md, "Output").
+// must say which rule made it (docs/how-a-compile-decides.md, "Output").
 func unruled(res *compiler.Result) []string {
 	var out []string
 	each := func(name string, rs []compiler.Reason) {

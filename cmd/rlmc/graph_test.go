@@ -119,25 +119,25 @@ func TestRenderGraphLabelsRoundTrip(t *testing.T) {
 	}
 }
 
-// TestReadmeGraphIsReal checks that the Mermaid chart the README shows is
-// what `rlmc graph` prints for Matt Pocock's collection with its policy,
+// TestDocsGraphIsReal checks that the Mermaid chart docs/commands.md shows
+// ("Doctor and graph") is what `rlmc graph` prints for Matt Pocock's collection with its policy,
 // read in place from ../shared.
-func TestReadmeGraphIsReal(t *testing.T) {
+func TestDocsGraphIsReal(t *testing.T) {
 	skills := testkit.Shared(t, "third_party", "mattpocock-skills", "skills")
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/commands.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, block, ok := strings.Cut(string(readme), "```mermaid\n")
+	_, block, ok := strings.Cut(string(doc), "```mermaid\n")
 	block, _, ok2 := strings.Cut(block, "```\n")
 	if !ok || !ok2 {
-		t.Fatal("README.md has no mermaid block")
+		t.Fatal("docs/commands.md has no mermaid block")
 	}
 	var stdout, stderr bytes.Buffer
 	if code := Main([]string{"graph", "--root", skills, "--policy", "../../THIRD_PARTY/mattpocock-skills/policy.yaml"}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("got exit code %d; want 0 (%s)", code, stderr.String())
 	}
 	if diff := cmp.Diff(block, stdout.String()); diff != "" {
-		t.Errorf("README's mermaid block differs from rlmc graph (-readme +graph):\n%s", diff)
+		t.Errorf("docs/commands.md's mermaid block differs from rlmc graph (-doc +graph):\n%s", diff)
 	}
 }

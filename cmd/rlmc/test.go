@@ -23,7 +23,7 @@ func newTestCmd(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "test DIR",
 		Short: "Run behaviour case files against a catalog and host policy",
-		Long: `Run every DIR/*.txtar case (format in README.md, "Pin your own guarantees")
+		Long: `Run every DIR/*.txtar case (format in docs/testing.md)
 against the catalog of --root (or the case's own skills/) and --policy.
 Each case is listed as PASS or FAIL with its differences (a malformed case
 file is a FAIL saying why; the others still run); the exit code is 0 only
