@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -385,5 +386,32 @@ func TestChainedCallHonorsDeny(t *testing.T) {
 	}
 	if bytes.Contains(f.up.last(t).body, []byte("<skills>")) {
 		t.Errorf("chained turn with deploy denied: the upstream got a skill block: %s", f.up.last(t).body)
+	}
+}
+
+// TestResponseIDBounds: an upstream's id longer than any API's is not
+// remembered, and a gzip answer is never decoded past captureMax (a
+// 40 KB answer carrying a 40 MiB id held 300 MB).
+func TestResponseIDBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name, id string
+		want     bool
+	}{{"an id of the usual size", "resp_" + strings.Repeat("a", 48), true}, {"an id too long", "resp_" + strings.Repeat("a", 4096), false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			found := false
+			c := &idCatcher{ReadCloser: io.NopCloser(strings.NewReader(`{"id":"` + tc.id + `","object":"response"}`)), found: func(string) { found = true }}
+			io.Copy(io.Discard, c)
+			if found != tc.want {
+				t.Errorf("remembered: got %v; want %v", found, tc.want)
+			}
+		})
+	}
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	zw.Write([]byte(`{"id":"`))
+	zw.Write(bytes.Repeat([]byte("a"), 16<<20))
+	zw.Close()
+	if got := len(gunzipPrefix(zipped.Bytes())); got > captureMax {
+		t.Errorf("a gzip bomb decoded to %d bytes; want at most %d", got, captureMax)
 	}
 }

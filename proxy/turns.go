@@ -265,6 +265,10 @@ type convKey struct{}
 // a JSON answer.
 const captureMax = 64 << 10
 
+// maxResponseID bounds the response ids remembered (OpenAI's are about 50
+// bytes).
+const maxResponseID = 256
+
 // idCatcher passes a Responses answer through and remembers its
 // conversation under the answer's id as soon as the id has arrived, before
 // the bytes holding it reach the client, so that a chained call the client
@@ -293,7 +297,9 @@ func (c *idCatcher) Read(p []byte) (int, error) {
 		} else {
 			id, final = jsonID(data)
 		}
-		if id != "" {
+		// An id longer than any API's is an upstream's mistake or attack,
+		// and would cost the memory its length: no chain is kept for it.
+		if id != "" && len(id) <= maxResponseID {
 			c.found(id)
 		}
 		if final || id != "" || err != nil || len(c.buf) >= captureMax {
@@ -309,7 +315,9 @@ func gunzipPrefix(data []byte) []byte {
 	if err != nil {
 		return nil
 	}
-	out, _ := io.ReadAll(zr) // a stream cut short yields what it holds
+	// A stream cut short yields what it holds; a bomb, no more than the
+	// bytes an id is looked for in.
+	out, _ := io.ReadAll(io.LimitReader(zr, captureMax))
 	return out
 }
 
