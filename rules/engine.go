@@ -112,6 +112,12 @@ type Request struct {
 	// already: Decide then judges rules 2-6 for host candidates only.
 	Judged bool
 	Tokens func(name string) int
+	// ReferenceTokens answers for the same units as Tokens: the tokens of
+	// the unit rendered as a reference (its name, description, the path
+	// of its SKILL.md and the line telling the model to read it), which
+	// rule 12 counts instead of its body when the body does not fit. Nil
+	// answers as if no reference fits: the unit is over_budget.
+	ReferenceTokens func(name string) int
 	// Confidence returns a lexical candidate's confidence (retrieval's,
 	// in [0, 1], to three decimals) x 1000, and false for any other name;
 	// nil answers no confidence/3 fact. The policy asks for it only in
@@ -177,6 +183,12 @@ type DecisionFacts struct {
 	Dependency       string     // rule 6: the dependency that blocks the unit
 	DependencyReason ReasonCode // rule 6: why it blocks
 	Missing          string     // rule 6: the required unit that does not exist
+	// Reference says rule 12 admitted the unit rendered as a reference,
+	// its body not fitting: InlineTokens is what the body (and its
+	// closure's bodies) would have added, in the budget left then
+	// (BudgetLeft); Tokens is what the references add.
+	Reference    bool
+	InlineTokens int
 }
 
 // Engine is a loaded, sandboxed policy bound to one catalog's facts. Its
@@ -429,6 +441,8 @@ func readFacts(f *DecisionFacts, list engine.Term, env *engine.Env) error {
 				f.Dependency, f.DependencyReason = atomText(arg(0), env), ReasonCode(atomText(arg(1), env))
 			case "missing":
 				f.Missing = atomText(arg(0), env)
+			case "reference":
+				f.Reference, f.InlineTokens = true, integer(arg(0), env)
 			default:
 				return fmt.Errorf("unknown fact %s/%d", t.Functor(), t.Arity())
 			}

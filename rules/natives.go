@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/ichiban/prolog/engine"
@@ -343,6 +344,24 @@ func natives(f Facts) []native {
 				r, sum := reqOf(req), 0
 				for _, n := range ns {
 					sum += r.Tokens(n)
+				}
+				return unifyAll(env, k, out, engine.Integer(sum))
+			})},
+		{"reference_tokens", []arg{{"Req", argRequest}, {"Names", argAtoms}, {"N", argOutInt}},
+			engine.Predicate3(func(vm *engine.VM, req, names, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				ns, err := atoms(names, env)
+				if err != nil {
+					return engine.Error(err)
+				}
+				r := reqOf(req)
+				if r.ReferenceTokens == nil {
+					// No reference can be rendered: it costs more
+					// than any budget.
+					return unifyAll(env, k, out, engine.Integer(math.MaxInt32))
+				}
+				sum := 0
+				for _, n := range ns {
+					sum += r.ReferenceTokens(n)
 				}
 				return unifyAll(env, k, out, engine.Integer(sum))
 			})},

@@ -34,7 +34,8 @@
 % margin(M), runner_up(Name, S) | withdrawn_runner_up(S) | no_runner_up,
 % breadth(B), kept(Name, S), by(Name) (first, when the rule cites a unit),
 % tokens(N), budget_left(N), missing(Name), path(Cycle),
-% dependency(Name, Why). Go checks, when it loads this file, that every
+% dependency(Name, Why), reference(InlineTokens) (rule 12: admitted
+% rendered as a reference, its body's InlineTokens not fitting). Go checks, when it loads this file, that every
 % reason, rule, clause and fact written here is in its vocabulary
 % (rules/vocab.go), so a new one cannot reach the contract untyped.
 %
@@ -60,6 +61,11 @@
 %                           (retrieval's negation reading, README rule 5).
 %   tokens(+Req, +Names, -N) body tokens of the units Names, summed, under
 %                           the request's tokenizer.
+%   reference_tokens(+Req, +Names, -N) the tokens of the units Names
+%                           rendered as references instead (name,
+%                           description, the path of SKILL.md and a line
+%                           telling the model to read it before acting),
+%                           summed.
 %   ambiguity_mode(+Req, -Mode)  ask | top | all, from the host policy.
 %
 % The facts rules 9-11 compare, each computed by Go per request over the
@@ -744,8 +750,15 @@ coverer(_, _, Seen, Seen).
 % Rule 12 (conflicts, packing): walk the ranked candidates once. A unit and
 % its closure are admitted together or not at all. A unit conflicting with
 % anything already admitted loses to it, which by the order above is the
-% higher priority, then higher score, then earlier name. A group that does not
-% fit in what is left of the budget is rejected as over_budget.
+% higher priority, then higher score, then earlier name. A group whose
+% bodies do not fit in what is left of the budget is admitted rendered as
+% references (each unit's name, description and the path of its SKILL.md,
+% which the model reads before acting), their tokens counted instead: the
+% skill the task asked for is never silently swapped for a smaller one
+% below it. Only a group whose references do not fit either is rejected as
+% over_budget. A candidate rule 10 kept only beside a stronger one
+% (secondary) leaves when that one was not admitted: it was no answer to
+% the task on its own.
 
 pack([], _, _, _, _, _, [], []).
 pack([cand(N, O, S)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
@@ -757,8 +770,9 @@ pack([cand(N, O, S)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
 pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     conflicting(Group, Adm, With), !,
-    Rej = [reject(N, conflict, because(packing, [by(With)]))|Rej1],
-    pack(Cs, Req, Budget, Whys, Adm, Used, Sel, Rej1).
+    riders(N, Whys, Cs, Cs1, Riders),
+    pack(Cs1, Req, Budget, Whys, Adm, Used, Sel, Rej1),
+    append([[reject(N, conflict, because(packing, [by(With)]))], Riders, Rej1], Rej).
 pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     subtract(Group, Adm, New),
@@ -770,12 +784,38 @@ pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     admit(New, N, O, Because, Sel, Sel1),
     append(Adm, New, Adm1),
     pack(Cs, Req, Budget, Whys, Adm1, Used1, Sel1, Rej).
+pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
+    group(N, Group),
+    subtract(Group, Adm, New),
+    tokens(Req, New, Cost),
+    reference_tokens(Req, New, RefCost),
+    Used1 is Used + RefCost,
+    Used1 =< Budget, !,
+    Left is Budget - Used,
+    admitted_because(O, N, Whys, RefCost, Left, because(Rule, Fs)),
+    append([Fs, [reference(Cost)]], Fs1),
+    admit_references(New, N, O, because(Rule, Fs1), Cost, Sel, Sel1),
+    append(Adm, New, Adm1),
+    pack(Cs, Req, Budget, Whys, Adm1, Used1, Sel1, Rej).
 pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, over_budget, because(packing, [tokens(Cost), budget_left(Left)]))|Rej]) :-
     group(N, Group),
     subtract(Group, Adm, New),
     tokens(Req, New, Cost),
     Left is Budget - Used,
-    pack(Cs, Req, Budget, Whys, Adm, Used, Sel, Rej).
+    riders(N, Whys, Cs, Cs1, Riders),
+    pack(Cs1, Req, Budget, Whys, Adm, Used, Sel, Rej1),
+    append([Riders, Rej1], Rej).
+
+% riders(+K, +Whys, +Cs, -Rest, -Rejected): the lexical candidates of Cs
+% that rule 10 kept only beside K (clause secondary) leave as K does, each
+% rejected citing it; Rest is the others. Asked only when K is not
+% admitted, so packing pays nothing for it otherwise.
+riders(_, _, [], [], []).
+riders(K, Whys, [cand(N, lexical, S)|Cs], Rest, [reject(N, below_threshold, because(packing, [clause(without_kept), score(S), by(K)]))|Rs]) :-
+    memberchk(why(N, [clause(secondary)|Fs]), Whys),
+    memberchk(kept(K, _), Fs), !,
+    riders(K, Whys, Cs, Rest, Rs).
+riders(K, Whys, [C|Cs], [C|Rest], Rs) :- riders(K, Whys, Cs, Rest, Rs).
 
 % A lexical candidate is selected by the clause of Rule 10 that kept it; a
 % host selection or mandatory unit by this rule, with the tokens its group
@@ -794,3 +834,13 @@ admit([N|Gs], N, O, B, Sel, Rest) :- !,
 admit([G|Gs], N, O, B, Sel, Rest) :-
     Sel = [select(G, dependency, because(dependencies, [by(N)]))|Sel1],
     admit(Gs, N, O, B, Sel1, Rest).
+
+% admit_references/7 is admit/6 for a group rendered as references: each
+% member says so, with the body tokens the group's bodies would have added.
+admit_references([], _, _, _, _, Sel, Sel).
+admit_references([N|Gs], N, O, B, Cost, Sel, Rest) :- !,
+    Sel = [select(N, O, B)|Sel1],
+    admit_references(Gs, N, O, B, Cost, Sel1, Rest).
+admit_references([G|Gs], N, O, B, Cost, Sel, Rest) :-
+    Sel = [select(G, dependency, because(dependencies, [by(N), reference(Cost)]))|Sel1],
+    admit_references(Gs, N, O, B, Cost, Sel1, Rest).

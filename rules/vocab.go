@@ -150,12 +150,20 @@ const (
 	ClauseIntents Clause = "intents"
 )
 
+// Clauses of rule 12 (packing).
+const (
+	// ClauseWithoutKept: kept by rule 10 only beside a stronger candidate
+	// (clause secondary) that was not admitted, so it leaves with it: a
+	// second skill does not take the first one's place.
+	ClauseWithoutKept Clause = "without_kept"
+)
+
 // Clauses lists every clause a decision may name.
 var Clauses = []Clause{
 	ClauseBelowCandidateFloor, ClauseOutsideCap, ClauseAsk, ClauseTop,
 	ClauseAboveThreshold, ClauseMargin, ClauseSole, ClauseSecondary, ClauseTied,
 	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOneWord, ClauseNotBest,
-	ClauseBelowMinConfidence, ClauseIntents,
+	ClauseBelowMinConfidence, ClauseIntents, ClauseWithoutKept,
 }
 
 // factKeys are the facts a decision's because(Rule, Facts) may carry, by
@@ -164,7 +172,7 @@ var factKeys = map[string]int{
 	"clause": 1, "score": 1, "threshold": 1, "support_floor": 1, "margin": 1,
 	"runner_up": 2, "withdrawn_runner_up": 1, "no_runner_up": 0, "breadth": 1,
 	"kept": 2, "by": 1, "tokens": 1, "budget_left": 1, "path": 1,
-	"dependency": 2, "missing": 1,
+	"dependency": 2, "missing": 1, "reference": 1,
 }
 
 // vocabularyOf is checkVocabulary for a policy text other than the
