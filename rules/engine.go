@@ -185,10 +185,11 @@ type DecisionFacts struct {
 	Missing          string     // rule 6: the required unit that does not exist
 	// Reference says rule 12 admitted the unit rendered as a reference,
 	// its body not fitting: InlineTokens is what the body (and its
-	// closure's bodies) would have added, in the budget left then
-	// (BudgetLeft); Tokens is what the references add.
+	// closure's bodies) would have added, InlineLeft the budget left
+	// for them then.
 	Reference    bool
 	InlineTokens int
+	InlineLeft   int
 }
 
 // Engine is a loaded, sandboxed policy bound to one catalog's facts. Its
@@ -442,7 +443,7 @@ func readFacts(f *DecisionFacts, list engine.Term, env *engine.Env) error {
 			case "missing":
 				f.Missing = atomText(arg(0), env)
 			case "reference":
-				f.Reference, f.InlineTokens = true, integer(arg(0), env)
+				f.Reference, f.InlineTokens, f.InlineLeft = true, integer(arg(0), env), integer(arg(1), env)
 			default:
 				return fmt.Errorf("unknown fact %s/%d", t.Functor(), t.Arity())
 			}

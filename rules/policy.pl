@@ -34,8 +34,9 @@
 % margin(M), runner_up(Name, S) | withdrawn_runner_up(S) | no_runner_up,
 % breadth(B), kept(Name, S), by(Name) (first, when the rule cites a unit),
 % tokens(N), budget_left(N), missing(Name), path(Cycle),
-% dependency(Name, Why), reference(InlineTokens) (rule 12: admitted
-% rendered as a reference, its body's InlineTokens not fitting). Go checks, when it loads this file, that every
+% dependency(Name, Why), reference(InlineTokens, Left) (rule 12: admitted
+% rendered as a reference, its group's bodies' InlineTokens not fitting in
+% the Left left of the budget). Go checks, when it loads this file, that every
 % reason, rule, clause and fact written here is in its vocabulary
 % (rules/vocab.go), so a new one cannot reach the contract untyped.
 %
@@ -793,8 +794,8 @@ pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     Used1 =< Budget, !,
     Left is Budget - Used,
     admitted_because(O, N, Whys, RefCost, Left, because(Rule, Fs)),
-    append([Fs, [reference(Cost)]], Fs1),
-    admit_references(New, N, O, because(Rule, Fs1), Cost, Sel, Sel1),
+    append([Fs, [reference(Cost, Left)]], Fs1),
+    admit_references(New, N, O, because(Rule, Fs1), reference(Cost, Left), Sel, Sel1),
     append(Adm, New, Adm1),
     pack(Cs, Req, Budget, Whys, Adm1, Used1, Sel1, Rej).
 pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, over_budget, because(packing, [tokens(Cost), budget_left(Left)]))|Rej]) :-
@@ -836,11 +837,12 @@ admit([G|Gs], N, O, B, Sel, Rest) :-
     admit(Gs, N, O, B, Sel1, Rest).
 
 % admit_references/7 is admit/6 for a group rendered as references: each
-% member says so, with the body tokens the group's bodies would have added.
+% member says so: reference(Cost, Left), the tokens the group's bodies
+% would have added and the budget that was left for them.
 admit_references([], _, _, _, _, Sel, Sel).
-admit_references([N|Gs], N, O, B, Cost, Sel, Rest) :- !,
+admit_references([N|Gs], N, O, B, Ref, Sel, Rest) :- !,
     Sel = [select(N, O, B)|Sel1],
-    admit_references(Gs, N, O, B, Cost, Sel1, Rest).
-admit_references([G|Gs], N, O, B, Cost, Sel, Rest) :-
-    Sel = [select(G, dependency, because(dependencies, [by(N), reference(Cost)]))|Sel1],
-    admit_references(Gs, N, O, B, Cost, Sel1, Rest).
+    admit_references(Gs, N, O, B, Ref, Sel1, Rest).
+admit_references([G|Gs], N, O, B, Ref, Sel, Rest) :-
+    Sel = [select(G, dependency, because(dependencies, [by(N), Ref]))|Sel1],
+    admit_references(Gs, N, O, B, Ref, Sel1, Rest).

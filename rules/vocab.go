@@ -172,7 +172,7 @@ var factKeys = map[string]int{
 	"clause": 1, "score": 1, "threshold": 1, "support_floor": 1, "margin": 1,
 	"runner_up": 2, "withdrawn_runner_up": 1, "no_runner_up": 0, "breadth": 1,
 	"kept": 2, "by": 1, "tokens": 1, "budget_left": 1, "path": 1,
-	"dependency": 2, "missing": 1, "reference": 1,
+	"dependency": 2, "missing": 1, "reference": 2,
 }
 
 // vocabularyOf is checkVocabulary for a policy text other than the
