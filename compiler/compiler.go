@@ -498,7 +498,7 @@ func (r *compilation) request() *rules.Request {
 		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
 		Negated:   make(map[string]bool, len(negs)),
 		Ambiguity: string(r.c.policy.Ambiguity), Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
-		Tokens:        r.tokensOf, ReferenceTokens: r.referenceTokensOf,
+		Tokens: r.tokensOf, ReferenceTokens: r.referenceTokensOf,
 		MinConfidence: milliUp(r.c.policy.MinConfidence), IntentConfidence: milliUp(IntentConfidence),
 	}
 	for _, n := range negs {

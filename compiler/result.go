@@ -126,15 +126,15 @@ type Facts struct {
 
 // Selected is a unit that entered the prompt.
 type Selected struct {
-	Name     string  `json:"name"`
-	Root     string  `json:"root"`
-	Path     string  `json:"path"`
-	Tokens   int     `json:"tokens"`
+	Name   string `json:"name"`
+	Root   string `json:"root"`
+	Path   string `json:"path"`
+	Tokens int    `json:"tokens"`
 	// Rendering is how the unit is in the prompt: inline (its body) or
 	// reference (rule 12: its body did not fit the budget, so its name,
 	// description and the path of its SKILL.md stand for it, with a line
 	// telling the model to read it; Tokens counts that).
-	Rendering Rendering `json:"rendering"`
+	Rendering Rendering `json:"rendering,omitempty"`
 	Priority  int       `json:"priority"`
 	Score     float64   `json:"score"`
 	// Confidence is how plainly the task asks for the unit, in [0, 1]:
