@@ -688,6 +688,7 @@ func (r *compilation) decide() error {
 	req.Redundant, req.SameObject, req.Breadth = r.problem.Redundant, r.problem.SameObject, r.problem.Breadth
 	req.OwnWords = r.problem.OwnWords
 	req.Apart = r.problem.Apart
+	req.OwnPart = r.problem.OwnPart
 	req.Withdrawn = milli(r.problem.Withdrawn)
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
 	req.Confidence, req.ExplainsMore = r.confidenceOf, r.explainsMore

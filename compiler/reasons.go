@@ -225,6 +225,8 @@ func strength(c rules.Clause, f *Facts) string {
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, but the task asks for several things, each plainly, and it is one of them: each is kept as if the threshold were the weakest one's score (%s)", f.Score, f.Threshold, f.By)
 	case rules.ClauseBelowMinConfidence:
 		return fmt.Sprintf("score %.3f: the best candidate %s's confidence is below the host's min_confidence, so nothing is selected from the task", f.Score, f.By)
+	case rules.ClauseNoOwnPart:
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, and beside %s (%.3f) its evidence rests on fewer than two task words that one's does not and on no phrase of its own", f.Score, f.Threshold, f.Kept, f.KeptScore)
 	case rules.ClauseNotBest:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, it is not the best candidate, and no stronger one is kept beside it", f.Score, f.Threshold)
 	}

@@ -87,6 +87,11 @@ type Request struct {
 	// set, not apart from it, and rule 9 drops an object tie with b only
 	// when Apart holds it.
 	Apart map[[2]string]bool
+	// OwnPart holds [a, b] when b's evidence rests on at least two task
+	// words a's does not, or on a multi-word phrase of its own a's does
+	// not wholly cover (retrieval's Problem.OwnPart); nil when not
+	// computed, which keeps every secondary candidate rule 10 would.
+	OwnPart map[[2]string]bool
 	// Breadth counts the distinct task words each candidate's evidence
 	// rests on.
 	Breadth map[string]int

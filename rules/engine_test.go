@@ -95,6 +95,7 @@ func TestDecide(t *testing.T) {
 		redundant  [][2]string
 		sameObject [][2]string
 		apart      [][2]string
+		ownPart    [][2]string // nil: every pair has a part of its own
 		breadth    map[string]int
 		threshold  int
 		withdrawn  int
@@ -139,6 +140,9 @@ func TestDecide(t *testing.T) {
 		{name: "secondary leaves with its kept over budget", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, threshold: 4500, tokens: map[string]int{"a": 500}, budget: 150, want: "-a:over_budget(500) -b:below_threshold(3000)"},
 		{name: "secondary leaves with its kept in conflict", facts: &fakeFacts{units: base, requires: map[string][]string{}, conflicts: [][2]string{{"a", "c"}}}, cands: []Candidate{sel("c"), lex("a", 9000), lex("b", 3000)}, explicit: []string{"c"}, threshold: 4500, want: "+c:explicit -a:conflict(c) -b:below_threshold(3000)"},
 		{name: "above threshold stays without the best", cands: []Candidate{lex("a", 9000), lex("b", 5000)}, threshold: 4500, tokens: map[string]int{"a": 500}, budget: 150, want: "+b:lexical -a:over_budget(500)"},
+		{name: "secondary with a part of its own", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, threshold: 4500, ownPart: [][2]string{{"a", "b"}}, want: "+a:lexical +b:lexical"},
+		{name: "secondary without a part of its own", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, threshold: 4500, ownPart: [][2]string{{"b", "a"}}, want: "+a:lexical -b:below_threshold(3000)"},
+		{name: "above threshold needs no part of its own", cands: []Candidate{lex("a", 9000), lex("b", 5000)}, threshold: 4500, ownPart: [][2]string{}, want: "+a:lexical +b:lexical"},
 		{name: "shared dependency paid once", facts: catalog(base, map[string][]string{"a": {"c"}, "b": {"c"}}), cands: []Candidate{lex("a", 2000), lex("b", 1000)}, budget: 300, want: "+c:dependency +a:lexical +b:lexical"},
 		{name: "empty", want: ""},
 		{name: "tie asks", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
@@ -199,6 +203,10 @@ func TestDecide(t *testing.T) {
 			if tt.apart != nil {
 				apart = pairs(tt.apart)
 			}
+			var ownPart map[[2]string]bool
+			if tt.ownPart != nil {
+				ownPart = pairs(tt.ownPart)
+			}
 			var refs func(string) int
 			if tt.refs != nil {
 				refs = func(n string) int {
@@ -211,7 +219,7 @@ func TestDecide(t *testing.T) {
 			ds, err := e.Decide(context.Background(), &Request{
 				Candidates: tt.cands, Budget: budget, Tokens: tokens, ReferenceTokens: refs,
 				Explicit: set(tt.explicit...), Mandatory: set(tt.mandatory...), Denied: set(tt.denied...), Negated: set(tt.negated...),
-				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Apart: apart, Breadth: tt.breadth, Ambiguity: tt.ambiguity,
+				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Apart: apart, OwnPart: ownPart, Breadth: tt.breadth, Ambiguity: tt.ambiguity,
 				Threshold: tt.threshold, TieRatio: 75, SupportFloor: 2000, Withdrawn: tt.withdrawn, Judged: tt.judged,
 			})
 			if err != nil {

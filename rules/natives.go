@@ -390,6 +390,15 @@ func natives(f Facts) []native {
 			})},
 		{"same_object", reqPair, pairFact(func(r *Request) map[[2]string]bool { return r.SameObject })},
 		{"apart", reqPair, pairFact(func(r *Request) map[[2]string]bool { return r.Apart })},
+		// own_part/3 holds for every pair when the request carries no
+		// OwnPart: a caller that does not compute it keeps rule 10's
+		// secondary candidates as before.
+		{"own_part", reqPair, engine.Predicate3(func(vm *engine.VM, req, a, b engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+			if reqOf(req).OwnPart == nil {
+				return k(env)
+			}
+			return pairFact(func(r *Request) map[[2]string]bool { return r.OwnPart })(vm, req, a, b, k, env)
+		})},
 		{"breadth", []arg{{"Req", argRequest}, {"Name", argAtom}, {"B", argOutInt}},
 			engine.Predicate3(func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 				return unifyAll(env, k, out, engine.Integer(reqOf(req).Breadth[atomOf(name)]))

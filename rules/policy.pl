@@ -96,6 +96,14 @@
 %                           as A (retrieval's Problem.Apart): "write a readme
 %                           and draft the marketing blurb" asks for two
 %                           things, whatever objects the two units share.
+%   own_part(+Req, +A, +B)  B's positive evidence rests on at least two
+%                           task words A's does not cover, on a word of
+%                           B's name A's does not cover, or on a phrase
+%                           of several words B declares or quotes (its
+%                           name, an alias, a trigger, a quoted phrase) one
+%                           of whose words A's does not cover
+%                           (retrieval's Problem.OwnPart); true for every
+%                           pair when the request does not compute it.
 %   breadth(+Req, +Name, -B) how many distinct task terms Name's positive
 %                           evidence items rest on.
 %   own_words(+Req, +Best, +RFact, -B) Best's positive evidence rests on
@@ -225,9 +233,10 @@ admission(Req, X, Ok, Powers, Pins, Budget, Selected, Rejected, Cited) :-
     strength(Req, X, Clear, Tied, Strong, Weak, Whys),  % rule 10
     redundancy(Req, Strong, Tied, Powers, Distinct, Covered), % rule 11
     hold(Tie, Distinct, Admissible, Held),                  % rule 9, ask
-    unpin(Admissible, Pins, Packable, Pinned),              % settle/8
+    unpin(Admissible, Pins, Packable0, Pinned),             % settle/8
+    pinned_riders(Pinned, Whys, Packable0, Packable, Riders), % rule 12
     pack(Packable, Req, Budget, Whys, [], 0, Selected, Unpacked), % rule 12
-    append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Unpacked], Rejected),
+    append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Riders, Unpacked], Rejected),
     append([Superseded, Covered, Pinned], Cited).
 
 % unpin(+Cands, +Pins, -Rest, -Pinned): a candidate that lost its power to
@@ -238,6 +247,15 @@ unpin([cand(N, _, _)|Cs], Pins, Rest, [reject(N, Why, Because)|Rs]) :-
     memberchk(reject(N, Why, Because), Pins), !,
     unpin(Cs, Pins, Rest, Rs).
 unpin([C|Cs], Pins, [C|Rest], Rs) :- unpin(Cs, Pins, Rest, Rs).
+
+% pinned_riders(+Pinned, +Whys, +Cands, -Rest, -Rejected): a candidate
+% rule 10 kept only beside a unit that keeps its rejection from an earlier
+% round (it was not admitted) leaves with it, as in pack/8.
+pinned_riders([], _, Cs, Cs, []) :- !.
+pinned_riders([reject(K, _, _)|Ps], Whys, Cs, Rest, Rs) :-
+    riders(K, Whys, Cs, Cs1, Rs1),
+    pinned_riders(Ps, Whys, Cs1, Rest, Rs2),
+    append([Rs1, Rs2], Rs).
 
 % unadmitted_cause(+Rejected, +Selected, -By): some candidate was rejected as
 % superseded or covered by By, and By was not admitted (as itself or as a
@@ -648,7 +666,11 @@ weigh(S, T, F, N, W, Kept, V) :- mid(S, W, T, F, N, Kept, V).
 
 % mid/7: the best lexical candidate (its score heads Scores) is judged
 % against its runner-up; any other one is kept only beside a stronger
-% kept candidate (secondary), else it is not the best.
+% kept candidate (secondary), and only on evidence of its own for a part
+% of the task that one does not answer (own_part/3: at least two task
+% words it does not cover, a word of its name, or a multi-word phrase of
+% its own), else it is
+% dropped (no_own_part); with no stronger one kept it is not the best.
 % (S comes first, so that another candidate's clause fails at the head of
 % Scores.)
 mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
@@ -656,6 +678,9 @@ mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
     clear(R, S, Req, N, Clear0),
     clearance(Clear0, Req, N, RFact, Clear),
     best(Clear, S, T, F, RFact, Kept, V).
+mid(S, w(_, _, Req, _), T, F, N, kept(K, KS), V) :-
+    \+ own_part(Req, K, N), !,
+    V = drop([clause(no_own_part), score(S), threshold(T), support_floor(F), kept(K, KS)]).
 mid(S, _, T, F, _, Kept, V) :-
     beside(Kept, S, T, F, [clause(not_best), score(S), threshold(T), support_floor(F)], V).
 

@@ -148,6 +148,11 @@ const (
 	// non-competing candidates a task that asks for several things names;
 	// each is kept as if the threshold were the weakest one's score.
 	ClauseIntents Clause = "intents"
+	// ClauseNoOwnPart: below the threshold, beside a stronger kept
+	// candidate, but its evidence rests on fewer than two task words
+	// that one's does not cover and on no multi-word phrase of its own:
+	// no part of the task is its own.
+	ClauseNoOwnPart Clause = "no_own_part"
 )
 
 // Clauses of rule 12 (packing).
@@ -163,7 +168,7 @@ var Clauses = []Clause{
 	ClauseBelowCandidateFloor, ClauseOutsideCap, ClauseAsk, ClauseTop,
 	ClauseAboveThreshold, ClauseMargin, ClauseSole, ClauseSecondary, ClauseTied,
 	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOneWord, ClauseNotBest,
-	ClauseBelowMinConfidence, ClauseIntents, ClauseWithoutKept,
+	ClauseBelowMinConfidence, ClauseIntents, ClauseNoOwnPart, ClauseWithoutKept,
 }
 
 // factKeys are the facts a decision's because(Rule, Facts) may carry, by
