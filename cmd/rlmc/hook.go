@@ -50,10 +50,10 @@ var claudeOwnRoots = []string{".claude/skills"}
 
 // hookParams are the flags of `rlmc hook claude-code`.
 type hookParams struct {
-	roots   []string
-	policy  string
-	selects []string
-	denies  []string
+	roots    []string
+	policy   string
+	selects  []string
+	denies   []string
 	budget   int
 	maxChars int
 	timeout  time.Duration
