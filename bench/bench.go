@@ -1,7 +1,8 @@
 // Package bench measures routing quality: it runs labelled cases through the
 // compiler and reports decision accuracy, top-1, recall@k, set precision
 // and recall, false-route and false-no-route rates, ambiguity precision and
-// latency, overall, per category and per half of a deterministic split.
+// latency, overall, per category, per style (when the cases have one) and
+// per half of a deterministic split.
 package bench
 
 import (
@@ -27,8 +28,12 @@ type Case struct {
 	Skills       []string          `json:"skills"`
 	Alternatives []string          `json:"alternatives,omitempty"`
 	Category     string            `json:"category"`
-	Select       []string          `json:"select,omitempty"`
-	Deny         []string          `json:"deny,omitempty"`
+	// Style is how the task is written (short, paraphrase, long_context,
+	// ...), when the cases say: a router can do well on terse commands and
+	// badly on pasted logs, which one overall figure hides.
+	Style  string   `json:"style,omitempty"`
+	Select []string `json:"select,omitempty"`
+	Deny   []string `json:"deny,omitempty"`
 }
 
 // Half says which half of the split a case falls in: "even" when the FNV-1a
@@ -105,6 +110,12 @@ type Metrics struct {
 	FalseRouteRate     *float64 `json:"false_route_rate"`
 	FalseNoRouteRate   *float64 `json:"false_no_route_rate"`
 	AmbiguityPrecision *float64 `json:"ambiguity_precision"`
+	// WrongSkillRate is the share of all cases whose prompt holds a unit
+	// that is neither expected, an accepted alternative nor selected by
+	// the case: extra, wrong and false routes together. A wrong skill in
+	// the planner's context costs more than a missing one, and top-1 does
+	// not see a wrong unit routed beside a right one.
+	WrongSkillRate *float64 `json:"wrong_skill_rate"`
 	// BM25Top1 is top-1 of the baseline: a plain BM25 ranking over name
 	// and description that always routes its first result.
 	BM25Top1     *float64 `json:"bm25_top1"`
@@ -123,6 +134,8 @@ type Outcome struct {
 	Ranked    []string  `json:"ranked"`
 	Scores    []float64 `json:"scores"`
 	Error     string    `json:"error,omitempty"`
+	// Grade is the case's one grade (see Grade).
+	Grade Grade `json:"grade"`
 	// BM25 is the baseline's first result, or "" when no unit shares a
 	// word with the task.
 	BM25    string  `json:"bm25"`
@@ -134,6 +147,8 @@ type Report struct {
 	Overall    Metrics            `json:"overall"`
 	Categories map[string]Metrics `json:"categories"`
 	Halves     map[string]Metrics `json:"halves"`
+	// Styles groups the cases by their style; absent when no case has one.
+	Styles map[string]Metrics `json:"styles,omitempty"`
 	// CategoryHalves splits each category by half, keyed "category/half",
 	// so a figure calibrated on one half can be checked on the other.
 	CategoryHalves map[string]Metrics `json:"category_halves"`
@@ -168,13 +183,89 @@ func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, erro
 			}
 		}
 		o.BM25 = base.first(cs.Task)
+		o.Grade = grade(o)
 		outs = append(outs, o)
 	}
 	rep := &Report{Outcomes: outs, Overall: measure(outs)}
 	rep.Categories = measureBy(outs, func(c Case) string { return c.Category })
 	rep.Halves = measureBy(outs, Case.Half)
 	rep.CategoryHalves = measureBy(outs, func(c Case) string { return c.Category + "/" + c.Half() })
+	rep.Styles = styles(outs)
 	return rep, nil
+}
+
+// styles measures the outcomes per style of their case (those without one
+// as "unstyled"), or is nil when no case has a style.
+func styles(outs []Outcome) map[string]Metrics {
+	for _, o := range outs {
+		if o.Case.Style != "" {
+			return measureBy(outs, func(c Case) string {
+				if c.Style == "" {
+					return "unstyled"
+				}
+				return c.Style
+			})
+		}
+	}
+	return nil
+}
+
+// Grade is one case's verdict on the units it put in the prompt.
+type Grade string
+
+const (
+	// GradeRight: no_route and nothing selected; or every selected unit
+	// acceptable and at least as many as there are expected skills.
+	GradeRight Grade = "right"
+	// GradeMissed: a route expected, nothing selected (an ambiguous
+	// answer selects nothing).
+	GradeMissed Grade = "missed"
+	// GradePartial: only acceptable units, fewer than the expected skills.
+	GradePartial Grade = "partial"
+	// GradeExtra: an acceptable unit and at least one that is not.
+	GradeExtra Grade = "extra"
+	// GradeWrong: units selected, none acceptable.
+	GradeWrong Grade = "wrong"
+	// GradeFalseRoute: no_route expected, something selected.
+	GradeFalseRoute Grade = "false_route"
+	// GradeOther: an ambiguous case answered ambiguous, or the compile
+	// failed; no verdict on the prompt's units.
+	GradeOther Grade = "other"
+)
+
+// grade judges the units an outcome put in the prompt: acceptable are the
+// expected skills, their alternatives and the case's own selections.
+func grade(o Outcome) Grade {
+	c := o.Case
+	if o.Error != "" {
+		return GradeOther
+	}
+	acceptable := set(append(append(append([]string{}, c.Skills...), c.Alternatives...), c.Select...))
+	var ok, bad int
+	for _, s := range o.Selected {
+		if acceptable[s] {
+			ok++
+		} else {
+			bad++
+		}
+	}
+	switch {
+	case c.Expected == compiler.DecisionNoRoute && len(o.Selected) > 0 && bad > 0:
+		return GradeFalseRoute
+	case c.Expected == compiler.DecisionNoRoute:
+		return GradeRight
+	case ok > 0 && bad > 0:
+		return GradeExtra
+	case bad > 0:
+		return GradeWrong
+	case c.Expected != compiler.DecisionRoute:
+		return GradeOther
+	case ok == 0:
+		return GradeMissed
+	case ok < len(c.Skills):
+		return GradePartial
+	}
+	return GradeRight
 }
 
 // measureBy groups outcomes by a key of their case and measures each group.
@@ -210,13 +301,18 @@ func (r ratio) value() *float64 {
 }
 
 func measure(outs []Outcome) Metrics {
-	var decision, top1, r1, r3, allGold, falseRoute, falseNoRoute, ambPrec, bm25 ratio
+	var decision, top1, r1, r3, allGold, falseRoute, falseNoRoute, ambPrec, bm25, wrongSkill ratio
 	var precSum, recSum float64
 	var setN int
 	var lat []float64
 	for _, o := range outs {
 		c := o.Case
 		lat = append(lat, o.Latency)
+		g := o.Grade
+		if g == "" {
+			g = grade(o)
+		}
+		wrongSkill.add(g == GradeExtra || g == GradeWrong || g == GradeFalseRoute)
 		decision.add(o.Decision == c.Expected)
 		gold := set(c.Skills)
 		acceptable := set(append(append([]string{}, c.Skills...), c.Alternatives...))
@@ -252,7 +348,7 @@ func measure(outs []Outcome) Metrics {
 		Cases: len(outs), DecisionAccuracy: decision.value(), Top1: top1.value(),
 		RecallAt1: r1.value(), RecallAt3: r3.value(), AllGoldSelected: allGold.value(),
 		FalseRouteRate: falseRoute.value(), FalseNoRouteRate: falseNoRoute.value(),
-		AmbiguityPrecision: ambPrec.value(), BM25Top1: bm25.value(),
+		AmbiguityPrecision: ambPrec.value(), BM25Top1: bm25.value(), WrongSkillRate: wrongSkill.value(),
 	}
 	if setN > 0 {
 		p, r := math.Round(precSum/float64(setN)*10000)/10000, math.Round(recSum/float64(setN)*10000)/10000

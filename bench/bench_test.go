@@ -173,6 +173,8 @@ func TestMeasure(t *testing.T) {
 		{"false route", m.FalseRouteRate, 1},
 		{"false no-route", m.FalseNoRouteRate, 0.25},
 		{"ambiguity precision", m.AmbiguityPrecision, 0.5},
+		// 2 wrong, 3 false route, 5 extra: 3 of 6.
+		{"wrong skill", m.WrongSkillRate, 0.5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -198,5 +200,60 @@ func TestMeasureByPartitions(t *testing.T) {
 	}
 	if total != len(outs) {
 		t.Errorf("got %d cases over the groups; want %d", total, len(outs))
+	}
+}
+
+func TestGrade(t *testing.T) {
+	tests := []struct {
+		name string
+		o    Outcome
+		want Grade
+	}{
+		{name: "no route, nothing", o: Outcome{Case: Case{Expected: "no_route"}, Decision: "no_route"}, want: GradeRight},
+		{name: "no route, something", o: Outcome{Case: Case{Expected: "no_route"}, Decision: "route", Selected: []string{"a"}}, want: GradeFalseRoute},
+		{name: "no route, the case's own selection", o: Outcome{Case: Case{Expected: "no_route", Select: []string{"a"}}, Decision: "route", Selected: []string{"a"}}, want: GradeRight},
+		{name: "route, gold", o: Outcome{Case: Case{Expected: "route", Skills: []string{"a"}}, Decision: "route", Selected: []string{"a"}}, want: GradeRight},
+		{name: "route, alternative", o: Outcome{Case: Case{Expected: "route", Skills: []string{"a"}, Alternatives: []string{"b"}}, Decision: "route", Selected: []string{"b"}}, want: GradeRight},
+		{name: "route, nothing", o: Outcome{Case: Case{Expected: "route", Skills: []string{"a"}}, Decision: "no_route"}, want: GradeMissed},
+		{name: "route, ambiguous", o: Outcome{Case: Case{Expected: "route", Skills: []string{"a"}}, Decision: "ambiguous", Ambiguous: []string{"a", "b"}}, want: GradeMissed},
+		{name: "multi, one of two", o: Outcome{Case: Case{Expected: "route", Skills: []string{"a", "b"}}, Decision: "route", Selected: []string{"a"}}, want: GradePartial},
+		{name: "gold and another", o: Outcome{Case: Case{Expected: "route", Skills: []string{"a"}}, Decision: "route", Selected: []string{"a", "c"}}, want: GradeExtra},
+		{name: "another only", o: Outcome{Case: Case{Expected: "route", Skills: []string{"a"}}, Decision: "route", Selected: []string{"c"}}, want: GradeWrong},
+		{name: "ambiguous answered ambiguous", o: Outcome{Case: Case{Expected: "ambiguous", Skills: []string{"a", "b"}}, Decision: "ambiguous"}, want: GradeOther},
+		{name: "compile error", o: Outcome{Case: Case{Expected: "route", Skills: []string{"a"}}, Decision: "error", Error: "x"}, want: GradeOther},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := grade(tt.o); got != tt.want {
+				t.Errorf("got %s; want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestStyles: cases with a style are measured per style too, and a run
+// whose cases have none reports no styles.
+func TestStyles(t *testing.T) {
+	outs := []Outcome{
+		{Case: Case{ID: "1", Expected: "no_route", Style: "short"}, Decision: "no_route"},
+		{Case: Case{ID: "2", Expected: "no_route", Style: "short"}, Decision: "route", Selected: []string{"a"}},
+		{Case: Case{ID: "3", Expected: "no_route", Style: "long_context"}, Decision: "no_route"},
+		{Case: Case{ID: "4", Expected: "no_route"}, Decision: "no_route"},
+	}
+	got := styles(outs)
+	for _, tt := range []struct {
+		style string
+		cases int
+		wrong float64
+	}{{"short", 2, 0.5}, {"long_context", 1, 0}, {"unstyled", 1, 0}} {
+		t.Run(tt.style, func(t *testing.T) {
+			m, ok := got[tt.style]
+			if !ok || m.Cases != tt.cases || m.WrongSkillRate == nil || *m.WrongSkillRate != tt.wrong {
+				t.Errorf("got %+v; want %d cases, wrong skill rate %v", m, tt.cases, tt.wrong)
+			}
+		})
+	}
+	if got := styles(outs[3:]); got != nil {
+		t.Errorf("no style: got %v; want nil", got)
 	}
 }

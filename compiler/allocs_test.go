@@ -19,7 +19,10 @@ import (
 // rule 10's own_words clearance, asked of every best without a margin
 // (benchTask's is one), added about 240, and stemming a silent e alike
 // ("summarize", "summarizes") about 250 more, by changing which units
-// benchTask's words match.
+// benchTask's words match; a second candidate's own part of the task
+// (own_part/3, asked of every candidate beside a kept one, and the pair
+// facts retrieval computes for it) and a rider leaving with the unit
+// it stood beside (pinned_riders/5) about 800.
 func TestCompileWarmAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts")
@@ -35,7 +38,7 @@ func TestCompileWarmAllocations(t *testing.T) {
 		}
 	}
 	compile() // the token cache is warm from here on
-	const max = 27400
+	const max = 28400
 	if got := testing.AllocsPerRun(10, compile); got > max {
 		t.Errorf("got %.0f allocations per compile; want at most %d", got, max)
 	}

@@ -311,7 +311,14 @@ type compilation struct {
 	uncounted map[string]*ir.Unit
 	countErr  error // the first count that failed, reported by decide
 
+	// references holds the selected units rule 12 admitted rendered as
+	// references, their bodies not fitting; refTokens counts each unit's
+	// reference, as the policy asked.
+	references map[string]bool
+	refTokens  map[string]int
+
 	selected []*ir.Unit
+	units    []renderedUnit // the prompt's, as render built it
 	res      *Result
 }
 
@@ -491,7 +498,7 @@ func (r *compilation) request() *rules.Request {
 		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
 		Negated:   make(map[string]bool, len(negs)),
 		Ambiguity: string(r.c.policy.Ambiguity), Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
-		Tokens:        r.tokensOf,
+		Tokens: r.tokensOf, ReferenceTokens: r.referenceTokensOf,
 		MinConfidence: milliUp(r.c.policy.MinConfidence), IntentConfidence: milliUp(IntentConfidence),
 	}
 	for _, n := range negs {
@@ -607,6 +614,34 @@ func (r *compilation) tokensOf(name string) int {
 	return n
 }
 
+// referenceTokensOf answers the policy's reference_tokens/3 for one unit:
+// the tokens of its reference (referenceText), counted once per compile
+// with the path of its SKILL.md within its root, so that where a catalog
+// lies on disk changes no decision (the prompt names the whole path, a few
+// tokens more). A failed count is kept for decide to report, as
+// tokensOf's.
+func (r *compilation) referenceTokensOf(name string) int {
+	if n, ok := r.refTokens[name]; ok {
+		return n
+	}
+	u, ok := r.c.cat.Lookup(name)
+	if !ok || u.Status != ir.StatusOK {
+		return 0
+	}
+	n, err := CountTokens(r.tokenizer, referenceText(u, u.Path))
+	if err != nil {
+		if r.countErr == nil {
+			r.countErr = err
+		}
+		return 0
+	}
+	if r.refTokens == nil {
+		r.refTokens = map[string]int{}
+	}
+	r.refTokens[name] = n
+	return n
+}
+
 // tokenKey keys a unit's count in the catalog's token cache.
 func (r *compilation) tokenKey(u *ir.Unit) string { return r.tokenizer + ":" + u.SHA256 }
 
@@ -653,6 +688,7 @@ func (r *compilation) decide() error {
 	req.Redundant, req.SameObject, req.Breadth = r.problem.Redundant, r.problem.SameObject, r.problem.Breadth
 	req.OwnWords = r.problem.OwnWords
 	req.Apart = r.problem.Apart
+	req.OwnPart = r.problem.OwnPart
 	req.Withdrawn = milli(r.problem.Withdrawn)
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
 	req.Confidence, req.ExplainsMore = r.confidenceOf, r.explainsMore
@@ -687,15 +723,27 @@ func (r *compilation) decide() error {
 		r.setReasons(r.c.pos[u], []Reason{reason})
 		r.event(Event{Stage: StageDecide, Kind: EventRejected, Unit: d.Name, Code: d.Reason, Detail: reason.Detail})
 	}
+	for _, d := range decisions {
+		if d.Selected && d.Facts.Reference {
+			if r.references == nil {
+				r.references = map[string]bool{}
+			}
+			r.references[d.Name] = true
+		}
+	}
 	for _, n := range order {
 		u, _ := r.c.cat.Lookup(n)
 		r.setReasons(r.c.pos[u], nil) // a dependency may also have been scored out
 		r.selected = append(r.selected, u)
+		tokens, rendering := r.tokensOf(n), RenderingInline
+		if r.references[n] {
+			tokens, rendering = r.referenceTokensOf(n), RenderingReference
+		}
 		r.res.Selected = append(r.res.Selected, Selected{
-			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: r.tokensOf(n),
+			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: tokens, Rendering: rendering,
 			Priority: r.c.facts.priority[n], Score: round3(r.score(n)), Confidence: r.confidence(n), Reasons: reasons[n],
 		})
-		r.res.Budget.Used += r.tokensOf(n)
+		r.res.Budget.Used += tokens
 		if r.countErr != nil {
 			return countError(r.countErr)
 		}
@@ -807,18 +855,30 @@ func summarize(ev []Evidence) string {
 func (r *compilation) render() error {
 	units := make([]renderedUnit, 0, len(r.selected))
 	for _, u := range r.selected {
+		if r.references[u.Name] {
+			units = append(units, renderedUnit{name: u.Name, ref: u})
+			continue
+		}
 		body, err := r.body(u)
 		if err != nil {
 			return err
 		}
 		units = append(units, renderedUnit{name: u.Name, body: body})
 	}
-	r.res.Prompt = renderPrompt(units)
+	r.res.Prompt = renderPrompt(units, referencePath)
+	r.units = units
 	return nil
 }
 
 func (r *compilation) fingerprint() error {
-	r.res.Fingerprint = promptFingerprint(r.res.Prompt, r.selected)
+	// A reference names where its SKILL.md is on this machine, which is
+	// no part of what the prompt is: the fingerprint reads the path
+	// within its root.
+	fp := r.res.Prompt
+	if len(r.references) > 0 {
+		fp = renderPrompt(r.units, func(u *ir.Unit) string { return u.Path })
+	}
+	r.res.Fingerprint = promptFingerprint(fp, r.selected)
 	r.res.CatalogFingerprint = r.c.catalogFP
 	return nil
 }

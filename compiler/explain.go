@@ -72,7 +72,11 @@ func WriteExplanation(w io.Writer, r *Result) error {
 		}
 	}
 	for _, s := range r.Selected {
-		fmt.Fprintf(&b, "selected %s: score %.3f, priority %d, %d tokens\n", ir.Printable(s.Name), s.Score, s.Priority, s.Tokens)
+		rendering := ""
+		if s.Rendering == RenderingReference {
+			rendering = ", rendered as reference"
+		}
+		fmt.Fprintf(&b, "selected %s: score %.3f, priority %d, %d tokens%s\n", ir.Printable(s.Name), s.Score, s.Priority, s.Tokens, rendering)
 		for _, rs := range s.Reasons {
 			fmt.Fprintf(&b, "  because %s\n", ir.EscapeText(describe(rs)))
 		}

@@ -114,7 +114,11 @@ func (r *compilation) facts(d rules.Decision) *Facts {
 		t, l := f.Tokens, f.BudgetLeft
 		out.Tokens, out.BudgetLeft = &t, &l
 	}
-	if f.Clause == "" && f.Score == 0 && f.By == "" && f.Missing == "" && f.Dependency == "" && len(f.Path) == 0 && !f.Budgeted {
+	if f.Reference {
+		t, l := f.InlineTokens, f.InlineLeft
+		out.InlineTokens, out.InlineLeft = &t, &l
+	}
+	if f.Clause == "" && f.Score == 0 && f.By == "" && f.Missing == "" && f.Dependency == "" && len(f.Path) == 0 && !f.Budgeted && !f.Reference {
 		return nil // rules 2-5 need no fact beyond the unit itself
 	}
 	return out
@@ -126,7 +130,19 @@ func (r *compilation) facts(d rules.Decision) *Facts {
 func (r *compilation) reason(d rules.Decision) Reason {
 	rs := Reason{Code: d.Reason, Rule: ruleOf(d.Rule, d.Facts.Clause), Facts: r.facts(d)}
 	rs.Detail = detail(d, rs.Facts, r.problem.Evidence[d.Name])
+	if d.Selected && d.Facts.Reference {
+		rs.Detail += "; " + referenceDetail(rs.Facts)
+	}
 	return rs
+}
+
+// referenceDetail says why rule 12 rendered a selected unit as a
+// reference.
+func referenceDetail(f *Facts) string {
+	if f == nil {
+		f = &Facts{}
+	}
+	return fmt.Sprintf("rendered as reference: %d body tokens do not fit in the %d left of the budget", deref(f.InlineTokens), deref(f.InlineLeft))
 }
 
 // detail renders a decision for people from its facts.
@@ -175,6 +191,9 @@ func detail(d rules.Decision, f *Facts, ev []Evidence) string {
 	case ReasonHeldBack:
 		return "the task is ambiguous between " + f.By + " and a rival: no unit is selected from the task until the host settles it"
 	case ReasonBelowThreshold:
+		if d.Facts.Clause == rules.ClauseWithoutKept {
+			return fmt.Sprintf("score %.3f was kept only beside %s, which was not admitted", f.Score, f.By)
+		}
 		return strength(d.Facts.Clause, f)
 	}
 	return string(d.Reason)
@@ -206,6 +225,8 @@ func strength(c rules.Clause, f *Facts) string {
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, but the task asks for several things, each plainly, and it is one of them: each is kept as if the threshold were the weakest one's score (%s)", f.Score, f.Threshold, f.By)
 	case rules.ClauseBelowMinConfidence:
 		return fmt.Sprintf("score %.3f: the best candidate %s's confidence is below the host's min_confidence, so nothing is selected from the task", f.Score, f.By)
+	case rules.ClauseNoOwnPart:
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, and beside %s (%.3f) its evidence rests on fewer than two task words that one's does not and on no phrase of its own", f.Score, f.Threshold, f.Kept, f.KeptScore)
 	case rules.ClauseNotBest:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, it is not the best candidate, and no stronger one is kept beside it", f.Score, f.Threshold)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -59,16 +60,20 @@ func escapeAttr(s string) string {
 	return b.String()
 }
 
-// renderedUnit is a selected unit with its body.
+// renderedUnit is a selected unit with its body, or, when ref is set, the
+// unit rendered as a reference to its SKILL.md.
 type renderedUnit struct {
 	name string
 	body string
+	ref  *ir.Unit
 }
 
 // renderPrompt wraps each body in <skill name="..."> inside one <skills>
-// block, in selection order. Selected names follow the naming rule, and are
-// escaped all the same. No selection renders as the empty string.
-func renderPrompt(units []renderedUnit) string {
+// block, in selection order; a reference is wrapped in <skill name="..."
+// rendering="reference">, its text from referenceText with the path path
+// gives. Selected names follow the naming rule, and are escaped all the
+// same. No selection renders as the empty string.
+func renderPrompt(units []renderedUnit, path func(*ir.Unit) string) string {
 	if len(units) == 0 {
 		return ""
 	}
@@ -77,14 +82,34 @@ func renderPrompt(units []renderedUnit) string {
 	for _, u := range units {
 		b.WriteString(`<skill name="`)
 		b.WriteString(escapeAttr(u.name))
+		text := u.body
+		if u.ref != nil {
+			b.WriteString(`" rendering="reference`)
+			text = referenceText(u.ref, path(u.ref))
+		}
 		b.WriteString("\">\n")
-		body := strings.Trim(escapeBody(u.body), "\n")
+		body := strings.Trim(escapeBody(text), "\n")
 		b.WriteString(body)
 		b.WriteString("\n</skill>\n")
 	}
 	b.WriteString("</skills>\n")
 	return b.String()
 }
+
+// referenceText is what stands for a unit whose body does not fit the
+// budget (rule 12): its name, its description, the path of its SKILL.md
+// and one line telling the model to read it before acting, so the skill
+// the task asked for is still the one the model follows, never silently
+// swapped for a smaller one. The policy counts its tokens
+// (reference_tokens/3) in place of the body's.
+func referenceText(u *ir.Unit, path string) string {
+	return u.Name + ": " + strings.TrimSpace(u.Description) + "\n" +
+		"Its instructions are too long to include here: read " + path + " before acting on this task, and follow it.\n"
+}
+
+// referencePath is where a reference tells the model to read a unit's
+// SKILL.md: its root joined with its path in the root.
+func referencePath(u *ir.Unit) string { return filepath.Join(u.Root, filepath.FromSlash(u.Path)) }
 
 // hasher builds fingerprints over a length-prefixed canonical encoding, so
 // that no two different inputs encode alike.

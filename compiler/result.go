@@ -117,16 +117,26 @@ type Facts struct {
 	DependencyReason ReasonCode `json:"dependency_reason,omitempty"`
 	Missing          string     `json:"missing,omitempty"` // rule 6: the required unit that does not exist
 	Cycle            []string   `json:"cycle,omitempty"`   // rule 6: the loop
+	// InlineTokens and InlineLeft: rule 12 rendered the unit as a
+	// reference, since its group's bodies' InlineTokens did not fit in
+	// the InlineLeft left of the budget.
+	InlineTokens *int `json:"inline_tokens,omitempty"`
+	InlineLeft   *int `json:"inline_left,omitempty"`
 }
 
 // Selected is a unit that entered the prompt.
 type Selected struct {
-	Name     string  `json:"name"`
-	Root     string  `json:"root"`
-	Path     string  `json:"path"`
-	Tokens   int     `json:"tokens"`
-	Priority int     `json:"priority"`
-	Score    float64 `json:"score"`
+	Name   string `json:"name"`
+	Root   string `json:"root"`
+	Path   string `json:"path"`
+	Tokens int    `json:"tokens"`
+	// Rendering is how the unit is in the prompt: inline (its body) or
+	// reference (rule 12: its body did not fit the budget, so its name,
+	// description and the path of its SKILL.md stand for it, with a line
+	// telling the model to read it; Tokens counts that).
+	Rendering Rendering `json:"rendering,omitempty"`
+	Priority  int       `json:"priority"`
+	Score     float64   `json:"score"`
 	// Confidence is how plainly the task asks for the unit, in [0, 1]:
 	// the square root of the share of the task's informative weight (the
 	// idf of its words the catalog knows) the unit's evidence explains,
@@ -138,6 +148,17 @@ type Selected struct {
 	// when the unit has any and the compile computed it (see Rejected).
 	Evidence []Evidence `json:"evidence,omitempty"`
 }
+
+// Rendering is how a selected unit is rendered in the prompt.
+type Rendering string
+
+const (
+	// RenderingInline: the unit's body is in the prompt.
+	RenderingInline Rendering = "inline"
+	// RenderingReference: the body did not fit the budget; a reference
+	// to its SKILL.md stands for it.
+	RenderingReference Rendering = "reference"
+)
 
 // Rejected is a unit that did not enter the prompt. Root and Path tell
 // same-named units apart.

@@ -130,6 +130,14 @@ type Problem struct {
 	// on a task term in a clause of the task where a's rests on none: b
 	// answers a part of the task of its own (see Index.apart).
 	Apart map[[2]string]bool
+	// OwnPart holds [a, b] for a lexical candidate b when b's positive
+	// evidence rests on at least two task terms a's does not, on a word
+	// of its name a's does not, or on a phrase of several words it
+	// declares or quotes (a multi-word name, alias, trigger or quoted
+	// phrase) that a's does not wholly cover: evidence of its own for a
+	// part of the task a does not answer, not one more incidental word
+	// (see ownPart).
+	OwnPart map[[2]string]bool
 	// Breadth counts the distinct task terms each candidate's positive
 	// evidence rests on, or the words of its longest phrase matched whole
 	// when that is more.
@@ -317,6 +325,7 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 	pr.Redundant, pr.SameObject, pr.Breadth = ix.relate(q, pr.Candidates, pr.Evidence)
 	pr.OwnWords = ownWords(pr.Candidates, pr.Evidence)
 	pr.Apart = ix.apart(q, pr.Candidates, pr.Evidence)
+	pr.OwnPart = ownParts(pr.Candidates, pr.Evidence)
 	pr.Ranking = ix.top(scores, RankingSize)
 	for _, c := range pr.Candidates {
 		if i, ok := ix.catalogPos(c.Name); ok {

@@ -240,3 +240,28 @@ func TestRetrieveJudgeError(t *testing.T) {
 		t.Errorf("got %v; want context.Canceled", err)
 	}
 }
+
+func TestOwnPart(t *testing.T) {
+	ev := func(field string, terms ...string) Evidence { return Evidence{Field: field, Terms: terms, Weight: 1} }
+	kept := []Evidence{ev("description", "deploy"), ev("description", "servic")}
+	tests := []struct {
+		name string
+		b    []Evidence
+		want bool
+	}{
+		{name: "two words of its own", b: []Evidence{ev("description", "deploy"), ev("description", "log"), ev("description", "alert")}, want: true},
+		{name: "one word of its own", b: []Evidence{ev("description", "deploy"), ev("description", "log")}, want: false},
+		{name: "a word of its name", b: []Evidence{ev("name+description", "log")}, want: true},
+		{name: "a phrase of its own", b: []Evidence{ev("trigger phrase", "rollback", "plan")}, want: true},
+		{name: "a phrase the kept one covers", b: []Evidence{ev("trigger phrase", "deploy", "servic")}, want: false},
+		{name: "no word of its own", b: []Evidence{ev("name", "deploy"), ev("description", "servic")}, want: false},
+		{name: "a penalty is no evidence", b: []Evidence{ev("description", "log"), {Field: "object mismatch", Terms: []string{"css", "html"}, Weight: -6}}, want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ownPart(coveredTerms(kept), tt.b); got != tt.want {
+				t.Errorf("got %v; want %v", got, tt.want)
+			}
+		})
+	}
+}

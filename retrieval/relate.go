@@ -91,6 +91,84 @@ func isTriggerEvidence(f string) bool {
 	return false
 }
 
+// ownParts computes OwnPart (see Problem.OwnPart) for every ordered pair
+// (a, b) of distinct candidates where b is lexical.
+func ownParts(cands []Candidate, ev map[string][]Evidence) map[[2]string]bool {
+	out := map[[2]string]bool{}
+	if len(cands) < 2 {
+		return out
+	}
+	covered := make([]map[string]bool, len(cands))
+	for i, c := range cands {
+		covered[i] = coveredTerms(ev[c.Name])
+	}
+	for i, a := range cands {
+		for _, b := range cands {
+			if a.Name != b.Name && b.Origin == OriginLexical && ownPart(covered[i], ev[b.Name]) {
+				out[[2]string{a.Name, b.Name}] = true
+			}
+		}
+	}
+	return out
+}
+
+// coveredTerms is the set of task terms positive evidence rests on.
+func coveredTerms(ev []Evidence) map[string]bool {
+	covered := map[string]bool{}
+	for _, e := range ev {
+		if e.Weight > 0 {
+			for _, s := range e.Terms {
+				covered[s] = true
+			}
+		}
+	}
+	return covered
+}
+
+// ownPart reports whether b's positive evidence rests on at least two
+// task terms outside covered (another unit's), on a phrase of several
+// words (a name, alias, trigger or quoted phrase matched whole) one of
+// whose words is outside it, or on a word of b's own name outside it
+// ("news" for a news tool). One other word beside a kept unit is as often
+// a word of the same request as a second one: a pasted log or a long
+// description shares a word with every skill.
+func ownPart(covered map[string]bool, b []Evidence) bool {
+	var first string // b's first term of its own: two need no set
+	for _, e := range b {
+		if e.Weight <= 0 {
+			continue
+		}
+		phrase := len(e.Terms) >= 2 && strings.HasSuffix(e.Field, " phrase")
+		for _, s := range e.Terms {
+			if covered[s] {
+				continue
+			}
+			if phrase || isNameEvidence(e.Field) {
+				return true
+			}
+			if first == "" {
+				first = s
+			} else if s != first {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isNameEvidence reports whether an evidence field ("name+description")
+// names the unit's name field: the word is one of the unit's own name.
+func isNameEvidence(f string) bool {
+	for f != "" {
+		part, rest, _ := strings.Cut(f, "+")
+		if part == fieldNames[fieldName] {
+			return true
+		}
+		f = rest
+	}
+	return false
+}
+
 // isRedundant reports whether b, scoring score, adds too little beside a:
 // less than redundantShare of its score rests on terms a's positive
 // evidence does not cover.

@@ -114,6 +114,11 @@ func TestStem(t *testing.T) {
 		{name: "short ing stays", word: "sing", want: "sing"},
 		{name: "three letters stay", word: "bus", want: "bus"},
 		{name: "no ending", word: "deploy", want: "deploy"},
+		{name: "news is not new", word: "news", want: "news"},
+		{name: "invariant ies", word: "series", want: "series"},
+		{name: "invariant ies 2", word: "species", want: "species"},
+		{name: "a science in ics", word: "physics", want: "physics"},
+		{name: "a singular in as", word: "alias", want: "alias"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,6 +150,13 @@ func TestStemFamilies(t *testing.T) {
 		{"issue", "issues"},
 		{"note", "notes"},
 		{"state", "states"},
+		{"bias", "biases"},
+		{"alias", "aliases"},
+		{"canvas", "canvases"},
+		{"lens", "lenses"},
+		{"metric", "metrics"},
+		{"statistic", "statistics"},
+		{"view", "views"},
 	}
 	for _, family := range same {
 		for _, w := range family[1:] {
@@ -153,7 +165,8 @@ func TestStemFamilies(t *testing.T) {
 			}
 		}
 	}
-	apart := [][2]string{{"note", "not"}, {"state", "stats"}, {"hope", "hop"}, {"hoping", "hopping"}, {"site", "sit"}, {"file", "fil"}, {"rate", "rat"}}
+	apart := [][2]string{{"note", "not"}, {"state", "stats"}, {"hope", "hop"}, {"hoping", "hopping"}, {"site", "sit"}, {"file", "fil"}, {"rate", "rat"},
+		{"news", "new"}, {"series", "sery"}, {"species", "specy"}, {"physics", "physic"}}
 	for _, p := range apart {
 		if Stem(p[0]) == Stem(p[1]) {
 			t.Errorf("Stem(%q) = Stem(%q) = %q; want them apart", p[0], p[1], Stem(p[0]))

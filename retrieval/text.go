@@ -171,7 +171,7 @@ func toSet(words string) map[string]bool {
 func Stem(w string) string {
 	n := len(w)
 	switch {
-	case n <= 3:
+	case n <= 3 || wholeS[w]:
 		return w
 	case strings.HasSuffix(w, "ies") && n > 4:
 		return w[:n-3] + "y"
@@ -188,6 +188,17 @@ func Stem(w string) string {
 	}
 	return dropE(w)
 }
+
+// wholeS are singular nouns whose final s is part of the word, no plural
+// ending, where taking it off would make the word another one ("news" is
+// not "new") or no word at all ("series", "species", "physics"): invariant
+// nouns (the same in the singular and the plural), and the -s singulars
+// whose plural adds -es ("bias", "biases"), which the plural s rule would
+// otherwise split ("bias" "bia", "biases" "bias"). Sciences in -ics whose
+// -ic is a word of the same family ("statistic", "metric", "economic")
+// are not here: they are one family. Generic English; no skill's name.
+var wholeS = toSet(`news series species physics mathematics
+alias bias canvas atlas lens chaos`)
 
 // restoreE finishes a word whose "ing" or "ed" was taken off: a doubled
 // consonant is undoubled ("stopp" from "stopping" is "stop"); else one

@@ -87,6 +87,11 @@ type Request struct {
 	// set, not apart from it, and rule 9 drops an object tie with b only
 	// when Apart holds it.
 	Apart map[[2]string]bool
+	// OwnPart holds [a, b] when b's evidence rests on at least two task
+	// words a's does not, or on a multi-word phrase of its own a's does
+	// not wholly cover (retrieval's Problem.OwnPart); nil when not
+	// computed, which keeps every secondary candidate rule 10 would.
+	OwnPart map[[2]string]bool
 	// Breadth counts the distinct task words each candidate's evidence
 	// rests on.
 	Breadth map[string]int
@@ -112,6 +117,12 @@ type Request struct {
 	// already: Decide then judges rules 2-6 for host candidates only.
 	Judged bool
 	Tokens func(name string) int
+	// ReferenceTokens answers for the same units as Tokens: the tokens of
+	// the unit rendered as a reference (its name, description, the path
+	// of its SKILL.md and the line telling the model to read it), which
+	// rule 12 counts instead of its body when the body does not fit. Nil
+	// answers as if no reference fits: the unit is over_budget.
+	ReferenceTokens func(name string) int
 	// Confidence returns a lexical candidate's confidence (retrieval's,
 	// in [0, 1], to three decimals) x 1000, and false for any other name;
 	// nil answers no confidence/3 fact. The policy asks for it only in
@@ -177,6 +188,13 @@ type DecisionFacts struct {
 	Dependency       string     // rule 6: the dependency that blocks the unit
 	DependencyReason ReasonCode // rule 6: why it blocks
 	Missing          string     // rule 6: the required unit that does not exist
+	// Reference says rule 12 admitted the unit rendered as a reference,
+	// its body not fitting: InlineTokens is what the body (and its
+	// closure's bodies) would have added, InlineLeft the budget left
+	// for them then.
+	Reference    bool
+	InlineTokens int
+	InlineLeft   int
 }
 
 // Engine is a loaded, sandboxed policy bound to one catalog's facts. Its
@@ -429,6 +447,8 @@ func readFacts(f *DecisionFacts, list engine.Term, env *engine.Env) error {
 				f.Dependency, f.DependencyReason = atomText(arg(0), env), ReasonCode(atomText(arg(1), env))
 			case "missing":
 				f.Missing = atomText(arg(0), env)
+			case "reference":
+				f.Reference, f.InlineTokens, f.InlineLeft = true, integer(arg(0), env), integer(arg(1), env)
 			default:
 				return fmt.Errorf("unknown fact %s/%d", t.Functor(), t.Arity())
 			}

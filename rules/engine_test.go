@@ -44,7 +44,9 @@ func must(name string) Candidate { return Candidate{Name: name, Origin: OriginMa
 func render(ds []Decision) string {
 	var parts []string
 	for _, d := range ds {
-		if d.Selected {
+		if d.Selected && d.Facts.Reference {
+			parts = append(parts, "+"+d.Name+":"+string(d.Reason)+fmt.Sprintf("[ref %d]", d.Facts.InlineTokens))
+		} else if d.Selected {
 			parts = append(parts, "+"+d.Name+":"+string(d.Reason))
 		} else {
 			parts = append(parts, "-"+d.Name+":"+string(d.Reason)+"("+object(d)+")")
@@ -89,9 +91,11 @@ func TestDecide(t *testing.T) {
 		denied     []string
 		negated    []string
 		tokens     map[string]int
+		refs       map[string]int // reference tokens; nil: no reference fits
 		redundant  [][2]string
 		sameObject [][2]string
 		apart      [][2]string
+		ownPart    [][2]string // nil: every pair has a part of its own
 		breadth    map[string]int
 		threshold  int
 		withdrawn  int
@@ -129,6 +133,16 @@ func TestDecide(t *testing.T) {
 		{name: "over budget", cands: []Candidate{lex("a", 2000), lex("b", 1000)}, budget: 150, want: "+a:lexical -b:over_budget(100)"},
 		{name: "closure admitted whole or not at all", facts: catalog(base, map[string][]string{"a": {"b"}}), cands: []Candidate{lex("a", 2000), lex("c", 1000)}, budget: 150, want: "+c:lexical -a:over_budget(200)"},
 		{name: "mandatory first", cands: []Candidate{lex("a", 9000), must("b")}, mandatory: []string{"b"}, budget: 100, want: "+b:mandatory -a:over_budget(100)"},
+		{name: "over budget rendered as reference", cands: []Candidate{lex("a", 2000), lex("b", 1000)}, refs: map[string]int{}, budget: 150, want: "+a:lexical +b:lexical[ref 100]"},
+		{name: "best too big kept as reference, not swapped", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, threshold: 4500, tokens: map[string]int{"a": 500}, refs: map[string]int{}, budget: 150, want: "+a:lexical[ref 500] +b:lexical"},
+		{name: "reference too big is over budget", cands: []Candidate{lex("a", 9000)}, tokens: map[string]int{"a": 500}, refs: map[string]int{"a": 200}, budget: 150, want: "-a:over_budget(500)"},
+		{name: "closure rendered as references together", facts: catalog(base, map[string][]string{"a": {"b"}}), cands: []Candidate{lex("a", 2000)}, refs: map[string]int{}, budget: 150, want: "+b:dependency[ref 200] +a:lexical[ref 200]"},
+		{name: "secondary leaves with its kept over budget", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, threshold: 4500, tokens: map[string]int{"a": 500}, budget: 150, want: "-a:over_budget(500) -b:below_threshold(3000)"},
+		{name: "secondary leaves with its kept in conflict", facts: &fakeFacts{units: base, requires: map[string][]string{}, conflicts: [][2]string{{"a", "c"}}}, cands: []Candidate{sel("c"), lex("a", 9000), lex("b", 3000)}, explicit: []string{"c"}, threshold: 4500, want: "+c:explicit -a:conflict(c) -b:below_threshold(3000)"},
+		{name: "above threshold stays without the best", cands: []Candidate{lex("a", 9000), lex("b", 5000)}, threshold: 4500, tokens: map[string]int{"a": 500}, budget: 150, want: "+b:lexical -a:over_budget(500)"},
+		{name: "secondary with a part of its own", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, threshold: 4500, ownPart: [][2]string{{"a", "b"}}, want: "+a:lexical +b:lexical"},
+		{name: "secondary without a part of its own", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, threshold: 4500, ownPart: [][2]string{{"b", "a"}}, want: "+a:lexical -b:below_threshold(3000)"},
+		{name: "above threshold needs no part of its own", cands: []Candidate{lex("a", 9000), lex("b", 5000)}, threshold: 4500, ownPart: [][2]string{}, want: "+a:lexical +b:lexical"},
 		{name: "shared dependency paid once", facts: catalog(base, map[string][]string{"a": {"c"}, "b": {"c"}}), cands: []Candidate{lex("a", 2000), lex("b", 1000)}, budget: 300, want: "+c:dependency +a:lexical +b:lexical"},
 		{name: "empty", want: ""},
 		{name: "tie asks", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
@@ -189,10 +203,23 @@ func TestDecide(t *testing.T) {
 			if tt.apart != nil {
 				apart = pairs(tt.apart)
 			}
+			var ownPart map[[2]string]bool
+			if tt.ownPart != nil {
+				ownPart = pairs(tt.ownPart)
+			}
+			var refs func(string) int
+			if tt.refs != nil {
+				refs = func(n string) int {
+					if v, ok := tt.refs[n]; ok {
+						return v
+					}
+					return 20
+				}
+			}
 			ds, err := e.Decide(context.Background(), &Request{
-				Candidates: tt.cands, Budget: budget, Tokens: tokens,
+				Candidates: tt.cands, Budget: budget, Tokens: tokens, ReferenceTokens: refs,
 				Explicit: set(tt.explicit...), Mandatory: set(tt.mandatory...), Denied: set(tt.denied...), Negated: set(tt.negated...),
-				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Apart: apart, Breadth: tt.breadth, Ambiguity: tt.ambiguity,
+				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Apart: apart, OwnPart: ownPart, Breadth: tt.breadth, Ambiguity: tt.ambiguity,
 				Threshold: tt.threshold, TieRatio: 75, SupportFloor: 2000, Withdrawn: tt.withdrawn, Judged: tt.judged,
 			})
 			if err != nil {

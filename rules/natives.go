@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/ichiban/prolog/engine"
@@ -346,6 +347,24 @@ func natives(f Facts) []native {
 				}
 				return unifyAll(env, k, out, engine.Integer(sum))
 			})},
+		{"reference_tokens", []arg{{"Req", argRequest}, {"Names", argAtoms}, {"N", argOutInt}},
+			engine.Predicate3(func(vm *engine.VM, req, names, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				ns, err := atoms(names, env)
+				if err != nil {
+					return engine.Error(err)
+				}
+				r := reqOf(req)
+				if r.ReferenceTokens == nil {
+					// No reference can be rendered: it costs more
+					// than any budget.
+					return unifyAll(env, k, out, engine.Integer(math.MaxInt32))
+				}
+				sum := 0
+				for _, n := range ns {
+					sum += r.ReferenceTokens(n)
+				}
+				return unifyAll(env, k, out, engine.Integer(sum))
+			})},
 		{"ambiguity_mode", []arg{{"Req", argRequest}, {"Mode", argOutAtom}},
 			engine.Predicate2(func(vm *engine.VM, req, mode engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 				m := reqOf(req).Ambiguity
@@ -371,6 +390,15 @@ func natives(f Facts) []native {
 			})},
 		{"same_object", reqPair, pairFact(func(r *Request) map[[2]string]bool { return r.SameObject })},
 		{"apart", reqPair, pairFact(func(r *Request) map[[2]string]bool { return r.Apart })},
+		// own_part/3 holds for every pair when the request carries no
+		// OwnPart: a caller that does not compute it keeps rule 10's
+		// secondary candidates as before.
+		{"own_part", reqPair, engine.Predicate3(func(vm *engine.VM, req, a, b engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+			if reqOf(req).OwnPart == nil {
+				return k(env)
+			}
+			return pairFact(func(r *Request) map[[2]string]bool { return r.OwnPart })(vm, req, a, b, k, env)
+		})},
 		{"breadth", []arg{{"Req", argRequest}, {"Name", argAtom}, {"B", argOutInt}},
 			engine.Predicate3(func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 				return unifyAll(env, k, out, engine.Integer(reqOf(req).Breadth[atomOf(name)]))

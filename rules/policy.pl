@@ -34,7 +34,9 @@
 % margin(M), runner_up(Name, S) | withdrawn_runner_up(S) | no_runner_up,
 % breadth(B), kept(Name, S), by(Name) (first, when the rule cites a unit),
 % tokens(N), budget_left(N), missing(Name), path(Cycle),
-% dependency(Name, Why). Go checks, when it loads this file, that every
+% dependency(Name, Why), reference(InlineTokens, Left) (rule 12: admitted
+% rendered as a reference, its group's bodies' InlineTokens not fitting in
+% the Left left of the budget). Go checks, when it loads this file, that every
 % reason, rule, clause and fact written here is in its vocabulary
 % (rules/vocab.go), so a new one cannot reach the contract untyped.
 %
@@ -60,6 +62,11 @@
 %                           (retrieval's negation reading, docs/how-a-compile-decides.md rule 5).
 %   tokens(+Req, +Names, -N) body tokens of the units Names, summed, under
 %                           the request's tokenizer.
+%   reference_tokens(+Req, +Names, -N) the tokens of the units Names
+%                           rendered as references instead (name,
+%                           description, the path of SKILL.md and a line
+%                           telling the model to read it before acting),
+%                           summed.
 %   ambiguity_mode(+Req, -Mode)  ask | top | all, from the host policy.
 %
 % The facts rules 9-11 compare, each computed by Go per request over the
@@ -89,6 +96,14 @@
 %                           as A (retrieval's Problem.Apart): "write a readme
 %                           and draft the marketing blurb" asks for two
 %                           things, whatever objects the two units share.
+%   own_part(+Req, +A, +B)  B's positive evidence rests on at least two
+%                           task words A's does not cover, on a word of
+%                           B's name A's does not cover, or on a phrase
+%                           of several words B declares or quotes (its
+%                           name, an alias, a trigger, a quoted phrase) one
+%                           of whose words A's does not cover
+%                           (retrieval's Problem.OwnPart); true for every
+%                           pair when the request does not compute it.
 %   breadth(+Req, +Name, -B) how many distinct task terms Name's positive
 %                           evidence items rest on.
 %   own_words(+Req, +Best, +RFact, -B) Best's positive evidence rests on
@@ -218,9 +233,10 @@ admission(Req, X, Ok, Powers, Pins, Budget, Selected, Rejected, Cited) :-
     strength(Req, X, Clear, Tied, Strong, Weak, Whys),  % rule 10
     redundancy(Req, Strong, Tied, Powers, Distinct, Covered), % rule 11
     hold(Tie, Distinct, Admissible, Held),                  % rule 9, ask
-    unpin(Admissible, Pins, Packable, Pinned),              % settle/8
+    unpin(Admissible, Pins, Packable0, Pinned),             % settle/8
+    pinned_riders(Pinned, Whys, Packable0, Packable, Riders), % rule 12
     pack(Packable, Req, Budget, Whys, [], 0, Selected, Unpacked), % rule 12
-    append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Unpacked], Rejected),
+    append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Riders, Unpacked], Rejected),
     append([Superseded, Covered, Pinned], Cited).
 
 % unpin(+Cands, +Pins, -Rest, -Pinned): a candidate that lost its power to
@@ -231,6 +247,15 @@ unpin([cand(N, _, _)|Cs], Pins, Rest, [reject(N, Why, Because)|Rs]) :-
     memberchk(reject(N, Why, Because), Pins), !,
     unpin(Cs, Pins, Rest, Rs).
 unpin([C|Cs], Pins, [C|Rest], Rs) :- unpin(Cs, Pins, Rest, Rs).
+
+% pinned_riders(+Pinned, +Whys, +Cands, -Rest, -Rejected): a candidate
+% rule 10 kept only beside a unit that keeps its rejection from an earlier
+% round (it was not admitted) leaves with it, as in pack/8.
+pinned_riders([], _, Cs, Cs, []) :- !.
+pinned_riders([reject(K, _, _)|Ps], Whys, Cs, Rest, Rs) :-
+    riders(K, Whys, Cs, Cs1, Rs1),
+    pinned_riders(Ps, Whys, Cs1, Rest, Rs2),
+    append([Rs1, Rs2], Rs).
 
 % unadmitted_cause(+Rejected, +Selected, -By): some candidate was rejected as
 % superseded or covered by By, and By was not admitted (as itself or as a
@@ -641,7 +666,11 @@ weigh(S, T, F, N, W, Kept, V) :- mid(S, W, T, F, N, Kept, V).
 
 % mid/7: the best lexical candidate (its score heads Scores) is judged
 % against its runner-up; any other one is kept only beside a stronger
-% kept candidate (secondary), else it is not the best.
+% kept candidate (secondary), and only on evidence of its own for a part
+% of the task that one does not answer (own_part/3: at least two task
+% words it does not cover, a word of its name, or a multi-word phrase of
+% its own), else it is
+% dropped (no_own_part); with no stronger one kept it is not the best.
 % (S comes first, so that another candidate's clause fails at the head of
 % Scores.)
 mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
@@ -649,6 +678,9 @@ mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
     clear(R, S, Req, N, Clear0),
     clearance(Clear0, Req, N, RFact, Clear),
     best(Clear, S, T, F, RFact, Kept, V).
+mid(S, w(_, _, Req, _), T, F, N, kept(K, KS), V) :-
+    \+ own_part(Req, K, N), !,
+    V = drop([clause(no_own_part), score(S), threshold(T), support_floor(F), kept(K, KS)]).
 mid(S, _, T, F, _, Kept, V) :-
     beside(Kept, S, T, F, [clause(not_best), score(S), threshold(T), support_floor(F)], V).
 
@@ -744,8 +776,15 @@ coverer(_, _, Seen, Seen).
 % Rule 12 (conflicts, packing): walk the ranked candidates once. A unit and
 % its closure are admitted together or not at all. A unit conflicting with
 % anything already admitted loses to it, which by the order above is the
-% higher priority, then higher score, then earlier name. A group that does not
-% fit in what is left of the budget is rejected as over_budget.
+% higher priority, then higher score, then earlier name. A group whose
+% bodies do not fit in what is left of the budget is admitted rendered as
+% references (each unit's name, description and the path of its SKILL.md,
+% which the model reads before acting), their tokens counted instead: the
+% skill the task asked for is never silently swapped for a smaller one
+% below it. Only a group whose references do not fit either is rejected as
+% over_budget. A candidate rule 10 kept only beside a stronger one
+% (secondary) leaves when that one was not admitted: it was no answer to
+% the task on its own.
 
 pack([], _, _, _, _, _, [], []).
 pack([cand(N, O, S)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
@@ -757,8 +796,9 @@ pack([cand(N, O, S)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
 pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     conflicting(Group, Adm, With), !,
-    Rej = [reject(N, conflict, because(packing, [by(With)]))|Rej1],
-    pack(Cs, Req, Budget, Whys, Adm, Used, Sel, Rej1).
+    riders(N, Whys, Cs, Cs1, Riders),
+    pack(Cs1, Req, Budget, Whys, Adm, Used, Sel, Rej1),
+    append([[reject(N, conflict, because(packing, [by(With)]))], Riders, Rej1], Rej).
 pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     subtract(Group, Adm, New),
@@ -770,12 +810,38 @@ pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     admit(New, N, O, Because, Sel, Sel1),
     append(Adm, New, Adm1),
     pack(Cs, Req, Budget, Whys, Adm1, Used1, Sel1, Rej).
+pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
+    group(N, Group),
+    subtract(Group, Adm, New),
+    tokens(Req, New, Cost),
+    reference_tokens(Req, New, RefCost),
+    Used1 is Used + RefCost,
+    Used1 =< Budget, !,
+    Left is Budget - Used,
+    admitted_because(O, N, Whys, RefCost, Left, because(Rule, Fs)),
+    append([Fs, [reference(Cost, Left)]], Fs1),
+    admit_references(New, N, O, because(Rule, Fs1), reference(Cost, Left), Sel, Sel1),
+    append(Adm, New, Adm1),
+    pack(Cs, Req, Budget, Whys, Adm1, Used1, Sel1, Rej).
 pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, over_budget, because(packing, [tokens(Cost), budget_left(Left)]))|Rej]) :-
     group(N, Group),
     subtract(Group, Adm, New),
     tokens(Req, New, Cost),
     Left is Budget - Used,
-    pack(Cs, Req, Budget, Whys, Adm, Used, Sel, Rej).
+    riders(N, Whys, Cs, Cs1, Riders),
+    pack(Cs1, Req, Budget, Whys, Adm, Used, Sel, Rej1),
+    append([Riders, Rej1], Rej).
+
+% riders(+K, +Whys, +Cs, -Rest, -Rejected): the lexical candidates of Cs
+% that rule 10 kept only beside K (clause secondary) leave as K does, each
+% rejected citing it; Rest is the others. Asked only when K is not
+% admitted, so packing pays nothing for it otherwise.
+riders(_, _, [], [], []).
+riders(K, Whys, [cand(N, lexical, S)|Cs], Rest, [reject(N, below_threshold, because(packing, [clause(without_kept), score(S), by(K)]))|Rs]) :-
+    memberchk(why(N, [clause(secondary)|Fs]), Whys),
+    memberchk(kept(K, _), Fs), !,
+    riders(K, Whys, Cs, Rest, Rs).
+riders(K, Whys, [C|Cs], [C|Rest], Rs) :- riders(K, Whys, Cs, Rest, Rs).
 
 % A lexical candidate is selected by the clause of Rule 10 that kept it; a
 % host selection or mandatory unit by this rule, with the tokens its group
@@ -794,3 +860,14 @@ admit([N|Gs], N, O, B, Sel, Rest) :- !,
 admit([G|Gs], N, O, B, Sel, Rest) :-
     Sel = [select(G, dependency, because(dependencies, [by(N)]))|Sel1],
     admit(Gs, N, O, B, Sel1, Rest).
+
+% admit_references/7 is admit/6 for a group rendered as references: each
+% member says so: reference(Cost, Left), the tokens the group's bodies
+% would have added and the budget that was left for them.
+admit_references([], _, _, _, _, Sel, Sel).
+admit_references([N|Gs], N, O, B, Ref, Sel, Rest) :- !,
+    Sel = [select(N, O, B)|Sel1],
+    admit_references(Gs, N, O, B, Ref, Sel1, Rest).
+admit_references([G|Gs], N, O, B, Ref, Sel, Rest) :-
+    Sel = [select(G, dependency, because(dependencies, [by(N), Ref]))|Sel1],
+    admit_references(Gs, N, O, B, Ref, Sel1, Rest).

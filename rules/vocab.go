@@ -148,6 +148,19 @@ const (
 	// non-competing candidates a task that asks for several things names;
 	// each is kept as if the threshold were the weakest one's score.
 	ClauseIntents Clause = "intents"
+	// ClauseNoOwnPart: below the threshold, beside a stronger kept
+	// candidate, but its evidence rests on fewer than two task words
+	// that one's does not cover and on no multi-word phrase of its own:
+	// no part of the task is its own.
+	ClauseNoOwnPart Clause = "no_own_part"
+)
+
+// Clauses of rule 12 (packing).
+const (
+	// ClauseWithoutKept: kept by rule 10 only beside a stronger candidate
+	// (clause secondary) that was not admitted, so it leaves with it: a
+	// second skill does not take the first one's place.
+	ClauseWithoutKept Clause = "without_kept"
 )
 
 // Clauses lists every clause a decision may name.
@@ -155,7 +168,7 @@ var Clauses = []Clause{
 	ClauseBelowCandidateFloor, ClauseOutsideCap, ClauseAsk, ClauseTop,
 	ClauseAboveThreshold, ClauseMargin, ClauseSole, ClauseSecondary, ClauseTied,
 	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOneWord, ClauseNotBest,
-	ClauseBelowMinConfidence, ClauseIntents,
+	ClauseBelowMinConfidence, ClauseIntents, ClauseNoOwnPart, ClauseWithoutKept,
 }
 
 // factKeys are the facts a decision's because(Rule, Facts) may carry, by
@@ -164,7 +177,7 @@ var factKeys = map[string]int{
 	"clause": 1, "score": 1, "threshold": 1, "support_floor": 1, "margin": 1,
 	"runner_up": 2, "withdrawn_runner_up": 1, "no_runner_up": 0, "breadth": 1,
 	"kept": 2, "by": 1, "tokens": 1, "budget_left": 1, "path": 1,
-	"dependency": 2, "missing": 1,
+	"dependency": 2, "missing": 1, "reference": 2,
 }
 
 // vocabularyOf is checkVocabulary for a policy text other than the

@@ -453,8 +453,9 @@ func Invariants(c *compiler.Compiler, res *compiler.Result) []string {
 // optional "/", optional spacing and "skill" or "skills" in any case.
 var tagLike = regexp.MustCompile(`(?i)<[\s\p{Z}\p{Cc}]*/?[\s\p{Z}\p{Cc}]*skills?`)
 
-// openTag finds the block openings the renderer writes.
-var openTag = regexp.MustCompile(`<skill name="([^"]*)">`)
+// openTag finds the block openings the renderer writes: a body's, or a
+// reference's (rule 12: the body did not fit the budget).
+var openTag = regexp.MustCompile(`<skill name="([^"]*)"( rendering="reference")?>`)
 
 // promptShape checks the prompt's structure: empty without a selection;
 // otherwise one <skills> block holding one <skill name="NAME"> block per
@@ -473,12 +474,23 @@ func promptShape(res *compiler.Result) []string {
 	if !strings.HasPrefix(p, "<skills>\n") || !strings.HasSuffix(p, "</skills>\n") {
 		out = append(out, "prompt does not start with <skills> and end with </skills>")
 	}
-	var names []string
+	var names, refs, wantRefs []string
 	for _, m := range openTag.FindAllStringSubmatch(p, -1) {
 		names = append(names, m[1])
+		if m[2] != "" {
+			refs = append(refs, m[1])
+		}
 	}
 	if want := res.Names(); !slices.Equal(names, want) {
 		out = append(out, fmt.Sprintf("prompt opens skill blocks %q; want one per selected unit %q", names, want))
+	}
+	for _, s := range res.Selected {
+		if s.Rendering == compiler.RenderingReference {
+			wantRefs = append(wantRefs, s.Name)
+		}
+	}
+	if !slices.Equal(refs, wantRefs) {
+		out = append(out, fmt.Sprintf("prompt renders %q as references; want %q, the units selected so", refs, wantRefs))
 	}
 	if n := strings.Count(p, "</skill>\n"); n != len(res.Selected) {
 		out = append(out, fmt.Sprintf("prompt closes %d skill blocks for %d selected units", n, len(res.Selected)))

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -32,6 +33,16 @@ const defaultHookTimeout = time.Second
 // other fields are short.
 const maxHookInput = 6*compiler.MaxTaskBytes + 64<<10
 
+// hookMaxChars is Claude Code's limit on what a hook adds to the context:
+// a longer output is not added whole. The hook keeps its whole output
+// (the JSON, escaping included) within it.
+const hookMaxChars = 10000
+
+// hookFitTries bounds how many compiles the hook makes to fit its output
+// in --max-chars: each shrinks the budget in proportion to how much too
+// long the last output was.
+const hookFitTries = 6
+
 // claudeOwnRoots are the skill folders, relative to the project and to the
 // home folder, that Claude Code lists to the model itself. The hook leaves
 // them out of its default roots, so no skill reaches the model twice.
@@ -39,13 +50,14 @@ var claudeOwnRoots = []string{".claude/skills"}
 
 // hookParams are the flags of `rlmc hook claude-code`.
 type hookParams struct {
-	roots   []string
-	policy  string
-	selects []string
-	denies  []string
-	budget  int
-	timeout time.Duration
-	noCache bool
+	roots    []string
+	policy   string
+	selects  []string
+	denies   []string
+	budget   int
+	maxChars int
+	timeout  time.Duration
+	noCache  bool
 }
 
 // hookInput is the part of Claude Code's UserPromptSubmit input the hook
@@ -111,6 +123,7 @@ command line, or the policy. The prompt never does.`,
 	fl.StringArrayVar(&p.selects, "select", nil, "select unit `NAME` on every prompt (trusted host input; repeatable, or NAME,NAME)")
 	fl.StringArrayVar(&p.denies, "deny", nil, "deny unit `NAME` outright (repeatable, or NAME,NAME)")
 	fl.IntVar(&p.budget, "budget", 0, "positive token ceiling for the selected bodies (default from the policy, else 8000)")
+	fl.IntVar(&p.maxChars, "max-chars", hookMaxChars, "positive ceiling on the whole output in characters (Claude Code's limit); bodies that do not fit are rendered as references")
 	fl.DurationVar(&p.timeout, "timeout", defaultHookTimeout, "deadline of the whole hook run")
 	registerNoCache(cc, &p.noCache)
 	hook.AddCommand(cc)
@@ -120,8 +133,8 @@ command line, or the policy. The prompt never does.`,
 // runHook answers one hook call. Its errors are printed by Main on one
 // line and exit 0 (see neverBlocks), so it just returns them.
 func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr io.Writer) error {
-	if p.budget < 0 || p.timeout <= 0 {
-		return fmt.Errorf("--budget and --timeout must be positive")
+	if p.budget < 0 || p.timeout <= 0 || p.maxChars <= 0 {
+		return fmt.Errorf("--budget, --max-chars and --timeout must be positive")
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
@@ -196,7 +209,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	// A prompt over the compile's bound is the user's to send: the skills
 	// come from its start and end.
 	task, _ := compiler.ClipTask(*in.Prompt)
-	res, err := c.Compile(ctx, compiler.Request{Task: task, Select: splitNames(p.selects), Deny: splitNames(p.denies), Budget: p.budget})
+	res, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: splitNames(p.selects), Deny: splitNames(p.denies), Budget: p.budget}, p.maxChars)
 	if err != nil {
 		return nil, joinError(err, cacheNote())
 	}
@@ -210,12 +223,49 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	if note != "" {
 		fmt.Fprintf(stderr, "rlmc: %s\n", note)
 	}
-	if len(res.Selected) == 0 {
-		return nil, nil
+	return out, nil
+}
+
+// fitHook compiles req and returns the result with the hook output (nil
+// when nothing is selected), which it keeps within maxChars characters:
+// while the output is longer, it compiles again with a budget shrunk in
+// proportion, so the bodies that fit stay inline and the rest become
+// references (rule 12), never dropped for being long. An output that
+// still does not fit after hookFitTries compiles is an error: the prompt
+// goes on without skills, and the user is told why.
+func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, maxChars int) (*compiler.Result, []byte, error) {
+	for try := 0; ; try++ {
+		res, err := c.Compile(ctx, req)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(res.Selected) == 0 {
+			return res, nil, nil
+		}
+		out, err := hookJSON(res.Prompt)
+		if err != nil {
+			return nil, nil, err
+		}
+		n := utf8.RuneCount(out)
+		if n <= maxChars {
+			return res, out, nil
+		}
+		budget := res.Budget.Used * maxChars / n * 9 / 10
+		if budget >= res.Budget.Limit {
+			budget = res.Budget.Limit * 3 / 4
+		}
+		if try+1 == hookFitTries || budget <= 0 {
+			return nil, nil, fmt.Errorf("the selected skills' output (%d characters) does not fit in --max-chars %d, even as references", n, maxChars)
+		}
+		req.Budget = budget
 	}
+}
+
+// hookJSON is the hook output that adds prompt to the context.
+func hookJSON(prompt string) ([]byte, error) {
 	var out hookOutput
 	out.HookSpecificOutput.HookEventName = hookEvent
-	out.HookSpecificOutput.AdditionalContext = res.Prompt
+	out.HookSpecificOutput.AdditionalContext = prompt
 	var buf bytes.Buffer
 	if err := compiler.WriteJSON(&buf, out); err != nil {
 		return nil, err

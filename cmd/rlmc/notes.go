@@ -22,6 +22,13 @@ const maxNamed = 3
 // the result, keyed on reason codes, so that JSON and text say the same.
 func compileNotes(res *compiler.Result) []string {
 	var notes []string
+	for _, s := range res.Selected {
+		// The prompt shows a reference, not the body: say so, and how to
+		// have the body instead.
+		if s.Rendering == compiler.RenderingReference {
+			notes = append(notes, fmt.Sprintf("%s rendered as reference: its body does not fit the budget; raise --budget to inline it", noteName(s.Name)))
+		}
+	}
 	for _, rj := range res.Rejected {
 		if len(rj.Reasons) == 0 {
 			continue

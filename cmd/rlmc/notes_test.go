@@ -28,6 +28,8 @@ func TestCompileNotes(t *testing.T) {
 			want: []string{"--select implement"}},
 		{name: "over budget", res: compiler.Result{Rejected: []compiler.Rejected{rejected("big", compiler.ReasonOverBudget, 9)}},
 			want: []string{"big not loaded: over budget"}},
+		{name: "rendered as reference", res: compiler.Result{Selected: []compiler.Selected{{Name: "small", Rendering: compiler.RenderingInline}, {Name: "big", Rendering: compiler.RenderingReference}}},
+			want: []string{"big rendered as reference: its body does not fit the budget; raise --budget"}},
 		{name: "failed dependencies", res: compiler.Result{Rejected: []compiler.Rejected{
 			rejected("a", compiler.ReasonMissingDependency, 9), rejected("b", compiler.ReasonDependencyCycle, 9), rejected("c", compiler.ReasonDependencyRejected, 9),
 		}}, want: []string{"a not loaded: missing_dependency", "b not loaded: dependency_cycle", "c not loaded: dependency_rejected"}},

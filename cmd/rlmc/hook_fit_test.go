@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/loader"
+)
+
+// TestFitHook: the hook's whole output stays within --max-chars; bodies
+// that fit stay inline, the rest become references, none is dropped.
+func TestFitHook(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, desc string, lines int) {
+		body := strings.Repeat(fmt.Sprintf("Follow the %s procedure step by step and check each result.\n", name), lines)
+		p := filepath.Join(dir, name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("---\nname: "+name+"\ndescription: "+desc+"\n---\n"+body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("release-pipeline", "Deploy the service to production with the release pipeline.", 300) // ~20,000 characters
+	write("database-migration", "Write and run database schema migrations safely.", 100)          // ~6,000
+	write("commit-message", "Write a conventional commit message for staged changes.", 3)
+	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{dir}}, compiler.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, task   string
+		inline, refs []string
+		maxChars     int
+	}{
+		{name: "small body inline", task: "write a conventional commit message for my staged changes", inline: []string{"commit-message"}, maxChars: hookMaxChars},
+		{name: "body over the limit as reference", task: "deploy the service to production with the release pipeline", refs: []string{"release-pipeline"}, maxChars: hookMaxChars},
+		{name: "a body that fits stays inline", task: "write and run database schema migrations safely", inline: []string{"database-migration"}, maxChars: hookMaxChars},
+		{name: "a lower limit makes it a reference", task: "write and run database schema migrations safely", refs: []string{"database-migration"}, maxChars: 2000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, out, err := fitHook(context.Background(), c, compiler.Request{Task: tt.task}, tt.maxChars)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := utf8.RuneCount(out); n == 0 || n > tt.maxChars {
+				t.Errorf("output: got %d characters; want 1 to %d", n, tt.maxChars)
+			}
+			var inline, refs []string
+			for _, s := range res.Selected {
+				if s.Rendering == compiler.RenderingReference {
+					refs = append(refs, s.Name)
+				} else {
+					inline = append(inline, s.Name)
+				}
+			}
+			if fmt.Sprint(inline) != fmt.Sprint(tt.inline) || fmt.Sprint(refs) != fmt.Sprint(tt.refs) {
+				t.Errorf("got inline %v, references %v; want inline %v, references %v", inline, refs, tt.inline, tt.refs)
+			}
+		})
+	}
+}
