@@ -234,7 +234,8 @@ func TestToken(t *testing.T) {
 		{name: "not bearer", path: "/v1/compile", header: "Basic s3cret-token", status: 401},
 		{name: "right token", path: "/v1/compile", header: "Bearer s3cret-token", status: 200},
 		{name: "scheme in lower case", path: "/v1/compile", header: "bearer s3cret-token", status: 200},
-		{name: "healthz needs it too", path: "/healthz", status: 401},
+		{name: "healthz answers without it", path: "/healthz", status: 200},
+		{name: "readyz answers without it", path: "/readyz", status: 200},
 		{name: "metrics needs it too", path: "/metrics", status: 401},
 		{name: "metrics with it", path: "/metrics", header: "Bearer s3cret-token", status: 200},
 	} {

@@ -104,12 +104,21 @@ func hookExecutable() (string, error) {
 }
 
 // goRunBuild reports whether exe is a binary `go run` built: it lives in
-// a go-build folder under the temporary folder and is deleted when go run
-// ends, so a hook naming it breaks on the next prompt.
+// a go-build folder under the temporary folder, deleted when go run ends,
+// or (Go 1.24 and later) in the build cache, in a folder whose name ends
+// in -d, which `go clean -cache` or the cache's trimming deletes: either
+// way a hook naming it breaks.
 func goRunBuild(exe string) bool {
 	parts := strings.Split(filepath.ToSlash(exe), "/")
-	for i, p := range parts {
-		if strings.HasPrefix(p, "go-build") && i+1 < len(parts)-1 && parts[len(parts)-2] == "exe" {
+	if len(parts) < 3 {
+		return false
+	}
+	parent := parts[len(parts)-2]
+	for i, p := range parts[:len(parts)-2] {
+		if strings.HasPrefix(p, "go-build") && i+1 < len(parts)-1 && parent == "exe" {
+			return true
+		}
+		if p == "go-build" && strings.HasSuffix(parent, "-d") {
 			return true
 		}
 	}

@@ -153,6 +153,8 @@ func TestGoRunBuild(t *testing.T) {
 		{name: "installed", exe: "/home/u/go/bin/rlmc"},
 		{name: "a folder named exe", exe: "/opt/exe/rlmc"},
 		{name: "a test binary", exe: "/tmp/go-build1/b001/rlmc.test"},
+		{name: "go run, cached (Go 1.24+)", exe: "/root/.cache/go-build/54/54aa0c1d3e-d/rlmc", want: true},
+		{name: "installed under a folder ending in -d", exe: "/opt/rlmc-d/rlmc"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
