@@ -948,10 +948,20 @@ func (r *compilation) explainsMore(a, b string) bool {
 // for a unit that stays allowed, and every front-end says so alike.
 func UnknownNames(c *Compiler, field string, names []string) ir.Diagnostics {
 	var out ir.Diagnostics
+	for _, n := range UnknownUnits(c, names) {
+		out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
+			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog", field, ir.Quote(n))})
+	}
+	return out
+}
+
+// UnknownUnits returns those of names no unit of c's catalog answers to
+// (names are exact), in the order given.
+func UnknownUnits(c *Compiler, names []string) []string {
+	var out []string
 	for _, n := range names {
 		if _, ok := c.Catalog().Lookup(n); !ok {
-			out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
-				Message: fmt.Sprintf("%s names unit %s, which is not in the catalog", field, ir.Quote(n))})
+			out = append(out, n)
 		}
 	}
 	return out

@@ -415,3 +415,17 @@ func TestResponseIDBounds(t *testing.T) {
 		t.Errorf("a gzip bomb decoded to %d bytes; want at most %d", got, captureMax)
 	}
 }
+
+// TestUnknownDenyTold: a denial naming no unit (names are exact) is
+// answered with X-Rlmc-Unknown-Deny; it passed without a word.
+func TestUnknownDenyTold(t *testing.T) {
+	f := newFixture(t, nil, Config{})
+	resp, _ := f.do(t, "POST", "/v1/chat/completions", chatNoSystem, map[string]string{HeaderDeny: "TDD, deploy"})
+	if got := resp.Header.Get(HeaderUnknownDeny); got != "TDD" {
+		t.Errorf("%s: got %q; want TDD", HeaderUnknownDeny, got)
+	}
+	resp, _ = f.do(t, "POST", "/v1/chat/completions", chatNoSystem, map[string]string{HeaderDeny: "deploy"})
+	if got := resp.Header.Get(HeaderUnknownDeny); got != "" {
+		t.Errorf("%s with a known denial: got %q; want none", HeaderUnknownDeny, got)
+	}
+}

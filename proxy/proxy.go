@@ -95,6 +95,9 @@ const (
 	// all of the call's compiles) or whose body with every turn's block
 	// would be over --max-body.
 	HeaderPlacement = "X-Rlmc-Placement"
+	// HeaderUnknownDeny names, comma separated, the X-Rlmc-Deny names no
+	// unit answers to (names are exact: a misspelt denial denies nothing).
+	HeaderUnknownDeny = "X-Rlmc-Unknown-Deny"
 )
 
 // Decisions of calls that were not compiled; each reaches the upstream
@@ -460,6 +463,15 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	// own are the proxy's headers of the answer; forward puts them on
 	// the final answer (never on a 1xx, which would clear them).
 	own := http.Header{}
+	// A denial naming no unit is most likely a misspelt one that stays
+	// allowed (names are exact): the host is told, as rlmc compile and
+	// rlmc serve tell it.
+	if live != nil {
+		if unknown := compiler.UnknownUnits(live.Current(), ctl.denies); len(unknown) > 0 {
+			own.Set(HeaderUnknownDeny, strings.Join(unknown, ","))
+			p.log.Warn("a denial names no unit", "deny", unknown)
+		}
+	}
 	if rec.decision != "" {
 		own.Set(HeaderDecision, rec.decision)
 		p.forward(w, r, [][]byte{body}, own, release, &rec)
