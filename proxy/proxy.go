@@ -41,7 +41,6 @@ import (
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/httpsafe"
 	"github.com/rlmc-dev/rlmc/loader"
-	"github.com/rlmc-dev/rlmc/server"
 )
 
 // Defaults of Config.
@@ -172,13 +171,13 @@ type Proxy struct {
 // 503).
 func New(cfg Config) (*Proxy, error) {
 	if cfg.Upstream == nil || cfg.Upstream.Scheme == "" || cfg.Upstream.Host == "" {
-		return nil, &server.ConfigError{Msg: "--upstream must be an absolute URL, such as https://api.openai.com"}
+		return nil, &httpsafe.ConfigError{Msg: "--upstream must be an absolute URL, such as https://api.openai.com"}
 	}
 	if cfg.Upstream.Scheme != "http" && cfg.Upstream.Scheme != "https" {
-		return nil, &server.ConfigError{Msg: fmt.Sprintf("--upstream %s: the scheme must be http or https", Redact(cfg.Upstream))}
+		return nil, &httpsafe.ConfigError{Msg: fmt.Sprintf("--upstream %s: the scheme must be http or https", Redact(cfg.Upstream))}
 	}
 	if cfg.Addr != "" && cfg.Socket != "" {
-		return nil, &server.ConfigError{Msg: "give --addr or --socket, not both"}
+		return nil, &httpsafe.ConfigError{Msg: "give --addr or --socket, not both"}
 	}
 	if cfg.Addr == "" && cfg.Socket == "" {
 		cfg.Addr = DefaultAddr
@@ -199,7 +198,7 @@ func New(cfg Config) (*Proxy, error) {
 		cfg.Placement = PlacementTurn
 	case PlacementTurn, PlacementSystem:
 	default:
-		return nil, &server.ConfigError{Msg: fmt.Sprintf("--placement %q: give turn or system", cfg.Placement)}
+		return nil, &httpsafe.ConfigError{Msg: fmt.Sprintf("--placement %q: give turn or system", cfg.Placement)}
 	}
 	if cfg.Memory <= 0 {
 		cfg.Memory = DefaultMemory
@@ -387,7 +386,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 			given = cred
 		}
 		if !p.token.Matches(given) {
-			p.fail(w, fl, http.StatusUnauthorized, &compiler.Error{Stage: StageProxy, Code: server.ErrUnauthorized,
+			p.fail(w, fl, http.StatusUnauthorized, &compiler.Error{Stage: StageProxy, Code: httpsafe.CodeUnauthorized,
 				Message: "a valid " + HeaderToken + " header is required"})
 			return
 		}
@@ -426,7 +425,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 			msg = fmt.Sprintf("the request body is over %d bytes (--max-body)", p.cfg.MaxBodyBytes)
 		case http.StatusServiceUnavailable:
 			w.Header().Set("Retry-After", "1")
-			code = server.ErrOverloaded
+			code = httpsafe.CodeOverloaded
 		}
 		p.fail(w, flavorOf(r.URL.Path), status, &compiler.Error{Stage: StageProxy, Code: code, Message: msg})
 		return
@@ -455,7 +454,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		rec.decision = DecisionUnread
 	case live == nil && len(ctl.selects) > 0:
 		w.Header().Set("Retry-After", "1")
-		refuse(http.StatusServiceUnavailable, &compiler.Error{Stage: StageProxy, Code: server.ErrNotReady, Message: "the catalog is not loaded yet"})
+		refuse(http.StatusServiceUnavailable, &compiler.Error{Stage: StageProxy, Code: httpsafe.CodeNotReady, Message: "the catalog is not loaded yet"})
 		return
 	case live == nil:
 		rec.decision = DecisionNoCatalog
@@ -627,7 +626,7 @@ func (p *Proxy) refuseCompile(w http.ResponseWriter, err error, refuse func(int,
 	if !errors.As(err, &ce) {
 		ce = &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()}
 	}
-	status := server.StatusOf(ce, err)
+	status := httpsafe.StatusOf(ce, err)
 	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}

@@ -10,14 +10,13 @@ import (
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/httpsafe"
-	"github.com/rlmc-dev/rlmc/server"
 )
 
 // Run listens, loads and watches the catalog, and proxies until ctx ends;
 // then it stops accepting and lets the calls in flight finish (at most
 // DrainTimeout: a stream still running then is cut). Calls arriving while
 // the first catalog loads are forwarded without skills. Configuration
-// errors are *server.ConfigError; a catalog that fails its first load
+// errors are *httpsafe.ConfigError; a catalog that fails its first load
 // returns the load's error.
 func Run(ctx context.Context, cfg Config) error {
 	p, err := New(cfg)
@@ -26,7 +25,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	if cfg.PolicyFile != "" {
 		if _, err := compiler.LoadPolicy(cfg.PolicyFile); err != nil {
-			return &server.ConfigError{Msg: err.Error()}
+			return &httpsafe.ConfigError{Msg: err.Error()}
 		}
 	}
 	ln, err := httpsafe.Listen(p.cfg.Addr, p.cfg.Socket)

@@ -46,12 +46,13 @@ const (
 // written as \u0000) does not fit; send text as UTF-8, not \u escapes.
 const MaxBodyBytes = compiler.MaxTaskBytes + 64<<10
 
-// Error codes of the server itself, beside the compiler's; each comes in
-// the compile error object, with stage "serve".
+// Error codes of the server itself, beside the compiler's, shared with
+// `rlmc proxy` (httpsafe); each comes in the compile error object, with
+// stage "serve".
 const (
-	ErrNotReady     = "not_ready"    // 503: the first catalog is not loaded yet
-	ErrOverloaded   = "overloaded"   // 429: MaxInflight compiles are running
-	ErrUnauthorized = "unauthorized" // 401: a token is configured and the request lacks it
+	ErrNotReady     = httpsafe.CodeNotReady     // 503: the first catalog is not loaded yet
+	ErrOverloaded   = httpsafe.CodeOverloaded   // 429: MaxInflight compiles are running
+	ErrUnauthorized = httpsafe.CodeUnauthorized // 401: a token is configured and the request lacks it
 )
 
 // StageServe is the stage of an error raised by the server, not a compile.
@@ -257,7 +258,7 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 		if !errors.As(err, &ce) {
 			ce = &compiler.Error{Stage: StageServe, Code: compiler.ErrInvalidRequest, Message: err.Error()}
 		}
-		status := statusOf(ce, err)
+		status := httpsafe.StatusOf(ce, err)
 		if status == http.StatusServiceUnavailable {
 			w.Header().Set("Retry-After", "1")
 		}
@@ -330,26 +331,6 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (Request, f
 		return req, release, http.StatusBadRequest, fmt.Errorf("the request body is not a compile request: %v", err)
 	}
 	return req, release, 0, nil
-}
-
-// statusOf maps a compile error to its HTTP status.
-func statusOf(ce *compiler.Error, err error) int {
-	switch ce.Code {
-	case compiler.ErrInvalidRequest:
-		return http.StatusBadRequest
-	case compiler.ErrUnknownUnit, compiler.ErrSelectionRejected, compiler.ErrMandatoryRejected:
-		return http.StatusUnprocessableEntity
-	case compiler.ErrCanceled:
-		if errors.Is(err, context.DeadlineExceeded) {
-			return http.StatusGatewayTimeout
-		}
-		return http.StatusServiceUnavailable
-	case compiler.ErrBodyChanged:
-		// The files changed twice in a row under this compile: the
-		// next try meets a settled catalog.
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
 }
 
 // compileFailed answers a compile with an error object, and records it.

@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/httpsafe"
 	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/loader"
 	"github.com/rlmc-dev/rlmc/proxy"
-	"github.com/rlmc-dev/rlmc/server"
 )
 
 func newProxyCmd(stderr io.Writer) *cobra.Command {
@@ -67,7 +67,7 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 			defer signal.Stop(hup)
 			cfg.Reload = hup
 			err = proxy.Run(ctx, cfg)
-			var ce *server.ConfigError
+			var ce *httpsafe.ConfigError
 			var re *loader.RootError
 			if errors.As(err, &ce) || errors.As(err, &re) {
 				return usageError("%v", err)
