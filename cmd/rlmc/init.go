@@ -214,7 +214,7 @@ func initHook(p initParams, would string, stdout, stderr io.Writer) (bool, error
 // refuseSettings says why settings cannot be edited and what to add by
 // hand, and fails: a file rlmc cannot read is the user's to fix.
 func refuseSettings(file string, err error, command string, stderr io.Writer) error {
-	fmt.Fprintf(stderr, "rlmc: %s: %s; nothing was written. Add the hook by hand, merged into what is there:\n%s\n",
+	fmt.Fprintf(stderr, "rlmc: %s: %s; the settings file was not changed. Add the hook by hand, merged into what is there:\n%s\n",
 		ir.Printable(file), ir.EscapeText(err.Error()), hookSnippet(command))
 	return failed()
 }
