@@ -13,7 +13,7 @@ curl -sS -D - -o /dev/null "$url/v1/chat/completions" \
   -d '{"model": "gpt-4.1", "messages": [
         {"role": "system", "content": "You are a careful engineer."},
         {"role": "user", "content": "refresh the golden files after changing the explain output"}]}' \
-  | grep -i '^x-rlmc'
+  | grep -i '^HTTP/\|^x-rlmc'
 
 # Anthropic Messages, with the skills switched off for this call: the
 # upstream receives the bytes sent.
@@ -21,7 +21,7 @@ curl -sS -D - -o /dev/null "$url/v1/messages" \
   -H "x-api-key: ${ANTHROPIC_API_KEY:-ak-fake}" -H "anthropic-version: 2023-06-01" -H "X-Rlmc-Skip: 1" \
   -d '{"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": "Be brief.",
        "messages": [{"role": "user", "content": "refresh the golden files"}]}' \
-  | grep -i '^x-rlmc'
+  | grep -i '^HTTP/\|^x-rlmc'
 
 # A host selection that cannot be honored: HTTP 422 and the error in
 # OpenAI's shape (rlmc's code in "code" and "rlmc_code"); the upstream is
