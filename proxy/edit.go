@@ -29,19 +29,9 @@ type edit struct {
 	text    []byte
 }
 
-// parts returns body with e made as three slices of body and e's text,
-// to be sent one after the other: no copy of a large body is made.
-func (e edit) parts(body []byte) [][]byte {
-	return [][]byte{body[:e.at], e.text, body[e.end:]}
-}
-
-// apply returns body with e made, in a new slice.
-func (e edit) apply(body []byte) []byte {
-	out := make([]byte, 0, len(body)+len(e.text))
-	out = append(out, body[:e.at]...)
-	out = append(out, e.text...)
-	return append(out, body[e.end:]...)
-}
+// parts returns body with e made, as slices of body and e's text to send
+// one after the other (see partsAll).
+func (e edit) parts(body []byte) [][]byte { return partsAll(body, []edit{e}) }
 
 // errShape is a request whose shape leaves no place for the skill block.
 var errShape = errors.New("the request has no place for the skill block")

@@ -130,26 +130,6 @@ func intoTurn(body []byte, content span, block string, types ...string) (edit, e
 	return edit{}, errShape
 }
 
-// applyAll returns body with edits made; they are in body order and
-// none overlaps another.
-func applyAll(body []byte, edits []edit) []byte {
-	if len(edits) == 1 {
-		return edits[0].apply(body)
-	}
-	n := len(body)
-	for _, e := range edits {
-		n += len(e.text) - (e.end - e.at)
-	}
-	out := make([]byte, 0, n)
-	at := 0
-	for _, e := range edits {
-		out = append(out, body[at:e.at]...)
-		out = append(out, e.text...)
-		at = e.end
-	}
-	return append(out, body[at:]...)
-}
-
 // turnKeys returns, for each turn, a key of the conversation up to and
 // including it: the bytes of the list from its start to the turn's end, as
 // the client sent them (clients send a conversation's history again as

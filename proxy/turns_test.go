@@ -51,7 +51,7 @@ func TestTurnPlace(t *testing.T) {
 			}
 			got := string(body)
 			if len(edits) > 0 {
-				got = string(applyAll(body, edits))
+				got = string(joined(partsAll(body, edits)))
 			}
 			if got != tc.want {
 				t.Fatalf("got  %s\nwant %s", got, tc.want)
@@ -219,7 +219,7 @@ func FuzzTurns(f *testing.F) {
 			if len(edits) == 0 {
 				continue
 			}
-			got := applyAll(body, edits)
+			got := joined(partsAll(body, edits))
 			if !json.Valid(got) {
 				t.Fatalf("%s: invalid JSON after the edits: %s", path, got)
 			}

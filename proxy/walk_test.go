@@ -82,7 +82,7 @@ func BenchmarkWalkLargeChat(b *testing.B) {
 		root, _ := rootOf(body)
 		_ = a.task(body, root)
 		e, _ := a.place(body, root, "<skills/>")
-		_ = e.apply(body)
+		_ = joined(e.parts(body))
 	}
 }
 
