@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // TestCompileWarmAllocations pins what one warm compile of benchTask over

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlmc-dev/rlmc/catcache"
+	"github.com/rlmc-dev/rlmc/internal/catcache"
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // benchTask is a typical task for the generated catalogs: a few words that

@@ -15,12 +15,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rlmc-dev/rlmc/catcache"
+	"github.com/rlmc-dev/rlmc/internal/catcache"
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/pulse"
+	"github.com/rlmc-dev/rlmc/internal/retrieval"
+	"github.com/rlmc-dev/rlmc/internal/rules"
 	"github.com/rlmc-dev/rlmc/ir"
-	"github.com/rlmc-dev/rlmc/loader"
-	"github.com/rlmc-dev/rlmc/retrieval"
-	"github.com/rlmc-dev/rlmc/rules"
 )
 
 // Stage names a step of the compile pipeline. Stage names appear in
@@ -196,7 +196,7 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 // Load is the usual way to build a compiler: load the roots, then New.
 // Without opts.Roots it loads the policy's roots, else the default roots;
 // a root named either way that is not a folder is a *loader.RootError.
-func Load(ctx context.Context, opts loader.Options, p Policy) (*Compiler, error) {
+func Load(ctx context.Context, opts Options, p Policy) (*Compiler, error) {
 	return LoadWith(ctx, opts, p, nil)
 }
 
@@ -205,7 +205,7 @@ func Load(ctx context.Context, opts loader.Options, p Policy) (*Compiler, error)
 // unread, and the cache is brought up to date. The compiler equals
 // Load's in every output; a cache that cannot be read or written is not
 // used, never an error. See package catcache for what it trusts.
-func LoadWith(ctx context.Context, opts loader.Options, p Policy, cache *catcache.Cache) (*Compiler, error) {
+func LoadWith(ctx context.Context, opts Options, p Policy, cache *Cache) (*Compiler, error) {
 	if len(opts.Roots) == 0 && len(p.Roots) > 0 {
 		opts.Roots = p.Roots
 	}

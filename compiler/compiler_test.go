@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // standard is a small catalog exercising every rule.

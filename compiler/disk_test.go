@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // promptly runs f, failing the test instead of hanging when f blocks.

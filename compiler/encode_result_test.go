@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/rules"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
-	"github.com/rlmc-dev/rlmc/loader"
-	"github.com/rlmc-dev/rlmc/rules"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 

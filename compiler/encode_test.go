@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/rlmc-dev/rlmc/compiler"
-	"github.com/rlmc-dev/rlmc/loader"
+	"github.com/rlmc-dev/rlmc/internal/loader"
 )
 
 // stdlibJSON is what WriteJSON wrote before it indented by itself: the

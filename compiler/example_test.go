@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/rlmc-dev/rlmc/compiler"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // writeSkill is a tiny helper for the examples.
@@ -24,7 +23,7 @@ func ExampleCompiler_Compile() {
 	writeSkill(root, "tdd", "Test-driven development: write a failing test first.", "Write the test first.\n")
 	writeSkill(root, "deploy", "Deploy the service to production.", "Run the pipeline.\n")
 
-	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{root}}, compiler.Policy{})
+	c, err := compiler.Load(context.Background(), compiler.Options{Roots: []string{root}}, compiler.Policy{})
 	if err != nil {
 		panic(err)
 	}
@@ -50,7 +49,7 @@ func ExampleCompiler_Compile_error() {
 	defer os.RemoveAll(root)
 	writeSkill(root, "tdd", "Test-driven development.", "Write the test first.\n")
 
-	c, _ := compiler.Load(context.Background(), loader.Options{Roots: []string{root}}, compiler.Policy{})
+	c, _ := compiler.Load(context.Background(), compiler.Options{Roots: []string{root}}, compiler.Policy{})
 	_, err := c.Compile(context.Background(), compiler.Request{Task: "anything", Select: []string{"tdd"}, Deny: []string{"tdd"}})
 	if ce, ok := err.(*compiler.Error); ok {
 		fmt.Println(ce.Stage, ce.Code, ce.Reason)
@@ -66,7 +65,7 @@ func ExampleWriteExplanation() {
 	writeSkill(root, "tdd", "Test-driven development.", "Write the test first.\n")
 	writeSkill(root, "deploy", "Deploy the service to production.", "Run the pipeline.\n")
 
-	c, _ := compiler.Load(context.Background(), loader.Options{Roots: []string{root}}, compiler.Policy{})
+	c, _ := compiler.Load(context.Background(), compiler.Options{Roots: []string{root}}, compiler.Policy{})
 	res, _ := c.Compile(context.Background(), compiler.Request{Task: "deploy, but do not use tdd"})
 	compiler.WriteExplanation(os.Stdout, res)
 	// Output:

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/rlmc-dev/rlmc/internal/rules"
 	"github.com/rlmc-dev/rlmc/ir"
-	"github.com/rlmc-dev/rlmc/rules"
 )
 
 // facts is the catalog as the policy sees it: standing, priorities and the

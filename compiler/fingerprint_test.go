@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // buildShuffled writes files in a random order with random mtimes into a

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // skill renders a SKILL.md; meta is the prolog-rlm JSON or "".

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // TestCompileJSONIdentity pins, by digest, the compile JSON (and the

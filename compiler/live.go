@@ -15,7 +15,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/rlmc-dev/rlmc/loader"
+	"github.com/rlmc-dev/rlmc/internal/loader"
 )
 
 // Source is what compiles a request: a *Compiler, over the one catalog it
@@ -161,7 +161,7 @@ type liveState struct {
 // LiveOptions.OnReload hears of it. A load is swapped in only when the
 // folders held still enough around it that it reads them as they were at
 // one moment (see load), so no catalog mixes two states of the folders.
-func Watch(ctx context.Context, opts loader.Options, p Policy, lo LiveOptions) (*Live, error) {
+func Watch(ctx context.Context, opts Options, p Policy, lo LiveOptions) (*Live, error) {
 	if lo.Debounce <= 0 {
 		lo.Debounce = DefaultDebounce
 	}

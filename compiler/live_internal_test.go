@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rlmc-dev/rlmc/loader"
+	"github.com/rlmc-dev/rlmc/internal/loader"
 )
 
 // TestSettled: a load is swapped in only when the scans around it show it

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/rlmc-dev/rlmc/compiler"
-	"github.com/rlmc-dev/rlmc/loader"
+	"github.com/rlmc-dev/rlmc/internal/loader"
 )
 
 // writeFileAtomic replaces path the way editors save: a new file renamed

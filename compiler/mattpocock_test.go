@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
 	"github.com/rlmc-dev/rlmc/ir"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // mattpocock is the pinned copy of Matt Pocock's skills collection in

@@ -1,6 +1,6 @@
 package compiler
 
-import "github.com/rlmc-dev/rlmc/retrieval"
+import "github.com/rlmc-dev/rlmc/internal/retrieval"
 
 // Policy parameters on the evidence scale retrieval computes. They are
 // generic (no rule names a skill or a phrase), documented in docs/how-a-compile-decides.md, and

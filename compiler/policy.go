@@ -11,8 +11,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/safefs"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // Policy is the host's trusted configuration, read from --policy FILE. It is

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rlmc-dev/rlmc/internal/retrieval"
+	"github.com/rlmc-dev/rlmc/internal/rules"
 	"github.com/rlmc-dev/rlmc/ir"
-	"github.com/rlmc-dev/rlmc/retrieval"
-	"github.com/rlmc-dev/rlmc/rules"
 )
 
 // Details of the rejections Go decides before the policy runs (rule 1);

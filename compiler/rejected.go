@@ -4,8 +4,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/rlmc-dev/rlmc/internal/retrieval"
 	"github.com/rlmc-dev/rlmc/ir"
-	"github.com/rlmc-dev/rlmc/retrieval"
 )
 
 // A result lists every unit of the catalog that was not selected, so at

@@ -3,8 +3,8 @@ package compiler
 import (
 	"fmt"
 
+	"github.com/rlmc-dev/rlmc/internal/rules"
 	"github.com/rlmc-dev/rlmc/ir"
-	"github.com/rlmc-dev/rlmc/rules"
 )
 
 // Schema is the version of the JSON result contract.
@@ -71,9 +71,9 @@ type Reason struct {
 // decision, and the clause of it when it has several (rule 10's margin,
 // secondary, ...).
 type Rule struct {
-	Number int            `json:"number"`
-	Name   rules.RuleName `json:"name"`
-	Clause rules.Clause   `json:"clause,omitempty"`
+	Number int      `json:"number"`
+	Name   RuleName `json:"name"`
+	Clause Clause   `json:"clause,omitempty"`
 }
 
 // String renders the rule as "rule 10 strength" or, with a clause, "rule 10

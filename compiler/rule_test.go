@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlmc-dev/rlmc/retrieval"
-	"github.com/rlmc-dev/rlmc/rules"
+	"github.com/rlmc-dev/rlmc/internal/retrieval"
+	"github.com/rlmc-dev/rlmc/internal/rules"
 )
 
 // ruleCatalog: sales-charts wins a charts task; figure-digest draws one of

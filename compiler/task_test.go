@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
 	"github.com/rlmc-dev/rlmc/ir"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // longTaskCompiler is a small catalog whose phrases start with words a

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // TestCountsOnlyWhatPolicyPacks checks that a compile counts a body's

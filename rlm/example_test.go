@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/rlmc-dev/rlmc/compiler"
-	"github.com/rlmc-dev/rlmc/loader"
 	"github.com/rlmc-dev/rlmc/rlm"
 )
 
@@ -20,7 +19,7 @@ func ExampleWithSkills() {
 	os.MkdirAll(filepath.Join(root, "tdd"), 0o755)
 	os.WriteFile(filepath.Join(root, "tdd", "SKILL.md"), []byte("---\nname: tdd\ndescription: Test-driven development.\n---\nWrite the failing test first.\n"), 0o644)
 
-	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{root}}, compiler.Policy{})
+	c, err := compiler.Load(context.Background(), compiler.Options{Roots: []string{root}}, compiler.Policy{})
 	if err != nil {
 		panic(err)
 	}
@@ -51,7 +50,7 @@ func ExampleOnCompile() {
 		os.WriteFile(filepath.Join(root, name, "SKILL.md"), []byte("---\nname: "+name+"\ndescription: "+desc+"\n"+
 			"metadata:\n  prolog-rlm: '{\"schema\": 1, \"triggers\": [{\"kind\": \"object\", \"value\": \"text\"}]}'\n---\nBody.\n"), 0o644)
 	}
-	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{root}}, compiler.Policy{})
+	c, err := compiler.Load(context.Background(), compiler.Options{Roots: []string{root}}, compiler.Policy{})
 	if err != nil {
 		panic(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // TestWithSkillsLive: over a live catalog, each call compiles against the

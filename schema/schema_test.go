@@ -20,11 +20,11 @@ import (
 	"testing"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/rules"
+	"github.com/rlmc-dev/rlmc/internal/suite"
 	"github.com/rlmc-dev/rlmc/ir"
-	"github.com/rlmc-dev/rlmc/loader"
-	"github.com/rlmc-dev/rlmc/rules"
 	"github.com/rlmc-dev/rlmc/schema"
-	"github.com/rlmc-dev/rlmc/suite"
 )
 
 // errorOutput is what `rlmc compile --format json` and `rlmc serve` print
@@ -381,11 +381,11 @@ func TestCodesMatchGo(t *testing.T) {
 		schema    []string
 		goSpelled []string
 	}{
-		{"reason codes", reasons, constsOf(t, "../rules", "ReasonCode")},
+		{"reason codes", reasons, constsOf(t, "../internal/rules", "ReasonCode")},
 		{"reason codes listed", reasons, sorted(rules.Reasons)},
-		{"rule names", enum(t, d["ruleName"].(map[string]any)), constsOf(t, "../rules", "RuleName")},
+		{"rule names", enum(t, d["ruleName"].(map[string]any)), constsOf(t, "../internal/rules", "RuleName")},
 		{"rule order", ruleOrder, goRuleOrder},
-		{"clauses", enum(t, d["clause"].(map[string]any)), constsOf(t, "../rules", "Clause")},
+		{"clauses", enum(t, d["clause"].(map[string]any)), constsOf(t, "../internal/rules", "Clause")},
 		{"decisions", decisions, constsOf(t, "../compiler", "Decision")},
 		{"error codes", enum(t, d["errorCode"].(map[string]any)), constsOf(t, "../compiler", "ErrorCode")},
 		{"stages", enum(t, d["stage"].(map[string]any)), sorted(compiler.Stages())},
@@ -578,7 +578,7 @@ func TestEvidenceFieldsMatchGo(t *testing.T) {
 	}
 	got := strings.Split(alt[1], "|")
 	slices.Sort(got)
-	want := stringsOfVar(t, "../retrieval", "fieldNames")
+	want := stringsOfVar(t, "../internal/retrieval", "fieldNames")
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("got schema evidence fields %v; want retrieval's %v", got, want)

@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rlmc-dev/rlmc/catcache"
 	"github.com/rlmc-dev/rlmc/compiler"
-	"github.com/rlmc-dev/rlmc/loader"
+	"github.com/rlmc-dev/rlmc/internal/catcache"
+	"github.com/rlmc-dev/rlmc/internal/loader"
 )
 
 // catalogFlags are the flags every command that loads skills shares.

@@ -17,8 +17,8 @@ import (
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/gctune"
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/ir"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // hookEvent is the Claude Code hook event `rlmc hook claude-code` answers.

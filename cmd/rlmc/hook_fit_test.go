@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlmc-dev/rlmc/compiler"
-	"github.com/rlmc-dev/rlmc/loader"
+	"github.com/rlmc-dev/rlmc/internal/loader"
 )
 
 // TestFitHook: the hook's whole output stays within --max-chars; bodies

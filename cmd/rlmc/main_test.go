@@ -10,7 +10,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/rlmc-dev/rlmc/catcache"
+	"github.com/rlmc-dev/rlmc/internal/catcache"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
 )
 

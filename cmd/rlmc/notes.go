@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/ir"
-	"github.com/rlmc-dev/rlmc/loader"
 )
 
 // maxNamed is how many names a note lists before it says "and N more", so

@@ -14,9 +14,9 @@ import (
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/httpsafe"
+	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/proxy"
 	"github.com/rlmc-dev/rlmc/internal/safefs"
-	"github.com/rlmc-dev/rlmc/loader"
-	"github.com/rlmc-dev/rlmc/proxy"
 )
 
 func newProxyCmd(stderr io.Writer) *cobra.Command {

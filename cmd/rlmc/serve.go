@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlmc-dev/rlmc/internal/gctune"
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/safefs"
-	"github.com/rlmc-dev/rlmc/loader"
-	"github.com/rlmc-dev/rlmc/server"
+	"github.com/rlmc-dev/rlmc/internal/server"
 )
 
 // envToken names the environment variable holding the bearer token.

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlmc-dev/rlmc/internal/lockfile"
 	"github.com/rlmc-dev/rlmc/ir"
-	"github.com/rlmc-dev/rlmc/lockfile"
 )
 
 func newVendorCmd(stdout io.Writer) *cobra.Command {

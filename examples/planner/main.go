@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/rlmc-dev/rlmc/compiler"
-	"github.com/rlmc-dev/rlmc/loader"
 	"github.com/rlmc-dev/rlmc/rlm"
 )
 
@@ -34,7 +33,7 @@ func (printer) Plan(_ context.Context, req *rlm.Request) (*rlm.Response, error) 
 
 func main() {
 	ctx := context.Background()
-	c, err := compiler.Load(ctx, loader.Options{Roots: []string{".agents/skills"}}, compiler.Policy{})
+	c, err := compiler.Load(ctx, compiler.Options{Roots: []string{".agents/skills"}}, compiler.Policy{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -13,9 +13,9 @@ import (
 // the test-case runner for its request type.
 func TestFrontEndsDoNotLean(t *testing.T) {
 	for _, tc := range []struct{ dir, forbidden string }{
-		{"../../proxy", "github.com/rlmc-dev/rlmc/server"},
-		{"../../server", "github.com/rlmc-dev/rlmc/proxy"},
-		{"../../server", "github.com/rlmc-dev/rlmc/suite"},
+		{"../proxy", "github.com/rlmc-dev/rlmc/internal/server"},
+		{"../server", "github.com/rlmc-dev/rlmc/internal/proxy"},
+		{"../server", "github.com/rlmc-dev/rlmc/internal/suite"},
 	} {
 		files, err := filepath.Glob(filepath.Join(tc.dir, "*.go"))
 		if err != nil || len(files) == 0 {

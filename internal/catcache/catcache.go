@@ -1,0 +1,581 @@
+// Package catcache keeps a loaded catalog and its retrieval index on disk,
+// so that a process that starts for every prompt (a hook, an editor
+// plugin) does not read and parse every skill, nor index them, when
+// nothing changed.
+//
+// It sits between the stages it caches and the compiler: it imports ir,
+// loader and retrieval, and compiler.LoadWith calls it in place of
+// loader.Load and retrieval.Build. The cache holds both the catalog and
+// the index, and compiler.Load is the one place where both are made from
+// the same options, so that is where a cached start joins the pipeline;
+// below the compiler, no package needs to know a cache exists, and the
+// watcher (compiler.Watch), which keeps its catalog in memory, never uses
+// one.
+//
+// What is trusted: the cache folder only when it is a folder of this
+// user's, not a link, that no one else may write (else the cache is off,
+// see Off); a cache file only when it is a regular file of this user's,
+// not a link, that no one else may write, under its cap, and its key
+// matches (the cache format, rlmc's build and the running executable's
+// path, size and time, the host policy, the roots, exclusions and loader
+// limits) and its checksum holds. Inside it, a skill is taken from the cache only when
+// discovery finds it at the same place and every file the loader read or
+// stat'ed for it has the same mode, size, modification time and inode
+// (see loader.Record); discovery itself runs on every start, so a skill
+// added, removed or renamed is always seen: it stats every folder (and
+// lists again each whose stamp changed) and every SKILL.md. The index is taken whole only when every skill was; else it
+// is built again, reusing the analysis of each unchanged unit. Bodies are
+// still read and checked against their digest when a compile selects them,
+// so an edit that keeps a file's size and time fails closed
+// (body_changed). Anything that cannot be read, decoded or written is
+// simply not used.
+package catcache
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/rlmc-dev/rlmc/internal/binenc"
+	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/pulse"
+	"github.com/rlmc-dev/rlmc/internal/retrieval"
+	"github.com/rlmc-dev/rlmc/internal/safefs"
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// EnvDir names the environment variable that sets the cache folder.
+const EnvDir = "RLMC_CACHE_DIR"
+
+// EnvDebug names the environment variable that, set to anything, makes
+// the CLI print on stderr why a cache file was not used or not written.
+const EnvDebug = "RLMC_CACHE_DEBUG"
+
+// formatVersion changes with every change of the file layout or of what
+// a unit, a bag or an index holds.
+const formatVersion = 5
+
+// magic opens every cache file.
+var magic = [8]byte{'R', 'L', 'M', 'C', 'C', 'A', 'T', 0}
+
+// Cache is a folder of cache files, one per key. It is safe for
+// concurrent use, by goroutines and by processes: a file is written whole
+// under a temporary name and renamed into place.
+//
+// The folder must be this user's, not a symbolic link, and writable by no
+// one else: the first operation that finds it otherwise turns the cache
+// off (see Off), and says so once to Warn.
+type Cache struct {
+	// Dir is the folder; it is created (0700) on the first store.
+	Dir string
+	// Debug, when set, hears one line for every cache file not used or not
+	// written, and why. It never hears of a skill.
+	Debug io.Writer
+	// OnLoad, when set, hears what each Load took from the cache.
+	OnLoad func(Stats)
+	// Warn, when set, hears once, from whichever operation finds it, why
+	// the folder is refused and the cache off.
+	Warn func(*Off)
+
+	off atomic.Pointer[Off]
+}
+
+// Default returns the cache in RLMC_CACHE_DIR, else in the user's cache
+// folder (os.UserCacheDir), under rlmc. When there is none to use, it
+// returns why instead: a relative RLMC_CACHE_DIR, or no user cache folder.
+// The folder itself is checked when first used.
+func Default() (*Cache, *Off) {
+	if dir := os.Getenv(EnvDir); dir != "" {
+		// A relative folder would be taken from whatever folder rlmc
+		// runs in (for a hook, the user's project), as os.UserCacheDir
+		// refuses a relative XDG_CACHE_HOME.
+		if !filepath.IsAbs(dir) {
+			return nil, &Off{Code: OffRelative, Dir: dir}
+		}
+		return &Cache{Dir: dir}, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return nil, &Off{Code: OffNoFolder, Err: err}
+	}
+	return &Cache{Dir: filepath.Join(base, "rlmc")}, nil
+}
+
+func (c *Cache) debugf(format string, args ...any) {
+	if c != nil && c.Debug != nil {
+		fmt.Fprintf(c.Debug, "rlmc: catalog cache: "+format+"\n", args...)
+	}
+}
+
+// Stats says what one Load took from the cache.
+type Stats struct {
+	// Hit: the cache file was read and its key matched.
+	Hit bool
+	// Units is the number of units loaded; Reused how many came from the
+	// cache unread.
+	Units, Reused int
+	// IndexReused: the index was decoded, not built.
+	IndexReused bool
+	// Stored: a new cache file was written.
+	Stored bool
+}
+
+// Load loads the catalog of opts (whose Roots, Exclude and Limits the
+// caller has resolved, as compiler.Load does) and its index, taking from
+// the cache whatever has not changed, and stores what it made when
+// anything had. policy is the host policy's canonical content, part of the
+// key. The catalog and index equal those of loader.Load and
+// retrieval.Build exactly. The error is loader.Load's; the cache's own
+// failures are never errors. When ctx ends while the index is built, the
+// index is nil. A nil c loads without a cache.
+func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*ir.Catalog, *retrieval.Index, Stats, error) {
+	var st Stats
+	if c == nil {
+		cat, err := loader.Load(ctx, opts)
+		if err != nil {
+			return nil, nil, st, err
+		}
+		pl := pulse.New(ctx)
+		if ix := retrieval.Build(cat, pl); !pl.Now() {
+			return cat, ix, st, nil
+		}
+		return cat, nil, st, nil
+	}
+	defer func() {
+		c.debugf("hit %v, %d of %d units reused, index reused %v, stored %v", st.Hit, st.Reused, st.Units, st.IndexReused, st.Stored)
+		if c.OnLoad != nil {
+			c.OnLoad(st)
+		}
+	}()
+	key := c.key(opts, policy)
+	file := fileName(key)
+	prior := c.read(file, key)
+	if prior != nil {
+		st.Hit = true
+		opts.Prior = prior.rec
+	}
+	cat, rec, err := loader.LoadRecorded(ctx, opts)
+	if err != nil {
+		return nil, nil, st, err
+	}
+	st.Units = len(rec.Units)
+	for i := range rec.Units {
+		if rec.Units[i].Reused {
+			st.Reused++
+		}
+	}
+	if prior != nil && sameLoad(prior.rec, rec) {
+		ix, err := prior.index(cat)
+		if err == nil {
+			st.IndexReused = true
+			return cat, ix, st, nil
+		}
+		c.debugf("%s: index not used: %v", c.path(file), err)
+	}
+	var reuse func(*ir.Unit) *retrieval.Bag
+	if prior != nil {
+		bags := prior.bagsByOrigin(c)
+		from := make(map[*ir.Unit]*retrieval.Bag, len(rec.Units))
+		for i := range rec.Units {
+			if r := &rec.Units[i]; r.Reused {
+				from[r.Unit] = bags[r.Origin]
+			}
+		}
+		reuse = func(u *ir.Unit) *retrieval.Bag { return from[u] }
+	}
+	pl := pulse.New(ctx)
+	ix, bags := retrieval.BuildWith(cat, pl, reuse)
+	if pl.Now() {
+		return cat, nil, st, nil
+	}
+	st.Stored = c.store(file, key, rec, cat, ix, bags)
+	return cat, ix, st, nil
+}
+
+// Key names one cache file: the key of a load's options and policy.
+type Key [32]byte
+
+// KeyOf returns the key of a load of opts under policy, as Load computes
+// it. A nil c returns the zero key.
+func (c *Cache) KeyOf(opts loader.Options, policy []byte) Key {
+	if c == nil {
+		return Key{}
+	}
+	return c.key(opts, policy)
+}
+
+// Drop removes the cache file of key, so that the next load reads every
+// skill again: the compiler calls it when a body no longer matches its
+// digest, a change the stamps did not show, which would otherwise be
+// loaded from the cache, and fail, at every start. A nil c does nothing.
+func (c *Cache) Drop(key Key) {
+	if c == nil {
+		return
+	}
+	root, err := c.open(false)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	file := fileName(key)
+	if err := root.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		c.debugf("%s: not removed: %v", c.path(file), err)
+	}
+}
+
+// fileName is the name of key's cache file.
+func fileName(key [32]byte) string { return hex.EncodeToString(key[:16]) + ".cache" }
+
+// sameLoad reports whether a load that made rec read the same catalog as
+// the one that made prior: every unit reused, found in the same order,
+// and discovery said the same. The catalog is then equal to the cached
+// one, and so is its index.
+func sameLoad(prior, rec *loader.Record) bool {
+	if len(prior.Units) != len(rec.Units) || !slices.Equal(prior.Diags, rec.Diags) {
+		return false
+	}
+	for i := range rec.Units {
+		if !rec.Units[i].Reused || rec.Units[i].Origin != prior.Units[i].Origin {
+			return false
+		}
+	}
+	return true
+}
+
+// key hashes everything that can change what a load makes, beside the
+// files, which the record stamps.
+func (c *Cache) key(opts loader.Options, policy []byte) [32]byte {
+	h := sha256.New()
+	put := func(s string) {
+		var n [binary.MaxVarintLen64]byte
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+		h.Write([]byte(s))
+	}
+	put("rlmc catalog cache")
+	putBuild(put)
+	put(string(policy))
+	roots, env := opts.Roots, ""
+	if len(roots) == 0 {
+		roots, env = loader.DefaultRootsFromEnv(), os.Getenv(loader.EnvSkillsRoot)
+		put("default roots")
+	}
+	put(env)
+	put(strconv.Itoa(len(roots)))
+	for _, r := range roots {
+		put(r)
+	}
+	put(strconv.Itoa(len(opts.Exclude)))
+	for _, x := range opts.Exclude {
+		put(x)
+	}
+	l := opts.Limits
+	if l == (loader.Limits{}) {
+		l = loader.DefaultLimits
+	}
+	put(fmt.Sprintf("%d %d %d %d", l.MaxFileBytes, l.MaxFrontmatterBytes, l.MaxDepth, l.MaxFolders))
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// putBuild hashes, through put, what identifies the running rlmc: the
+// cache format, the Go toolchain and platform, the build info and the
+// executable file itself.
+func putBuild(put func(string)) {
+	put(strconv.Itoa(formatVersion))
+	put(runtime.Version())
+	put(runtime.GOOS + "/" + runtime.GOARCH)
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		put(bi.Main.Path)
+		put(bi.Main.Version)
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.modified" || s.Key == "vcs.time" {
+				put(s.Key + "=" + s.Value)
+			}
+		}
+	}
+	put(executable())
+}
+
+// executable identifies the running program file: a rebuilt binary (a
+// developer's, whose build info may not change) never trusts the cache of
+// the one before it.
+func executable() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "unknown executable"
+	}
+	info, err := os.Stat(exe)
+	if err != nil {
+		return exe + " unreadable"
+	}
+	return fmt.Sprintf("%s %d %d %s", exe, info.Size(), info.ModTime().UnixNano(), loader.FileID(info))
+}
+
+// The file: magic, format version (uint32), key (32 bytes), then three
+// sections, each a length (uint64) and a binenc encoding: the load's
+// record, the units' bags, the index; then a CRC-32C (Castagnoli) of
+// everything before it.
+const headerLen = len(magic) + 4 + 32
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// cached is a cache file read and checked, its sections not yet decoded
+// but the record.
+type cached struct {
+	rec             *loader.Record
+	bags, indexData []byte
+}
+
+// read returns the cache in file when its key is key and it checks out,
+// else nil.
+func (c *Cache) read(file string, key [32]byte) *cached {
+	p, _ := readChecked(c, file, maxCacheBytes, key, parse)
+	return p
+}
+
+// readChecked reads the file name of c's folder with readOwn, at most
+// limit bytes, and decodes it with parse under key. A folder refused, a
+// file that is absent, not this user's own, too large or does not check
+// out gives ok false, and is said on the debug writer (absence is not).
+func readChecked[T any](c *Cache, name string, limit int64, key [32]byte, parse func([]byte, [32]byte) (T, error)) (v T, ok bool) {
+	root, err := c.open(false)
+	if err != nil {
+		var off *Off
+		if !errors.Is(err, os.ErrNotExist) && !errors.As(err, &off) {
+			c.debugf("%s: not read: %v", c.Dir, err)
+		}
+		return v, false
+	}
+	defer root.Close()
+	data, err := readOwn(root, name, limit)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			c.debugf("%s: not read: %v", c.path(name), err)
+		}
+		return v, false
+	}
+	got, err := parse(data, key)
+	if err != nil {
+		c.debugf("%s: not used: %v", c.path(name), err)
+		return v, false
+	}
+	return got, true
+}
+
+// errNotOwn is a cache file that someone other than this user could have
+// written.
+var errNotOwn = errors.New("not a regular file of this user's, writable by no one else")
+
+// errStale is a cache file of another key or format.
+var errStale = errors.New("written for another rlmc, policy or roots")
+
+func parse(data []byte, key [32]byte) (*cached, error) {
+	if len(data) < headerLen+4 || !bytes.Equal(data[:len(magic)], magic[:]) {
+		return nil, binenc.ErrCorrupt
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return nil, fmt.Errorf("checksum: %w", binenc.ErrCorrupt)
+	}
+	if binary.LittleEndian.Uint32(data[len(magic):]) != formatVersion || !bytes.Equal(data[len(magic)+4:headerLen], key[:]) {
+		return nil, errStale
+	}
+	rest := body[headerLen:]
+	var sections [3][]byte
+	for i := range sections {
+		if len(rest) < 8 {
+			return nil, binenc.ErrCorrupt
+		}
+		n := binary.LittleEndian.Uint64(rest)
+		rest = rest[8:]
+		if n > uint64(len(rest)) {
+			return nil, binenc.ErrCorrupt
+		}
+		sections[i], rest = rest[:n], rest[n:]
+	}
+	if len(rest) != 0 {
+		return nil, binenc.ErrCorrupt
+	}
+	r, err := binenc.NewReader(sections[0])
+	if err != nil {
+		return nil, err
+	}
+	rec, err := decodeRecord(r)
+	if err == nil {
+		err = r.Done()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &cached{rec: rec, bags: sections[1], indexData: sections[2]}, nil
+}
+
+// index decodes the cached index against cat.
+func (p *cached) index(cat *ir.Catalog) (*retrieval.Index, error) {
+	r, err := binenc.NewReader(p.indexData)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := retrieval.Decode(r, cat)
+	if err != nil {
+		return nil, err
+	}
+	return ix, r.Done()
+}
+
+// bagsByOrigin decodes the cached bags, by the origin of their unit; none
+// when they do not decode.
+func (p *cached) bagsByOrigin(c *Cache) map[loader.Origin]*retrieval.Bag {
+	out := map[loader.Origin]*retrieval.Bag{}
+	r, err := binenc.NewReader(p.bags)
+	if err != nil {
+		c.debugf("bags not used: %v", err)
+		return nil
+	}
+	if n := r.Len(); n != len(p.rec.Units) {
+		c.debugf("bags not used: %d bags for %d units", n, len(p.rec.Units))
+		return nil
+	}
+	for i := range p.rec.Units {
+		if !r.Bool() {
+			continue
+		}
+		bg, err := retrieval.DecodeBag(r)
+		if err != nil {
+			c.debugf("bags not used: %v", err)
+			return nil
+		}
+		out[p.rec.Units[i].Origin] = bg
+	}
+	if err := r.Done(); err != nil {
+		c.debugf("bags not used: %v", err)
+		return nil
+	}
+	return out
+}
+
+// store writes the cache file for key: the record, each unit's bag (by
+// catalog position in bags) and the index. It reports whether it did.
+func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Catalog, ix *retrieval.Index, bags []*retrieval.Bag) bool {
+	pos := make(map[*ir.Unit]int, len(cat.Units))
+	for i, u := range cat.Units {
+		pos[u] = i
+	}
+	// About 16 distinct strings a unit (its paths, stamps and fields).
+	rw := binenc.NewWriterSize(16 * len(rec.Units))
+	encodeRecord(rw, rec)
+	bw := binenc.NewWriter()
+	bw.Uint(uint64(len(rec.Units)))
+	for i := range rec.Units {
+		var bg *retrieval.Bag
+		if k, ok := pos[rec.Units[i].Unit]; ok && k < len(bags) {
+			bg = bags[k]
+		}
+		bw.Bool(bg != nil)
+		if bg != nil {
+			bg.Encode(bw)
+		}
+	}
+	iw := binenc.NewWriter()
+	ix.Encode(iw)
+	sections := []*binenc.Writer{rw, bw, iw}
+	size := headerLen + 4
+	for _, sw := range sections {
+		size += 8 + sw.Len()
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, magic[:]...)
+	buf = binary.LittleEndian.AppendUint32(buf, formatVersion)
+	buf = append(buf, key[:]...)
+	for _, sw := range sections {
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(sw.Len()))
+		buf = sw.AppendTo(buf)
+	}
+	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
+	return c.write(file, buf, maxCacheBytes)
+}
+
+// write writes data to the file name of c's folder, making the folder
+// when it is missing, unless data is over limit (a file no read would
+// take), then prunes the folder. It reports whether it wrote.
+func (c *Cache) write(name string, data []byte, limit int64) bool {
+	if int64(len(data)) > limit {
+		c.debugf("%s: not written: %d bytes, over the cap of %d", c.path(name), len(data), limit)
+		return false
+	}
+	root, err := c.open(true)
+	if err != nil {
+		var off *Off
+		if !errors.As(err, &off) {
+			c.debugf("%s: not written: %v", c.path(name), err)
+		}
+		return false
+	}
+	defer root.Close()
+	if err := writeAtomic(root, name, data); err != nil {
+		c.debugf("%s: not written: %v", c.path(name), err)
+		return false
+	}
+	prune(root, time.Now())
+	return true
+}
+
+// Bounds of prune: a cache file not written for maxAge (its catalog
+// unchanged, or not loaded, for that long) and a temporary file a writer
+// left behind for tmpAge are removed. A cache file is written only when
+// its catalog changes, so a catalog loaded every day but unchanged for
+// maxAge is read from scratch once.
+const (
+	maxAge = 30 * 24 * time.Hour
+	tmpAge = time.Hour
+)
+
+// prune removes the cache files and temporary files of the folder root
+// that are older than their bound: every root, policy and build makes a
+// file of its own, and a folder of generated catalogs or a series of
+// builds would otherwise fill the cache folder for ever. Only names this
+// package writes are touched, in root alone, and a link is removed, never
+// followed.
+func prune(root *os.Root, now time.Time) {
+	dir, err := root.OpenFile(".", safefs.ReadOnly, 0)
+	if err != nil {
+		return
+	}
+	entries, err := dir.ReadDir(-1)
+	dir.Close()
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		var age time.Duration
+		switch {
+		case strings.HasSuffix(name, ".cache") && len(name) == 32+len(".cache"),
+			strings.HasSuffix(name, countsSuffix) && len(name) == 32+len(countsSuffix):
+			age = maxAge
+		case strings.HasPrefix(name, ".tmp-"):
+			age = tmpAge
+		default:
+			continue
+		}
+		if info, err := root.Lstat(name); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > age {
+			root.Remove(name)
+		}
+	}
+}

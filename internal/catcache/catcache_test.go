@@ -1,0 +1,593 @@
+package catcache
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/retrieval"
+	"github.com/rlmc-dev/rlmc/internal/testkit"
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// exportAll lets cmp read every unexported field (the index's tables, the
+// catalog's name table).
+var exportAll = cmp.Exporter(func(reflect.Type) bool { return true })
+
+// Times files are backdated to: old enough to be trusted (see
+// loader.Record), and different from each other, so that a change made
+// in a test shows in the modification time as it does on a real disk.
+var (
+	then  = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	later = then.Add(time.Hour)
+)
+
+// base writes a catalog that exercises every file the loader reads: a
+// plain skill, one linking two resources (one missing), one with a Codex
+// policy, one with a Skill Router manifest; and returns its root.
+func base(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "skills")
+	files := map[string]string{
+		"plain/SKILL.md":                 "---\nname: plain\ndescription: Format dates in reports.\n---\n# Dates\n\nUse ISO dates.\n",
+		"linked/SKILL.md":                "---\nname: linked\ndescription: Review pull requests.\n---\n# Review\n\nSee [the guide](refs/guide.md) and [more](refs/more.md).\n",
+		"linked/refs/guide.md":           "guide\n",
+		"linked/agents/notes.md":         "an agents folder without a Codex policy\n",
+		"codex/SKILL.md":                 "---\nname: codex\ndescription: Deploy the service.\n---\n# Deploy\n",
+		"codex/agents/openai.yaml":       "policy:\n  allow_implicit_invocation: true \n",
+		"router/SKILL.md":                "---\nname: router\ndescription: Tune database queries.\n---\n# Queries\n",
+		"router/manifest.json":           `{"keywords": ["sql"]}`,
+		"nested/group/deeper/SKILL.md":   "---\nname: deeper\ndescription: Draw charts from tables.\n---\n",
+		"nested/group/deeper/notes.txt":  "not read\n",
+		"nested/group/other/README.md":   "no skill here\n",
+		"nested/group/other/deep/x/y.md": "still none\n",
+	}
+	for name, data := range files {
+		testkit.WriteFile(t, filepath.Join(root, filepath.FromSlash(name)), data)
+	}
+	testkit.Backdate(t, root, then)
+	return root
+}
+
+// fresh loads opts without a cache.
+func fresh(t *testing.T, opts loader.Options) (*ir.Catalog, *retrieval.Index) {
+	t.Helper()
+	cat, err := loader.Load(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat, retrieval.Build(cat, nil)
+}
+
+// load loads opts through c and checks the result against a load without
+// a cache, field by field.
+func load(t *testing.T, c *Cache, opts loader.Options, policy string) Stats {
+	t.Helper()
+	cat, ix, st, err := c.Load(context.Background(), opts, []byte(policy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCat, _ := fresh(t, opts)
+	if diff := cmp.Diff(wantCat, cat, exportAll); diff != "" {
+		t.Fatalf("catalog differs from an uncached load (-uncached +cached):\n%s", diff)
+	}
+	// Built over the same catalog, so that the tables keyed by unit
+	// compare too.
+	wantIx := retrieval.Build(cat, nil)
+	if diff := cmp.Diff(wantIx, ix, exportAll); diff != "" {
+		t.Fatalf("index differs from an uncached build (-uncached +cached):\n%s", diff)
+	}
+	return st
+}
+
+func newCache(t *testing.T) *Cache { return &Cache{Dir: filepath.Join(t.TempDir(), "cache")} }
+
+// cacheFile returns the one cache file in c.
+func cacheFile(t *testing.T, c *Cache) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(c.Dir, "*.cache"))
+	if len(files) != 1 {
+		t.Fatalf("got %d cache files; want 1", len(files))
+	}
+	return files[0]
+}
+
+// TestUnchanged: the second load of an unchanged catalog takes every unit
+// and the index from the cache and writes nothing.
+func TestUnchanged(t *testing.T) {
+	root, c := base(t), newCache(t)
+	opts := loader.Options{Roots: []string{root}}
+	if st := load(t, c, opts, ""); st.Hit || !st.Stored || st.Reused != 0 {
+		t.Fatalf("first load: got %+v; want a miss that stores", st)
+	}
+	st := load(t, c, opts, "")
+	if !st.Hit || st.Reused != st.Units || st.Units != 5 || !st.IndexReused || st.Stored {
+		t.Fatalf("second load: got %+v; want every one of 5 units and the index reused, nothing stored", st)
+	}
+}
+
+// TestChanges: every kind of change to what the loader reads is seen; the
+// changed unit is read again, the others are reused, and the result
+// equals an uncached load.
+func TestChanges(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(t *testing.T, root string)
+		reused int // of the units loaded after the change
+		units  int
+	}{
+		{"edit a skill", func(t *testing.T, root string) {
+			write(t, root, "plain/SKILL.md", "---\nname: plain\ndescription: Format dates and times in reports.\n---\n# Dates\n")
+		}, 4, 5},
+		{"edit keeping the size", func(t *testing.T, root string) {
+			write(t, root, "plain/SKILL.md", strings.Replace(read(t, root, "plain/SKILL.md"), "Format", "Parse ", 1))
+		}, 4, 5},
+		{"add a skill", func(t *testing.T, root string) {
+			write(t, root, "added/SKILL.md", "---\nname: added\ndescription: Translate menus.\n---\n")
+		}, 5, 6},
+		{"add a nested skill", func(t *testing.T, root string) {
+			write(t, root, "nested/group/other/deep/SKILL.md", "---\nname: deep\ndescription: Translate menus.\n---\n")
+		}, 5, 6},
+		{"remove a skill", func(t *testing.T, root string) {
+			must(t, os.RemoveAll(filepath.Join(root, "router")))
+		}, 4, 4},
+		{"rename a skill folder", func(t *testing.T, root string) {
+			must(t, os.Rename(filepath.Join(root, "plain"), filepath.Join(root, "dates")))
+		}, 4, 5},
+		{"rename a SKILL.md away", func(t *testing.T, root string) {
+			must(t, os.Rename(filepath.Join(root, "plain/SKILL.md"), filepath.Join(root, "plain/skill.md")))
+		}, 4, 4},
+		{"add a Codex policy", func(t *testing.T, root string) {
+			write(t, root, "plain/agents/openai.yaml", "policy:\n  allow_implicit_invocation: false\n")
+		}, 4, 5},
+		{"add a Codex policy to an agents folder", func(t *testing.T, root string) {
+			write(t, root, "linked/agents/openai.yaml", "policy:\n  allow_implicit_invocation: false\n")
+		}, 4, 5},
+		{"edit a Codex policy", func(t *testing.T, root string) {
+			write(t, root, "codex/agents/openai.yaml", "policy:\n  allow_implicit_invocation: false\n")
+		}, 4, 5},
+		{"remove a Codex policy", func(t *testing.T, root string) {
+			must(t, os.Remove(filepath.Join(root, "codex/agents/openai.yaml")))
+		}, 4, 5},
+		{"edit a manifest", func(t *testing.T, root string) {
+			write(t, root, "router/manifest.json", `{"keywords": ["postgres"]}`)
+		}, 4, 5},
+		{"remove a linked resource", func(t *testing.T, root string) {
+			must(t, os.Remove(filepath.Join(root, "linked/refs/guide.md")))
+		}, 4, 5},
+		{"add a missing linked resource", func(t *testing.T, root string) {
+			write(t, root, "linked/refs/more.md", "more\n")
+		}, 4, 5},
+		{"replace a linked resource by a folder", func(t *testing.T, root string) {
+			must(t, os.Remove(filepath.Join(root, "linked/refs/guide.md")))
+			must(t, os.Mkdir(filepath.Join(root, "linked/refs/guide.md"), 0o755))
+		}, 4, 5},
+		{"make a name collide", func(t *testing.T, root string) {
+			write(t, root, "again/SKILL.md", "---\nname: plain\ndescription: Another plain.\n---\n")
+		}, 5, 6},
+		{"edit a Codex policy keeping its size, time and inode", func(t *testing.T, root string) {
+			rewriteInPlace(t, filepath.Join(root, "codex/agents/openai.yaml"), "policy:\n  allow_implicit_invocation: false\n")
+		}, 4, 5},
+		{"add a skill and put the folder's time back", func(t *testing.T, root string) {
+			info, err := os.Stat(root)
+			must(t, err)
+			write(t, root, "added/SKILL.md", "---\nname: added\ndescription: Translate menus.\n---\n")
+			must(t, os.Chtimes(root, info.ModTime(), info.ModTime()))
+		}, 5, 6},
+		{"unrelated file", func(t *testing.T, root string) {
+			write(t, root, "nested/group/deeper/notes.txt", "changed, and never read\n")
+		}, 5, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, c := base(t), newCache(t)
+			opts := loader.Options{Roots: []string{root}}
+			load(t, c, opts, "")
+			tt.change(t, root)
+			backdateNew(t, root)
+			st := load(t, c, opts, "")
+			if !st.Hit || st.Reused != tt.reused || st.Units != tt.units {
+				t.Errorf("got %+v; want a hit with %d of %d units reused", st, tt.reused, tt.units)
+			}
+			if wantIndex := tt.reused == tt.units && tt.units == 5; st.IndexReused != wantIndex {
+				t.Errorf("index reused: got %v; want %v", st.IndexReused, wantIndex)
+			}
+			if st := load(t, c, opts, ""); !st.IndexReused || st.Reused != st.Units {
+				t.Errorf("load after the change was stored: got %+v; want everything reused", st)
+			}
+		})
+	}
+}
+
+// TestKey: a change of the policy, the roots, the exclusions or the limits
+// is another key: the cache of the old one is not read.
+func TestKey(t *testing.T) {
+	root, c := base(t), newCache(t)
+	opts := loader.Options{Roots: []string{root}}
+	load(t, c, opts, "policy one")
+	other := opts
+	other.Exclude = []string{"router"}
+	limits := opts
+	limits.Limits = loader.DefaultLimits
+	limits.Limits.MaxDepth = 2
+	second := filepath.Join(t.TempDir(), "second")
+	must(t, os.Mkdir(second, 0o755))
+	roots := loader.Options{Roots: []string{root, second}}
+	tests := []struct {
+		name   string
+		opts   loader.Options
+		policy string
+	}{
+		{"policy", opts, "policy two"},
+		{"exclude", other, "policy one"},
+		{"limits", limits, "policy one"},
+		{"roots", roots, "policy one"},
+	}
+	for _, tt := range tests {
+		if st := load(t, c, tt.opts, tt.policy); st.Hit {
+			t.Errorf("%s changed: got a hit; want a miss", tt.name)
+		}
+	}
+	if st := load(t, c, opts, "policy one"); !st.Hit || !st.IndexReused {
+		t.Errorf("back to the first key: got %+v; want a whole hit", st)
+	}
+}
+
+// TestRacy: a file modified in the last seconds (or in the future) is not
+// trusted: the unit is read again at the next load.
+func TestRacy(t *testing.T) {
+	root, c := base(t), newCache(t)
+	opts := loader.Options{Roots: []string{root}}
+	load(t, c, opts, "")
+	// In the future, it stays within the window however slow the test.
+	soon := time.Now().Add(time.Hour)
+	must(t, os.Chtimes(filepath.Join(root, "plain/SKILL.md"), soon, soon))
+	load(t, c, opts, "") // records the racy stamp
+	if st := load(t, c, opts, ""); st.Reused != st.Units-1 {
+		t.Errorf("got %+v; want the recently modified unit read again", st)
+	}
+}
+
+// TestBadCache: a cache file that is truncated, corrupt, of another
+// format or key, or garbage is ignored and replaced; a cache folder that
+// cannot be made is not used. Neither is an error.
+func TestBadCache(t *testing.T) {
+	tests := []struct {
+		name  string
+		spoil func(data []byte) []byte
+	}{
+		{"truncated", func(d []byte) []byte { return d[:len(d)/2] }},
+		{"truncated header", func(d []byte) []byte { return d[:10] }},
+		{"empty", func([]byte) []byte { return nil }},
+		{"bit flipped", func(d []byte) []byte { d[len(d)/2] ^= 1; return d }},
+		{"garbage", func([]byte) []byte { return []byte("not a cache at all") }},
+		{"foreign version", func(d []byte) []byte {
+			binary.LittleEndian.PutUint32(d[len(magic):], formatVersion+1)
+			return reseal(d)
+		}},
+		{"foreign key", func(d []byte) []byte { d[len(magic)+4] ^= 0xff; return reseal(d) }},
+		{"sealed nonsense", func(d []byte) []byte {
+			for i := headerLen + 8; i < len(d)-4; i += 3 {
+				d[i] = byte(i)
+			}
+			return reseal(d)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, c := base(t), newCache(t)
+			opts := loader.Options{Roots: []string{root}}
+			load(t, c, opts, "")
+			file := cacheFile(t, c)
+			data, err := os.ReadFile(file)
+			must(t, err)
+			must(t, os.WriteFile(file, tt.spoil(data), 0o600))
+			if st := load(t, c, opts, ""); st.Hit || st.Reused != 0 || !st.Stored {
+				t.Errorf("got %+v; want the file ignored and written again", st)
+			}
+			if st := load(t, c, opts, ""); !st.IndexReused {
+				t.Errorf("after the rewrite: got %+v; want a whole hit", st)
+			}
+		})
+	}
+	t.Run("writable by others", func(t *testing.T) {
+		root, c := base(t), newCache(t)
+		opts := loader.Options{Roots: []string{root}}
+		load(t, c, opts, "")
+		file := cacheFile(t, c)
+		must(t, os.Chmod(file, 0o666))
+		if st := load(t, c, opts, ""); st.Hit {
+			t.Errorf("got %+v; want a file others could write ignored", st)
+		}
+	})
+	t.Run("a folder, not a file", func(t *testing.T) {
+		root, c := base(t), newCache(t)
+		opts := loader.Options{Roots: []string{root}}
+		load(t, c, opts, "")
+		file := cacheFile(t, c)
+		must(t, os.Remove(file))
+		must(t, os.Mkdir(file, 0o700))
+		if st := load(t, c, opts, ""); st.Hit || st.Stored {
+			t.Errorf("got %+v; want no cache used", st)
+		}
+	})
+	t.Run("a FIFO", func(t *testing.T) {
+		root, c := base(t), newCache(t)
+		opts := loader.Options{Roots: []string{root}}
+		load(t, c, opts, "")
+		file := cacheFile(t, c)
+		must(t, os.Remove(file))
+		if err := mkfifo(file); err != nil {
+			t.Skipf("no FIFOs here: %v", err)
+		}
+		done := make(chan Stats)
+		go func() {
+			_, _, st, _ := c.Load(context.Background(), opts, nil)
+			done <- st
+		}()
+		select {
+		case st := <-done:
+			if st.Hit {
+				t.Errorf("got %+v; want the FIFO not used", st)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a FIFO in the cache file's place blocked the load")
+		}
+	})
+	t.Run("folder is a file", func(t *testing.T) {
+		root := base(t)
+		file := filepath.Join(t.TempDir(), "file")
+		testkit.WriteFile(t, file, "x")
+		c := &Cache{Dir: filepath.Join(file, "cache")}
+		var debug bytes.Buffer
+		c.Debug = &debug
+		opts := loader.Options{Roots: []string{root}}
+		for range 2 {
+			if st := load(t, c, opts, ""); st.Hit || st.Stored {
+				t.Errorf("got %+v; want no cache used", st)
+			}
+		}
+		if !strings.Contains(debug.String(), "not written") {
+			t.Errorf("debug log: got %q; want a line saying the cache was not written", debug.String())
+		}
+	})
+}
+
+// reseal recomputes a spoiled file's checksum, so that what is checked is
+// the decoding behind it.
+func reseal(d []byte) []byte {
+	binary.LittleEndian.PutUint32(d[len(d)-4:], crc32.Checksum(d[:len(d)-4], castagnoli))
+	return d
+}
+
+// TestConcurrentWriters: loads racing to write the same cache file, and a
+// reader reading it all along, never see half a file: each read file is
+// absent or parses whole.
+func TestConcurrentWriters(t *testing.T) {
+	root, c := base(t), newCache(t)
+	opts := loader.Options{Roots: []string{root}}
+	key := c.key(opts, nil)
+	file := filepath.Join(c.Dir, filepathName(key))
+	var (
+		wg   sync.WaitGroup
+		stop = make(chan struct{})
+	)
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				continue
+			}
+			if _, err := parse(data, key); err != nil {
+				t.Errorf("a reader saw a cache file that does not parse: %v", err)
+				return
+			}
+		}
+	})
+	var writers sync.WaitGroup
+	for i := range 4 {
+		writers.Go(func() {
+			for j := range 5 {
+				// Alternate a changed and the first state of one file, so
+				// that every load stores.
+				if i == 0 {
+					testkit.WriteFile(t, filepath.Join(root, "plain/notes.md"), strings.Repeat("x", j))
+				}
+				if _, _, _, err := c.Load(context.Background(), opts, nil); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	writers.Wait()
+	close(stop)
+	wg.Wait()
+	if _, err := parse(mustRead(t, file), key); err != nil {
+		t.Errorf("the last file written does not parse: %v", err)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(c.Dir, ".tmp-*")); len(tmp) > 0 {
+		t.Errorf("temporary files left behind: %v", tmp)
+	}
+}
+
+// backdateNew sets every file and folder below root modified in the last
+// minute to later: what a test changed then looks like a change made long
+// enough ago to be trusted, and everything else keeps its time.
+func backdateNew(t *testing.T, root string) {
+	t.Helper()
+	recent := time.Now().Add(-time.Minute)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink != 0 {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil || info.ModTime().Before(recent) {
+			return err
+		}
+		return os.Chtimes(path, later, later)
+	})
+	must(t, err)
+}
+
+func filepathName(key [32]byte) string { return fileName(key) }
+
+func write(t *testing.T, root, name, data string) {
+	t.Helper()
+	testkit.WriteFile(t, filepath.Join(root, filepath.FromSlash(name)), data)
+}
+
+// rewriteInPlace replaces the file's content by data of the same length,
+// written into the same inode, and puts its modification time back: only
+// its change time (ctime) tells.
+func rewriteInPlace(t *testing.T, file, data string) {
+	t.Helper()
+	info, err := os.Stat(file)
+	must(t, err)
+	if info.Size() != int64(len(data)) {
+		t.Fatalf("rewriteInPlace: %s holds %d bytes, not %d", file, info.Size(), len(data))
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY, 0)
+	must(t, err)
+	_, err = f.WriteAt([]byte(data), 0)
+	must(t, err)
+	must(t, f.Close())
+	must(t, os.Chtimes(file, info.ModTime(), info.ModTime()))
+}
+
+func read(t *testing.T, root, name string) string {
+	t.Helper()
+	return string(mustRead(t, filepath.Join(root, filepath.FromSlash(name))))
+}
+
+func mustRead(t *testing.T, file string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	must(t, err)
+	return data
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPrune: writing a cache file removes the cache files not written for
+// maxAge and the temporary files left for tmpAge, and nothing else.
+func TestPrune(t *testing.T) {
+	root, c := base(t), newCache(t)
+	must(t, os.MkdirAll(c.Dir, 0o700))
+	old := time.Now().Add(-maxAge - time.Hour)
+	files := map[string]bool{ // name -> kept
+		strings.Repeat("a", 32) + ".cache": false,
+		strings.Repeat("b", 32) + ".cache": true, // recent
+		".tmp-123":                         false,
+		"notes.txt":                        true, // not ours
+		"short.cache":                      true, // not a name we write
+	}
+	for name, kept := range files {
+		file := filepath.Join(c.Dir, name)
+		must(t, os.WriteFile(file, []byte("x"), 0o600))
+		if !kept || name == "notes.txt" || name == "short.cache" {
+			must(t, os.Chtimes(file, old, old))
+		}
+	}
+	load(t, c, loader.Options{Roots: []string{root}}, "")
+	for name, kept := range files {
+		_, err := os.Stat(filepath.Join(c.Dir, name))
+		if got := err == nil; got != kept {
+			t.Errorf("%s kept: got %v; want %v", name, got, kept)
+		}
+	}
+}
+
+// TestConcurrentProcesses: two processes storing the same cache file over
+// and over (each removes it first, so each load writes), while this one
+// reads it: every file read parses whole.
+func TestConcurrentProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	root, c := base(t), newCache(t)
+	opts := loader.Options{Roots: []string{root}}
+	key := c.key(opts, nil)
+	file := filepath.Join(c.Dir, fileName(key))
+	var procs []*exec.Cmd
+	for range 2 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestWriterProcess$")
+		cmd.Env = append(os.Environ(), "CATCACHE_WRITER="+c.Dir+string(os.PathListSeparator)+root)
+		cmd.Stderr = os.Stderr
+		must(t, cmd.Start())
+		procs = append(procs, cmd)
+	}
+	done := make(chan error, len(procs))
+	for _, p := range procs {
+		go func() { done <- p.Wait() }()
+	}
+	reads := 0
+	for finished := 0; finished < len(procs); {
+		select {
+		case err := <-done:
+			must(t, err)
+			finished++
+		default:
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		reads++
+		if _, err := parse(data, key); err != nil {
+			t.Fatalf("read %d: a cache file that does not parse: %v", reads, err)
+		}
+	}
+	t.Logf("%d whole reads", reads)
+}
+
+// TestWriterProcess is TestConcurrentProcesses' writer, run in a process
+// of its own.
+func TestWriterProcess(t *testing.T) {
+	env := os.Getenv("CATCACHE_WRITER")
+	if env == "" {
+		t.Skip("run by TestConcurrentProcesses")
+	}
+	dir, root, _ := strings.Cut(env, string(os.PathListSeparator))
+	c := &Cache{Dir: dir}
+	opts := loader.Options{Roots: []string{root}}
+	file := filepath.Join(dir, fileName(c.key(opts, nil)))
+	stores := 0
+	for range 30 {
+		os.Remove(file)
+		// The other writer may store between the removal and the load,
+		// which then has nothing to store.
+		_, _, st, err := c.Load(context.Background(), opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Stored {
+			stores++
+		}
+	}
+	if stores == 0 {
+		t.Fatal("no load stored the cache file; the test tests nothing")
+	}
+}

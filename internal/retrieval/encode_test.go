@@ -1,0 +1,158 @@
+package retrieval
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rlmc-dev/rlmc/internal/binenc"
+	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/testkit"
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// exportAll lets cmp compare every unexported field of the index's types.
+var exportAll = cmp.Exporter(func(reflect.Type) bool { return true })
+
+// roundTrip encodes ix and decodes it against the same catalog.
+func roundTrip(t *testing.T, ix *Index) *Index {
+	t.Helper()
+	w := binenc.NewWriter()
+	ix.Encode(w)
+	r, err := binenc.NewReader(w.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(r, ix.cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Done(); err != nil {
+		t.Fatalf("bytes left after the index: %v", err)
+	}
+	return got
+}
+
+// encodeCatalogs are catalogs whose indexes fill every table: phrases of
+// every kind, objects, actions, negative triggers, quoted phrases,
+// aliases (one spelling another unit's name), a unit that is not indexed.
+func encodeCatalogs(t *testing.T) map[string]*ir.Catalog {
+	review := unit("code-review", `Review code changes for bugs. Use when asked to "check my diff".`, "peer check", "deploy")
+	trigger(review, ir.TriggerPhrase, "run the linters", ir.DefaultTriggerWeight)
+	trigger(review, ir.TriggerPhrase, "audit pull requests", 200)
+	trigger(review, ir.TriggerKeyword, "lint", ir.DefaultTriggerWeight)
+	trigger(review, ir.TriggerObject, "pull request", ir.DefaultTriggerWeight)
+	trigger(review, ir.TriggerVerb, "inspect", ir.DefaultTriggerWeight)
+	review.NegativeTriggers = []string{"draft only"}
+	review.Headings = []string{"Steps", "Checking the diff"}
+	review.Lead = "Read the diff, then the tests."
+	styles := trigger(unit("css-tips", "Tips for css layout."), ir.TriggerObject, "stylesheet", ir.DefaultTriggerWeight)
+	broken := unit("broken", "Never indexed.")
+	broken.Status = ir.StatusInvalid
+	hand := ir.NewCatalog(nil, []*ir.Unit{review, styles, broken, unit("chatty", "Talk about anything.", "of the"), unit("deploy", "Deploy the service.")}, nil)
+	gen, err := loader.Load(context.Background(), loader.Options{Roots: testkit.GenerateCatalog(t, t.TempDir(), 300, 7)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]*ir.Catalog{"hand": hand, "generated": gen, "empty": ir.NewCatalog(nil, nil, nil)}
+}
+
+// TestEncodeRoundTrip: an index decoded from its encoding equals the one
+// Build made, in every field, unexported ones included. A field added to
+// Index (or to the types it holds) that Encode does not write fails here.
+func TestEncodeRoundTrip(t *testing.T) {
+	for name, cat := range encodeCatalogs(t) {
+		t.Run(name, func(t *testing.T) {
+			ix := Build(cat, nil)
+			if diff := cmp.Diff(ix, roundTrip(t, ix), exportAll); diff != "" {
+				t.Errorf("decoded index differs from the built one (-built +decoded):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestBuildWith: an index built from reused bags (all of them, some, or
+// bags made with other aliases) equals a fresh Build, and the bags it
+// returns round-trip through their encoding.
+func TestBuildWith(t *testing.T) {
+	for name, cat := range encodeCatalogs(t) {
+		t.Run(name, func(t *testing.T) {
+			want := Build(cat, nil)
+			_, bags := BuildWith(cat, nil, nil)
+			byUnit := map[*ir.Unit]*Bag{}
+			for i, bg := range bags {
+				if bg == nil {
+					continue
+				}
+				w := binenc.NewWriter()
+				bg.Encode(w)
+				r, err := binenc.NewReader(w.Bytes())
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := DecodeBag(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(bg, got, exportAll); diff != "" {
+					t.Fatalf("bag %d round trip (-want +got):\n%s", i, diff)
+				}
+				byUnit[cat.Units[i]] = got
+			}
+			tests := []struct {
+				name  string
+				reuse func(*ir.Unit) *Bag
+			}{
+				{"all", func(u *ir.Unit) *Bag { return byUnit[u] }},
+				{"every other", func(u *ir.Unit) *Bag {
+					if len(u.Name)%2 == 0 {
+						return byUnit[u]
+					}
+					return nil
+				}},
+				{"other aliases", func(u *ir.Unit) *Bag {
+					bg := byUnit[u]
+					if bg == nil {
+						return nil
+					}
+					return &Bag{aliases: append([]string{"stale"}, bg.aliases...), b: bag{terms: []string{"stale"}, tf: make([][numFields]float32, 1)}}
+				}},
+			}
+			for _, tt := range tests {
+				got, _ := BuildWith(cat, nil, tt.reuse)
+				if diff := cmp.Diff(want, got, exportAll); diff != "" {
+					t.Errorf("%s: index differs from Build's (-Build +BuildWith):\n%s", tt.name, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestDecodeCorrupt: every truncation of an encoding fails to decode or
+// decodes, never panics.
+func TestDecodeCorrupt(t *testing.T) {
+	cat := encodeCatalogs(t)["hand"]
+	w := binenc.NewWriter()
+	Build(cat, nil).Encode(w)
+	data := w.Bytes()
+	for n := 0; n < len(data); n++ {
+		r, err := binenc.NewReader(data[:n])
+		if err != nil {
+			continue
+		}
+		if _, err := Decode(r, cat); err == nil && r.Done() == nil {
+			t.Errorf("truncated to %d of %d bytes: decoded without an error", n, len(data))
+		}
+	}
+	for i := 0; i < len(data); i += 7 {
+		bad := append([]byte(nil), data...)
+		bad[i] ^= 0x5a
+		r, err := binenc.NewReader(bad)
+		if err != nil {
+			continue
+		}
+		_, _ = Decode(r, cat) // must not panic
+	}
+}

@@ -1,0 +1,873 @@
+% rlmc host policy: which prompt units enter the planner context.
+%
+% This file is the whole decision specification after retrieval. Go has
+% scored the task against the catalog (rule 1, evidence: package retrieval,
+% internal/retrieval/score.go) and computed every unit's dependency closure
+% once per catalog; this policy judges what Go shows it. It never sees
+% skill text, only names and numbers.
+%
+% Who decides what:
+%   Rule 1 (evidence) is Go's alone: a unit scoring below the candidate
+%   floor (1.5) is never shown to this policy (no_evidence when it scores
+%   0, below_threshold with rule 1's clause otherwise), nor is an eligible
+%   unit outside the best four lexical candidates (CandidateCap), unless
+%   it answers a clause of the task best and scores at least 4.5
+%   (ClauseFloor; at most four such more). A
+%   shadowed unit is never shown either: its name answers for the unit
+%   that shadows it, so the catalog, not a rule here, keeps it out.
+%   Rules 2-6 (deny, standing, explicit-user-only, negation, dependencies)
+%   are decided here, and only here, for every unit Go shows the policy:
+%   eligible/3 over the lexical units above the candidate floor, best
+%   first, and, in its first call, over the units the request names (those
+%   the host denies and those the task negates), whatever their score; and
+%   decide/4 over the host's selections and mandatory units. Go decides
+%   none of them.
+%   Rules 7-12 are decided here, by decide/4, over the candidates.
+%
+% Every decision is select(Name, Reason, because(Rule, Facts)) or
+% reject(Name, Reason, because(Rule, Facts)): Reason is a code of the JSON
+% contract, Rule the name of the rule that made the decision (evidence,
+% deny, standing, explicit_user_only, negation, dependencies, supersedes,
+% order, ambiguity, strength, redundancy, packing: rules 1-12 of
+% docs/how-a-compile-decides.md), Facts what it compared: clause(C) (which clause of the rule,
+% when it has several), score(S), threshold(T), support_floor(F),
+% margin(M), runner_up(Name, S) | withdrawn_runner_up(S) | no_runner_up,
+% breadth(B), kept(Name, S), by(Name) (first, when the rule cites a unit),
+% tokens(N), budget_left(N), missing(Name), path(Cycle),
+% dependency(Name, Why), reference(InlineTokens, Left) (rule 12: admitted
+% rendered as a reference, its group's bodies' InlineTokens not fitting in
+% the Left left of the budget). Go checks, when it loads this file, that every
+% reason, rule, clause and fact written here is in its vocabulary
+% (internal/rules/vocab.go), so a new one cannot reach the contract untyped.
+%
+% Numbers are integers: scores and thresholds are evidence x 1000.
+%
+% Facts about the catalog (Go-native, read-only):
+%   unit(+Name, -Status, -Invocation, -Priority)
+%       Status is ok | invalid (a name never answers for a shadowed unit);
+%       Invocation is automatic | explicit_user.
+%   closure(+Name, -Closure)
+%       deps(Deps): every unit Name transitively requires, dependencies
+%       first; missing(Dep): a required unit does not exist;
+%       cycle(Path): the requires graph loops through Path.
+%   conflicting(+As, +Bs, -B)  some unit in As and the unit B in Bs conflict
+%                              (either declares the other in conflicts).
+%   superseded_by(+A, +Bs, -B) the unit B in Bs declares that it supersedes A.
+%
+% Facts about the request (Go-native, trusted host input and the task):
+%   explicit(+Req, +Name)   the host selected Name (--select).
+%   mandatory(+Req, +Name)  the host policy makes Name mandatory.
+%   denied(+Req, +Name)     the host denied Name (--deny, policy deny).
+%   negated(+Req, +Name)    the task says "do not use Name" or the like
+%                           (retrieval's negation reading, docs/how-a-compile-decides.md rule 5).
+%   tokens(+Req, +Names, -N) body tokens of the units Names, summed, under
+%                           the request's tokenizer.
+%   reference_tokens(+Req, +Names, -N) the tokens of the units Names
+%                           rendered as references instead (name,
+%                           description, the path of SKILL.md and a line
+%                           telling the model to read it before acting),
+%                           summed.
+%   ambiguity_mode(+Req, -Mode)  ask | top | all, from the host policy.
+%
+% The facts rules 9-11 compare, each computed by Go per request over the
+% candidates' evidence (retrieval's evidence, residual, breadth and relate;
+% an evidence item is one matched field, phrase, bigram, object or action,
+% with the task terms, stemmed, it rests on and its positive or negative
+% score):
+%   redundant(+Req, +A, +B) B would add almost nothing beside A: the
+%                           residual of B beside A, the summed score of
+%                           B's positive evidence items that rest on at
+%                           least one task term none of A's positive items
+%                           rests on, is less than 25% of B's score
+%                           (redundantShare). B is lexical; A any candidate.
+%   covered_by(+Req, +B, +As, -A) the first A in As with redundant(Req, A, B),
+%                           or such that B answers no clause of the task
+%                           (split at commas, semicolons, sentence ends and
+%                           "and", "then", "also", "plus") at least as well
+%                           as A: the positive evidence B rests on in each
+%                           clause weighs less than A's there (retrieval's
+%                           Problem.Apart). A second unit resting on words
+%                           of a clause the first answers is no second
+%                           request.
+%   same_object(+Req, +A, +B) the task names an object that both A and B
+%                           declare (object triggers, Skill-Router objects,
+%                           and object words in their names and aliases).
+%   apart(+Req, +A, +B)     B answers a clause of the task at least as well
+%                           as A (retrieval's Problem.Apart): "write a readme
+%                           and draft the marketing blurb" asks for two
+%                           things, whatever objects the two units share.
+%   own_part(+Req, +A, +B)  B's positive evidence rests on at least two
+%                           task words A's does not cover, on a word of
+%                           B's name A's does not cover, or on a phrase
+%                           of several words B declares or quotes (its
+%                           name, an alias, a trigger, a quoted phrase) one
+%                           of whose words A's does not cover
+%                           (retrieval's Problem.OwnPart); true for every
+%                           pair when the request does not compute it.
+%   breadth(+Req, +Name, -B) how many distinct task terms Name's positive
+%                           evidence items rest on.
+%   own_words(+Req, +Best, +RFact, -B) Best's positive evidence rests on
+%                           B >= 2 task words and on its own words for when
+%                           it is wanted (a trigger it declares, a phrase
+%                           its description or when_to_use quotes, a word
+%                           of its "Use when" clauses), and RFact is
+%                           runner_up(U, _) with U resting on one task word
+%                           and none of its own.
+%   threshold(+Req, -T)     4500: the score a lexical candidate needs to be
+%                           selected on its own (Threshold 4.5).
+%   support_floor(+Req, -F) 2000: the score a candidate below the threshold
+%                           needs to be selected as a clear best, or beside
+%                           a stronger kept candidate (SupportFloor 2.0).
+%   tie_ratio(+Req, -R)     75: a rival scoring at least R percent of the
+%                           best is close enough to make a tie (TieRatio).
+%   margin                  2, written in rule 10 below: a clear best below
+%                           the threshold scores at least twice its
+%                           runner-up.
+%   withdrawn(+Req, -W)     the best score of a unit above the candidate
+%                           floor that eligible/3 rejected (it can never be
+%                           selected from this task) and that does not
+%                           require the best lexical candidate (a wrapper
+%                           that runs it drew the task's words for it); 0
+%                           when there is none.
+%                           Rule 10 measures a margin against it too. A
+%                           negated unit counts without the evidence the
+%                           negation's own words gave it (retrieval masks
+%                           them).
+%   confidence(+Req, +Name, -C) the lexical candidate Name's confidence
+%                           (retrieval's Problem.Confidence, in [0, 1], to
+%                           three decimals) x 1000.
+%   min_confidence(+Req, -M) the host policy's min_confidence x 1000,
+%                           rounded up (so C >= M exactly when the
+%                           confidence reaches it); 0 when unset (rule 10,
+%                           below_min_confidence).
+%   intent_confidence(+Req, -I) 700: the confidence each part of a task
+%                           that asks for several things needs (rule 10,
+%                           intents; IntentConfidence 0.7).
+%   explains_more(+Req, +A, +B) A's evidence explains at least 1.05 times
+%                           (TieExplained) the share of the task's
+%                           informative weight B's explains, each share
+%                           scaled by how much of the unit's name the
+%                           task states when it states part of both
+%                           (Problem.ExplainsMore; rule 9).
+%   judged(+Req)            the lexical candidates passed eligible/3 in this
+%                           request already, so decide/4 does not judge
+%                           them again (one policy step per rule saved).
+%
+% List helpers, in Go because the interpreter lacks them or because one Go
+% step beats one interpreter step per element:
+%   memberchk(?X, +List)
+%   subtract(+Xs, +Ys, -Zs)       of lists of atoms; keeps the order of Xs.
+%   append(+Lists, -List)         concatenates a list of lists.
+%   names(+Cands, -Names)         the names of cand/3 terms.
+%   lexical_scores(+Cands, -Scores) the scores of the lexical ones, in order.
+%   values(+Pairs, -Values)       the values of Key-Value pairs.
+%
+% Every native checks its inputs (+) as ISO builtins do: an unbound one
+% raises instantiation_error, one of the wrong type (a name where the
+% request goes, a non-list, a list holding a non-atom) raises type_error,
+% and the compile fails with it. None answers false for a miscall, which
+% here would read as "not denied" and select what the host denied.
+%
+% Entry points:
+%   eligible(+Req, +Candidates, -Rejected)
+%     Rules 2-6 alone: reject(Name, Reason, Because) for every candidate
+%     that can never be selected in this request. Go asks it, best first,
+%     before capping the lexical candidates, so that a unit the task
+%     negates, the host denies, that is explicit-user-only or whose closure
+%     fails never takes a candidate's place; its first call also holds the
+%     units the request names (denied or negated) at any score, so these
+%     get their reason from this policy, never from Go
+%     (internal/retrieval/problem.go, Index.Retrieve).
+%   decide(+Req, +Candidates, +Budget, -Decisions)
+%     Candidates: cand(Name, Origin, Score), Origin is mandatory | explicit
+%       | lexical, Score an integer (evidence x 1000); the lexical ones best
+%       first (rules 9 and 10 read the first as the best, as Go ranked it).
+%     Decisions: select(Name, Reason, Because) in admission order
+%       (dependencies before their dependents), then reject(Name, Reason,
+%       Because) for every candidate that was not admitted.
+
+eligible(Req, Cands, NotEligible) :- eligibility(fresh, Cands, Req, _, NotEligible).
+
+decide(Req, Cands, Budget, Decisions) :-
+    lexical_judged(Req, J),
+    eligibility(J, Cands, Req, Ok, NotEligible),            % rules 2-6
+    names(Ok, OkNames),
+    reading(Req, Cands, I),                                 % rules 9-10
+    settle(Req, x(Cands, I), Ok, OkNames, [], Budget, Selected, Rejected0), % rules 7-12
+    append([NotEligible, Rejected0], Rejected),
+    append(Selected, Rejected, Decisions).
+
+% settle(+Req, +X, +Ok, +Powers, +Pins, +Budget, -Selected, -Rejected):
+% rules 7-12 over the eligible candidates Ok, with Cands the request's
+% candidates as Go gave them, best lexical first, which rules 9
+% and 10 read as a whole, and its reading (reading/3), in x(Cands, I). Supersession (rule 7) and coverage
+% (rule 11) take effect only from a unit that is admitted. Powers, the units
+% that may supersede or cover, starts as every eligible candidate. When a
+% rejection cites a superseder or coverer that ended up not admitted
+% (conflict, over_budget, held_back, ...), that unit loses the power, keeps
+% the rejection it got (Pins), and the candidates are judged again: so a
+% unit that lost its power is not admitted later as a candidate beside a
+% unit it supersedes or covers (only as another unit's dependency), and
+% every superseded or covered rejection names a selected unit. Powers only shrinks, so this ends after at most one round
+% per candidate (at most eight lexical ones plus the host's).
+settle(Req, X, Ok, Powers, Pins, Budget, Selected, Rejected) :-
+    admission(Req, X, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited),
+    settled(Req, X, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited, Selected, Rejected).
+
+% settled/11 takes the round's outcome as it is, or starts the next round; a
+% round is judged once (no backtracking into admission/9). Cited holds the
+% round's rejections that may cite a unit by its power (superseded,
+% covered, and the pinned ones), in the order of Rejected: no other
+% rejection is superseded or covered, so the search skips them.
+settled(Req, X, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited, Selected, Rejected) :-
+    unadmitted_cause(Cited, Selected0, By), !,
+    memberchk(reject(By, Why, Because), Rejected0),
+    subtract(Powers, [By], Powers1),
+    settle(Req, X, Ok, Powers1, [reject(By, Why, Because)|Pins], Budget, Selected, Rejected).
+settled(_, _, _, _, _, _, Selected, Rejected, _, Selected, Rejected).
+
+admission(Req, X, Ok, Powers, Pins, Budget, Selected, Rejected, Cited) :-
+    supersession(Ok, Powers, Live, Superseded),             % rule 7
+    rank(Live, Ranked),                                     % rule 8
+    ambiguity(Req, X, Ranked, Clear, Tied, Ambiguous, Tie), % rule 9
+    strength(Req, X, Clear, Tied, Strong, Weak, Whys),  % rule 10
+    redundancy(Req, Strong, Tied, Powers, Distinct, Covered), % rule 11
+    hold(Tie, Distinct, Admissible, Held),                  % rule 9, ask
+    unpin(Admissible, Pins, Packable0, Pinned),             % settle/8
+    pinned_riders(Pinned, Whys, Packable0, Packable, Riders), % rule 12
+    pack(Packable, Req, Budget, Whys, [], 0, Selected, Unpacked), % rule 12
+    append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Riders, Unpacked], Rejected),
+    append([Superseded, Covered, Pinned], Cited).
+
+% unpin(+Cands, +Pins, -Rest, -Pinned): a candidate that lost its power to
+% supersede or cover keeps the rejection it had then.
+unpin(Cands, [], Cands, []) :- !.
+unpin([], _, [], []).
+unpin([cand(N, _, _)|Cs], Pins, Rest, [reject(N, Why, Because)|Rs]) :-
+    memberchk(reject(N, Why, Because), Pins), !,
+    unpin(Cs, Pins, Rest, Rs).
+unpin([C|Cs], Pins, [C|Rest], Rs) :- unpin(Cs, Pins, Rest, Rs).
+
+% pinned_riders(+Pinned, +Whys, +Cands, -Rest, -Rejected): a candidate
+% rule 10 kept only beside a unit that keeps its rejection from an earlier
+% round (it was not admitted) leaves with it, as in pack/8.
+pinned_riders([], _, Cs, Cs, []) :- !.
+pinned_riders([reject(K, _, _)|Ps], Whys, Cs, Rest, Rs) :-
+    riders(K, Whys, Cs, Cs1, Rs1),
+    pinned_riders(Ps, Whys, Cs1, Rest, Rs2),
+    append([Rs1, Rs2], Rs).
+
+% unadmitted_cause(+Rejected, +Selected, -By): some candidate was rejected as
+% superseded or covered by By, and By was not admitted (as itself or as a
+% dependency). A superseded or covered rejection names By first among its
+% facts.
+unadmitted_cause([reject(_, Why, Because)|_], Selected, By) :-
+    power(Why, Because, By), \+ memberchk(select(By, _, _), Selected), !.
+unadmitted_cause([_|Rs], Selected, By) :- unadmitted_cause(Rs, Selected, By).
+
+% power(+Why, +Because, -By): a rejection of this reason cites By by its
+% power to supersede or cover.
+power(superseded, because(_, [by(By)|_]), By).
+power(covered, because(_, [by(By)|_]), By).
+
+% reading(+Req, +Cands, -I): what rules 9 and 10 read of the request's
+% candidates as a whole, once per decide/4 (one clause per outcome, the
+% test that fails for most requests first):
+%   gated(B)   the host set a min_confidence and the best lexical
+%              candidate B (the first in Cands: Go gives them best first)
+%              has a confidence below it (rule 10, below_min_confidence;
+%              rule 9 then asks about no tie);
+%   intents(Low, W)  else, the task asks for several things (rule 10,
+%              intents): two or more lexical candidates (the parts) reach
+%              the support floor, each with confidence at least
+%              intent_confidence/2; no two of them compete (redundant or
+%              same_object, either way); and no other lexical candidate
+%              scores as much as the weakest of them, W scoring Low. The
+%              best is tested first: unless it is a part, it scores at
+%              least the weakest part and is not one, so there are none;
+%   none       else.
+reading(Req, Cands, I) :-
+    min_confidence(Req, M), 0 < M,
+    first_lexical(Cands, cand(B, _, _)),
+    confidence(Req, B, C), C < M, !,
+    I = gated(B).
+reading(Req, Cands, I) :-
+    first_lexical(Cands, cand(B, _, SB)),
+    support_floor(Req, F), SB >= F,
+    intent_confidence(Req, IC),
+    confidence(Req, B, CB), CB >= IC,
+    parts(Cands, Req, F, IC, Parts),
+    Parts = [cand(W0, _, S0), _|_],
+    apart(Parts, Req),
+    weakest(Parts, W0, S0, W, Low),
+    names(Parts, Names),
+    \+ outsider(Cands, Names, Low), !,
+    I = intents(Low, W).
+reading(_, _, none).
+
+parts([], _, _, _, []).
+parts([cand(N, lexical, S)|Cs], Req, F, IC, Ps) :-
+    S >= F, confidence(Req, N, C), C >= IC, !,
+    Ps = [cand(N, lexical, S)|Ps1],
+    parts(Cs, Req, F, IC, Ps1).
+parts([_|Cs], Req, F, IC, Ps) :- parts(Cs, Req, F, IC, Ps).
+
+apart([], _).
+apart([cand(A, _, _)|Ps], Req) :- \+ competes_with(Ps, Req, A), apart(Ps, Req).
+
+competes_with([cand(B, _, _)|_], Req, A) :- pair_competes(Req, A, B), !.
+competes_with([_|Ps], Req, A) :- competes_with(Ps, Req, A).
+
+pair_competes(Req, A, B) :- redundant(Req, A, B), !.
+pair_competes(Req, A, B) :- redundant(Req, B, A), !.
+pair_competes(Req, A, B) :- same_object(Req, A, B), !.
+pair_competes(Req, A, B) :- same_object(Req, B, A).
+
+% weakest(+Parts, +W0, +S0, -W, -Low): the first of the lowest-scoring
+% parts.
+weakest([], W, S, W, S).
+weakest([cand(N, _, S)|Ps], _, S0, W, Low) :- S < S0, !, weakest(Ps, N, S, W, Low).
+weakest([_|Ps], W0, S0, W, Low) :- weakest(Ps, W0, S0, W, Low).
+
+outsider([cand(N, lexical, S)|_], Names, Low) :- S >= Low, \+ memberchk(N, Names), !.
+outsider([_|Cs], Names, Low) :- outsider(Cs, Names, Low).
+
+% ---------------------------------------------------------------------------
+% Rules 2-6: a candidate must be eligible on its own and through its closure.
+% (Rule 1, evidence, is computed in Go: see internal/retrieval/score.go and
+% internal/retrieval/problem.go.)
+
+% The first argument is judged when Go already asked eligible/3 about the
+% lexical candidates of this request (judged/1): only the host's are judged
+% again. Else it is fresh and every candidate is judged. (It comes first so
+% that, fresh, the judged clause fails before binding anything.)
+eligibility(_, [], _, [], []).
+eligibility(judged, [C|Cs], Req, [C|Ok], Rejected) :-
+    C = cand(_, lexical, _), !,
+    eligibility(judged, Cs, Req, Ok, Rejected).
+eligibility(J, [C|Cs], Req, Ok, Rejected) :-
+    verdict(Req, C, V),
+    sort_verdict(V, C, Ok, Rejected, Ok1, Rejected1),
+    eligibility(J, Cs, Req, Ok1, Rejected1).
+
+lexical_judged(Req, judged) :- judged(Req), !.
+lexical_judged(_, fresh).
+
+sort_verdict(ok, C, [C|Ok], Rejected, Ok, Rejected) :- !.
+sort_verdict(R, _, Ok, [R|Rejected], Ok, Rejected).
+
+% The unit's standing is looked up once; each rule below is one clause.
+% (The interpreter has no clause indexing and binds every variable of a
+% head it tries, so each clause tests first and builds its rejection
+% after the cut.)
+verdict(Req, cand(N, O, _), V) :-
+    unit(N, Status, Invocation, _),
+    judge(Req, N, O, Status, Invocation, V).
+
+% Rule 2 (deny): a unit the host denied never activates, whatever asked for it.
+judge(Req, N, _, _, _, V) :- denied(Req, N), !,
+    V = reject(N, denied, because(deny, [])).
+% Rule 3 (standing): only units in good standing activate. A shadowed unit
+% never reaches the policy (its name answers for the unit that shadows
+% it), so invalid is the only standing judged here.
+judge(_, N, _, invalid, _, V) :- !,
+    V = reject(N, invalid, because(standing, [])).
+% Rule 4 (explicit-user-only): such a unit activates only by host selection;
+% task text naming it ("/name", "$name", "use the name skill") is evidence,
+% never selection.
+judge(_, N, lexical, _, explicit_user, V) :- !,
+    V = reject(N, explicit_only, because(explicit_user_only, [])).
+% Rule 5 (negation): "do not use X" in the task suppresses lexical
+% activation of X, and only that. Explicit and mandatory selection are host
+% decisions and beat task text, and so do their closures (Rule 6).
+judge(Req, N, lexical, _, _, V) :- negated(Req, N), !,
+    V = reject(N, negated, because(negation, [])).
+% Rule 6 (dependencies fail closed): a unit whose closure has a missing unit,
+% a cycle, or a unit that may not activate is rejected with that reason.
+judge(Req, N, O, _, _, V) :- closure(N, C), closure_verdict(C, Req, N, O, V).
+
+% closure_verdict(+Closure, +Req, +N, +Origin, -V): the closure's outcome
+% comes first, so a clause for another outcome fails before binding
+% anything.
+closure_verdict(deps(Ds), Req, N, O, V) :-
+    blocked_dependencies(Ds, Req, O, D, Why), !,
+    V = reject(N, dependency_rejected, because(dependencies, [dependency(D, Why)])).
+closure_verdict(deps(_), _, _, _, ok) :- !.
+closure_verdict(missing(D), _, N, _, V) :- !,
+    V = reject(N, missing_dependency, because(dependencies, [missing(D)])).
+closure_verdict(cycle(Path), _, N, _, V) :-
+    V = reject(N, dependency_cycle, because(dependencies, [path(Path)])).
+
+blocked_dependencies([D|_], Req, O, D, Why) :- blocked_dependency(Req, O, D, Why), !.
+blocked_dependencies([_|Ds], Req, O, D, Why) :- blocked_dependencies(Ds, Req, O, D, Why).
+
+% A dependency is pulled in by its dependent, never selected on its own
+% evidence, so it must be able to activate in this request. Negation is
+% task text: it suppresses lexical activation only, so it blocks the
+% closure of a lexical candidate, never the closure of a host selection or
+% a mandatory unit, which the host trusts whole (Go explains the override).
+blocked_dependency(Req, _, D, denied) :- denied(Req, D), !.
+blocked_dependency(_, _, D, invalid) :- unit(D, invalid, _, _), !.
+blocked_dependency(Req, _, D, explicit_only) :-
+    unit(D, _, explicit_user, _), \+ explicit(Req, D), !.
+blocked_dependency(Req, lexical, D, negated) :-
+    negated(Req, D), \+ explicit(Req, D), \+ mandatory(Req, D), !.
+
+% ---------------------------------------------------------------------------
+% Rule 7 (supersedes): a lexical candidate superseded by another eligible
+% candidate that may still supersede (Powers, see settle/8: one that was
+% not admitted may not) is rejected. Host selections are never superseded.
+
+supersession([], _, [], []).
+supersession([C|Cs], Names, Live, Rejected) :-
+    superseded(C, Names, R), !,
+    Rejected = [R|Rejected1],
+    supersession(Cs, Names, Live, Rejected1).
+supersession([C|Cs], Names, [C|Live], Rejected) :-
+    supersession(Cs, Names, Live, Rejected).
+
+superseded(cand(N, lexical, _), Names, R) :-
+    superseded_by(N, Names, By),
+    R = reject(N, superseded, because(supersedes, [by(By)])).
+
+% ---------------------------------------------------------------------------
+% Rule 8 (order): host-mandatory units first, then explicit selections, then
+% higher priority, then higher evidence score, then name.
+
+rank(Cands, Ranked) :-
+    keyed(Cands, Keyed),
+    keysort(Keyed, Sorted),
+    values(Sorted, Ranked).
+
+keyed([], []).
+keyed([C|Cs], Keyed) :-
+    C = cand(N, O, S),
+    origin_rank(O, R),
+    unit(N, _, _, P),
+    NP is -P,
+    NS is -S,
+    Keyed = [k(R, NP, NS, N)-C|Ks],
+    keyed(Cs, Ks).
+
+origin_rank(mandatory, 0).
+origin_rank(explicit, 1).
+origin_rank(lexical, 2).
+
+% ---------------------------------------------------------------------------
+% Rule 9 (ambiguity): the best lexical candidate has rivals when another
+% lexical candidate scores within the tie ratio of it and competes with it:
+% the task names an object both declare and the rival answers no clause of
+% its own (apart), or the rival rests on the same task
+% words (redundant) and the best is grounded: its evidence rests on at least
+% two task words, or reaches the threshold. One shared incidental word is no
+% tie, as it is no margin in Rule 10; a conflict alone is no tie either (two
+% conflicting units may answer different parts of one task; Rule 12 settles
+% them). A rival is no tie either when the best explains more
+% (unless_clear/7: the best explains more than every rival within the tie
+% ratio, so only a rival scoring as much as the best still ties), and no
+% tie is asked about when rule 10 gates the task (below_min_confidence). A best candidate below the support floor could not be selected even
+% with no rival, so its ties are no question worth asking: Rule 10 rejects
+% them all. Otherwise the task is too close to call, and the host's mode
+% decides: ask (the default) rejects the best and its rivals as ambiguous so
+% the host can ask the user, and then selects no lexical unit at all: every
+% other lexical candidate that would have been admitted is held back
+% (held_back) until the host settles the tie, so an ambiguous answer never
+% carries a block chosen from the task. Host selections and mandatory units
+% (with their closures) are still selected. top keeps the best; all keeps
+% them all. Host selections never take part in a tie.
+
+% Tied lists the candidates a tie kept (top and all modes): a tie is
+% evidence enough, so Rule 10 does not hold them to the threshold. Tie is
+% tie(T) when the host is asked about T and its rivals, else no_tie.
+ambiguity(Req, x(_, I), Ranked, Clear, [T|Rivals], Rejected, Tie) :-
+    first_lexical(Ranked, Top),
+    Top = cand(T, _, ST),
+    support_floor(Req, F), ST >= F,
+    tie_ratio(Req, R),
+    rivals(Req, I, R, T, ST, Ranked, Rivals0),
+    Rivals0 \== [],
+    ungated(I),
+    unless_clear(Req, I, T, ST, Ranked, Rivals0, Rivals),
+    Rivals \== [], !,
+    ambiguity_mode(Req, Mode),
+    resolve_tie(Mode, Top, Rivals, Ranked, Clear, Rejected),
+    asked(Mode, T, Tie).
+ambiguity(_, _, Ranked, Ranked, [], [], no_tie).
+
+% A gated request (rule 10, below_min_confidence) asks about no tie: its
+% best is not selected even without rivals.
+ungated(gated(_)) :- !, 1 < 0.
+ungated(_).
+
+asked(ask, T, tie(T)) :- !.
+asked(_, _, no_tie).
+
+% hold(+Tie, +Cands, -Admissible, -Held): with a question for the host, no
+% lexical candidate goes on to packing.
+hold(no_tie, Cands, Cands, []).
+hold(tie(T), Cands, Admissible, Held) :- hold_lexical(Cands, T, Admissible, Held).
+
+hold_lexical([], _, [], []).
+hold_lexical([cand(N, lexical, _)|Cs], T, Admissible, [reject(N, held_back, because(ambiguity, [by(T)]))|Rs]) :- !,
+    hold_lexical(Cs, T, Admissible, Rs).
+hold_lexical([C|Cs], T, [C|Admissible], Rs) :- hold_lexical(Cs, T, Admissible, Rs).
+
+first_lexical([cand(N, lexical, S)|_], cand(N, lexical, S)) :- !.
+first_lexical([_|Cs], Top) :- first_lexical(Cs, Top).
+
+% rivals(+Req, +I, +R, +T, +ST, +Ranked, -Rivals): the lexical candidates
+% of Ranked that tie with the best, T scoring ST: each scores at least R
+% percent of ST and competes with T (I, reading/3: see grounded/4).
+rivals(_, _, _, _, _, [], []).
+rivals(Req, I, R, T, ST, [cand(N, lexical, S)|Cs], Rivals) :-
+    N \== T, S * 100 >= ST * R, competes(Req, I, ST, T, N), !,
+    Rivals = [N|Ns],
+    rivals(Req, I, R, T, ST, Cs, Ns).
+rivals(Req, I, R, T, ST, [_|Cs], Ns) :- rivals(Req, I, R, T, ST, Cs, Ns).
+
+% unless_clear(+Req, +I, +T, +ST, +Ranked, +Rivals0, -Rivals): a rival
+% within the tie ratio is no tie when the best explains more
+% (explains_more/3): when the best, T, explains more than each of its
+% rivals within the tie ratio (Rivals0), only a rival scoring at least as
+% much as the best ties (the ratio becomes 100). Near-duplicate units
+% score close however plain the task is; what each explains of it does
+% not. A candidate within the ratio that is no rival (it rests on other
+% task words) has no say. Asked only once a rival within the ratio was
+% found, so most requests never pay for it.
+unless_clear(Req, I, T, ST, Ranked, Rivals0, Rivals) :-
+    explains_more_each(Rivals0, Req, T), !,
+    rivals(Req, I, 100, T, ST, Ranked, Rivals).
+unless_clear(_, _, _, _, _, Rivals, Rivals).
+
+explains_more_each([], _, _).
+explains_more_each([N|Ns], Req, T) :-
+    explains_more(Req, T, N),
+    explains_more_each(Ns, Req, T).
+
+competes(Req, _, _, A, B) :- same_object(Req, A, B), \+ apart(Req, A, B), !.
+competes(Req, I, SA, A, B) :- redundant(Req, A, B), grounded(Req, I, SA, A).
+
+% grounded(+Req, +I, +S, +N): a tie on the same words is worth asking about
+% when the best, N scoring S, rests on at least two task words, or on one
+% word strongly enough to be selected by it alone: it reaches the
+% threshold, or, in a task that asks for several things (I is
+% intents(Low, _), reading/3), the weakest part's score Low, which rule
+% 10's intents clause keeps.
+grounded(Req, _, _, N) :- breadth(Req, N, W), W >= 2, !.
+grounded(Req, _, S, _) :- threshold(Req, T), S >= T, !.
+grounded(_, intents(Low, _), S, _) :- S >= Low.
+
+resolve_tie(ask, cand(T, _, _), Rivals, Ranked, Clear, Rejected) :-
+    drop([T|Rivals], Ranked, Clear),
+    ambiguous_all([T|Rivals], T, clause(ask), Rejected).
+resolve_tie(top, cand(T, _, _), Rivals, Ranked, Clear, Rejected) :-
+    drop(Rivals, Ranked, Clear),
+    ambiguous_all(Rivals, T, clause(top), Rejected).
+resolve_tie(all, _, _, Ranked, Ranked, []).
+
+% Each rejection names the best of the tie (by) and the mode (clause).
+ambiguous_all([], _, _, []).
+ambiguous_all([N|Ns], Top, Clause, [reject(N, ambiguous, because(ambiguity, [by(Top), Clause]))|Rs]) :-
+    ambiguous_all(Ns, Top, Clause, Rs).
+
+drop(_, [], []).
+drop(Names, [cand(N, _, _)|Cs], Kept) :- memberchk(N, Names), !, drop(Names, Cs, Kept).
+drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
+
+% Rule 10 (strength): a lexical candidate below the threshold is not
+% selected on its own, unless it is the best one, above the support floor,
+% and at least twice as strong as the runner-up (a clear margin over a rival
+% is evidence too), or a stronger one is already kept. Other weak candidates
+% were put before the policy only to reveal a tie. The runner-up may be a
+% unit that can never be selected (withdrawn/2): a unit the task negates or
+% the host denies still drew the task's words, so taking it away leaves the
+% weak candidate as weak as it was, with no margin over nothing.
+%
+% Its clauses, each named in the decision (clause(C)) with what it compared:
+% first, when the best lexical candidate's confidence is below the host's
+% min_confidence, every lexical candidate is dropped (below_min_confidence,
+% by(Best)); else a lexical candidate is kept when it reaches the threshold
+% (above_threshold) or a tie kept it (tied); below the support floor it is
+% dropped (below_support_floor); between the two, the best candidate is
+% kept with a margin of two over its runner-up (margin), or without one
+% when it rests on at least two task words, one of them its own trigger
+% words, and the runner-up on one word and none of its own (own_words),
+% or, with no runner-up, when its evidence rests on at least two task
+% words (sole);
+% failing that, any candidate is kept beside a stronger one already kept
+% (secondary), or, in a task that asks for several things (reading/3), as
+% one of them (intents, by(Weakest)), else dropped: the best for no_margin
+% or one_word, another as not_best.
+
+strength(Req, x(_, gated(B)), Ranked, _, Strong, Rejected, []) :- !,
+    threshold(Req, T),
+    support_floor(Req, F),
+    gated(Ranked, T, F, B, Strong, Rejected).
+strength(Req, x(_, I), Ranked, Tied, Strong, Rejected, Whys) :-
+    lexical_scores(Ranked, Scores),
+    threshold(Req, T),
+    support_floor(Req, F),
+    strength(Ranked, T, F, w(Scores, Tied, Req, Ranked), I, Strong, Rejected, Whys).
+
+% gated/6: below_min_confidence, the rule's first check. The best lexical
+% candidate B's confidence is below the host's min_confidence, so every
+% lexical candidate is dropped (by(B) names the best); host selections and
+% mandatory units go on. Rule 9 asked about no tie in this request.
+gated([], _, _, _, [], []).
+gated([cand(N, lexical, S)|Cs], T, F, B, Strong, Rs) :- !,
+    Rs = [reject(N, below_threshold, because(strength, [clause(below_min_confidence), score(S), threshold(T), support_floor(F), by(B)]))|Rs1],
+    gated(Cs, T, F, B, Strong, Rs1).
+gated([C|Cs], T, F, B, [C|Strong], Rs) :- gated(Cs, T, F, B, Strong, Rs).
+
+% strength/8 walks the ranked candidates with the threshold T and the
+% support floor F at hand; W holds what only the rarer clauses read:
+% w(Scores, Tied, Req, Ranked). (The interpreter has no clause indexing
+% and pays one binding per head variable, so the common clauses get few
+% arguments and the facts are built after the test that chose them.) Kept
+% is none, or intents(Low, W) in a task that asks for several things
+% (reading/3: the intents clause reads it where the rule would drop a
+% candidate, so it costs the common case nothing), until a lexical
+% candidate is kept, then kept(Name, Score) of the first one kept: once one is, a further one needs only the support floor,
+% for tasks that ask for two things (Rule 11 then drops it if it adds
+% nothing). Whys holds why(Name, Facts) for each lexical candidate kept:
+% the clause that kept it and the numbers it compared.
+strength([], _, _, _, _, [], [], []).
+strength([cand(N, lexical, S)|Cs], T, F, W, Kept, Strong, Rs, Ws) :- !,
+    weigh(S, T, F, N, W, Kept, Verdict),
+    filed(Verdict, N, S, Kept, Kept1, Strong, Strong1, Rs, Rs1, Ws, Ws1),
+    strength(Cs, T, F, W, Kept1, Strong1, Rs1, Ws1).
+strength([C|Cs], T, F, W, Kept, [C|Strong], Rs, Ws) :-
+    strength(Cs, T, F, W, Kept, Strong, Rs, Ws).
+
+% filed/11 files a kept candidate (with its why) or a dropped one.
+filed(keep(Fs), N, S, Kept, Kept1, Strong, Strong1, Rs, Rs, Ws, Ws1) :-
+    Strong = [cand(N, lexical, S)|Strong1],
+    Ws = [why(N, Fs)|Ws1],
+    first_kept(Kept, N, S, Kept1).
+filed(drop(Fs), N, _, Kept, Kept, Strong, Strong, Rs, Rs1, Ws, Ws) :-
+    Rs = [reject(N, below_threshold, because(strength, Fs))|Rs1].
+
+first_kept(none, N, S, kept(N, S)) :- !.
+first_kept(intents(_, _), N, S, kept(N, S)) :- !.
+first_kept(Kept, _, _, Kept).
+
+% weigh(+S, +T, +F, +N, +W, +Kept, -Verdict): the cases of the rule, in
+% order: above the threshold; kept by a tie; below the support floor; else
+% in between, where the margin and the kept candidates decide. Verdict is
+% keep(Facts) or drop(Facts); Facts name the clause and the numbers it
+% compared.
+weigh(S, T, _, _, _, _, V) :- T =< S, !,
+    V = keep([clause(above_threshold), score(S), threshold(T)]).
+weigh(S, T, _, N, w(_, Tied, _, _), _, V) :- memberchk(N, Tied), !,
+    V = keep([clause(tied), score(S), threshold(T)]).
+weigh(S, T, F, _, _, _, V) :- S < F, !,
+    V = drop([clause(below_support_floor), score(S), threshold(T), support_floor(F)]).
+weigh(S, T, F, N, W, Kept, V) :- mid(S, W, T, F, N, Kept, V).
+
+% mid/7: the best lexical candidate (its score heads Scores) is judged
+% against its runner-up; any other one is kept only beside a stronger
+% kept candidate (secondary), and only on evidence of its own for a part
+% of the task that one does not answer (own_part/3: at least two task
+% words it does not cover, a word of its name, or a multi-word phrase of
+% its own), else it is
+% dropped (no_own_part); with no stronger one kept it is not the best.
+% (S comes first, so that another candidate's clause fails at the head of
+% Scores.)
+mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
+    runner_up(Req, Ranked, Rest, RFact, R),
+    clear(R, S, Req, N, Clear0),
+    clearance(Clear0, Req, N, RFact, Clear),
+    best(Clear, S, T, F, RFact, Kept, V).
+mid(S, w(_, _, Req, _), T, F, N, kept(K, KS), V) :-
+    \+ own_part(Req, K, N), !,
+    V = drop([clause(no_own_part), score(S), threshold(T), support_floor(F), kept(K, KS)]).
+mid(S, _, T, F, _, Kept, V) :-
+    beside(Kept, S, T, F, [clause(not_best), score(S), threshold(T), support_floor(F)], V).
+
+% clear(+R, +S, +Req, +N, -Clear): the best, scoring S, against its
+% runner-up, scoring R: a margin when S is at least twice R; with no
+% runner-up at all (R is 0), sole when its evidence rests on at least two
+% task words, else one_word. One incidental word is not a margin.
+clear(R, S, _, _, C) :- 0 < R, !, margin(S, R, C).
+clear(_, _, Req, N, C) :- breadth(Req, N, B), sole(B, C).
+
+margin(S, R, margin) :- S >= 2 * R, !.
+margin(_, _, no_margin).
+
+% clearance(+Clear0, +Req, +N, +RFact, -Clear): a best N without a margin
+% over its runner-up U is still clear (own_words(B)) when the task states
+% N's own words for when it is wanted and N rests on B >= 2 task words,
+% while U rests on one task word that is none of its own (own_words/4):
+% the skill's own trigger outweighs a rival's single incidental word. A
+% withdrawn runner-up gives no such clearance (it drew the task's words,
+% and is not asked about here).
+clearance(no_margin, Req, N, RFact, own_words(B)) :- own_words(Req, N, RFact, B), !.
+clearance(C, _, _, _, C).
+
+sole(B, sole(B)) :- B >= 2, !.
+sole(B, one_word(B)).
+
+best(margin, S, T, F, RFact, _, V) :- !,
+    V = keep([clause(margin), score(S), threshold(T), support_floor(F), margin(2), RFact]).
+best(sole(B), S, T, F, RFact, _, V) :- !,
+    V = keep([clause(sole), score(S), threshold(T), support_floor(F), breadth(B), RFact]).
+best(no_margin, S, T, F, RFact, Kept, V) :- !,
+    beside(Kept, S, T, F, [clause(no_margin), score(S), threshold(T), support_floor(F), margin(2), RFact], V).
+best(own_words(B), S, T, F, RFact, _, V) :- !,
+    V = keep([clause(own_words), score(S), threshold(T), support_floor(F), margin(2), breadth(B), RFact]).
+best(one_word(B), S, T, F, RFact, Kept, V) :-
+    beside(Kept, S, T, F, [clause(one_word), score(S), threshold(T), support_floor(F), breadth(B), RFact], V).
+
+% beside(+Kept, +S, +T, +F, +Weak, -V): a candidate between the support
+% floor and the threshold that no other clause keeps is kept beside a
+% stronger one already kept (secondary), else dropped for the reason Weak
+% gives.
+beside(kept(K, KS), S, T, F, _, V) :- !,
+    V = keep([clause(secondary), score(S), threshold(T), support_floor(F), kept(K, KS)]).
+beside(none, _, _, _, Weak, V) :- !, V = drop(Weak).
+% The intents clause: in a task that asks for several things (Kept is
+% still intents(Low, W), see strength/8), a part (it scores at least Low,
+% the weakest part W's score) is kept as if the threshold were Low. It is
+% asked only where the rule would drop the candidate, so a task that asks
+% for one thing pays nothing for it.
+beside(intents(Low, W), S, T, F, _, V) :- S >= Low, !,
+    V = keep([clause(intents), score(S), threshold(T), support_floor(F), by(W)]).
+beside(_, _, _, _, Weak, drop(Weak)).
+
+% runner_up(+Req, +Ranked, +Rest, -RFact, -R): R is the runner-up's score, the next
+% lexical candidate's (Rest holds their scores, best first) or the best
+% withdrawn unit's, whichever is higher; 0 when there is neither. RFact
+% names it: runner_up(Name, R), withdrawn_runner_up(R) or no_runner_up.
+runner_up(Req, _, [Next|_], withdrawn_runner_up(W), W) :- withdrawn(Req, W), Next < W, !.
+runner_up(_, Ranked, [Next|_], runner_up(Name, Next), Next) :- !, second_lexical(Ranked, Name).
+runner_up(Req, _, [], withdrawn_runner_up(W), W) :- withdrawn(Req, W), 0 < W, !.
+runner_up(_, _, [], no_runner_up, 0).
+
+% second_lexical(+Ranked, -Name): the runner-up's name, the second lexical
+% candidate in rank order (the order of lexical_scores/2).
+second_lexical([cand(_, lexical, _)|Cs], N) :- !, first_lexical(Cs, cand(N, _, _)).
+second_lexical([_|Cs], N) :- second_lexical(Cs, N).
+
+% ---------------------------------------------------------------------------
+% Rule 11 (redundancy): a lexical candidate whose evidence a better-ranked
+% kept candidate (or a host selection) already covers would add nothing: it
+% is rejected as covered. A task that asks for two things keeps one unit per
+% thing. Candidates a tie kept (all mode) stay. Only a candidate that may
+% still cover (Powers, see settle/8: one that was not admitted may not)
+% covers another.
+
+redundancy(Req, Ranked, Tied, Powers, Kept, Rejected) :-
+    redundancy(Req, Ranked, Tied, Powers, [], Kept, Rejected).
+
+redundancy(_, [], _, _, _, [], []).
+redundancy(Req, [cand(N, lexical, _)|Cs], Tied, Powers, Seen, Kept, Rs) :-
+    covered_by(Req, N, Seen, By),
+    \+ memberchk(N, Tied), !,
+    Rs = [reject(N, covered, because(redundancy, [by(By)]))|Rs1],
+    redundancy(Req, Cs, Tied, Powers, Seen, Kept, Rs1).
+redundancy(Req, [cand(N, O, S)|Cs], Tied, Powers, Seen, [cand(N, O, S)|Kept], Rs) :-
+    coverer(N, Powers, Seen, Seen1),
+    redundancy(Req, Cs, Tied, Powers, Seen1, Kept, Rs).
+
+coverer(N, Powers, Seen, [N|Seen]) :- memberchk(N, Powers), !.
+coverer(_, _, Seen, Seen).
+
+% ---------------------------------------------------------------------------
+% Rule 12 (conflicts, packing): walk the ranked candidates once. A unit and
+% its closure are admitted together or not at all. A unit conflicting with
+% anything already admitted loses to it, which by the order above is the
+% higher priority, then higher score, then earlier name. A group whose
+% bodies do not fit in what is left of the budget is admitted rendered as
+% references (each unit's name, description and the path of its SKILL.md,
+% which the model reads before acting), their tokens counted instead: the
+% skill the task asked for is never silently swapped for a smaller one
+% below it. Only a group whose references do not fit either is rejected as
+% over_budget. A candidate rule 10 kept only beside a stronger one
+% (secondary) leaves when that one was not admitted: it was no answer to
+% the task on its own.
+
+pack([], _, _, _, _, _, [], []).
+pack([cand(N, O, S)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
+    memberchk(N, Adm), !,
+    Left is Budget - Used,
+    admitted_because(O, N, Whys, 0, Left, Because),
+    Sel = [select(N, O, Because)|Sel1],
+    pack(Cs, Req, Budget, Whys, Adm, Used, Sel1, Rej).
+pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
+    group(N, Group),
+    conflicting(Group, Adm, With), !,
+    riders(N, Whys, Cs, Cs1, Riders),
+    pack(Cs1, Req, Budget, Whys, Adm, Used, Sel, Rej1),
+    append([[reject(N, conflict, because(packing, [by(With)]))], Riders, Rej1], Rej).
+pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
+    group(N, Group),
+    subtract(Group, Adm, New),
+    tokens(Req, New, Cost),
+    Used1 is Used + Cost,
+    Used1 =< Budget, !,
+    Left is Budget - Used,
+    admitted_because(O, N, Whys, Cost, Left, Because),
+    admit(New, N, O, Because, Sel, Sel1),
+    append(Adm, New, Adm1),
+    pack(Cs, Req, Budget, Whys, Adm1, Used1, Sel1, Rej).
+pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
+    group(N, Group),
+    subtract(Group, Adm, New),
+    tokens(Req, New, Cost),
+    reference_tokens(Req, New, RefCost),
+    Used1 is Used + RefCost,
+    Used1 =< Budget, !,
+    Left is Budget - Used,
+    admitted_because(O, N, Whys, RefCost, Left, because(Rule, Fs)),
+    append([Fs, [reference(Cost, Left)]], Fs1),
+    admit_references(New, N, O, because(Rule, Fs1), reference(Cost, Left), Sel, Sel1),
+    append(Adm, New, Adm1),
+    pack(Cs, Req, Budget, Whys, Adm1, Used1, Sel1, Rej).
+pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, over_budget, because(packing, [tokens(Cost), budget_left(Left)]))|Rej]) :-
+    group(N, Group),
+    subtract(Group, Adm, New),
+    tokens(Req, New, Cost),
+    Left is Budget - Used,
+    riders(N, Whys, Cs, Cs1, Riders),
+    pack(Cs1, Req, Budget, Whys, Adm, Used, Sel, Rej1),
+    append([Riders, Rej1], Rej).
+
+% riders(+K, +Whys, +Cs, -Rest, -Rejected): the lexical candidates of Cs
+% that rule 10 kept only beside K (clause secondary) leave as K does, each
+% rejected citing it; Rest is the others. Asked only when K is not
+% admitted, so packing pays nothing for it otherwise.
+riders(_, _, [], [], []).
+riders(K, Whys, [cand(N, lexical, S)|Cs], Rest, [reject(N, below_threshold, because(packing, [clause(without_kept), score(S), by(K)]))|Rs]) :-
+    memberchk(why(N, [clause(secondary)|Fs]), Whys),
+    memberchk(kept(K, _), Fs), !,
+    riders(K, Whys, Cs, Rest, Rs).
+riders(K, Whys, [C|Cs], [C|Rest], Rs) :- riders(K, Whys, Cs, Rest, Rs).
+
+% A lexical candidate is selected by the clause of Rule 10 that kept it; a
+% host selection or mandatory unit by this rule, with the tokens its group
+% added and the budget left before it.
+admitted_because(lexical, N, Whys, _, _, because(strength, Fs)) :- memberchk(why(N, Fs), Whys), !.
+admitted_because(_, _, _, Cost, Left, because(packing, [tokens(Cost), budget_left(Left)])).
+
+% The group of a unit is its closure followed by the unit itself.
+group(N, Group) :- closure(N, deps(Ds)), append(Ds, [N], Group).
+
+% Members other than the unit itself enter as its dependencies (Rule 6).
+admit([], _, _, _, Sel, Sel).
+admit([N|Gs], N, O, B, Sel, Rest) :- !,
+    Sel = [select(N, O, B)|Sel1],
+    admit(Gs, N, O, B, Sel1, Rest).
+admit([G|Gs], N, O, B, Sel, Rest) :-
+    Sel = [select(G, dependency, because(dependencies, [by(N)]))|Sel1],
+    admit(Gs, N, O, B, Sel1, Rest).
+
+% admit_references/7 is admit/6 for a group rendered as references: each
+% member says so: reference(Cost, Left), the tokens the group's bodies
+% would have added and the budget that was left for them.
+admit_references([], _, _, _, _, Sel, Sel).
+admit_references([N|Gs], N, O, B, Ref, Sel, Rest) :- !,
+    Sel = [select(N, O, B)|Sel1],
+    admit_references(Gs, N, O, B, Ref, Sel1, Rest).
+admit_references([G|Gs], N, O, B, Ref, Sel, Rest) :-
+    Sel = [select(G, dependency, because(dependencies, [by(N), Ref]))|Sel1],
+    admit_references(Gs, N, O, B, Ref, Sel1, Rest).

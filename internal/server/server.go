@@ -1,0 +1,427 @@
+// Package server is `rlmc serve`: a warm, watched catalog (compiler.Watch)
+// answering compiles over HTTP, for completion pipelines not written in Go.
+//
+// Whoever can reach the server is the host: a request's select and deny
+// are trusted, as --select and --deny are on the command line. It must
+// never be reachable by model output. It listens on loopback (or a unix
+// socket created 0600) unless a bearer token is configured.
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/httpsafe"
+	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/strictjson"
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// Defaults of Config.
+const (
+	DefaultAddr         = "127.0.0.1:8787"
+	DefaultTimeout      = 2 * time.Second
+	DefaultMaxInflight  = 64
+	DefaultDrainTimeout = 10 * time.Second
+)
+
+// MaxBodyBytes caps a request body. A task may be MaxTaskBytes (1 MiB)
+// long; the 64 KiB above it leave room for the rest of the request and
+// for the JSON escaping of a task's quotes, backslashes and line breaks.
+// A task at the cap that is mostly escapes (say, control characters
+// written as \u0000) does not fit; send text as UTF-8, not \u escapes.
+const MaxBodyBytes = compiler.MaxTaskBytes + 64<<10
+
+// Error codes of the server itself, beside the compiler's, shared with
+// `rlmc proxy` (httpsafe); each comes in the compile error object, with
+// stage "serve".
+const (
+	ErrNotReady     = httpsafe.CodeNotReady     // 503: the first catalog is not loaded yet
+	ErrOverloaded   = httpsafe.CodeOverloaded   // 429: MaxInflight compiles are running
+	ErrUnauthorized = httpsafe.CodeUnauthorized // 401: a token is configured and the request lacks it
+)
+
+// StageServe is the stage of an error raised by the server, not a compile.
+const StageServe compiler.Stage = "serve"
+
+// Config configures a server. Roots, PolicyFile and Debounce say what to
+// watch; the rest how to serve.
+type Config struct {
+	Addr       string // host:port; DefaultAddr when neither Addr nor Socket is set
+	Socket     string // a unix socket path, created 0600, instead of Addr
+	Roots      []string
+	PolicyFile string
+	Debounce   time.Duration
+	// Token, when set, is required as "Authorization: Bearer TOKEN" on
+	// every request. Without it, only a loopback address or a socket
+	// is accepted.
+	Token        string
+	Timeout      time.Duration // per compile; DefaultTimeout when zero
+	MaxInflight  int           // concurrent compiles; DefaultMaxInflight when zero
+	DrainTimeout time.Duration // how long shutdown waits for requests in flight
+	LogTasks     bool          // log each task's text (never logged otherwise)
+	Logger       *slog.Logger  // slog.Default() when nil
+	// Reload forces a reload at each value received (SIGHUP).
+	Reload <-chan os.Signal
+	// Listening, when set, is called with the address once the server
+	// listens (tests use it to learn a port chosen by the system).
+	Listening func(net.Addr)
+}
+
+// ConfigError is a configuration the server refuses before it starts.
+type ConfigError = httpsafe.ConfigError
+
+// Server answers compiles against a live catalog. Handler serves HTTP;
+// Run also listens, watches the catalog and shuts down gracefully.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	live    atomic.Pointer[compiler.Live]
+	sem     chan struct{}
+	bodies  *httpsafe.Budget // bytes of request bodies held at once
+	token   httpsafe.Token
+	reg     *prometheus.Registry
+	m       *metrics
+	handler http.Handler
+}
+
+// New checks cfg and returns a server with no catalog yet: it answers 503
+// until Watch (or Run) loads one.
+func New(cfg Config) (*Server, error) {
+	if cfg.Addr != "" && cfg.Socket != "" {
+		return nil, &ConfigError{Msg: "give --addr or --socket, not both"}
+	}
+	if cfg.Addr == "" && cfg.Socket == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxInflight <= 0 {
+		cfg.MaxInflight = DefaultMaxInflight
+	}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = DefaultDrainTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Addr != "" {
+		if err := httpsafe.CheckAddr(cfg.Addr, cfg.Token != ""); err != nil {
+			return nil, err
+		}
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, sem: make(chan struct{}, cfg.MaxInflight), token: httpsafe.NewToken(cfg.Token),
+		bodies: httpsafe.NewBudget(int64(cfg.MaxInflight) * MaxBodyBytes)}
+	s.reg, s.m = newMetrics()
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/compile", s.compile)
+	mux.HandleFunc("GET /v1/catalog", s.catalog)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", s.metricsHandler())
+	s.handler = s.authorize(httpsafe.Guard(mux, s.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, r httpsafe.Refusal) {
+		s.fail(w, r.Status, &compiler.Error{Stage: StageServe, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
+	}))
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Live returns the live catalog, nil before the first load.
+func (s *Server) Live() *compiler.Live { return s.live.Load() }
+
+// Watch loads the catalog and keeps it current until ctx ends or Close.
+func (s *Server) Watch(ctx context.Context) error {
+	start := time.Now()
+	l, err := compiler.Watch(ctx, loader.Options{Roots: s.cfg.Roots}, compiler.Policy{}, compiler.LiveOptions{
+		PolicyFile: s.cfg.PolicyFile,
+		Debounce:   s.cfg.Debounce,
+		OnReload:   s.reloaded,
+	})
+	if err != nil {
+		return err
+	}
+	c := l.Current()
+	s.m.units.Set(float64(len(c.Catalog().Units)))
+	s.m.loadedAt.Set(float64(l.LoadedAt().UnixNano()) / 1e9)
+	s.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(),
+		"watched", l.Watched(), "duration_ms", ms(time.Since(start)))
+	s.live.Store(l)
+	return nil
+}
+
+// reloaded records one reload in the metrics and the log.
+func (s *Server) reloaded(r compiler.Reload) {
+	s.m.reloadSeconds.Observe(r.Duration.Seconds())
+	if r.Err != nil {
+		s.m.reloadFailures.Inc()
+		s.log.Error("catalog reload failed; the previous catalog keeps serving", "trigger", r.Trigger, "error", r.Err.Error(), "duration_ms", ms(r.Duration))
+		return
+	}
+	s.m.reloads.Inc()
+	s.m.units.Set(float64(len(r.Compiler.Catalog().Units)))
+	s.m.loadedAt.Set(float64(r.At.UnixNano()) / 1e9)
+	attrs := []any{"trigger", r.Trigger, "units", len(r.Compiler.Catalog().Units), "catalog_fingerprint", r.Compiler.CatalogFingerprint(),
+		"watched", r.Watched, "duration_ms", ms(r.Duration)}
+	if r.WatchErr != nil {
+		attrs = append(attrs, "watch_error", r.WatchErr.Error())
+	}
+	s.log.Info("catalog reloaded", attrs...)
+}
+
+// Close stops watching the catalog.
+func (s *Server) Close() {
+	if l := s.live.Load(); l != nil {
+		l.Close()
+	}
+}
+
+// authorize checks the bearer token, when one is configured, on every
+// request (in constant time: see httpsafe.Token).
+func (s *Server) authorize(next http.Handler) http.Handler {
+	if !s.token.Set() {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The probes tell only that the process answers and that a
+		// catalog serves, and an orchestrator's probe cannot always send
+		// a header (Kubernetes does not expand a secret in one).
+		if r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		given, ok := httpsafe.Bearer(r.Header.Get("Authorization"))
+		if !s.token.Matches(given) || !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="rlmc"`)
+			s.fail(w, http.StatusUnauthorized, &compiler.Error{Stage: StageServe, Code: ErrUnauthorized, Message: "a valid bearer token is required"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// compile answers POST /v1/compile with the compile JSON contract.
+func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	l := s.live.Load()
+	if l == nil {
+		w.Header().Set("Retry-After", "1")
+		s.compileFailed(w, r, start, http.StatusServiceUnavailable, &compiler.Error{Stage: StageServe, Code: ErrNotReady, Message: "the catalog is not loaded yet"}, nil)
+		return
+	}
+	// The body is read before a compile slot is taken, so that clients
+	// sending slowly hold a connection and some of the body budget,
+	// never a slot; the budget bounds the memory bodies hold.
+	req, release, status, err := s.readRequest(w, r)
+	defer release()
+	if err != nil {
+		code := compiler.ErrInvalidRequest
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+			code = ErrOverloaded
+		}
+		s.compileFailed(w, r, start, status, &compiler.Error{Stage: StageServe, Code: code, Message: err.Error()}, nil)
+		return
+	}
+	select {
+	case s.sem <- struct{}{}:
+		defer func() { <-s.sem }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		s.compileFailed(w, r, start, http.StatusTooManyRequests, &compiler.Error{Stage: StageServe, Code: ErrOverloaded,
+			Message: fmt.Sprintf("%d compiles are running, the bound; retry later", s.cfg.MaxInflight)}, nil)
+		return
+	}
+	s.m.inflight.Inc()
+	defer s.m.inflight.Dec()
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	res, err := l.Compile(ctx, compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.Budget, Tokenizer: req.Tokenizer})
+	if err != nil {
+		var ce *compiler.Error
+		if !errors.As(err, &ce) {
+			ce = &compiler.Error{Stage: StageServe, Code: compiler.ErrInvalidRequest, Message: err.Error()}
+		}
+		status := httpsafe.StatusOf(ce, err)
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+		}
+		s.compileFailed(w, r, start, status, ce, &req)
+		return
+	}
+	// A deny that names no unit is most likely a typo for one that stays
+	// allowed: the answer says so, as rlmc compile does on stderr.
+	if unknown := compiler.UnknownNames(l.Current(), "deny", req.Deny); len(unknown) > 0 {
+		res.Diagnostics = append(res.Diagnostics, unknown...)
+		res.Diagnostics.Sort()
+	}
+	elapsed := time.Since(start)
+	s.m.latency.Observe(elapsed.Seconds())
+	s.m.decisions.WithLabelValues(string(res.Decision)).Inc()
+	attrs := []any{"status", http.StatusOK, "decision", res.Decision, "selected", res.Names(), "catalog_fingerprint", res.CatalogFingerprint,
+		"task_bytes", len(req.Task), "duration_ms", ms(elapsed)}
+	if s.cfg.LogTasks {
+		attrs = append(attrs, "task", req.Task)
+	}
+	s.log.Info("compile", attrs...)
+	w.Header().Set("Content-Type", "application/json")
+	// The answer is written whole with its length: net/http then sends it
+	// in one write instead of as chunks of its own buffer's size.
+	buf := answers.Get().(*bytes.Buffer)
+	defer answers.Put(buf)
+	buf.Reset()
+	if err := compiler.WriteJSON(buf, res); err != nil {
+		s.log.Warn("writing a compile response", "error", err.Error())
+		return
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		s.log.Warn("writing a compile response", "error", err.Error())
+	}
+}
+
+// answers holds buffers for compile answers, about 210 KB for 1,000 units.
+var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// Request is the body of POST /v1/compile: the fields of an `rlmc test`
+// case's request, each spelt exactly and given once.
+type Request struct {
+	Task      string   `json:"task"`
+	Select    []string `json:"select,omitempty"`
+	Deny      []string `json:"deny,omitempty"`
+	Budget    int      `json:"budget,omitempty"`
+	Tokenizer string   `json:"tokenizer,omitempty"`
+}
+
+// bodyTimeout bounds how long a request body may take to arrive: a
+// MaxBodyBytes body takes milliseconds on loopback.
+const bodyTimeout = 10 * time.Second
+
+// readRequest reads and decodes the request body: one JSON object whose
+// keys are Request's exactly, each once (a misspelt or repeated deny must
+// not pass for none, nor "SELECT" for select), at most MaxBodyBytes. The
+// release gives the body's bytes back to the budget.
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (Request, func(), int, error) {
+	var req Request
+	body, release, err := httpsafe.ReadBody(w, r, MaxBodyBytes, bodyTimeout, s.bodies)
+	if err != nil {
+		status := httpsafe.BodyStatus(err)
+		if status == http.StatusRequestEntityTooLarge {
+			err = fmt.Errorf("the request body is over %d bytes", MaxBodyBytes)
+		}
+		return req, release, status, err
+	}
+	if err := strictjson.Unmarshal(body, &req); err != nil {
+		return req, release, http.StatusBadRequest, fmt.Errorf("the request body is not a compile request: %v", err)
+	}
+	return req, release, 0, nil
+}
+
+// compileFailed answers a compile with an error object, and records it.
+func (s *Server) compileFailed(w http.ResponseWriter, _ *http.Request, start time.Time, status int, ce *compiler.Error, req *Request) {
+	elapsed := time.Since(start)
+	s.m.latency.Observe(elapsed.Seconds())
+	s.m.decisions.WithLabelValues("error").Inc()
+	s.m.errors.WithLabelValues(string(ce.Code)).Inc()
+	attrs := []any{"status", status, "code", ce.Code, "stage", string(ce.Stage), "duration_ms", ms(elapsed)}
+	if ce.Unit != "" {
+		attrs = append(attrs, "unit", ce.Unit)
+	}
+	if req != nil {
+		attrs = append(attrs, "task_bytes", len(req.Task))
+		if s.cfg.LogTasks {
+			attrs = append(attrs, "task", req.Task)
+		}
+	}
+	s.log.Warn("compile failed", attrs...)
+	s.fail(w, status, ce)
+}
+
+// fail writes the compile error object with status.
+func (s *Server) fail(w http.ResponseWriter, status int, ce *compiler.Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	compiler.WriteJSON(w, compiler.ErrorDocument(ce))
+}
+
+// catalogUnit is one unit in GET /v1/catalog.
+type catalogUnit struct {
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Root        string        `json:"root"`
+	Path        string        `json:"path"`
+	Variant     ir.Variant    `json:"variant"`
+	Invocation  ir.Invocation `json:"invocation"`
+	Status      ir.Status     `json:"status"`
+	Priority    int           `json:"priority"`
+	ShadowedBy  string        `json:"shadowed_by,omitempty"`
+}
+
+// catalogDoc is GET /v1/catalog.
+type catalogDoc struct {
+	Schema             int            `json:"schema"`
+	CatalogFingerprint string         `json:"catalog_fingerprint"`
+	LoadedAt           time.Time      `json:"loaded_at"`
+	Generation         uint64         `json:"generation"`
+	LastReloadError    string         `json:"last_reload_error,omitempty"`
+	Units              []catalogUnit  `json:"units"`
+	Diagnostics        ir.Diagnostics `json:"diagnostics"`
+}
+
+func (s *Server) catalog(w http.ResponseWriter, _ *http.Request) {
+	l := s.live.Load()
+	if l == nil {
+		w.Header().Set("Retry-After", "1")
+		s.fail(w, http.StatusServiceUnavailable, &compiler.Error{Stage: StageServe, Code: ErrNotReady, Message: "the catalog is not loaded yet"})
+		return
+	}
+	// One read of the current state, so that every field describes the
+	// same catalog.
+	c, at, gen := l.Snapshot()
+	doc := catalogDoc{Schema: compiler.Schema, CatalogFingerprint: c.CatalogFingerprint(), LoadedAt: at.UTC(), Generation: gen,
+		Units: []catalogUnit{}, Diagnostics: c.Diagnostics()}
+	if err := l.LastError(); err != nil {
+		doc.LastReloadError = err.Error()
+	}
+	if doc.Diagnostics == nil {
+		doc.Diagnostics = ir.Diagnostics{}
+	}
+	for _, u := range c.Catalog().Units {
+		doc.Units = append(doc.Units, catalogUnit{Name: u.Name, Description: u.Description, Root: u.Root, Path: u.Path,
+			Variant: u.Variant, Invocation: u.Invocation, Status: u.Status, Priority: u.Priority, ShadowedBy: u.ShadowedBy})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	compiler.WriteJSON(w, doc)
+}
+
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	l := s.live.Load()
+	if l == nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		compiler.WriteJSON(w, map[string]any{"ready": false})
+		return
+	}
+	compiler.WriteJSON(w, map[string]any{"ready": true, "catalog_fingerprint": l.Current().CatalogFingerprint()})
+}
+
+func ms(d time.Duration) float64 {
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 3, 64), 64)
+	return f
+}

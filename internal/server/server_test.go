@@ -1,0 +1,660 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/loader"
+)
+
+func writeSkill(t testing.TB, root, name, desc, body string) {
+	t.Helper()
+	dir := filepath.Join(root, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := "---\nname: " + name + "\ndescription: " + desc + "\n---\n" + body + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// smallCatalog writes three skills and a policy that denies one of them.
+func smallCatalog(t *testing.T) (root, policy string) {
+	root = t.TempDir()
+	writeSkill(t, root, "tdd", "Test-driven development: write the failing test first.", "Write the failing test first.")
+	writeSkill(t, root, "deploy", "Deploy the service to production.", "Run the deploy script.")
+	writeSkill(t, root, "risky", "A risky skill the host denies.", "Risky.")
+	policy = filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(policy, []byte("deny: [risky]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root, policy
+}
+
+func newTestServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
+	t.Helper()
+	if cfg.Logger == nil {
+		cfg.Logger = quietLogger()
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { ts.Close(); s.Close() })
+	return s, ts
+}
+
+func post(t *testing.T, url, token, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, data
+}
+
+func errorCode(t *testing.T, body []byte) compiler.ErrorCode {
+	t.Helper()
+	var doc struct {
+		Schema int             `json:"schema"`
+		Error  *compiler.Error `json:"error"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil || doc.Error == nil || doc.Schema != compiler.Schema {
+		t.Fatalf("not an error document: %s", body)
+	}
+	return doc.Error.Code
+}
+
+// TestCompileStatuses checks each answer of POST /v1/compile: its status
+// and error code.
+func TestCompileStatuses(t *testing.T) {
+	root, policy := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}, PolicyFile: policy, MaxInflight: 2})
+	url := ts.URL + "/v1/compile"
+
+	// Before the first catalog: 503 not_ready.
+	status, body := post(t, url, "", `{"task": "write the failing test first"}`)
+	if status != http.StatusServiceUnavailable || errorCode(t, body) != ErrNotReady {
+		t.Fatalf("before the catalog: got %d %s; want 503 %s", status, body, ErrNotReady)
+	}
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	huge := `{"task": "` + strings.Repeat("a", MaxBodyBytes) + `"}`
+	atCap := `{"task": "` + strings.Repeat("a", compiler.MaxTaskBytes-1) + "\\n" + `"}`
+	overTask := `{"task": "` + strings.Repeat("a", compiler.MaxTaskBytes+1) + `"}`
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		code       compiler.ErrorCode
+	}{
+		{name: "route", body: `{"task": "write the failing test first, test-driven development"}`, status: 200},
+		{name: "task at the cap with an escape", body: atCap, status: 200},
+		{name: "not JSON", body: `{"task": `, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "unknown field", body: `{"task": "x", "dney": ["tdd"]}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "two values", body: `{"task": "x"} {"task": "y"}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "negative budget", body: `{"task": "x", "budget": -1}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "unknown tokenizer", body: `{"task": "x", "tokenizer": "gpt2"}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "task over the cap", body: overTask, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "body over the cap", body: huge, status: 413, code: compiler.ErrInvalidRequest},
+		// Keys are spelt exactly and given once: encoding/json alone
+		// takes "SELECT" and "ſelect" for select and lets a second deny
+		// replace the first.
+		{name: "key in capitals", body: `{"task": "x", "SELECT": ["risky"]}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "key with long s", body: `{"task": "x", "ſelect": ["tdd"]}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "task in capitals", body: `{"task": "x", "TASK": "deploy"}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "repeated deny", body: `{"task": "x", "deny": ["tdd"], "deny": []}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "deny beside Deny", body: `{"task": "x", "deny": ["tdd"], "Deny": []}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "not an object", body: `["task"]`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "unknown unit", body: `{"task": "x", "select": ["nope"]}`, status: 422, code: compiler.ErrUnknownUnit},
+		{name: "denied selection", body: `{"task": "x", "select": ["risky"]}`, status: 422, code: compiler.ErrSelectionRejected},
+		{name: "selection over budget", body: `{"task": "x", "select": ["tdd"], "budget": 1}`, status: 422, code: compiler.ErrSelectionRejected},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := post(t, url, "", tc.body)
+			if status != tc.status {
+				t.Fatalf("status: got %d; want %d (%.300s)", status, tc.status, body)
+			}
+			if tc.code != "" {
+				if got := errorCode(t, body); got != tc.code {
+					t.Fatalf("code: got %s; want %s", got, tc.code)
+				}
+			}
+		})
+	}
+
+	// Over the bound of compiles in flight: 429. Both places are taken.
+	s.sem <- struct{}{}
+	s.sem <- struct{}{}
+	status, body = post(t, url, "", `{"task": "x"}`)
+	<-s.sem
+	<-s.sem
+	if status != http.StatusTooManyRequests || errorCode(t, body) != ErrOverloaded {
+		t.Fatalf("over the bound: got %d %s; want 429 %s", status, body, ErrOverloaded)
+	}
+}
+
+// TestCompileDeadline: a compile past its deadline is 504 canceled.
+func TestCompileDeadline(t *testing.T) {
+	root, _ := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}, Timeout: time.Nanosecond})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	status, body := post(t, ts.URL+"/v1/compile", "", `{"task": "write the failing test first"}`)
+	if status != http.StatusGatewayTimeout || errorCode(t, body) != compiler.ErrCanceled {
+		t.Fatalf("got %d %s; want 504 %s", status, body, compiler.ErrCanceled)
+	}
+}
+
+// TestCompileContract: the server's answer is byte for byte what
+// `rlmc compile --format json` prints for the same request and catalog.
+func TestCompileContract(t *testing.T) {
+	root, policy := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}, PolicyFile: policy})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p, err := compiler.LoadPolicy(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{root}}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Compile(context.Background(), compiler.Request{Task: "deploy it", Select: []string{"tdd"}, Budget: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := compiler.WriteJSON(&want, res); err != nil {
+		t.Fatal(err)
+	}
+	status, got := post(t, ts.URL+"/v1/compile", "", `{"task": "deploy it", "select": ["tdd"], "budget": 5000}`)
+	if status != 200 || !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("got %d:\n%s\nwant:\n%s", status, got, want.Bytes())
+	}
+	// The answer goes out whole, with its length, not in chunks.
+	resp, err := http.Post(ts.URL+"/v1/compile", "application/json", strings.NewReader(`{"task": "deploy it", "select": ["tdd"], "budget": 5000}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.ContentLength != int64(want.Len()) || len(resp.TransferEncoding) > 0 {
+		t.Errorf("got Content-Length %d, transfer encoding %v; want %d, none", resp.ContentLength, resp.TransferEncoding, want.Len())
+	}
+}
+
+// TestToken: with a token, every endpoint requires it; a wrong one, or
+// one of another length, is refused.
+func TestToken(t *testing.T) {
+	root, _ := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}, Token: "s3cret-token"})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path, header string
+		status             int
+	}{
+		{name: "no header", path: "/v1/compile", status: 401},
+		{name: "wrong token", path: "/v1/compile", header: "Bearer s3cret-tokeN", status: 401},
+		{name: "prefix of the token", path: "/v1/compile", header: "Bearer s3cret", status: 401},
+		{name: "not bearer", path: "/v1/compile", header: "Basic s3cret-token", status: 401},
+		{name: "right token", path: "/v1/compile", header: "Bearer s3cret-token", status: 200},
+		{name: "scheme in lower case", path: "/v1/compile", header: "bearer s3cret-token", status: 200},
+		{name: "healthz answers without it", path: "/healthz", status: 200},
+		{name: "readyz answers without it", path: "/readyz", status: 200},
+		{name: "metrics needs it too", path: "/metrics", status: 401},
+		{name: "metrics with it", path: "/metrics", header: "Bearer s3cret-token", status: 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			method := http.MethodGet
+			var body io.Reader
+			if tc.path == "/v1/compile" {
+				method, body = http.MethodPost, strings.NewReader(`{"task": "x"}`)
+			}
+			req, _ := http.NewRequest(method, ts.URL+tc.path, body)
+			if tc.header != "" {
+				req.Header.Set("Authorization", tc.header)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Fatalf("got %d; want %d", resp.StatusCode, tc.status)
+			}
+		})
+	}
+}
+
+// TestAddrNeedsToken: only a loopback address is served without a token.
+func TestAddrNeedsToken(t *testing.T) {
+	for _, tc := range []struct {
+		addr, token string
+		ok          bool
+	}{
+		{addr: "127.0.0.1:8787", ok: true},
+		{addr: "127.0.0.2:8787", ok: true},
+		{addr: "[::1]:8787", ok: true},
+		{addr: "localhost:8787", ok: true},
+		{addr: "0.0.0.0:8787"},
+		{addr: ":8787"},
+		{addr: "[::]:8787"},
+		{addr: "192.0.2.1:8787"},
+		{addr: "example.com:8787"},
+		{addr: "no-port"},
+		{addr: "0.0.0.0:8787", token: "t", ok: true},
+	} {
+		t.Run(tc.addr+"/"+tc.token, func(t *testing.T) {
+			_, err := New(Config{Addr: tc.addr, Token: tc.token, Logger: quietLogger()})
+			var ce *ConfigError
+			if tc.ok && err != nil || !tc.ok && !errors.As(err, &ce) {
+				t.Fatalf("got %v; want ok=%v", err, tc.ok)
+			}
+		})
+	}
+}
+
+// TestSocket: the unix socket is 0600, serves, and is removed at shutdown;
+// Run returns nil once its context ends.
+func TestSocket(t *testing.T) {
+	root, _ := smallCatalog(t)
+	dir, err := os.MkdirTemp("", "rlmc") // short: socket paths are bounded
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "s.sock")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Config{Socket: sock, Roots: []string{root}, Logger: quietLogger()})
+	}()
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", sock)
+	}}}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := client.Get("http://rlmc/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not ready after 10s: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	info, err := os.Stat(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := info.Mode().Perm(); perm != 0o600 {
+		t.Fatalf("socket mode: got %o; want 600", perm)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: got %v; want nil after the context ended", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return 10s after its context ended")
+	}
+	if _, err := os.Lstat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("socket left behind: %v", err)
+	}
+}
+
+// TestCatalogAndProbes: /v1/catalog describes the catalog serving, the
+// probes answer, and /metrics holds the documented series.
+func TestCatalogAndProbes(t *testing.T) {
+	root, policy := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}, PolicyFile: policy})
+	get := func(path string) (int, string) {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(data)
+	}
+	if status, _ := get("/readyz"); status != 503 {
+		t.Fatalf("readyz before the catalog: got %d; want 503", status)
+	}
+	if status, _ := get("/healthz"); status != 200 {
+		t.Fatalf("healthz: got %d; want 200", status)
+	}
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if status, _ := get("/readyz"); status != 200 {
+		t.Fatalf("readyz: got %d; want 200", status)
+	}
+	status, body := get("/v1/catalog")
+	var doc catalogDoc
+	if err := json.Unmarshal([]byte(body), &doc); err != nil || status != 200 {
+		t.Fatalf("catalog: got %d %v", status, err)
+	}
+	if doc.CatalogFingerprint != s.Live().Current().CatalogFingerprint() || len(doc.Units) != 3 || doc.LoadedAt.IsZero() || doc.Generation != 1 {
+		t.Fatalf("catalog: got %+v", doc)
+	}
+	post(t, ts.URL+"/v1/compile", "", `{"task": "write the failing test first, test-driven development"}`)
+	post(t, ts.URL+"/v1/compile", "", `{"task": "x", "select": ["nope"]}`)
+	s.Live().Reload()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, metrics := get("/metrics")
+		if strings.Contains(metrics, "rlmc_catalog_reloads_total 1") {
+			for _, want := range []string{
+				"rlmc_compile_duration_seconds_count 2",
+				`rlmc_compiles_total{decision="route"} 1`,
+				`rlmc_compiles_total{decision="error"} 1`,
+				`rlmc_compile_errors_total{code="unknown_unit"} 1`,
+				"rlmc_catalog_reload_failures_total 0",
+				"rlmc_catalog_units 3",
+			} {
+				if !strings.Contains(metrics, want) {
+					t.Errorf("metrics lack %q", want)
+				}
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no reload counted after 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestTasksNotLogged: a task's text reaches the log only with LogTasks.
+func TestTasksNotLogged(t *testing.T) {
+	root, _ := smallCatalog(t)
+	for _, logTasks := range []bool{false, true} {
+		var log lockedBuffer
+		s, ts := newTestServer(t, Config{Roots: []string{root}, LogTasks: logTasks, Logger: slog.New(slog.NewJSONHandler(&log, nil))})
+		if err := s.Watch(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		post(t, ts.URL+"/v1/compile", "", `{"task": "secret-words-of-the-user"}`)
+		post(t, ts.URL+"/v1/compile", "", `{"task": "secret-words-of-the-user", "select": ["nope"]}`)
+		// Each compile is logged before its answer is written.
+		if got := strings.Contains(log.String(), "secret-words-of-the-user"); got != logTasks {
+			t.Fatalf("LogTasks %v: task in the log: got %v; want %v", logTasks, got, logTasks)
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer that handlers may write while the test
+// reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestRunReloadsOnSignal: each value on Config.Reload (SIGHUP in rlmc
+// serve) forces a reload, and Run returns nil when its context ends.
+func TestRunReloadsOnSignal(t *testing.T) {
+	root, _ := smallCatalog(t)
+	hup := make(chan os.Signal, 1)
+	addr := make(chan net.Addr, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Config{Addr: "127.0.0.1:0", Roots: []string{root}, Reload: hup, Logger: quietLogger(),
+			Listening: func(a net.Addr) { addr <- a }})
+	}()
+	url := "http://" + (<-addr).String()
+	metric := func(name string) string {
+		resp, err := http.Get(url + "/metrics")
+		if err != nil {
+			return ""
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, name+" "); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for metric("rlmc_catalog_units") != "3" {
+		if time.Now().After(deadline) {
+			t.Fatal("no catalog after 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	hup <- os.Interrupt // any value: rlmc serve sends SIGHUP
+	for metric("rlmc_catalog_reloads_total") != "1" {
+		if time.Now().After(deadline) {
+			t.Fatal("no reload 10s after the signal")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: got %v; want nil", err)
+	}
+}
+
+// TestRunDrains: a compile in flight when the context ends (SIGTERM)
+// finishes and is answered before Run returns nil.
+func TestRunDrains(t *testing.T) {
+	root, _ := smallCatalog(t)
+	addr := make(chan net.Addr, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Config{Addr: "127.0.0.1:0", Roots: []string{root}, Logger: quietLogger(),
+			Listening: func(a net.Addr) { addr <- a }})
+	}()
+	url := "http://" + (<-addr).String()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(url + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("not ready after 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The request's body arrives in two parts; the shutdown starts
+	// between them, while the handler is reading it.
+	body, w := io.Pipe()
+	answered := make(chan int, 1)
+	go func() {
+		resp, err := http.Post(url+"/v1/compile", "application/json", body)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	io.WriteString(w, `{"task": "write the failing`)
+	time.Sleep(100 * time.Millisecond) // the handler is reading the body
+	cancel()
+	time.Sleep(100 * time.Millisecond) // Shutdown is waiting for it
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned %v with a request in flight", err)
+	default:
+	}
+	io.WriteString(w, ` test first"}`)
+	w.Close()
+	if status := <-answered; status != 200 {
+		t.Fatalf("the request in flight: got status %d; want 200", status)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Run: got %v; want nil", err)
+	}
+}
+
+// TestKeyNamedInError: a refused key is named, so the client can fix it.
+func TestKeyNamedInError(t *testing.T) {
+	root, _ := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, body := post(t, ts.URL+"/v1/compile", "", `{"task": "x", "deny": ["tdd"], "deny": []}`)
+	if !strings.Contains(string(body), `\"deny\"`) {
+		t.Errorf("got %s; want the message to name the key \"deny\"", body)
+	}
+}
+
+// TestRebindingRefused: without a token, a request whose Host is a name a
+// web page rebound to 127.0.0.1 reads no catalog and compiles nothing;
+// a page of another origin is refused too.
+func TestRebindingRefused(t *testing.T) {
+	root, _ := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, method, path, host, origin string
+		code                             compiler.ErrorCode
+	}{
+		{"catalog by a rebound name", http.MethodGet, "/v1/catalog", "rebind.attacker.example:8787", "", "forbidden_host"},
+		{"compile by a rebound name", http.MethodPost, "/v1/compile", "rebind.attacker.example:8787", "", "forbidden_host"},
+		{"compile from another origin", http.MethodPost, "/v1/compile", "", "https://attacker.example", "cross_origin"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tc.method, ts.URL+tc.path, strings.NewReader(`{"task": "deploy the service", "select": ["deploy"]}`))
+			req.Header.Set("Content-Type", "text/plain")
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusForbidden || errorCode(t, data) != tc.code {
+				t.Fatalf("got %d %s; want 403 %s", resp.StatusCode, data, tc.code)
+			}
+		})
+	}
+}
+
+// TestSlowUploadsHoldNoSlot: clients that send half a body and stall do
+// not take the compile slots; a real compile beside them is answered.
+func TestSlowUploadsHoldNoSlot(t *testing.T) {
+	root, _ := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}, MaxInflight: 2})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	for range 8 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		io.WriteString(c, "POST /v1/compile HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n{\"task\": \"")
+	}
+	time.Sleep(100 * time.Millisecond) // let the handlers start reading
+	status, body := post(t, ts.URL+"/v1/compile", "", `{"task": "write the failing test first, test-driven development"}`)
+	if status != http.StatusOK {
+		t.Fatalf("a compile beside stalled uploads: got %d %.200s; want 200", status, body)
+	}
+}
+
+// TestUnknownDenyWarned: a deny naming no unit is answered with an
+// unknown_policy_unit warning; it was silently ignored.
+func TestUnknownDenyWarned(t *testing.T) {
+	root, _ := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	status, body := post(t, ts.URL+"/v1/compile", "", `{"task": "write the failing test first, test-driven development", "deny": ["TDD", "deploy"]}`)
+	if status != http.StatusOK {
+		t.Fatalf("got %d %s; want 200", status, body)
+	}
+	var res struct {
+		Diagnostics []struct {
+			Code    string `json:"code"`
+			Path    string `json:"path"`
+			Message string `json:"message"`
+		} `json:"diagnostics"`
+	}
+	if err := json.Unmarshal(body, &res); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range res.Diagnostics {
+		if d.Code == "unknown_policy_unit" && d.Path == "deny" {
+			n++
+			if !strings.Contains(d.Message, "TDD") {
+				t.Errorf("the warning does not name TDD: %q", d.Message)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("unknown_policy_unit warnings for deny: got %d; want 1 (TDD; deploy is a unit)", n)
+	}
+}

@@ -1,0 +1,514 @@
+// Package suite runs behaviour cases against the compiler: the project's
+// adversarial corpus, and any user's own guarantees through `rlmc test`.
+//
+// A case is a txtar file. Its comment's first line says what the case
+// attacks or pins. Its files are:
+//
+//	request.json   one request object, or an array of them:
+//	               {"task": "...", "select": [...], "deny": [...],
+//	                "budget": N, "tokenizer": "..."}
+//	want.json      the expectation (see Want), one object for every
+//	               request, or an array with one per request
+//	skills/...     optional: the catalog; without it the case runs against
+//	               the roots given to the runner
+//	skills-b/...   optional: a second catalog; every request also compiles
+//	               against it, and Want.Fingerprints and
+//	               Want.CatalogFingerprints compare the two
+//	policy.yaml    optional: host policy for this case
+//	symlinks       optional: lines "link -> target", both relative to the
+//	               case folder, created before loading; the link must lie
+//	               inside the case folder (the target may point anywhere)
+//
+// Besides its expectation, every case is checked for the invariants that
+// must hold for any input: each unit appears exactly once in selected or
+// rejected, the prompt has one block per selected unit, two compiles give
+// identical JSON, a relocated copy created in another order with other
+// modification times compiles to the same fingerprints, and no unit was
+// read from outside its root.
+package suite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/safefs"
+	"github.com/rlmc-dev/rlmc/internal/strictjson"
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// Case is one parsed case file.
+type Case struct {
+	Name     string // file name without .txtar
+	Note     string // what it attacks or pins
+	File     string
+	Requests []Request
+	Wants    []Want // one per request
+	// Err says why the file is not a valid case; running such a case
+	// fails it with Err, so one malformed file never stops the others.
+	Err     error
+	archive *txtar.Archive
+}
+
+// Request is one compile of a case.
+type Request struct {
+	Task      string   `json:"task"`
+	Select    []string `json:"select,omitempty"`
+	Deny      []string `json:"deny,omitempty"`
+	Budget    int      `json:"budget,omitempty"`
+	Tokenizer string   `json:"tokenizer,omitempty"`
+}
+
+// Want is what a compile must produce. Every field is optional; only the
+// fields given are checked.
+type Want struct {
+	// Error is the compile error code the request must fail with.
+	Error string `json:"error,omitempty"`
+	// Decision is route, no_route or ambiguous.
+	Decision string `json:"decision,omitempty"`
+	// Selected is the exact list of selected names, in prompt order.
+	Selected *[]string `json:"selected,omitempty"`
+	// Includes must be selected; Excludes must never be.
+	Includes []string `json:"includes,omitempty"`
+	Excludes []string `json:"excludes,omitempty"`
+	// Rejected maps a unit name to the code of its first rejection reason.
+	Rejected map[string]string `json:"rejected,omitempty"`
+	// Diagnostics are codes that must appear among the diagnostics.
+	Diagnostics []string `json:"diagnostics,omitempty"`
+	// PromptContains and PromptExcludes are substrings of the prompt.
+	PromptContains []string `json:"prompt_contains,omitempty"`
+	PromptExcludes []string `json:"prompt_excludes,omitempty"`
+	// Fingerprints is "equal" or "differ": across the requests of the case,
+	// or between the skills/ and skills-b/ catalogs when both exist.
+	Fingerprints string `json:"fingerprints,omitempty"`
+	// CatalogFingerprints is "equal" or "differ" between the catalog
+	// fingerprints of skills/ and skills-b/.
+	CatalogFingerprints string `json:"catalog_fingerprints,omitempty"`
+	// Match is a JSON subset of the full result: objects match by key,
+	// arrays as an ordered subsequence.
+	Match json.RawMessage `json:"match,omitempty"`
+}
+
+// Load reads every *.txtar case below dir, sorted by name. A file that is
+// not a valid case is returned as a Case with Err set, not as an error:
+// the error result is for a folder without case files.
+func Load(dir string) ([]*Case, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no *.txtar case files in %s", dir)
+	}
+	sort.Strings(files)
+	var cases []*Case
+	for _, f := range files {
+		c, err := Parse(f)
+		if err != nil {
+			c = &Case{Name: strings.TrimSuffix(filepath.Base(f), ".txtar"), File: f, Err: err, archive: &txtar.Archive{}}
+		}
+		cases = append(cases, c)
+	}
+	return cases, nil
+}
+
+// Parse reads one case file.
+func Parse(file string) (*Case, error) {
+	// A case folder is not trusted to hold only regular files: a FIFO
+	// named like a case must be an error, not a hang.
+	data, err := safefs.ReadPath(file, -1)
+	if err != nil {
+		return nil, err
+	}
+	ar := txtar.Parse(data)
+	c := &Case{Name: strings.TrimSuffix(filepath.Base(file), ".txtar"), File: file, archive: ar}
+	c.Note, _, _ = strings.Cut(strings.TrimSpace(string(ar.Comment)), "\n")
+	var reqData, wantData []byte
+	for _, f := range ar.Files {
+		switch f.Name {
+		case "request.json":
+			reqData = f.Data
+		case "want.json":
+			wantData = f.Data
+		}
+	}
+	if reqData == nil || wantData == nil {
+		return nil, fmt.Errorf("%s: a case needs request.json and want.json", file)
+	}
+	if c.Requests, err = oneOrMany[Request](reqData); err != nil {
+		return nil, fmt.Errorf("%s: request.json: %v", file, err)
+	}
+	if c.Wants, err = oneOrMany[Want](wantData); err != nil {
+		return nil, fmt.Errorf("%s: want.json: %v", file, err)
+	}
+	switch {
+	case len(c.Wants) == 1:
+		for len(c.Wants) < len(c.Requests) {
+			c.Wants = append(c.Wants, c.Wants[0])
+		}
+	case len(c.Wants) != len(c.Requests):
+		return nil, fmt.Errorf("%s: want.json has %d entries for %d requests", file, len(c.Wants), len(c.Requests))
+	}
+	return c, nil
+}
+
+// oneOrMany decodes one object or a list of them, each with its keys spelt
+// exactly and given once (strictjson), as `rlmc serve` reads a request: a
+// case whose "Deny" passed for deny would pin the wrong guarantee.
+func oneOrMany[T any](data []byte) ([]T, error) {
+	data = bytes.TrimSpace(data)
+	if len(data) > 0 && data[0] == '[' {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(data, &raws); err != nil {
+			return nil, err
+		}
+		if len(raws) == 0 {
+			return nil, fmt.Errorf("empty list")
+		}
+		many := make([]T, len(raws))
+		for i, raw := range raws {
+			if err := strictjson.Unmarshal(raw, &many[i]); err != nil {
+				return nil, fmt.Errorf("entry %d: %w", i+1, err)
+			}
+		}
+		return many, nil
+	}
+	var one T
+	if err := strictjson.Unmarshal(data, &one); err != nil {
+		return nil, err
+	}
+	return []T{one}, nil
+}
+
+// Files returns the case's archive files, for fuzz seeds.
+func (c *Case) Files() map[string][]byte {
+	out := map[string][]byte{}
+	for _, f := range c.archive.Files {
+		out[f.Name] = f.Data
+	}
+	return out
+}
+
+// HasCatalog reports whether the case brings its own skills/ catalog, as
+// files or as a symlink at or under skills. A symlinks file that does not
+// parse counts as a catalog: running such a case against the --root
+// catalog would test something the case never meant, and materializing it
+// fails the case anyway.
+func (c *Case) HasCatalog() bool {
+	if c.hasPrefix("skills/") {
+		return true
+	}
+	links, err := c.links()
+	if err != nil {
+		return true
+	}
+	for _, l := range links {
+		if l.name == "skills" || strings.HasPrefix(l.name, "skills/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Case) hasPrefix(p string) bool {
+	for _, f := range c.archive.Files {
+		if strings.HasPrefix(f.Name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Runner runs cases. Roots and Policy apply to cases without a catalog or
+// a policy of their own.
+type Runner struct {
+	Roots  []string
+	Policy compiler.Policy
+	// TempDir makes the folders cases are materialized in.
+	TempDir func() (string, error)
+	// Audit, when set, records every compile of a case's requests as
+	// `rlmc compile --trajectory` does, and Observe, when set, sees its
+	// result or error: tests check both against the published JSON
+	// Schema (package schema).
+	Audit   *compiler.Audit
+	Observe func(c *Case, res *compiler.Result, err error)
+}
+
+// Outcome is the result of one case: its failures, empty when it passed.
+type Outcome struct {
+	Case     *Case
+	Failures []string
+}
+
+// Passed reports whether the case passed.
+func (o Outcome) Passed() bool { return len(o.Failures) == 0 }
+
+// Run runs one case.
+func (r *Runner) Run(ctx context.Context, c *Case) Outcome {
+	out := Outcome{Case: c}
+	fail := func(format string, args ...any) { out.Failures = append(out.Failures, fmt.Sprintf(format, args...)) }
+	if c.Err != nil {
+		fail("malformed case: %v", c.Err)
+		return out
+	}
+	dir, err := r.tempDir()
+	if err != nil {
+		fail("%v", err)
+		return out
+	}
+	defer os.RemoveAll(dir)
+	if err := materialize(c, filepath.Join(dir, "a"), false); err != nil {
+		fail("%v", err)
+		return out
+	}
+	if err := materialize(c, filepath.Join(dir, "relocated", "elsewhere"), true); err != nil {
+		fail("%v", err)
+		return out
+	}
+	primary, err := r.compiler(ctx, c, filepath.Join(dir, "a"), "skills")
+	if err != nil {
+		fail("loading: %v", err)
+		return out
+	}
+	var (
+		relocated, variant *compiler.Compiler
+	)
+	if c.HasCatalog() {
+		if relocated, err = r.compiler(ctx, c, filepath.Join(dir, "relocated", "elsewhere"), "skills"); err != nil {
+			fail("loading the relocated copy: %v", err)
+			return out
+		}
+		if relocated.CatalogFingerprint() != primary.CatalogFingerprint() {
+			fail("catalog fingerprint changed when the catalog was relocated and recreated in another order")
+		}
+	}
+	if c.hasPrefix("skills-b/") {
+		if variant, err = r.compiler(ctx, c, filepath.Join(dir, "a"), "skills-b"); err != nil {
+			fail("loading skills-b: %v", err)
+			return out
+		}
+	}
+	for _, w := range c.Wants {
+		switch {
+		case w.CatalogFingerprints == "":
+			continue
+		case variant == nil:
+			fail("catalog_fingerprints compares skills/ with skills-b/, and the case has no skills-b/")
+		case w.CatalogFingerprints == "equal" && variant.CatalogFingerprint() != primary.CatalogFingerprint():
+			fail("catalog fingerprints of skills and skills-b differ; want equal")
+		case w.CatalogFingerprints == "differ" && variant.CatalogFingerprint() == primary.CatalogFingerprint():
+			fail("catalog fingerprints of skills and skills-b are equal; want them to differ")
+		}
+		break
+	}
+	var prints []string
+	for i, req := range c.Requests {
+		label := ""
+		if len(c.Requests) > 1 {
+			label = fmt.Sprintf("request %d: ", i+1)
+		}
+		var (
+			res  *compiler.Result
+			cerr error
+		)
+		if r.Audit != nil {
+			res, cerr = r.Audit.Compile(ctx, primary, req.compiler())
+		} else {
+			res, cerr = compile(ctx, primary, req)
+		}
+		if r.Observe != nil {
+			r.Observe(c, res, cerr)
+		}
+		for _, f := range check(c.Wants[i], res, cerr) {
+			fail("%s%s", label, f)
+		}
+		if res != nil {
+			for _, f := range Invariants(primary, res) {
+				fail("%s%s", label, f)
+			}
+			again, _ := compile(ctx, primary, req)
+			if !sameJSON(res, again) {
+				fail("%scompiling twice gave different JSON", label)
+			}
+			if relocated != nil {
+				moved, _ := compile(ctx, relocated, req)
+				if moved == nil || moved.Fingerprint != res.Fingerprint || moved.CatalogFingerprint != res.CatalogFingerprint {
+					fail("%sfingerprint changed in a relocated copy created in another order", label)
+				}
+			}
+			prints = append(prints, res.Fingerprint)
+		}
+		if variant != nil {
+			other, verr := compile(ctx, variant, req)
+			switch {
+			case (verr == nil) != (cerr == nil):
+				fail("%sskills and skills-b disagree on failing: %v / %v", label, cerr, verr)
+			case res != nil && c.Wants[i].Fingerprints == "equal" && other.Fingerprint != res.Fingerprint:
+				fail("%sfingerprints of skills and skills-b differ; want equal", label)
+			case res != nil && c.Wants[i].Fingerprints == "differ" && other.Fingerprint == res.Fingerprint:
+				fail("%sfingerprints of skills and skills-b are equal; want them to differ", label)
+			}
+		}
+	}
+	if variant == nil && len(prints) > 1 {
+		want := c.Wants[0].Fingerprints
+		equal := true
+		for _, p := range prints[1:] {
+			equal = equal && p == prints[0]
+		}
+		if want == "equal" && !equal {
+			fail("fingerprints differ across requests; want equal")
+		}
+		if want == "differ" && equal {
+			fail("fingerprints are equal across requests; want them to differ")
+		}
+	}
+	return out
+}
+
+func (r *Runner) tempDir() (string, error) {
+	if r.TempDir != nil {
+		return r.TempDir()
+	}
+	return os.MkdirTemp("", "rlmc-case-")
+}
+
+// compiler loads the catalog a case runs against.
+func (r *Runner) compiler(ctx context.Context, c *Case, dir, catalog string) (*compiler.Compiler, error) {
+	p := r.Policy
+	if data, ok := c.Files()["policy.yaml"]; ok {
+		var err error
+		if p, err = compiler.ParsePolicy(data); err != nil {
+			return nil, err
+		}
+	}
+	opts := loader.Options{Roots: r.Roots}
+	if c.HasCatalog() {
+		opts = loader.Options{Roots: []string{filepath.Join(dir, catalog)}}
+	}
+	return compiler.Load(ctx, opts, p)
+}
+
+func compile(ctx context.Context, c *compiler.Compiler, req Request) (*compiler.Result, error) {
+	return c.Compile(ctx, req.compiler())
+}
+
+// compiler returns the compiler's request for a case's request.
+func (req Request) compiler() compiler.Request {
+	return compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.Budget, Tokenizer: req.Tokenizer}
+}
+
+func sameJSON(a, b *compiler.Result) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+// Invariants returns every broken invariant of a result: the accounting
+// (each unit exactly once in selected or rejected), the prompt's shape (one
+// <skills> block, one block per selected unit in order, nothing else that
+// reads as a tag) and confinement (no unit read from outside its root).
+func Invariants(c *compiler.Compiler, res *compiler.Result) []string {
+	var out []string
+	seen := map[string]int{}
+	for _, s := range res.Selected {
+		seen[s.Root+"\x00"+s.Path]++
+	}
+	for _, r := range res.Rejected {
+		seen[r.Root+"\x00"+r.Path]++
+	}
+	for _, u := range c.Catalog().Units {
+		key := u.Root + "\x00" + u.Path
+		if seen[key] != 1 {
+			out = append(out, fmt.Sprintf("unit %s (%s) appears %d times in selected and rejected; want exactly once", u.Name, u.Path, seen[key]))
+		}
+		delete(seen, key)
+		if !confined(u.Root, u.File) {
+			out = append(out, fmt.Sprintf("unit %s was read from %s, outside its root", u.Name, u.File))
+		}
+	}
+	if len(seen) > 0 {
+		out = append(out, fmt.Sprintf("%d result entries name no catalog unit", len(seen)))
+	}
+	out = append(out, promptShape(res)...)
+	return out
+}
+
+// tagLike finds what a model could read as a skill tag, in text whose
+// ignorable characters have been removed: "<" then optional spacing, an
+// optional "/", optional spacing and "skill" or "skills" in any case.
+var tagLike = regexp.MustCompile(`(?i)<[\s\p{Z}\p{Cc}]*/?[\s\p{Z}\p{Cc}]*skills?`)
+
+// openTag finds the block openings the renderer writes: a body's, or a
+// reference's (rule 12: the body did not fit the budget).
+var openTag = regexp.MustCompile(`<skill name="([^"]*)"( rendering="reference")?>`)
+
+// promptShape checks the prompt's structure: empty without a selection;
+// otherwise one <skills> block holding one <skill name="NAME"> block per
+// selected unit, in selection order, and nothing else that reads as a tag
+// once invisible characters are removed. A forged name or an unescaped
+// body breaks one of these.
+func promptShape(res *compiler.Result) []string {
+	var out []string
+	if len(res.Selected) == 0 {
+		if res.Prompt != "" {
+			out = append(out, "prompt is not empty with nothing selected")
+		}
+		return out
+	}
+	p := res.Prompt
+	if !strings.HasPrefix(p, "<skills>\n") || !strings.HasSuffix(p, "</skills>\n") {
+		out = append(out, "prompt does not start with <skills> and end with </skills>")
+	}
+	var names, refs, wantRefs []string
+	for _, m := range openTag.FindAllStringSubmatch(p, -1) {
+		names = append(names, m[1])
+		if m[2] != "" {
+			refs = append(refs, m[1])
+		}
+	}
+	if want := res.Names(); !slices.Equal(names, want) {
+		out = append(out, fmt.Sprintf("prompt opens skill blocks %q; want one per selected unit %q", names, want))
+	}
+	for _, s := range res.Selected {
+		if s.Rendering == compiler.RenderingReference {
+			wantRefs = append(wantRefs, s.Name)
+		}
+	}
+	if !slices.Equal(refs, wantRefs) {
+		out = append(out, fmt.Sprintf("prompt renders %q as references; want %q, the units selected so", refs, wantRefs))
+	}
+	if n := strings.Count(p, "</skill>\n"); n != len(res.Selected) {
+		out = append(out, fmt.Sprintf("prompt closes %d skill blocks for %d selected units", n, len(res.Selected)))
+	}
+	if n, want := len(tagLike.FindAllStringIndex(ir.StripIgnorable(p), -1)), 2+2*len(res.Selected); n != want {
+		out = append(out, fmt.Sprintf("prompt holds %d tag-like texts once invisible characters are removed; want %d (one <skills> block, one block per selected unit)", n, want))
+	}
+	return out
+}
+
+func confined(root, file string) bool {
+	if file == "" {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(real, file)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}

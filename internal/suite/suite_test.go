@@ -1,0 +1,78 @@
+package suite
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// adversarialDir holds the project's hostile inputs, one case per file.
+const adversarialDir = "../../testdata/adversarial"
+
+// TestAdversarial runs every case of the corpus through the same runner
+// that `rlmc test` uses.
+func TestAdversarial(t *testing.T) {
+	cases, err := Load(adversarialDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{TempDir: func() (string, error) { return os.MkdirTemp(t.TempDir(), "case") }}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			if c.Note == "" {
+				t.Error("case has no note saying what it attacks")
+			}
+			out := r.Run(context.Background(), c)
+			for _, f := range out.Failures {
+				t.Error(f)
+			}
+		})
+	}
+}
+
+func TestSubset(t *testing.T) {
+	tests := []struct {
+		name      string
+		want, got any
+		ok        bool
+	}{
+		{"equal scalar", 1.0, 1.0, true},
+		{"different scalar", 1.0, 2.0, false},
+		{"object subset", map[string]any{"a": 1.0}, map[string]any{"a": 1.0, "b": 2.0}, true},
+		{"object missing key", map[string]any{"c": 1.0}, map[string]any{"a": 1.0}, false},
+		{"array subsequence", []any{"a", "c"}, []any{"a", "b", "c"}, true},
+		{"array out of order", []any{"c", "a"}, []any{"a", "b", "c"}, false},
+		{"array of objects", []any{map[string]any{"name": "x"}}, []any{map[string]any{"name": "y"}, map[string]any{"name": "x", "n": 1.0}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := subset("", tt.want, tt.got) == ""; got != tt.ok {
+				t.Errorf("subset = %v; want %v", got, tt.ok)
+			}
+		})
+	}
+}
+
+// TestCaseKeysExact: a case's request and want keys are spelt exactly and
+// given once; "Deny" or a second "deny" must not pass for the deny the
+// case meant to pin.
+func TestCaseKeysExact(t *testing.T) {
+	for _, tc := range []struct{ name, request, want string }{
+		{"request key in capitals", `{"task": "x", "Deny": ["a"]}`, `{"decision": "route"}`},
+		{"request key repeated", `{"task": "x", "deny": ["a"], "deny": []}`, `{"decision": "route"}`},
+		{"want key in capitals", `{"task": "x"}`, `{"Decision": "route"}`},
+		{"list entry key repeated", `[{"task": "x"}, {"task": "y", "task": "z"}]`, `{"decision": "route"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "case.txtar")
+			data := "A case.\n-- request.json --\n" + tc.request + "\n-- want.json --\n" + tc.want + "\n"
+			if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Parse(file); err == nil {
+				t.Fatal("got no error; want the key refused")
+			}
+		})
+	}
+}
