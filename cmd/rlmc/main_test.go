@@ -15,31 +15,39 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// No test may read or write the user's own catalog cache: the tests
-	// that run Main in this process get a folder of their own (scripts
-	// get one each, in Setup).
-	var tmp string
-	if os.Getenv(catcache.EnvDir) == "" {
-		var err error
-		if tmp, err = os.MkdirTemp("", "rlmc-cache-test-"); err != nil {
-			panic(err)
-		}
-		os.Setenv(catcache.EnvDir, tmp)
-	}
-	code := testscript.RunMain(summarized{m}, map[string]func() int{
-		"rlmc": func() int { return Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) },
+	// testscript.Main runs the tests, or (in a script's "rlmc") the
+	// command, and exits the process itself.
+	testscript.Main(summarized{m}, map[string]func(){
+		"rlmc": func() {
+			os.Exit(withCacheDir(func() int { return Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }))
+		},
 	})
-	if tmp != "" {
-		os.RemoveAll(tmp)
+}
+
+// withCacheDir runs f with catcache.EnvDir naming a temporary folder,
+// removed after, unless it is set already. No test may read or write the
+// user's own catalog cache: the tests that run Main in this process get a
+// folder of their own (scripts get one each, in Setup).
+func withCacheDir(f func() int) int {
+	if os.Getenv(catcache.EnvDir) != "" {
+		return f()
 	}
-	os.Exit(code)
+	tmp, err := os.MkdirTemp("", "rlmc-cache-test-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(tmp)
+	os.Setenv(catcache.EnvDir, tmp)
+	return f()
 }
 
 // summarized runs the tests and then prints testkit's skip summary: the
 // testscript runner exits the process itself, so the summary goes in Run.
 type summarized struct{ m *testing.M }
 
-func (s summarized) Run() int { return testkit.Main(s.m, "cmd/rlmc") }
+func (s summarized) Run() int {
+	return withCacheDir(func() int { return testkit.Main(s.m, "cmd/rlmc") })
+}
 
 // TestScripts runs the CLI contract tests in testdata/script. Each script
 // runs rlmc from this test binary; `exits N cmd args...` checks an exact

@@ -33,7 +33,6 @@ const (
 var (
 	atomRequest = engine.NewAtom("request")
 	atomAtom    = engine.NewAtom("atom")
-	atomInteger = engine.NewAtom("integer")
 	atomPair    = engine.NewAtom("pair")
 	// atomListType is the type list; atomList is a function here.
 	atomListType = engine.NewAtom("list")
