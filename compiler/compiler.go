@@ -194,8 +194,9 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 }
 
 // Load is the usual way to build a compiler: load the roots, then New.
-// Without opts.Roots it loads the policy's roots, else the default roots;
-// a root named either way that is not a folder is a *loader.RootError.
+// What it loads is what Resolve decides: opts.Roots, else the policy's
+// roots, else the default roots; a root named any way but the built-in
+// defaults that is not a folder is a *loader.RootError.
 func Load(ctx context.Context, opts Options, p Policy) (*Compiler, error) {
 	return LoadWith(ctx, opts, p, nil)
 }
@@ -206,14 +207,7 @@ func Load(ctx context.Context, opts Options, p Policy) (*Compiler, error) {
 // Load's in every output; a cache that cannot be read or written is not
 // used, never an error. See package catcache for what it trusts.
 func LoadWith(ctx context.Context, opts Options, p Policy, cache *Cache) (*Compiler, error) {
-	if len(opts.Roots) == 0 && len(p.Roots) > 0 {
-		opts.Roots = p.Roots
-	}
-	opts.Exclude = append(opts.Exclude, p.Exclude...)
-	if opts.Limits == (loader.Limits{}) {
-		opts.Limits = loader.DefaultLimits
-	}
-	opts.Limits = p.Limits.apply(opts.Limits)
+	r := Resolve(opts, p, Env{})
 	policy := rules.Prepare()
 	defer policy.Wait()
 	var key []byte
@@ -226,13 +220,13 @@ func LoadWith(ctx context.Context, opts Options, p Policy, cache *Cache) (*Compi
 		}
 	}
 	if cache == nil {
-		cat, err := loader.Load(ctx, opts)
+		cat, _, err := loader.LoadResolved(ctx, r)
 		if err != nil {
 			return nil, err
 		}
 		return newCompilerIndex(ctx, cat, p, nil, policy)
 	}
-	cat, ix, _, err := cache.Load(ctx, opts, key)
+	cat, ix, _, err := cache.Load(ctx, r, key)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +237,7 @@ func LoadWith(ctx context.Context, opts Options, p Policy, cache *Cache) (*Compi
 	if err != nil {
 		return nil, err
 	}
-	c.cache, c.cacheKey, c.storedCounts = cache, cache.KeyOf(opts, key), cache.Counts()
+	c.cache, c.cacheKey, c.storedCounts = cache, cache.KeyOf(r, key), cache.Counts()
 	c.tokens.seed(c.storedCounts)
 	return c, nil
 }

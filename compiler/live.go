@@ -551,18 +551,8 @@ func (l *Live) scan(opts loader.Options, p Policy) scanned {
 // collect is scan without the watches: the stamps, the folders whose
 // every event counts, and the folders where only some names count.
 func (l *Live) collect(opts loader.Options, p Policy) (items map[string]string, tree map[string]bool, named map[string]map[string]bool) {
-	roots := opts.Roots
-	if len(roots) == 0 {
-		roots = p.Roots
-	}
-	if len(roots) == 0 {
-		roots = loader.DefaultRootsFromEnv()
-	}
-	limits := opts.Limits
-	if limits == (loader.Limits{}) {
-		limits = loader.DefaultLimits
-	}
-	limits = p.Limits.apply(limits)
+	r := Resolve(opts, p, Env{})
+	roots, limits := r.Dirs(), r.Limits
 
 	items, tree, named = map[string]string{}, map[string]bool{}, map[string]map[string]bool{}
 	// watchName makes events on the entry at path count: its folder is

@@ -58,23 +58,6 @@ type Limits struct {
 	MaxFolders          int   `yaml:"max_folders"`
 }
 
-// apply returns the loader limits with the policy's overrides.
-func (l Limits) apply(base loader.Limits) loader.Limits {
-	if l.MaxFileBytes > 0 {
-		base.MaxFileBytes = l.MaxFileBytes
-	}
-	if l.MaxFrontmatterBytes > 0 {
-		base.MaxFrontmatterBytes = l.MaxFrontmatterBytes
-	}
-	if l.MaxDepth > 0 {
-		base.MaxDepth = l.MaxDepth
-	}
-	if l.MaxFolders > 0 {
-		base.MaxFolders = l.MaxFolders
-	}
-	return base
-}
-
 // Defaults used when neither the policy nor the request says otherwise.
 const (
 	DefaultBudget    = 8000

@@ -16,6 +16,15 @@ type (
 	// RootError is a root the caller named that is missing or is not a
 	// folder; Load returns it rather than an empty catalog.
 	RootError = loader.RootError
+	// Resolved is what a load reads, as Resolve decided it: each root
+	// with where it came from, the exclusions and the limits.
+	Resolved = loader.Resolved
+	// Root is one root of a Resolved, with who named it (flag, policy,
+	// environment or default).
+	Root = loader.Root
+	// Env is where the built-in roots lie; the zero Env is this
+	// process's working folder, home folder and environment.
+	Env = loader.Env
 	// Cache is the persistent catalog cache LoadWith reads and writes.
 	Cache = catcache.Cache
 	// CacheOff says why no cache is used (see DefaultCache).
@@ -29,3 +38,18 @@ type (
 // DefaultCache is the CLI's catalog cache: RLMC_CACHE_DIR, else the user's
 // cache folder. When there is none to use it returns nil and why.
 func DefaultCache() (*Cache, *CacheOff) { return catcache.Default() }
+
+// Resolve decides, once for every command and host, what a load of opts
+// under the policy p reads: the roots (opts.Roots, else the policy's
+// roots:, else the built-in roots of env, of which $RLMC_SKILLS_ROOT
+// replaces the user ones), the exclusions (opts.Exclude and the policy's)
+// and the limits (opts.Limits or the defaults, with the policy's non-zero
+// limits overriding). Load, Watch, the catalog cache's key and the CLI's
+// doctor and hook all go through it.
+func Resolve(opts Options, p Policy, env Env) Resolved {
+	return loader.Resolve(opts, loader.Policy{
+		Roots:   p.Roots,
+		Exclude: p.Exclude,
+		Limits:  loader.Limits(p.Limits),
+	}, env)
+}

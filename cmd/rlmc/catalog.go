@@ -136,11 +136,11 @@ func (f *catalogFlags) loadTo(ctx context.Context, warnings, stderr io.Writer) (
 		}
 	}
 	from := ""
-	if len(f.roots) == 0 && len(p.Roots) > 0 {
+	r := compiler.Resolve(loader.Options{Roots: f.roots}, p, compiler.Env{})
+	if r.Origin() == loader.FromPolicy {
 		from = f.policy + ": roots: "
 	}
-	if f.sayNoRoot && len(f.roots) == 0 && len(p.Roots) == 0 && os.Getenv(loader.EnvSkillsRoot) == "" &&
-		len(existingRoots(loader.DefaultRootsFromEnv())) == 0 {
+	if f.sayNoRoot && r.EnvRoot() == "" && r.Origin() == loader.FromDefault && len(existingRoots(r.Dirs())) == 0 {
 		// RLMC_SKILLS_ROOT aside: a root it names that is missing is
 		// the loader's error.
 		fmt.Fprintf(stderr, "rlmc: %s\n", noRootText)

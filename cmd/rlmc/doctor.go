@@ -54,6 +54,19 @@ const (
 	originDefault = "default"
 )
 
+// originName is how doctor reports where a root came from.
+func originName(o loader.RootOrigin) string {
+	switch o {
+	case loader.FromFlag:
+		return originFlag
+	case loader.FromPolicy:
+		return originPolicy
+	case loader.FromEnv:
+		return originEnv
+	}
+	return originDefault
+}
+
 // doctorRoot is one root in precedence order, where it came from, whether
 // it can be scanned and what it holds.
 type doctorRoot struct {
@@ -145,38 +158,6 @@ const (
 
 var doctorSections = []string{secRoots, secUnits, secShadowing, secPolicy, secGraph, secResources, secLock, secTokens, secHook}
 
-// resolveRoots returns the roots a command would load, in precedence order,
-// with where each came from: --root flags, else the policy's roots:, else
-// the built-in defaults, of which RLMC_SKILLS_ROOT replaces the user ones.
-func resolveRoots(flags []string, p compiler.Policy) (dirs, origins []string) {
-	if len(flags) > 0 {
-		return flags, repeat(originFlag, len(flags))
-	}
-	if len(p.Roots) > 0 {
-		return p.Roots, repeat(originPolicy, len(p.Roots))
-	}
-	dirs = loader.DefaultRootsFromEnv()
-	origins = repeat(originDefault, len(dirs))
-	// The root the environment names, told apart as the loader does.
-	if env := os.Getenv(loader.EnvSkillsRoot); env != "" {
-		for i, d := range dirs {
-			if d == env {
-				origins[i] = originEnv
-			}
-		}
-	}
-	return dirs, origins
-}
-
-// repeat returns n copies of s.
-func repeat(s string, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = s
-	}
-	return out
-}
-
 // runDoctor gathers the report, prints it and fails when it holds an
 // error.
 func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) error {
@@ -188,14 +169,21 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 		}
 	}
 	r := &doctorReport{Roots: []doctorRoot{}, Findings: []doctorFinding{}, Policy: p.policy, Lock: p.lock}
-	dirs, origins := resolveRoots(p.roots, pol)
+	// The roots a command would load, in precedence order, with where
+	// each came from, as every command resolves them.
+	roots := compiler.Resolve(loader.Options{Roots: p.roots}, pol, compiler.Env{}).Roots
+	dirs := make([]string, len(roots))
+	for i, root := range roots {
+		dirs[i] = root.Dir
+	}
 
 	// Roots: only those that are folders are loaded; which of the others
 	// is an error depends on who named it.
 	var scan []string
 	rowOf := map[int]int{} // index in scan -> index in r.Roots
-	for i, d := range dirs {
-		row := doctorRoot{Dir: d, Origin: origins[i], State: "ok"}
+	for i, root := range roots {
+		d := root.Dir
+		row := doctorRoot{Dir: d, Origin: originName(root.Origin), State: "ok"}
 		// The loader's own check, so that doctor reports every root the
 		// load would refuse (an unreadable folder too) instead of failing.
 		err := loader.CheckRoot(d)
@@ -203,7 +191,7 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 		case err == nil:
 			rowOf[len(scan)] = i
 			scan = append(scan, d)
-		case errors.Is(err, fs.ErrNotExist) && row.Origin == originDefault:
+		case errors.Is(err, fs.ErrNotExist) && !root.Required():
 			row.State = "absent"
 		case errors.Is(err, fs.ErrNotExist):
 			row.State = "missing"
@@ -228,7 +216,7 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 		reported[inner] = true
 		if o.Same {
 			r.Roots[inner].State = fmt.Sprintf("same folder as root %d", outer+1)
-			if origins[inner] == originDefault && origins[outer] == originDefault {
+			if roots[inner].Origin == loader.FromDefault && roots[outer].Origin == loader.FromDefault {
 				// Run from the home directory, the project roots are the
 				// user roots: nothing to fix.
 				r.add(secRoots, ir.SeverityInfo, findDuplicateRoot, "root %d is root %d (the project roots are the user roots here): its skills are loaded once, from root %d",

@@ -183,7 +183,9 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		}
 	}
 	opts := loader.Options{Roots: p.roots}
-	if len(opts.Roots) == 0 && len(pol.Roots) == 0 {
+	if compiler.Resolve(opts, pol, compiler.Env{Cwd: in.Cwd}).Origin() == loader.FromDefault {
+		// Neither --root nor the policy names roots: the built-in ones
+		// of the prompt's folder, those that exist.
 		home, _ := os.UserHomeDir()
 		opts.Roots = hookRoots(in.Cwd, home, os.Getenv, isDir)
 		if len(opts.Roots) == 0 {
@@ -321,9 +323,10 @@ func readHookInput(stdin io.Reader) (hookInput, error) {
 	return in, nil
 }
 
-// hookRoots returns the default roots of a prompt in cwd that exist, less
-// Claude Code's own folders. A root named by RLMC_SKILLS_ROOT is kept even
-// when missing, so that Load reports it, as it does for every command.
+// hookRoots returns the built-in roots of a prompt in cwd (as Resolve
+// decides them) that exist, less Claude Code's own folders. A root named
+// by RLMC_SKILLS_ROOT is kept even when missing, so that Load reports it,
+// as it does for every command.
 func hookRoots(cwd, home string, getenv func(string) string, exists func(string) bool) []string {
 	own := map[string]bool{}
 	for _, d := range claudeOwnRoots {
@@ -332,13 +335,12 @@ func hookRoots(cwd, home string, getenv func(string) string, exists func(string)
 			own[resolved(filepath.Join(home, filepath.FromSlash(d)))] = true
 		}
 	}
-	env := getenv(loader.EnvSkillsRoot)
 	var roots []string
-	for _, r := range loader.DefaultRoots(cwd, home, getenv) {
+	for _, r := range compiler.Resolve(loader.Options{}, compiler.Policy{}, compiler.Env{Cwd: cwd, Home: home, Getenv: getenv}).Roots {
 		// A root that is a link to Claude Code's own folder is that
 		// folder.
-		if (env != "" && r == env) || (!own[resolved(r)] && exists(r)) {
-			roots = append(roots, r)
+		if r.Origin == loader.FromEnv || (!own[resolved(r.Dir)] && exists(r.Dir)) {
+			roots = append(roots, r.Dir)
 		}
 	}
 	return roots

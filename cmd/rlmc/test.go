@@ -71,15 +71,21 @@ func runTest(ctx context.Context, dir string, f catalogFlags, run string, stdout
 			return usageError("--run %s matches no case in %s", ir.Quote(run), ir.Printable(dir))
 		}
 	}
-	r := &suite.Runner{Roots: f.roots}
-	from := ""
+	r := &suite.Runner{}
 	if f.policy != "" {
 		if r.Policy, err = compiler.LoadPolicy(f.policy); err != nil {
 			return usageError("%v", err)
 		}
-		if len(r.Roots) == 0 {
-			r.Roots, from = r.Policy.Roots, f.policy+": roots: "
-		}
+	}
+	// The roots --root or the policy names hold for every case; without
+	// them each case loads the built-in roots, or its own catalog.
+	from := ""
+	switch res := compiler.Resolve(loader.Options{Roots: f.roots}, r.Policy, compiler.Env{}); res.Origin() {
+	case loader.FromPolicy:
+		from = f.policy + ": roots: "
+		fallthrough
+	case loader.FromFlag:
+		r.Roots = res.Dirs()
 	}
 	// A root that does not exist would fail every case that runs on it
 	// with the same message: say it once, before any runs.

@@ -135,18 +135,18 @@ type Stats struct {
 	Stored bool
 }
 
-// Load loads the catalog of opts (whose Roots, Exclude and Limits the
-// caller has resolved, as compiler.Load does) and its index, taking from
-// the cache whatever has not changed, and stores what it made when
-// anything had. policy is the host policy's canonical content, part of the
-// key. The catalog and index equal those of loader.Load and
-// retrieval.Build exactly. The error is loader.Load's; the cache's own
+// Load loads the catalog of r (the roots, exclusions and limits
+// loader.Resolve decided, as compiler.Load resolves them) and its index,
+// taking from the cache whatever has not changed, and stores what it made
+// when anything had. policy is the host policy's canonical content, part
+// of the key. The catalog and index equal those of loader.LoadResolved
+// and retrieval.Build exactly. The error is the loader's; the cache's own
 // failures are never errors. When ctx ends while the index is built, the
 // index is nil. A nil c loads without a cache.
-func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*ir.Catalog, *retrieval.Index, Stats, error) {
+func (c *Cache) Load(ctx context.Context, r loader.Resolved, policy []byte) (*ir.Catalog, *retrieval.Index, Stats, error) {
 	var st Stats
 	if c == nil {
-		cat, err := loader.Load(ctx, opts)
+		cat, _, err := loader.LoadResolved(ctx, r)
 		if err != nil {
 			return nil, nil, st, err
 		}
@@ -162,14 +162,14 @@ func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*
 			c.OnLoad(st)
 		}
 	}()
-	key := c.key(opts, policy)
+	key := c.key(r, policy)
 	file := fileName(key)
 	prior := c.read(file, key)
 	if prior != nil {
 		st.Hit = true
-		opts.Prior = prior.rec
+		r.Prior = prior.rec
 	}
-	cat, rec, err := loader.LoadRecorded(ctx, opts)
+	cat, rec, err := loader.LoadResolved(ctx, r)
 	if err != nil {
 		return nil, nil, st, err
 	}
@@ -210,13 +210,13 @@ func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*
 // Key names one cache file: the key of a load's options and policy.
 type Key [32]byte
 
-// KeyOf returns the key of a load of opts under policy, as Load computes
+// KeyOf returns the key of a load of r under policy, as Load computes
 // it. A nil c returns the zero key.
-func (c *Cache) KeyOf(opts loader.Options, policy []byte) Key {
+func (c *Cache) KeyOf(r loader.Resolved, policy []byte) Key {
 	if c == nil {
 		return Key{}
 	}
-	return c.key(opts, policy)
+	return c.key(r, policy)
 }
 
 // Drop removes the cache file of key, so that the next load reads every
@@ -259,7 +259,7 @@ func sameLoad(prior, rec *loader.Record) bool {
 
 // key hashes everything that can change what a load makes, beside the
 // files, which the record stamps.
-func (c *Cache) key(opts loader.Options, policy []byte) [32]byte {
+func (c *Cache) key(r loader.Resolved, policy []byte) [32]byte {
 	h := sha256.New()
 	put := func(s string) {
 		var n [binary.MaxVarintLen64]byte
@@ -269,24 +269,19 @@ func (c *Cache) key(opts loader.Options, policy []byte) [32]byte {
 	put("rlmc catalog cache")
 	putBuild(put)
 	put(string(policy))
-	roots, env := opts.Roots, ""
-	if len(roots) == 0 {
-		roots, env = loader.DefaultRootsFromEnv(), os.Getenv(loader.EnvSkillsRoot)
+	if r.Origin() == loader.FromDefault {
 		put("default roots")
 	}
-	put(env)
-	put(strconv.Itoa(len(roots)))
-	for _, r := range roots {
-		put(r)
+	put(r.EnvRoot())
+	put(strconv.Itoa(len(r.Roots)))
+	for _, root := range r.Roots {
+		put(root.Dir)
 	}
-	put(strconv.Itoa(len(opts.Exclude)))
-	for _, x := range opts.Exclude {
+	put(strconv.Itoa(len(r.Exclude)))
+	for _, x := range r.Exclude {
 		put(x)
 	}
-	l := opts.Limits
-	if l == (loader.Limits{}) {
-		l = loader.DefaultLimits
-	}
+	l := r.Limits
 	put(fmt.Sprintf("%d %d %d %d", l.MaxFileBytes, l.MaxFrontmatterBytes, l.MaxDepth, l.MaxFolders))
 	var k [32]byte
 	h.Sum(k[:0])

@@ -62,6 +62,12 @@ func base(t *testing.T) string {
 	return root
 }
 
+// resolved is opts as loader.Resolve decides it without a policy, as
+// compiler.Load hands it to Load.
+func resolved(opts loader.Options) loader.Resolved {
+	return loader.Resolve(opts, loader.Policy{}, loader.Env{})
+}
+
 // fresh loads opts without a cache.
 func fresh(t *testing.T, opts loader.Options) (*ir.Catalog, *retrieval.Index) {
 	t.Helper()
@@ -76,7 +82,7 @@ func fresh(t *testing.T, opts loader.Options) (*ir.Catalog, *retrieval.Index) {
 // a cache, field by field.
 func load(t *testing.T, c *Cache, opts loader.Options, policy string) Stats {
 	t.Helper()
-	cat, ix, st, err := c.Load(context.Background(), opts, []byte(policy))
+	cat, ix, st, err := c.Load(context.Background(), resolved(opts), []byte(policy))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +341,7 @@ func TestBadCache(t *testing.T) {
 		}
 		done := make(chan Stats)
 		go func() {
-			_, _, st, _ := c.Load(context.Background(), opts, nil)
+			_, _, st, _ := c.Load(context.Background(), resolved(opts), nil)
 			done <- st
 		}()
 		select {
@@ -379,7 +385,7 @@ func reseal(d []byte) []byte {
 func TestConcurrentWriters(t *testing.T) {
 	root, c := base(t), newCache(t)
 	opts := loader.Options{Roots: []string{root}}
-	key := c.key(opts, nil)
+	key := c.key(resolved(opts), nil)
 	file := filepath.Join(c.Dir, filepathName(key))
 	var (
 		wg   sync.WaitGroup
@@ -411,7 +417,7 @@ func TestConcurrentWriters(t *testing.T) {
 				if i == 0 {
 					testkit.WriteFile(t, filepath.Join(root, "plain/notes.md"), strings.Repeat("x", j))
 				}
-				if _, _, _, err := c.Load(context.Background(), opts, nil); err != nil {
+				if _, _, _, err := c.Load(context.Background(), resolved(opts), nil); err != nil {
 					t.Error(err)
 				}
 			}
@@ -529,7 +535,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	}
 	root, c := base(t), newCache(t)
 	opts := loader.Options{Roots: []string{root}}
-	key := c.key(opts, nil)
+	key := c.key(resolved(opts), nil)
 	file := filepath.Join(c.Dir, fileName(key))
 	var procs []*exec.Cmd
 	for range 2 {
@@ -573,13 +579,13 @@ func TestWriterProcess(t *testing.T) {
 	dir, root, _ := strings.Cut(env, string(os.PathListSeparator))
 	c := &Cache{Dir: dir}
 	opts := loader.Options{Roots: []string{root}}
-	file := filepath.Join(dir, fileName(c.key(opts, nil)))
+	file := filepath.Join(dir, fileName(c.key(resolved(opts), nil)))
 	stores := 0
 	for range 30 {
 		os.Remove(file)
 		// The other writer may store between the removal and the load,
 		// which then has nothing to store.
-		_, _, st, err := c.Load(context.Background(), opts, nil)
+		_, _, st, err := c.Load(context.Background(), resolved(opts), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ var DefaultLimits = Limits{
 type Options struct {
 	// Roots in precedence order, first wins. Every root named here must be
 	// a folder: Load returns a *RootError for one that is missing or is
-	// not. Empty means DefaultRootsFromEnv, where only the built-in
+	// not. Empty means the built-in roots (see Resolve), where only the
 	// project and user roots may be absent; a root named by
 	// RLMC_SKILLS_ROOT must exist too.
 	Roots []string
@@ -112,15 +112,15 @@ func Load(ctx context.Context, opts Options) (*ir.Catalog, error) {
 
 // LoadRecorded is Load that also returns the Record of what it read.
 func LoadRecorded(ctx context.Context, opts Options) (*ir.Catalog, *Record, error) {
-	if opts.Limits == (Limits{}) {
-		opts.Limits = DefaultLimits
-	}
-	roots, named, env := opts.Roots, true, ""
-	if len(roots) == 0 {
-		// The built-in roots are places skills may be, so a missing one
-		// is no mistake; a root the user put in the environment is.
-		roots, named, env = DefaultRootsFromEnv(), false, os.Getenv(EnvSkillsRoot)
-	}
+	return LoadResolved(ctx, Resolve(opts, Policy{}, Env{}))
+}
+
+// LoadResolved is LoadRecorded of what Resolve decided: package compiler
+// resolves the host policy's roots, exclusions and limits with the
+// caller's options, and package catcache keys its files by the result.
+func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, error) {
+	opts := Options{Exclude: res.Exclude, Limits: res.Limits, Prior: res.Prior}
+	roots := res.Roots
 	var (
 		all     []found
 		diags   ir.Diagnostics
@@ -136,14 +136,16 @@ func LoadRecorded(ctx context.Context, opts Options) (*ir.Catalog, *Record, erro
 		}
 	}
 	var listed []FolderRecord
-	for i, r := range roots {
-		irRoots = append(irRoots, ir.Root{Dir: r, Precedence: i})
-		fsRoot, sc, err := discover(r, i, opts.Limits, priorFolders)
+	for i, root := range roots {
+		irRoots = append(irRoots, ir.Root{Dir: root.Dir, Precedence: i})
+		fsRoot, sc, err := discover(root.Dir, i, opts.Limits, priorFolders)
 		if err != nil {
-			fromEnv := !named && env != "" && r == env
-			if named || fromEnv {
-				re := &RootError{Root: r, Err: rootErr(err)}
-				if fromEnv {
+			// The built-in roots are places skills may be, so a missing
+			// one is no mistake; a root the user named, even in the
+			// environment, is.
+			if root.Required() {
+				re := &RootError{Root: root.Dir, Err: rootErr(err)}
+				if root.Origin == FromEnv {
 					re.Env = EnvSkillsRoot
 				}
 				return nil, nil, re

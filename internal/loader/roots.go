@@ -6,6 +6,7 @@ package loader
 import (
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // ProjectRootDirs are the project-level skill folders, highest precedence
@@ -34,7 +35,9 @@ const EnvSkillsRoot = "RLMC_SKILLS_ROOT"
 
 // DefaultRoots returns the roots used when none is given: project roots
 // under cwd, then the user roots. Project beats user. getenv is os.Getenv
-// in production and a stub in tests.
+// in production and a stub in tests. Only Resolve calls it: every other
+// package asks Resolve, which says where each root came from
+// (TestDefaultRootsOnlyThroughResolve).
 func DefaultRoots(cwd, home string, getenv func(string) string) []string {
 	var roots []string
 	for _, d := range ProjectRootDirs {
@@ -52,9 +55,176 @@ func DefaultRoots(cwd, home string, getenv func(string) string) []string {
 	return roots
 }
 
-// DefaultRootsFromEnv is DefaultRoots for the running process.
-func DefaultRootsFromEnv() []string {
-	cwd, _ := os.Getwd()
-	home, _ := os.UserHomeDir()
-	return DefaultRoots(cwd, home, os.Getenv)
+// RootOrigin says who named a root.
+type RootOrigin uint8
+
+// Root origins, from the one that wins down: Resolve takes the roots of
+// the first that names any.
+const (
+	// FromFlag is a root of Options.Roots: a --root flag, or a Go host's
+	// own list.
+	FromFlag RootOrigin = iota + 1
+	// FromPolicy is a root of the host policy's roots:.
+	FromPolicy
+	// FromEnv is the root $RLMC_SKILLS_ROOT names, which replaces the
+	// user roots among the built-in ones.
+	FromEnv
+	// FromDefault is a built-in project or user root.
+	FromDefault
+)
+
+// Root is one root of a load, with who named it.
+type Root struct {
+	Dir    string
+	Origin RootOrigin
+}
+
+// Required reports whether a load fails when the root is not a folder: a
+// root someone named must be one, so that a mistyped root never passes for
+// a root without skills; only the built-in defaults may be absent.
+func (r Root) Required() bool { return r.Origin != FromDefault }
+
+// Policy is the part of the host policy that says where the skills are
+// and what a load may read (package compiler reads the policy file and
+// hands this part to Resolve).
+type Policy struct {
+	// Roots are used when Options names none; relative ones were resolved
+	// against the policy file's folder when it was read.
+	Roots []string
+	// Exclude is added to Options.Exclude.
+	Exclude []string
+	// Limits override the limits field by field; a zero field keeps the
+	// limit.
+	Limits Limits
+}
+
+// Env is where the built-in roots lie: the working folder (the project
+// roots), the home folder (the user roots) and the environment
+// ($RLMC_SKILLS_ROOT). A zero field means this process's: its working
+// folder, its user's home folder, os.Getenv.
+type Env struct {
+	Cwd    string
+	Home   string
+	Getenv func(string) string
+}
+
+// orProcess returns e with its zero fields filled from the process.
+func (e Env) orProcess() Env {
+	if e.Cwd == "" {
+		e.Cwd, _ = os.Getwd()
+	}
+	if e.Home == "" {
+		e.Home, _ = os.UserHomeDir()
+	}
+	if e.Getenv == nil {
+		e.Getenv = os.Getenv
+	}
+	return e
+}
+
+// Resolved is what one load reads, as Resolve decided it: every root in
+// precedence order with its origin, the exclusions and the limits.
+type Resolved struct {
+	Roots   []Root
+	Exclude []string
+	Limits  Limits
+	// Prior is Options.Prior, passed on (see Options).
+	Prior *Record
+}
+
+// Dirs returns the roots' folders, in precedence order.
+func (r Resolved) Dirs() []string {
+	dirs := make([]string, len(r.Roots))
+	for i, root := range r.Roots {
+		dirs[i] = root.Dir
+	}
+	return dirs
+}
+
+// Origin returns where the roots came from: every root of a load has the
+// same origin, but for the built-in ones, among which the root
+// $RLMC_SKILLS_ROOT names is FromEnv and the rest FromDefault; for
+// those it returns FromDefault.
+func (r Resolved) Origin() RootOrigin {
+	if len(r.Roots) == 0 {
+		return FromDefault
+	}
+	if o := r.Roots[0].Origin; o == FromFlag || o == FromPolicy {
+		return o
+	}
+	return FromDefault
+}
+
+// EnvRoot returns the root $RLMC_SKILLS_ROOT named, when the roots are the
+// built-in ones and it is set; else "".
+func (r Resolved) EnvRoot() string {
+	for _, root := range r.Roots {
+		if root.Origin == FromEnv {
+			return root.Dir
+		}
+	}
+	return ""
+}
+
+// Resolve decides what a load reads, in one place for every caller:
+//
+//   - the roots: Options.Roots when there are any (FromFlag), else the
+//     policy's roots (FromPolicy), else the built-in roots of env:
+//     project roots under its working folder, then the folder
+//     $RLMC_SKILLS_ROOT names (FromEnv) or, when it is not set, the user
+//     roots under its home folder (FromDefault);
+//   - the exclusions: Options.Exclude, then the policy's;
+//   - the limits: Options.Limits, or DefaultLimits when that is zero, with
+//     each non-zero field of the policy's limits overriding.
+func Resolve(opts Options, p Policy, env Env) Resolved {
+	r := Resolved{Exclude: slices.Concat(opts.Exclude, p.Exclude), Limits: opts.Limits, Prior: opts.Prior}
+	switch {
+	case len(opts.Roots) > 0:
+		r.Roots = rootsOf(opts.Roots, FromFlag)
+	case len(p.Roots) > 0:
+		r.Roots = rootsOf(p.Roots, FromPolicy)
+	default:
+		env = env.orProcess()
+		r.Roots = rootsOf(DefaultRoots(env.Cwd, env.Home, env.Getenv), FromDefault)
+		// The root the environment names, wherever it appears, is the
+		// user's and must exist.
+		if named := env.Getenv(EnvSkillsRoot); named != "" {
+			for i := range r.Roots {
+				if r.Roots[i].Dir == named {
+					r.Roots[i].Origin = FromEnv
+				}
+			}
+		}
+	}
+	if r.Limits == (Limits{}) {
+		r.Limits = DefaultLimits
+	}
+	r.Limits = p.Limits.over(r.Limits)
+	return r
+}
+
+// rootsOf returns dirs as roots of origin o.
+func rootsOf(dirs []string, o RootOrigin) []Root {
+	roots := make([]Root, len(dirs))
+	for i, d := range dirs {
+		roots[i] = Root{Dir: d, Origin: o}
+	}
+	return roots
+}
+
+// over returns base with l's non-zero fields in place of its own.
+func (l Limits) over(base Limits) Limits {
+	if l.MaxFileBytes > 0 {
+		base.MaxFileBytes = l.MaxFileBytes
+	}
+	if l.MaxFrontmatterBytes > 0 {
+		base.MaxFrontmatterBytes = l.MaxFrontmatterBytes
+	}
+	if l.MaxDepth > 0 {
+		base.MaxDepth = l.MaxDepth
+	}
+	if l.MaxFolders > 0 {
+		base.MaxFolders = l.MaxFolders
+	}
+	return base
 }
