@@ -222,7 +222,7 @@ func TestDocCommands(t *testing.T) {
 	}
 	var (
 		cmds    = map[string]*docCommand{} // by the id a script names
-		scripts []string
+		scripts = map[string]string{}
 		notRun  = map[string]int{}
 		run     int
 	)
@@ -258,7 +258,8 @@ func TestDocCommands(t *testing.T) {
 			}
 		}
 		if script.Len() > 0 {
-			scripts = append(scripts, "cd $REPO\n"+script.String())
+			// One script a document, named after it: docs-commands.md.
+			scripts[strings.ReplaceAll(file, "/", "-")] = "cd $REPO\n" + script.String()
 		}
 	}
 	t.Logf("%d shell blocks run, %d marked not run", run, func() (n int) {
@@ -281,8 +282,8 @@ func TestDocCommands(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	for i, s := range scripts {
-		testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("doc%d.txtar", i)), s)
+	for name, s := range scripts {
+		testkit.WriteFile(t, filepath.Join(dir, name+".txtar"), s)
 	}
 	updates := &docUpdates{m: map[*docCommand][]string{}}
 	goEnv := docGoEnv(t)
@@ -320,7 +321,7 @@ func TestDocCommands(t *testing.T) {
 						return
 					}
 					ts.Fatalf("%s: the output %s shows for `%s` is not what it prints (-doc +run; go test ./cmd/rlmc -run TestDocCommands -update rewrites it):\n%s",
-						args[0], c.block.file, c.command, cmp.Diff(strings.Join(c.output, "\n"), strings.Join(got, "\n")))
+						args[0], c.block.file, c.command, cmp.Diff(c.output, got))
 				},
 			},
 		})
