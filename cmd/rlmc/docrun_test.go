@@ -54,10 +54,12 @@ type docBlock struct {
 }
 
 func (b docBlock) shell() bool { return slices.Contains(shellInfo, b.info) }
-func (b docBlock) run() bool   { return b.shell() && len(b.body) > 0 && strings.HasPrefix(b.body[0], "$ ") }
-func (b docBlock) where() string {
-	return fmt.Sprintf("%s:%d", b.file, b.line)
+
+func (b docBlock) run() bool {
+	return b.shell() && len(b.body) > 0 && strings.HasPrefix(b.body[0], "$ ")
 }
+
+func (b docBlock) where() string { return fmt.Sprintf("%s:%d", b.file, b.line) }
 
 var fenceLineRE = regexp.MustCompile("^( *)(```+)(.*)$")
 
