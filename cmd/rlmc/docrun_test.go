@@ -30,7 +30,8 @@ import (
 //     next), and the lines after it, up to the next "$ " line, are what
 //     it prints, standard output and standard error together. The
 //     commands run with sh from the repository's root, on its own skills
-//     (.agents/skills) and examples, and must exit 0.
+//     (.agents/skills) and examples, and must exit 0; one that fails on
+//     purpose shows its code the shell's way: `rlmc ...; echo "exit $?"`.
 //   - Every other shell block says why it is not run, in a comment on
 //     the line right before its fence: <!-- not run: needs docker -->.
 //
