@@ -31,7 +31,7 @@ type compileParams struct {
 func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var p compileParams
 	cmd := &cobra.Command{
-		Use:   "compile --task TEXT|- | compile TEXT...",
+		Use:   "compile [TASK]...",
 		Short: "Compile the skills a task needs into one prompt block",
 		// A task typed without quotes arrives as several words: they are
 		// the task, joined by single spaces.

@@ -28,7 +28,7 @@ type doctorParams struct {
 func newDoctorCmd(stdout io.Writer) *cobra.Command {
 	var p doctorParams
 	cmd := &cobra.Command{
-		Use:   "doctor [--root DIR]... [--policy FILE] [--lock FILE [--checkout DIR]]",
+		Use:   "doctor",
 		Short: "Say what rlmc sees (roots, units, policy, dependency graph, tokens) and what is wrong; exit 1 on any error",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := p.check(); err != nil {

@@ -18,7 +18,7 @@ var graphFormats = []string{"mermaid", "dot"}
 func newGraphCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f catalogFlags
 	cmd := &cobra.Command{
-		Use:   "graph [--format mermaid|dot]",
+		Use:   "graph",
 		Short: "Draw the catalog's requires, suggests, conflicts and supersedes edges as Mermaid or Graphviz DOT",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.check(); err != nil {

@@ -53,7 +53,7 @@ you have skills of your own; rlmc selects a skill when a prompt needs it.
 func newInitCmd(stdout, stderr io.Writer) *cobra.Command {
 	var p initParams
 	cmd := &cobra.Command{
-		Use:   "init [DIR] [--bare] [--claude-code] [--dry-run]",
+		Use:   "init [DIR]",
 		Short: "Make .agents/skills in a project (with an example skill), and install the Claude Code hook",
 		Long: `Make .agents/skills in a project folder (DIR, default the current one),
 with one example skill to delete, or none with --bare. An existing

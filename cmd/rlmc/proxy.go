@@ -28,7 +28,7 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 		placement  string
 	)
 	cmd := &cobra.Command{
-		Use:   "proxy --upstream URL [--addr HOST:PORT | --socket PATH] [--placement turn|system] [--root DIR]... [--policy FILE] [--trajectory FILE]",
+		Use:   "proxy --upstream URL",
 		Short: "Put skills into OpenAI and Anthropic completions on their way to the API",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if upstream == "" {

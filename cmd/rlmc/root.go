@@ -151,6 +151,7 @@ func initCompletionCmd(root *cobra.Command) {
 		for _, sub := range c.Commands() {
 			shells = append(shells, sub.Name())
 		}
+		c.Use = "completion SHELL" // as the README and docs/commands.md show it
 		c.Args = noCommand
 		c.RunE = func(*cobra.Command, []string) error {
 			return usageError("completion needs a shell: %s", strings.Join(shells, ", "))

@@ -27,7 +27,7 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		tokenFile string
 	)
 	cmd := &cobra.Command{
-		Use:   "serve [--addr HOST:PORT | --socket PATH] [--root DIR]... [--policy FILE]",
+		Use:   "serve",
 		Short: "Answer compiles over HTTP from a warm catalog that reloads itself",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("addr") && cfg.Socket != "" {

@@ -104,7 +104,7 @@ func short(commit string) string {
 func newVendorLockCmd(stdout io.Writer) *cobra.Command {
 	var l lockfile.Lock
 	cmd := &cobra.Command{
-		Use:   "lock DIR --include PATTERN... [--name N --upstream URL --commit SHA --date D --license SPDX --copyright LINE]",
+		Use:   "lock DIR --include PATTERN...",
 		Short: "Write a lock file pinning every file of every skill folder, and the files --include matches, to standard output",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -10,23 +10,32 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/rlm"
 )
 
-// printer is a fake planner: it prints the request it would send.
+// printer is a fake planner: it prints the request it would send, a long
+// system prompt cut to its first and last lines.
 type printer struct{}
 
 func (printer) Plan(_ context.Context, req *rlm.Request) (*rlm.Response, error) {
 	fmt.Printf("planner received task %q\n", req.Task)
 	fmt.Printf("  tools: %d, options: %v\n", len(req.Tools), req.Options)
-	for _, line := range strings.Split(strings.TrimRight(req.System, "\n"), "\n") {
+	lines := strings.Split(strings.TrimRight(req.System, "\n"), "\n")
+	if len(lines) > 10 {
+		// A skill's body is long: its first lines and the end of the
+		// system prompt show where the block went.
+		more := fmt.Sprintf("... (%d more lines)", len(lines)-8)
+		lines = slices.Concat(lines[:3], []string{more}, lines[len(lines)-5:])
+	}
+	for _, line := range lines {
 		if len(line) > 72 {
 			line = line[:72] + "..."
 		}
-		fmt.Println("  | " + line)
+		fmt.Println(strings.TrimRight("  | "+line, " "))
 	}
 	return &rlm.Response{Text: "ok"}, nil
 }

@@ -13,32 +13,68 @@ import (
 // and a few are decided in Go before the policy runs (see GoReasons).
 type ReasonCode string
 
-// Why a unit was selected.
+// Why a unit was selected. The comment of each code is what
+// docs/how-a-compile-decides.md says it means (TestDocsGenerated).
 const (
-	ReasonExplicit   ReasonCode = "explicit"
-	ReasonMandatory  ReasonCode = "mandatory"
-	ReasonLexical    ReasonCode = "lexical"
+	// ReasonExplicit: the host selected it.
+	ReasonExplicit ReasonCode = "explicit"
+	// ReasonMandatory: the host policy makes it mandatory.
+	ReasonMandatory ReasonCode = "mandatory"
+	// ReasonLexical: rule 10 kept it on the task's evidence (its clause
+	// says how); the detail lists the strongest evidence.
+	ReasonLexical ReasonCode = "lexical"
+	// ReasonDependency: a selected unit requires it.
 	ReasonDependency ReasonCode = "dependency"
 )
 
-// Why a unit was rejected.
+// Why a unit was rejected. The comment of each code is what
+// docs/how-a-compile-decides.md says it means (TestDocsGenerated).
 const (
-	ReasonNoEvidence         ReasonCode = "no_evidence"
-	ReasonBelowThreshold     ReasonCode = "below_threshold"
-	ReasonExplicitOnly       ReasonCode = "explicit_only"
-	ReasonNegated            ReasonCode = "negated"
-	ReasonDenied             ReasonCode = "denied"
-	ReasonMissingDependency  ReasonCode = "missing_dependency"
-	ReasonDependencyCycle    ReasonCode = "dependency_cycle"
+	// ReasonNoEvidence: nothing in the task points at it (rule 1).
+	ReasonNoEvidence ReasonCode = "no_evidence"
+	// ReasonBelowThreshold: some evidence, not enough: rule 10 (its
+	// clause says which test failed), or rule 1 (below the candidate
+	// floor, or outside the best 4).
+	ReasonBelowThreshold ReasonCode = "below_threshold"
+	// ReasonExplicitOnly: explicit-user-only and not selected by the host
+	// (rule 4).
+	ReasonExplicitOnly ReasonCode = "explicit_only"
+	// ReasonNegated: the task asks not to use it (rule 5; never for a host
+	// selection, a mandatory unit or their dependencies).
+	ReasonNegated ReasonCode = "negated"
+	// ReasonDenied: the host denied it (rule 2).
+	ReasonDenied ReasonCode = "denied"
+	// ReasonMissingDependency: its closure needs a unit the catalog does
+	// not have (rule 6).
+	ReasonMissingDependency ReasonCode = "missing_dependency"
+	// ReasonDependencyCycle: its closure holds a cycle (rule 6).
+	ReasonDependencyCycle ReasonCode = "dependency_cycle"
+	// ReasonDependencyRejected: a unit of its closure is denied, invalid,
+	// explicit-only and not selected, or, for a lexical candidate,
+	// negated (rule 6).
 	ReasonDependencyRejected ReasonCode = "dependency_rejected"
-	ReasonConflict           ReasonCode = "conflict"
-	ReasonSuperseded         ReasonCode = "superseded"
-	ReasonOverBudget         ReasonCode = "over_budget"
-	ReasonShadowed           ReasonCode = "shadowed"
-	ReasonInvalid            ReasonCode = "invalid"
-	ReasonAmbiguous          ReasonCode = "ambiguous"
-	ReasonCovered            ReasonCode = "covered"
-	ReasonHeldBack           ReasonCode = "held_back"
+	// ReasonConflict: it conflicts with a unit that ranks higher (rule 12).
+	ReasonConflict ReasonCode = "conflict"
+	// ReasonSuperseded: a selected unit supersedes it (rules 7, 12).
+	ReasonSuperseded ReasonCode = "superseded"
+	// ReasonOverBudget: it and its closure do not fit, not even as
+	// references (rule 12).
+	ReasonOverBudget ReasonCode = "over_budget"
+	// ReasonShadowed: a unit of the same name from a higher-precedence
+	// root wins (rule 3).
+	ReasonShadowed ReasonCode = "shadowed"
+	// ReasonInvalid: its skill has an error diagnostic (rule 3).
+	ReasonInvalid ReasonCode = "invalid"
+	// ReasonAmbiguous: too close to call against a rival competing for
+	// the same task words or object (rule 9).
+	ReasonAmbiguous ReasonCode = "ambiguous"
+	// ReasonCovered: a better-ranked selected unit already covers its
+	// evidence (rules 11, 12).
+	ReasonCovered ReasonCode = "covered"
+	// ReasonHeldBack: it would have been selected, but the task is
+	// ambiguous: nothing is selected from the task until the host
+	// settles the tie (rule 9).
+	ReasonHeldBack ReasonCode = "held_back"
 )
 
 // Reasons lists every reason code, selections first.
@@ -63,20 +99,46 @@ var GoReasons = map[ReasonCode]string{
 // compile decides"); every decision cites the rule that made it.
 type RuleName string
 
-// The rules, in the order they apply.
+// The rules, in the order they apply. The comment of each is what
+// docs/how-a-compile-decides.md says it decides (TestDocsGenerated).
 const (
-	RuleEvidence     RuleName = "evidence"
-	RuleDeny         RuleName = "deny"
-	RuleStanding     RuleName = "standing"
+	// RuleEvidence: scores every unit on the task's words and puts the
+	// best before the policy as lexical candidates (in Go:
+	// internal/retrieval).
+	RuleEvidence RuleName = "evidence"
+	// RuleDeny: the host's --deny, or the policy's deny, removes a unit
+	// outright.
+	RuleDeny RuleName = "deny"
+	// RuleStanding: invalid and shadowed units never activate.
+	RuleStanding RuleName = "standing"
+	// RuleExplicitOnly: an explicit-user-only unit activates only by a
+	// host selection, never from the task or as a dependency.
 	RuleExplicitOnly RuleName = "explicit_user_only"
-	RuleNegation     RuleName = "negation"
+	// RuleNegation: a unit the task refuses by name ("do not use X") is
+	// not activated from the task.
+	RuleNegation RuleName = "negation"
+	// RuleDependencies: requires edges close transitively; a closure that
+	// fails rejects the unit.
 	RuleDependencies RuleName = "dependencies"
-	RuleSupersedes   RuleName = "supersedes"
-	RuleOrder        RuleName = "order"
-	RuleAmbiguity    RuleName = "ambiguity"
-	RuleStrength     RuleName = "strength"
-	RuleRedundancy   RuleName = "redundancy"
-	RulePacking      RuleName = "packing"
+	// RuleSupersedes: a lexical candidate an admitted eligible unit
+	// supersedes is rejected.
+	RuleSupersedes RuleName = "supersedes"
+	// RuleOrder: ranks the candidates (mandatory, explicit, priority,
+	// score, name); it decides nothing alone.
+	RuleOrder RuleName = "order"
+	// RuleAmbiguity: a tie between close rivals: the host policy's
+	// ambiguity says ask, top or all.
+	RuleAmbiguity RuleName = "ambiguity"
+	// RuleStrength: whether a lexical candidate's evidence is strong
+	// enough to select it.
+	RuleStrength RuleName = "strength"
+	// RuleRedundancy: a candidate whose evidence a kept unit already
+	// covers is dropped.
+	RuleRedundancy RuleName = "redundancy"
+	// RulePacking: conflicts, then the token budget: a unit and its
+	// closure are admitted together, inline or as references, or not at
+	// all.
+	RulePacking RuleName = "packing"
 )
 
 // RuleNames lists the rules in order: rule n is RuleNames[n-1].

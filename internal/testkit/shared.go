@@ -115,8 +115,10 @@ func SkipSummary(pkg string) string {
 
 // Main runs the tests of a package that needs ../shared and prints the
 // skip summary, one line, after them. go test shows a passing package's
-// output only with -v, so the line also goes to the terminal when there is
-// one: a plain `go test ./...` at a prompt says what it did not run.
+// output only with -v (of several packages, standard error too: it goes
+// to the same buffer, dropped on a pass), so the line also goes to the
+// terminal when there is one: a plain `go test ./...` at a prompt says
+// what it did not run. Piped, without -v, nothing shows it.
 func Main(m *testing.M, pkg string) int {
 	code := m.Run()
 	if line := SkipSummary(pkg); line != "" {
