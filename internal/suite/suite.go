@@ -6,7 +6,8 @@
 //
 //	request.json   one request object, or an array of them:
 //	               {"task": "...", "select": [...], "deny": [...],
-//	                "budget": N, "tokenizer": "..."}
+//	                "budget": N, "tokenizer": "...", "why": [...],
+//	                "all_rejected": true}
 //	want.json      the expectation (see Want), one object for every
 //	               request, or an array with one per request
 //	skills/...     optional: the catalog; without it the case runs against
