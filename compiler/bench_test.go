@@ -124,24 +124,34 @@ func longMixedTask(c *Compiler, n int) string {
 	return b.String()[:n]
 }
 
-// BenchmarkWriteJSON measures writing one compile's JSON over 1,000
-// skills, the answer `rlmc serve` sends (about 210 KB, nearly all of it
-// the rejected entries).
+// BenchmarkWriteJSON measures writing one compile's JSON over 5,000
+// skills, the answer `rlmc serve` sends: by default (a few to tens of KB,
+// what the compile decided) and with every rejected unit listed
+// (AllRejected, about 2.5 MB), for a short task and a pasted log.
 func BenchmarkWriteJSON(b *testing.B) {
-	roots := testkit.GenerateCatalog(b, b.TempDir(), 1000, 1)
+	roots := testkit.GenerateCatalog(b, b.TempDir(), 5000, 1)
 	c, err := Load(context.Background(), loader.Options{Roots: roots}, Policy{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := c.Compile(context.Background(), Request{Task: benchTask})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := WriteJSON(io.Discard, res); err != nil {
-			b.Fatal(err)
+	for _, task := range []struct{ name, text string }{{"task", benchTask}, {"log", pastedLog()}} {
+		for _, all := range []bool{false, true} {
+			res, err := c.Compile(context.Background(), Request{Task: task.text, AllRejected: all})
+			if err != nil {
+				b.Fatal(err)
+			}
+			name := task.name + "/default"
+			if all {
+				name = task.name + "/all_rejected"
+			}
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := WriteJSON(io.Discard, res); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -67,6 +67,15 @@ type Request struct {
 	Deny      []string
 	Budget    int    // tokens; 0 means the policy's or DefaultBudget
 	Tokenizer string // "" means the policy's or DefaultTokenizer
+	// Why names units the result must list whatever became of them (each
+	// unit bearing the name, shadowed namesakes too), so that "why did X
+	// not load" has an answer when X is one Result.Unlisted only counts.
+	// A name no unit bears lists nothing. It changes no decision.
+	Why []string
+	// AllRejected lists every rejected unit in Result.Rejected, as
+	// schema 1 did, and leaves Result.Unlisted empty. It changes no
+	// decision.
+	AllRejected bool
 }
 
 // MaxTaskBytes bounds Request.Task, in bytes: a longer task is an
@@ -328,7 +337,7 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 		explicit: map[string]bool{}, mandatory: map[string]bool{}, denied: map[string]bool{},
 		bodies: map[string]string{}, tokens: map[string]int{},
 		// The result owns its diagnostics: a host may change a result.
-		res: &Result{Schema: Schema, Selected: []Selected{}, Rejected: []Rejected{}, Diagnostics: slices.Clone(c.diags)},
+		res: &Result{Schema: Schema, Selected: []Selected{}, Rejected: []Rejected{}, Unlisted: map[ReasonCode]int{}, Diagnostics: slices.Clone(c.diags)},
 	}
 	for _, s := range pipeline {
 		if err := ctx.Err(); err != nil {
@@ -749,9 +758,10 @@ func (r *compilation) decide() error {
 		}
 	}
 	r.explainWeak()
-	evidence := r.evidence()
+	near := r.nearMisses()
+	evidence := r.evidence(near)
 	r.attachEvidence(evidence)
-	r.res.Rejected = r.buildRejected(evidence)
+	r.res.Rejected, r.res.Unlisted = r.buildRejected(evidence, near)
 	r.res.Decision = DecisionNoRoute
 	if len(r.selected) > 0 {
 		r.res.Decision = DecisionRoute
@@ -789,9 +799,10 @@ func (r *compilation) explainWeak() {
 }
 
 // evidence is the evidence the compile computed, by unit name: the
-// candidates', and that of the units the explanation shows (judged
-// ineligible among the best, or best-ranked below the floor).
-func (r *compilation) evidence() map[string][]Evidence {
+// candidates', that of the units the explanation shows (judged
+// ineligible among the best, or best-ranked below the floor), and the
+// near misses' (catalog positions), which the result lists.
+func (r *compilation) evidence(near []int) map[string][]Evidence {
 	evidence := make(map[string][]Evidence, len(r.problem.Evidence))
 	// Weights to three decimals, like scores: the last bits of a float
 	// sum are no contract.
@@ -811,6 +822,11 @@ func (r *compilation) evidence() map[string][]Evidence {
 	for _, e := range r.res.Events {
 		if _, done := evidence[e.Unit]; !done {
 			add(e.Unit, e.Evidence)
+		}
+	}
+	for _, i := range near {
+		if n := r.c.rows[i].name; evidence[n] == nil {
+			add(n, r.problem.EvidenceOf(n))
 		}
 	}
 	return evidence

@@ -90,7 +90,22 @@ func TestCompileRules(t *testing.T) {
 				}
 			}
 			for name, want := range tt.reasons {
-				if got, _ := reasonOf(r, name); got != want {
+				got, _ := reasonOf(r, name)
+				if standing(want) {
+					// Counted, not listed, unless the request asks.
+					if got != "" {
+						t.Errorf("%s: got it listed as %q by default; want it only counted", name, got)
+					}
+					req := tt.req
+					req.Why = []string{name}
+					asked, err := c.Compile(context.Background(), req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkAccounting(t, c, asked)
+					got, _ = reasonOf(asked, name)
+				}
+				if got != want {
 					t.Errorf("%s: got reason %q; want %q", name, got, want)
 				}
 			}

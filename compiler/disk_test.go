@@ -45,7 +45,7 @@ func TestLoadFIFOSideFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := c.Compile(context.Background(), Request{Task: "test driven development"})
+	r, err := c.Compile(context.Background(), Request{Task: "test driven development", Why: []string{"tdd"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,11 +76,13 @@ func TestWriteJSONIsTheStandardEncoding(t *testing.T) {
 	}
 	values := []any{nil, "", []any{}, map[string]any{}, compiler.ErrorDocument(&compiler.Error{Code: "x", Message: `a "quoted" \ message`})}
 	for _, task := range []string{"refresh the golden files", "what is the capital of France?", "add an adversarial case \"quoted\" <skills>"} {
-		res, err := c.Compile(context.Background(), compiler.Request{Task: task})
-		if err != nil {
-			t.Fatal(err)
+		for _, all := range []bool{false, true} {
+			res, err := c.Compile(context.Background(), compiler.Request{Task: task, AllRejected: all})
+			if err != nil {
+				t.Fatal(err)
+			}
+			values = append(values, res)
 		}
-		values = append(values, res)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 2000 {

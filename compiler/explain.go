@@ -3,6 +3,8 @@ package compiler
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/rlmc-dev/rlmc/ir"
@@ -42,17 +44,22 @@ type Event struct {
 
 // WriteExplanation renders a result's decisions for people: the outcome,
 // then every selected unit with its reasons and evidence, then every
-// rejected unit with its reason; each reason names the rule (and clause)
-// that decided it, and its detail the facts that rule compared. Units rejected for lack of evidence are
-// listed together on one line each per reason so that large catalogs stay
-// readable. It is pure: the same result always renders the same text.
-// Names and paths come from folder names, so they are written through
+// rejected unit the result lists with its reason, and how many it only
+// counts (Result.Unlisted), by reason; each reason names the rule (and
+// clause) that decided it, and its detail the facts that rule compared.
+// Listed units rejected for lack of evidence are named together on one
+// line so that a long list stays readable. It is pure: the same result
+// always renders the same text. Names and paths come from folder names, so they are written through
 // ir.Printable and details through ir.EscapeText: each event stays on its
 // line whatever a catalog holds.
 func WriteExplanation(w io.Writer, r *Result) error {
 	var b strings.Builder
+	rejected := len(r.Rejected)
+	for _, n := range r.Unlisted {
+		rejected += n
+	}
 	fmt.Fprintf(&b, "decision: %s (%d selected, %d rejected); budget %d/%d tokens (%s)\n",
-		r.Decision, len(r.Selected), len(r.Rejected), r.Budget.Used, r.Budget.Limit, r.Budget.Tokenizer)
+		r.Decision, len(r.Selected), rejected, r.Budget.Used, r.Budget.Limit, r.Budget.Tokenizer)
 	if len(r.Ambiguous) > 0 {
 		fmt.Fprintf(&b, "ambiguous between: %s\n", printableList(r.Ambiguous))
 	}
@@ -108,6 +115,15 @@ func WriteExplanation(w io.Writer, r *Result) error {
 	}
 	for _, code := range order {
 		fmt.Fprintf(&b, "rejected for %s: %s\n", code, printableList(grouped[code]))
+	}
+	// The units the result only counts: how many, by reason, so that the
+	// header's total adds up.
+	if len(r.Unlisted) > 0 {
+		var counts []string
+		for _, code := range slices.Sorted(maps.Keys(r.Unlisted)) {
+			counts = append(counts, fmt.Sprintf("%d %s", r.Unlisted[code], code))
+		}
+		fmt.Fprintf(&b, "rejected and not listed: %s\n", strings.Join(counts, ", "))
 	}
 	// An invalid unit's reason points here: the loader's findings, each
 	// with its place, so that --explain says why without a second command.

@@ -25,7 +25,9 @@ func TestExplanationKeepsHostileNamesOnTheirLine(t *testing.T) {
 		"bell\x07name/SKILL.md":  "---\ndescription: Bell.\n---\nB.\n",
 		"escape\x1b[2J/SKILL.md": "---\ndescription: Clear.\n---\nC.\n",
 	}, Policy{})
-	res, err := c.Compile(context.Background(), Request{Task: "house style for widgets named \"Blue\nline\u202e\""})
+	// Every unit listed: the invalid ones, named after their folders, are
+	// otherwise only counted.
+	res, err := c.Compile(context.Background(), Request{Task: "house style for widgets named \"Blue\nline\u202e\"", AllRejected: true})
 	if err != nil {
 		t.Fatal(err)
 	}

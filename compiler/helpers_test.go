@@ -57,7 +57,20 @@ func reasonOf(r *Result, name string) (ReasonCode, bool) {
 	return "", false
 }
 
-// checkAccounting fails unless every unit appears exactly once.
+// standing reports whether code is one a result counts in Unlisted rather
+// than lists, unless the request asks: a unit's standing, which no rule of
+// the policy decided.
+func standing(code ReasonCode) bool {
+	switch code {
+	case ReasonNoEvidence, ReasonBelowThreshold, ReasonShadowed, ReasonInvalid:
+		return true
+	}
+	return false
+}
+
+// checkAccounting fails unless every unit appears at most once, selected
+// or rejected, and the listed units and Unlisted's counts add up to the
+// catalog, every count a standing's.
 func checkAccounting(t testing.TB, c *Compiler, r *Result) {
 	t.Helper()
 	count := map[string]int{}
@@ -67,9 +80,19 @@ func checkAccounting(t testing.TB, c *Compiler, r *Result) {
 	for _, rj := range r.Rejected {
 		count[rj.Name+"@"+rj.Path]++
 	}
+	unlisted := 0
+	for code, n := range r.Unlisted {
+		if !standing(code) || n <= 0 {
+			t.Errorf("unlisted counts %d %s; want only standings, each counted at least once", n, code)
+		}
+		unlisted += n
+	}
+	if got, want := len(r.Selected)+len(r.Rejected)+unlisted, len(c.Catalog().Units); got != want {
+		t.Errorf("got %d selected, %d rejected and %d unlisted; want them to add up to the catalog's %d units", len(r.Selected), len(r.Rejected), unlisted, want)
+	}
 	for _, u := range c.Catalog().Units {
-		if n := count[u.Name+"@"+u.Path]; n != 1 {
-			t.Errorf("unit %s at %s appears %d times; want exactly once", u.Name, u.Path, n)
+		if n := count[u.Name+"@"+u.Path]; n > 1 {
+			t.Errorf("unit %s at %s appears %d times; want at most once", u.Name, u.Path, n)
 		}
 		delete(count, u.Name+"@"+u.Path)
 	}

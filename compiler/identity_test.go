@@ -17,11 +17,22 @@ import (
 // TestCompileJSONIdentity pins, by digest, the compile JSON (and the
 // explanation) of a spread of requests over a generated catalog with
 // shadowed and invalid units: every route, rejection kind and reason the
-// result can carry. The digests were taken before the rejected list was
-// built from a per-catalog table, and any change to how a result is
-// assembled or encoded must leave them as they are; go test -update
-// rewrites them only for a deliberate change of the contract.
+// result can carry. Any change to how a result is assembled or encoded
+// must leave them as they are; go test -update rewrites them only for a
+// deliberate change of the contract.
+//
+// identity.golden holds the default results (schema 2). identity-all.golden
+// holds the digests schema 1 results had, taken before the rejected list
+// was built from a per-catalog table, and the same requests with
+// AllRejected must still give those bytes once the version reads 1 and
+// the empty "unlisted" is taken out: listing every unit is schema 1's list,
+// entry for entry, explanation included.
 func TestCompileJSONIdentity(t *testing.T) {
+	t.Run("default", func(t *testing.T) { checkIdentity(t, false, "identity.golden") })
+	t.Run("all rejected", func(t *testing.T) { checkIdentity(t, true, "identity-all.golden") })
+}
+
+func checkIdentity(t *testing.T, all bool, golden string) {
 	dir := t.TempDir()
 	roots := testkit.GenerateCatalog(t, filepath.Join(dir, "gen"), 300, 7)
 	// A second root shadows two generated names; one skill is invalid.
@@ -60,6 +71,7 @@ func TestCompileJSONIdentity(t *testing.T) {
 			{Task: "zzz unrelated words only"},
 		}
 		for i, req := range reqs {
+			req.AllRejected = all
 			res, err := c.Compile(context.Background(), req)
 			var out bytes.Buffer
 			if err != nil {
@@ -74,6 +86,14 @@ func TestCompileJSONIdentity(t *testing.T) {
 			}
 			// Roots are temporary folders: the digest covers the rest.
 			text := strings.ReplaceAll(out.String(), dir, "DIR")
+			if all {
+				before := text
+				text = strings.Replace(text, "{\n  \"schema\": 2,", "{\n  \"schema\": 1,", 1)
+				text = strings.Replace(text, "\n  \"unlisted\": {},", "", 1)
+				if err == nil && len(text) != len(before)-len("\n  \"unlisted\": {},") {
+					t.Fatalf("request %d: got no schema 2 and empty unlisted to take out of the JSON", i)
+				}
+			}
 			sum := sha256.Sum256([]byte(text))
 			if testing.Verbose() && res != nil {
 				t.Logf("%s/%d %d: %s sel=%d codes=%v", p.Ambiguity, p.Budget, i, res.Decision, len(res.Selected), res.RejectedCounts())
@@ -81,5 +101,5 @@ func TestCompileJSONIdentity(t *testing.T) {
 			lines = append(lines, fmt.Sprintf("policy %s/%d request %d: %s", p.Ambiguity, p.Budget, i, hex.EncodeToString(sum[:])))
 		}
 	}
-	testkit.Golden(t, filepath.Join("testdata", "identity.golden"), []byte(strings.Join(lines, "\n")+"\n"))
+	testkit.Golden(t, filepath.Join("testdata", golden), []byte(strings.Join(lines, "\n")+"\n"))
 }

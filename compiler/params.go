@@ -38,6 +38,12 @@ const (
 	// CandidateCap bounds the lexical candidates put before the policy; the
 	// interpreter's cost grows with them.
 	CandidateCap = retrieval.CandidateCap
+	// NearMisses is how many units a result lists, beyond those the policy
+	// judged and those the request named, of the units left out for too
+	// little evidence: the best-scoring ones, whose reasons answer "why did
+	// X not load" for the units that came close. Every other such unit is
+	// only counted (Result.Unlisted).
+	NearMisses = 5
 )
 
 // Evidence is one reason a unit scored; see retrieval.Evidence.

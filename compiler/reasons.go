@@ -256,6 +256,10 @@ func deref[T int | float64](p *T) T {
 
 func unmilli(n int) float64 { return float64(n) / 1000 }
 
+// String renders the reason on one line, as explanations write it: its
+// code, its rule and its detail.
+func (r Reason) String() string { return describe(r) }
+
 // describe renders a reason on one line: its code, its rule and its detail.
 func describe(r Reason) string {
 	s := string(r.Code)

@@ -3,18 +3,19 @@ package compiler
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/rlmc-dev/rlmc/internal/retrieval"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
-// A result lists every unit of the catalog that was not selected, so at
-// 20,000 skills a compile writes 20,000 rejected entries, nearly all of
-// them units the task gave no evidence. What such an entry holds does not
-// depend on the task (name, root, path, and a reason its score decides),
-// so it is laid out once per catalog, by position, in a table read in
-// order: a compile reads no *ir.Unit and looks no name up for a unit it
-// has nothing to say about.
+// A result accounts for every unit of the catalog, and at 20,000 skills
+// nearly all of them are units the task gave no evidence. What such a
+// unit's entry would hold does not depend on the task (name, root, path,
+// and a reason its score decides), so it is laid out once per catalog, by
+// position, in a table read in order: a compile reads no *ir.Unit and
+// looks no name up for a unit it has nothing to say about, whether it
+// lists it (Request.AllRejected) or only counts it.
 
 // unitRow is what a rejected entry takes from the unit at one catalog
 // position.
@@ -80,13 +81,16 @@ func (r *compilation) positionsOf(names func(yield func(string) bool)) []int {
 	return slices.Compact(out)
 }
 
-// buildRejected lists every rejected unit in catalog order, with its
-// score, reasons, the confidence of the best (the candidates and the
-// ranking's units) and the evidence the compile computed for it (by
-// position: only the unit that bears a name, never a shadowed namesake).
-func (r *compilation) buildRejected(evidence map[string][]Evidence) []Rejected {
+// buildRejected returns the rejected units the result lists (see
+// Result.Rejected), in catalog order, and counts every other one by its
+// reason code. An entry holds the unit's score, reasons, the confidence of
+// the best (the candidates, the ranking's units and the near misses) and
+// the evidence the compile computed for it (by position: only the unit
+// that bears a name, never a shadowed namesake). Which units are listed
+// changes no entry: a unit's entry is the same listed by default, by
+// Request.Why or by Request.AllRejected.
+func (r *compilation) buildRejected(evidence map[string][]Evidence, near []int) ([]Rejected, map[ReasonCode]int) {
 	rows := r.c.rows
-	out := make([]Rejected, 0, len(rows)-len(r.selected))
 	special := slices.Sorted(maps.Keys(r.special))
 	ranked := r.positionsOf(func(yield func(string) bool) {
 		for _, c := range r.cands {
@@ -100,7 +104,15 @@ func (r *compilation) buildRejected(evidence map[string][]Evidence) []Rejected {
 			}
 		}
 	})
+	ranked = merge(ranked, near)
+	listed := merge(r.named(), near)
 	withEvidence := r.positionsOf(maps.Keys(evidence))
+	unlisted := map[ReasonCode]int{}
+	size := len(special) + len(listed)
+	if r.req.AllRejected {
+		size = len(rows) - len(r.selected)
+	}
+	out := make([]Rejected, 0, size)
 	var own owner
 	for i := range rows {
 		row := &rows[i]
@@ -112,14 +124,25 @@ func (r *compilation) buildRejected(evidence map[string][]Evidence) []Rejected {
 		if hasEvidence {
 			withEvidence = withEvidence[1:]
 		}
+		isListed := r.req.AllRejected || len(listed) > 0 && listed[0] == i
+		if len(listed) > 0 && listed[0] == i {
+			listed = listed[1:]
+		}
 		var reasons []Reason
 		if len(special) > 0 && special[0] == i {
+			// Retrieval's Judge or the policy decided about it: always
+			// listed, unless it is not rejected at all.
 			special = special[1:]
 			if reasons = r.special[i]; reasons == nil {
 				continue
 			}
+			isListed = true
 		} else if reasons = row.static; reasons == nil {
 			reasons = goReasons(retrieval.ScoreStanding(r.scoreAt(i)), nil)
+		}
+		if !isListed {
+			unlisted[reasons[0].Code]++
+			continue
 		}
 		reasons = own.reasons(reasons, row.static)
 		var score float64
@@ -135,7 +158,92 @@ func (r *compilation) buildRejected(evidence map[string][]Evidence) []Rejected {
 		}
 		out = append(out, rj)
 	}
+	return out, unlisted
+}
+
+// nearMisses returns the catalog positions, ascending, of the NearMisses
+// units with the best scores above 0 among those whose reason is their
+// standing (neither judged nor a candidate, neither shadowed nor
+// invalid): rule 1 left them out, below the candidate floor or outranked.
+// Ties go to the first name, as in the ranking. It depends on the compile
+// alone, never on what the request asks the result to list, so that a
+// unit's entry does not either.
+func (r *compilation) nearMisses() []int {
+	type miss struct {
+		pos   int
+		score float64
+	}
+	better := func(a, b miss) bool {
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		return r.c.rows[a.pos].name < r.c.rows[b.pos].name // rows are in name order; so are equal names by position
+	}
+	var best []miss
+	for i := range r.c.rows {
+		s := r.scoreAt(i)
+		if s <= 0 || r.c.rows[i].static != nil {
+			continue
+		}
+		m := miss{i, s}
+		if len(best) == NearMisses && !better(m, best[len(best)-1]) {
+			continue
+		}
+		if _, decided := r.special[i]; decided {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(best, m, func(e, t miss) int {
+			if better(e, t) {
+				return -1
+			}
+			return 1
+		})
+		best = slices.Insert(best, at, m)
+		if len(best) > NearMisses {
+			best = best[:NearMisses]
+		}
+	}
+	out := make([]int, len(best))
+	for k, m := range best {
+		out[k] = m.pos
+	}
+	slices.Sort(out)
 	return out
+}
+
+// named returns the catalog positions, ascending and once each, of every
+// unit bearing a name the request or the host policy names: selected,
+// mandatory, denied, negated by the task, or asked about (Request.Why).
+// Each is listed whatever became of it, shadowed namesakes too.
+func (r *compilation) named() []int {
+	var out []int
+	add := func(n string) {
+		rows := r.c.rows
+		i, _ := slices.BinarySearchFunc(rows, n, func(row unitRow, n string) int { return strings.Compare(row.name, n) })
+		for ; i < len(rows) && rows[i].name == n; i++ {
+			out = append(out, i)
+		}
+	}
+	for _, n := range r.req.Why {
+		add(n)
+	}
+	for _, set := range []map[string]bool{r.explicit, r.mandatory, r.denied} {
+		for n := range set {
+			add(n)
+		}
+	}
+	for _, n := range r.q.Negations() {
+		add(n.Unit)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// merge returns the ascending union of two ascending lists of positions.
+func merge(a, b []int) []int {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // owner gives one result its own copy of the reasons the catalog's table

@@ -7,8 +7,10 @@ import (
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
-// Schema is the version of the JSON result contract.
-const Schema = 1
+// Schema is the version of the JSON result contract. Version 2 lists, by
+// default, only the rejected units a compile has something to say about,
+// and counts the others in Result.Unlisted (see Request.AllRejected).
+const Schema = 2
 
 // Decision is a compile's outcome.
 type Decision string
@@ -161,7 +163,8 @@ const (
 )
 
 // Rejected is a unit that did not enter the prompt. Root and Path tell
-// same-named units apart.
+// same-named units apart. An entry is the same whether a result lists it
+// by default or because the request asked (Request.Why, AllRejected).
 type Rejected struct {
 	Name  string  `json:"name"`
 	Root  string  `json:"root"`
@@ -187,16 +190,26 @@ type Budget struct {
 // Result is one compile's outcome. It marshals to the documented JSON
 // contract; Events is the explanation, rendered separately.
 type Result struct {
-	Schema             int            `json:"schema"`
-	Decision           Decision       `json:"decision"`
-	Fingerprint        string         `json:"fingerprint"`
-	CatalogFingerprint string         `json:"catalog_fingerprint"`
-	Budget             Budget         `json:"budget"`
-	Selected           []Selected     `json:"selected"`
-	Rejected           []Rejected     `json:"rejected"`
-	Ambiguous          []string       `json:"ambiguous,omitempty"`
-	Diagnostics        ir.Diagnostics `json:"diagnostics"`
-	Prompt             string         `json:"prompt"`
+	Schema             int        `json:"schema"`
+	Decision           Decision   `json:"decision"`
+	Fingerprint        string     `json:"fingerprint"`
+	CatalogFingerprint string     `json:"catalog_fingerprint"`
+	Budget             Budget     `json:"budget"`
+	Selected           []Selected `json:"selected"`
+	// Rejected lists, in catalog order, every rejected unit the policy
+	// judged, every unit the request named (denied, negated, Why), and
+	// the NearMisses best-scoring units left out for too little evidence;
+	// with Request.AllRejected, every rejected unit.
+	Rejected []Rejected `json:"rejected"`
+	// Unlisted counts the rejected units Rejected leaves out, by their
+	// reason code (no_evidence, below_threshold, shadowed, invalid): a
+	// catalog of thousands of skills would otherwise make every result
+	// thousands of entries long. Selected, Rejected and Unlisted account
+	// for every unit of the catalog once.
+	Unlisted    map[ReasonCode]int `json:"unlisted"`
+	Ambiguous   []string           `json:"ambiguous,omitempty"`
+	Diagnostics ir.Diagnostics     `json:"diagnostics"`
+	Prompt      string             `json:"prompt"`
 	// Ranking lists the units with the most evidence, best first, whether
 	// or not they were selected; benchmarks measure recall@k on it.
 	Ranking []Ranked `json:"-"`
@@ -212,9 +225,13 @@ func (r *Result) Names() []string {
 	return out
 }
 
-// RejectedCounts counts rejected units by their first reason code.
+// RejectedCounts counts rejected units by their first reason code, the
+// listed ones and the unlisted alike.
 func (r *Result) RejectedCounts() map[ReasonCode]int {
-	out := map[ReasonCode]int{}
+	out := make(map[ReasonCode]int, len(r.Unlisted)+4)
+	for code, n := range r.Unlisted {
+		out[code] += n
+	}
 	for _, rj := range r.Rejected {
 		if len(rj.Reasons) > 0 {
 			out[rj.Reasons[0].Code]++

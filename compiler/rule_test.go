@@ -55,7 +55,8 @@ func TestReasonsNameTheirRule(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := c.Compile(context.Background(), Request{Task: tt.task})
+			// A unit without evidence is only counted unless asked about.
+			res, err := c.Compile(context.Background(), Request{Task: tt.task, Why: []string{tt.unit}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +156,7 @@ func TestJSONEvidence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := c.Compile(context.Background(), Request{Task: tt.task})
+			res, err := c.Compile(context.Background(), Request{Task: tt.task, Why: []string{tt.unit}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-// Package schema holds rlmc's published JSON contract, schema 1: JSON
+// Package schema holds rlmc's published JSON contract, schema 2: JSON
 // Schemas (draft 2020-12) for the result of `rlmc compile --format json`,
 // the error a failed compile prints instead, one line of the `--trajectory`
 // audit trail, and the reports of `rlmc validate --format json` and
@@ -6,9 +6,14 @@
 //
 // The files live in this folder of the repository and are embedded here so
 // that a Go host can validate what it reads without fetching them. Each
-// file's name and $id carry the contract's version: a breaking change to an
-// output bumps the "schema" field of the compile output and adds new files
-// (compile-result.v2.json, ...) beside the old ones.
+// file's name and $id carry the version in which its document last
+// changed in a way a reader could rely on not happening: such a change
+// bumps the "schema" field of the compile output and adds new files beside
+// the old ones, which then stay as they are. Version 2 changed the compile
+// result (a rejected list that grows with the decisions, not the catalog,
+// and the unlisted counts), so compile-result.v2.json and, as it carries
+// the same "schema" field, compile-error.v2.json replaced their v1 files;
+// the other files did not change and keep their v1 names.
 package schema
 
 import (
@@ -23,16 +28,24 @@ import (
 
 // Version is the contract version the embedded files describe; it equals
 // compiler.Schema, the "schema" field of a compile's JSON.
-const Version = 1
+const Version = 2
 
-// The schema files, by name.
+// The schema files of the current version, by name.
 const (
-	CompileResult  = "compile-result.v1.json" // rlmc compile --format json, compiler.Result
-	CompileError   = "compile-error.v1.json"  // a failed compile in JSON mode: {"schema": 1, "error": compiler.Error}
+	CompileResult  = "compile-result.v2.json" // rlmc compile --format json, compiler.Result
+	CompileError   = "compile-error.v2.json"  // a failed compile in JSON mode: {"schema": 2, "error": compiler.Error}
 	Trajectory     = "trajectory.v1.json"     // one line of --trajectory, compiler.AuditRecord
 	ValidateReport = "validate.v1.json"       // rlmc validate --format json
 	DoctorReport   = "doctor.v1.json"         // rlmc doctor --format json
 	Defs           = "defs.v1.json"           // definitions the others refer to
+)
+
+// The files of schema 1 that version 2 replaced, kept as they were for
+// hosts that read the output of an earlier rlmc: its result listed every
+// unit of the catalog, selected or rejected.
+const (
+	CompileResultV1 = "compile-result.v1.json"
+	CompileErrorV1  = "compile-error.v1.json"
 )
 
 // Base is the URI every file's $id starts with; a file's $id is Base

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -21,6 +23,7 @@ import (
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/retrieval"
 	"github.com/rlmc-dev/rlmc/internal/rules"
 	"github.com/rlmc-dev/rlmc/internal/suite"
 	"github.com/rlmc-dev/rlmc/ir"
@@ -206,7 +209,8 @@ func TestRejectsDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Compile(context.Background(), compiler.Request{Task: "test-driven development red green"})
+	// Every unit listed, so that there are rejected entries to change.
+	res, err := c.Compile(context.Background(), compiler.Request{Task: "test-driven development red green", AllRejected: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +221,10 @@ func TestRejectsDrift(t *testing.T) {
 		change func(m map[string]any)
 	}{
 		{"unknown top-level field", func(m map[string]any) { m["extra"] = 1 }},
-		{"schema 2", func(m map[string]any) { m["schema"] = 2 }},
+		{"schema 1", func(m map[string]any) { m["schema"] = 1 }},
+		{"without unlisted", func(m map[string]any) { delete(m, "unlisted") }},
+		{"a decided reason unlisted", func(m map[string]any) { m["unlisted"] = map[string]any{"denied": 1} }},
+		{"an unlisted count of 0", func(m map[string]any) { m["unlisted"] = map[string]any{"no_evidence": 0} }},
 		{"unknown decision", func(m map[string]any) { m["decision"] = "maybe" }},
 		{"short fingerprint", func(m map[string]any) { m["fingerprint"] = "sha256:abc" }},
 		{"ambiguous without the decision", func(m map[string]any) { m["ambiguous"] = []any{"a", "b"} }},
@@ -400,6 +407,10 @@ func TestCodesMatchGo(t *testing.T) {
 		{"diagnostic codes", enum(t, d["diagnosticCode"].(map[string]any)), constsOf(t, "../ir", "Code")},
 		{"severities", enum(t, d["severity"].(map[string]any)), constsOf(t, "../ir", "Severity")},
 		{"tokenizers", enumAt(t, readSchema(t, schema.CompileResult), "properties", "budget", "properties", "tokenizer"), sorted(compiler.Tokenizers)},
+		// What a result may leave unlisted is a unit's standing: the
+		// reasons retrieval gives by itself (spelt as the contract's,
+		// compiler's TestRetrievalCodes sees to it), never the policy's.
+		{"unlisted reasons", enumAt(t, readSchema(t, schema.CompileResult), "properties", "unlisted", "propertyNames"), sorted(retrieval.Codes)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -521,15 +532,19 @@ func TestVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{schema.CompileError, schema.CompileResult, schema.Defs, schema.DoctorReport, schema.Trajectory, schema.ValidateReport}
+	want := []string{schema.CompileError, schema.CompileResult, schema.Defs, schema.DoctorReport, schema.Trajectory, schema.ValidateReport,
+		schema.CompileResultV1, schema.CompileErrorV1}
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Errorf("got files %v; want %v", names, want)
 	}
+	version := regexp.MustCompile(`\.v([0-9]+)\.json$`)
 	for _, n := range names {
 		m := readSchema(t, n)
-		if !strings.HasSuffix(n, ".v"+strconv.Itoa(schema.Version)+".json") {
-			t.Errorf("file %s does not carry version %d in its name", n, schema.Version)
+		if v := version.FindStringSubmatch(n); v == nil || v[1] == "0" || len(v[1]) > 1 && v[1][0] == '0' {
+			t.Errorf("file %s does not carry a version in its name", n)
+		} else if k, _ := strconv.Atoi(v[1]); k > schema.Version {
+			t.Errorf("file %s carries version %d, past the contract's %d", n, k, schema.Version)
 		}
 		if m["$id"] != schema.Base+n {
 			t.Errorf("%s: got $id %v; want %s", n, m["$id"], schema.Base+n)
@@ -538,11 +553,54 @@ func TestVersion(t *testing.T) {
 			t.Errorf("%s: got $schema %v; want draft 2020-12", n, m["$schema"])
 		}
 	}
-	for _, n := range []string{schema.CompileResult, schema.CompileError} {
-		p := readSchema(t, n)["properties"].(map[string]any)["schema"].(map[string]any)
-		if p["const"] != float64(compiler.Schema) {
-			t.Errorf("%s: got schema const %v; want %d", n, p["const"], compiler.Schema)
+	for n, v := range map[string]int{schema.CompileResult: compiler.Schema, schema.CompileError: compiler.Schema, schema.CompileResultV1: 1, schema.CompileErrorV1: 1} {
+		if !strings.HasSuffix(n, ".v"+strconv.Itoa(v)+".json") {
+			t.Errorf("file %s does not carry version %d in its name", n, v)
 		}
+		p := readSchema(t, n)["properties"].(map[string]any)["schema"].(map[string]any)
+		if p["const"] != float64(v) {
+			t.Errorf("%s: got schema const %v; want %d", n, p["const"], v)
+		}
+	}
+}
+
+// TestVersionOneStays pins the compile result and error files of schema 1,
+// which version 2 replaced: they stay as they are, for hosts that read an
+// earlier rlmc's output (docs/how-a-compile-decides.md, "JSON Schema and
+// versioning"). A schema-1 result, listing every unit, still validates
+// against them.
+func TestVersionOneStays(t *testing.T) {
+	for name, want := range map[string]string{
+		schema.CompileResultV1: "9904633d8371ca65ee2ed88b86f8ba7e4e32d3a67e65cdd65243e391e1e5db5c",
+		schema.CompileErrorV1:  "84d0158b45a090f79ce96378a86bdcf6cb54c78138d84a8410524d27ed83a4ba",
+	} {
+		data, err := fs.ReadFile(schema.Files(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%x", sha256.Sum256(data)); got != want {
+			t.Errorf("%s: got sha256 %s; want %s, the file as schema 1 published it", name, got, want)
+		}
+	}
+	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{writeCatalog(t)}}, compiler.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Compile(context.Background(), compiler.Request{Task: "test-driven development red green", AllRejected: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	data, _ := json.Marshal(res)
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["schema"] = 1
+	delete(m, "unlisted")
+	v1, _ := json.Marshal(m)
+	mustValidate(t, schema.CompileResultV1, v1)
+	if err := schema.Validate(schema.CompileResultV1, data); err == nil {
+		t.Errorf("got a schema 2 result valid against %s; want it rejected", schema.CompileResultV1)
 	}
 }
 

@@ -26,6 +26,8 @@ type compileParams struct {
 	tokenizer  string
 	explain    bool
 	trajectory string
+	why        []string
+	all        bool
 }
 
 func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -59,6 +61,8 @@ func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.IntVar(&p.budget, "budget", 0, "positive token ceiling for the selected bodies (default from the policy, else 8000)")
 	fl.StringVar(&p.tokenizer, "tokenizer", "", "o200k_base (default) or cl100k_base")
 	fl.BoolVar(&p.explain, "explain", false, "explain every decision on standard error")
+	fl.StringArrayVar(&p.why, "why", nil, "say what became of unit `NAME` and list it in the JSON result, whatever its reason (repeatable, or NAME,NAME)")
+	fl.BoolVar(&p.all, "all-rejected", false, "list every rejected unit in the JSON result, not only those a rule decided about")
 	fl.StringVar(&p.trajectory, "trajectory", "", "append one JSON audit line per compile to `FILE`")
 	return cmd
 }
@@ -103,7 +107,12 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	for _, d := range compiler.UnknownNames(c, "--deny", denies) {
 		fmt.Fprintf(stderr, "rlmc: %s\n", d.String())
 	}
-	req := compiler.Request{Task: task, Select: splitNames(p.selects), Deny: denies, Budget: p.budget, Tokenizer: p.tokenizer}
+	why := splitNames(p.why)
+	for _, d := range compiler.UnknownNames(c, "--why", why) {
+		fmt.Fprintf(stderr, "rlmc: %s\n", d.String())
+	}
+	req := compiler.Request{Task: task, Select: splitNames(p.selects), Deny: denies, Budget: p.budget, Tokenizer: p.tokenizer,
+		Why: why, AllRejected: p.all}
 	var res *compiler.Result
 	if p.trajectory != "" {
 		f, ferr := safefs.OpenAppend(p.trajectory)
@@ -130,7 +139,10 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	if !p.explain {
 		// The prompt alone cannot say why a skill the user expected is
 		// missing; one line each on stderr does (--explain says it all).
-		for _, n := range compileNotes(res) {
+		for _, n := range compileNotes(res, c.Catalog()) {
+			fmt.Fprintf(stderr, "rlmc: %s\n", n)
+		}
+		for _, n := range whyNotes(res, why) {
 			fmt.Fprintf(stderr, "rlmc: %s\n", n)
 		}
 	}

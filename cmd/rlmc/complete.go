@@ -21,7 +21,7 @@ import (
 const completionBudget = 2 * time.Second
 
 // registerCompletions adds shell completion to every command's flags:
-// skill names for --select and --deny (loaded from the command's own
+// skill names for --select, --deny and --why (loaded from the command's own
 // --root and --policy, quietly), and the fixed values of --format and
 // --tokenizer. Cobra's `completion` command writes the shell scripts that
 // call them.
@@ -39,7 +39,7 @@ func registerCompletions(c *cobra.Command) {
 	if c.Flags().Lookup("tokenizer") != nil {
 		_ = c.RegisterFlagCompletionFunc("tokenizer", fixed(compiler.Tokenizers...))
 	}
-	for _, name := range []string{"select", "deny"} {
+	for _, name := range []string{"select", "deny", "why"} {
 		if c.Flags().Lookup(name) != nil {
 			_ = c.RegisterFlagCompletionFunc(name, completeSkillNames(name == "select"))
 		}

@@ -211,12 +211,12 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	// A prompt over the compile's bound is the user's to send: the skills
 	// come from its start and end.
 	task, _ := compiler.ClipTask(*in.Prompt)
-	res, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: splitNames(p.selects), Deny: splitNames(p.denies), Budget: p.budget}, p.maxChars)
+	_, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: splitNames(p.selects), Deny: splitNames(p.denies), Budget: p.budget}, p.maxChars)
 	if err != nil {
 		return nil, joinError(err, cacheNote())
 	}
 	c.StoreCache()
-	note := hookNote(c.Diagnostics(), res)
+	note := hookNote(c.Diagnostics(), c.Catalog())
 	if cn := cacheNote(); cn != "" && note != "" {
 		note += "; " + cn
 	} else if cn != "" {
@@ -287,9 +287,9 @@ func joinError(err error, note string) error {
 // line, not one per finding, since the user reads it in a transcript before
 // every prompt. It names the invalid skills (a skill the user wrote that
 // never loads, and no other sign of why) and counts the catalog warnings.
-func hookNote(ds ir.Diagnostics, res *compiler.Result) string {
+func hookNote(ds ir.Diagnostics, cat *ir.Catalog) string {
 	var parts []string
-	if invalid := invalidNames(res); len(invalid) > 0 {
+	if invalid := invalidNames(cat); len(invalid) > 0 {
 		parts = append(parts, fmt.Sprintf("%s left out: %s; `rlmc validate` says why", plural(len(invalid), "invalid skill"), listSome(invalid)))
 	}
 	if n := len(catalogWarnings(ds)); n > 0 {

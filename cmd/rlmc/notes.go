@@ -19,8 +19,9 @@ const maxNamed = 3
 // output of a compile should know and cannot see in the prompt: why a unit
 // the task points at was not loaded, and whether the catalog itself is in
 // bad shape. It returns nothing when all is well. It is pure rendering of
-// the result, keyed on reason codes, so that JSON and text say the same.
-func compileNotes(res *compiler.Result) []string {
+// the result, keyed on reason codes, so that JSON and text say the same,
+// and of cat's invalid units, which a result only counts.
+func compileNotes(res *compiler.Result, cat *ir.Catalog) []string {
 	var notes []string
 	for _, s := range res.Selected {
 		// The prompt shows a reference, not the body: say so, and how to
@@ -57,19 +58,42 @@ func compileNotes(res *compiler.Result) []string {
 		}
 		notes = append(notes, fmt.Sprintf("ambiguous: %s; choose with --select NAME", strings.Join(names, ", ")))
 	}
-	if invalid := invalidNames(res); len(invalid) > 0 {
+	if invalid := invalidNames(cat); len(invalid) > 0 {
 		notes = append(notes, fmt.Sprintf("%s in the catalog: %s; run rlmc validate", plural(len(invalid), "invalid skill"), listSome(invalid)))
 	}
 	return notes
 }
 
-// invalidNames returns, as notes print them, the names of the units res
-// rejected as invalid: skills that never load, whatever the task.
-func invalidNames(res *compiler.Result) []string {
+// invalidNames returns, as notes print them, the names of cat's invalid
+// units: skills that never load, whatever the task, which every result
+// rejects as invalid. They are read from the catalog, since a result
+// counts them without naming them (compiler.Result.Unlisted).
+func invalidNames(cat *ir.Catalog) []string {
 	var out []string
-	for _, rj := range res.Rejected {
-		if len(rj.Reasons) > 0 && rj.Reasons[0].Code == compiler.ReasonInvalid {
-			out = append(out, noteName(rj.Name))
+	for _, u := range cat.Units {
+		if u.Status == ir.StatusInvalid {
+			out = append(out, noteName(u.Name))
+		}
+	}
+	return out
+}
+
+// whyNotes says, one line for each unit bearing a name the user asked
+// about (--why), what became of it: selected or rejected, with the first
+// reason as --explain writes it. A name no unit bears gets no line here:
+// the unknown_policy_unit warning said so.
+func whyNotes(res *compiler.Result, names []string) []string {
+	var out []string
+	for _, n := range names {
+		for _, s := range res.Selected {
+			if s.Name == n {
+				out = append(out, fmt.Sprintf("why %s: selected: %s", noteName(n), ir.EscapeText(s.Reasons[0].String())))
+			}
+		}
+		for _, rj := range res.Rejected {
+			if rj.Name == n && len(rj.Reasons) > 0 {
+				out = append(out, fmt.Sprintf("why %s (%s): rejected, score %.3f: %s", noteName(n), ir.Printable(rj.Path), rj.Score, ir.EscapeText(rj.Reasons[0].String())))
+			}
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // TestCompileNotes pins which rejections compile's text mode reports on
@@ -15,9 +16,10 @@ func TestCompileNotes(t *testing.T) {
 		return compiler.Rejected{Name: name, Score: score, Reasons: []compiler.Reason{{Code: code, Detail: "detail"}}}
 	}
 	tests := []struct {
-		name string
-		res  compiler.Result
-		want []string // substrings, one per line, in order
+		name    string
+		res     compiler.Result
+		invalid []string // the catalog's invalid units
+		want    []string // substrings, one per line, in order
 	}{
 		{name: "all is well", res: compiler.Result{Rejected: []compiler.Rejected{
 			rejected("a", compiler.ReasonNoEvidence, 0), rejected("b", compiler.ReasonBelowThreshold, 2),
@@ -36,13 +38,19 @@ func TestCompileNotes(t *testing.T) {
 		{name: "negated", res: compiler.Result{Rejected: []compiler.Rejected{rejected("tdd", compiler.ReasonNegated, 3)}},
 			want: []string{"tdd not loaded: the task asks not to use it"}},
 		{name: "ambiguous", res: compiler.Result{Ambiguous: []string{"a", "b"}}, want: []string{"ambiguous: a, b; choose with --select NAME"}},
-		{name: "invalid units", res: compiler.Result{Rejected: []compiler.Rejected{
-			rejected("a", compiler.ReasonInvalid, 0), rejected("b", compiler.ReasonInvalid, 0), rejected("c", compiler.ReasonInvalid, 0), rejected("d", compiler.ReasonInvalid, 0),
-		}}, want: []string{"4 invalid skills in the catalog: a, b, c and 1 more; run rlmc validate"}},
+		// A result counts invalid units without naming them: the names
+		// come from the catalog.
+		{name: "invalid units", res: compiler.Result{Unlisted: map[compiler.ReasonCode]int{compiler.ReasonInvalid: 4}},
+			invalid: []string{"a", "b", "c", "d"},
+			want:    []string{"4 invalid skills in the catalog: a, b, c and 1 more; run rlmc validate"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := compileNotes(&tt.res)
+			var units []*ir.Unit
+			for _, n := range tt.invalid {
+				units = append(units, &ir.Unit{Name: n, Status: ir.StatusInvalid})
+			}
+			got := compileNotes(&tt.res, ir.NewCatalog(nil, units, nil))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d lines %q; want %d", len(got), got, len(tt.want))
 			}

@@ -49,10 +49,14 @@ class _UnixConnection(http.client.HTTPConnection):
 
 
 def compile_skills(task, select=(), deny=(), budget=None, tokenizer=None,
+                   why=(), all_rejected=False,
                    url="http://127.0.0.1:8787", socket_path=None,
                    token=None, timeout=5.0):
-    """POST /v1/compile and return the compile result (schema 1) as a dict.
-    Raises RlmcError when the server answers with an error object."""
+    """POST /v1/compile and return the compile result (schema 2) as a dict.
+    Its "rejected" lists the units a rule decided about, the near misses and
+    the units named in why; "unlisted" counts the others (all_rejected lists
+    them all). Raises RlmcError when the server answers with an error
+    object."""
     request = {"task": task}
     if select:
         request["select"] = list(select)
@@ -62,6 +66,10 @@ def compile_skills(task, select=(), deny=(), budget=None, tokenizer=None,
         request["budget"] = budget
     if tokenizer:
         request["tokenizer"] = tokenizer
+    if why:
+        request["why"] = list(why)
+    if all_rejected:
+        request["all_rejected"] = True
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = "Bearer " + token

@@ -252,7 +252,8 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	defer s.m.inflight.Dec()
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
-	res, err := l.Compile(ctx, compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.Budget, Tokenizer: req.Tokenizer})
+	res, err := l.Compile(ctx, compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.Budget, Tokenizer: req.Tokenizer,
+		Why: req.Why, AllRejected: req.AllRejected})
 	if err != nil {
 		var ce *compiler.Error
 		if !errors.As(err, &ce) {
@@ -267,7 +268,10 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	}
 	// A deny that names no unit is most likely a typo for one that stays
 	// allowed: the answer says so, as rlmc compile does on stderr.
-	if unknown := compiler.UnknownNames(l.Current(), "deny", req.Deny); len(unknown) > 0 {
+	// So is a why naming no unit: the answer lists nothing for it.
+	unknown := compiler.UnknownNames(l.Current(), "deny", req.Deny)
+	unknown = append(unknown, compiler.UnknownNames(l.Current(), "why", req.Why)...)
+	if len(unknown) > 0 {
 		res.Diagnostics = append(res.Diagnostics, unknown...)
 		res.Diagnostics.Sort()
 	}
@@ -296,7 +300,8 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// answers holds buffers for compile answers, about 210 KB for 1,000 units.
+// answers holds buffers for compile answers: a few KB by default, more
+// with all_rejected (about 210 KB for 1,000 units).
 var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // Request is the body of POST /v1/compile: the fields of an `rlmc test`
@@ -307,6 +312,10 @@ type Request struct {
 	Deny      []string `json:"deny,omitempty"`
 	Budget    int      `json:"budget,omitempty"`
 	Tokenizer string   `json:"tokenizer,omitempty"`
+	// Why and AllRejected list more rejected units in the answer
+	// (compiler.Request's); neither changes a decision.
+	Why         []string `json:"why,omitempty"`
+	AllRejected bool     `json:"all_rejected,omitempty"`
 }
 
 // bodyTimeout bounds how long a request body may take to arrive: a

@@ -658,3 +658,85 @@ func TestUnknownDenyWarned(t *testing.T) {
 		t.Errorf("unknown_policy_unit warnings for deny: got %d; want 1 (TDD; deploy is a unit)", n)
 	}
 }
+
+// TestCompileListing: by default an answer lists the rejected units a rule
+// decided about and counts the others; why lists the units it names (an
+// unknown name is warned about, as a deny's), all_rejected every unit,
+// and neither changes the decision.
+func TestCompileListing(t *testing.T) {
+	root, policy := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}, PolicyFile: policy})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		Schema      int    `json:"schema"`
+		Fingerprint string `json:"fingerprint"`
+		Rejected    []struct {
+			Name    string `json:"name"`
+			Reasons []struct {
+				Code string `json:"code"`
+			} `json:"reasons"`
+		} `json:"rejected"`
+		Unlisted    map[string]int `json:"unlisted"`
+		Diagnostics []struct {
+			Code string `json:"code"`
+			Path string `json:"path"`
+		} `json:"diagnostics"`
+	}
+	tests := []struct {
+		name, body string
+		rejected   string // name:code of each listed entry
+		unlisted   map[string]int
+		warned     int // unknown_policy_unit warnings with path why
+	}{
+		{"default", `{"task": "write the failing test first, test-driven development"}`, "risky:denied", map[string]int{"no_evidence": 1}, 0},
+		{"why", `{"task": "write the failing test first, test-driven development", "why": ["deploy", "nope"]}`, "deploy:no_evidence risky:denied", map[string]int{}, 1},
+		{"all rejected", `{"task": "write the failing test first, test-driven development", "all_rejected": true}`, "deploy:no_evidence risky:denied", map[string]int{}, 0},
+		{"all rejected false", `{"task": "write the failing test first, test-driven development", "all_rejected": false}`, "risky:denied", map[string]int{"no_evidence": 1}, 0},
+		{"why repeated", `{"task": "x", "why": ["deploy"], "why": []}`, "", nil, 0},
+	}
+	var fingerprint string
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := post(t, ts.URL+"/v1/compile", "", tt.body)
+			if tt.unlisted == nil {
+				if status != http.StatusBadRequest {
+					t.Fatalf("got %d %s; want 400", status, body)
+				}
+				return
+			}
+			if status != http.StatusOK {
+				t.Fatalf("got %d %s; want 200", status, body)
+			}
+			var a answer
+			if err := json.Unmarshal(body, &a); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range a.Rejected {
+				got = append(got, r.Name+":"+r.Reasons[0].Code)
+			}
+			if strings.Join(got, " ") != tt.rejected {
+				t.Errorf("got rejected %q; want %q", got, tt.rejected)
+			}
+			if a.Schema != compiler.Schema || a.Unlisted == nil || len(a.Unlisted) != len(tt.unlisted) || a.Unlisted["no_evidence"] != tt.unlisted["no_evidence"] {
+				t.Errorf("got schema %d, unlisted %v; want schema %d, unlisted %v", a.Schema, a.Unlisted, compiler.Schema, tt.unlisted)
+			}
+			warned := 0
+			for _, d := range a.Diagnostics {
+				if d.Code == "unknown_policy_unit" && d.Path == "why" {
+					warned++
+				}
+			}
+			if warned != tt.warned {
+				t.Errorf("got %d unknown_policy_unit warnings for why; want %d", warned, tt.warned)
+			}
+			if fingerprint == "" {
+				fingerprint = a.Fingerprint
+			} else if a.Fingerprint != fingerprint {
+				t.Errorf("got fingerprint %s; want %s, the default's", a.Fingerprint, fingerprint)
+			}
+		})
+	}
+}

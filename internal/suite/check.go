@@ -19,8 +19,10 @@ import (
 )
 
 // check compares one compile with its expectation and returns each
-// difference as "what: got X; want Y".
-func check(w Want, res *compiler.Result, err error) []string {
+// difference as "what: got X; want Y". full is the same compile with every
+// rejected unit listed, where a unit's reason is read when res only
+// counts it.
+func check(w Want, res, full *compiler.Result, err error) []string {
 	var out []string
 	if w.Error != "" || err != nil {
 		var ce *compiler.Error
@@ -66,9 +68,9 @@ func check(w Want, res *compiler.Result, err error) []string {
 	for _, n := range slices.Sorted(maps.Keys(w.Rejected)) {
 		want := w.Rejected[n]
 		got := "not rejected"
-		for _, r := range res.Rejected {
-			if r.Name == n && len(r.Reasons) > 0 {
-				got = string(r.Reasons[0].Code)
+		for _, rs := range [][]compiler.Rejected{res.Rejected, full.Rejected} {
+			if i := slices.IndexFunc(rs, func(r compiler.Rejected) bool { return r.Name == n && len(r.Reasons) > 0 }); i >= 0 {
+				got = string(rs[i].Reasons[0].Code)
 				break
 			}
 		}

@@ -104,7 +104,7 @@ func FuzzCompile(f *testing.F) {
 		if err := schema.Validate(schema.CompileResult, j1); err != nil {
 			t.Fatalf("the result breaks the published contract: %v", err)
 		}
-		for _, f := range Invariants(c, r1) {
+		for _, f := range Invariants(c, req, r1) {
 			t.Error(f)
 		}
 		for _, d := range r1.Diagnostics {

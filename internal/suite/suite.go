@@ -6,7 +6,8 @@
 //
 //	request.json   one request object, or an array of them:
 //	               {"task": "...", "select": [...], "deny": [...],
-//	                "budget": N, "tokenizer": "..."}
+//	                "budget": N, "tokenizer": "...", "why": [...],
+//	                "all_rejected": true}
 //	want.json      the expectation (see Want), one object for every
 //	               request, or an array with one per request
 //	skills/...     optional: the catalog; without it the case runs against
@@ -20,8 +21,9 @@
 //	               inside the case folder (the target may point anywhere)
 //
 // Besides its expectation, every case is checked for the invariants that
-// must hold for any input: each unit appears exactly once in selected or
-// rejected, the prompt has one block per selected unit, two compiles give
+// must hold for any input: each unit is accounted for once, in selected,
+// rejected or the unlisted counts, and the result lists what the contract
+// says it lists (see Invariants), the prompt has one block per selected unit, two compiles give
 // identical JSON, a relocated copy created in another order with other
 // modification times compiles to the same fingerprints, and no unit was
 // read from outside its root.
@@ -32,8 +34,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -68,6 +72,10 @@ type Request struct {
 	Deny      []string `json:"deny,omitempty"`
 	Budget    int      `json:"budget,omitempty"`
 	Tokenizer string   `json:"tokenizer,omitempty"`
+	// Why and AllRejected list more of the rejected units in the result
+	// (compiler.Request's); they change no decision.
+	Why         []string `json:"why,omitempty"`
+	AllRejected bool     `json:"all_rejected,omitempty"`
 }
 
 // Want is what a compile must produce. Every field is optional; only the
@@ -330,11 +338,19 @@ func (r *Runner) Run(ctx context.Context, c *Case) Outcome {
 		if r.Observe != nil {
 			r.Observe(c, res, cerr)
 		}
-		for _, f := range check(c.Wants[i], res, cerr) {
+		// The expectations read a unit's reason whether or not the result
+		// lists it: they pin decisions, and listing decides nothing.
+		var full *compiler.Result
+		if res != nil {
+			all := req
+			all.AllRejected = true
+			full, _ = compile(ctx, primary, all)
+		}
+		for _, f := range check(c.Wants[i], res, full, cerr) {
 			fail("%s%s", label, f)
 		}
 		if res != nil {
-			for _, f := range Invariants(primary, res) {
+			for _, f := range Invariants(primary, req.compiler(), res) {
 				fail("%s%s", label, f)
 			}
 			again, _ := compile(ctx, primary, req)
@@ -406,7 +422,8 @@ func compile(ctx context.Context, c *compiler.Compiler, req Request) (*compiler.
 
 // compiler returns the compiler's request for a case's request.
 func (req Request) compiler() compiler.Request {
-	return compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.Budget, Tokenizer: req.Tokenizer}
+	return compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.Budget, Tokenizer: req.Tokenizer,
+		Why: req.Why, AllRejected: req.AllRejected}
 }
 
 func sameJSON(a, b *compiler.Result) bool {
@@ -418,23 +435,39 @@ func sameJSON(a, b *compiler.Result) bool {
 	return bytes.Equal(x, y)
 }
 
-// Invariants returns every broken invariant of a result: the accounting
-// (each unit exactly once in selected or rejected), the prompt's shape (one
-// <skills> block, one block per selected unit in order, nothing else that
-// reads as a tag) and confinement (no unit read from outside its root).
-func Invariants(c *compiler.Compiler, res *compiler.Result) []string {
+// Invariants returns every broken invariant of res, the result of req:
+// the accounting (each unit of the catalog once in selected, rejected or
+// the unlisted counts), the listing (compiled again with AllRejected, the
+// same decisions; each entry listed the same as in the full list; every
+// unit a rule of the policy rejected listed, and every unit bearing a name
+// the request or the host policy names; of the units rule 1 left out,
+// exactly the compiler.NearMisses best-scoring listed beside those; the
+// others counted by reason), the prompt's shape (one <skills> block, one
+// block per selected unit in order, nothing else that reads as a tag) and
+// confinement (no unit read from outside its root).
+func Invariants(c *compiler.Compiler, req compiler.Request, res *compiler.Result) []string {
 	var out []string
 	seen := map[string]int{}
 	for _, s := range res.Selected {
-		seen[s.Root+"\x00"+s.Path]++
+		seen[entryKey(s.Root, s.Path)]++
 	}
 	for _, r := range res.Rejected {
-		seen[r.Root+"\x00"+r.Path]++
+		seen[entryKey(r.Root, r.Path)]++
+	}
+	unlisted := 0
+	for _, code := range slices.Sorted(maps.Keys(res.Unlisted)) {
+		if n := res.Unlisted[code]; !standing(code, 1) || n <= 0 {
+			out = append(out, fmt.Sprintf("unlisted counts %d %s; want only a unit's standing, counted at least once", n, code))
+		}
+		unlisted += res.Unlisted[code]
+	}
+	if got, want := len(res.Selected)+len(res.Rejected)+unlisted, len(c.Catalog().Units); got != want {
+		out = append(out, fmt.Sprintf("%d selected, %d rejected and %d unlisted add up to %d; want the catalog's %d units", len(res.Selected), len(res.Rejected), unlisted, got, want))
 	}
 	for _, u := range c.Catalog().Units {
-		key := u.Root + "\x00" + u.Path
-		if seen[key] != 1 {
-			out = append(out, fmt.Sprintf("unit %s (%s) appears %d times in selected and rejected; want exactly once", u.Name, u.Path, seen[key]))
+		key := entryKey(u.Root, u.Path)
+		if seen[key] > 1 {
+			out = append(out, fmt.Sprintf("unit %s (%s) appears %d times in selected and rejected; want at most once", u.Name, u.Path, seen[key]))
 		}
 		delete(seen, key)
 		if !confined(u.Root, u.File) {
@@ -444,7 +477,103 @@ func Invariants(c *compiler.Compiler, res *compiler.Result) []string {
 	if len(seen) > 0 {
 		out = append(out, fmt.Sprintf("%d result entries name no catalog unit", len(seen)))
 	}
+	out = append(out, listing(c, req, res)...)
 	out = append(out, promptShape(res)...)
+	return out
+}
+
+func entryKey(root, path string) string { return root + "\x00" + path }
+
+// standing reports whether a rejection with code, decided by the rule
+// numbered rule, is a unit's standing, which a result may count rather
+// than list: rule 1's (evidence) no_evidence and below_threshold, shadowed
+// and invalid. Rule 10's below_threshold is the policy's.
+func standing(code compiler.ReasonCode, rule int) bool {
+	switch code {
+	case compiler.ReasonNoEvidence, compiler.ReasonShadowed, compiler.ReasonInvalid:
+		return true
+	case compiler.ReasonBelowThreshold:
+		return rule == 1
+	}
+	return false
+}
+
+// listing checks what res lists against the full list: req compiled again
+// with AllRejected.
+func listing(c *compiler.Compiler, req compiler.Request, res *compiler.Result) []string {
+	var out []string
+	all := req
+	all.AllRejected = true
+	full, err := c.Compile(context.Background(), all)
+	if err != nil {
+		return []string{fmt.Sprintf("compiling with all_rejected failed: %v; want the same result, every unit listed", err)}
+	}
+	if len(full.Unlisted) != 0 {
+		out = append(out, fmt.Sprintf("with all_rejected got unlisted %v; want none", full.Unlisted))
+	}
+	if full.Fingerprint != res.Fingerprint || full.Decision != res.Decision || full.Prompt != res.Prompt || !reflect.DeepEqual(full.Selected, res.Selected) {
+		out = append(out, fmt.Sprintf("with all_rejected got %s %q; want the same decision as without, %s %q", full.Decision, full.Names(), res.Decision, res.Names()))
+	}
+	named := map[string]bool{}
+	for _, names := range [][]string{req.Why, req.Select, req.Deny, c.Policy().Deny, c.Policy().Mandatory} {
+		for _, n := range names {
+			named[n] = true
+		}
+	}
+	for _, e := range res.Events {
+		if e.Kind == compiler.EventNegation {
+			named[e.Unit] = true
+		}
+	}
+	listed := map[string]compiler.Rejected{}
+	for _, r := range res.Rejected {
+		listed[entryKey(r.Root, r.Path)] = r
+	}
+	counted := map[compiler.ReasonCode]int{}
+	var near, left []compiler.Rejected // rule 1's units with evidence, listed and left out
+	for _, r := range full.Rejected {
+		first := r.Reasons[0]
+		got, ok := listed[entryKey(r.Root, r.Path)]
+		switch {
+		case ok && !reflect.DeepEqual(got, r):
+			out = append(out, fmt.Sprintf("rejected %s: got an entry other than the full list's; want the same whichever way it is listed", r.Name))
+		case !ok && !standing(first.Code, first.Rule.Number):
+			out = append(out, fmt.Sprintf("rejected %s: got it unlisted; want it listed, as %s by %s", r.Name, first.Code, first.Rule))
+		case !ok && named[r.Name]:
+			out = append(out, fmt.Sprintf("rejected %s: got it unlisted; want it listed, as the request or the policy names it", r.Name))
+		case !ok:
+			counted[first.Code]++
+		}
+		if first.Code == compiler.ReasonBelowThreshold && first.Rule.Number == 1 && r.Score > 0 && !named[r.Name] {
+			if ok {
+				near = append(near, r)
+			} else {
+				left = append(left, r)
+			}
+		}
+	}
+	if len(counted) == 0 {
+		counted = nil
+	}
+	unlisted := res.Unlisted
+	if len(unlisted) == 0 {
+		unlisted = nil
+	}
+	if !reflect.DeepEqual(counted, unlisted) {
+		out = append(out, fmt.Sprintf("unlisted: got %v; want the counts of the units left out, %v", res.Unlisted, counted))
+	}
+	if !req.AllRejected {
+		if want := min(compiler.NearMisses, len(near)+len(left)); len(near) < want {
+			out = append(out, fmt.Sprintf("got %d of the units rule 1 left out with evidence listed; want the %d best", len(near), want))
+		}
+		for _, l := range left {
+			for _, n := range near {
+				if l.Score > n.Score {
+					out = append(out, fmt.Sprintf("rejected %s (score %v): got it unlisted while %s (score %v) is listed; want the best-scoring listed", l.Name, l.Score, n.Name, n.Score))
+				}
+			}
+		}
+	}
 	return out
 }
 
