@@ -123,7 +123,7 @@ func TestLiveWatchesWhatDiscoveryVisits(t *testing.T) {
 	skill("node_modules/n", "n")
 	skill(".git/g", "g")
 	skill("group/.hidden/h2", "h2")
-	skill("d1/d2/d3/d4/d5/s6", "s6")       // 6 levels below the root: the deepest discovery enters
+	skill("d1/d2/d3/d4/d5/s6", "s6")      // 6 levels below the root: the deepest discovery enters
 	skill("d1/d2/d3/d4/d5/d6/d7", "deep") // 7: below the bound
 	testkit.WriteFile(t, filepath.Join(outside, "o", "SKILL.md"), "---\nname: o\ndescription: o\n---\n")
 	if err := os.Symlink(filepath.Join(outside, "o"), filepath.Join(root, "out")); err != nil {
