@@ -537,11 +537,12 @@ type scanned struct {
 	err     error // the first watch that could not be added
 }
 
-// scan walks what the catalog is read from, with the loader's own rules
-// (hidden folders, .git and node_modules skipped; symlinks followed only
-// inside their root; the depth and folder bounds), makes the watches match
-// it (dropping those of folders gone, adding those of folders new) and
-// stamps every item: a folder by its listing (names and kinds), a file by
+// scan walks what the catalog is read from, by the loader's own walk
+// (loader.Walk: hidden folders, .git and node_modules skipped; symlinks
+// followed only inside their root; the depth and folder bounds) and, below
+// each skill folder, its resource folders (loader.Subfolders), makes the
+// watches match it (dropping those of folders gone, adding those of
+// folders new) and stamps every item: a folder by being there, a file by
 // its size, modification time and identity.
 func (l *Live) scan(opts loader.Options, p Policy) scanned {
 	items, tree, named := l.collect(opts, p)
@@ -603,15 +604,12 @@ func (l *Live) collect(opts loader.Options, p Policy) (items map[string]string, 
 		// A root is stamped by what it is, not by its listing, which
 		// the walk stamps: an entry added to it is one change, not two.
 		follow(r, false)
-		real, err := filepath.EvalSymlinks(r)
+		abs, err := filepath.Abs(r)
 		if err != nil {
 			continue
 		}
-		if real, err = filepath.Abs(real); err != nil {
-			continue
-		}
-		w := &treeWalk{items: items, tree: tree, rootReal: real, limits: limits, budget: 2 * limits.MaxFolders, follow: follow}
-		w.walk(real, 0, -1)
+		w := &treeWalk{items: items, tree: tree, budget: 2 * limits.MaxFolders, follow: follow}
+		_ = loader.Walk(abs, limits, w.visit) // a root that is no folder is watched from its parent
 	}
 	if l.lo.PolicyFile != "" {
 		follow(l.lo.PolicyFile, true)
@@ -740,33 +738,58 @@ func folderID(path string) string {
 	return loader.FileID(info)
 }
 
-// treeWalk walks one root for scan.
+// treeWalk stamps and records the folders of one root for scan: those
+// discovery visits (loader.Walk calls visit) and, below each skill
+// folder, its resource folders.
 type treeWalk struct {
-	items    map[string]string
-	tree     map[string]bool
-	rootReal string
-	limits   loader.Limits
-	budget   int // folders left to watch under this root
+	items  map[string]string
+	tree   map[string]bool
+	budget int // resource folders left to watch under this root, less the folders discovery visits
 	// follow watches and stamps a file reached through a link (see
 	// collect), whose target may lie in a folder the walk skips.
 	follow func(path string, whole bool)
 }
 
-// walk stamps and records dir. skillDepth is the depth below the nearest
-// skill folder (-1 outside any), which bounds resource folders.
-func (w *treeWalk) walk(dir string, depth, skillDepth int) {
-	if w.tree[dir] || w.budget <= 0 {
+// visit records a folder discovery visits and, when it is a skill
+// folder, walks its resource folders (agents/, references/, ...), which
+// the loader reads but discovery does not enter, by discovery's rules.
+func (w *treeWalk) visit(f loader.Folder) {
+	if w.tree[f.Dir] {
 		return
 	}
 	w.budget--
-	w.tree[dir] = true
+	w.stamp(f.Root, f.Dir, f.Entries, f.Err)
+	if f.Skill {
+		for _, sub := range loader.Subfolders(f.Root, f.Dir, f.Entries) {
+			w.resources(f.Root, sub, 1)
+		}
+	}
+}
+
+// resources records the resource folder dir, depth levels below its
+// skill folder, and those below it, down to resourceDepth.
+func (w *treeWalk) resources(rootReal, dir string, depth int) {
+	if depth > resourceDepth || w.tree[dir] || w.budget <= 0 {
+		return
+	}
+	w.budget--
 	entries, err := os.ReadDir(dir) // sorted by name
+	w.stamp(rootReal, dir, entries, err)
+	if err != nil {
+		return
+	}
+	for _, sub := range loader.Subfolders(rootReal, dir, entries) {
+		w.resources(rootReal, sub, depth+1)
+	}
+}
+
+// stamp records the folder dir, listed as entries (or not, err), under
+// the root rootReal.
+func (w *treeWalk) stamp(rootReal, dir string, entries []os.DirEntry, err error) {
+	w.tree[dir] = true
 	if err != nil {
 		w.items[dir+string(filepath.Separator)] = "unreadable"
 		return
-	}
-	if skillDepth < 0 && slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == loader.SkillFile && !e.IsDir() }) {
-		skillDepth = 0
 	}
 	// A folder is stamped by being there (its key ends in a separator),
 	// each file in it by its size, time and identity: the folder's own
@@ -785,38 +808,11 @@ func (w *treeWalk) walk(dir string, depth, skillDepth int) {
 			// watched and stamped where it lies (the loader reads only
 			// targets inside the root).
 			if e.Type()&os.ModeSymlink != 0 {
-				if target, err := filepath.EvalSymlinks(path); err == nil && pathWithin(w.rootReal, target) {
+				if target, err := filepath.EvalSymlinks(path); err == nil && pathWithin(rootReal, target) {
 					w.follow(path, true)
 				}
 			}
 		}
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if name == ".git" || name == "node_modules" || strings.HasPrefix(name, ".") {
-			continue
-		}
-		child := filepath.Join(dir, name)
-		if e.Type()&os.ModeSymlink != 0 {
-			target, err := filepath.EvalSymlinks(child)
-			if err != nil || !pathWithin(w.rootReal, target) {
-				continue
-			}
-			if info, err := os.Stat(target); err != nil || !info.IsDir() {
-				continue
-			}
-			child = target
-		} else if !e.IsDir() {
-			continue
-		}
-		next := skillDepth
-		if next >= 0 {
-			next++
-		}
-		if depth+1 > w.limits.MaxDepth && next < 0 || next > resourceDepth {
-			continue
-		}
-		w.walk(child, depth+1, next)
 	}
 }
 

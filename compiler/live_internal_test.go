@@ -1,11 +1,14 @@
 package compiler
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/testkit"
 )
 
 // TestSettled: a load is swapped in only when the scans around it show it
@@ -94,5 +97,110 @@ func TestSettled(t *testing.T) {
 				t.Fatalf("settled: got %v; want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestLiveWatchesWhatDiscoveryVisits pins that the live catalog watches
+// the folders the loader's discovery visits, by the loader's own rules,
+// and nothing it skips: hidden folders, .git and node_modules (at the top
+// and in a skill's resources), folders below the depth bound, a symlink
+// leading out of the root; only resource folders below a skill folder,
+// down to resourceDepth, are watched beyond them. It fails when the two
+// walks drift apart.
+func TestLiveWatchesWhatDiscoveryVisits(t *testing.T) {
+	dir := t.TempDir()
+	root, outside := filepath.Join(dir, "skills"), filepath.Join(dir, "outside")
+	skill := func(rel, name string) {
+		t.Helper()
+		testkit.WriteFile(t, filepath.Join(root, filepath.FromSlash(rel), "SKILL.md"), "---\nname: "+name+"\ndescription: "+name+"\n---\nBody.\n")
+	}
+	skill("a", "a")
+	testkit.WriteFile(t, filepath.Join(root, "a", "references", "r1", "r2", "r3", "x.md"), "x")
+	testkit.WriteFile(t, filepath.Join(root, "a", "references", "r1", "r2", "r3", "r4", "too-deep.md"), "x")
+	testkit.WriteFile(t, filepath.Join(root, "a", ".cache", "x.md"), "x")
+	testkit.WriteFile(t, filepath.Join(root, "a", "node_modules", "m", "x.md"), "x")
+	skill(".hidden/h", "h")
+	skill("node_modules/n", "n")
+	skill(".git/g", "g")
+	skill("group/.hidden/h2", "h2")
+	skill("d1/d2/d3/d4/d5/s6", "s6")      // 6 levels below the root: the deepest discovery enters
+	skill("d1/d2/d3/d4/d5/d6/d7", "deep") // 7: below the bound
+	testkit.WriteFile(t, filepath.Join(outside, "o", "SKILL.md"), "---\nname: o\ndescription: o\n---\n")
+	if err := os.Symlink(filepath.Join(outside, "o"), filepath.Join(root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "a"), filepath.Join(root, "in")); err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(rel string) string { return filepath.Join(real, filepath.FromSlash(rel)) }
+
+	visited, skills := map[string]bool{}, map[string]bool{}
+	if err := loader.Walk(root, loader.DefaultLimits, func(f loader.Folder) {
+		visited[f.Dir] = true
+		if f.Skill {
+			skills[f.Dir] = true
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	l := &Live{}
+	_, tree, _ := l.collect(loader.Options{Roots: []string{root}}, Policy{})
+
+	// Every folder discovery visits is watched; every other folder
+	// watched is a resource folder below a skill folder.
+	for d := range visited {
+		if !tree[d] {
+			t.Errorf("discovery visits %s; want it watched", d)
+		}
+	}
+	for d := range tree {
+		if visited[d] {
+			continue
+		}
+		below := false
+		for s := range skills {
+			below = below || strings.HasPrefix(d, s+string(filepath.Separator))
+		}
+		if !below {
+			t.Errorf("watched %s, which discovery does not visit and is no skill's resource folder", d)
+		}
+	}
+	for _, rel := range []string{"a", "a/references/r1/r2/r3", "d1/d2/d3/d4/d5/s6", "group"} {
+		if !tree[at(rel)] {
+			t.Errorf("got %s unwatched; want it watched", rel)
+		}
+	}
+	for _, rel := range []string{
+		".hidden", ".hidden/h", "node_modules", "node_modules/n", ".git", ".git/g", "group/.hidden",
+		"a/.cache", "a/node_modules", "a/references/r1/r2/r3/r4", "d1/d2/d3/d4/d5/d6/d7",
+	} {
+		if tree[at(rel)] || visited[at(rel)] {
+			t.Errorf("got %s watched (%v) or visited (%v); want both walks to skip it", rel, tree[at(rel)], visited[at(rel)])
+		}
+	}
+	for d := range tree {
+		if strings.HasPrefix(d, outside) {
+			t.Errorf("watched %s, outside the root", d)
+		}
+	}
+
+	// And the load reads exactly the skills in the folders visited.
+	cat, err := loader.Load(context.Background(), loader.Options{Roots: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, u := range cat.Units {
+		names = append(names, u.Name)
+		if d := filepath.Dir(filepath.Join(real, filepath.FromSlash(u.Path))); !skills[d] || !tree[d] {
+			t.Errorf("loaded %s from %s; want a skill folder both walks reach", u.Name, d)
+		}
+	}
+	if got, want := strings.Join(names, " "), "a s6"; got != want {
+		t.Errorf("loaded %s; want %s", got, want)
 	}
 }

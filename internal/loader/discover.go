@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,9 +55,12 @@ type scanner struct {
 	found      []found
 	diags      ir.Diagnostics
 	// prior holds the listings of an earlier load, by folder; listed
-	// records every listing this scan used (see Record.Folders).
+	// records every listing this scan used (see Record.Folders), unless
+	// visit is set: Walk records nothing.
 	prior  map[string]*FolderRecord
 	listed []FolderRecord
+	// visit, when set, hears of every folder the walk lists (Walk).
+	visit func(Folder)
 }
 
 func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string, args ...any) {
@@ -68,13 +72,96 @@ func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string,
 // missing default root is not). The returned *os.Root stays
 // open for reading the skills found; the caller closes it.
 func discover(root string, precedence int, limits Limits, prior map[string]*FolderRecord) (*os.Root, *scanner, error) {
+	return scan(root, precedence, limits, prior, nil)
+}
+
+func scan(root string, precedence int, limits Limits, prior map[string]*FolderRecord, visit func(Folder)) (*os.Root, *scanner, error) {
 	fsRoot, real, err := openRoot(root)
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, prior: prior}
+	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, prior: prior, visit: visit}
 	s.walk(real, ".", 0)
 	return fsRoot, s, nil
+}
+
+// Folder is one folder discovery visits, as Walk reports it.
+type Folder struct {
+	Root    string        // the root walked, symlinks resolved
+	Dir     string        // the folder, symlinks resolved
+	Depth   int           // levels below the root
+	Skill   bool          // it holds SKILL.md: discovery walks none of its subfolders
+	Entries []fs.DirEntry // its listing, sorted by name; nil when Err is set
+	Err     error         // why it could not be listed
+}
+
+// Walk calls visit on every folder discovery visits under root, in the
+// order it visits them (the root, then depth first by name), by its rules:
+// the subfolders it enters are those Subfolders gives, each folder is
+// visited once, none deeper than limits.MaxDepth below the root nor more
+// than limits.MaxFolders of them. A root that is not a folder is the
+// error Load meets. Package compiler's live catalog watches what it
+// visits, so the two never disagree on what a load reads.
+func Walk(root string, limits Limits, visit func(Folder)) error {
+	fsRoot, _, err := scan(root, 0, limits, nil, visit)
+	if err != nil {
+		return err
+	}
+	return fsRoot.Close()
+}
+
+// skip says why discovery does not enter an entry of a folder.
+type skip uint8
+
+const (
+	enter      skip = iota
+	skipName        // .git, node_modules or another hidden folder
+	skipFile        // no folder, nor a symlink to one
+	skipLoop        // a symlink that does not resolve (a loop, or dangling)
+	skipEscape      // a symlink resolving outside the root
+)
+
+// subfolder says where the entry e of the folder dirReal, under the root
+// rootReal, leads discovery: the folder to enter (a symlink resolved), or
+// why it enters none (with, for skipEscape, the symlink's target).
+func subfolder(rootReal, dirReal string, e fs.DirEntry) (string, skip) {
+	name := e.Name()
+	if name == ".git" || name == "node_modules" || strings.HasPrefix(name, ".") {
+		return "", skipName
+	}
+	child := filepath.Join(dirReal, name)
+	if e.Type()&fs.ModeSymlink == 0 {
+		if !e.IsDir() {
+			return "", skipFile
+		}
+		return child, enter
+	}
+	target, err := filepath.EvalSymlinks(child)
+	if err != nil {
+		return "", skipLoop
+	}
+	if info, err := os.Stat(target); err != nil || !info.IsDir() {
+		return "", skipFile
+	}
+	if !within(rootReal, target) {
+		return target, skipEscape
+	}
+	return target, enter
+}
+
+// Subfolders returns the folders discovery enters from the folder dirReal
+// under the root rootReal, given its listing, in its order, symlinks
+// resolved: no .git, node_modules or other hidden folder, and a
+// symlinked folder only when it resolves inside the root. Package
+// compiler's live catalog walks a skill's resource folders with it.
+func Subfolders(rootReal, dirReal string, entries []fs.DirEntry) []string {
+	var out []string
+	for _, e := range entries {
+		if child, why := subfolder(rootReal, dirReal, e); why == enter {
+			out = append(out, child)
+		}
+	}
+	return out
 }
 
 // list returns the entries of the folder dirReal, sorted by name: from
@@ -84,6 +171,9 @@ func discover(root string, precedence int, limits Limits, prior map[string]*Fold
 // is replaced, so an unchanged stamp is an unchanged listing; the racy
 // window (see Record) guards a change within the same clock tick.
 func (s *scanner) list(dirReal string) ([]fs.DirEntry, error) {
+	if s.visit != nil {
+		return safefs.ReadDir(s.fsRoot, relTo(s.rootReal, dirReal)) // sorted by name
+	}
 	stamp, trusted := "", false
 	if info, err := os.Lstat(dirReal); err == nil && info.IsDir() {
 		stamp, trusted = StampInfo(info), !racy(info, time.Now())
@@ -161,15 +251,21 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 	s.visited[dirReal] = true
 	s.folders++
 	entries, err := s.list(dirReal)
+	skill := slices.IndexFunc(entries, func(e fs.DirEntry) bool { return e.Name() == SkillFile && !e.IsDir() })
+	if s.visit != nil {
+		f := Folder{Root: s.rootReal, Dir: dirReal, Depth: depth, Skill: skill >= 0, Entries: entries, Err: err}
+		if err != nil {
+			f.Entries = nil
+		}
+		s.visit(f)
+	}
 	if err != nil {
 		s.diag(rel, ir.CodeReadError, ir.SeverityError, "cannot read folder: %v", errors.Unwrap(err))
 		return
 	}
-	for _, e := range entries {
-		if e.Name() == SkillFile && !e.IsDir() {
-			s.addSkill(dirReal, rel, e, entries)
-			return // a skill folder's subfolders are its resources, not more skills
-		}
+	if skill >= 0 {
+		s.addSkill(dirReal, rel, entries[skill], entries)
+		return // a skill folder's subfolders are its resources, not more skills
 	}
 	for _, e := range entries {
 		// Clients look for SKILL.md exactly; a skill.md would be read on
@@ -180,32 +276,20 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 		}
 	}
 	for _, e := range entries {
-		name := e.Name()
-		if name == ".git" || name == "node_modules" || strings.HasPrefix(name, ".") {
+		child, why := subfolder(s.rootReal, dirReal, e)
+		childRel := join(rel, e.Name())
+		switch why {
+		case skipName, skipFile:
 			continue
-		}
-		child := filepath.Join(dirReal, name)
-		childRel := join(rel, name)
-		if e.Type()&fs.ModeSymlink != 0 {
-			target, err := filepath.EvalSymlinks(child)
-			if err != nil {
-				s.diag(childRel, ir.CodeSymlinkLoop, ir.SeverityWarning, "symlink cannot be resolved (loop or dangling); skipped")
-				continue
+		case skipLoop:
+			s.diag(childRel, ir.CodeSymlinkLoop, ir.SeverityWarning, "symlink cannot be resolved (loop or dangling); skipped")
+			continue
+		case skipEscape:
+			sev := ir.SeverityWarning
+			if _, err := os.Stat(filepath.Join(child, SkillFile)); err == nil {
+				sev = ir.SeverityError
 			}
-			info, err := os.Stat(target)
-			if err != nil || !info.IsDir() {
-				continue
-			}
-			if !within(s.rootReal, target) {
-				sev := ir.SeverityWarning
-				if _, err := os.Stat(filepath.Join(target, SkillFile)); err == nil {
-					sev = ir.SeverityError
-				}
-				s.diag(childRel, ir.CodePathEscape, sev, "symlinked folder resolves outside its root; rejected")
-				continue
-			}
-			child = target
-		} else if !e.IsDir() {
+			s.diag(childRel, ir.CodePathEscape, sev, "symlinked folder resolves outside its root; rejected")
 			continue
 		}
 		if depth+1 > s.limits.MaxDepth {

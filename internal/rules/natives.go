@@ -26,13 +26,14 @@ const (
 	argLists                  // +List of lists
 	argCands                  // +List of cand/3 terms
 	argPairs                  // +List of Key-Value pairs
-	argOutAtom                // -Atom: unbound, or an atom to compare with (unchecked)
-	argOutInt                 // -Integer: unbound, or an integer to compare with (unchecked)
+	argOutAtom                // -Atom: unbound, or an atom to compare with
+	argOutInt                 // -Integer: unbound, or an integer to compare with
 )
 
 var (
 	atomRequest = engine.NewAtom("request")
 	atomAtom    = engine.NewAtom("atom")
+	atomInteger = engine.NewAtom("integer")
 	atomPair    = engine.NewAtom("pair")
 	// atomListType is the type list; atomList is a function here.
 	atomListType = engine.NewAtom("list")
@@ -47,11 +48,32 @@ var (
 // output, or an argAny argument, is passed on as it is.
 func (a argType) check(t engine.Term, env *engine.Env) (engine.Term, error) {
 	switch a {
-	case argAny, argOut, argOutAtom, argOutInt:
+	case argAny, argOut:
+		return t, nil
+	case argOutAtom, argOutInt:
 		// An output the caller bound is a comparison: the native's answer
-		// does not unify with a wrong one, as with any other value. It is
-		// not resolved to check its type, which would cost an allocation
-		// in most calls (resolving a bound variable allocates).
+		// does not unify with a wrong one, as with any other value. A
+		// variable is not resolved to check its type, which would cost
+		// an allocation in most calls (resolving a bound variable
+		// allocates); a constant of the wrong type, which could only make
+		// the call fail, raises as ISO builtins do (and the load refuses
+		// it first: checkCalls).
+		switch t.(type) {
+		case engine.Variable:
+		case engine.Atom:
+			if a == argOutInt {
+				return nil, engine.TypeError(atomInteger, t, env)
+			}
+		case engine.Integer:
+			if a == argOutAtom {
+				return nil, engine.TypeError(atomAtom, t, env)
+			}
+		default:
+			if a == argOutInt {
+				return nil, engine.TypeError(atomInteger, t, env)
+			}
+			return nil, engine.TypeError(atomAtom, t, env)
+		}
 		return t, nil
 	}
 	t = env.Resolve(t)

@@ -242,31 +242,15 @@ var factKeys = map[string]int{
 	"dependency": 2, "missing": 1, "reference": 2,
 }
 
-// vocabularyOf is checkVocabulary for a policy text other than the
-// embedded one. The embedded text is fixed when rlmc is built and
-// TestEmbeddedPolicyVocabulary checks it, so no process pays for reading
-// it twice: every per-prompt hook would, before its first compile.
-func vocabularyOf(vm *engine.VM, source string) error {
-	if source == policySource {
-		return nil
-	}
-	return checkVocabulary(vm, source)
-}
-
-// checkVocabulary reads the policy source term by term and fails unless
-// every reason atom a select/3 or reject/3 term names, every rule a
-// because/2 term cites and every fact and clause it carries is known to
-// Go: a new reason in policy.pl must reach the JSON contract as a typed
-// code, never as a string Go passes through.
-func checkVocabulary(vm *engine.VM, source string) error {
-	p := engine.NewParser(vm, strings.NewReader(source))
+// checkVocabulary reads the policy's terms and fails unless every reason
+// atom a select/3 or reject/3 term names, every rule a because/2 term
+// cites and every fact and clause it carries is known to Go: a new reason
+// in policy.pl must reach the JSON contract as a typed code, never as a
+// string Go passes through.
+func checkVocabulary(terms []sourceTerm) error {
 	var errs []string
-	for p.More() {
-		t, err := p.Term()
-		if err != nil {
-			return fmt.Errorf("rules: policy does not parse: %w", err)
-		}
-		walkTerms(t, func(c engine.Compound) {
+	for _, t := range terms {
+		walkTerms(t.term, func(c engine.Compound) {
 			if err := checkTerm(c); err != "" {
 				errs = append(errs, err)
 			}
@@ -286,13 +270,12 @@ func PolicyAtoms() (reasons []ReasonCode, rules []RuleName, clauses []Clause, er
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	p := engine.NewParser(&e.interp.VM, strings.NewReader(policySource))
-	for p.More() {
-		t, err := p.Term()
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		walkTerms(t, func(c engine.Compound) {
+	terms, err := readPolicy(&e.interp.VM, policySource)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, t := range terms {
+		walkTerms(t.term, func(c engine.Compound) {
 			switch {
 			case decisionTerm(c):
 				if a, ok := c.Arg(1).(engine.Atom); ok {

@@ -231,15 +231,3 @@ func whyOf(d Decision) string {
 	}
 	return s
 }
-
-// TestEmbeddedPolicyVocabulary checks the embedded policy as a load checks
-// any other policy text: it is the check no process repeats at run time.
-func TestEmbeddedPolicyVocabulary(t *testing.T) {
-	p, err := newInterpreter(catalog(nil, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := checkVocabulary(&p.VM, policySource); err != nil {
-		t.Errorf("got %v; want the embedded policy's vocabulary to be Go's", err)
-	}
-}
