@@ -37,8 +37,8 @@ func TestCompileWarmAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	compile() // the token cache is warm from here on
-	const max = 28400
+	compile()         // the token cache is warm from here on
+	const max = 29400 // 28,400 before rule 10 asked every candidate beside a kept one for a part of its own (apart/4, own_part/4)
 	if got := testing.AllocsPerRun(10, compile); got > max {
 		t.Errorf("got %.0f allocations per compile; want at most %d", got, max)
 	}

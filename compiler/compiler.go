@@ -690,8 +690,14 @@ func (r *compilation) decide() error {
 	req.Candidates = r.cands
 	req.Redundant, req.SameObject, req.Breadth = r.problem.Redundant, r.problem.SameObject, r.problem.Breadth
 	req.OwnWords = r.problem.OwnWords
-	req.Apart = r.problem.Apart
-	req.OwnPart = r.problem.OwnPart
+	req.Apart = make(map[[2]string]int, len(r.problem.Apart))
+	for pair, w := range r.problem.Apart {
+		req.Apart[pair] = milli(w)
+	}
+	req.OwnPart = make(map[[2]string]int, len(r.problem.OwnPart))
+	for pair, w := range r.problem.OwnPart {
+		req.OwnPart[pair] = milli(w)
+	}
 	req.Withdrawn = milli(r.problem.Withdrawn)
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
 	req.Confidence, req.ExplainsMore = r.confidenceOf, r.explainsMore

@@ -226,7 +226,7 @@ func strength(c rules.Clause, f *Facts) string {
 	case rules.ClauseBelowMinConfidence:
 		return fmt.Sprintf("score %.3f: the best candidate %s's confidence is below the host's min_confidence, so nothing is selected from the task", f.Score, f.By)
 	case rules.ClauseNoOwnPart:
-		return fmt.Sprintf("score %.3f is below the threshold %.1f, and beside %s (%.3f) its evidence rests on fewer than two task words that one's does not and on no phrase of its own", f.Score, f.Threshold, f.Kept, f.KeptScore)
+		return fmt.Sprintf("score %.3f, but beside %s (%.3f) it answers no part of the task of its own: its evidence outside that one's reaches neither the threshold %.1f nor, in a clause of the task it mostly answers, the support floor %.1f", f.Score, f.Kept, f.KeptScore, f.Threshold, f.SupportFloor)
 	case rules.ClauseNotBest:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, it is not the best candidate, and no stronger one is kept beside it", f.Score, f.Threshold)
 	}

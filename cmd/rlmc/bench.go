@@ -111,11 +111,11 @@ func catalogFailure(ds ir.Diagnostics, stderr io.Writer) error {
 // per category, then per style when the cases have one.
 func writeBenchTable(stdout io.Writer, rep *bench.Report) error {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "group\tcases\tdecision\ttop1\tr@1\tr@3\tset P\tset R\tall gold\tfalse route\tfalse no-route\tamb. prec.\twrong skill\tBM25 top1\tp50 ms\tp95 ms\t")
+	fmt.Fprintln(tw, "group\tcases\tdecision\ttop1\tr@1\tr@3\tset P\tset R\tall gold\tfalse route\tfalse no-route\tamb. prec.\twrong skill\texact\tBM25 top1\tp50 ms\tp95 ms\t")
 	row := func(name string, m bench.Metrics) {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t\n", name, m.Cases,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t\n", name, m.Cases,
 			f(m.DecisionAccuracy), f(m.Top1), f(m.RecallAt1), f(m.RecallAt3), f(m.SetPrecision), f(m.SetRecall),
-			f(m.AllGoldSelected), f(m.FalseRouteRate), f(m.FalseNoRouteRate), f(m.AmbiguityPrecision), f(m.WrongSkillRate), f(m.BM25Top1), m.LatencyP50MS, m.LatencyP95MS)
+			f(m.AllGoldSelected), f(m.FalseRouteRate), f(m.FalseNoRouteRate), f(m.AmbiguityPrecision), f(m.WrongSkillRate), f(m.Exact), f(m.BM25Top1), m.LatencyP50MS, m.LatencyP95MS)
 	}
 	row("overall", rep.Overall)
 	row("even half", rep.Halves["even"])

@@ -116,6 +116,9 @@ type Metrics struct {
 	// the planner's context costs more than a missing one, and top-1 does
 	// not see a wrong unit routed beside a right one.
 	WrongSkillRate *float64 `json:"wrong_skill_rate"`
+	// Exact is the share of all cases answered exactly right: the
+	// expected decision with the right units and no other (grade right).
+	Exact *float64 `json:"exact"`
 	// BM25Top1 is top-1 of the baseline: a plain BM25 ranking over name
 	// and description that always routes its first result.
 	BM25Top1     *float64 `json:"bm25_top1"`
@@ -301,7 +304,7 @@ func (r ratio) value() *float64 {
 }
 
 func measure(outs []Outcome) Metrics {
-	var decision, top1, r1, r3, allGold, falseRoute, falseNoRoute, ambPrec, bm25, wrongSkill ratio
+	var decision, top1, r1, r3, allGold, falseRoute, falseNoRoute, ambPrec, bm25, wrongSkill, exact ratio
 	var precSum, recSum float64
 	var setN int
 	var lat []float64
@@ -313,6 +316,7 @@ func measure(outs []Outcome) Metrics {
 			g = grade(o)
 		}
 		wrongSkill.add(g == GradeExtra || g == GradeWrong || g == GradeFalseRoute)
+		exact.add(g == GradeRight)
 		decision.add(o.Decision == c.Expected)
 		gold := set(c.Skills)
 		acceptable := set(append(append([]string{}, c.Skills...), c.Alternatives...))
@@ -348,7 +352,7 @@ func measure(outs []Outcome) Metrics {
 		Cases: len(outs), DecisionAccuracy: decision.value(), Top1: top1.value(),
 		RecallAt1: r1.value(), RecallAt3: r3.value(), AllGoldSelected: allGold.value(),
 		FalseRouteRate: falseRoute.value(), FalseNoRouteRate: falseNoRoute.value(),
-		AmbiguityPrecision: ambPrec.value(), BM25Top1: bm25.value(), WrongSkillRate: wrongSkill.value(),
+		AmbiguityPrecision: ambPrec.value(), BM25Top1: bm25.value(), WrongSkillRate: wrongSkill.value(), Exact: exact.value(),
 	}
 	if setN > 0 {
 		p, r := math.Round(precSum/float64(setN)*10000)/10000, math.Round(recSum/float64(setN)*10000)/10000

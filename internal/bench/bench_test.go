@@ -109,8 +109,23 @@ func TestSealToolsFloors(t *testing.T) {
 	check(t, rep, []floor{
 		{name: "single_tool top-1", got: category("single_tool", func(m Metrics) *float64 { return m.Top1 }), min: 0.86},
 		{name: "single_tool recall@1", got: category("single_tool", func(m Metrics) *float64 { return m.RecallAt1 }), min: 0.875},
-		{name: "multi_tool all gold selected", got: category("multi_tool", func(m Metrics) *float64 { return m.AllGoldSelected }), min: 0.63},
+		{name: "multi_tool all gold selected", got: category("multi_tool", func(m Metrics) *float64 { return m.AllGoldSelected }), min: 0.64},
 		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.965},
+	})
+}
+
+// TestRealSkillsFloors keeps routing on realskills (195 real skills, 165
+// developer tasks labelled before any run, long pasted contexts among
+// them) from regressing: exactly right 94/165 since rule 10 asks a
+// second skill for a part of the task of its own (67 before), with a
+// wrong skill in the prompt in 0.285 of the tasks (0.485 before).
+func TestRealSkillsFloors(t *testing.T) {
+	rep := run(t, "realskills/catalog", "realskills/cases.jsonl")
+	check(t, rep, []floor{
+		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.56},
+		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.29, max: true},
+		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.76},
+		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.17, max: true},
 	})
 }
 

@@ -129,15 +129,16 @@ type Problem struct {
 	// Apart holds [a, b] for a lexical candidate b when b's evidence rests
 	// on a task term in a clause of the task where a's rests on none: b
 	// answers a part of the task of its own (see Index.apart).
-	Apart map[[2]string]bool
-	// OwnPart holds [a, b] for a lexical candidate b when b's positive
-	// evidence rests on at least two task terms a's does not, on a word
-	// of its name a's does not, or on a phrase of several words it
-	// declares or quotes (a multi-word name, alias, trigger or quoted
-	// phrase) that a's does not wholly cover: evidence of its own for a
-	// part of the task a does not answer, not one more incidental word
-	// (see ownPart).
-	OwnPart map[[2]string]bool
+	// The pair maps to the weight of b's evidence in the clause it
+	// answers best that way.
+	Apart map[[2]string]float64
+	// OwnPart holds, for [a, b] where b is a lexical candidate with a
+	// part of the task of its own beside a (at least two task terms a's
+	// positive evidence does not cover, or a phrase of several words it
+	// declares or quotes that a's does not wholly cover), the weight of
+	// b's evidence on that part: what b would score on it alone. Pairs
+	// without such a part are absent (see ownPart).
+	OwnPart map[[2]string]float64
 	// Breadth counts the distinct task terms each candidate's positive
 	// evidence rests on, or the words of its longest phrase matched whole
 	// when that is more.

@@ -248,19 +248,21 @@ func TestOwnPart(t *testing.T) {
 		name string
 		b    []Evidence
 		want bool
+		own  float64 // the weight of b's evidence outside kept's
 	}{
-		{name: "two words of its own", b: []Evidence{ev("description", "deploy"), ev("description", "log"), ev("description", "alert")}, want: true},
-		{name: "one word of its own", b: []Evidence{ev("description", "deploy"), ev("description", "log")}, want: false},
-		{name: "a word of its name", b: []Evidence{ev("name+description", "log")}, want: true},
-		{name: "a phrase of its own", b: []Evidence{ev("trigger phrase", "rollback", "plan")}, want: true},
+		{name: "two words of its own", b: []Evidence{ev("description", "deploy"), ev("description", "log"), ev("description", "alert")}, want: true, own: 2},
+		{name: "one word of its own", b: []Evidence{ev("description", "deploy"), ev("description", "log")}, want: false, own: 1},
+		{name: "a word of its name", b: []Evidence{ev("name+description", "log")}, want: true, own: 1},
+		{name: "a phrase of its own", b: []Evidence{ev("trigger phrase", "rollback", "plan")}, want: true, own: 1},
 		{name: "a phrase the kept one covers", b: []Evidence{ev("trigger phrase", "deploy", "servic")}, want: false},
 		{name: "no word of its own", b: []Evidence{ev("name", "deploy"), ev("description", "servic")}, want: false},
-		{name: "a penalty is no evidence", b: []Evidence{ev("description", "log"), {Field: "object mismatch", Terms: []string{"css", "html"}, Weight: -6}}, want: false},
+		{name: "a penalty is no evidence", b: []Evidence{ev("description", "log"), {Field: "object mismatch", Terms: []string{"css", "html"}, Weight: -6}}, want: false, own: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ownPart(coveredTerms(kept), tt.b); got != tt.want {
-				t.Errorf("got %v; want %v", got, tt.want)
+			own, got := ownPart(coveredTerms(kept), tt.b)
+			if got != tt.want || own != tt.own {
+				t.Errorf("got %v, own weight %v; want %v, %v", got, own, tt.want, tt.own)
 			}
 		})
 	}

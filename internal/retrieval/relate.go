@@ -92,9 +92,10 @@ func isTriggerEvidence(f string) bool {
 }
 
 // ownParts computes OwnPart (see Problem.OwnPart) for every ordered pair
-// (a, b) of distinct candidates where b is lexical.
-func ownParts(cands []Candidate, ev map[string][]Evidence) map[[2]string]bool {
-	out := map[[2]string]bool{}
+// (a, b) of distinct candidates where b is lexical and has a part of its
+// own beside a.
+func ownParts(cands []Candidate, ev map[string][]Evidence) map[[2]string]float64 {
+	out := map[[2]string]float64{}
 	if len(cands) < 2 {
 		return out
 	}
@@ -104,8 +105,11 @@ func ownParts(cands []Candidate, ev map[string][]Evidence) map[[2]string]bool {
 	}
 	for i, a := range cands {
 		for _, b := range cands {
-			if a.Name != b.Name && b.Origin == OriginLexical && ownPart(covered[i], ev[b.Name]) {
-				out[[2]string{a.Name, b.Name}] = true
+			if a.Name == b.Name || b.Origin != OriginLexical {
+				continue
+			}
+			if w, ok := ownPart(covered[i], ev[b.Name]); ok {
+				out[[2]string{a.Name, b.Name}] = w
 			}
 		}
 	}
@@ -125,48 +129,41 @@ func coveredTerms(ev []Evidence) map[string]bool {
 	return covered
 }
 
-// ownPart reports whether b's positive evidence rests on at least two
-// task terms outside covered (another unit's), on a phrase of several
+// ownPart returns the weight of b's positive evidence that rests on task
+// terms outside covered (another unit's), and whether that is a part of
+// the task of its own: at least two such terms, a phrase of several
 // words (a name, alias, trigger or quoted phrase matched whole) one of
-// whose words is outside it, or on a word of b's own name outside it
-// ("news" for a news tool). One other word beside a kept unit is as often
-// a word of the same request as a second one: a pasted log or a long
-// description shares a word with every skill.
-func ownPart(covered map[string]bool, b []Evidence) bool {
+// whose words is outside covered, or a word of b's own name outside it
+// ("news" for a news tool). One other word beside a kept unit is
+// as often a word of the same request as a second one: a pasted log or a
+// long description shares a word with every skill. How much own weight
+// is enough is the policy's to say (rule 10).
+func ownPart(covered map[string]bool, b []Evidence) (weight float64, ok bool) {
 	var first string // b's first term of its own: two need no set
 	for _, e := range b {
 		if e.Weight <= 0 {
 			continue
 		}
-		phrase := len(e.Terms) >= 2 && strings.HasSuffix(e.Field, " phrase")
+		own := false
 		for _, s := range e.Terms {
 			if covered[s] {
 				continue
 			}
-			if phrase || isNameEvidence(e.Field) {
-				return true
+			own = true
+			if (len(e.Terms) >= 2 && strings.HasSuffix(e.Field, " phrase")) || isNameEvidence(e.Field) {
+				ok = true
 			}
 			if first == "" {
 				first = s
 			} else if s != first {
-				return true
+				ok = true
 			}
 		}
-	}
-	return false
-}
-
-// isNameEvidence reports whether an evidence field ("name+description")
-// names the unit's name field: the word is one of the unit's own name.
-func isNameEvidence(f string) bool {
-	for f != "" {
-		part, rest, _ := strings.Cut(f, "+")
-		if part == fieldNames[fieldName] {
-			return true
+		if own {
+			weight += e.Weight
 		}
-		f = rest
 	}
-	return false
+	return weight, ok
 }
 
 // isRedundant reports whether b, scoring score, adds too little beside a:
@@ -187,21 +184,39 @@ func set(keys []string) map[string]bool {
 // apart computes, for every ordered pair (a, b) of distinct candidates
 // where b is lexical, whether b answers a part of the task at least as
 // well as a does: a clause (clauses) where the positive evidence b rests
-// on weighs at least as much as a's, and more than nothing. An evidence
-// item weighs in every clause one of its terms occurs in. A task that asks for two things says each in
+// on weighs at least as much as a's, and more than nothing. The pair maps
+// to the most b's evidence weighs in such a clause whose informative
+// terms it covers at least half of (what b would score on that part
+// alone), or to 0 when b covers no such clause that much: one word of a
+// long sentence is not that sentence's request. An evidence item weighs in every clause one
+// of its terms occurs in. A task that asks for two things says each in
 // its own clause ("debug and commit this", "diagnose it, then fix it
 // test-first"); a unit whose every matched word sits in a clause that
 // another already answers ("grill me on my plan to migrate from REST to
-// GraphQL") is one more word of that clause, not a second request.
-func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) map[[2]string]bool {
-	out := map[[2]string]bool{}
+// GraphQL") is one more word of that clause, not a second request. A
+// unit whose name the task states is apart with its whole score.
+func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) map[[2]string]float64 {
+	out := map[[2]string]float64{}
 	if len(cands) < 2 {
 		return out
 	}
 	in := q.clauses()
+	// size counts each clause's informative terms, for the share of a
+	// clause a unit's evidence covers.
+	var size [64]int
+	for _, t := range q.uniqueTerms {
+		for i := range size {
+			if in[t]&(1<<i) != 0 {
+				size[i]++
+			}
+		}
+	}
 	parts := make(map[string]*[64]float64, len(cands))
+	covers := make(map[string]*[64]int, len(cands))
 	for _, c := range cands {
 		var w [64]float64
+		var n [64]int
+		seen := map[string]bool{}
 		for _, e := range ev[c.Name] {
 			if e.Weight <= 0 {
 				continue
@@ -209,6 +224,14 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) ma
 			var m uint64
 			for _, t := range e.Terms {
 				m |= in[t]
+				if !seen[t] {
+					seen[t] = true
+					for i := range n {
+						if in[t]&(1<<i) != 0 {
+							n[i]++
+						}
+					}
+				}
 			}
 			for i := range w {
 				if m&(1<<i) != 0 {
@@ -216,7 +239,7 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) ma
 				}
 			}
 		}
-		parts[c.Name] = &w
+		parts[c.Name], covers[c.Name] = &w, &n
 	}
 	// A unit whose name the task states (most of its informative weight)
 	// is asked for by name, whatever else the clause asks.
@@ -233,14 +256,20 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) ma
 			}
 			wa, wb := parts[a.Name], parts[b.Name]
 			if named[b.Name] {
-				out[[2]string{a.Name, b.Name}] = true
+				out[[2]string{a.Name, b.Name}] = b.Score
 				continue
 			}
+			apart, best := false, 0.0
 			for i := range wb {
 				if wb[i] > 0 && wb[i] >= wa[i] {
-					out[[2]string{a.Name, b.Name}] = true
-					break
+					apart = true
+					if nb := covers[b.Name][i]; 3*nb >= 2*size[i] {
+						best = max(best, wb[i])
+					}
 				}
+			}
+			if apart {
+				out[[2]string{a.Name, b.Name}] = best
 			}
 		}
 	}
@@ -295,3 +324,16 @@ func (q *Query) endsClause(k int) bool {
 // name, "my plan to migrate from REST" only the common half of
 // migrate-to-shoehorn's.
 const apartNamed = 0.75
+
+// isNameEvidence reports whether an evidence field ("name+description")
+// names the unit's name field: the word is one of the unit's own name.
+func isNameEvidence(f string) bool {
+	for f != "" {
+		part, rest, _ := strings.Cut(f, "+")
+		if part == fieldNames[fieldName] {
+			return true
+		}
+		f = rest
+	}
+	return false
+}

@@ -88,12 +88,15 @@ type Request struct {
 	// rule 11 covers b by a when b is redundant beside a or, with Apart
 	// set, not apart from it, and rule 9 drops an object tie with b only
 	// when Apart holds it.
-	Apart map[[2]string]bool
-	// OwnPart holds [a, b] when b's evidence rests on at least two task
-	// words a's does not, or on a multi-word phrase of its own a's does
-	// not wholly cover (retrieval's Problem.OwnPart); nil when not
-	// computed, which keeps every secondary candidate rule 10 would.
-	OwnPart map[[2]string]bool
+	// The pair maps to the score (x 1000) of b's evidence in that
+	// clause: what b would score on that part alone.
+	Apart map[[2]string]int
+	// OwnPart holds, for [a, b] where b has a part of the task of its
+	// own beside a (retrieval's Problem.OwnPart), the score (x 1000) of
+	// b's evidence on that part; absent pairs have none. Nil when not
+	// computed: every pair then has a part of its own larger than any
+	// score, so that no candidate is held back for want of one.
+	OwnPart map[[2]string]int
 	// Breadth counts the distinct task words each candidate's evidence
 	// rests on.
 	Breadth map[string]int

@@ -140,9 +140,11 @@ func TestDecide(t *testing.T) {
 		{name: "secondary leaves with its kept over budget", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, threshold: 4500, tokens: map[string]int{"a": 500}, budget: 150, want: "-a:over_budget(500) -b:below_threshold(3000)"},
 		{name: "secondary leaves with its kept in conflict", facts: &fakeFacts{units: base, requires: map[string][]string{}, conflicts: [][2]string{{"a", "c"}}}, cands: []Candidate{sel("c"), lex("a", 9000), lex("b", 3000)}, explicit: []string{"c"}, threshold: 4500, want: "+c:explicit -a:conflict(c) -b:below_threshold(3000)"},
 		{name: "above threshold stays without the best", cands: []Candidate{lex("a", 9000), lex("b", 5000)}, threshold: 4500, tokens: map[string]int{"a": 500}, budget: 150, want: "+b:lexical -a:over_budget(500)"},
-		{name: "secondary with a part of its own", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, threshold: 4500, ownPart: [][2]string{{"a", "b"}}, want: "+a:lexical +b:lexical"},
+		{name: "secondary with a part of its own in a clause of its own", cands: []Candidate{lex("a", 5000), lex("b", 3000)}, threshold: 4500, ownPart: [][2]string{{"a", "b"}}, apart: [][2]string{{"a", "b"}}, want: "+a:lexical +b:lexical"},
+		{name: "secondary with a part of its own but no clause", cands: []Candidate{lex("a", 5000), lex("b", 3000)}, threshold: 4500, ownPart: [][2]string{{"a", "b"}}, apart: [][2]string{}, want: "+a:lexical -b:below_threshold(3000)"},
 		{name: "secondary without a part of its own", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, threshold: 4500, ownPart: [][2]string{{"b", "a"}}, want: "+a:lexical -b:below_threshold(3000)"},
-		{name: "above threshold needs no part of its own", cands: []Candidate{lex("a", 9000), lex("b", 5000)}, threshold: 4500, ownPart: [][2]string{}, want: "+a:lexical +b:lexical"},
+		{name: "above threshold beside the best needs a part of its own", cands: []Candidate{lex("a", 9000), lex("b", 5000)}, threshold: 4500, ownPart: [][2]string{}, want: "+a:lexical -b:below_threshold(5000)"},
+		{name: "above threshold with a part of its own", cands: []Candidate{lex("a", 9000), lex("b", 5000)}, threshold: 4500, ownPart: [][2]string{{"a", "b"}}, want: "+a:lexical +b:lexical"},
 		{name: "shared dependency paid once", facts: catalog(base, map[string][]string{"a": {"c"}, "b": {"c"}}), cands: []Candidate{lex("a", 2000), lex("b", 1000)}, budget: 300, want: "+c:dependency +a:lexical +b:lexical"},
 		{name: "empty", want: ""},
 		{name: "tie asks", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
@@ -199,13 +201,26 @@ func TestDecide(t *testing.T) {
 				}
 				return m
 			}
-			var apart map[[2]string]bool // nil: every pair apart for rule 11
-			if tt.apart != nil {
-				apart = pairs(tt.apart)
+			// A pair's weight, for apart/4 and own_part/4, is b's score:
+			// all of b's evidence on its own part.
+			weights := func(ps [][2]string) map[[2]string]int {
+				m := map[[2]string]int{}
+				for _, p := range ps {
+					for _, c := range tt.cands {
+						if c.Name == p[1] {
+							m[p] = c.Score
+						}
+					}
+				}
+				return m
 			}
-			var ownPart map[[2]string]bool
+			var apart map[[2]string]int // nil: every pair apart for rule 11
+			if tt.apart != nil {
+				apart = weights(tt.apart)
+			}
+			var ownPart map[[2]string]int
 			if tt.ownPart != nil {
-				ownPart = pairs(tt.ownPart)
+				ownPart = weights(tt.ownPart)
 			}
 			var refs func(string) int
 			if tt.refs != nil {

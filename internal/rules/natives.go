@@ -403,23 +403,43 @@ func natives(f Facts) []native {
 				}
 				r, n := reqOf(req), atomOf(name)
 				for _, a := range as {
-					if p := [2]string{a, n}; r.Redundant[p] || (r.Apart != nil && !r.Apart[p]) {
+					if p := [2]string{a, n}; r.Redundant[p] || (r.Apart != nil && !apartIn(r.Apart, p)) {
 						return unifyAll(env, k, by, engine.NewAtom(a))
 					}
 				}
 				return engine.Bool(false)
 			})},
 		{"same_object", reqPair, pairFact(func(r *Request) map[[2]string]bool { return r.SameObject })},
-		{"apart", reqPair, pairFact(func(r *Request) map[[2]string]bool { return r.Apart })},
-		// own_part/3 holds for every pair when the request carries no
-		// OwnPart: a caller that does not compute it keeps rule 10's
-		// secondary candidates as before.
-		{"own_part", reqPair, engine.Predicate3(func(vm *engine.VM, req, a, b engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-			if reqOf(req).OwnPart == nil {
-				return k(env)
-			}
-			return pairFact(func(r *Request) map[[2]string]bool { return r.OwnPart })(vm, req, a, b, k, env)
+		{"apart", reqPair, engine.Predicate3(func(vm *engine.VM, req, a, b engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+			return engine.Bool(apartIn(reqOf(req).Apart, [2]string{atomOf(a), atomOf(b)}))
 		})},
+		// apart/4 answers the score of B's evidence in the clause it
+		// answers at least as well as A, and fails when there is none.
+		{"apart", []arg{{"Req", argRequest}, {"A", argAtom}, {"B", argAtom}, {"W", argOutInt}},
+			engine.Predicate4(func(vm *engine.VM, req, a, b, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				w, ok := reqOf(req).Apart[[2]string{atomOf(a), atomOf(b)}]
+				if !ok {
+					return engine.Bool(false)
+				}
+				return unifyAll(env, k, out, engine.Integer(w))
+			})},
+		// own_part/4 answers B's score on a part of the task of its own
+		// beside A, and fails for a pair without one. A request that
+		// carries no OwnPart answers notComputed for every pair: a
+		// caller that does not compute it has no candidate held back
+		// for want of a part of its own.
+		{"own_part", []arg{{"Req", argRequest}, {"A", argAtom}, {"B", argAtom}, {"W", argOutInt}},
+			engine.Predicate4(func(vm *engine.VM, req, a, b, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				r := reqOf(req)
+				if r.OwnPart == nil {
+					return unifyAll(env, k, out, engine.Integer(notComputed))
+				}
+				w, ok := r.OwnPart[[2]string{atomOf(a), atomOf(b)}]
+				if !ok {
+					return engine.Bool(false)
+				}
+				return unifyAll(env, k, out, engine.Integer(w))
+			})},
 		{"breadth", []arg{{"Req", argRequest}, {"Name", argAtom}, {"B", argOutInt}},
 			engine.Predicate3(func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 				return unifyAll(env, k, out, engine.Integer(reqOf(req).Breadth[atomOf(name)]))
@@ -601,3 +621,13 @@ func unifyAll(env *engine.Env, k engine.Cont, pairs ...engine.Term) *engine.Prom
 	}
 	return k(env)
 }
+
+// apartIn reports whether the pair is apart.
+func apartIn(m map[[2]string]int, p [2]string) bool {
+	_, ok := m[p]
+	return ok
+}
+
+// notComputed is the weight own_part/4 answers when the request does not
+// compute OwnPart: more than any score.
+const notComputed = 1 << 30

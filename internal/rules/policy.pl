@@ -96,14 +96,19 @@
 %                           as A (retrieval's Problem.Apart): "write a readme
 %                           and draft the marketing blurb" asks for two
 %                           things, whatever objects the two units share.
-%   own_part(+Req, +A, +B)  B's positive evidence rests on at least two
-%                           task words A's does not cover, on a word of
-%                           B's name A's does not cover, or on a phrase
-%                           of several words B declares or quotes (its
-%                           name, an alias, a trigger, a quoted phrase) one
-%                           of whose words A's does not cover
-%                           (retrieval's Problem.OwnPart); true for every
-%                           pair when the request does not compute it.
+%   apart(+Req, +A, +B, -W) as apart/3, and W is the score (x 1000) of
+%                           B's evidence in that clause.
+%   own_part(+Req, +A, +B, -W) B has a part of the task of its own
+%                           beside A: its positive evidence rests on at
+%                           least two task words A's does not cover, or on
+%                           a phrase of several words B declares or quotes
+%                           (its name, an alias, a trigger, a quoted
+%                           phrase) one of whose words A's does not cover;
+%                           W is the score (x 1000) of that evidence, what
+%                           B would score on that part alone (retrieval's
+%                           Problem.OwnPart). Fails for a pair without
+%                           one; more than any score for every pair when
+%                           the request does not compute it.
 %   breadth(+Req, +Name, -B) how many distinct task terms Name's positive
 %                           evidence items rest on.
 %   own_words(+Req, +Best, +RFact, -B) Best's positive evidence rests on
@@ -656,6 +661,8 @@ first_kept(Kept, _, _, Kept).
 % in between, where the margin and the kept candidates decide. Verdict is
 % keep(Facts) or drop(Facts); Facts name the clause and the numbers it
 % compared.
+weigh(S, T, F, N, w(_, _, Req, _), kept(K, KS), V) :- T =< S, \+ own_enough(Req, K, N, T, F), !,
+    V = drop([clause(no_own_part), score(S), threshold(T), support_floor(F), kept(K, KS)]).
 weigh(S, T, _, _, _, _, V) :- T =< S, !,
     V = keep([clause(above_threshold), score(S), threshold(T)]).
 weigh(S, T, _, N, w(_, Tied, _, _), _, V) :- memberchk(N, Tied), !,
@@ -679,10 +686,20 @@ mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
     clearance(Clear0, Req, N, RFact, Clear),
     best(Clear, S, T, F, RFact, Kept, V).
 mid(S, w(_, _, Req, _), T, F, N, kept(K, KS), V) :-
-    \+ own_part(Req, K, N), !,
+    \+ own_enough(Req, K, N, T, F), !,
     V = drop([clause(no_own_part), score(S), threshold(T), support_floor(F), kept(K, KS)]).
 mid(S, _, T, F, _, Kept, V) :-
     beside(Kept, S, T, F, [clause(not_best), score(S), threshold(T), support_floor(F)], V).
+
+% own_enough(+Req, +K, +N, +T, +F): N answers a part of the task the kept
+% K does not, with evidence that would make it a candidate on that part
+% alone: its evidence on its own part (own_part/4) reaches the threshold
+% T, or the support floor F when N answers a clause of the task at least
+% as well as K with evidence that reaches F in that clause too (apart/4:
+% the task asks for two things, one a sentence). One incidental word shared with the task never does: a long
+% request or a pasted log shares a word with every skill.
+own_enough(Req, K, N, T, _) :- own_part(Req, K, N, W), W >= T, !.
+own_enough(Req, K, N, _, F) :- apart(Req, K, N, C), C >= F, own_part(Req, K, N, W), W >= F.
 
 % clear(+R, +S, +Req, +N, -Clear): the best, scoring S, against its
 % runner-up, scoring R: a margin when S is at least twice R; with no

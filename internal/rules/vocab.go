@@ -210,10 +210,10 @@ const (
 	// non-competing candidates a task that asks for several things names;
 	// each is kept as if the threshold were the weakest one's score.
 	ClauseIntents Clause = "intents"
-	// ClauseNoOwnPart: below the threshold, beside a stronger kept
-	// candidate, but its evidence rests on fewer than two task words
-	// that one's does not cover and on no multi-word phrase of its own:
-	// no part of the task is its own.
+	// ClauseNoOwnPart: beside a stronger kept candidate, it answers no
+	// part of the task of its own: its evidence outside that one's
+	// reaches neither the threshold nor, in a clause of the task it
+	// mostly answers, the support floor.
 	ClauseNoOwnPart Clause = "no_own_part"
 )
 
