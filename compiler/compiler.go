@@ -501,6 +501,7 @@ func (r *compilation) request() *rules.Request {
 		Explicit: r.explicit, Mandatory: r.mandatory, Denied: r.denied,
 		Negated:   make(map[string]bool, len(negs)),
 		Ambiguity: string(r.c.policy.Ambiguity), Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
+		MarginRatio: MarginRatio, MinBreadth: MinBreadth,
 		Tokens: r.tokensOf, ReferenceTokens: r.referenceTokensOf,
 		MinConfidence: milliUp(r.c.policy.MinConfidence), IntentConfidence: milliUp(IntentConfidence),
 	}
@@ -862,6 +863,9 @@ func summarize(ev []Evidence) string {
 	parts := make([]string, len(ev))
 	for i, e := range ev {
 		parts[i] = fmt.Sprintf("%s %q %+.2f", e.Field, strings.Join(e.Terms, " "), e.Weight)
+		if e.Source != "" {
+			parts[i] += " (" + e.Source + ")"
+		}
 	}
 	return strings.Join(parts, "; ")
 }

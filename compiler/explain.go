@@ -140,7 +140,11 @@ func writeEvidence(b *strings.Builder, ev []Evidence) {
 			fmt.Fprintf(b, "  evidence: ... %d more\n", len(ev)-5)
 			break
 		}
-		fmt.Fprintf(b, "  evidence: %s %s %+.3f\n", e.Field, ir.Quote(strings.Join(e.Terms, " ")), e.Weight)
+		fmt.Fprintf(b, "  evidence: %s %s %+.3f", e.Field, ir.Quote(strings.Join(e.Terms, " ")), e.Weight)
+		if e.Source != "" {
+			fmt.Fprintf(b, " (%s)", e.Source)
+		}
+		b.WriteString("\n")
 	}
 }
 

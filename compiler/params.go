@@ -6,7 +6,7 @@ import "github.com/rlmc-dev/rlmc/internal/retrieval"
 // generic (no rule names a skill or a phrase), documented in docs/how-a-compile-decides.md, and
 // were calibrated on the even-hash half of the benchmark cases only. The
 // policy reads them as request facts (threshold/2, support_floor/2,
-// tie_ratio/2, intent_confidence/2; explains_more/3 compares with
+// tie_ratio/2, margin_ratio/2, min_breadth/2, intent_confidence/2; explains_more/3 compares with
 // TieExplained).
 const (
 	// Threshold is the evidence a unit needs to be selected from the task
@@ -21,6 +21,14 @@ const (
 	// (a clear margin), or beside a stronger selected candidate (a task
 	// that asks for two things).
 	SupportFloor = 2.0
+	// MarginRatio: the best candidate below Threshold is clear of its
+	// runner-up when it scores at least this many times as much (rule 10,
+	// margin_ratio/2).
+	MarginRatio = 2
+	// MinBreadth: how many distinct task words a candidate's evidence must
+	// rest on to be grounded without a margin (rule 9, rule 10's sole and
+	// own_words clauses; min_breadth/2).
+	MinBreadth = 2
 	// TieRatio: a competing candidate scoring at least this percentage of
 	// the best one makes the task ambiguous (rule 9).
 	TieRatio = 75

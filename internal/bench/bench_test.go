@@ -116,14 +116,14 @@ func TestSealToolsFloors(t *testing.T) {
 
 // TestRealSkillsFloors keeps routing on realskills (195 real skills, 165
 // developer tasks labelled before any run, long pasted contexts among
-// them) from regressing: exactly right 94/165 since rule 10 asks a
+// them) from regressing: exactly right 96/165 since rule 10 asks a
 // second skill for a part of the task of its own (67 before), with a
-// wrong skill in the prompt in 0.285 of the tasks (0.485 before).
+// wrong skill in the prompt in 0.261 of the tasks (0.485 before), pasted material weighing less.
 func TestRealSkillsFloors(t *testing.T) {
 	rep := run(t, "realskills/catalog", "realskills/cases.jsonl")
 	check(t, rep, []floor{
-		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.56},
-		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.29, max: true},
+		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.58},
+		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.27, max: true},
 		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.76},
 		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.17, max: true},
 	})

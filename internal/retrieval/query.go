@@ -35,6 +35,9 @@ type Query struct {
 	// quoted are the values the task quotes whose words are masked, as
 	// the task writes them, in task order.
 	quoted []string
+	// material scales the terms found only in pasted material (see
+	// markMaterial); nil when there are none.
+	material map[string]float64
 }
 
 // Quoted returns the values the task puts between double quotation marks
@@ -141,6 +144,7 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 		prev = st
 	}
 	ix.joinWords(q, masked, seen)
+	q.markMaterial(seen)
 	sort.Strings(q.uniqueTerms)
 	q.phrases = ix.matchPhrases(q, p.Stop)
 	q.objects, q.acts = ix.objects.named(q.stems, p.Stop), ix.actions.named(q.stems, p.Stop)

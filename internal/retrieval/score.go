@@ -21,6 +21,11 @@ type Evidence struct {
 	Field  string   `json:"field"`
 	Terms  []string `json:"terms"`
 	Weight float64  `json:"weight"`
+	// Source is "material" for a term found only in material the user
+	// pasted (a log, code, a diff, a config, quoted mail: see
+	// materialSpans), weighed at MaterialWeight; empty for the
+	// instruction's words.
+	Source string `json:"source,omitempty"`
 }
 
 // scored is a unit with its evidence score.
@@ -43,7 +48,7 @@ func (ix *Index) score(q *Query, stop func() bool) (scores []float64, above []sc
 		if len(ps) == 0 {
 			continue
 		}
-		idf := ix.idf(n, len(ps))
+		idf := ix.idf(n, len(ps)) * q.weightOf(t)
 		for _, p := range ps {
 			scores[p.unit] += idf * p.sat
 		}
@@ -282,7 +287,11 @@ func (ix *Index) evidence(q *Query, unit int32, stop func() bool) []Evidence {
 				fs = append(fs, fieldNames[f])
 			}
 		}
-		out = append(out, Evidence{Field: strings.Join(fs, "+"), Terms: []string{t}, Weight: ix.idf(n, len(ps)) * ps[i].sat})
+		e := Evidence{Field: strings.Join(fs, "+"), Terms: []string{t}, Weight: ix.idf(n, len(ps)) * q.weightOf(t) * ps[i].sat}
+		if _, pasted := q.material[t]; pasted {
+			e.Source = SourceMaterial
+		}
+		out = append(out, e)
 	}
 	for _, m := range q.phrases {
 		if m.unit == unit {

@@ -78,9 +78,9 @@ func TestMiscalledNativeRefused(t *testing.T) {
 		{"explicit under \\+: arguments swapped",
 			"unit(D, _, explicit_user, _), \\+ explicit(Req, D), !.", "unit(D, _, explicit_user, _), \\+ explicit(D, Req), !.", "explicit(D, Req)", "explicit/2"},
 		{"breadth: an integer for the name",
-			"grounded(Req, _, _, N) :- breadth(Req, N, W), W >= 2, !.", "grounded(Req, _, _, N) :- breadth(Req, 3, W), W >= 2, !.", "breadth(Req, 3, W)", "breadth/3"},
+			"grounded(Req, _, _, N) :- breadth(Req, N, W), min_breadth(Req, B), W >= B, !.", "grounded(Req, _, _, N) :- breadth(Req, 3, W), min_breadth(Req, B), W >= B, !.", "breadth(Req, 3, W)", "breadth/3"},
 		{"breadth: the output used as the name",
-			"clear(_, _, Req, N, C) :- breadth(Req, N, B), sole(B, C).", "clear(_, _, Req, N, C) :- breadth(Req, B, N), sole(B, C).", "breadth(Req, B, N)", "breadth/3"},
+			"clear(_, _, Req, N, C) :- breadth(Req, N, B), min_breadth(Req, Min), sole(B, Min, C).", "clear(_, _, Req, N, C) :- breadth(Req, B, N), min_breadth(Req, Min), sole(B, Min, C).", "breadth(Req, B, N)", "breadth/3"},
 		{"threshold: arguments swapped",
 			"grounded(Req, _, S, _) :- threshold(Req, T), S >= T, !.", "grounded(Req, _, S, _) :- threshold(T, Req), S >= T, !.", "threshold(T, Req)", "threshold/2"},
 		{"withdrawn: swapped, the request passed in w/4",
@@ -176,7 +176,7 @@ func miscallRuns() []func(*Engine) ([]Decision, error) {
 			Candidates: cands, Budget: 1000,
 			Tokens: func(string) int { return 1 }, ReferenceTokens: func(string) int { return 1 },
 			Explicit: set("a", "f"), Mandatory: set(), Denied: set("a", "d"), Negated: set(),
-			Breadth: map[string]int{"b": 2, "c": 1, "k": 2}, Threshold: 4500, TieRatio: 75, SupportFloor: 2000,
+			Breadth: map[string]int{"b": 2, "c": 1, "k": 2}, Threshold: 4500, TieRatio: 75, SupportFloor: 2000, MarginRatio: 2, MinBreadth: 2,
 		}
 	}
 	hosts := base(sel("a"), sel("f"), lex("b", 9000), lex("e", 5000), lex("k", 4000), lex("c", 3000))

@@ -111,6 +111,12 @@ type Request struct {
 	// TieRatio is how close, in percent of the best score, a competing
 	// candidate must be to make the task ambiguous.
 	TieRatio int
+	// MarginRatio is how many times its runner-up's score the best
+	// candidate below Threshold needs to be clear of it.
+	MarginRatio int
+	// MinBreadth is how many distinct task words a candidate's evidence
+	// rests on for it to be grounded without a margin.
+	MinBreadth int
 	// SupportFloor is the score (x 1000) a candidate below Threshold needs
 	// to be selected as a clear best or beside a stronger kept candidate.
 	SupportFloor int
@@ -539,7 +545,7 @@ func atomsOf(t engine.Term, env *engine.Env) []string {
 // them, and the runner-up on one task word and none of its own.
 func (r *Request) ownWordsClear(best, runnerUp string) (b int, clear bool) {
 	b = r.Breadth[best]
-	if runnerUp == "" || !r.OwnWords[best] || r.OwnWords[runnerUp] || r.Breadth[runnerUp] != 1 || b < 2 {
+	if runnerUp == "" || !r.OwnWords[best] || r.OwnWords[runnerUp] || r.Breadth[runnerUp] != 1 || b < r.MinBreadth {
 		return 0, false
 	}
 	return b, true

@@ -235,7 +235,7 @@ func TestDecide(t *testing.T) {
 				Candidates: tt.cands, Budget: budget, Tokens: tokens, ReferenceTokens: refs,
 				Explicit: set(tt.explicit...), Mandatory: set(tt.mandatory...), Denied: set(tt.denied...), Negated: set(tt.negated...),
 				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Apart: apart, OwnPart: ownPart, Breadth: tt.breadth, Ambiguity: tt.ambiguity,
-				Threshold: tt.threshold, TieRatio: 75, SupportFloor: 2000, Withdrawn: tt.withdrawn, Judged: tt.judged,
+				Threshold: tt.threshold, TieRatio: 75, SupportFloor: 2000, MarginRatio: 2, MinBreadth: 2, Withdrawn: tt.withdrawn, Judged: tt.judged,
 			})
 			if err != nil {
 				t.Fatal(err)

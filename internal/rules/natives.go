@@ -455,6 +455,8 @@ func natives(f Facts) []native {
 		{"threshold", reqValue("T"), number(func(r *Request) int { return r.Threshold })},
 		{"support_floor", reqValue("F"), number(func(r *Request) int { return r.SupportFloor })},
 		{"tie_ratio", reqValue("R"), number(func(r *Request) int { return r.TieRatio })},
+		{"margin_ratio", reqValue("M"), number(func(r *Request) int { return r.MarginRatio })},
+		{"min_breadth", reqValue("B"), number(func(r *Request) int { return r.MinBreadth })},
 		{"withdrawn", reqValue("W"), number(func(r *Request) int { return r.Withdrawn })},
 		{"confidence", []arg{{"Req", argRequest}, {"Name", argAtom}, {"C", argOutInt}},
 			engine.Predicate3(func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {

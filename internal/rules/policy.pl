@@ -125,9 +125,11 @@
 %                           a stronger kept candidate (SupportFloor 2.0).
 %   tie_ratio(+Req, -R)     75: a rival scoring at least R percent of the
 %                           best is close enough to make a tie (TieRatio).
-%   margin                  2, written in rule 10 below: a clear best below
-%                           the threshold scores at least twice its
-%                           runner-up.
+%   margin_ratio(+Req, -M)  2: a clear best below the threshold scores at
+%                           least M times its runner-up (MarginRatio).
+%   min_breadth(+Req, -B)   2: how many distinct task words a candidate's
+%                           evidence rests on to be grounded without a
+%                           margin (MinBreadth).
 %   withdrawn(+Req, -W)     the best score of a unit above the candidate
 %                           floor that eligible/3 rejected (it can never be
 %                           selected from this task) and that does not
@@ -558,7 +560,7 @@ competes(Req, I, SA, A, B) :- redundant(Req, A, B), grounded(Req, I, SA, A).
 % threshold, or, in a task that asks for several things (I is
 % intents(Low, _), reading/3), the weakest part's score Low, which rule
 % 10's intents clause keeps.
-grounded(Req, _, _, N) :- breadth(Req, N, W), W >= 2, !.
+grounded(Req, _, _, N) :- breadth(Req, N, W), min_breadth(Req, B), W >= B, !.
 grounded(Req, _, S, _) :- threshold(Req, T), S >= T, !.
 grounded(_, intents(Low, _), S, _) :- S >= Low.
 
@@ -684,7 +686,8 @@ mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
     runner_up(Req, Ranked, Rest, RFact, R),
     clear(R, S, Req, N, Clear0),
     clearance(Clear0, Req, N, RFact, Clear),
-    best(Clear, S, T, F, RFact, Kept, V).
+    margin_ratio(Req, M),
+    best(Clear, S, T, F, M, RFact, Kept, V).
 mid(S, w(_, _, Req, _), T, F, N, kept(K, KS), V) :-
     \+ own_enough(Req, K, N, T, F), !,
     V = drop([clause(no_own_part), score(S), threshold(T), support_floor(F), kept(K, KS)]).
@@ -705,11 +708,11 @@ own_enough(Req, K, N, _, F) :- apart(Req, K, N, C), C >= F, own_part(Req, K, N, 
 % runner-up, scoring R: a margin when S is at least twice R; with no
 % runner-up at all (R is 0), sole when its evidence rests on at least two
 % task words, else one_word. One incidental word is not a margin.
-clear(R, S, _, _, C) :- 0 < R, !, margin(S, R, C).
-clear(_, _, Req, N, C) :- breadth(Req, N, B), sole(B, C).
+clear(R, S, Req, _, C) :- 0 < R, !, margin_ratio(Req, M), margin(S, R, M, C).
+clear(_, _, Req, N, C) :- breadth(Req, N, B), min_breadth(Req, Min), sole(B, Min, C).
 
-margin(S, R, margin) :- S >= 2 * R, !.
-margin(_, _, no_margin).
+margin(S, R, M, margin) :- S >= M * R, !.
+margin(_, _, _, no_margin).
 
 % clearance(+Clear0, +Req, +N, +RFact, -Clear): a best N without a margin
 % over its runner-up U is still clear (own_words(B)) when the task states
@@ -721,18 +724,18 @@ margin(_, _, no_margin).
 clearance(no_margin, Req, N, RFact, own_words(B)) :- own_words(Req, N, RFact, B), !.
 clearance(C, _, _, _, C).
 
-sole(B, sole(B)) :- B >= 2, !.
-sole(B, one_word(B)).
+sole(B, Min, sole(B)) :- B >= Min, !.
+sole(B, _, one_word(B)).
 
-best(margin, S, T, F, RFact, _, V) :- !,
-    V = keep([clause(margin), score(S), threshold(T), support_floor(F), margin(2), RFact]).
-best(sole(B), S, T, F, RFact, _, V) :- !,
+best(margin, S, T, F, M, RFact, _, V) :- !,
+    V = keep([clause(margin), score(S), threshold(T), support_floor(F), margin(M), RFact]).
+best(sole(B), S, T, F, _, RFact, _, V) :- !,
     V = keep([clause(sole), score(S), threshold(T), support_floor(F), breadth(B), RFact]).
-best(no_margin, S, T, F, RFact, Kept, V) :- !,
-    beside(Kept, S, T, F, [clause(no_margin), score(S), threshold(T), support_floor(F), margin(2), RFact], V).
-best(own_words(B), S, T, F, RFact, _, V) :- !,
-    V = keep([clause(own_words), score(S), threshold(T), support_floor(F), margin(2), breadth(B), RFact]).
-best(one_word(B), S, T, F, RFact, Kept, V) :-
+best(no_margin, S, T, F, M, RFact, Kept, V) :- !,
+    beside(Kept, S, T, F, [clause(no_margin), score(S), threshold(T), support_floor(F), margin(M), RFact], V).
+best(own_words(B), S, T, F, M, RFact, _, V) :- !,
+    V = keep([clause(own_words), score(S), threshold(T), support_floor(F), margin(M), breadth(B), RFact]).
+best(one_word(B), S, T, F, _, RFact, Kept, V) :-
     beside(Kept, S, T, F, [clause(one_word), score(S), threshold(T), support_floor(F), breadth(B), RFact], V).
 
 % beside(+Kept, +S, +T, +F, +Weak, -V): a candidate between the support

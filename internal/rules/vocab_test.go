@@ -3,6 +3,7 @@ package rules
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -173,7 +174,7 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 				Candidates: tt.cands, Budget: budget, Tokens: func(string) int { return 100 },
 				Explicit: set(), Mandatory: set(), Denied: set(), Negated: set(),
 				Redundant: tt.redundant, SameObject: map[[2]string]bool{}, Breadth: tt.breadth, OwnWords: tt.own,
-				Threshold: 4500, TieRatio: 75, SupportFloor: 2000, Withdrawn: tt.withdrawn,
+				Threshold: 4500, TieRatio: 75, SupportFloor: 2000, MarginRatio: 2, MinBreadth: 2, Withdrawn: tt.withdrawn,
 				MinConfidence: tt.minConf, IntentConfidence: 700,
 				Confidence: func(n string) (int, bool) {
 					c, ok := tt.conf[n]
@@ -230,4 +231,25 @@ func whyOf(d Decision) string {
 		s += "{" + strings.Join(facts, " ") + "}"
 	}
 	return s
+}
+
+// TestNoThresholdInPolicy: every threshold, floor, ratio and margin the
+// policy compares with comes from the parameter table (compiler's
+// params.go) as a request fact; a clause writes no number but 0 and 1
+// (signs and the empty case), 100 (percent) and origin_rank/2's ranks.
+func TestNoThresholdInPolicy(t *testing.T) {
+	num := regexp.MustCompile(`(^|[^A-Za-z0-9_])([0-9]+(\.[0-9]+)?)`)
+	for i, line := range strings.Split(policySource, "\n") {
+		code, _, _ := strings.Cut(line, "%")
+		if strings.HasPrefix(code, "origin_rank(") {
+			continue
+		}
+		for _, m := range num.FindAllStringSubmatch(code, -1) {
+			switch m[2] {
+			case "0", "1", "100":
+				continue
+			}
+			t.Errorf("policy.pl:%d: got the number %s in a clause; want it a parameter (%s)", i+1, m[2], strings.TrimSpace(code))
+		}
+	}
 }

@@ -1,0 +1,66 @@
+package retrieval
+
+import (
+	"testing"
+)
+
+func TestMaterialSpans(t *testing.T) {
+	tests := []struct {
+		name, task string
+		want       []string // the material, as text
+	}{
+		{name: "plain request", task: "Write a Dockerfile for the API and a CI workflow.", want: nil},
+		{name: "two paragraphs of prose", task: "Our app is slow.\n\nCan you profile it and tell me why?", want: nil},
+		{name: "fenced code", task: "What does this do?\n```\nfoo := bar()\n```\nExplain it line by line.", want: []string{"```\nfoo := bar()\n```\n"}},
+		{name: "log paragraph", task: "Figure out what is going on:\n\n14:02 payments-api 5xx\n14:04 ack, looking\n14:07 pg primary at 100% CPU\n\nWrite the incident review.", want: []string{"14:02 payments-api 5xx\n14:04 ack, looking\n14:07 pg primary at 100% CPU\n"}},
+		{name: "config paragraph", task: "services:\n  api:\n    build: ./api\n    ports: [\"8000:8000\"]\n\nWrite a production Dockerfile for ./api.", want: []string{"services:\n  api:\n    build: ./api\n    ports: [\"8000:8000\"]\n"}},
+		{name: "quoted mail", task: "Got this:\n\n> Hi, can we meet on Friday?\n> Best, Kayla\n\nReply no thanks.", want: []string{"> Hi, can we meet on Friday?\n> Best, Kayla\n"}},
+		{name: "a key: value line in prose is prose", task: "Context: we ship on Friday and the release notes are not written yet.\n\nDraft them.", want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, s := range materialSpans(tt.task) {
+				got = append(got, tt.task[s.start:s.end])
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %q; want %q", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("got %q; want %q", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestMaterialWeighsLess: a word found only in pasted material weighs
+// MaterialWeight of the same word in the instruction, and its evidence
+// says so; a task that is all material is its own instruction.
+func TestMaterialWeighsLess(t *testing.T) {
+	ix := testIndex(unit("nginx-config", "Tune nginx proxy settings"), unit("incident-review", "Write an incident review"))
+	score := func(task, name string) (float64, string) {
+		for _, e := range ix.evidence(ix.Analyze(task, nil), ix.ids[name], never) {
+			if e.Terms[0] == "nginx" {
+				return e.Weight, e.Source
+			}
+		}
+		return 0, ""
+	}
+	inInstruction, src := score("tune the nginx proxy", "nginx-config")
+	if src != "" {
+		t.Errorf("instruction evidence: got source %q; want none", src)
+	}
+	pasted, src := score("Write the incident review for this:\n\n```\nupstream nginx timed out\n```\n", "nginx-config")
+	if src != SourceMaterial {
+		t.Errorf("pasted evidence: got source %q; want %q", src, SourceMaterial)
+	}
+	if pasted >= inInstruction {
+		t.Errorf("got pasted weight %.3f, instruction %.3f; want the pasted one lower", pasted, inInstruction)
+	}
+	_, src = score("```\nupstream nginx timed out\n```\n", "nginx-config")
+	if src != "" {
+		t.Errorf("all material: got source %q; want none (the paste is the task)", src)
+	}
+}
