@@ -138,15 +138,16 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, error) {
 	policy := rules.Prepare()
 	defer policy.Wait()
-	return newCompilerIndex(ctx, cat, p, nil, policy)
+	return newCompilerIndex(ctx, cat, p, nil, "", policy)
 }
 
 // newCompilerIndex is newCompiler over an index of cat already built (or
-// decoded from a cache; a nil ix is built here) and a policy whose loading
+// decoded from a cache; a nil ix is built here), its catalog fingerprint
+// when the cache had it (else "", computed here) and a policy whose loading
 // the caller started, so that it overlaps loading the catalog. The caller
 // waits for the policy (rules.Pending.Wait) on its way out, so that it
 // leaves nothing running whether or not the engine was taken.
-func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrieval.Index, policy *rules.Pending) (*Compiler, error) {
+func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrieval.Index, fp string, policy *rules.Pending) (*Compiler, error) {
 	pl := pulse.New(ctx)
 	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}, pos: make(map[*ir.Unit]int, len(cat.Units))}
 	for i, u := range cat.Units {
@@ -178,7 +179,10 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 		return nil, &Error{Stage: StageDecide, Code: ErrPolicy, Message: err.Error()}
 	}
 	c.engine = engine
-	c.catalogFP = catalogFingerprint(cat)
+	c.catalogFP = fp
+	if fp == "" {
+		c.catalogFP = catalogFingerprint(cat)
+	}
 	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
 	c.diags = append(c.diags, retrieval.Diagnostics(cat, pl)...)
 	if pl.Now() {
@@ -230,16 +234,16 @@ func LoadWith(ctx context.Context, opts Options, p Policy, cache *Cache) (*Compi
 		if err != nil {
 			return nil, err
 		}
-		return newCompilerIndex(ctx, cat, p, nil, policy)
+		return newCompilerIndex(ctx, cat, p, nil, "", policy)
 	}
-	cat, ix, _, err := cache.Load(ctx, opts, key)
+	cat, ix, fp, _, err := cache.LoadDerived(ctx, opts, key, catalogFingerprint)
 	if err != nil {
 		return nil, err
 	}
 	if ix == nil {
 		return nil, canceled("", ctx.Err())
 	}
-	c, err := newCompilerIndex(ctx, cat, p, ix, policy)
+	c, err := newCompilerIndex(ctx, cat, p, ix, fp, policy)
 	if err != nil {
 		return nil, err
 	}

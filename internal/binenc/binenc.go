@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"unsafe"
 )
 
 // ErrCorrupt reports input that does not decode: truncated, or holding a
@@ -130,7 +131,15 @@ type Reader struct {
 
 // NewReader reads data's string table. The strings share one allocation
 // (a copy of the table's bytes), so data may be reused afterwards.
-func NewReader(data []byte) (*Reader, error) {
+func NewReader(data []byte) (*Reader, error) { return newReader(data, false) }
+
+// NewSharedReader is NewReader without the copy: every decoded string is
+// a slice of data itself, which the caller must never change afterwards
+// (a buffer read from a file for decoding alone), and which stays in
+// memory while any decoded string does.
+func NewSharedReader(data []byte) (*Reader, error) { return newReader(data, true) }
+
+func newReader(data []byte, shared bool) (*Reader, error) {
 	r := &Reader{buf: data}
 	n := r.Len()
 	lens := make([]int, n)
@@ -143,7 +152,14 @@ func NewReader(data []byte) (*Reader, error) {
 	if r.err != nil || total > len(r.buf)-r.off {
 		return nil, ErrCorrupt
 	}
-	all := string(r.buf[r.off : r.off+total])
+	var all string
+	if shared {
+		if total > 0 {
+			all = unsafe.String(&r.buf[r.off], total)
+		}
+	} else {
+		all = string(r.buf[r.off : r.off+total])
+	}
 	r.off += total
 	r.strs = make([]string, n)
 	at := 0

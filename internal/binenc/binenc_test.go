@@ -8,8 +8,14 @@ import (
 )
 
 // TestRoundTrip: every kind of value comes back as written, nil and empty
-// slices apart, and Len is the length of Bytes.
+// slices apart, and Len is the length of Bytes; a shared reader's strings
+// are slices of the input.
 func TestRoundTrip(t *testing.T) {
+	t.Run("copy", func(t *testing.T) { roundTrip(t, NewReader) })
+	t.Run("shared", func(t *testing.T) { roundTrip(t, NewSharedReader) })
+}
+
+func roundTrip(t *testing.T, newReader func([]byte) (*Reader, error)) {
 	w := NewWriter()
 	w.Uint(0)
 	w.Uint(math.MaxUint64)
@@ -31,7 +37,7 @@ func TestRoundTrip(t *testing.T) {
 	if w.Len() != len(data) {
 		t.Fatalf("Len() = %d; want %d", w.Len(), len(data))
 	}
-	r, err := NewReader(data)
+	r, err := newReader(data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ const EnvDebug = "RLMC_CACHE_DEBUG"
 
 // formatVersion changes with every change of the file layout or of what
 // a unit, a bag or an index holds.
-const formatVersion = 5
+const formatVersion = 6
 
 // magic opens every cache file.
 var magic = [8]byte{'R', 'L', 'M', 'C', 'C', 'A', 'T', 0}
@@ -144,17 +144,29 @@ type Stats struct {
 // failures are never errors. When ctx ends while the index is built, the
 // index is nil. A nil c loads without a cache.
 func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*ir.Catalog, *retrieval.Index, Stats, error) {
+	cat, ix, _, st, err := c.LoadDerived(ctx, opts, policy, nil)
+	return cat, ix, st, err
+}
+
+// LoadDerived is Load for a caller that derives a value from the catalog
+// (the compiler: its catalog fingerprint): derive, when not nil, is called
+// on a catalog that was not taken whole from the cache, and its value is
+// stored with it; a start that takes the whole catalog from the cache
+// takes the value too, and derives nothing. derive must depend on the
+// catalog alone. A value the cache does not have is "" (derive nil, or a
+// cache written without one), and the caller derives it.
+func (c *Cache) LoadDerived(ctx context.Context, opts loader.Options, policy []byte, derive func(*ir.Catalog) string) (*ir.Catalog, *retrieval.Index, string, Stats, error) {
 	var st Stats
 	if c == nil {
 		cat, err := loader.Load(ctx, opts)
 		if err != nil {
-			return nil, nil, st, err
+			return nil, nil, "", st, err
 		}
 		pl := pulse.New(ctx)
 		if ix := retrieval.Build(cat, pl); !pl.Now() {
-			return cat, ix, st, nil
+			return cat, ix, "", st, nil
 		}
-		return cat, nil, st, nil
+		return cat, nil, "", st, nil
 	}
 	defer func() {
 		c.debugf("hit %v, %d of %d units reused, index reused %v, stored %v", st.Hit, st.Reused, st.Units, st.IndexReused, st.Stored)
@@ -171,7 +183,7 @@ func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*
 	}
 	cat, rec, err := loader.LoadRecorded(ctx, opts)
 	if err != nil {
-		return nil, nil, st, err
+		return nil, nil, "", st, err
 	}
 	st.Units = len(rec.Units)
 	for i := range rec.Units {
@@ -183,7 +195,7 @@ func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*
 		ix, err := prior.index(cat)
 		if err == nil {
 			st.IndexReused = true
-			return cat, ix, st, nil
+			return cat, ix, prior.derived, st, nil
 		}
 		c.debugf("%s: index not used: %v", c.path(file), err)
 	}
@@ -201,10 +213,14 @@ func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*
 	pl := pulse.New(ctx)
 	ix, bags := retrieval.BuildWith(cat, pl, reuse)
 	if pl.Now() {
-		return cat, nil, st, nil
+		return cat, nil, "", st, nil
 	}
-	st.Stored = c.store(file, key, rec, cat, ix, bags)
-	return cat, ix, st, nil
+	derived := ""
+	if derive != nil {
+		derived = derive(cat)
+	}
+	st.Stored = c.store(file, key, rec, cat, ix, bags, derived)
+	return cat, ix, derived, st, nil
 }
 
 // Key names one cache file: the key of a load's options and policy.
@@ -327,10 +343,11 @@ func executable() string {
 	return fmt.Sprintf("%s %d %d %s", exe, info.Size(), info.ModTime().UnixNano(), loader.FileID(info))
 }
 
-// The file: magic, format version (uint32), key (32 bytes), then three
-// sections, each a length (uint64) and a binenc encoding: the load's
-// record, the units' bags, the index; then a CRC-32C (Castagnoli) of
-// everything before it.
+// The file: magic, format version (uint32), key (32 bytes), then four
+// sections, each a length (uint64) and its bytes: the load's record, the
+// units' bags and the index (binenc encodings), and the value the caller
+// derived (see LoadDerived); then a CRC-32C (Castagnoli) of everything
+// before it.
 const headerLen = len(magic) + 4 + 32
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -340,6 +357,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 type cached struct {
 	rec             *loader.Record
 	bags, indexData []byte
+	derived         string
 }
 
 // read returns the cache in file when its key is key and it checks out,
@@ -397,7 +415,7 @@ func parse(data []byte, key [32]byte) (*cached, error) {
 		return nil, errStale
 	}
 	rest := body[headerLen:]
-	var sections [3][]byte
+	var sections [4][]byte
 	for i := range sections {
 		if len(rest) < 8 {
 			return nil, binenc.ErrCorrupt
@@ -412,7 +430,9 @@ func parse(data []byte, key [32]byte) (*cached, error) {
 	if len(rest) != 0 {
 		return nil, binenc.ErrCorrupt
 	}
-	r, err := binenc.NewReader(sections[0])
+	// data is this read's own buffer, never written: decoded strings
+	// are slices of it.
+	r, err := binenc.NewSharedReader(sections[0])
 	if err != nil {
 		return nil, err
 	}
@@ -423,12 +443,12 @@ func parse(data []byte, key [32]byte) (*cached, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cached{rec: rec, bags: sections[1], indexData: sections[2]}, nil
+	return &cached{rec: rec, bags: sections[1], indexData: sections[2], derived: string(sections[3])}, nil
 }
 
 // index decodes the cached index against cat.
 func (p *cached) index(cat *ir.Catalog) (*retrieval.Index, error) {
-	r, err := binenc.NewReader(p.indexData)
+	r, err := binenc.NewSharedReader(p.indexData)
 	if err != nil {
 		return nil, err
 	}
@@ -443,7 +463,7 @@ func (p *cached) index(cat *ir.Catalog) (*retrieval.Index, error) {
 // when they do not decode.
 func (p *cached) bagsByOrigin(c *Cache) map[loader.Origin]*retrieval.Bag {
 	out := map[loader.Origin]*retrieval.Bag{}
-	r, err := binenc.NewReader(p.bags)
+	r, err := binenc.NewSharedReader(p.bags)
 	if err != nil {
 		c.debugf("bags not used: %v", err)
 		return nil
@@ -472,7 +492,7 @@ func (p *cached) bagsByOrigin(c *Cache) map[loader.Origin]*retrieval.Bag {
 
 // store writes the cache file for key: the record, each unit's bag (by
 // catalog position in bags) and the index. It reports whether it did.
-func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Catalog, ix *retrieval.Index, bags []*retrieval.Bag) bool {
+func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Catalog, ix *retrieval.Index, bags []*retrieval.Bag, derived string) bool {
 	pos := make(map[*ir.Unit]int, len(cat.Units))
 	for i, u := range cat.Units {
 		pos[u] = i
@@ -495,7 +515,7 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 	iw := binenc.NewWriter()
 	ix.Encode(iw)
 	sections := []*binenc.Writer{rw, bw, iw}
-	size := headerLen + 4
+	size := headerLen + 4 + 8 + len(derived)
 	for _, sw := range sections {
 		size += 8 + sw.Len()
 	}
@@ -507,6 +527,8 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(sw.Len()))
 		buf = sw.AppendTo(buf)
 	}
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(derived)))
+	buf = append(buf, derived...)
 	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
 	return c.write(file, buf, maxCacheBytes)
 }
