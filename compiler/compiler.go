@@ -210,25 +210,12 @@ func Load(ctx context.Context, opts Options, p Policy) (*Compiler, error) {
 // Load's in every output; a cache that cannot be read or written is not
 // used, never an error. See package catcache for what it trusts.
 func LoadWith(ctx context.Context, opts Options, p Policy, cache *Cache) (*Compiler, error) {
-	if len(opts.Roots) == 0 && len(p.Roots) > 0 {
-		opts.Roots = p.Roots
+	opts, key, ok := cacheOptions(opts, p)
+	if !ok {
+		cache = nil
 	}
-	opts.Exclude = append(opts.Exclude, p.Exclude...)
-	if opts.Limits == (loader.Limits{}) {
-		opts.Limits = loader.DefaultLimits
-	}
-	opts.Limits = p.Limits.apply(opts.Limits)
 	policy := rules.Prepare()
 	defer policy.Wait()
-	var key []byte
-	if cache != nil {
-		var err error
-		if key, err = json.Marshal(p); err != nil {
-			// A policy always marshals; if one ever did not, the
-			// cache could not be keyed by it.
-			cache = nil
-		}
-	}
 	if cache == nil {
 		cat, err := loader.Load(ctx, opts)
 		if err != nil {
@@ -250,6 +237,32 @@ func LoadWith(ctx context.Context, opts Options, p Policy, cache *Cache) (*Compi
 	c.cache, c.cacheKey, c.storedCounts = cache, cache.KeyOf(opts, key), cache.Counts()
 	c.tokens.seed(c.storedCounts)
 	return c, nil
+}
+
+// cacheOptions returns the load options of LoadWith(opts, p) and the
+// policy's part of the cache key; ok is false when the policy cannot key
+// a cache (a policy always marshals; if one ever did not, the cache is
+// not used).
+func cacheOptions(opts Options, p Policy) (Options, []byte, bool) {
+	if len(opts.Roots) == 0 && len(p.Roots) > 0 {
+		opts.Roots = p.Roots
+	}
+	opts.Exclude = append(slices.Clip(opts.Exclude), p.Exclude...)
+	if opts.Limits == (loader.Limits{}) {
+		opts.Limits = loader.DefaultLimits
+	}
+	opts.Limits = p.Limits.apply(opts.Limits)
+	key, err := json.Marshal(p)
+	return opts, key, err == nil
+}
+
+// CacheKey names the file of cache in which LoadWith(ctx, opts, p, cache)
+// keeps its catalog, for a host that asks whether it is there
+// (Cache.Has) or being built (Cache.Building, Cache.LockBuild) before it
+// loads.
+func CacheKey(opts Options, p Policy, cache *Cache) catcache.Key {
+	opts, key, _ := cacheOptions(opts, p)
+	return cache.KeyOf(opts, key)
 }
 
 // StoreCache writes to the catalog cache the compiler was loaded through

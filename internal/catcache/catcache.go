@@ -593,6 +593,8 @@ func prune(root *os.Root, now time.Time) {
 			age = maxAge
 		case strings.HasPrefix(name, ".tmp-"):
 			age = tmpAge
+		case strings.HasSuffix(name, lockSuffix) && len(name) == 32+len(lockSuffix):
+			age = lockAge
 		default:
 			continue
 		}
