@@ -123,10 +123,11 @@ func (w *Writer) AppendTo(out []byte) []byte {
 
 // Reader decodes what a Writer built.
 type Reader struct {
-	buf  []byte
-	off  int
-	strs []string
-	err  error
+	buf    []byte
+	off    int
+	strs   []string
+	err    error
+	shared bool // strings and Raw's bytes are slices of buf
 }
 
 // NewReader reads data's string table. The strings share one allocation
@@ -140,7 +141,7 @@ func NewReader(data []byte) (*Reader, error) { return newReader(data, false) }
 func NewSharedReader(data []byte) (*Reader, error) { return newReader(data, true) }
 
 func newReader(data []byte, shared bool) (*Reader, error) {
-	r := &Reader{buf: data}
+	r := &Reader{buf: data, shared: shared}
 	n := r.Len()
 	lens := make([]int, n)
 	total := 0
@@ -321,4 +322,26 @@ func (w *Writer) Int32s(vs []int32) {
 	for _, v := range vs {
 		w.Int(int64(v))
 	}
+}
+
+// Raw appends a length and b's bytes as they are: a block the caller lays
+// out itself, for a reader to take without decoding (see Reader.Raw).
+func (w *Writer) Raw(b []byte) {
+	w.Uint(uint64(len(b)))
+	w.body = append(w.body, b...)
+}
+
+// Raw reads what Raw wrote: a slice of the input for a shared reader, a
+// copy for another.
+func (r *Reader) Raw() []byte {
+	n := r.Len()
+	if r.err != nil {
+		return nil
+	}
+	b := r.buf[r.off : r.off+n : r.off+n]
+	r.off += n
+	if !r.shared {
+		b = append([]byte(nil), b...)
+	}
+	return b
 }

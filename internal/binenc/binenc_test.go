@@ -33,6 +33,8 @@ func roundTrip(t *testing.T, newReader func([]byte) (*Reader, error)) {
 	w.Strs([]string{"a", "again"})
 	w.Int32s(nil)
 	w.Int32s([]int32{-5, 7})
+	w.Raw([]byte{0, 1, 2})
+	w.Raw(nil)
 	data := w.Bytes()
 	if w.Len() != len(data) {
 		t.Fatalf("Len() = %d; want %d", w.Len(), len(data))
@@ -81,6 +83,17 @@ func roundTrip(t *testing.T, newReader func([]byte) (*Reader, error)) {
 	}
 	if got := r.Int32s(); !slices.Equal(got, []int32{-5, 7}) {
 		t.Errorf("Int32s: got %v", got)
+	}
+	raw := r.Raw()
+	if !slices.Equal(raw, []byte{0, 1, 2}) {
+		t.Errorf("Raw: got %v", raw)
+	}
+	if got := r.Raw(); len(got) != 0 {
+		t.Errorf("Raw: got %v; want none", got)
+	}
+	// A shared reader's block is the input's own bytes; another's, a copy.
+	if shared := &raw[0] == &data[len(data)-4]; shared != r.shared {
+		t.Errorf("Raw: a slice of the input %v, for a shared reader %v", shared, r.shared)
 	}
 	if err := r.Done(); err != nil {
 		t.Errorf("Done: %v", err)

@@ -68,7 +68,7 @@ const EnvDebug = "RLMC_CACHE_DEBUG"
 
 // formatVersion changes with every change of the file layout or of what
 // a unit, a bag or an index holds.
-const formatVersion = 6
+const formatVersion = 7
 
 // magic opens every cache file.
 var magic = [8]byte{'R', 'L', 'M', 'C', 'C', 'A', 'T', 0}
@@ -91,6 +91,16 @@ type Cache struct {
 	// Warn, when set, hears once, from whichever operation finds it, why
 	// the folder is refused and the cache off.
 	Warn func(*Off)
+	// Mapped maps a cache file into memory, read-only, rather than
+	// reading it, where the system can: a start then spends no fresh
+	// memory on the file (which, on a virtual machine, can cost more
+	// than the decoding), and decodes only what it uses. A mapping is
+	// never unmapped, so this is for a process that loads once (the
+	// CLI), not a host that loads again and again. rlmc replaces a cache
+	// file by renaming a new one over it, which leaves a mapping of the
+	// old one intact; a file cut short in place while mapped (by hand)
+	// would stop the process.
+	Mapped bool
 
 	off atomic.Pointer[Off]
 }
@@ -144,7 +154,7 @@ type Stats struct {
 // failures are never errors. When ctx ends while the index is built, the
 // index is nil. A nil c loads without a cache.
 func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*ir.Catalog, *retrieval.Index, Stats, error) {
-	cat, ix, _, st, err := c.LoadDerived(ctx, opts, policy, nil)
+	cat, ix, _, st, err := c.load(ctx, opts, policy, nil, false)
 	return cat, ix, st, err
 }
 
@@ -155,7 +165,17 @@ func (c *Cache) Load(ctx context.Context, opts loader.Options, policy []byte) (*
 // takes the value too, and derives nothing. derive must depend on the
 // catalog alone. A value the cache does not have is "" (derive nil, or a
 // cache written without one), and the caller derives it.
+//
+// An index taken from the cache keeps its postings and bigram lists as
+// read, each decoded when a compile first asks for it
+// (retrieval.DecodeLazy), and so keeps the file's bytes in memory.
 func (c *Cache) LoadDerived(ctx context.Context, opts loader.Options, policy []byte, derive func(*ir.Catalog) string) (*ir.Catalog, *retrieval.Index, string, Stats, error) {
+	return c.load(ctx, opts, policy, derive, true)
+}
+
+// load is Load and LoadDerived: lazy decodes an index taken from the
+// cache lazily, else whole.
+func (c *Cache) load(ctx context.Context, opts loader.Options, policy []byte, derive func(*ir.Catalog) string, lazy bool) (*ir.Catalog, *retrieval.Index, string, Stats, error) {
 	var st Stats
 	if c == nil {
 		cat, err := loader.Load(ctx, opts)
@@ -192,7 +212,7 @@ func (c *Cache) LoadDerived(ctx context.Context, opts loader.Options, policy []b
 		}
 	}
 	if prior != nil && sameLoad(prior.rec, rec) {
-		ix, err := prior.index(cat)
+		ix, err := prior.index(cat, lazy)
 		if err == nil {
 			st.IndexReused = true
 			return cat, ix, prior.derived, st, nil
@@ -381,7 +401,7 @@ func readChecked[T any](c *Cache, name string, limit int64, key [32]byte, parse 
 		return v, false
 	}
 	defer root.Close()
-	data, err := readOwn(root, name, limit)
+	data, err := readOwnMapped(root, name, limit, c.Mapped)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			c.debugf("%s: not read: %v", c.path(name), err)
@@ -446,13 +466,17 @@ func parse(data []byte, key [32]byte) (*cached, error) {
 	return &cached{rec: rec, bags: sections[1], indexData: sections[2], derived: string(sections[3])}, nil
 }
 
-// index decodes the cached index against cat.
-func (p *cached) index(cat *ir.Catalog) (*retrieval.Index, error) {
+// index decodes the cached index against cat, lazily or whole.
+func (p *cached) index(cat *ir.Catalog, lazy bool) (*retrieval.Index, error) {
 	r, err := binenc.NewSharedReader(p.indexData)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := retrieval.Decode(r, cat)
+	decode := retrieval.Decode
+	if lazy {
+		decode = retrieval.DecodeLazy
+	}
+	ix, err := decode(r, cat)
 	if err != nil {
 		return nil, err
 	}

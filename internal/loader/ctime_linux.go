@@ -16,3 +16,14 @@ func changeTime(info os.FileInfo) string {
 	}
 	return strconv.FormatInt(st.Ctim.Sec, 10) + "." + strconv.FormatInt(st.Ctim.Nsec, 10)
 }
+
+// appendChangeTime appends changeTime(info) to b.
+func appendChangeTime(b []byte, info os.FileInfo) []byte {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return b
+	}
+	b = strconv.AppendInt(b, st.Ctim.Sec, 10)
+	b = append(b, '.')
+	return strconv.AppendInt(b, st.Ctim.Nsec, 10)
+}

@@ -57,6 +57,8 @@ type scanner struct {
 	// records every listing this scan used (see Record.Folders).
 	prior  map[string]*FolderRecord
 	listed []FolderRecord
+	// pre holds stats taken ahead (nil: none).
+	pre *prestat
 }
 
 func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string, args ...any) {
@@ -67,12 +69,12 @@ func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string,
 // error; whether that is worth reporting is the caller's decision (a
 // missing default root is not). The returned *os.Root stays
 // open for reading the skills found; the caller closes it.
-func discover(root string, precedence int, limits Limits, prior map[string]*FolderRecord) (*os.Root, *scanner, error) {
+func discover(root string, precedence int, limits Limits, prior map[string]*FolderRecord, pre *prestat) (*os.Root, *scanner, error) {
 	fsRoot, real, err := openRoot(root)
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, prior: prior}
+	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, prior: prior, pre: pre}
 	s.walk(real, ".", 0)
 	return fsRoot, s, nil
 }
@@ -85,14 +87,14 @@ func discover(root string, precedence int, limits Limits, prior map[string]*Fold
 // window (see Record) guards a change within the same clock tick.
 func (s *scanner) list(dirReal string) ([]fs.DirEntry, error) {
 	stamp, trusted := "", false
-	if info, err := os.Lstat(dirReal); err == nil && info.IsDir() {
+	if info, err := s.pre.lstatFolder(dirReal); err == nil && info.IsDir() {
 		stamp, trusted = StampInfo(info), !racy(info, time.Now())
 	}
 	if p, ok := s.prior[dirReal]; ok && trusted && p.Stamp == stamp {
 		s.listed = append(s.listed, *p)
 		out := make([]fs.DirEntry, len(p.Entries))
-		for i, e := range p.Entries {
-			out[i] = e
+		for i := range p.Entries {
+			out[i] = &p.Entries[i] // a pointer: no copy of the entry on the heap
 		}
 		return out, nil
 	}
@@ -241,7 +243,7 @@ func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry, entries []fs.DirE
 		}
 		file = target
 	}
-	info, err := os.Stat(file)
+	info, err := s.pre.statFile(file)
 	if err != nil || !info.Mode().IsRegular() {
 		s.diag(fileRel, ir.CodeReadError, ir.SeverityError, "SKILL.md is not a regular file")
 		return

@@ -136,9 +136,10 @@ func LoadRecorded(ctx context.Context, opts Options) (*ir.Catalog, *Record, erro
 		}
 	}
 	var listed []FolderRecord
+	pre := newPrestat(opts.Prior)
 	for i, r := range roots {
 		irRoots = append(irRoots, ir.Root{Dir: r, Precedence: i})
-		fsRoot, sc, err := discover(r, i, opts.Limits, priorFolders)
+		fsRoot, sc, err := discover(r, i, opts.Limits, priorFolders, pre)
 		if err != nil {
 			fromEnv := !named && env != "" && r == env
 			if named || fromEnv {

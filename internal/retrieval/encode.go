@@ -3,6 +3,7 @@ package retrieval
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/rlmc-dev/rlmc/internal/binenc"
 	"github.com/rlmc-dev/rlmc/internal/pulse"
@@ -16,18 +17,7 @@ import (
 // so a field added to Index without a place here fails it.
 func (ix *Index) Encode(w *binenc.Writer) {
 	w.Uint(uint64(len(ix.units)))
-	w.Uint(uint64(len(ix.postings)))
-	for t, ps := range ix.postings {
-		w.Str(t)
-		w.Uint(uint64(len(ps)))
-		last := int32(0)
-		for _, p := range ps {
-			w.Int(int64(p.unit - last)) // ascending: small deltas
-			last = p.unit
-			w.Uint(uint64(p.fields))
-			w.Float64(p.sat)
-		}
-	}
+	encodeTable(w, ix.postings.m, strings.Compare, w.Strs, putPostings)
 	w.Count(len(ix.phrases), ix.phrases == nil)
 	for _, ph := range ix.phrases {
 		w.Int(int64(ph.unit))
@@ -37,12 +27,13 @@ func (ix *Index) Encode(w *binenc.Writer) {
 		w.Str(ph.text)
 	}
 	ix.phraseSeqs.encode(w)
-	w.Uint(uint64(len(ix.bigrams)))
-	for g, units := range ix.bigrams {
-		w.Str(g[0])
-		w.Str(g[1])
-		w.Int32s(units)
-	}
+	encodeTable(w, ix.bigrams.m, compareBigrams, func(gs []bigram) {
+		w.Uint(uint64(len(gs)))
+		for _, g := range gs {
+			w.Str(g[0])
+			w.Str(g[1])
+		}
+	}, putUnits)
 	ix.objects.encode(w)
 	ix.actions.encode(w)
 	encodeLists(w, ix.unitObjects)
@@ -55,7 +46,27 @@ func (ix *Index) Encode(w *binenc.Writer) {
 // Decode reads an index that Encode wrote for a catalog equal to cat, and
 // links it to cat. It fails, never panics, on input Encode did not write
 // or that does not fit cat.
-func Decode(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
+func Decode(r *binenc.Reader, cat *ir.Catalog) (*Index, error) {
+	ix, err := DecodeLazy(r, cat)
+	if err != nil {
+		return nil, err
+	}
+	var ok1, ok2 bool
+	ix.postings.m, ok1 = ix.postings.lz.all()
+	ix.bigrams.m, ok2 = ix.bigrams.lz.all()
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("decoding the index: %w", binenc.ErrCorrupt)
+	}
+	ix.postings.lz, ix.bigrams.lz = nil, nil
+	return ix, nil
+}
+
+// DecodeLazy is Decode leaving the postings and bigram lists as encoded,
+// each decoded when a compile first asks for it: a start from a cache
+// reads a few of them. From a shared reader (binenc.NewSharedReader) the
+// index keeps slices of the reader's input. A list that turns out not to
+// decode is empty: the caller checksums what it reads.
+func DecodeLazy(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
 	defer func() {
 		// The reader bounds every length; an index that decodes but does
 		// not fit its own tables must not take the process down either.
@@ -68,21 +79,7 @@ func Decode(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
 	if n := r.Len(); n != len(ix.units) {
 		return nil, fmt.Errorf("decoding the index: %d units, the catalog indexes %d: %w", n, len(ix.units), binenc.ErrCorrupt)
 	}
-	n := r.Len()
-	ix.postings = make(map[string][]posting, n)
-	for range n {
-		t := r.Str()
-		ps := make([]posting, r.Len())
-		last := int32(0)
-		for i := range ps {
-			last += int32(r.Int())
-			ps[i] = posting{unit: last, fields: uint8(r.Uint()), sat: r.Float64()}
-			if last < 0 || int(last) >= len(ix.units) {
-				return nil, binenc.ErrCorrupt
-			}
-		}
-		ix.postings[t] = ps
-	}
+	ix.postings.lz = readTable(r, r.Strs(), strings.Compare, decodePostings, len(ix.units))
 	if n, isNil := r.Count(); !isNil {
 		ix.phrases = make([]phrase, n)
 	}
@@ -90,12 +87,11 @@ func Decode(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
 		ix.phrases[i] = phrase{unit: int32(r.Int()), kind: field(r.Int()), stems: r.Strs(), weight: r.Float64(), text: r.Str()}
 	}
 	ix.phraseSeqs = decodeSeqMatcher(r)
-	n = r.Len()
-	ix.bigrams = make(map[bigram][]int32, n)
-	for range n {
-		g := bigram{r.Str(), r.Str()}
-		ix.bigrams[g] = r.Int32s()
+	grams := make([]bigram, r.Len())
+	for i := range grams {
+		grams[i] = bigram{r.Str(), r.Str()}
 	}
+	ix.bigrams.lz = readTable(r, grams, compareBigrams, decodeUnits, len(ix.units))
 	ix.objects, ix.actions = decodeKeySet(r), decodeKeySet(r)
 	ix.unitObjects, ix.unitActions = decodeLists(r), decodeLists(r)
 	ix.wholeNames = decodeSeqMatcher(r)
@@ -109,13 +105,6 @@ func Decode(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
 	for _, ph := range ix.phrases {
 		if ph.unit < 0 || int(ph.unit) >= units {
 			r.Fail()
-		}
-	}
-	for _, us := range ix.bigrams {
-		for _, u := range us {
-			if u < 0 || int(u) >= units {
-				r.Fail()
-			}
 		}
 	}
 	if len(ix.aliases) != units || len(ix.unitObjects) != units || len(ix.unitActions) != units {

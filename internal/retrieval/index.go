@@ -144,12 +144,12 @@ type Index struct {
 	// byCatalog maps a catalog position to an index position, or -1: a
 	// compile walks every catalog unit, and a slice beats a name lookup.
 	byCatalog []int32
-	postings  map[string][]posting
+	postings  postingMap
 	// phrases are the units' phrases by id; phraseSeqs finds their stems
 	// in a task.
 	phrases    []phrase
 	phraseSeqs *seqMatcher
-	bigrams    map[bigram][]int32 // consecutive stems -> units, ascending
+	bigrams    bigramMap // consecutive stems -> units, ascending
 	// objects and actions hold every declared object and action (object
 	// and verb triggers); unitObjects and unitActions list each unit's
 	// keys.
@@ -337,7 +337,7 @@ func (ix *Index) weighNames() {
 		}
 		var info float64
 		for _, s := range ph.stems {
-			if df := len(ix.postings[s]); df > 0 && !stopWords[s] {
+			if df := len(ix.postings.get(s)); df > 0 && !stopWords[s] {
 				info += ix.idf(n, df)
 			}
 		}
@@ -721,18 +721,18 @@ func (t *table) fill(ix *Index, bags []bag, p *pulse.Pulse) bool {
 		}
 	}
 	// Each cursor now stands at the end of its list, where the next began.
-	ix.postings = make(map[string][]posting, len(t.terms))
+	ix.postings.m = make(map[string][]posting, len(t.terms))
 	start := 0
 	for k, term := range t.terms {
 		end := int(at[k])
-		ix.postings[term] = postings[start:end:end]
+		ix.postings.m[term] = postings[start:end:end]
 		start = end
 	}
-	ix.bigrams = make(map[bigram][]int32, len(t.grams))
+	ix.bigrams.m = make(map[bigram][]int32, len(t.grams))
 	start = 0
 	for k, g := range t.grams {
 		end := int(gat[k])
-		ix.bigrams[g] = units[start:end:end]
+		ix.bigrams.m[g] = units[start:end:end]
 		start = end
 	}
 	return true
