@@ -119,7 +119,7 @@ working directory and the user roots (or $RLMC_SKILLS_ROOT), except
 Only the host selects explicit-user-only skills: --select in the hook's
 command line, or the policy. The prompt never does.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			defer gctune.Start(gctune.Command)()
+			defer gctune.StartShort(gctune.Command)()
 			return runHook(cmd.Context(), p, stdin, stdout, stderr)
 		},
 	}

@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -226,18 +227,12 @@ func (bg *Bag) Encode(w *binenc.Writer) {
 	w.Strs(bg.aliases)
 	b := &bg.b
 	w.Strs(b.terms)
-	for _, tf := range b.tf {
-		var mask uint8
-		for f := range tf {
-			if tf[f] != 0 {
-				mask |= 1 << f
-			}
-		}
+	at := 0
+	for _, mask := range b.fields {
 		w.Uint(uint64(mask))
-		for f := range tf {
-			if mask&(1<<f) != 0 {
-				w.Float32(tf[f])
-			}
+		for range bits.OnesCount8(mask) {
+			w.Float32(b.counts[at])
+			at++
 		}
 	}
 	for _, l := range b.lens {
@@ -257,17 +252,19 @@ func DecodeBag(r *binenc.Reader) (*Bag, error) {
 	bg := &Bag{aliases: r.Strs()}
 	b := &bg.b
 	b.terms = r.Strs()
-	b.tf = make([][numFields]float32, len(b.terms))
-	for i := range b.tf {
-		mask := r.Uint()
-		for f := range numFields {
-			if mask&(1<<f) != 0 {
-				b.tf[i][f] = r.Float32()
-			}
-		}
+	if b.terms != nil {
+		b.fields, b.counts = make([]uint8, len(b.terms)), []float32{}
 	}
-	if len(b.terms) == 0 && b.terms == nil {
-		b.tf = nil
+	for i := range b.fields {
+		mask := r.Uint()
+		if mask >= 1<<numFields {
+			r.Fail()
+			break
+		}
+		b.fields[i] = uint8(mask)
+		for range bits.OnesCount8(b.fields[i]) {
+			b.counts = append(b.counts, r.Float32())
+		}
 	}
 	for f := range b.lens {
 		b.lens[f] = r.Float32()

@@ -118,7 +118,7 @@ func TestBuildWith(t *testing.T) {
 					if bg == nil {
 						return nil
 					}
-					return &Bag{aliases: append([]string{"stale"}, bg.aliases...), b: bag{terms: []string{"stale"}, tf: make([][numFields]float32, 1)}}
+					return &Bag{aliases: append([]string{"stale"}, bg.aliases...), b: bag{terms: []string{"stale"}, fields: []uint8{0}, counts: []float32{}}}
 				}},
 			}
 			for _, tt := range tests {

@@ -332,13 +332,18 @@ func (c *config) hookSequence(n int, bin binary, args []string, cacheDir string,
 	return nil
 }
 
-// cacheReady: a catalog cache file is in dir and no builder holds its lock.
+// cacheReady: a catalog cache file is in dir and no builder that still
+// runs holds a build lock.
 func cacheReady(dir string) bool {
 	entries, _ := os.ReadDir(dir)
 	cache := false
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".lock") {
-			return false
+			data, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+			if err != nil || syscall.Kill(pid, 0) == nil {
+				return false
+			}
 		}
 		cache = cache || strings.HasSuffix(e.Name(), ".cache")
 	}
