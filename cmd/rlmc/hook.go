@@ -63,6 +63,7 @@ type hookParams struct {
 	// cold: past it, the load is left to a builder (0: until shortly
 	// before the deadline, see loadMargin).
 	loadTimeout time.Duration
+	loadBy      time.Time // when the load is left to a builder
 	noCache     bool
 }
 
@@ -144,11 +145,15 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 	if p.budget < 0 || p.timeout <= 0 || p.maxChars <= 0 || p.loadTimeout < 0 {
 		return fmt.Errorf("--budget, --max-chars and --timeout must be positive")
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	// The deadline counts from the process's start, as the client's
+	// does: starting a 30 MB program on a busy machine can take a tenth
+	// of it.
+	ctx, cancel := context.WithDeadline(ctx, processStart.Add(p.timeout))
 	defer cancel()
 	if p.loadTimeout == 0 {
 		p.loadTimeout = max(p.timeout-loadMargin(p.timeout), 0)
 	}
+	p.loadBy = processStart.Add(p.loadTimeout)
 	type answer struct {
 		out []byte
 		err error
@@ -167,27 +172,42 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 		}()
 		a.out, a.err = hookAnswer(ctx, p, stdin, stderr, &cold)
 	}()
-	select {
-	case a := <-done:
-		if a.err != nil {
-			return a.err
-		}
-		_, err := stdout.Write(a.out)
-		return err
-	case <-ctx.Done():
-		// Whatever still runs (a read that ignores the context) is
-		// left behind: the process exits, the prompt goes on. A load
-		// without a cache is left to a builder.
-		if err := cold.leave(); err != nil {
+	// A load without a cache is left to a builder at p.loadBy whether or
+	// not it heeds its context at once.
+	leave := time.NewTimer(time.Until(p.loadBy))
+	defer leave.Stop()
+	for {
+		select {
+		case a := <-done:
+			if a.err != nil {
+				return a.err
+			}
+			_, err := stdout.Write(a.out)
 			return err
+		case <-leave.C:
+			if err := cold.leave(); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			// Whatever still runs (a read that ignores the context) is
+			// left behind: the process exits, the prompt goes on. A
+			// load without a cache is left to a builder.
+			if err := cold.leave(); err != nil {
+				return err
+			}
+			return fmt.Errorf("no answer within %v", p.timeout)
 		}
-		return fmt.Errorf("no answer within %v", p.timeout)
 	}
 }
 
 // loadMargin is how long before its deadline a hook leaves a load without
-// a cache to a builder: time to start one and answer.
-func loadMargin(timeout time.Duration) time.Duration { return min(timeout/10, 100*time.Millisecond) }
+// a cache to a builder: time to start one (a fork and an exec, up to a
+// tenth of a second on a busy machine), answer and exit.
+func loadMargin(timeout time.Duration) time.Duration { return min(timeout*2/5, 400*time.Millisecond) }
+
+// processStart is when this process began running Go code, near enough
+// to when the client started it.
+var processStart = time.Now()
 
 // coldLoad is a load of a catalog whose cache file is not there yet, which
 // a hook that cannot wait for it leaves to a builder process (see
@@ -287,7 +307,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 			cold.begin(func() error { return startBuilder(cache, key, args) })
 			defer cold.end()
 			var cancel context.CancelFunc
-			loadCtx, cancel = context.WithTimeout(ctx, p.loadTimeout)
+			loadCtx, cancel = context.WithDeadline(ctx, p.loadBy)
 			defer cancel()
 		}
 	}
