@@ -345,3 +345,27 @@ func (r *Reader) Raw() []byte {
 	}
 	return b
 }
+
+// StrID reads a string reference as Str does, but returns the string's
+// position in the table (see StrAt) rather than the string: a reader that
+// keeps many references keeps 4 bytes for each, not a string header.
+func (r *Reader) StrID() uint32 {
+	id := r.Uint()
+	if r.err != nil {
+		return 0
+	}
+	if id >= uint64(len(r.strs)) {
+		r.fail()
+		return 0
+	}
+	return uint32(id)
+}
+
+// StrAt returns the string at position id of the table, "" when there is
+// none.
+func (r *Reader) StrAt(id uint32) string {
+	if int(id) >= len(r.strs) {
+		return ""
+	}
+	return r.strs[id]
+}

@@ -126,3 +126,38 @@ func TestCorrupt(t *testing.T) {
 		t.Errorf("a huge length: got %d, %v; want 0 and an error", n, r.Err())
 	}
 }
+
+// TestStrID: a reference read as a position gives the string back through
+// StrAt; a position out of the table is corrupt input for StrID and "" for
+// StrAt.
+func TestStrID(t *testing.T) {
+	w := NewWriter()
+	w.Str("a")
+	w.Str("b")
+	w.Str("a")
+	r, err := NewSharedReader(w.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"a", "b", "a"} {
+		if got := r.StrAt(r.StrID()); got != want {
+			t.Errorf("StrAt(StrID()): got %q; want %q", got, want)
+		}
+	}
+	if err := r.Done(); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.StrAt(7); got != "" {
+		t.Errorf("StrAt(7): got %q", got)
+	}
+	bad := NewWriter()
+	bad.Str("x")
+	data := append(bad.Bytes()[:len(bad.Bytes())-1], 9) // a reference past the table
+	r, err = NewReader(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.StrID(); r.Err() == nil {
+		t.Error("a reference past the table read without an error")
+	}
+}

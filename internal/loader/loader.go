@@ -137,6 +137,9 @@ func LoadRecorded(ctx context.Context, opts Options) (*ir.Catalog, *Record, erro
 	}
 	var listed []FolderRecord
 	pre := newPrestat(opts.Prior)
+	if opts.Prior != nil {
+		all = make([]found, 0, len(opts.Prior.Units)) // as many as last time, most likely
+	}
 	for i, r := range roots {
 		irRoots = append(irRoots, ir.Root{Dir: r, Precedence: i})
 		fsRoot, sc, err := discover(r, i, opts.Limits, priorFolders, pre)
@@ -189,12 +192,17 @@ func LoadRecorded(ctx context.Context, opts Options) (*ir.Catalog, *Record, erro
 			prior[opts.Prior.Units[i].Origin.DirReal] = &opts.Prior.Units[i]
 		}
 	}
+	// Reused units are copied into one allocation.
+	var slab []ir.Unit
+	if prior != nil {
+		slab = make([]ir.Unit, len(all))
+	}
 	if err := parallel(ctx, len(all), func(i int) {
 		r := &rec.Units[i]
 		r.Origin = all[i].origin
 		if p, ok := reusable(all[i], prior); ok {
 			r.Items, r.Trusted, r.Reused = p.Items, true, true
-			r.Unit, r.Diags = p.reuse()
+			r.Unit, r.Diags = p.reuse(&slab[i])
 		} else {
 			rc := &recorder{trusted: all[i].trusted}
 			r.Unit, r.Diags = loadOne(all[i], opts.Limits, rc)

@@ -213,10 +213,10 @@ func absentFrom(f found, path string) bool {
 	return !ok
 }
 
-// reuse returns a copy of p's unit and diagnostics as a fresh load would
-// make them, shadowing undone (it is decided again).
-func (p *UnitRecord) reuse() (*ir.Unit, ir.Diagnostics) {
-	u := *p.Unit
+// reuse copies p's unit into u and returns it with its diagnostics, as a
+// fresh load would make them, shadowing undone (it is decided again).
+func (p *UnitRecord) reuse(u *ir.Unit) (*ir.Unit, ir.Diagnostics) {
+	*u = *p.Unit
 	u.Status, u.ShadowedBy = p.Status, ""
-	return &u, append(ir.Diagnostics(nil), p.Diags...)
+	return u, append(ir.Diagnostics(nil), p.Diags...)
 }

@@ -80,7 +80,7 @@ func DecodeLazy(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
 	if n := r.Len(); n != len(ix.units) {
 		return nil, fmt.Errorf("decoding the index: %d units, the catalog indexes %d: %w", n, len(ix.units), binenc.ErrCorrupt)
 	}
-	ix.postings.lz = readTable(r, r.Strs(), strings.Compare, decodePostings, len(ix.units))
+	ix.postings.lz = readTable(r, r.Strs(), func(t string) string { return t }, strings.Compare, decodePostings, len(ix.units))
 	if n, isNil := r.Count(); !isNil {
 		ix.phrases = make([]phrase, n)
 	}
@@ -88,11 +88,12 @@ func DecodeLazy(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
 		ix.phrases[i] = phrase{unit: int32(r.Int()), kind: field(r.Int()), stems: r.Strs(), weight: r.Float64(), text: r.Str()}
 	}
 	ix.phraseSeqs = decodeSeqMatcher(r)
-	grams := make([]bigram, r.Len())
+	grams := make([]uint64, r.Len())
 	for i := range grams {
-		grams[i] = bigram{r.Str(), r.Str()}
+		grams[i] = uint64(r.StrID())<<32 | uint64(r.StrID())
 	}
-	ix.bigrams.lz = readTable(r, grams, compareBigrams, decodeUnits, len(ix.units))
+	gram := func(k uint64) bigram { return bigram{r.StrAt(uint32(k >> 32)), r.StrAt(uint32(k))} }
+	ix.bigrams.lz = readTable(r, grams, gram, compareBigrams, decodeUnits, len(ix.units))
 	ix.objects, ix.actions = decodeKeySet(r), decodeKeySet(r)
 	ix.unitObjects, ix.unitActions = decodeLists(r), decodeLists(r)
 	ix.wholeNames = decodeSeqMatcher(r)

@@ -21,7 +21,7 @@ import (
 // postingMap maps a term to its postings, ascending by unit.
 type postingMap struct {
 	m  map[string][]posting
-	lz *lazyLists[string, posting]
+	lz *lazyLists[string, string, posting]
 }
 
 func (p *postingMap) get(t string) []posting {
@@ -39,10 +39,12 @@ func (p *postingMap) has(t string) bool {
 	return p.lz.find(t) >= 0
 }
 
-// bigramMap maps a bigram to its units, ascending.
+// bigramMap maps a bigram to its units, ascending. Decoded lazily, its
+// keys are the two stems' positions in the encoding's string table, packed
+// in a uint64: a catalog has as many distinct bigrams as postings nearly.
 type bigramMap struct {
 	m  map[bigram][]int32
-	lz *lazyLists[bigram, int32]
+	lz *lazyLists[uint64, bigram, int32]
 }
 
 func (b *bigramMap) get(g bigram) []int32 {
@@ -67,14 +69,16 @@ func compareBigrams(a, b bigram) int {
 	return strings.Compare(a[1], b[1])
 }
 
-// lazyLists holds lists keyed by K as encoded: keys sorted, offs[i] the
-// start of key i's list in data (offs[len(keys)] its end), each list
-// decoded by decode on first use and kept. It is safe for concurrent use.
-type lazyLists[K comparable, V any] struct {
+// lazyLists holds lists as encoded, keyed by K and looked up by T: keys
+// sorted, offs[i] the start of key i's list in data (offs[len(keys)] its
+// end), each list decoded by decode on first use and kept. It is safe for
+// concurrent use.
+type lazyLists[K, T comparable, V any] struct {
 	keys   []K
-	offs   []byte // len(keys)+1 little-endian uint32s
+	key    func(K) T // the lookup key of a stored one
+	offs   []byte    // len(keys)+1 little-endian uint32s
 	data   []byte
-	cmp    func(K, K) int
+	cmp    func(T, T) int
 	decode func(data []byte, units int) ([]V, bool)
 	units  int // a list naming a unit at or past it does not decode
 
@@ -82,21 +86,31 @@ type lazyLists[K comparable, V any] struct {
 	memo map[int32][]V
 }
 
-func (l *lazyLists[K, V]) off(i int) int { return int(binary.LittleEndian.Uint32(l.offs[4*i:])) }
+func (l *lazyLists[K, T, V]) off(i int) int { return int(binary.LittleEndian.Uint32(l.offs[4*i:])) }
 
-// find returns the position of k, or -1.
-func (l *lazyLists[K, V]) find(k K) int {
-	i, ok := slices.BinarySearchFunc(l.keys, k, l.cmp)
+// find returns the position of t, or -1.
+func (l *lazyLists[K, T, V]) find(t T) int {
+	i, ok := slices.BinarySearchFunc(l.keys, t, func(k K, t T) int { return l.cmp(l.key(k), t) })
 	if !ok {
 		return -1
 	}
 	return i
 }
 
-// get returns k's list, nil when there is none. A list that does not
+// list returns the encoding of list i, ok false when its offsets do not
+// hold together.
+func (l *lazyLists[K, T, V]) list(i int) ([]byte, bool) {
+	from, to := l.off(i), l.off(i+1)
+	if from > to || to > len(l.data) {
+		return nil, false
+	}
+	return l.data[from:to], true
+}
+
+// get returns t's list, nil when there is none. A list that does not
 // decode (which the file's checksum makes a bug, not damage) is empty.
-func (l *lazyLists[K, V]) get(k K) []V {
-	i := l.find(k)
+func (l *lazyLists[K, T, V]) get(t T) []V {
+	i := l.find(t)
 	if i < 0 {
 		return nil
 	}
@@ -105,7 +119,11 @@ func (l *lazyLists[K, V]) get(k K) []V {
 	if vs, ok := l.memo[int32(i)]; ok {
 		return vs
 	}
-	vs, ok := l.decode(l.data[l.off(i):l.off(i+1)], l.units)
+	data, ok := l.list(i)
+	var vs []V
+	if ok {
+		vs, ok = l.decode(data, l.units)
+	}
 	if !ok {
 		vs = []V{}
 	}
@@ -116,31 +134,33 @@ func (l *lazyLists[K, V]) get(k K) []V {
 	return vs
 }
 
-// all decodes every list into a map, false when one does not decode.
-func (l *lazyLists[K, V]) all() (map[K][]V, bool) {
-	m := make(map[K][]V, len(l.keys))
+// all decodes every list into a map, false when one does not decode or
+// the keys are not strictly ascending.
+func (l *lazyLists[K, T, V]) all() (map[T][]V, bool) {
+	m := make(map[T][]V, len(l.keys))
 	for i, k := range l.keys {
-		vs, ok := l.decode(l.data[l.off(i):l.off(i+1)], l.units)
+		if i > 0 && l.cmp(l.key(l.keys[i-1]), l.key(k)) >= 0 {
+			return nil, false
+		}
+		data, ok := l.list(i)
+		var vs []V
+		if ok {
+			vs, ok = l.decode(data, l.units)
+		}
 		if !ok {
 			return nil, false
 		}
-		m[k] = vs
+		m[l.key(k)] = vs
 	}
 	return m, true
 }
 
-// check reports whether the table is laid out as encodeTable writes it:
-// keys strictly ascending, offsets ascending within data.
-func (l *lazyLists[K, V]) check() bool {
-	if len(l.offs) != 4*(len(l.keys)+1) || l.off(0) != 0 || l.off(len(l.keys)) != len(l.data) {
-		return false
-	}
-	for i := range l.keys {
-		if l.off(i) > l.off(i+1) || (i > 0 && l.cmp(l.keys[i-1], l.keys[i]) >= 0) {
-			return false
-		}
-	}
-	return true
+// check reports whether the offsets table fits the keys and the lists;
+// each list's own offsets are checked when it is read, and the keys'
+// order by all (a table out of order answers lookups wrongly, never
+// out of bounds, and the cache file's checksum stands against it).
+func (l *lazyLists[K, T, V]) check() bool {
+	return len(l.offs) == 4*(len(l.keys)+1) && l.off(0) == 0 && l.off(len(l.keys)) == len(l.data)
 }
 
 // encodeTable writes the lists of m, sorted by key, with putKeys writing
@@ -163,10 +183,10 @@ func encodeTable[K comparable, V any](w *binenc.Writer, m map[K][]V, cmp func(K,
 	w.Raw(data)
 }
 
-// readTable reads what encodeTable wrote, keys by getKeys, leaving the
+// readTable reads what encodeTable wrote, given its keys, leaving the
 // lists encoded; nil when it is not laid out as written.
-func readTable[K comparable, V any](r *binenc.Reader, keys []K, cmp func(K, K) int, decode func([]byte, int) ([]V, bool), units int) *lazyLists[K, V] {
-	l := &lazyLists[K, V]{keys: keys, offs: r.Raw(), data: r.Raw(), cmp: cmp, decode: decode, units: units}
+func readTable[K, T comparable, V any](r *binenc.Reader, keys []K, key func(K) T, cmp func(T, T) int, decode func([]byte, int) ([]V, bool), units int) *lazyLists[K, T, V] {
+	l := &lazyLists[K, T, V]{keys: keys, key: key, offs: r.Raw(), data: r.Raw(), cmp: cmp, decode: decode, units: units}
 	if r.Err() != nil || len(l.data) > math.MaxUint32 || !l.check() {
 		r.Fail()
 		return nil
