@@ -199,7 +199,7 @@ func (c *Cache) load(ctx context.Context, opts loader.Options, policy []byte, de
 	prior := c.read(file, key)
 	if prior != nil {
 		st.Hit = true
-		opts.Prior = prior.rec
+		opts.Prior, opts.PriorOwned = prior.rec, true
 	}
 	cat, rec, err := loader.LoadRecorded(ctx, opts)
 	if err != nil {

@@ -57,6 +57,10 @@ type Options struct {
 	// (see Record). The caller must make sure Prior was loaded with the
 	// same limits and by the same rlmc; package catcache keys it so.
 	Prior *Record
+	// PriorOwned lets the load take Prior's units themselves, not copies
+	// of them: Prior was made for this load alone (decoded from a cache
+	// file) and is not used after it.
+	PriorOwned bool
 }
 
 // RootError is a root the caller named (in Options.Roots, or through
@@ -192,9 +196,10 @@ func LoadRecorded(ctx context.Context, opts Options) (*ir.Catalog, *Record, erro
 			prior[opts.Prior.Units[i].Origin.DirReal] = &opts.Prior.Units[i]
 		}
 	}
-	// Reused units are copied into one allocation.
+	// Reused units are taken as they are from a prior owned by this load,
+	// else copied into one allocation.
 	var slab []ir.Unit
-	if prior != nil {
+	if prior != nil && !opts.PriorOwned {
 		slab = make([]ir.Unit, len(all))
 	}
 	if err := parallel(ctx, len(all), func(i int) {
@@ -202,7 +207,11 @@ func LoadRecorded(ctx context.Context, opts Options) (*ir.Catalog, *Record, erro
 		r.Origin = all[i].origin
 		if p, ok := reusable(all[i], prior); ok {
 			r.Items, r.Trusted, r.Reused = p.Items, true, true
-			r.Unit, r.Diags = p.reuse(&slab[i])
+			u := p.Unit
+			if slab != nil {
+				u = &slab[i]
+			}
+			r.Unit, r.Diags = p.reuse(u)
 		} else {
 			rc := &recorder{trusted: all[i].trusted}
 			r.Unit, r.Diags = loadOne(all[i], opts.Limits, rc)

@@ -213,10 +213,13 @@ func absentFrom(f found, path string) bool {
 	return !ok
 }
 
-// reuse copies p's unit into u and returns it with its diagnostics, as a
-// fresh load would make them, shadowing undone (it is decided again).
+// reuse copies p's unit into u (p.Unit itself: no copy) and returns it
+// with its diagnostics, as a fresh load would make them, shadowing undone
+// (it is decided again).
 func (p *UnitRecord) reuse(u *ir.Unit) (*ir.Unit, ir.Diagnostics) {
-	*u = *p.Unit
+	if u != p.Unit {
+		*u = *p.Unit
+	}
 	u.Status, u.ShadowedBy = p.Status, ""
 	return u, append(ir.Diagnostics(nil), p.Diags...)
 }
