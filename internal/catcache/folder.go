@@ -70,10 +70,10 @@ func (o *Off) Error() string {
 
 // Caps on what a cache file read may take; a file larger is not read (it
 // is replaced by the next store), and a store that would write one larger
-// does not. A catalog's file takes about 1.5 KiB a skill (1.5 MiB for
-// 1,000 generated skills, see BenchmarkLoad), so maxCacheBytes holds some
-// 170,000 skills, many times the 2,000 folders a root is scanned for by
-// default; a token count takes under 100 bytes, so maxCountsBytes holds
+// does not. A catalog's file takes about 4 KiB a skill of 3-4 KB (see
+// BenchmarkLoad and internal/bench/startup), so maxCacheBytes holds some
+// 60,000 such skills, many times the 2,000 folders a root is scanned for
+// by default; a token count takes under 100 bytes, so maxCountsBytes holds
 // maxCounts three times over.
 const (
 	maxCacheBytes  = 256 << 20

@@ -496,7 +496,16 @@ func clip(s string) string {
 // more restrictive, and one that cannot be read must never leave it more
 // permissive.
 func readBeside(f found, dir *os.Root, rel string, s *diagSink, rc *recorder) ([]byte, bool) {
-	rc.stamp(filepath.Join(f.dirReal, filepath.FromSlash(rel)))
+	path := filepath.Join(f.dirReal, filepath.FromSlash(rel))
+	if absentFrom(f, path) {
+		// The folder's listing, read (or found unchanged) by this load's
+		// discovery, has no such entry: absent, without a stat. An entry
+		// made since changes the folder's stamp, so the next load lists
+		// it again and sees it.
+		rc.items = append(rc.items, Item{Path: path, Stamp: "absent"})
+		return nil, false
+	}
+	rc.stamp(path)
 	if _, err := dir.Lstat(rel); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			s.add(0, ir.CodeReadError, ir.SeverityError, "cannot read %s: %v", rel, rootErr(err))
