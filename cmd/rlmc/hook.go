@@ -203,7 +203,7 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 // loadMargin is how long before its deadline a hook leaves a load without
 // a cache to a builder: time to start one (a fork and an exec, up to a
 // tenth of a second on a busy machine), answer and exit.
-func loadMargin(timeout time.Duration) time.Duration { return min(timeout*2/5, 400*time.Millisecond) }
+func loadMargin(timeout time.Duration) time.Duration { return min(timeout/4, 250*time.Millisecond) }
 
 // processStart is when this process began running Go code, near enough
 // to when the client started it.
