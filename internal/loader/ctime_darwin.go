@@ -6,17 +6,8 @@ import (
 	"syscall"
 )
 
-// changeTime is as on Linux (ctime_linux.go); darwin names the field
-// Ctimespec.
-func changeTime(info os.FileInfo) string {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok {
-		return ""
-	}
-	return strconv.FormatInt(st.Ctimespec.Sec, 10) + "." + strconv.FormatInt(st.Ctimespec.Nsec, 10)
-}
-
-// appendChangeTime appends changeTime(info) to b.
+// appendChangeTime is as on Linux (ctime_linux.go); darwin names the
+// field Ctimespec.
 func appendChangeTime(b []byte, info os.FileInfo) []byte {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
