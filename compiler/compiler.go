@@ -147,15 +147,16 @@ func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, error) {
 	policy := rules.Prepare()
 	defer policy.Wait()
-	return newCompilerIndex(ctx, cat, p, nil, policy)
+	return newCompilerIndex(ctx, cat, p, nil, "", policy)
 }
 
 // newCompilerIndex is newCompiler over an index of cat already built (or
-// decoded from a cache; a nil ix is built here) and a policy whose loading
+// decoded from a cache; a nil ix is built here), its catalog fingerprint
+// when the cache had it (else "", computed here) and a policy whose loading
 // the caller started, so that it overlaps loading the catalog. The caller
 // waits for the policy (rules.Pending.Wait) on its way out, so that it
 // leaves nothing running whether or not the engine was taken.
-func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrieval.Index, policy *rules.Pending) (*Compiler, error) {
+func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrieval.Index, fp string, policy *rules.Pending) (*Compiler, error) {
 	pl := pulse.New(ctx)
 	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}, pos: make(map[*ir.Unit]int, len(cat.Units))}
 	for i, u := range cat.Units {
@@ -187,7 +188,10 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 		return nil, &Error{Stage: StageDecide, Code: ErrPolicy, Message: err.Error()}
 	}
 	c.engine = engine
-	c.catalogFP = catalogFingerprint(cat)
+	c.catalogFP = fp
+	if fp == "" {
+		c.catalogFP = catalogFingerprint(cat)
+	}
 	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
 	c.diags = append(c.diags, retrieval.Diagnostics(cat, pl)...)
 	if pl.Now() {
@@ -217,38 +221,50 @@ func Load(ctx context.Context, opts Options, p Policy) (*Compiler, error) {
 // used, never an error. See package catcache for what it trusts.
 func LoadWith(ctx context.Context, opts Options, p Policy, cache *Cache) (*Compiler, error) {
 	r := Resolve(opts, p, Env{})
+	key, ok := policyKey(p)
+	if !ok {
+		cache = nil
+	}
 	policy := rules.Prepare()
 	defer policy.Wait()
-	var key []byte
-	if cache != nil {
-		var err error
-		if key, err = json.Marshal(p); err != nil {
-			// A policy always marshals; if one ever did not, the
-			// cache could not be keyed by it.
-			cache = nil
-		}
-	}
 	if cache == nil {
 		cat, _, err := loader.LoadResolved(ctx, r)
 		if err != nil {
 			return nil, err
 		}
-		return newCompilerIndex(ctx, cat, p, nil, policy)
+		return newCompilerIndex(ctx, cat, p, nil, "", policy)
 	}
-	cat, ix, _, err := cache.Load(ctx, r, key)
+	cat, ix, fp, _, err := cache.LoadDerived(ctx, r, key, catalogFingerprint)
 	if err != nil {
 		return nil, err
 	}
 	if ix == nil {
 		return nil, canceled("", ctx.Err())
 	}
-	c, err := newCompilerIndex(ctx, cat, p, ix, policy)
+	c, err := newCompilerIndex(ctx, cat, p, ix, fp, policy)
 	if err != nil {
 		return nil, err
 	}
 	c.cache, c.cacheKey, c.storedCounts = cache, cache.KeyOf(r, key), cache.Counts()
 	c.tokens.seed(c.storedCounts)
 	return c, nil
+}
+
+// policyKey returns the policy's part of the cache key; ok is false when
+// the policy cannot key a cache (a policy always marshals; if one ever did
+// not, the cache is not used).
+func policyKey(p Policy) ([]byte, bool) {
+	key, err := json.Marshal(p)
+	return key, err == nil
+}
+
+// CacheKey names the file of cache in which LoadWith(ctx, opts, p, cache)
+// keeps its catalog, for a host that asks whether it is there
+// (Cache.Has) or being built (Cache.Building, Cache.LockBuild) before it
+// loads.
+func CacheKey(opts Options, p Policy, cache *Cache) catcache.Key {
+	key, _ := policyKey(p)
+	return cache.KeyOf(Resolve(opts, p, Env{}), key)
 }
 
 // StoreCache writes to the catalog cache the compiler was loaded through

@@ -99,6 +99,9 @@ func newCatalogCache(noCache bool, stderr io.Writer) (*catcache.Cache, *catcache
 	if off != nil {
 		return nil, off
 	}
+	// A command loads its catalog once: the cache file is mapped, not
+	// read.
+	c.Mapped = true
 	if os.Getenv(catcache.EnvDebug) != "" {
 		c.Debug = stderr
 	}

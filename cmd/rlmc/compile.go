@@ -39,7 +39,7 @@ func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		// the task, joined by single spaces.
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			defer gctune.Start(gctune.Command)()
+			defer gctune.StartShort(gctune.Command)()
 			p.taskSet = cmd.Flags().Changed("task")
 			if len(args) > 0 {
 				if p.taskSet {

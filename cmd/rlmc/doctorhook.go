@@ -72,7 +72,7 @@ func doctorHook(ctx context.Context, r *doctorReport, file, project string, h cl
 	if h.Timeout > 0 {
 		timeout = time.Duration(h.Timeout) * time.Second
 	}
-	took, out, err := runHookCommand(ctx, h.Command, project, timeout)
+	took, out, note, err := runHookCommand(ctx, h.Command, project, timeout)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		r.add(secHook, ir.SeverityError, findHookTimeout, "%s: %s gave no answer within its timeout of %v", where, ir.EscapeText(h.Command), timeout)
@@ -80,9 +80,27 @@ func doctorHook(ctx context.Context, r *doctorReport, file, project string, h cl
 		r.add(secHook, ir.SeverityError, findHookFailed, "%s: %s: %s", where, ir.EscapeText(h.Command), ir.EscapeText(err.Error()))
 	case len(bytes.TrimSpace(out)) > 0 && !json.Valid(out):
 		r.add(secHook, ir.SeverityError, findHookFailed, "%s: %s printed something that is not JSON, which Claude Code adds to every prompt as it is", where, ir.EscapeText(h.Command))
+	case strings.Contains(note, "skills not ready"):
+		r.add(secHook, ir.SeverityInfo, findHookOK, "%s: %s answered in %v, without skills: the catalog cache was not built yet, and a builder it started is building it for the prompts after this one (run rlmc doctor again to measure them)",
+			where, ir.EscapeText(h.Command), took.Round(time.Millisecond))
 	default:
-		r.add(secHook, ir.SeverityInfo, findHookOK, "%s: %s answered in %v", where, ir.EscapeText(h.Command), took.Round(time.Millisecond))
+		r.add(secHook, ir.SeverityInfo, findHookOK, "%s: %s answered in %v (its own deadline: %v)", where, ir.EscapeText(h.Command), took.Round(time.Millisecond), hookDeadline(words))
 	}
+}
+
+// hookDeadline is the --timeout of an rlmc hook command's words, else the
+// default.
+func hookDeadline(words []string) time.Duration {
+	for i, w := range words {
+		v, ok := strings.CutPrefix(w, "--timeout=")
+		if !ok && w == "--timeout" && i+1 < len(words) {
+			v, ok = words[i+1], true
+		}
+		if d, err := time.ParseDuration(v); ok && err == nil && d > 0 {
+			return d
+		}
+	}
+	return defaultHookTimeout
 }
 
 // commandResolves checks that a hook's program can run: an absolute path
@@ -107,14 +125,14 @@ func commandResolves(prog string) error {
 
 // runHookCommand runs command as Claude Code does (through the shell, in
 // the project, with the project in CLAUDE_PROJECT_DIR) with a sample hook
-// input, and returns how long it took and what it printed. A non-zero exit
-// is an error carrying the first line of its stderr.
-func runHookCommand(ctx context.Context, command, project string, timeout time.Duration) (time.Duration, []byte, error) {
+// input, and returns how long it took, what it printed and the first line
+// of its stderr. A non-zero exit is an error carrying that line.
+func runHookCommand(ctx context.Context, command, project string, timeout time.Duration) (time.Duration, []byte, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	abs, err := filepath.Abs(project)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, "", err
 	}
 	input, _ := json.Marshal(map[string]string{"hook_event_name": hookEvent, "prompt": doctorHookPrompt, "cwd": abs, "session_id": "rlmc-doctor"})
 	var cmd *exec.Cmd
@@ -136,14 +154,14 @@ func runHookCommand(ctx context.Context, command, project string, timeout time.D
 	err = cmd.Run()
 	took := time.Since(start)
 	if ctx.Err() == context.DeadlineExceeded {
-		return took, nil, context.DeadlineExceeded
+		return took, nil, "", context.DeadlineExceeded
 	}
+	first, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
 	if err != nil {
-		first, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
 		if first != "" {
-			return took, nil, fmt.Errorf("%v: %s", err, first)
+			return took, nil, first, fmt.Errorf("%v: %s", err, first)
 		}
-		return took, nil, err
+		return took, nil, first, err
 	}
-	return took, stdout.Bytes(), nil
+	return took, stdout.Bytes(), first, nil
 }

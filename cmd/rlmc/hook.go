@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/catcache"
 	"github.com/rlmc-dev/rlmc/internal/gctune"
 	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/ir"
@@ -57,7 +59,12 @@ type hookParams struct {
 	budget   int
 	maxChars int
 	timeout  time.Duration
-	noCache  bool
+	// loadTimeout bounds the catalog's load when the catalog cache is
+	// cold: past it, the load is left to a builder (0: until shortly
+	// before the deadline, see loadMargin).
+	loadTimeout time.Duration
+	loadBy      time.Time // when the load is left to a builder
+	noCache     bool
 }
 
 // hookInput is the part of Claude Code's UserPromptSubmit input the hook
@@ -113,7 +120,7 @@ working directory and the user roots (or $RLMC_SKILLS_ROOT), except
 Only the host selects explicit-user-only skills: --select in the hook's
 command line, or the policy. The prompt never does.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			defer gctune.Start(gctune.Command)()
+			defer gctune.StartShort(gctune.Command)()
 			return runHook(cmd.Context(), p, stdin, stdout, stderr)
 		},
 	}
@@ -125,24 +132,34 @@ command line, or the policy. The prompt never does.`,
 	fl.IntVar(&p.budget, "budget", 0, "positive token ceiling for the selected bodies (default from the policy, else 8000)")
 	fl.IntVar(&p.maxChars, "max-chars", hookMaxChars, "positive ceiling on the whole output in characters (Claude Code's limit); bodies that do not fit are rendered as references")
 	fl.DurationVar(&p.timeout, "timeout", defaultHookTimeout, "deadline of the whole hook run")
+	fl.DurationVar(&p.loadTimeout, "load-timeout", 0, "how long a load without a catalog cache may take before it is left to a builder (default: until shortly before the deadline)")
+	fl.MarkHidden("load-timeout")
 	registerNoCache(cc, &p.noCache)
-	hook.AddCommand(cc)
+	hook.AddCommand(cc, newHookBuildCmd(stderr))
 	return hook
 }
 
 // runHook answers one hook call. Its errors are printed by Main on one
 // line and exit 0 (see neverBlocks), so it just returns them.
 func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr io.Writer) error {
-	if p.budget < 0 || p.timeout <= 0 || p.maxChars <= 0 {
+	if p.budget < 0 || p.timeout <= 0 || p.maxChars <= 0 || p.loadTimeout < 0 {
 		return fmt.Errorf("--budget, --max-chars and --timeout must be positive")
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	// The deadline counts from the process's start, as the client's
+	// does: starting a 30 MB program on a busy machine can take a tenth
+	// of it.
+	ctx, cancel := context.WithDeadline(ctx, processStart.Add(p.timeout))
 	defer cancel()
+	if p.loadTimeout == 0 {
+		p.loadTimeout = max(p.timeout-loadMargin(p.timeout), 0)
+	}
+	p.loadBy = processStart.Add(p.loadTimeout)
 	type answer struct {
 		out []byte
 		err error
 	}
 	done := make(chan answer, 1)
+	var cold coldLoad
 	go func() {
 		var a answer
 		defer func() {
@@ -153,25 +170,101 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 			}
 			done <- a
 		}()
-		a.out, a.err = hookAnswer(ctx, p, stdin, stderr)
+		a.out, a.err = hookAnswer(ctx, p, stdin, stderr, &cold)
 	}()
-	select {
-	case a := <-done:
-		if a.err != nil {
-			return a.err
+	// A load without a cache is left to a builder at p.loadBy whether or
+	// not it heeds its context at once.
+	leave := time.NewTimer(time.Until(p.loadBy))
+	defer leave.Stop()
+	for {
+		select {
+		case a := <-done:
+			if a.err != nil {
+				return a.err
+			}
+			_, err := stdout.Write(a.out)
+			return err
+		case <-leave.C:
+			if err := cold.leave(); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			// Whatever still runs (a read that ignores the context) is
+			// left behind: the process exits, the prompt goes on. A
+			// load without a cache is left to a builder.
+			if err := cold.leave(); err != nil {
+				return err
+			}
+			return fmt.Errorf("no answer within %v", p.timeout)
 		}
-		_, err := stdout.Write(a.out)
-		return err
-	case <-ctx.Done():
-		// Whatever still runs (a read that ignores the context) is
-		// left behind: the process exits, the prompt goes on.
-		return fmt.Errorf("no answer within %v", p.timeout)
 	}
 }
 
+// loadMargin is how long before its deadline a hook leaves a load without
+// a cache to a builder: time to start one (a fork and an exec, up to a
+// tenth of a second on a busy machine), answer and exit.
+func loadMargin(timeout time.Duration) time.Duration { return min(timeout/4, 250*time.Millisecond) }
+
+// processStart is when this process began running Go code, near enough
+// to when the client started it.
+var processStart = time.Now()
+
+// coldLoad is a load of a catalog whose cache file is not there yet, which
+// a hook that cannot wait for it leaves to a builder process (see
+// startBuilder), once.
+type coldLoad struct {
+	mu    sync.Mutex
+	start func() error // nil while no load without a cache runs
+	err   error
+}
+
+// begin records a load without a cache, and how to leave it to a builder.
+func (c *coldLoad) begin(start func() error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.start = start
+}
+
+// end records that the load is over.
+func (c *coldLoad) end() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.start = nil
+}
+
+// leave starts the builder of a load that still runs, and returns the
+// not-ready error to answer with; nil when no such load runs.
+func (c *coldLoad) leave() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.start == nil && c.err == nil {
+		return nil
+	}
+	if c.start != nil {
+		c.err = notReady(c.start())
+		c.start = nil
+	}
+	return c.err
+}
+
+// notReady is the hook's one line when its catalog is not loaded in time
+// because the catalog cache is being built: by the builder this prompt
+// started, or another's (buildErr nil or catcache.ErrBuilding), or not at
+// all (the builder could not start).
+func notReady(buildErr error) error {
+	if buildErr != nil && !errors.Is(buildErr, catcache.ErrBuilding) {
+		return fmt.Errorf("skills not ready (the catalog cache could not be built: %v); this prompt goes without skills", buildErr)
+	}
+	return errors.New("skills not ready (building the catalog cache); this prompt goes without skills")
+}
+
 // hookAnswer reads the hook input, compiles its prompt and returns what to
-// print: the hook output, or nothing when no skill is selected.
-func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Writer) ([]byte, error) {
+// print: the hook output, or nothing when no skill is selected. When the
+// catalog cache is cold it loads for at most p.loadTimeout, and leaves the
+// load to a builder past it (through cold, which runHook also uses when
+// the deadline comes first); when a builder is at work already, it does
+// not load at all.
+func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Writer, cold *coldLoad) ([]byte, error) {
 	in, err := readHookInput(stdin)
 	if err != nil {
 		return nil, err
@@ -204,10 +297,32 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		}
 		return cacheOffText(off)
 	}
-	c, err := compiler.LoadWith(ctx, opts, pol, cache)
+	loadCtx := ctx
+	if cache != nil {
+		if key := compiler.CacheKey(opts, pol, cache); !cache.Has(key) {
+			if cache.Building(key) {
+				// Another prompt's builder is at work: a load here
+				// would only slow it down.
+				return nil, notReady(nil)
+			}
+			args := buildArgs(opts.Roots, p.policy)
+			cold.begin(func() error { return startBuilder(cache, key, args) })
+			defer cold.end()
+			var cancel context.CancelFunc
+			loadCtx, cancel = context.WithDeadline(ctx, p.loadBy)
+			defer cancel()
+		}
+	}
+	c, err := compiler.LoadWith(loadCtx, opts, pol, cache)
 	if err != nil {
+		if loadCtx != ctx && loadCtx.Err() != nil && ctx.Err() == nil {
+			if err := cold.leave(); err != nil {
+				return nil, err
+			}
+		}
 		return nil, joinError(err, cacheNote())
 	}
+	cold.end()
 	// A prompt over the compile's bound is the user's to send: the skills
 	// come from its start and end.
 	task, _ := compiler.ClipTask(*in.Prompt)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -51,6 +53,41 @@ func runHookCmd(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Fatalf("%s installs no rlmc hook", args[0])
+}
+
+// waitBuildCmd waits for the builder a hook started to finish: `waitbuild
+// DIR` returns once the cache folder DIR holds a catalog cache file and no
+// build lock, and fails after a minute (a bound on a stuck builder, not a
+// measure of a fast one).
+func waitBuildCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitbuild DIR")
+	}
+	for range 1200 {
+		caches, _ := filepath.Glob(filepath.Join(args[0], "*.cache"))
+		locks, _ := filepath.Glob(filepath.Join(args[0], "*.lock"))
+		if len(caches) > 0 && len(locks) == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ts.Fatalf("no catalog cache built in %s within a minute", args[0])
+}
+
+// backdateCmd dates every file and folder below a path an hour back:
+// `backdate PATH`. The catalog cache trusts no file modified in the last
+// two seconds, and a script's files are written as it starts.
+func backdateCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: backdate PATH")
+	}
+	when := time.Now().Add(-time.Hour)
+	ts.Check(filepath.WalkDir(ts.MkAbs(args[0]), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink != 0 {
+			return err
+		}
+		return os.Chtimes(path, when, when)
+	}))
 }
 
 func TestHookRoots(t *testing.T) {

@@ -73,6 +73,8 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"mkfifo":    mkfifoCmd,
 			"hookinput": hookInputCmd,
+			"waitbuild": waitBuildCmd,
+			"backdate":  backdateCmd,
 			"runhook":   runHookCmd,
 			"schema":    schemaCmd,
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"unsafe"
 )
 
 // ErrCorrupt reports input that does not decode: truncated, or holding a
@@ -122,16 +123,25 @@ func (w *Writer) AppendTo(out []byte) []byte {
 
 // Reader decodes what a Writer built.
 type Reader struct {
-	buf  []byte
-	off  int
-	strs []string
-	err  error
+	buf    []byte
+	off    int
+	strs   []string
+	err    error
+	shared bool // strings and Raw's bytes are slices of buf
 }
 
 // NewReader reads data's string table. The strings share one allocation
 // (a copy of the table's bytes), so data may be reused afterwards.
-func NewReader(data []byte) (*Reader, error) {
-	r := &Reader{buf: data}
+func NewReader(data []byte) (*Reader, error) { return newReader(data, false) }
+
+// NewSharedReader is NewReader without the copy: every decoded string is
+// a slice of data itself, which the caller must never change afterwards
+// (a buffer read from a file for decoding alone), and which stays in
+// memory while any decoded string does.
+func NewSharedReader(data []byte) (*Reader, error) { return newReader(data, true) }
+
+func newReader(data []byte, shared bool) (*Reader, error) {
+	r := &Reader{buf: data, shared: shared}
 	n := r.Len()
 	lens := make([]int, n)
 	total := 0
@@ -143,7 +153,14 @@ func NewReader(data []byte) (*Reader, error) {
 	if r.err != nil || total > len(r.buf)-r.off {
 		return nil, ErrCorrupt
 	}
-	all := string(r.buf[r.off : r.off+total])
+	var all string
+	if shared {
+		if total > 0 {
+			all = unsafe.String(&r.buf[r.off], total)
+		}
+	} else {
+		all = string(r.buf[r.off : r.off+total])
+	}
 	r.off += total
 	r.strs = make([]string, n)
 	at := 0
@@ -305,4 +322,50 @@ func (w *Writer) Int32s(vs []int32) {
 	for _, v := range vs {
 		w.Int(int64(v))
 	}
+}
+
+// Raw appends a length and b's bytes as they are: a block the caller lays
+// out itself, for a reader to take without decoding (see Reader.Raw).
+func (w *Writer) Raw(b []byte) {
+	w.Uint(uint64(len(b)))
+	w.body = append(w.body, b...)
+}
+
+// Raw reads what Raw wrote: a slice of the input for a shared reader, a
+// copy for another.
+func (r *Reader) Raw() []byte {
+	n := r.Len()
+	if r.err != nil {
+		return nil
+	}
+	b := r.buf[r.off : r.off+n : r.off+n]
+	r.off += n
+	if !r.shared {
+		b = append([]byte(nil), b...)
+	}
+	return b
+}
+
+// StrID reads a string reference as Str does, but returns the string's
+// position in the table (see StrAt) rather than the string: a reader that
+// keeps many references keeps 4 bytes for each, not a string header.
+func (r *Reader) StrID() uint32 {
+	id := r.Uint()
+	if r.err != nil {
+		return 0
+	}
+	if id >= uint64(len(r.strs)) {
+		r.fail()
+		return 0
+	}
+	return uint32(id)
+}
+
+// StrAt returns the string at position id of the table, "" when there is
+// none.
+func (r *Reader) StrAt(id uint32) string {
+	if int(id) >= len(r.strs) {
+		return ""
+	}
+	return r.strs[id]
 }

@@ -8,8 +8,14 @@ import (
 )
 
 // TestRoundTrip: every kind of value comes back as written, nil and empty
-// slices apart, and Len is the length of Bytes.
+// slices apart, and Len is the length of Bytes; a shared reader's strings
+// are slices of the input.
 func TestRoundTrip(t *testing.T) {
+	t.Run("copy", func(t *testing.T) { roundTrip(t, NewReader) })
+	t.Run("shared", func(t *testing.T) { roundTrip(t, NewSharedReader) })
+}
+
+func roundTrip(t *testing.T, newReader func([]byte) (*Reader, error)) {
 	w := NewWriter()
 	w.Uint(0)
 	w.Uint(math.MaxUint64)
@@ -27,11 +33,13 @@ func TestRoundTrip(t *testing.T) {
 	w.Strs([]string{"a", "again"})
 	w.Int32s(nil)
 	w.Int32s([]int32{-5, 7})
+	w.Raw([]byte{0, 1, 2})
+	w.Raw(nil)
 	data := w.Bytes()
 	if w.Len() != len(data) {
 		t.Fatalf("Len() = %d; want %d", w.Len(), len(data))
 	}
-	r, err := NewReader(data)
+	r, err := newReader(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +84,17 @@ func TestRoundTrip(t *testing.T) {
 	if got := r.Int32s(); !slices.Equal(got, []int32{-5, 7}) {
 		t.Errorf("Int32s: got %v", got)
 	}
+	raw := r.Raw()
+	if !slices.Equal(raw, []byte{0, 1, 2}) {
+		t.Errorf("Raw: got %v", raw)
+	}
+	if got := r.Raw(); len(got) != 0 {
+		t.Errorf("Raw: got %v; want none", got)
+	}
+	// A shared reader's block is the input's own bytes; another's, a copy.
+	if shared := &raw[0] == &data[len(data)-4]; shared != r.shared {
+		t.Errorf("Raw: a slice of the input %v, for a shared reader %v", shared, r.shared)
+	}
 	if err := r.Done(); err != nil {
 		t.Errorf("Done: %v", err)
 	}
@@ -105,5 +124,40 @@ func TestCorrupt(t *testing.T) {
 	}
 	if n := r.Len(); n != 0 || r.Err() == nil {
 		t.Errorf("a huge length: got %d, %v; want 0 and an error", n, r.Err())
+	}
+}
+
+// TestStrID: a reference read as a position gives the string back through
+// StrAt; a position out of the table is corrupt input for StrID and "" for
+// StrAt.
+func TestStrID(t *testing.T) {
+	w := NewWriter()
+	w.Str("a")
+	w.Str("b")
+	w.Str("a")
+	r, err := NewSharedReader(w.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"a", "b", "a"} {
+		if got := r.StrAt(r.StrID()); got != want {
+			t.Errorf("StrAt(StrID()): got %q; want %q", got, want)
+		}
+	}
+	if err := r.Done(); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.StrAt(7); got != "" {
+		t.Errorf("StrAt(7): got %q", got)
+	}
+	bad := NewWriter()
+	bad.Str("x")
+	data := append(bad.Bytes()[:len(bad.Bytes())-1], 9) // a reference past the table
+	r, err = NewReader(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.StrID(); r.Err() == nil {
+		t.Error("a reference past the table read without an error")
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/catcache"
 	"github.com/rlmc-dev/rlmc/internal/loader"
-	"github.com/rlmc-dev/rlmc/internal/testkit"
+	"github.com/rlmc-dev/rlmc/internal/realcat"
 )
 
 // benchSizes are the catalog sizes of the cold-start benchmarks; 20,000
@@ -23,7 +23,7 @@ func benchSizes() []int {
 	return []int{1000, 5000, 20000}
 }
 
-// BenchmarkLoad measures what a process that starts for every prompt pays
+// BenchmarkLoad measures, over realistic generated skills (internal/realcat), what a process that starts for every prompt pays
 // before its first compile, in process: compiler.Load without a cache
 // (uncached), compiler.LoadWith with a cache written by an earlier start
 // and nothing changed (cached), and with one SKILL.md changed since
@@ -34,8 +34,11 @@ func BenchmarkLoad(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range benchSizes() {
 		dir := b.TempDir()
-		roots := testkit.GenerateCatalog(b, dir, n, 1)
-		testkit.Backdate(b, dir, time.Now().Add(-time.Hour))
+		rc, err := realcat.Write(dir, n, realcat.Options{Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		roots := rc.Roots
 		opts := loader.Options{Roots: roots}
 		cache := &catcache.Cache{Dir: b.TempDir()}
 		if _, err := compiler.LoadWith(ctx, opts, compiler.Policy{}, cache); err != nil {

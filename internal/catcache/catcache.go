@@ -68,7 +68,7 @@ const EnvDebug = "RLMC_CACHE_DEBUG"
 
 // formatVersion changes with every change of the file layout or of what
 // a unit, a bag or an index holds.
-const formatVersion = 5
+const formatVersion = 7
 
 // magic opens every cache file.
 var magic = [8]byte{'R', 'L', 'M', 'C', 'C', 'A', 'T', 0}
@@ -91,6 +91,16 @@ type Cache struct {
 	// Warn, when set, hears once, from whichever operation finds it, why
 	// the folder is refused and the cache off.
 	Warn func(*Off)
+	// Mapped maps a cache file into memory, read-only, rather than
+	// reading it, where the system can: a start then spends no fresh
+	// memory on the file (which, on a virtual machine, can cost more
+	// than the decoding), and decodes only what it uses. A mapping is
+	// never unmapped, so this is for a process that loads once (the
+	// CLI), not a host that loads again and again. rlmc replaces a cache
+	// file by renaming a new one over it, which leaves a mapping of the
+	// old one intact; a file cut short in place while mapped (by hand)
+	// would stop the process.
+	Mapped bool
 
 	off atomic.Pointer[Off]
 }
@@ -144,17 +154,39 @@ type Stats struct {
 // failures are never errors. When ctx ends while the index is built, the
 // index is nil. A nil c loads without a cache.
 func (c *Cache) Load(ctx context.Context, r loader.Resolved, policy []byte) (*ir.Catalog, *retrieval.Index, Stats, error) {
+	cat, ix, _, st, err := c.load(ctx, r, policy, nil, false)
+	return cat, ix, st, err
+}
+
+// LoadDerived is Load for a caller that derives a value from the catalog
+// (the compiler: its catalog fingerprint): derive, when not nil, is called
+// on a catalog that was not taken whole from the cache, and its value is
+// stored with it; a start that takes the whole catalog from the cache
+// takes the value too, and derives nothing. derive must depend on the
+// catalog alone. A value the cache does not have is "" (derive nil, or a
+// cache written without one), and the caller derives it.
+//
+// An index taken from the cache keeps its postings and bigram lists as
+// read, each decoded when a compile first asks for it
+// (retrieval.DecodeLazy), and so keeps the file's bytes in memory.
+func (c *Cache) LoadDerived(ctx context.Context, r loader.Resolved, policy []byte, derive func(*ir.Catalog) string) (*ir.Catalog, *retrieval.Index, string, Stats, error) {
+	return c.load(ctx, r, policy, derive, true)
+}
+
+// load is Load and LoadDerived: lazy decodes an index taken from the
+// cache lazily, else whole.
+func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, derive func(*ir.Catalog) string, lazy bool) (*ir.Catalog, *retrieval.Index, string, Stats, error) {
 	var st Stats
 	if c == nil {
 		cat, _, err := loader.LoadResolved(ctx, r)
 		if err != nil {
-			return nil, nil, st, err
+			return nil, nil, "", st, err
 		}
 		pl := pulse.New(ctx)
 		if ix := retrieval.Build(cat, pl); !pl.Now() {
-			return cat, ix, st, nil
+			return cat, ix, "", st, nil
 		}
-		return cat, nil, st, nil
+		return cat, nil, "", st, nil
 	}
 	defer func() {
 		c.debugf("hit %v, %d of %d units reused, index reused %v, stored %v", st.Hit, st.Reused, st.Units, st.IndexReused, st.Stored)
@@ -167,11 +199,11 @@ func (c *Cache) Load(ctx context.Context, r loader.Resolved, policy []byte) (*ir
 	prior := c.read(file, key)
 	if prior != nil {
 		st.Hit = true
-		r.Prior = prior.rec
+		r.Prior, r.PriorOwned = prior.rec, true
 	}
 	cat, rec, err := loader.LoadResolved(ctx, r)
 	if err != nil {
-		return nil, nil, st, err
+		return nil, nil, "", st, err
 	}
 	st.Units = len(rec.Units)
 	for i := range rec.Units {
@@ -180,10 +212,10 @@ func (c *Cache) Load(ctx context.Context, r loader.Resolved, policy []byte) (*ir
 		}
 	}
 	if prior != nil && sameLoad(prior.rec, rec) {
-		ix, err := prior.index(cat)
+		ix, err := prior.index(cat, lazy)
 		if err == nil {
 			st.IndexReused = true
-			return cat, ix, st, nil
+			return cat, ix, prior.derived, st, nil
 		}
 		c.debugf("%s: index not used: %v", c.path(file), err)
 	}
@@ -201,10 +233,14 @@ func (c *Cache) Load(ctx context.Context, r loader.Resolved, policy []byte) (*ir
 	pl := pulse.New(ctx)
 	ix, bags := retrieval.BuildWith(cat, pl, reuse)
 	if pl.Now() {
-		return cat, nil, st, nil
+		return cat, nil, "", st, nil
 	}
-	st.Stored = c.store(file, key, rec, cat, ix, bags)
-	return cat, ix, st, nil
+	derived := ""
+	if derive != nil {
+		derived = derive(cat)
+	}
+	st.Stored = c.store(file, key, rec, cat, ix, bags, derived)
+	return cat, ix, derived, st, nil
 }
 
 // Key names one cache file: the key of a load's options and policy.
@@ -322,10 +358,11 @@ func executable() string {
 	return fmt.Sprintf("%s %d %d %s", exe, info.Size(), info.ModTime().UnixNano(), loader.FileID(info))
 }
 
-// The file: magic, format version (uint32), key (32 bytes), then three
-// sections, each a length (uint64) and a binenc encoding: the load's
-// record, the units' bags, the index; then a CRC-32C (Castagnoli) of
-// everything before it.
+// The file: magic, format version (uint32), key (32 bytes), then four
+// sections, each a length (uint64) and its bytes: the load's record, the
+// units' bags and the index (binenc encodings), and the value the caller
+// derived (see LoadDerived); then a CRC-32C (Castagnoli) of everything
+// before it.
 const headerLen = len(magic) + 4 + 32
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -335,6 +372,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 type cached struct {
 	rec             *loader.Record
 	bags, indexData []byte
+	derived         string
 }
 
 // read returns the cache in file when its key is key and it checks out,
@@ -358,7 +396,7 @@ func readChecked[T any](c *Cache, name string, limit int64, key [32]byte, parse 
 		return v, false
 	}
 	defer root.Close()
-	data, err := readOwn(root, name, limit)
+	data, err := readOwnMapped(root, name, limit, c.Mapped)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			c.debugf("%s: not read: %v", c.path(name), err)
@@ -392,7 +430,7 @@ func parse(data []byte, key [32]byte) (*cached, error) {
 		return nil, errStale
 	}
 	rest := body[headerLen:]
-	var sections [3][]byte
+	var sections [4][]byte
 	for i := range sections {
 		if len(rest) < 8 {
 			return nil, binenc.ErrCorrupt
@@ -407,7 +445,9 @@ func parse(data []byte, key [32]byte) (*cached, error) {
 	if len(rest) != 0 {
 		return nil, binenc.ErrCorrupt
 	}
-	r, err := binenc.NewReader(sections[0])
+	// data is this read's own buffer, never written: decoded strings
+	// are slices of it.
+	r, err := binenc.NewSharedReader(sections[0])
 	if err != nil {
 		return nil, err
 	}
@@ -418,16 +458,20 @@ func parse(data []byte, key [32]byte) (*cached, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cached{rec: rec, bags: sections[1], indexData: sections[2]}, nil
+	return &cached{rec: rec, bags: sections[1], indexData: sections[2], derived: string(sections[3])}, nil
 }
 
-// index decodes the cached index against cat.
-func (p *cached) index(cat *ir.Catalog) (*retrieval.Index, error) {
-	r, err := binenc.NewReader(p.indexData)
+// index decodes the cached index against cat, lazily or whole.
+func (p *cached) index(cat *ir.Catalog, lazy bool) (*retrieval.Index, error) {
+	r, err := binenc.NewSharedReader(p.indexData)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := retrieval.Decode(r, cat)
+	decode := retrieval.Decode
+	if lazy {
+		decode = retrieval.DecodeLazy
+	}
+	ix, err := decode(r, cat)
 	if err != nil {
 		return nil, err
 	}
@@ -438,7 +482,7 @@ func (p *cached) index(cat *ir.Catalog) (*retrieval.Index, error) {
 // when they do not decode.
 func (p *cached) bagsByOrigin(c *Cache) map[loader.Origin]*retrieval.Bag {
 	out := map[loader.Origin]*retrieval.Bag{}
-	r, err := binenc.NewReader(p.bags)
+	r, err := binenc.NewSharedReader(p.bags)
 	if err != nil {
 		c.debugf("bags not used: %v", err)
 		return nil
@@ -467,7 +511,7 @@ func (p *cached) bagsByOrigin(c *Cache) map[loader.Origin]*retrieval.Bag {
 
 // store writes the cache file for key: the record, each unit's bag (by
 // catalog position in bags) and the index. It reports whether it did.
-func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Catalog, ix *retrieval.Index, bags []*retrieval.Bag) bool {
+func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Catalog, ix *retrieval.Index, bags []*retrieval.Bag, derived string) bool {
 	pos := make(map[*ir.Unit]int, len(cat.Units))
 	for i, u := range cat.Units {
 		pos[u] = i
@@ -490,7 +534,7 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 	iw := binenc.NewWriter()
 	ix.Encode(iw)
 	sections := []*binenc.Writer{rw, bw, iw}
-	size := headerLen + 4
+	size := headerLen + 4 + 8 + len(derived)
 	for _, sw := range sections {
 		size += 8 + sw.Len()
 	}
@@ -502,6 +546,8 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(sw.Len()))
 		buf = sw.AppendTo(buf)
 	}
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(derived)))
+	buf = append(buf, derived...)
 	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
 	return c.write(file, buf, maxCacheBytes)
 }
@@ -566,6 +612,8 @@ func prune(root *os.Root, now time.Time) {
 			age = maxAge
 		case strings.HasPrefix(name, ".tmp-"):
 			age = tmpAge
+		case strings.HasSuffix(name, lockSuffix) && len(name) == 32+len(lockSuffix):
+			age = lockAge
 		default:
 			continue
 		}

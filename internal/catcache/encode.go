@@ -67,6 +67,9 @@ func decodeRecord(r *binenc.Reader) (*loader.Record, error) {
 		}
 	}
 	rec.Units = make([]loader.UnitRecord, r.Len())
+	// The units in one allocation: a catalog of thousands would otherwise
+	// be as many objects for the allocator and the collector.
+	slab := make([]ir.Unit, len(rec.Units))
 	for i := range rec.Units {
 		u := &rec.Units[i]
 		u.Origin = loader.Origin{
@@ -82,7 +85,8 @@ func decodeRecord(r *binenc.Reader) (*loader.Record, error) {
 		u.Status = ir.Status(r.Str())
 		u.Diags = decodeDiags(r)
 		if u.Trusted = r.Bool(); u.Trusted {
-			u.Unit = decodeUnit(r)
+			u.Unit = &slab[i]
+			decodeUnit(r, u.Unit)
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -163,8 +167,8 @@ func encodeUnit(w *binenc.Writer, u *ir.Unit) {
 	w.Str(u.RootDir)
 }
 
-func decodeUnit(r *binenc.Reader) *ir.Unit {
-	u := &ir.Unit{
+func decodeUnit(r *binenc.Reader, u *ir.Unit) {
+	*u = ir.Unit{
 		Name: r.Str(), Root: r.Str(), Precedence: int(r.Int()), Path: r.Str(),
 		Variant: ir.Variant(r.Str()), Invocation: ir.Invocation(r.Str()), Status: ir.Status(r.Str()), ShadowedBy: r.Str(),
 		Description: r.Str(), WhenToUse: r.Str(), License: r.Str(), Compatibility: r.Str(),
@@ -201,7 +205,6 @@ func decodeUnit(r *binenc.Reader) *ir.Unit {
 	u.BodyOffset = r.Int()
 	u.File = r.Str()
 	u.RootDir = r.Str()
-	return u
 }
 
 func encodeRefs(w *binenc.Writer, refs []ir.Ref) {

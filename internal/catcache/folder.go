@@ -70,10 +70,10 @@ func (o *Off) Error() string {
 
 // Caps on what a cache file read may take; a file larger is not read (it
 // is replaced by the next store), and a store that would write one larger
-// does not. A catalog's file takes about 1.5 KiB a skill (1.5 MiB for
-// 1,000 generated skills, see BenchmarkLoad), so maxCacheBytes holds some
-// 170,000 skills, many times the 2,000 folders a root is scanned for by
-// default; a token count takes under 100 bytes, so maxCountsBytes holds
+// does not. A catalog's file takes about 4 KiB a skill of 3-4 KB (see
+// BenchmarkLoad and internal/bench/startup), so maxCacheBytes holds some
+// 60,000 such skills, many times the 2,000 folders a root is scanned for
+// by default; a token count takes under 100 bytes, so maxCountsBytes holds
 // maxCounts three times over.
 const (
 	maxCacheBytes  = 256 << 20
@@ -169,6 +169,15 @@ func (c *Cache) path(name string) string { return filepath.Join(c.Dir, name) }
 // help, and it is opened non-blocking, so a FIFO put in its place is
 // refused, not waited on.
 func readOwn(root *os.Root, name string, limit int64) ([]byte, error) {
+	return readOwnMapped(root, name, limit, false)
+}
+
+// readOwnMapped is readOwn that, when mapped is set and the system can,
+// maps the file read-only into memory rather than reading it: the bytes
+// are the page cache's own, with no copy and no fresh memory for them.
+// The mapping is never unmapped (whatever was decoded from it may point
+// into it), so it is for a process that reads a cache file once.
+func readOwnMapped(root *os.Root, name string, limit int64, mapped bool) ([]byte, error) {
 	// The root follows a link inside the folder (never out of it), and
 	// O_NOFOLLOW does not change that: the Lstat refuses a link, and the
 	// SameFile below a file swapped for one after it.
@@ -196,6 +205,11 @@ func readOwn(root *os.Root, name string, limit int64) ([]byte, error) {
 	}
 	if info.Size() > limit {
 		return nil, fmt.Errorf("%w: %d bytes, over %d", errTooLarge, info.Size(), limit)
+	}
+	if mapped {
+		if data, ok := mapFile(f, info.Size()); ok {
+			return data, nil
+		}
 	}
 	// Sized from the open file and read through a LimitReader: a file
 	// that grows meanwhile is read no further than the cap (and then

@@ -20,3 +20,11 @@ func ownedByMe(os.FileInfo) bool { return true }
 // folderWritableByOthers: the mode bits say nothing of who may write a
 // folder here (a folder is always 0777), so none is refused for them.
 func folderWritableByOthers(os.FileInfo) bool { return false }
+
+// noFollow: the system has no O_NOFOLLOW here; the folder is the user's
+// own.
+const noFollow = 0
+
+// processAlive cannot tell here: a lock is honoured until it is lockAge
+// old.
+func processAlive(int) bool { return true }

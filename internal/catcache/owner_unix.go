@@ -25,3 +25,13 @@ func ownedByMe(info os.FileInfo) bool {
 // bit is no help: it keeps others from removing this user's files, not
 // from planting their own.
 func folderWritableByOthers(info os.FileInfo) bool { return info.Mode().Perm()&0o022 != 0 }
+
+// noFollow makes an open fail on a symbolic link.
+const noFollow = syscall.O_NOFOLLOW
+
+// processAlive reports whether a process with id pid runs (as this user's
+// or another's).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}

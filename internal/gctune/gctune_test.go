@@ -27,6 +27,13 @@ func TestPercent(t *testing.T) {
 			}
 		})
 	}
+	// A short process's large live heap grows by half of itself.
+	if got := percent(512*mib, 16*mib, shortPercent); got != shortPercent {
+		t.Errorf("short, large live heap: got %d; want %d", got, shortPercent)
+	}
+	if got := percent(4*mib, 16*mib, shortPercent); got != 400 {
+		t.Errorf("short, small live heap: got %d; want 400", got)
+	}
 }
 
 // gcPercent reads GOGC without changing it.

@@ -6,12 +6,14 @@ import (
 	"syscall"
 )
 
-// changeTime is as on Linux (ctime_linux.go); darwin names the field
-// Ctimespec.
-func changeTime(info os.FileInfo) string {
+// appendChangeTime is as on Linux (ctime_linux.go); darwin names the
+// field Ctimespec.
+func appendChangeTime(b []byte, info os.FileInfo) []byte {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
-		return ""
+		return b
 	}
-	return strconv.FormatInt(st.Ctimespec.Sec, 10) + "." + strconv.FormatInt(st.Ctimespec.Nsec, 10)
+	b = strconv.AppendInt(b, st.Ctimespec.Sec, 10)
+	b = append(b, '.')
+	return strconv.AppendInt(b, st.Ctimespec.Nsec, 10)
 }

@@ -6,13 +6,16 @@ import (
 	"syscall"
 )
 
-// changeTime is the time the file's inode last changed (ctime): every write
-// and rename sets it, and no user call can set it back, so a file edited
-// and then dated back with its old modification time still stamps anew.
-func changeTime(info os.FileInfo) string {
+// appendChangeTime appends the time the file's inode last changed (ctime),
+// seconds.nanoseconds: every write and rename sets it, and no user call
+// can set it back, so a file edited and then dated back with its old
+// modification time still stamps anew.
+func appendChangeTime(b []byte, info os.FileInfo) []byte {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
-		return ""
+		return b
 	}
-	return strconv.FormatInt(st.Ctim.Sec, 10) + "." + strconv.FormatInt(st.Ctim.Nsec, 10)
+	b = strconv.AppendInt(b, st.Ctim.Sec, 10)
+	b = append(b, '.')
+	return strconv.AppendInt(b, st.Ctim.Nsec, 10)
 }

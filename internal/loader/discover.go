@@ -61,6 +61,8 @@ type scanner struct {
 	listed []FolderRecord
 	// visit, when set, hears of every folder the walk lists (Walk).
 	visit func(Folder)
+	// pre holds stats taken ahead (nil: none).
+	pre *prestat
 }
 
 func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string, args ...any) {
@@ -71,16 +73,16 @@ func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string,
 // error; whether that is worth reporting is the caller's decision (a
 // missing default root is not). The returned *os.Root stays
 // open for reading the skills found; the caller closes it.
-func discover(root string, precedence int, limits Limits, prior map[string]*FolderRecord) (*os.Root, *scanner, error) {
-	return scan(root, precedence, limits, prior, nil)
+func discover(root string, precedence int, limits Limits, prior map[string]*FolderRecord, pre *prestat) (*os.Root, *scanner, error) {
+	return scan(root, precedence, limits, prior, pre, nil)
 }
 
-func scan(root string, precedence int, limits Limits, prior map[string]*FolderRecord, visit func(Folder)) (*os.Root, *scanner, error) {
+func scan(root string, precedence int, limits Limits, prior map[string]*FolderRecord, pre *prestat, visit func(Folder)) (*os.Root, *scanner, error) {
 	fsRoot, real, err := openRoot(root)
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, prior: prior, visit: visit}
+	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, prior: prior, pre: pre, visit: visit}
 	s.walk(real, ".", 0)
 	return fsRoot, s, nil
 }
@@ -103,7 +105,7 @@ type Folder struct {
 // error Load meets. Package compiler's live catalog watches what it
 // visits, so the two never disagree on what a load reads.
 func Walk(root string, limits Limits, visit func(Folder)) error {
-	fsRoot, _, err := scan(root, 0, limits, nil, visit)
+	fsRoot, _, err := scan(root, 0, limits, nil, nil, visit)
 	if err != nil {
 		return err
 	}
@@ -175,14 +177,14 @@ func (s *scanner) list(dirReal string) ([]fs.DirEntry, error) {
 		return safefs.ReadDir(s.fsRoot, relTo(s.rootReal, dirReal)) // sorted by name
 	}
 	stamp, trusted := "", false
-	if info, err := os.Lstat(dirReal); err == nil && info.IsDir() {
+	if info, err := s.pre.lstatFolder(dirReal); err == nil && info.IsDir() {
 		stamp, trusted = StampInfo(info), !racy(info, time.Now())
 	}
 	if p, ok := s.prior[dirReal]; ok && trusted && p.Stamp == stamp {
 		s.listed = append(s.listed, *p)
 		out := make([]fs.DirEntry, len(p.Entries))
-		for i, e := range p.Entries {
-			out[i] = e
+		for i := range p.Entries {
+			out[i] = &p.Entries[i] // a pointer: no copy of the entry on the heap
 		}
 		return out, nil
 	}
@@ -325,7 +327,7 @@ func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry, entries []fs.DirE
 		}
 		file = target
 	}
-	info, err := os.Stat(file)
+	info, err := s.pre.statFile(file)
 	if err != nil || !info.Mode().IsRegular() {
 		s.diag(fileRel, ir.CodeReadError, ir.SeverityError, "SKILL.md is not a regular file")
 		return

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -211,8 +212,27 @@ func fastParseLine(line string, n int) (fastLine, bool) {
 		}
 		l.value = v
 		return l, true
+	case fastVersion(v):
+		// A version number (1.2.0) is text to YAML: neither an int nor
+		// a float nor a date.
+		l.value = v
+		return l, true
 	}
 	return l, false
+}
+
+// fastVersion reports whether v is digits in three groups or more joined
+// by single dots, a number with no leading zero in each: "1.2.0", which
+// no YAML resolver reads as other than a string.
+func fastVersion(v string) bool {
+	groups := 0
+	for _, g := range strings.Split(v, ".") {
+		if g == "" || len(g) > 9 || (len(g) > 1 && g[0] == '0') || strings.Trim(g, "0123456789") != "" {
+			return false
+		}
+		groups++
+	}
+	return groups >= 3
 }
 
 // fastSingleQuoted reads a single-quoted value that ends the line; a

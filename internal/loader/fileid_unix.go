@@ -19,3 +19,14 @@ func FileID(info os.FileInfo) string {
 	}
 	return strconv.FormatUint(uint64(st.Dev), 10) + ":" + strconv.FormatUint(uint64(st.Ino), 10)
 }
+
+// appendFileID appends FileID(info) to b.
+func appendFileID(b []byte, info os.FileInfo) []byte {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return b
+	}
+	b = strconv.AppendUint(b, uint64(st.Dev), 10)
+	b = append(b, ':')
+	return strconv.AppendUint(b, uint64(st.Ino), 10)
+}

@@ -57,6 +57,10 @@ type Options struct {
 	// (see Record). The caller must make sure Prior was loaded with the
 	// same limits and by the same rlmc; package catcache keys it so.
 	Prior *Record
+	// PriorOwned lets the load take Prior's units themselves, not copies
+	// of them: Prior was made for this load alone (decoded from a cache
+	// file) and is not used after it.
+	PriorOwned bool
 }
 
 // RootError is a root the caller named (in Options.Roots, or through
@@ -119,7 +123,7 @@ func LoadRecorded(ctx context.Context, opts Options) (*ir.Catalog, *Record, erro
 // resolves the host policy's roots, exclusions and limits with the
 // caller's options, and package catcache keys its files by the result.
 func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, error) {
-	opts := Options{Exclude: res.Exclude, Limits: res.Limits, Prior: res.Prior}
+	opts := Options{Exclude: res.Exclude, Limits: res.Limits, Prior: res.Prior, PriorOwned: res.PriorOwned}
 	roots := res.Roots
 	var (
 		all     []found
@@ -136,9 +140,13 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 		}
 	}
 	var listed []FolderRecord
+	pre := newPrestat(opts.Prior)
+	if opts.Prior != nil {
+		all = make([]found, 0, len(opts.Prior.Units)) // as many as last time, most likely
+	}
 	for i, root := range roots {
 		irRoots = append(irRoots, ir.Root{Dir: root.Dir, Precedence: i})
-		fsRoot, sc, err := discover(root.Dir, i, opts.Limits, priorFolders)
+		fsRoot, sc, err := discover(root.Dir, i, opts.Limits, priorFolders, pre)
 		if err != nil {
 			// The built-in roots are places skills may be, so a missing
 			// one is no mistake; a root the user named, even in the
@@ -190,12 +198,22 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 			prior[opts.Prior.Units[i].Origin.DirReal] = &opts.Prior.Units[i]
 		}
 	}
+	// Reused units are taken as they are from a prior owned by this load,
+	// else copied into one allocation.
+	var slab []ir.Unit
+	if prior != nil && !opts.PriorOwned {
+		slab = make([]ir.Unit, len(all))
+	}
 	if err := parallel(ctx, len(all), func(i int) {
 		r := &rec.Units[i]
 		r.Origin = all[i].origin
 		if p, ok := reusable(all[i], prior); ok {
 			r.Items, r.Trusted, r.Reused = p.Items, true, true
-			r.Unit, r.Diags = p.reuse()
+			u := p.Unit
+			if slab != nil {
+				u = &slab[i]
+			}
+			r.Unit, r.Diags = p.reuse(u)
 		} else {
 			rc := &recorder{trusted: all[i].trusted}
 			r.Unit, r.Diags = loadOne(all[i], opts.Limits, rc)
@@ -480,7 +498,16 @@ func clip(s string) string {
 // more restrictive, and one that cannot be read must never leave it more
 // permissive.
 func readBeside(f found, dir *os.Root, rel string, s *diagSink, rc *recorder) ([]byte, bool) {
-	rc.stamp(filepath.Join(f.dirReal, filepath.FromSlash(rel)))
+	path := filepath.Join(f.dirReal, filepath.FromSlash(rel))
+	if absentFrom(f, path) {
+		// The folder's listing, read (or found unchanged) by this load's
+		// discovery, has no such entry: absent, without a stat. An entry
+		// made since changes the folder's stamp, so the next load lists
+		// it again and sees it.
+		rc.items = append(rc.items, Item{Path: path, Stamp: "absent"})
+		return nil, false
+	}
+	rc.stamp(path)
 	if _, err := dir.Lstat(rel); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			s.add(0, ir.CodeReadError, ir.SeverityError, "cannot read %s: %v", rel, rootErr(err))

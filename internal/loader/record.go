@@ -116,8 +116,19 @@ const racyWindow = 2 * time.Second
 // modification time and identity (FileID). The live catalog
 // (compiler.Watch) stamps what it watches the same way.
 func StampInfo(info os.FileInfo) string {
-	return info.Mode().String() + " " + strconv.FormatInt(info.Size(), 10) + " " +
-		strconv.FormatInt(info.ModTime().UnixNano(), 10) + " " + FileID(info) + " " + changeTime(info)
+	// Built in one buffer: discovery stamps every folder and SKILL.md of
+	// a catalog at every start.
+	var buf [128]byte
+	b := append(buf[:0], info.Mode().String()...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, info.Size(), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, info.ModTime().UnixNano(), 10)
+	b = append(b, ' ')
+	b = appendFileID(b, info)
+	b = append(b, ' ')
+	b = appendChangeTime(b, info)
+	return string(b)
 }
 
 // racy reports whether info was modified within racyWindow of now.
@@ -202,10 +213,13 @@ func absentFrom(f found, path string) bool {
 	return !ok
 }
 
-// reuse returns a copy of p's unit and diagnostics as a fresh load would
-// make them, shadowing undone (it is decided again).
-func (p *UnitRecord) reuse() (*ir.Unit, ir.Diagnostics) {
-	u := *p.Unit
+// reuse copies p's unit into u (p.Unit itself: no copy) and returns it
+// with its diagnostics, as a fresh load would make them, shadowing undone
+// (it is decided again).
+func (p *UnitRecord) reuse(u *ir.Unit) (*ir.Unit, ir.Diagnostics) {
+	if u != p.Unit {
+		*u = *p.Unit
+	}
 	u.Status, u.ShadowedBy = p.Status, ""
-	return &u, append(ir.Diagnostics(nil), p.Diags...)
+	return u, append(ir.Diagnostics(nil), p.Diags...)
 }

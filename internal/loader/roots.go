@@ -128,8 +128,9 @@ type Resolved struct {
 	Roots   []Root
 	Exclude []string
 	Limits  Limits
-	// Prior is Options.Prior, passed on (see Options).
-	Prior *Record
+	// Prior and PriorOwned are Options', passed on (see Options).
+	Prior      *Record
+	PriorOwned bool
 }
 
 // Dirs returns the roots' folders, in precedence order.

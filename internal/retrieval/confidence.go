@@ -73,7 +73,7 @@ func (pr *Problem) explained(ev []Evidence) float64 {
 		for _, t := range e.Terms {
 			if !seen[t] {
 				seen[t] = true
-				if df := len(pr.ix.postings[t]); df > 0 {
+				if df := len(pr.ix.postings.get(t)); df > 0 {
 					sum += pr.ix.idf(n, df)
 				}
 			}
@@ -99,7 +99,7 @@ func (ix *Index) weightOf(q *Query) float64 {
 	n := float64(len(ix.units))
 	var w float64
 	for _, t := range q.uniqueTerms {
-		if df := len(ix.postings[t]); df > 0 {
+		if df := len(ix.postings.get(t)); df > 0 {
 			w += ix.idf(n, df)
 		}
 	}
@@ -182,7 +182,7 @@ func (pr *Problem) nameTask(name string) float64 {
 	var stated float64
 	seen := map[string]bool{}
 	for _, s := range Terms(nameWords(pr.ix.units[id])) {
-		if df := len(pr.ix.postings[s]); df > 0 && !seen[s] {
+		if df := len(pr.ix.postings.get(s)); df > 0 && !seen[s] {
 			seen[s] = true
 			if _, in := slices.BinarySearch(pr.Query.uniqueTerms, s); in {
 				stated += pr.ix.idf(n, df)
@@ -208,7 +208,7 @@ func (ix *Index) nameStated(q *Query, id int32) float64 {
 	n := float64(len(ix.units))
 	var all, stated float64
 	for _, s := range Terms(nameWords(ix.units[id])) {
-		df := len(ix.postings[s])
+		df := len(ix.postings.get(s))
 		if df == 0 {
 			continue
 		}

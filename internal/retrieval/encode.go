@@ -2,7 +2,9 @@ package retrieval
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/rlmc-dev/rlmc/internal/binenc"
 	"github.com/rlmc-dev/rlmc/internal/pulse"
@@ -16,18 +18,7 @@ import (
 // so a field added to Index without a place here fails it.
 func (ix *Index) Encode(w *binenc.Writer) {
 	w.Uint(uint64(len(ix.units)))
-	w.Uint(uint64(len(ix.postings)))
-	for t, ps := range ix.postings {
-		w.Str(t)
-		w.Uint(uint64(len(ps)))
-		last := int32(0)
-		for _, p := range ps {
-			w.Int(int64(p.unit - last)) // ascending: small deltas
-			last = p.unit
-			w.Uint(uint64(p.fields))
-			w.Float64(p.sat)
-		}
-	}
+	encodeTable(w, ix.postings.m, strings.Compare, w.Strs, putPostings)
 	w.Count(len(ix.phrases), ix.phrases == nil)
 	for _, ph := range ix.phrases {
 		w.Int(int64(ph.unit))
@@ -37,12 +28,13 @@ func (ix *Index) Encode(w *binenc.Writer) {
 		w.Str(ph.text)
 	}
 	ix.phraseSeqs.encode(w)
-	w.Uint(uint64(len(ix.bigrams)))
-	for g, units := range ix.bigrams {
-		w.Str(g[0])
-		w.Str(g[1])
-		w.Int32s(units)
-	}
+	encodeTable(w, ix.bigrams.m, compareBigrams, func(gs []bigram) {
+		w.Uint(uint64(len(gs)))
+		for _, g := range gs {
+			w.Str(g[0])
+			w.Str(g[1])
+		}
+	}, putUnits)
 	ix.objects.encode(w)
 	ix.actions.encode(w)
 	encodeLists(w, ix.unitObjects)
@@ -55,7 +47,27 @@ func (ix *Index) Encode(w *binenc.Writer) {
 // Decode reads an index that Encode wrote for a catalog equal to cat, and
 // links it to cat. It fails, never panics, on input Encode did not write
 // or that does not fit cat.
-func Decode(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
+func Decode(r *binenc.Reader, cat *ir.Catalog) (*Index, error) {
+	ix, err := DecodeLazy(r, cat)
+	if err != nil {
+		return nil, err
+	}
+	var ok1, ok2 bool
+	ix.postings.m, ok1 = ix.postings.lz.all()
+	ix.bigrams.m, ok2 = ix.bigrams.lz.all()
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("decoding the index: %w", binenc.ErrCorrupt)
+	}
+	ix.postings.lz, ix.bigrams.lz = nil, nil
+	return ix, nil
+}
+
+// DecodeLazy is Decode leaving the postings and bigram lists as encoded,
+// each decoded when a compile first asks for it: a start from a cache
+// reads a few of them. From a shared reader (binenc.NewSharedReader) the
+// index keeps slices of the reader's input. A list that turns out not to
+// decode is empty: the caller checksums what it reads.
+func DecodeLazy(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
 	defer func() {
 		// The reader bounds every length; an index that decodes but does
 		// not fit its own tables must not take the process down either.
@@ -68,21 +80,7 @@ func Decode(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
 	if n := r.Len(); n != len(ix.units) {
 		return nil, fmt.Errorf("decoding the index: %d units, the catalog indexes %d: %w", n, len(ix.units), binenc.ErrCorrupt)
 	}
-	n := r.Len()
-	ix.postings = make(map[string][]posting, n)
-	for range n {
-		t := r.Str()
-		ps := make([]posting, r.Len())
-		last := int32(0)
-		for i := range ps {
-			last += int32(r.Int())
-			ps[i] = posting{unit: last, fields: uint8(r.Uint()), sat: r.Float64()}
-			if last < 0 || int(last) >= len(ix.units) {
-				return nil, binenc.ErrCorrupt
-			}
-		}
-		ix.postings[t] = ps
-	}
+	ix.postings.lz = readTable(r, r.Strs(), func(t string) string { return t }, strings.Compare, decodePostings, len(ix.units))
 	if n, isNil := r.Count(); !isNil {
 		ix.phrases = make([]phrase, n)
 	}
@@ -90,12 +88,12 @@ func Decode(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
 		ix.phrases[i] = phrase{unit: int32(r.Int()), kind: field(r.Int()), stems: r.Strs(), weight: r.Float64(), text: r.Str()}
 	}
 	ix.phraseSeqs = decodeSeqMatcher(r)
-	n = r.Len()
-	ix.bigrams = make(map[bigram][]int32, n)
-	for range n {
-		g := bigram{r.Str(), r.Str()}
-		ix.bigrams[g] = r.Int32s()
+	grams := make([]uint64, r.Len())
+	for i := range grams {
+		grams[i] = uint64(r.StrID())<<32 | uint64(r.StrID())
 	}
+	gram := func(k uint64) bigram { return bigram{r.StrAt(uint32(k >> 32)), r.StrAt(uint32(k))} }
+	ix.bigrams.lz = readTable(r, grams, gram, compareBigrams, decodeUnits, len(ix.units))
 	ix.objects, ix.actions = decodeKeySet(r), decodeKeySet(r)
 	ix.unitObjects, ix.unitActions = decodeLists(r), decodeLists(r)
 	ix.wholeNames = decodeSeqMatcher(r)
@@ -109,13 +107,6 @@ func Decode(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
 	for _, ph := range ix.phrases {
 		if ph.unit < 0 || int(ph.unit) >= units {
 			r.Fail()
-		}
-	}
-	for _, us := range ix.bigrams {
-		for _, u := range us {
-			if u < 0 || int(u) >= units {
-				r.Fail()
-			}
 		}
 	}
 	if len(ix.aliases) != units || len(ix.unitObjects) != units || len(ix.unitActions) != units {
@@ -237,18 +228,12 @@ func (bg *Bag) Encode(w *binenc.Writer) {
 	w.Strs(bg.aliases)
 	b := &bg.b
 	w.Strs(b.terms)
-	for _, tf := range b.tf {
-		var mask uint8
-		for f := range tf {
-			if tf[f] != 0 {
-				mask |= 1 << f
-			}
-		}
+	at := 0
+	for _, mask := range b.fields {
 		w.Uint(uint64(mask))
-		for f := range tf {
-			if mask&(1<<f) != 0 {
-				w.Float32(tf[f])
-			}
+		for range bits.OnesCount8(mask) {
+			w.Float32(b.counts[at])
+			at++
 		}
 	}
 	for _, l := range b.lens {
@@ -268,17 +253,19 @@ func DecodeBag(r *binenc.Reader) (*Bag, error) {
 	bg := &Bag{aliases: r.Strs()}
 	b := &bg.b
 	b.terms = r.Strs()
-	b.tf = make([][numFields]float32, len(b.terms))
-	for i := range b.tf {
-		mask := r.Uint()
-		for f := range numFields {
-			if mask&(1<<f) != 0 {
-				b.tf[i][f] = r.Float32()
-			}
-		}
+	if b.terms != nil {
+		b.fields, b.counts = make([]uint8, len(b.terms)), []float32{}
 	}
-	if len(b.terms) == 0 && b.terms == nil {
-		b.tf = nil
+	for i := range b.fields {
+		mask := r.Uint()
+		if mask >= 1<<numFields {
+			r.Fail()
+			break
+		}
+		b.fields[i] = uint8(mask)
+		for range bits.OnesCount8(b.fields[i]) {
+			b.counts = append(b.counts, r.Float32())
+		}
 	}
 	for f := range b.lens {
 		b.lens[f] = r.Float32()

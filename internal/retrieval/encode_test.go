@@ -3,6 +3,7 @@ package retrieval
 import (
 	"context"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -117,7 +118,7 @@ func TestBuildWith(t *testing.T) {
 					if bg == nil {
 						return nil
 					}
-					return &Bag{aliases: append([]string{"stale"}, bg.aliases...), b: bag{terms: []string{"stale"}, tf: make([][numFields]float32, 1)}}
+					return &Bag{aliases: append([]string{"stale"}, bg.aliases...), b: bag{terms: []string{"stale"}, fields: []uint8{0}, counts: []float32{}}}
 				}},
 			}
 			for _, tt := range tests {
@@ -154,5 +155,79 @@ func TestDecodeCorrupt(t *testing.T) {
 			continue
 		}
 		_, _ = Decode(r, cat) // must not panic
+	}
+}
+
+// TestDecodeLazy: an index decoded lazily answers every postings and
+// bigram lookup as the built one does, a term or bigram it lacks
+// included, and equals it in every other field.
+func TestDecodeLazy(t *testing.T) {
+	for name, cat := range encodeCatalogs(t) {
+		t.Run(name, func(t *testing.T) {
+			ix := Build(cat, nil)
+			w := binenc.NewWriter()
+			ix.Encode(w)
+			r, err := binenc.NewSharedReader(w.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			lz, err := DecodeLazy(r, cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Done(); err != nil {
+				t.Fatal(err)
+			}
+			for term, want := range ix.postings.m {
+				if !lz.postings.has(term) {
+					t.Fatalf("term %q: not known", term)
+				}
+				for range 2 { // decoded, then remembered
+					if diff := cmp.Diff(want, lz.postings.get(term), exportAll); diff != "" {
+						t.Fatalf("term %q: postings differ (-built +lazy):\n%s", term, diff)
+					}
+				}
+			}
+			for g, want := range ix.bigrams.m {
+				if !lz.bigrams.has(g) || !slices.Equal(want, lz.bigrams.get(g)) {
+					t.Fatalf("bigram %q: got %v; want %v", g, lz.bigrams.get(g), want)
+				}
+			}
+			if lz.postings.has("zzz-absent") || lz.postings.get("zzz-absent") != nil || lz.bigrams.has(bigram{"zzz", "absent"}) || lz.bigrams.get(bigram{"zzz", "absent"}) != nil {
+				t.Error("an absent term or bigram is known")
+			}
+			lz.postings, lz.bigrams = ix.postings, ix.bigrams
+			if diff := cmp.Diff(ix, lz, exportAll); diff != "" {
+				t.Errorf("lazily decoded index differs from the built one (-built +lazy):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDecodeLazyCorrupt: a damaged encoding fails to decode lazily, or
+// decodes and answers every lookup without a panic.
+func TestDecodeLazyCorrupt(t *testing.T) {
+	cat := encodeCatalogs(t)["hand"]
+	ix := Build(cat, nil)
+	w := binenc.NewWriter()
+	ix.Encode(w)
+	data := w.Bytes()
+	for i := 0; i < len(data); i += 3 {
+		bad := append([]byte(nil), data...)
+		bad[i] ^= 0x5a
+		r, err := binenc.NewSharedReader(bad)
+		if err != nil {
+			continue
+		}
+		lz, err := DecodeLazy(r, cat)
+		if err != nil {
+			continue
+		}
+		for term := range ix.postings.m {
+			lz.postings.get(term)
+		}
+		for g := range ix.bigrams.m {
+			lz.bigrams.get(g)
+		}
 	}
 }

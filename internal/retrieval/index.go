@@ -9,6 +9,7 @@ package retrieval
 
 import (
 	"maps"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -144,12 +145,12 @@ type Index struct {
 	// byCatalog maps a catalog position to an index position, or -1: a
 	// compile walks every catalog unit, and a slice beats a name lookup.
 	byCatalog []int32
-	postings  map[string][]posting
+	postings  postingMap
 	// phrases are the units' phrases by id; phraseSeqs finds their stems
 	// in a task.
 	phrases    []phrase
 	phraseSeqs *seqMatcher
-	bigrams    map[bigram][]int32 // consecutive stems -> units, ascending
+	bigrams    bigramMap // consecutive stems -> units, ascending
 	// objects and actions hold every declared object and action (object
 	// and verb triggers); unitObjects and unitActions list each unit's
 	// keys.
@@ -337,7 +338,7 @@ func (ix *Index) weighNames() {
 		}
 		var info float64
 		for _, s := range ph.stems {
-			if df := len(ix.postings[s]); df > 0 && !stopWords[s] {
+			if df := len(ix.postings.get(s)); df > 0 && !stopWords[s] {
 				info += ix.idf(n, df)
 			}
 		}
@@ -371,9 +372,18 @@ func (ix *Index) nameObjects(p *pulse.Pulse) bool {
 // bag is one unit's terms, counted per field, and the bigrams of its
 // short fields: the part of indexing that needs no other unit.
 type bag struct {
-	terms []string             // sorted
-	tf    [][numFields]float32 // by position in terms
-	lens  [numFields]float32   // terms per field
+	terms []string // sorted
+	// fields has, for each term, the fields it occurs in (bit f), and
+	// counts their frequencies, term after term and field after field: a
+	// term is in one field or two, and seven counts a term were most of
+	// what a catalog's bags hold (see tf).
+	fields []uint8
+	counts []float32
+	// bump lists, ascending, the terms counted once more as triggers
+	// (countUseWhen), beside the counts, which a cached Bag keeps as the
+	// unit alone made them.
+	bump  []int32
+	lens  [numFields]float32 // terms per field
 	grams []bigram
 	// quoted are the phrases the unit's description and when_to_use quote:
 	// its own words for when to use it ("debug this").
@@ -541,9 +551,19 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 		}
 	}
 	slices.Sort(b.terms)
-	b.tf = make([][numFields]float32, len(b.terms))
+	b.fields = make([]uint8, len(b.terms))
+	n := 0
 	for i, t := range b.terms {
-		b.tf[i] = freqs[at[t]]
+		b.fields[i] = maskOf(&freqs[at[t]])
+		n += bits.OnesCount8(b.fields[i])
+	}
+	b.counts = make([]float32, 0, n)
+	for _, t := range b.terms {
+		for _, c := range freqs[at[t]] {
+			if c != 0 {
+				b.counts = append(b.counts, c)
+			}
+		}
 	}
 	b.grams = make([]bigram, 0, len(grams))
 	for g := range grams {
@@ -619,6 +639,35 @@ func nameWords(u *ir.Unit) string { return strings.ReplaceAll(u.Name, "-", " ") 
 
 // fieldsOf returns the fields a term occurs in, as bits, from its
 // frequencies per field.
+// maskOf has bit f set when tf[f] is not zero: the fields a bag keeps a
+// count of.
+func maskOf(tf *[numFields]float32) uint8 {
+	var b uint8
+	for f := range tf {
+		if tf[f] != 0 {
+			b |= 1 << f
+		}
+	}
+	return b
+}
+
+// tf returns the frequencies of term i, whose first count is at counts[at],
+// bumps included (see bump, whose next entry to look at is bump[*next]),
+// and the position of the next term's first count.
+func (b *bag) tf(i, at int, next *int) (tf [numFields]float32, after int) {
+	for f, m := 0, b.fields[i]; m != 0; f, m = f+1, m>>1 {
+		if m&1 != 0 {
+			tf[f] = b.counts[at]
+			at++
+		}
+	}
+	if *next < len(b.bump) && int(b.bump[*next]) == i {
+		tf[fieldTrigger]++
+		*next++
+	}
+	return tf, at
+}
+
 func fieldsOf(tf *[numFields]float32) uint8 {
 	var b uint8
 	for f := range tf {
@@ -707,10 +756,13 @@ func (t *table) fill(ix *Index, bags []bag, p *pulse.Pulse) bool {
 			return false
 		}
 		b := &bags[id]
+		c, bumped := 0, 0
 		for i := range b.terms {
 			k := t.ids[next]
 			next++
-			postings[at[k]] = posting{unit: int32(id), fields: fieldsOf(&b.tf[i]), sat: saturate(b.tf[i], b.lens, t.avgLen)}
+			var tf [numFields]float32
+			tf, c = b.tf(i, c, &bumped)
+			postings[at[k]] = posting{unit: int32(id), fields: fieldsOf(&tf), sat: saturate(tf, b.lens, t.avgLen)}
 			at[k]++
 		}
 		for range b.grams {
@@ -721,18 +773,18 @@ func (t *table) fill(ix *Index, bags []bag, p *pulse.Pulse) bool {
 		}
 	}
 	// Each cursor now stands at the end of its list, where the next began.
-	ix.postings = make(map[string][]posting, len(t.terms))
+	ix.postings.m = make(map[string][]posting, len(t.terms))
 	start := 0
 	for k, term := range t.terms {
 		end := int(at[k])
-		ix.postings[term] = postings[start:end:end]
+		ix.postings.m[term] = postings[start:end:end]
 		start = end
 	}
-	ix.bigrams = make(map[bigram][]int32, len(t.grams))
+	ix.bigrams.m = make(map[bigram][]int32, len(t.grams))
 	start = 0
 	for k, g := range t.grams {
 		end := int(gat[k])
-		ix.bigrams[g] = units[start:end:end]
+		ix.bigrams.m[g] = units[start:end:end]
 		start = end
 	}
 	return true
@@ -798,20 +850,17 @@ const (
 )
 
 // countUseWhen counts, as triggers, the terms of b's "Use when" clauses
-// that at most limit units' clauses share (useDF). It changes a copy of
-// b's frequencies, never the slice it was built with: a Bag the catalog
-// cache keeps holds the bag's own counts, and useDF is the catalog's.
+// that at most limit units' clauses share (useDF). It lists them in
+// b.bump, beside b's counts, never in them: a Bag the catalog cache keeps
+// holds the bag's own counts, and useDF is the catalog's.
 func (b *bag) countUseWhen(useDF map[string]int, limit int) {
-	cloned := false
+	b.bump = nil
 	for _, t := range b.useWhen {
 		i, ok := slices.BinarySearch(b.terms, t)
 		if !ok || useDF[t] > limit {
 			continue
 		}
-		if !cloned {
-			b.tf, cloned = slices.Clone(b.tf), true
-		}
-		b.tf[i][fieldTrigger]++
+		b.bump = append(b.bump, int32(i)) // ascending: useWhen is sorted
 		b.lens[fieldTrigger]++
 	}
 }

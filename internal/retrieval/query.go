@@ -131,12 +131,12 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 		if isStop(w, st) {
 			continue
 		}
-		if _, known := ix.postings[st]; known && !seen[st] {
+		if known := ix.postings.has(st); known && !seen[st] {
 			seen[st] = true
 			q.uniqueTerms = append(q.uniqueTerms, st)
 		}
 		if g := (bigram{prev, st}); prev != "" && !grams[g] {
-			if _, known := ix.bigrams[g]; known {
+			if known := ix.bigrams.has(g); known {
 				grams[g] = true
 				q.bigrams = append(q.bigrams, g)
 			}
@@ -869,7 +869,7 @@ func (ix *Index) joinWords(q *Query, masked []bool, seen map[string]bool) {
 			continue
 		}
 		t := Stem(a + b)
-		if _, known := ix.postings[t]; !known || seen[t] {
+		if known := ix.postings.has(t); !known || seen[t] {
 			continue
 		}
 		seen[t] = true

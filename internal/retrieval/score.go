@@ -44,7 +44,7 @@ func (ix *Index) score(q *Query, stop func() bool) (scores []float64, above []sc
 		if stop() {
 			return scores, nil
 		}
-		ps := ix.postings[t]
+		ps := ix.postings.get(t)
 		if len(ps) == 0 {
 			continue
 		}
@@ -60,7 +60,7 @@ func (ix *Index) score(q *Query, stop func() bool) (scores []float64, above []sc
 		if stop() {
 			return scores, nil
 		}
-		for _, u := range ix.bigrams[g] {
+		for _, u := range ix.bigrams.get(g) {
 			scores[u] += bonusBigram
 		}
 	}
@@ -259,7 +259,7 @@ func (ix *Index) nameShare(ph *phrase, task float64) float64 {
 	n := float64(len(ix.units))
 	var info float64
 	for _, s := range ph.stems {
-		if df := len(ix.postings[s]); df > 0 && !stopWords[s] {
+		if df := len(ix.postings.get(s)); df > 0 && !stopWords[s] {
 			info += ix.idf(n, df)
 		}
 	}
@@ -276,7 +276,7 @@ func (ix *Index) evidence(q *Query, unit int32, stop func() bool) []Evidence {
 		if stop() {
 			return nil
 		}
-		ps := ix.postings[t]
+		ps := ix.postings.get(t)
 		i := sort.Search(len(ps), func(i int) bool { return ps[i].unit >= unit })
 		if i == len(ps) || ps[i].unit != unit {
 			continue
@@ -304,7 +304,7 @@ func (ix *Index) evidence(q *Query, unit int32, stop func() bool) []Evidence {
 		}
 	}
 	for _, g := range q.bigrams {
-		us := ix.bigrams[g]
+		us := ix.bigrams.get(g)
 		if i := sort.Search(len(us), func(i int) bool { return us[i] >= unit }); i < len(us) && us[i] == unit {
 			out = append(out, Evidence{Field: "bigram", Terms: []string{g[0], g[1]}, Weight: bonusBigram})
 		}
@@ -418,7 +418,7 @@ func (ix *Index) clauseBests(q *Query, stop func() bool) []int32 {
 			if in[t]&(1<<c) == 0 {
 				continue
 			}
-			ps := ix.postings[t]
+			ps := ix.postings.get(t)
 			idf := ix.idf(n, len(ps))
 			for _, p := range ps {
 				if scores[p.unit] == 0 {

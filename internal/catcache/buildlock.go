@@ -1,0 +1,187 @@
+package catcache
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A process that cannot wait for a catalog to be loaded (a hook, which
+// must answer within its deadline) leaves the load to a builder process
+// that writes the cache file for the next start. A build lock, one file
+// per key in the cache folder made with O_EXCL, keeps two such processes
+// from building the same catalog at once: whoever makes it builds, or
+// starts the process that does, and the builder removes it when done.
+//
+// The file holds the builder's process id once it is known. A lock whose
+// process is gone (a builder killed), or older than lockAge whatever it
+// holds, is stale: the next LockBuild removes it and takes the lock.
+
+// lockSuffix ends the name of a build lock.
+const lockSuffix = ".lock"
+
+// lockAge bounds how long a build lock is honoured: far longer than a
+// build of the largest catalog a cache file holds takes.
+const lockAge = 10 * time.Minute
+
+// ErrBuilding is LockBuild's answer when another process holds the lock.
+var ErrBuilding = errors.New("the catalog cache is being built by another process")
+
+// lockName is the name of key's build lock.
+func lockName(key Key) string { return fileName(key)[:32] + lockSuffix }
+
+// BuildLock is a build lock taken by this process.
+type BuildLock struct {
+	c    *Cache
+	name string
+}
+
+// Has reports whether the cache file of key is there (a regular file):
+// a start over it will take from the cache whatever has not changed. It
+// neither reads nor checks the file. A nil c has none.
+func (c *Cache) Has(key Key) bool {
+	if c == nil {
+		return false
+	}
+	root, err := c.open(false)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	info, err := root.Lstat(fileName(key))
+	return err == nil && info.Mode().IsRegular()
+}
+
+// Building reports whether a process holds the build lock of key, and
+// the lock is not stale.
+func (c *Cache) Building(key Key) bool {
+	if c == nil {
+		return false
+	}
+	root, err := c.open(false)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	return live(root, lockName(key), time.Now())
+}
+
+// live reports whether the lock file name in root is held: a regular file
+// younger than lockAge whose process, when it names one, still runs.
+func live(root *os.Root, name string, now time.Time) bool {
+	info, err := root.Lstat(name)
+	if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) > lockAge {
+		return false
+	}
+	pid, err := lockOwner(root, name)
+	if err != nil {
+		return true // it is there: someone made it
+	}
+	if pid <= 0 {
+		return true // not written yet
+	}
+	return processAlive(pid)
+}
+
+// lockOwner reads the process id a lock file holds, 0 when it holds none
+// yet; opened as a cache file is, never through a link or waiting on a
+// FIFO.
+func lockOwner(root *os.Root, name string) (int, error) {
+	f, err := root.OpenFile(name, readFlags, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var buf [32]byte
+	n, _ := f.Read(buf[:])
+	text := strings.TrimSpace(string(buf[:n]))
+	if text == "" {
+		return 0, nil
+	}
+	return strconv.Atoi(text)
+}
+
+// LockBuild takes the build lock of key, making the cache folder when it
+// is missing: ErrBuilding when another process holds it. A stale lock is
+// removed and taken.
+func (c *Cache) LockBuild(key Key) (*BuildLock, error) {
+	if c == nil {
+		return nil, errors.New("no cache")
+	}
+	root, err := c.open(true)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	name := lockName(key)
+	for try := 0; ; try++ {
+		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+		if err == nil {
+			f.Close()
+			return &BuildLock{c: c, name: name}, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || try > 0 {
+			return nil, err
+		}
+		if live(root, name, time.Now()) {
+			return nil, ErrBuilding
+		}
+		// Stale: removed, and made again above (where another process
+		// doing the same at this moment may win).
+		if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+}
+
+// SetOwner records the process that builds under the lock (this one, or
+// a child it started), so the lock turns stale as soon as that process is
+// gone.
+func (l *BuildLock) SetOwner(pid int) error {
+	root, err := l.c.open(false)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	f, err := root.OpenFile(l.name, os.O_WRONLY|os.O_TRUNC|noFollow, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(strconv.Itoa(pid) + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Release removes the lock.
+func (l *BuildLock) Release() {
+	if root, err := l.c.open(false); err == nil {
+		root.Remove(l.name)
+		root.Close()
+	}
+}
+
+// ReleaseBuild removes key's build lock when it names this process: a
+// builder started by the process that took the lock ends its build so.
+func (c *Cache) ReleaseBuild(key Key) {
+	if c == nil {
+		return
+	}
+	root, err := c.open(false)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	name := lockName(key)
+	info, err := root.Lstat(name)
+	if err != nil || !info.Mode().IsRegular() {
+		return
+	}
+	if pid, err := lockOwner(root, name); err == nil && pid == os.Getpid() {
+		root.Remove(name)
+	}
+}
