@@ -396,7 +396,7 @@ func readChecked[T any](c *Cache, name string, limit int64, key [32]byte, parse 
 		return v, false
 	}
 	defer root.Close()
-	data, err := readOwnMapped(root, name, limit, c.Mapped)
+	data, err := readOwn(root, name, limit, c.Mapped)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			c.debugf("%s: not read: %v", c.path(name), err)

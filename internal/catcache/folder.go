@@ -167,17 +167,12 @@ func (c *Cache) path(name string) string { return filepath.Join(c.Dir, name) }
 // plant a catalog, and a huge file must not cost a start its time and
 // memory. The checks are made on the open file, so a swap after them is no
 // help, and it is opened non-blocking, so a FIFO put in its place is
-// refused, not waited on.
-func readOwn(root *os.Root, name string, limit int64) ([]byte, error) {
-	return readOwnMapped(root, name, limit, false)
-}
-
-// readOwnMapped is readOwn that, when mapped is set and the system can,
-// maps the file read-only into memory rather than reading it: the bytes
-// are the page cache's own, with no copy and no fresh memory for them.
-// The mapping is never unmapped (whatever was decoded from it may point
-// into it), so it is for a process that reads a cache file once.
-func readOwnMapped(root *os.Root, name string, limit int64, mapped bool) ([]byte, error) {
+// refused, not waited on. When mapped is set and the system can, it maps
+// the file read-only into memory rather than reading it: the bytes are the
+// page cache's own, with no copy and no fresh memory for them. The mapping
+// is never unmapped (whatever was decoded from it may point into it), so
+// it is for a process that reads a cache file once.
+func readOwn(root *os.Root, name string, limit int64, mapped bool) ([]byte, error) {
 	// The root follows a link inside the folder (never out of it), and
 	// O_NOFOLLOW does not change that: the Lstat refuses a link, and the
 	// SameFile below a file swapped for one after it.
