@@ -84,7 +84,7 @@ const maxPolicyBytes = 1 << 20
 func LoadPolicy(file string) (Policy, error) {
 	data, err := safefs.ReadPath(file, maxPolicyBytes)
 	if err != nil {
-		return Policy{}, err
+		return Policy{}, fmt.Errorf("policy file: %w", err)
 	}
 	p, err := ParsePolicy(data)
 	var ke *PolicyKeyError

@@ -82,11 +82,16 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	}
 	task := p.task
 	if task == "-" {
-		// One byte past the compiler's cap is enough for it to refuse the
-		// task as an invalid_request, as it refuses a long --task.
+		// One byte past the compiler's cap tells a task that is too long,
+		// refused as an invalid_request as a long --task is, without
+		// reading the rest of a pipe that may never end.
 		data, err := io.ReadAll(io.LimitReader(stdin, compiler.MaxTaskBytes+1))
 		if err != nil {
 			return err
+		}
+		if len(data) > compiler.MaxTaskBytes {
+			return reportCompileError(&compiler.Error{Stage: compiler.StageAnalyze, Code: compiler.ErrInvalidRequest,
+				Message: fmt.Sprintf("the task on standard input is longer than the limit of %d bytes", compiler.MaxTaskBytes)}, p.format, stdout)
 		}
 		task = string(data)
 	}

@@ -425,7 +425,7 @@ func readHookInput(stdin io.Reader) (hookInput, error) {
 		return in, fmt.Errorf("the hook input is longer than %d bytes", maxHookInput)
 	}
 	if err := json.Unmarshal(data, &in); err != nil {
-		return in, fmt.Errorf("the hook input is not a JSON object: %w", err)
+		return in, fmt.Errorf("the hook input is not a JSON object (a client writes its prompt event to standard input as JSON; for a plain task use rlmc compile): %w", err)
 	}
 	switch {
 	case in.HookEventName != nil && *in.HookEventName != hookEvent:

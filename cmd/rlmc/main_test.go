@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -77,6 +78,7 @@ func TestScripts(t *testing.T) {
 			"backdate":  backdateCmd,
 			"runhook":   runHookCmd,
 			"schema":    schemaCmd,
+			"bigfile":   bigFileCmd,
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) < 2 {
 					ts.Fatalf("usage: exits CODE command [args...]")
@@ -109,4 +111,15 @@ func TestScripts(t *testing.T) {
 			return false, errors.New("unknown condition " + cond)
 		},
 	})
+}
+
+// bigFileCmd writes a file of N bytes of one letter: "bigfile NAME N",
+// for inputs too large to hold in a txtar.
+func bigFileCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: bigfile NAME BYTES")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), bytes.Repeat([]byte("a"), n), 0o644))
 }

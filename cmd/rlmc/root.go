@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rlmc-dev/rlmc/ir"
 )
@@ -114,7 +116,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newListCmd(stdout, stderr),
 		newValidateCmd(stdout),
@@ -171,10 +173,66 @@ func noCommand(cmd *cobra.Command, args []string) error {
 	if cmd.SuggestionsMinimumDistance <= 0 {
 		cmd.SuggestionsMinimumDistance = 2 // cobra's own default, which SuggestionsFor does not apply
 	}
-	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+	s := cmd.SuggestionsFor(args[0])
+	if len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
+	var names []string
+	for _, sub := range cmd.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	// A short list (completion's shells) is worth giving whole, as a
+	// suggestion by spelling may miss the one meant.
+	if len(s) == 0 || len(names) <= 5 {
+		msg += " (it takes " + strings.Join(names, ", ") + ")"
+	}
 	return errors.New(msg)
+}
+
+// unknownFlagRE matches pflag's error for a long flag it does not know.
+var unknownFlagRE = regexp.MustCompile(`^unknown flag: --([^ =]+)`)
+
+// flagError makes a flag error a usage error, and names the command's
+// flags an unknown one is close to, as cobra does for commands.
+func flagError(cmd *cobra.Command, err error) error {
+	m := unknownFlagRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return usageErr{err}
+	}
+	var close []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden && (editDistance(m[1], f.Name) <= 2 || strings.HasPrefix(f.Name, m[1])) {
+			close = append(close, "--"+f.Name)
+		}
+	})
+	if len(close) == 0 {
+		return usageErr{fmt.Errorf("%w (%s --help lists the flags)", err, cmd.CommandPath())}
+	}
+	return usageErr{fmt.Errorf("%w; did you mean %s?", err, strings.Join(close, " or "))}
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes
+// (flag names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // wrapArgs turns cobra's argument-count errors into usage errors.
