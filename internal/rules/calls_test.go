@@ -95,10 +95,12 @@ func TestMiscalledNativeRefused(t *testing.T) {
 			"group(N, Group) :- closure(N, deps(Ds)), append(Ds, [N], Group).", "group(N, Group) :- closure(deps(Ds), N), append(Ds, [N], Group).", "closure(deps(Ds), N)", "closure/2"},
 		{"conflicting: an atom for a list",
 			"    conflicting(Group, Adm, With), !,", "    conflicting(Group, adm, With), !,", "conflicting(Group, adm, With)", "conflicting/3"},
-		// Both arguments are bound variables: only the run sees that
-		// RFact is runner_up(U, S), no name.
-		{"own_words: name and runner-up swapped",
-			"own_words(Req, N, RFact, B), !.", "own_words(Req, RFact, N, B), !.", "own_words(Req, RFact, N, B)", ""},
+		// Rule 10's own_words and rule 11's coverage are policy clauses
+		// over fact natives: a swap in them is refused as any other.
+		{"states_own_words: request and name swapped",
+			"    states_own_words(Req, N),\n", "    states_own_words(N, Req),\n", "states_own_words(N, Req)", "states_own_words/2"},
+		{"apart in covers: request and unit swapped",
+			"clauses_compared(Req), \\+ apart(Req, A, N).", "clauses_compared(Req), \\+ apart(A, Req, N).", "apart(A, Req, N)", "apart/3"},
 	}
 	f := catalog(map[string]UnitFacts{
 		"a": ok(100), "b": ok(100), "c": ok(100), "d": ok(100), "e": ok(100), "f": ok(100),
@@ -169,7 +171,8 @@ func TestMiscalledNativeRefused(t *testing.T) {
 // miscallRuns are compiles over a small catalog that between them reach
 // every rule TestMiscalledNativeRefused edits: a denied host selection, a
 // denied dependency, invalid and explicit-only ones, a sole candidate, a
-// clear pair, a tie on the same words and a best without a margin.
+// clear pair, a tie on the same words, a best without a margin on its own
+// words and a task whose clauses were compared.
 func miscallRuns() []func(*Engine) ([]Decision, error) {
 	base := func(cands ...Candidate) *Request {
 		return &Request{
@@ -183,6 +186,10 @@ func miscallRuns() []func(*Engine) ([]Decision, error) {
 	tie := base(lex("k", 6000), lex("c", 5500))
 	tie.Redundant = map[[2]string]bool{{"k", "c"}: true}
 	tie.Breadth = map[string]int{"k": 1, "c": 1}
+	clauses := base(lex("k", 6000), lex("c", 5000))
+	clauses.Apart = map[[2]string]int{{"c", "k"}: 5000}
+	own := base(lex("k", 3000), lex("c", 2000))
+	own.OwnWords = set("k")
 	decide := func(r *Request) func(*Engine) ([]Decision, error) {
 		return func(e *Engine) ([]Decision, error) { return e.Decide(context.Background(), r) }
 	}
@@ -194,7 +201,8 @@ func miscallRuns() []func(*Engine) ([]Decision, error) {
 		decide(base(lex("k", 3000))),
 		decide(base(lex("k", 6000), lex("c", 2500))),
 		decide(tie),
-		decide(base(lex("k", 3000), lex("c", 2000))),
+		decide(own),
+		decide(clauses),
 	}
 }
 

@@ -538,15 +538,3 @@ func atomsOf(t engine.Term, env *engine.Env) []string {
 	}
 	return out
 }
-
-// ownWordsClear reports whether the best candidate, without a margin over
-// its runner-up (empty for a withdrawn one), is clear by rule 10's
-// own_words clause: it rests on b >= 2 task words, its own words among
-// them, and the runner-up on one task word and none of its own.
-func (r *Request) ownWordsClear(best, runnerUp string) (b int, clear bool) {
-	b = r.Breadth[best]
-	if runnerUp == "" || !r.OwnWords[best] || r.OwnWords[runnerUp] || r.Breadth[runnerUp] != 1 || b < r.MinBreadth {
-		return 0, false
-	}
-	return b, true
-}

@@ -395,19 +395,15 @@ func natives(f Facts) []native {
 				return unifyAll(env, k, mode, engine.NewAtom(m))
 			})},
 		{"redundant", reqPair, pairFact(func(r *Request) map[[2]string]bool { return r.Redundant })},
-		{"covered_by", []arg{{"Req", argRequest}, {"B", argAtom}, {"As", argAtoms}, {"A", argOutAtom}},
-			engine.Predicate4(func(vm *engine.VM, req, name, seen, by engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-				as, err := atoms(seen, env)
-				if err != nil {
-					return engine.Error(err)
+		// clauses_compared/1 holds when the request compared the task's
+		// clauses (Apart is computed): only then does answering no clause
+		// as well as a kept unit make a candidate redundant.
+		{"clauses_compared", []arg{{"Req", argRequest}},
+			engine.Predicate1(func(vm *engine.VM, req engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				if reqOf(req).Apart == nil {
+					return engine.Bool(false)
 				}
-				r, n := reqOf(req), atomOf(name)
-				for _, a := range as {
-					if p := [2]string{a, n}; r.Redundant[p] || (r.Apart != nil && !apartIn(r.Apart, p)) {
-						return unifyAll(env, k, by, engine.NewAtom(a))
-					}
-				}
-				return engine.Bool(false)
+				return k(env)
 			})},
 		{"same_object", reqPair, pairFact(func(r *Request) map[[2]string]bool { return r.SameObject })},
 		{"apart", reqPair, engine.Predicate3(func(vm *engine.VM, req, a, b engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
@@ -444,14 +440,7 @@ func natives(f Facts) []native {
 			engine.Predicate3(func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 				return unifyAll(env, k, out, engine.Integer(reqOf(req).Breadth[atomOf(name)]))
 			})},
-		{"own_words", []arg{{"Req", argRequest}, {"Best", argAtom}, {"RFact", argTerm}, {"B", argOutInt}},
-			engine.Predicate4(func(vm *engine.VM, req, best, rfact, own engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
-				b, clear := reqOf(req).ownWordsClear(atomOf(best), runnerUpName(rfact, env))
-				if !clear {
-					return engine.Bool(false)
-				}
-				return unifyAll(env, k, own, engine.Integer(b))
-			})},
+		{"states_own_words", reqName, requestFact(func(r *Request) map[string]bool { return r.OwnWords })},
 		{"threshold", reqValue("T"), number(func(r *Request) int { return r.Threshold })},
 		{"support_floor", reqValue("F"), number(func(r *Request) int { return r.SupportFloor })},
 		{"tie_ratio", reqValue("R"), number(func(r *Request) int { return r.TieRatio })},
@@ -589,21 +578,6 @@ func atoms(list engine.Term, env *engine.Env) ([]string, error) {
 func reqOf(t engine.Term) *Request { return t.(reqTerm).r }
 
 func atomOf(t engine.Term) string { return t.(engine.Atom).String() }
-
-var atomRunnerUp = engine.NewAtom("runner_up")
-
-// runnerUpName returns U of a runner_up(U, _) fact, or "" for any other
-// (a withdrawn runner-up, none).
-func runnerUpName(t engine.Term, env *engine.Env) string {
-	c, ok := env.Resolve(t).(engine.Compound)
-	if !ok || c.Functor() != atomRunnerUp || c.Arity() != 2 {
-		return ""
-	}
-	if a, ok := env.Resolve(c.Arg(0)).(engine.Atom); ok {
-		return a.String()
-	}
-	return ""
-}
 
 func atomList(names []string) engine.Term {
 	ts := make([]engine.Term, len(names))

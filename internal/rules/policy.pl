@@ -80,15 +80,11 @@
 %                           least one task term none of A's positive items
 %                           rests on, is less than 25% of B's score
 %                           (redundantShare). B is lexical; A any candidate.
-%   covered_by(+Req, +B, +As, -A) the first A in As with redundant(Req, A, B),
-%                           or such that B answers no clause of the task
-%                           (split at commas, semicolons, sentence ends and
-%                           "and", "then", "also", "plus") at least as well
-%                           as A: the positive evidence B rests on in each
-%                           clause weighs less than A's there (retrieval's
-%                           Problem.Apart). A second unit resting on words
-%                           of a clause the first answers is no second
-%                           request.
+%   clauses_compared(+Req) the task was split into clauses (at commas,
+%                           semicolons, sentence ends and "and", "then",
+%                           "also", "plus") and each candidate's evidence
+%                           weighed in each (retrieval's Problem.Apart),
+%                           so apart/3 says something (rule 11).
 %   same_object(+Req, +A, +B) the task names an object that both A and B
 %                           declare (object triggers, Skill-Router objects,
 %                           and object words in their names and aliases).
@@ -111,13 +107,11 @@
 %                           the request does not compute it.
 %   breadth(+Req, +Name, -B) how many distinct task terms Name's positive
 %                           evidence items rest on.
-%   own_words(+Req, +Best, +RFact, -B) Best's positive evidence rests on
-%                           B >= 2 task words and on its own words for when
-%                           it is wanted (a trigger it declares, a phrase
-%                           its description or when_to_use quotes, a word
-%                           of its "Use when" clauses), and RFact is
-%                           runner_up(U, _) with U resting on one task word
-%                           and none of its own.
+%   states_own_words(+Req, +Name) Name's positive evidence rests on its
+%                           own words for when it is wanted: a trigger it
+%                           declares, a phrase its description or
+%                           when_to_use quotes, a word of its "Use when"
+%                           clauses (rule 10's own_words clause).
 %   threshold(+Req, -T)     4500: the score a lexical candidate needs to be
 %                           selected on its own (Threshold 4.5).
 %   support_floor(+Req, -F) 2000: the score a candidate below the threshold
@@ -724,6 +718,17 @@ margin(_, _, _, no_margin).
 clearance(no_margin, Req, N, RFact, own_words(B)) :- own_words(Req, N, RFact, B), !.
 clearance(C, _, _, _, C).
 
+% own_words(+Req, +N, +RFact, -B): N rests on B task words, at least the
+% minimum breadth, its own words among them, while the runner-up U of
+% RFact rests on one task word that is none of its own.
+own_words(Req, N, runner_up(U, _), B) :-
+    states_own_words(Req, N),
+    \+ states_own_words(Req, U),
+    breadth(Req, U, 1),
+    breadth(Req, N, B),
+    min_breadth(Req, Min),
+    B >= Min.
+
 sole(B, Min, sole(B)) :- B >= Min, !.
 sole(B, _, one_word(B)).
 
@@ -791,6 +796,17 @@ redundancy(Req, [cand(N, O, S)|Cs], Tied, Powers, Seen, [cand(N, O, S)|Kept], Rs
 
 coverer(N, Powers, Seen, [N|Seen]) :- memberchk(N, Powers), !.
 coverer(_, _, Seen, Seen).
+
+% covered_by(+Req, +N, +Seen, -By): By is the first unit in Seen that
+% covers N: N would add almost nothing beside it (redundant/3), or, when
+% the task's clauses were compared, N answers none of them at least as
+% well as By (apart/3). A second unit resting on words of a clause the
+% first answers is no second request.
+covered_by(Req, N, [A|_], A) :- covers(Req, A, N), !.
+covered_by(Req, N, [_|As], By) :- covered_by(Req, N, As, By).
+
+covers(Req, A, N) :- redundant(Req, A, N), !.
+covers(Req, A, N) :- clauses_compared(Req), \+ apart(Req, A, N).
 
 % ---------------------------------------------------------------------------
 % Rule 12 (conflicts, packing): walk the ranked candidates once. A unit and

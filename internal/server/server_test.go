@@ -99,7 +99,10 @@ func errorCode(t *testing.T, body []byte) compiler.ErrorCode {
 // and error code.
 func TestCompileStatuses(t *testing.T) {
 	root, policy := smallCatalog(t)
-	s, ts := newTestServer(t, Config{Roots: []string{root}, PolicyFile: policy, MaxInflight: 2})
+	// A generous deadline: a task at the cap takes seconds under the race
+	// detector on a loaded machine, and this test is about statuses, not
+	// speed (the deadline's own answer is TestCompileDeadline's).
+	s, ts := newTestServer(t, Config{Roots: []string{root}, PolicyFile: policy, MaxInflight: 2, Timeout: time.Minute})
 	url := ts.URL + "/v1/compile"
 
 	// Before the first catalog: 503 not_ready.
