@@ -92,7 +92,7 @@ var (
 )
 
 // facts converts the policy's facts (scores x 1000) into the result's.
-func (r *compilation) facts(d rules.Decision) *Facts {
+func (st *statement) facts(d rules.Decision) *Facts {
 	f := d.Facts
 	out := &Facts{
 		Score: unmilli(f.Score), Threshold: unmilli(f.Threshold), SupportFloor: unmilli(f.SupportFloor),
@@ -100,7 +100,7 @@ func (r *compilation) facts(d rules.Decision) *Facts {
 		By: f.By, Dependency: f.Dependency, DependencyReason: f.DependencyReason, Missing: f.Missing, Cycle: f.Path,
 	}
 	if f.RunnerUpWithdrawn {
-		out.RunnerUp = r.problem.WithdrawnBy
+		out.RunnerUp = st.problem.WithdrawnBy
 	}
 	if f.RunnerUp != "" || f.RunnerUpWithdrawn || f.NoRunnerUp {
 		s := unmilli(f.RunnerUpScore)
@@ -127,9 +127,9 @@ func (r *compilation) facts(d rules.Decision) *Facts {
 // reason turns one policy decision into a result reason: its code, the
 // rule and clause that made it, the facts the rule used and a detail that
 // says the same for people.
-func (r *compilation) reason(d rules.Decision) Reason {
-	rs := Reason{Code: d.Reason, Rule: ruleOf(d.Rule, d.Facts.Clause), Facts: r.facts(d)}
-	rs.Detail = detail(d, rs.Facts, r.problem.Evidence[d.Name])
+func (st *statement) reason(d rules.Decision) Reason {
+	rs := Reason{Code: d.Reason, Rule: ruleOf(d.Rule, d.Facts.Clause), Facts: st.facts(d)}
+	rs.Detail = detail(d, rs.Facts, st.problem.Evidence[d.Name])
 	if d.Selected && d.Facts.Reference {
 		rs.Detail += "; " + referenceDetail(rs.Facts)
 	}

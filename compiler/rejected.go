@@ -43,20 +43,20 @@ func newRows(cat *ir.Catalog) []unitRow {
 // reasonsAt returns the reasons of the unit at catalog position i: those
 // the compile set for it (nil when it is not rejected: a candidate not
 // rejected by the policy, or a selected unit), else its standing's.
-func (r *compilation) reasonsAt(i int) []Reason {
+func (r *compilation) reasonsAt(st *statement, i int) []Reason {
 	if rs, ok := r.special[i]; ok {
 		return rs
 	}
-	return r.standingAt(i)
+	return r.standingAt(st, i)
 }
 
 // standingAt returns the reasons of a unit at catalog position i that
 // neither retrieval's Judge nor the policy decided, from the table.
-func (r *compilation) standingAt(i int) []Reason {
+func (r *compilation) standingAt(st *statement, i int) []Reason {
 	if rs := r.c.rows[i].static; rs != nil {
 		return rs
 	}
-	return goReasons(retrieval.ScoreStanding(r.scoreAt(i)), nil)
+	return goReasons(retrieval.ScoreStanding(st.scoreAt(i)), nil)
 }
 
 // setReasons records the reasons of the unit at catalog position i; nil
@@ -89,28 +89,28 @@ func (r *compilation) positionsOf(names func(yield func(string) bool)) []int {
 // that bears a name, never a shadowed namesake). Which units are listed
 // changes no entry: a unit's entry is the same listed by default, by
 // Request.Why or by Request.AllRejected.
-func (r *compilation) buildRejected(evidence map[string][]Evidence, near []int) ([]Rejected, map[ReasonCode]int) {
+func (r *compilation) buildRejected(v *verdict, evidence map[string][]Evidence, near []int) ([]Rejected, map[ReasonCode]int) {
 	rows := r.c.rows
 	special := slices.Sorted(maps.Keys(r.special))
 	ranked := r.positionsOf(func(yield func(string) bool) {
-		for _, c := range r.cands {
+		for _, c := range v.cands {
 			if !yield(c.Name) {
 				return
 			}
 		}
-		for _, rk := range r.problem.Ranking {
+		for _, rk := range v.problem.Ranking {
 			if !yield(rk.Name) {
 				return
 			}
 		}
 	})
 	ranked = merge(ranked, near)
-	listed := merge(r.named(), near)
+	listed := merge(r.named(v.input), near)
 	withEvidence := r.positionsOf(maps.Keys(evidence))
 	unlisted := map[ReasonCode]int{}
 	size := len(special) + len(listed)
-	if r.req.AllRejected {
-		size = len(rows) - len(r.selected)
+	if v.req.AllRejected {
+		size = len(rows) - len(v.selected)
 	}
 	out := make([]Rejected, 0, size)
 	var own owner
@@ -124,7 +124,7 @@ func (r *compilation) buildRejected(evidence map[string][]Evidence, near []int) 
 		if hasEvidence {
 			withEvidence = withEvidence[1:]
 		}
-		isListed := r.req.AllRejected || len(listed) > 0 && listed[0] == i
+		isListed := v.req.AllRejected || len(listed) > 0 && listed[0] == i
 		if len(listed) > 0 && listed[0] == i {
 			listed = listed[1:]
 		}
@@ -138,7 +138,7 @@ func (r *compilation) buildRejected(evidence map[string][]Evidence, near []int) 
 			}
 			isListed = true
 		} else if reasons = row.static; reasons == nil {
-			reasons = goReasons(retrieval.ScoreStanding(r.scoreAt(i)), nil)
+			reasons = goReasons(retrieval.ScoreStanding(v.scoreAt(i)), nil)
 		}
 		if !isListed {
 			unlisted[reasons[0].Code]++
@@ -147,11 +147,11 @@ func (r *compilation) buildRejected(evidence map[string][]Evidence, near []int) 
 		reasons = own.reasons(reasons, row.static)
 		var score float64
 		if !row.shadowed {
-			score = r.scoreAt(i)
+			score = v.scoreAt(i)
 		}
 		rj := Rejected{Name: row.name, Root: row.root, Path: row.path, Score: round3(score), Reasons: reasons}
 		if isRanked && score > 0 {
-			rj.Confidence = r.confidence(row.name)
+			rj.Confidence = v.confidence(row.name)
 		}
 		if hasEvidence {
 			rj.Evidence = evidence[row.name]
@@ -168,7 +168,7 @@ func (r *compilation) buildRejected(evidence map[string][]Evidence, near []int) 
 // Ties go to the first name, as in the ranking. It depends on the compile
 // alone, never on what the request asks the result to list, so that a
 // unit's entry does not either.
-func (r *compilation) nearMisses() []int {
+func (r *compilation) nearMisses(st *statement) []int {
 	type miss struct {
 		pos   int
 		score float64
@@ -181,7 +181,7 @@ func (r *compilation) nearMisses() []int {
 	}
 	var best []miss
 	for i := range r.c.rows {
-		s := r.scoreAt(i)
+		s := st.scoreAt(i)
 		if s <= 0 || r.c.rows[i].static != nil {
 			continue
 		}
@@ -215,7 +215,7 @@ func (r *compilation) nearMisses() []int {
 // unit bearing a name the request or the host policy names: selected,
 // mandatory, denied, negated by the task, or asked about (Request.Why).
 // Each is listed whatever became of it, shadowed namesakes too.
-func (r *compilation) named() []int {
+func (r *compilation) named(in *input) []int {
 	var out []int
 	add := func(n string) {
 		rows := r.c.rows
@@ -224,15 +224,15 @@ func (r *compilation) named() []int {
 			out = append(out, i)
 		}
 	}
-	for _, n := range r.req.Why {
+	for _, n := range in.req.Why {
 		add(n)
 	}
-	for _, set := range []map[string]bool{r.explicit, r.mandatory, r.denied} {
+	for _, set := range []map[string]bool{in.explicit, in.mandatory, in.denied} {
 		for n := range set {
 			add(n)
 		}
 	}
-	for _, n := range r.q.Negations() {
+	for _, n := range in.q.Negations() {
 		add(n.Unit)
 	}
 	slices.Sort(out)

@@ -363,6 +363,12 @@ func natives(f Facts) []native {
 					return engine.Error(err)
 				}
 				r, sum := reqOf(req), 0
+				if r.Tokens == nil {
+					// Nothing is measured yet (eligible/3 runs before
+					// the bodies are read): fail closed, more than
+					// any budget.
+					return unifyAll(env, k, out, engine.Integer(math.MaxInt32))
+				}
 				for _, n := range ns {
 					sum += r.Tokens(n)
 				}
