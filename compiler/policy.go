@@ -93,6 +93,11 @@ func LoadPolicy(file string) (Policy, error) {
 		ke.File = file
 		return Policy{}, ke
 	}
+	var ve *PolicyValueError
+	if errors.As(err, &ve) {
+		ve.File = file
+		return Policy{}, ve
+	}
 	if err != nil {
 		return Policy{}, fmt.Errorf("%s: %w", file, err)
 	}

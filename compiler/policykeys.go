@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rlmc-dev/rlmc/internal/suggest"
 )
 
 // PolicyKeyError is a policy key the Policy type does not know: most often
@@ -43,8 +45,15 @@ func checkPolicyKeys(doc *yaml.Node) error {
 
 func checkKeys(n *yaml.Node, t reflect.Type) error {
 	if n.Kind != yaml.MappingNode {
-		return nil // a type mismatch is yaml.v3's to report
+		return &PolicyValueError{Line: n.Line, Key: "the policy", Want: "a mapping of keys", Got: shapeOfNode(n)}
 	}
+	return checkFields(n, t, "")
+}
+
+// checkFields checks the keys of the mapping n, the fields of struct t
+// (under the dotted prefix of the mappings around it), and their values'
+// shapes.
+func checkFields(n *yaml.Node, t reflect.Type, prefix string) error {
 	known := yamlKeys(t)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -56,13 +65,96 @@ func checkKeys(n *yaml.Node, t reflect.Type) error {
 			}
 			return &PolicyKeyError{Line: k.Line, Key: k.Value, Suggestion: closest(k.Value, names)}
 		}
-		if f.Type.Kind() == reflect.Struct {
-			if err := checkKeys(v, f.Type); err != nil {
+		if err := checkShape(v, f.Type, prefix+k.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkShape checks that the value n has the shape Go type t needs (a
+// list for a slice, a mapping for a map or struct, a number for a
+// number), so that a mistake reads as the key and what it wants, not as
+// yaml.v3's "cannot unmarshal !!str into []string". An empty value is
+// the zero value, and any scalar reads as a string.
+func checkShape(n *yaml.Node, t reflect.Type, key string) error {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
+		return nil
+	}
+	want, ok := "", false
+	switch t.Kind() {
+	case reflect.Slice:
+		want, ok = "a list", n.Kind == yaml.SequenceNode
+	case reflect.Map, reflect.Struct:
+		want, ok = "a mapping", n.Kind == yaml.MappingNode
+	case reflect.Int, reflect.Int64:
+		want, ok = "a whole number", n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int"
+	case reflect.Float64:
+		want, ok = "a number", n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float")
+	case reflect.String:
+		want, ok = "a string", n.Kind == yaml.ScalarNode
+	default:
+		return nil // no such field; yaml.v3 reports what it cannot decode
+	}
+	if !ok {
+		return &PolicyValueError{Line: n.Line, Key: key, Want: want, Got: shapeOfNode(n)}
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return checkFields(n, t, key+".")
+	case reflect.Map:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if err := checkShape(n.Content[i+1], t.Elem(), key+"."+n.Content[i].Value); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		for _, e := range n.Content {
+			if err := checkShape(e, t.Elem(), "each entry of "+key); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// shapeOfNode names the shape of a YAML value as checkShape's message
+// says it.
+func shapeOfNode(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	}
+	switch n.ShortTag() {
+	case "!!int":
+		return "a whole number"
+	case "!!float":
+		return "a number"
+	case "!!bool":
+		return "true or false"
+	}
+	return "a string"
+}
+
+// PolicyValueError is a policy value of the wrong shape for its key: a
+// string where a list of names goes (deny: tdd), a word where a number
+// goes (budget: lots).
+type PolicyValueError struct {
+	File string // set by LoadPolicy; "" for ParsePolicy
+	Line int
+	Key  string // dotted for a nested key: limits.max_depth, priority.tdd
+	Want string
+	Got  string
+}
+
+func (e *PolicyValueError) Error() string {
+	msg := fmt.Sprintf("%s must be %s, not %s", e.Key, e.Want, e.Got)
+	if e.File == "" {
+		return fmt.Sprintf("invalid policy: line %d: %s", e.Line, msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
 }
 
 // yamlKeys maps the yaml key of every field of the struct t to its field.
@@ -81,37 +173,8 @@ func yamlKeys(t reflect.Type) map[string]reflect.StructField {
 	return out
 }
 
-// closest returns the name within a small edit distance of key (at most a
-// third of its length, and at most 2), the nearest first and ties by name;
-// "" when none is that close.
+// closest returns the known key within a small edit distance of key (at
+// most a third of its length, and at most 2), or "".
 func closest(key string, names []string) string {
-	best, bestD := "", min(2, max(1, len(key)/3))+1
-	for _, name := range names {
-		if d := editDistance(strings.ToLower(key), name); d < bestD || d == bestD && best != "" && name < best {
-			best, bestD = name, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes
-// (policy keys are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Closest(key, names, min(2, max(1, len(key)/3)))
 }

@@ -56,3 +56,47 @@ func TestPolicyKeyErrorText(t *testing.T) {
 		t.Errorf("got %s; want %s", got, want)
 	}
 }
+
+func TestPolicyValueShapes(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want PolicyValueError // File left out; zero for a policy that loads
+	}{
+		{name: "a name for a list", yaml: "deny: commit-message\n", want: PolicyValueError{Line: 1, Key: "deny", Want: "a list", Got: "a string"}},
+		{name: "a word for the budget", yaml: "budget: lots\n", want: PolicyValueError{Line: 1, Key: "budget", Want: "a whole number", Got: "a string"}},
+		{name: "a word in limits", yaml: "limits:\n  max_depth: deep\n", want: PolicyValueError{Line: 2, Key: "limits.max_depth", Want: "a whole number", Got: "a string"}},
+		{name: "a word for a priority", yaml: "priority: {tdd: high}\n", want: PolicyValueError{Line: 1, Key: "priority.tdd", Want: "a whole number", Got: "a string"}},
+		{name: "a name for requires' list", yaml: "requires:\n  a: b\n", want: PolicyValueError{Line: 2, Key: "requires.a", Want: "a list", Got: "a string"}},
+		{name: "a list in a list of names", yaml: "deny: [a, [b]]\n", want: PolicyValueError{Line: 1, Key: "each entry of deny", Want: "a string", Got: "a list"}},
+		{name: "a list for the whole policy", yaml: "- deny\n", want: PolicyValueError{Line: 1, Key: "the policy", Want: "a mapping of keys", Got: "a list"}},
+		{name: "a whole number for a fraction", yaml: "min_confidence: 1\n"},
+		{name: "empty values", yaml: "deny:\nbudget:\nlimits:\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "policy.yaml")
+			if err := os.WriteFile(file, []byte(tt.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadPolicy(file)
+			var ve *PolicyValueError
+			switch {
+			case tt.want == PolicyValueError{} && errors.As(err, &ve):
+				t.Fatalf("got %v; want no shape error", err)
+			case tt.want == PolicyValueError{}:
+			case !errors.As(err, &ve):
+				t.Fatalf("got %v; want a *PolicyValueError", err)
+			default:
+				got := *ve
+				got.File = ""
+				if got != tt.want {
+					t.Errorf("got %+v; want %+v", got, tt.want)
+				}
+				if ve.File != file {
+					t.Errorf("file: got %q; want %q", ve.File, file)
+				}
+			}
+		})
+	}
+}

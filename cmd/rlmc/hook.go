@@ -351,12 +351,21 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 // still does not fit after hookFitTries compiles is an error: the prompt
 // goes on without skills, and the user is told why.
 func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, maxChars int) (*compiler.Result, []byte, error) {
+	tooLong := ""
 	for try := 0; ; try++ {
 		res, err := c.Compile(ctx, req)
 		if err != nil {
 			return nil, nil, err
 		}
+		if len(res.Selected) == 0 && tooLong != "" {
+			// The shrunk budget fits not even a reference: say so, as
+			// for an output that never shrinks enough.
+			return nil, nil, errors.New(tooLong)
+		}
 		if len(res.Selected) == 0 {
+			if over := overBudget(res); over != "" {
+				return nil, nil, errors.New(over)
+			}
 			return res, nil, nil
 		}
 		out, err := hookJSON(res.Prompt)
@@ -371,11 +380,24 @@ func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, ma
 		if budget >= res.Budget.Limit {
 			budget = res.Budget.Limit * 3 / 4
 		}
+		tooLong = fmt.Sprintf("the selected skills' output (%d characters) does not fit in --max-chars %d, even as references", n, maxChars)
 		if try+1 == hookFitTries || budget <= 0 {
-			return nil, nil, fmt.Errorf("the selected skills' output (%d characters) does not fit in --max-chars %d, even as references", n, maxChars)
+			return nil, nil, errors.New(tooLong)
 		}
 		req.Budget = budget
 	}
+}
+
+// overBudget says why a compile that selected nothing left out a unit for
+// the budget alone (rule 12), or "" when none was: the task pointed at a
+// skill, and the prompt goes on without it only because of --budget.
+func overBudget(res *compiler.Result) string {
+	for _, rj := range res.Rejected {
+		if len(rj.Reasons) > 0 && rj.Reasons[0].Code == compiler.ReasonOverBudget {
+			return fmt.Sprintf("%s not loaded: over budget (%s); raise --budget", noteName(rj.Name), ir.EscapeText(rj.Reasons[0].Detail))
+		}
+	}
+	return ""
 }
 
 // hookJSON is the hook output that adds prompt to the context.

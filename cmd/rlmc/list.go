@@ -48,6 +48,7 @@ type listing struct {
 }
 
 func runList(ctx context.Context, f catalogFlags, stdout, stderr io.Writer) error {
+	f.sayNoRoot = true // an empty listing must not pass for an empty catalog
 	c, err := f.load(ctx, stderr)
 	if err != nil {
 		return err

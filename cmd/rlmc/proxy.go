@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -34,6 +35,9 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 			if upstream == "" {
 				return usageError("proxy needs --upstream URL, such as https://api.openai.com")
 			}
+			if !strings.Contains(upstream, "://") {
+				return usageError("--upstream needs its scheme, as in https://api.openai.com or http://127.0.0.1:9000")
+			}
 			u, err := url.Parse(upstream)
 			if err != nil {
 				// Nothing of the URL is repeated: any part of it, even
@@ -44,6 +48,10 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 			cfg.Placement = proxy.Placement(placement)
 			if cmd.Flags().Changed("addr") && cfg.Socket != "" {
 				return usageError("give --addr or --socket, not both")
+			}
+			if err := checkSettings(cmd, positive("timeout", int64(cfg.Timeout)), positive("max-body", cfg.MaxBodyBytes),
+				positive("drain-timeout", int64(cfg.DrainTimeout)), notNegative("debounce", int64(cfg.Debounce))); err != nil {
+				return err
 			}
 			if !cmd.Flags().Changed("addr") {
 				cfg.Addr = ""

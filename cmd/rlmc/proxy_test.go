@@ -15,7 +15,11 @@ func TestProxyRefuses(t *testing.T) {
 		want string
 	}{
 		{name: "no upstream", args: []string{"proxy"}, want: "--upstream"},
-		{name: "a relative upstream", args: []string{"proxy", "--upstream", "api.openai.com"}, want: "absolute URL"},
+		{name: "a relative upstream", args: []string{"proxy", "--upstream", "api.openai.com"}, want: "needs its scheme"},
+		{name: "an upstream without its scheme", args: []string{"proxy", "--upstream", "127.0.0.1:9000"}, want: "needs its scheme, as in"},
+		{name: "a timeout of 0", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--timeout", "0"}, want: "--timeout must be positive, not 0s"},
+		{name: "a body bound of 0", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--max-body", "0"}, want: "--max-body must be positive"},
+		{name: "a negative debounce", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--debounce", "-1s"}, want: "--debounce must be zero or more"},
 		{name: "an upstream that does not parse", args: []string{"proxy", "--upstream", "http://[::1/?key=SECRET"}, want: "is not a URL"},
 		{name: "an upstream whose port does not parse", args: []string{"proxy", "--upstream", "http://h:SECRET8/"}, want: "is not a URL"},
 		{name: "an upstream that is not HTTP", args: []string{"proxy", "--upstream", "ftp://example.com"}, want: "http or https"},

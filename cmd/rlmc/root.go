@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rlmc-dev/rlmc/internal/suggest"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -191,19 +193,34 @@ func noCommand(cmd *cobra.Command, args []string) error {
 	return errors.New(msg)
 }
 
+// badValueRE matches pflag's error for a value its flag's type cannot
+// parse, and kindWords says what that type wants.
+var (
+	badValueRE = regexp.MustCompile(`^(invalid argument ".*" for ".*" flag): (?:strconv\.(ParseInt|ParseFloat|ParseBool): parsing ".*": invalid syntax|(time: invalid duration) .*)$`)
+	kindWords  = map[string]string{
+		"ParseInt": "a whole number", "ParseFloat": "a number", "ParseBool": "true or false",
+		"time: invalid duration": "a duration such as 2s or 500ms",
+	}
+)
+
 // unknownFlagRE matches pflag's error for a long flag it does not know.
 var unknownFlagRE = regexp.MustCompile(`^unknown flag: --([^ =]+)`)
 
 // flagError makes a flag error a usage error, and names the command's
 // flags an unknown one is close to, as cobra does for commands.
 func flagError(cmd *cobra.Command, err error) error {
+	if m := badValueRE.FindStringSubmatch(err.Error()); m != nil {
+		// pflag's "strconv.ParseInt: parsing "abc": invalid syntax" is
+		// the parser's, not the user's, language.
+		return usageErr{fmt.Errorf("%s: want %s", m[1], kindWords[m[2]+m[3]])}
+	}
 	m := unknownFlagRE.FindStringSubmatch(err.Error())
 	if m == nil {
 		return usageErr{err}
 	}
 	var close []string
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if !f.Hidden && (editDistance(m[1], f.Name) <= 2 || strings.HasPrefix(f.Name, m[1])) {
+		if !f.Hidden && (suggest.Distance(m[1], f.Name) <= 2 || strings.HasPrefix(f.Name, m[1])) {
 			close = append(close, "--"+f.Name)
 		}
 	})
@@ -213,36 +230,20 @@ func flagError(cmd *cobra.Command, err error) error {
 	return usageErr{fmt.Errorf("%w; did you mean %s?", err, strings.Join(close, " or "))}
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes
-// (flag names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // wrapArgs turns cobra's argument-count errors into usage errors.
 func wrapArgs(c *cobra.Command) {
 	check := c.Args
 	c.Args = func(cmd *cobra.Command, args []string) error {
-		if err := check(cmd, args); err != nil {
-			return usageErr{err}
+		err := check(cmd, args)
+		if err == nil {
+			return nil
 		}
-		return nil
+		// cobra's count errors ("accepts 1 arg(s), received 0") do not
+		// say what the arguments are; the usage line does.
+		if msg := err.Error(); strings.HasPrefix(msg, "accepts ") || strings.HasPrefix(msg, "requires ") {
+			err = fmt.Errorf("%w (usage: %s)", err, cmd.UseLine())
+		}
+		return usageErr{err}
 	}
 	for _, sub := range c.Commands() {
 		sub.SetFlagErrorFunc(c.FlagErrorFunc())
@@ -251,4 +252,35 @@ func wrapArgs(c *cobra.Command) {
 		}
 		wrapArgs(sub)
 	}
+}
+
+// setting is one numeric flag's value and the least it may be.
+type setting struct {
+	flag  string
+	value int64
+	least int64
+}
+
+func positive(flag string, v int64) setting    { return setting{flag, v, 1} }
+func notNegative(flag string, v int64) setting { return setting{flag, v, 0} }
+
+// checkSettings refuses, as a usage error, the first setting below its
+// least: a zero or negative timeout, bound or size would otherwise
+// quietly mean something the user did not ask for.
+func checkSettings(cmd *cobra.Command, ss ...setting) error {
+	for _, s := range ss {
+		if s.value >= s.least {
+			continue
+		}
+		shown := strconv.FormatInt(s.value, 10)
+		if f := cmd.Flags().Lookup(s.flag); f != nil {
+			shown = f.Value.String()
+		}
+		what := "positive"
+		if s.least == 0 {
+			what = "zero or more"
+		}
+		return usageError("--%s must be %s, not %s", s.flag, what, shown)
+	}
+	return nil
 }

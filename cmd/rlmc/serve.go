@@ -33,6 +33,10 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 			if cmd.Flags().Changed("addr") && cfg.Socket != "" {
 				return usageError("give --addr or --socket, not both")
 			}
+			if err := checkSettings(cmd, positive("timeout", int64(cfg.Timeout)), positive("max-inflight", int64(cfg.MaxInflight)),
+				positive("drain-timeout", int64(cfg.DrainTimeout)), notNegative("debounce", int64(cfg.Debounce))); err != nil {
+				return err
+			}
 			if !cmd.Flags().Changed("addr") {
 				cfg.Addr = ""
 			}

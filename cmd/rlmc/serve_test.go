@@ -22,6 +22,10 @@ func TestServeRefuses(t *testing.T) {
 		want string
 	}{
 		{name: "addr and socket", args: []string{"serve", "--addr", "127.0.0.1:0", "--socket", "s.sock"}, want: "not both"},
+		{name: "a timeout of 0", args: []string{"serve", "--addr", "127.0.0.1:0", "--timeout", "0"}, want: "--timeout must be positive, not 0s"},
+		{name: "no compile in flight", args: []string{"serve", "--addr", "127.0.0.1:0", "--max-inflight", "0"}, want: "--max-inflight must be positive, not 0"},
+		{name: "a negative drain", args: []string{"serve", "--addr", "127.0.0.1:0", "--drain-timeout", "-1s"}, want: "--drain-timeout must be positive"},
+		{name: "a negative debounce", args: []string{"serve", "--addr", "127.0.0.1:0", "--debounce", "-1s"}, want: "--debounce must be zero or more"},
 		{name: "all interfaces without a token", args: []string{"serve", "--addr", "0.0.0.0:0"}, want: "not a loopback address"},
 		{name: "a host name without a token", args: []string{"serve", "--addr", "example.com:0"}, want: "not a loopback address"},
 		{name: "an empty token file", args: []string{"serve", "--addr", "0.0.0.0:0", "--token-file", empty}, want: "is empty"},

@@ -95,8 +95,11 @@ func strictDecode(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "" {
+			return fmt.Errorf("the top level is %s, not an object: %w", jsonKind(te.Value), errSettingsShape)
+		}
 		if errors.As(err, &te) {
-			return fmt.Errorf("%s: %w", te.Field, errSettingsShape)
+			return fmt.Errorf("%s is %s: %w", te.Field, jsonKind(te.Value), errSettingsShape)
 		}
 		return err
 	}
@@ -445,4 +448,13 @@ func lineDiff(name string, old, new []byte) string {
 		line(" ", s)
 	}
 	return out.String()
+}
+
+// jsonKind names a JSON value's kind as encoding/json's type errors give
+// it ("array", "number"), with its article.
+func jsonKind(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
 }

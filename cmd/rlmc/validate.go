@@ -59,7 +59,9 @@ type validation struct {
 
 func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer) error {
 	// The catalog warnings are part of this command's report, on stdout:
-	// they are not repeated on stderr.
+	// they are not repeated on stderr. "0 units, 0 errors" must not pass
+	// for a clean catalog when no root was found.
+	p.sayNoRoot = true
 	c, err := p.loadTo(ctx, io.Discard, stderr)
 	if err != nil {
 		return err
