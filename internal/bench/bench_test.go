@@ -89,7 +89,10 @@ func TestMetaToolFloors(t *testing.T) {
 		{name: "single_tool top-1", got: cat("single_tool", func(m Metrics) *float64 { return m.Top1 }), min: 0.36},
 		{name: "single_tool recall@1", got: cat("single_tool", func(m Metrics) *float64 { return m.RecallAt1 }), min: 0.54},
 		{name: "single_tool recall@3", got: cat("single_tool", func(m Metrics) *float64 { return m.RecallAt3 }), min: 0.66},
-		{name: "no_tool_needed answered no_route", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.885},
+		// 0.88 (0.885 before): a one-line list of categories with
+		// commas in an instruction stopped reading as a CSV row, and
+		// one general question now routes on "politics" in it.
+		{name: "no_tool_needed answered no_route", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.88},
 		{name: "no_tool_needed false-route rate", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.095, max: true},
 	})
 }
@@ -118,14 +121,17 @@ func TestSealToolsFloors(t *testing.T) {
 // developer tasks labelled before any run, long pasted contexts among
 // them) from regressing: exactly right 96/165 since rule 10 asks a
 // second skill for a part of the task of its own (67 before), with a
-// wrong skill in the prompt in 0.261 of the tasks (0.485 before), pasted material weighing less.
+// wrong skill in the prompt in 0.261 of the tasks (0.485 before), pasted
+// material weighing less; 99/165 since a pasted document is material too
+// (wrong skill 0.236, false routes on none 0.108), at the cost of top-1
+// (0.766 before, 0.750: a few right skills rested on the document's words).
 func TestRealSkillsFloors(t *testing.T) {
 	rep := run(t, "realskills/catalog", "realskills/cases.jsonl")
 	check(t, rep, []floor{
-		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.58},
-		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.27, max: true},
-		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.76},
-		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.17, max: true},
+		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.595},
+		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.24, max: true},
+		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.745},
+		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.12, max: true},
 	})
 }
 

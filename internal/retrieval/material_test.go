@@ -1,8 +1,18 @@
 package retrieval
 
 import (
+	"strings"
 	"testing"
 )
+
+// contract is a pasted document: prose, nothing in it reads as material
+// line by line.
+var contract = strings.Repeat("The Recipient shall hold the Discloser's confidential information in strict confidence for two years. ", 8)
+
+// request is a long request written in three paragraphs, none pasted.
+var request = "Set up the release pipeline for the mobile app so that every merge to main builds a signed bundle, runs the unit and UI tests on two device profiles, and uploads the result to the internal track.\n\n" +
+	"Also add a changelog step.\n\n" +
+	"Finally, when the store review passes, promote the same build to production without rebuilding it, and post a summary with the version, the commit range and the test results to the release channel."
 
 func TestMaterialSpans(t *testing.T) {
 	tests := []struct {
@@ -16,6 +26,12 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "config paragraph", task: "services:\n  api:\n    build: ./api\n    ports: [\"8000:8000\"]\n\nWrite a production Dockerfile for ./api.", want: []string{"services:\n  api:\n    build: ./api\n    ports: [\"8000:8000\"]\n"}},
 		{name: "quoted mail", task: "Got this:\n\n> Hi, can we meet on Friday?\n> Best, Kayla\n\nReply no thanks.", want: []string{"> Hi, can we meet on Friday?\n> Best, Kayla\n"}},
 		{name: "a key: value line in prose is prose", task: "Context: we ship on Friday and the release notes are not written yet.\n\nDraft them.", want: nil},
+		{name: "a document between an intro and the request", task: "Got this from legal:\n\n" + contract + "\n\nWhat am I agreeing to?", want: []string{contract + "\n"}},
+		{name: "a document after the request", task: "Can you summarize this passage?\n\n" + contract, want: []string{contract}},
+		{name: "a document before the request", task: contract + "\n\nWhat am I agreeing to, in plain English?", want: []string{contract + "\n"}},
+		{name: "a short task is all instruction", task: "Got this from legal:\n\nThe Recipient shall hold it in confidence.\n\nWhat am I agreeing to?", want: nil},
+		{name: "a request in paragraphs of its own", task: request, want: nil},
+		{name: "a CSV row", task: "Forecast this:\n\n2024-03-01,plant-7,412.6\nsite,kwh,peak", want: []string{"2024-03-01,plant-7,412.6\nsite,kwh,peak"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
