@@ -219,6 +219,8 @@ func strength(c rules.Clause, f *Facts) string {
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, and the best candidate needs %gx its runner-up %s", f.Score, f.Threshold, f.Margin, runnerUp(f))
 	case rules.ClauseOwnWords:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f and less than %gx its runner-up %s, but the best candidate at least the support floor %.1f rests on %d task words, one of them its own trigger words, and the runner-up on one word and none of its own", f.Score, f.Threshold, f.Margin, runnerUp(f), f.SupportFloor, deref(f.Breadth))
+	case rules.ClauseOutweighs:
+		return fmt.Sprintf("score %.3f is below the threshold %.1f and less than %gx its runner-up %s, but the runner-up rests on no task word the best candidate does not, and the best candidate's evidence beyond it reaches the support floor %.1f", f.Score, f.Threshold, f.Margin, runnerUp(f), f.SupportFloor)
 	case rules.ClauseOneWord:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, and with no runner-up at the candidate floor its evidence rests on %d task word(s), not two", f.Score, f.Threshold, deref(f.Breadth))
 	case rules.ClauseIntents:

@@ -716,7 +716,19 @@ margin(_, _, _, no_margin).
 % withdrawn runner-up gives no such clearance (it drew the task's words,
 % and is not asked about here).
 clearance(no_margin, Req, N, RFact, own_words(B)) :- own_words(Req, N, RFact, B), !.
+clearance(no_margin, Req, N, RFact, outweighs) :- outweighs(Req, N, RFact), !.
 clearance(C, _, _, _, C).
+
+% outweighs(+Req, +N, +RFact): the runner-up U of RFact would add almost
+% nothing beside N (redundant/3: every task word it rests on, N rests on
+% too), while N has a part of the task of its own beside U (own_part/4)
+% whose evidence reaches the support floor: the two compete for no word
+% of the task, N only answers more of it.
+outweighs(Req, N, runner_up(U, _)) :-
+    redundant(Req, N, U),
+    own_part(Req, U, N, W),
+    support_floor(Req, F),
+    W >= F.
 
 % own_words(+Req, +N, +RFact, -B): N rests on B task words, at least the
 % minimum breadth, its own words among them, while the runner-up U of
@@ -738,6 +750,8 @@ best(sole(B), S, T, F, _, RFact, _, V) :- !,
     V = keep([clause(sole), score(S), threshold(T), support_floor(F), breadth(B), RFact]).
 best(no_margin, S, T, F, M, RFact, Kept, V) :- !,
     beside(Kept, S, T, F, [clause(no_margin), score(S), threshold(T), support_floor(F), margin(M), RFact], V).
+best(outweighs, S, T, F, M, RFact, _, V) :- !,
+    V = keep([clause(outweighs), score(S), threshold(T), support_floor(F), margin(M), RFact]).
 best(own_words(B), S, T, F, M, RFact, _, V) :- !,
     V = keep([clause(own_words), score(S), threshold(T), support_floor(F), margin(M), breadth(B), RFact]).
 best(one_word(B), S, T, F, _, RFact, Kept, V) :-

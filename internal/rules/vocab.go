@@ -196,6 +196,11 @@ const (
 	// at least two task words, one of them its own trigger words, while
 	// the runner-up rests on one task word and on none of its own.
 	ClauseOwnWords Clause = "own_words"
+	// ClauseOutweighs: the best candidate, below the threshold, at least
+	// the support floor and less than twice the runner-up, but the
+	// runner-up rests on nothing of the task the best does not, while the
+	// best's evidence beyond the runner-up's reaches the support floor.
+	ClauseOutweighs Clause = "outweighs"
 	// ClauseOneWord: the only unit with evidence, below the threshold, and
 	// its evidence rests on one task word.
 	ClauseOneWord Clause = "one_word"
@@ -229,7 +234,7 @@ const (
 var Clauses = []Clause{
 	ClauseBelowCandidateFloor, ClauseOutsideCap, ClauseAsk, ClauseTop,
 	ClauseAboveThreshold, ClauseMargin, ClauseSole, ClauseSecondary, ClauseTied,
-	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOneWord, ClauseNotBest,
+	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOutweighs, ClauseOneWord, ClauseNotBest,
 	ClauseBelowMinConfidence, ClauseIntents, ClauseNoOwnPart, ClauseWithoutKept,
 }
 
