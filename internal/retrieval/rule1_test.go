@@ -185,6 +185,8 @@ func TestTerms(t *testing.T) {
 		{name: "only stop words", text: "can you", want: ""},
 		{name: "of the", text: "of the", want: ""},
 		{name: "contractions of stop words", text: "I'm sure you're right; I've seen that's it", want: "sure right seen"},
+		{name: "degree, frequency and time adverbs", text: "it is really much slower now and often fails already", want: "slower fail"},
+		{name: "thing words", text: "something is off with the way things deploy", want: "deploy"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -139,7 +139,11 @@ func fold(r rune) rune {
 }
 
 // stopWords carry no evidence about which skill a task wants. The list is
-// generic English; it names no skill and no benchmark phrase. Negation cues
+// generic English; it names no skill and no benchmark phrase. Adverbs of
+// degree, frequency and time ("really", "often", "now") and the words for
+// "thing" are among them: a skill that lists one among its triggers is no
+// more asked for by a task that says it in passing (number words are not:
+// "the sum of two numbers" names what a function takes). Negation cues
 // are among them: "avoid X" is no evidence for a skill about avoiding.
 // Contractions of stop words fold to one word ("I'm" reads "im") and are
 // stop words too: "I'm" is no evidence for a unit whose name ends in "im".
@@ -150,7 +154,9 @@ please just also very so too than not no nor only own same some such any all eac
 into onto over under about above below up down out off again further once am s t
 dont never avoid without
 let lets get gets got make makes made use using used want wants need needs help me us like
-im ive youre youve weve theyre theyve thats whats heres theres`)
+im ive youre youve weve theyre theyve thats whats heres theres
+much many lot lots little less least enough really actually quite rather still even yet already always often sometimes maybe perhaps
+now today later soon ago thing things something anything everything nothing way ways`)
 
 func toSet(words string) map[string]bool {
 	m := map[string]bool{}
