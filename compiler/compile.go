@@ -718,7 +718,7 @@ func (r *compilation) evidence(st *statement, near []int) map[string][]Evidence 
 		}
 		out := make([]Evidence, len(ev))
 		for i, e := range ev {
-			out[i] = Evidence{Field: e.Field, Terms: e.Terms, Weight: round3(e.Weight)}
+			out[i] = Evidence{Field: e.Field, Terms: e.Terms, Weight: round3(e.Weight), Source: e.Source}
 		}
 		evidence[n] = out
 	}

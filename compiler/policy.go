@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -127,28 +129,40 @@ func ParsePolicy(data []byte) (Policy, error) {
 	if err := dec.Decode(&p); err != nil && err.Error() != "EOF" {
 		return Policy{}, fmt.Errorf("invalid policy: %v", err)
 	}
+	// Each value outside its range is named with its key's line.
+	bad := func(want, got string, key ...string) error {
+		return &PolicyValueError{Line: valueLine(doc, key...), Key: strings.Join(key, "."), Want: want, Got: got}
+	}
 	if p.Budget < 0 {
-		return Policy{}, fmt.Errorf("invalid policy: budget must be positive")
+		return Policy{}, bad("positive", strconv.Itoa(p.Budget), "budget")
 	}
 	if p.Tokenizer != "" {
 		if _, err := codecFor(p.Tokenizer); err != nil {
-			return Policy{}, fmt.Errorf("invalid policy: %v", err)
+			return Policy{}, bad(strings.Join(Tokenizers, " or "), strconv.Quote(p.Tokenizer), "tokenizer")
 		}
 	}
 	switch p.Ambiguity {
 	case "", AmbiguityAsk, AmbiguityTop, AmbiguityAll:
 	default:
-		return Policy{}, fmt.Errorf("invalid policy: ambiguity must be ask, top or all, not %q", p.Ambiguity)
+		return Policy{}, bad("ask, top or all", strconv.Quote(string(p.Ambiguity)), "ambiguity")
 	}
-	if p.MinConfidence < 0 || p.MinConfidence > 1 {
-		return Policy{}, fmt.Errorf("invalid policy: min_confidence must be between 0 and 1")
+	if !(p.MinConfidence >= 0 && p.MinConfidence <= 1) { // NaN too
+		return Policy{}, bad("between 0 and 1", strconv.FormatFloat(p.MinConfidence, 'g', -1, 64), "min_confidence")
 	}
-	if p.Limits.MaxFileBytes < 0 || p.Limits.MaxFrontmatterBytes < 0 || p.Limits.MaxDepth < 0 || p.Limits.MaxFolders < 0 {
-		return Policy{}, fmt.Errorf("invalid policy: limits must be positive")
+	for _, l := range []struct {
+		key string
+		v   int64
+	}{
+		{"max_file_bytes", p.Limits.MaxFileBytes}, {"max_frontmatter_bytes", int64(p.Limits.MaxFrontmatterBytes)},
+		{"max_depth", int64(p.Limits.MaxDepth)}, {"max_folders", int64(p.Limits.MaxFolders)},
+	} {
+		if l.v < 0 {
+			return Policy{}, bad("positive", strconv.FormatInt(l.v, 10), "limits", l.key)
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.Priority)) {
 		if prio := p.Priority[name]; prio < 0 || prio > 100000 {
-			return Policy{}, fmt.Errorf("invalid policy: priority of %s must be 0..100000", name)
+			return Policy{}, bad("0..100000", strconv.Itoa(prio), "priority", name)
 		}
 	}
 	return p, nil

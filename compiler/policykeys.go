@@ -44,6 +44,9 @@ func checkPolicyKeys(doc *yaml.Node) error {
 }
 
 func checkKeys(n *yaml.Node, t reflect.Type) error {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
+		return nil // "~" or a lone "---": an empty policy, as an empty file is
+	}
 	if n.Kind != yaml.MappingNode {
 		return &PolicyValueError{Line: n.Line, Key: "the policy", Want: "a mapping of keys", Got: shapeOfNode(n)}
 	}
@@ -81,35 +84,42 @@ func checkShape(n *yaml.Node, t reflect.Type, key string) error {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		return nil
 	}
-	want, ok := "", false
+	var ok bool
 	switch t.Kind() {
 	case reflect.Slice:
-		want, ok = "a list", n.Kind == yaml.SequenceNode
+		ok = n.Kind == yaml.SequenceNode
 	case reflect.Map, reflect.Struct:
-		want, ok = "a mapping", n.Kind == yaml.MappingNode
+		ok = n.Kind == yaml.MappingNode
 	case reflect.Int, reflect.Int64:
-		want, ok = "a whole number", n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int"
+		ok = n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int"
 	case reflect.Float64:
-		want, ok = "a number", n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float")
+		ok = n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float")
 	case reflect.String:
-		want, ok = "a string", n.Kind == yaml.ScalarNode
+		ok = n.Kind == yaml.ScalarNode
 	default:
 		return nil // no such field; yaml.v3 reports what it cannot decode
 	}
 	if !ok {
-		return &PolicyValueError{Line: n.Line, Key: key, Want: want, Got: shapeOfNode(n)}
+		return &PolicyValueError{Line: n.Line, Key: key, Want: shapeOf(t), Got: shapeOfNode(n)}
 	}
 	switch t.Kind() {
 	case reflect.Struct:
 		return checkFields(n, t, key+".")
 	case reflect.Map:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if err := checkShape(n.Content[i+1], t.Elem(), key+"."+n.Content[i].Value); err != nil {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				return &PolicyValueError{Line: k.Line, Key: "each key of " + key, Want: "a unit name", Got: shapeOfNode(k)}
+			}
+			if err := checkShape(n.Content[i+1], t.Elem(), key+"."+k.Value); err != nil {
 				return err
 			}
 		}
 	case reflect.Slice:
 		for _, e := range n.Content {
+			if e.Kind == yaml.ScalarNode && e.ShortTag() == "!!null" {
+				return &PolicyValueError{Line: e.Line, Key: "each entry of " + key, Want: shapeOf(t.Elem()), Got: "null"}
+			}
 			if err := checkShape(e, t.Elem(), "each entry of "+key); err != nil {
 				return err
 			}
@@ -128,6 +138,8 @@ func shapeOfNode(n *yaml.Node) string {
 		return "a mapping"
 	}
 	switch n.ShortTag() {
+	case "!!null":
+		return "null"
 	case "!!int":
 		return "a whole number"
 	case "!!float":
@@ -177,4 +189,44 @@ func yamlKeys(t reflect.Type) map[string]reflect.StructField {
 // most a third of its length, and at most 2), or "".
 func closest(key string, names []string) string {
 	return suggest.Closest(key, names, min(2, max(1, len(key)/3)))
+}
+
+// shapeOf names what a value of Go type t must be, as checkShape says it.
+func shapeOf(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "a mapping"
+	case reflect.Int, reflect.Int64:
+		return "a whole number"
+	case reflect.Float64:
+		return "a number"
+	}
+	return "a string"
+}
+
+// valueLine returns the line of the value at the path of mapping keys in
+// a policy document, or 0 when it is not there.
+func valueLine(doc *yaml.Node, path ...string) int {
+	if doc == nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return 0
+	}
+	n := doc.Content[0]
+	for _, key := range path {
+		if n.Kind != yaml.MappingNode {
+			return 0
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				next = n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return 0
+		}
+		n = next
+	}
+	return n.Line
 }

@@ -72,6 +72,13 @@ func TestPolicyValueShapes(t *testing.T) {
 		{name: "a list for the whole policy", yaml: "- deny\n", want: PolicyValueError{Line: 1, Key: "the policy", Want: "a mapping of keys", Got: "a list"}},
 		{name: "a whole number for a fraction", yaml: "min_confidence: 1\n"},
 		{name: "empty values", yaml: "deny:\nbudget:\nlimits:\n"},
+		{name: "a null document is an empty policy", yaml: "~\n"},
+		{name: "a list for a unit name", yaml: "priority:\n  [a]: 5\n", want: PolicyValueError{Line: 2, Key: "each key of priority", Want: "a unit name", Got: "a list"}},
+		{name: "a null in a list of names", yaml: "deny: [a, null]\n", want: PolicyValueError{Line: 1, Key: "each entry of deny", Want: "a string", Got: "null"}},
+		{name: "NaN confidence", yaml: "budget: 10\nmin_confidence: .nan\n", want: PolicyValueError{Line: 2, Key: "min_confidence", Want: "between 0 and 1", Got: "NaN"}},
+		{name: "a negative budget", yaml: "deny: [a]\nbudget: -5\n", want: PolicyValueError{Line: 2, Key: "budget", Want: "positive", Got: "-5"}},
+		{name: "a priority out of range", yaml: "priority:\n  tdd: 200000\n", want: PolicyValueError{Line: 2, Key: "priority.tdd", Want: "0..100000", Got: "200000"}},
+		{name: "an unknown ambiguity", yaml: "ambiguity: sometimes\n", want: PolicyValueError{Line: 1, Key: "ambiguity", Want: "ask, top or all", Got: `"sometimes"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

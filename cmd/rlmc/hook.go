@@ -179,6 +179,12 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 	for {
 		select {
 		case a := <-done:
+			if a.err != nil && ctx.Err() != nil {
+				// The answer came back as the deadline passed, with the
+				// deadline's error: said as the deadline is below,
+				// whichever of the two the select saw first.
+				return fmt.Errorf("no answer within %v", p.timeout)
+			}
 			if a.err != nil {
 				return a.err
 			}
@@ -326,12 +332,19 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	// A prompt over the compile's bound is the user's to send: the skills
 	// come from its start and end.
 	task, _ := compiler.ClipTask(*in.Prompt)
-	_, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: splitNames(p.selects), Deny: splitNames(p.denies), Budget: p.budget}, p.maxChars)
+	res, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: splitNames(p.selects), Deny: splitNames(p.denies), Budget: p.budget}, p.maxChars)
 	if err != nil {
 		return nil, joinError(err, cacheNote())
 	}
 	c.StoreCache()
 	note := hookNote(c.Diagnostics(), c.Catalog())
+	if res != nil && len(res.Selected) > 0 {
+		// Some skills are delivered; say which the prompt pointed at but
+		// the budget left out.
+		for _, n := range overBudget(res) {
+			note = strings.TrimPrefix(note+"; "+n, "; ")
+		}
+	}
 	if cn := cacheNote(); cn != "" && note != "" {
 		note += "; " + cn
 	} else if cn != "" {
@@ -363,8 +376,8 @@ func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, ma
 			return nil, nil, errors.New(tooLong)
 		}
 		if len(res.Selected) == 0 {
-			if over := overBudget(res); over != "" {
-				return nil, nil, errors.New(over)
+			if over := overBudget(res); len(over) > 0 {
+				return nil, nil, errors.New(strings.Join(over, "; "))
 			}
 			return res, nil, nil
 		}
@@ -388,16 +401,18 @@ func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, ma
 	}
 }
 
-// overBudget says why a compile that selected nothing left out a unit for
-// the budget alone (rule 12), or "" when none was: the task pointed at a
-// skill, and the prompt goes on without it only because of --budget.
-func overBudget(res *compiler.Result) string {
+// overBudget says, one note each, why a compile left out units for the
+// budget alone (rule 12): the task pointed at them, and the prompt goes
+// on without them only because of --budget (or of --max-chars, which
+// shrinks it).
+func overBudget(res *compiler.Result) []string {
+	var out []string
 	for _, rj := range res.Rejected {
 		if len(rj.Reasons) > 0 && rj.Reasons[0].Code == compiler.ReasonOverBudget {
-			return fmt.Sprintf("%s not loaded: over budget (%s); raise --budget", noteName(rj.Name), ir.EscapeText(rj.Reasons[0].Detail))
+			out = append(out, fmt.Sprintf("%s not loaded: over budget (%s); raise --budget or --max-chars", noteName(rj.Name), ir.EscapeText(rj.Reasons[0].Detail)))
 		}
 	}
-	return ""
+	return out
 }
 
 // hookJSON is the hook output that adds prompt to the context.
@@ -447,7 +462,12 @@ func readHookInput(stdin io.Reader) (hookInput, error) {
 		return in, fmt.Errorf("the hook input is longer than %d bytes", maxHookInput)
 	}
 	if err := json.Unmarshal(data, &in); err != nil {
-		return in, fmt.Errorf("the hook input is not a JSON object (a client writes its prompt event to standard input as JSON; for a plain task use rlmc compile): %w", err)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			// Name the field and what it holds, not a Go type.
+			return in, fmt.Errorf("the hook input's %s is %s, not what a client sends", te.Field, jsonKind(te.Value))
+		}
+		return in, fmt.Errorf("the hook input is not a JSON object (a client writes its prompt event to standard input as JSON; for a plain task use rlmc compile)%s", jsonCause(err))
 	}
 	switch {
 	case in.HookEventName != nil && *in.HookEventName != hookEvent:
@@ -495,4 +515,14 @@ func resolved(path string) string {
 func isDir(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.IsDir()
+}
+
+// jsonCause is ": " and a decoding error that says something of the
+// input, or "" for a type error, whose text names Go types.
+func jsonCause(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return ": it is " + jsonKind(te.Value)
+	}
+	return ": " + err.Error()
 }

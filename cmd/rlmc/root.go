@@ -196,10 +196,10 @@ func noCommand(cmd *cobra.Command, args []string) error {
 // badValueRE matches pflag's error for a value its flag's type cannot
 // parse, and kindWords says what that type wants.
 var (
-	badValueRE = regexp.MustCompile(`^(invalid argument ".*" for ".*" flag): (?:strconv\.(ParseInt|ParseFloat|ParseBool): parsing ".*": invalid syntax|(time: invalid duration) .*)$`)
+	badValueRE = regexp.MustCompile(`^(invalid argument ".*" for ".*" flag): (?:strconv\.(ParseInt|ParseFloat|ParseBool): parsing ".*": (invalid syntax|value out of range)|(time): .*)$`)
 	kindWords  = map[string]string{
 		"ParseInt": "a whole number", "ParseFloat": "a number", "ParseBool": "true or false",
-		"time: invalid duration": "a duration such as 2s or 500ms",
+		"time": "a duration such as 2s, 500ms or 1m30s",
 	}
 )
 
@@ -212,7 +212,11 @@ func flagError(cmd *cobra.Command, err error) error {
 	if m := badValueRE.FindStringSubmatch(err.Error()); m != nil {
 		// pflag's "strconv.ParseInt: parsing "abc": invalid syntax" is
 		// the parser's, not the user's, language.
-		return usageErr{fmt.Errorf("%s: want %s", m[1], kindWords[m[2]+m[3]])}
+		want := kindWords[m[2]+m[4]]
+		if m[3] == "value out of range" {
+			want += " in range"
+		}
+		return usageErr{fmt.Errorf("%s: want %s", m[1], want)}
 	}
 	m := unknownFlagRE.FindStringSubmatch(err.Error())
 	if m == nil {
@@ -220,7 +224,7 @@ func flagError(cmd *cobra.Command, err error) error {
 	}
 	var close []string
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if !f.Hidden && (suggest.Distance(m[1], f.Name) <= 2 || strings.HasPrefix(f.Name, m[1])) {
+		if typed := strings.ToLower(m[1]); !f.Hidden && (suggest.Distance(typed, f.Name) <= 2 || strings.HasPrefix(f.Name, typed)) {
 			close = append(close, "--"+f.Name)
 		}
 	})

@@ -38,7 +38,8 @@ var structured = regexp.MustCompile(`^(?:` +
 // the instruction when the other holds at least twice its words ("Can you
 // summarize this?" then the article, or the article then the question).
 // With more, the last paragraph is the instruction, and the first too when
-// it holds at most introWords words ("Got this from a recruiter:"); the
+// it holds at most introWords words ("Got this from a recruiter:") or ends
+// with a question or a colon (it asks, or announces what follows); the
 // paragraphs between are the document when they hold at least half the
 // task's words. A request written in several paragraphs of its own keeps
 // them: its middle is seldom most of it.
@@ -55,6 +56,7 @@ type paragraph struct {
 	words    int
 	material bool // reads as material line by line
 	document bool // stands where a pasted document does
+	asks     bool // ends with a question mark or a colon
 }
 
 // materialSpans returns the byte ranges of task that are pasted
@@ -112,7 +114,7 @@ func paragraphs(task string) []paragraph {
 		off += len(l)
 		text := strings.TrimRight(l, "\r\n")
 		trimmed := strings.TrimSpace(text)
-		fence := strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")
+		fence := isFence(trimmed)
 		switch {
 		case fence && !fenced:
 			flush()
@@ -136,6 +138,7 @@ func paragraphs(task string) []paragraph {
 			cur.start = start
 		}
 		cur.end = end
+		cur.asks = strings.HasSuffix(trimmed, "?") || strings.HasSuffix(trimmed, ":")
 		cur.words += len(strings.Fields(text))
 		n++
 		if structured.MatchString(text) {
@@ -170,7 +173,7 @@ func document(paras []paragraph) {
 		return
 	}
 	from, to := 0, len(paras)-1 // the document: paras[from:to]
-	if paras[0].words <= introWords {
+	if paras[0].words <= introWords || paras[0].asks {
 		from = 1
 	}
 	middle := 0
@@ -246,4 +249,47 @@ func (q *Query) weightOf(t string) float64 {
 		return w
 	}
 	return 1
+}
+
+// weightOfAll is the scale of evidence that rests on several task terms
+// at once (a phrase, a word pair): that of its least weighty term, so a
+// phrase found only in pasted material weighs as its words there do.
+func (q *Query) weightOfAll(stems []string) float64 {
+	w := 1.0
+	for _, s := range stems {
+		w = min(w, q.weightOf(s))
+	}
+	return w
+}
+
+// keysWeight is the scale of a declared object or action bonus: that of
+// the weightiest of the keys (stems joined by spaces) the task names.
+func (q *Query) keysWeight(keys []string) float64 {
+	var w float64
+	for _, k := range keys {
+		w = max(w, q.weightOfAll(strings.Fields(k)))
+	}
+	return w
+}
+
+// sourced marks e as evidence from pasted material when any of the terms
+// it rests on is found only there.
+func (q *Query) sourced(e Evidence, stems []string) Evidence {
+	if q.weightOfAll(stems) < 1 {
+		e.Source = SourceMaterial
+	}
+	return e
+}
+
+// isFence reports whether a trimmed line opens or closes a fenced code
+// block: three backticks or tildes, and for backticks an info string
+// without one (CommonMark), so "```ls``` works" is inline code in prose.
+func isFence(trimmed string) bool {
+	switch {
+	case strings.HasPrefix(trimmed, "~~~"):
+		return true
+	case strings.HasPrefix(trimmed, "```"):
+		return !strings.Contains(strings.TrimLeft(trimmed, "`"), "`")
+	}
+	return false
 }

@@ -9,6 +9,9 @@ import (
 // line by line.
 var contract = strings.Repeat("The Recipient shall hold the Discloser's confidential information in strict confidence for two years. ", 8)
 
+// asking is a first paragraph of more than introWords words that asks.
+var asking = "Could you go through the agreement below and flag anything risky for us, especially around indemnification and the liability cap, since our lawyer is away this week and we need to sign it by Friday morning?"
+
 // request is a long request written in three paragraphs, none pasted.
 var request = "Set up the release pipeline for the mobile app so that every merge to main builds a signed bundle, runs the unit and UI tests on two device profiles, and uploads the result to the internal track.\n\n" +
 	"Also add a changelog step.\n\n" +
@@ -31,6 +34,8 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "a document before the request", task: contract + "\n\nWhat am I agreeing to, in plain English?", want: []string{contract + "\n"}},
 		{name: "a short task is all instruction", task: "Got this from legal:\n\nThe Recipient shall hold it in confidence.\n\nWhat am I agreeing to?", want: nil},
 		{name: "a request in paragraphs of its own", task: request, want: nil},
+		{name: "a long first paragraph that asks", task: asking + "\n\n" + contract + "\n\nThanks!", want: []string{contract + "\n"}},
+		{name: "inline code is no fence", task: "Quick question.\n```pdftotext report.pdf``` works fine locally.\n\nNow extract the tables from the PDF.", want: nil},
 		{name: "a CSV row", task: "Forecast this:\n\n2024-03-01,plant-7,412.6\nsite,kwh,peak", want: []string{"2024-03-01,plant-7,412.6\nsite,kwh,peak"}},
 	}
 	for _, tt := range tests {

@@ -280,7 +280,9 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) ma
 // bit set (clauses past the 64th share the last bit). A clause ends at a
 // comma, semicolon, colon or blank line, at a full stop, question or
 // exclamation mark followed by a blank ("package.json" is one clause), and
-// before a word that joins two requests (clauseJoins).
+// before a word that joins two requests (clauseJoins). A stem found only
+// in pasted material is in no clause: a clause is a part of the request,
+// and the material asks for nothing.
 func (q *Query) clauses() map[string]uint64 {
 	out := make(map[string]uint64, len(q.stems))
 	clause := make([]int, len(q.stems))
@@ -289,13 +291,15 @@ func (q *Query) clauses() map[string]uint64 {
 		if i > 0 && (q.endsClause(i-1) || clauseJoins[q.words[i]]) {
 			c = min(c+1, 63)
 		}
-		if st != "" {
+		if _, pasted := q.material[st]; st != "" && !pasted {
 			out[st] |= 1 << c
 		}
 		clause[i] = c
 	}
 	for t, at := range q.joined {
-		out[t] |= 1 << clause[at]
+		if _, pasted := q.material[t]; !pasted {
+			out[t] |= 1 << clause[at]
+		}
 	}
 	return out
 }

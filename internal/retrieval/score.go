@@ -60,15 +60,16 @@ func (ix *Index) score(q *Query, stop func() bool) (scores []float64, above []sc
 		if stop() {
 			return scores, nil
 		}
+		bonus := bonusBigram * q.weightOfAll(g[:])
 		for _, u := range ix.bigrams.get(g) {
-			scores[u] += bonusBigram
+			scores[u] += bonus
 		}
 	}
 	if objs := q.objects; len(objs) > 0 {
 		for u := range scores {
 			switch {
 			case shares(ix.unitObjects[u], objs):
-				scores[u] += bonusObject
+				scores[u] += bonusObject * q.keysWeight(intersect(ix.unitObjects[u], objs))
 			case scores[u] > 0 && len(ix.unitObjects[u]) > 0:
 				scores[u] -= penaltyObjectMismatch
 			}
@@ -77,7 +78,7 @@ func (ix *Index) score(q *Query, stop func() bool) (scores []float64, above []sc
 	if acts := q.acts; len(acts) > 0 {
 		for u := range scores {
 			if shares(ix.unitActions[u], acts) {
-				scores[u] += bonusAction
+				scores[u] += bonusAction * q.keysWeight(intersect(ix.unitActions[u], acts))
 			}
 		}
 	}
@@ -242,6 +243,10 @@ func (ix *Index) matchPhrases(q *Query, stop func() bool) []phraseMatch {
 		case notWhen:
 			sc = -penaltyNotWhen
 		}
+		if sc > 0 {
+			// A phrase pasted material says routes as its words do.
+			sc *= q.weightOfAll(ph.stems)
+		}
 		out = append(out, phraseMatch{unit: ph.unit, score: sc, id: h.id})
 	}
 	return out
@@ -300,13 +305,13 @@ func (ix *Index) evidence(q *Query, unit int32, stop func() bool) []Evidence {
 			if ph.kind >= 0 {
 				kind = fieldNames[ph.kind] + " phrase"
 			}
-			out = append(out, Evidence{Field: kind, Terms: Terms(ph.text), Weight: m.score})
+			out = append(out, q.sourced(Evidence{Field: kind, Terms: Terms(ph.text), Weight: m.score}, ph.stems))
 		}
 	}
 	for _, g := range q.bigrams {
 		us := ix.bigrams.get(g)
 		if i := sort.Search(len(us), func(i int) bool { return us[i] >= unit }); i < len(us) && us[i] == unit {
-			out = append(out, Evidence{Field: "bigram", Terms: []string{g[0], g[1]}, Weight: bonusBigram})
+			out = append(out, q.sourced(Evidence{Field: "bigram", Terms: []string{g[0], g[1]}, Weight: bonusBigram * q.weightOfAll(g[:])}, g[:]))
 		}
 	}
 	if objs := q.objects; len(objs) > 0 {
@@ -317,14 +322,14 @@ func (ix *Index) evidence(q *Query, unit int32, stop func() bool) []Evidence {
 			sofar += e.Weight
 		}
 		if shared := intersect(ix.unitObjects[unit], objs); len(shared) > 0 {
-			out = append(out, Evidence{Field: "object", Terms: keyTerms(shared), Weight: bonusObject})
+			out = append(out, q.sourced(Evidence{Field: "object", Terms: keyTerms(shared), Weight: bonusObject * q.keysWeight(shared)}, keyTerms(shared)))
 		} else if sofar > 0 && len(ix.unitObjects[unit]) > 0 {
 			out = append(out, Evidence{Field: "object mismatch", Terms: keyTerms(slices.Sorted(maps.Keys(objs))), Weight: -penaltyObjectMismatch})
 		}
 	}
 	if acts := q.acts; len(acts) > 0 {
 		if shared := intersect(ix.unitActions[unit], acts); len(shared) > 0 {
-			out = append(out, Evidence{Field: "action", Terms: keyTerms(shared), Weight: bonusAction})
+			out = append(out, q.sourced(Evidence{Field: "action", Terms: keyTerms(shared), Weight: bonusAction * q.keysWeight(shared)}, keyTerms(shared)))
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Evidence) int {
