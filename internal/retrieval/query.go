@@ -103,6 +103,7 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 	// unit at all, neither the refused one nor another sharing its words.
 	var masked []bool
 	q.negated, masked = ix.negations(q, p)
+	masked = maskRefused(q, masked)
 	masked = ix.maskQuoted(q, masked)
 	q.stems = make([]string, len(q.words))
 	seen := map[string]bool{}
@@ -980,4 +981,57 @@ func (ix *Index) isWholeName(words []string) bool {
 		s = n
 	}
 	return len(m.ends[s]) > 0
+}
+
+// maskRefused marks, in masked (allocated when nil and needed), the words
+// of each clause that opens with an imperative negation ("Do not deploy.",
+// "Don't touch the schema, just ...", "Never deploy on Fridays;",
+// "Without deploying anything, ..."): a clause that says what not to do
+// asks for nothing, so its words are evidence for no unit. Only a clause
+// that the negation opens counts: "the build fails when I don't pin it"
+// states a fact, and keeps its words.
+func maskRefused(q *Query, masked []bool) []bool {
+	for i := 0; i < len(q.words); i++ {
+		if i > 0 && !q.endsClause(i-1) && !clauseJoins[q.words[i]] {
+			continue
+		}
+		k := i
+		if q.words[k] == "and" || q.words[k] == "then" || q.words[k] == "but" || q.words[k] == "just" || q.words[k] == "please" {
+			k++ // "..., but don't deploy", "please never ..."
+		}
+		n := refusalAt(q, k)
+		if n == 0 {
+			continue
+		}
+		end := k + n
+		for end < len(q.words) && !q.endsClause(end-1) && !clauseJoins[q.words[end]] {
+			end++
+		}
+		if masked == nil {
+			masked = make([]bool, len(q.words))
+		}
+		for j := k; j < end; j++ {
+			masked[j] = true
+		}
+		i = end - 1
+	}
+	return masked
+}
+
+// refusalAt returns how many words an imperative negation at word k
+// takes ("do not", "don't", "never", "without"), or 0 when none starts
+// there.
+func refusalAt(q *Query, k int) int {
+	if k >= len(q.words) {
+		return 0
+	}
+	switch q.words[k] {
+	case "dont", "never", "without":
+		return 1
+	case "do":
+		if k+1 < len(q.words) && q.words[k+1] == "not" && q.gap(k) == gapSpace {
+			return 2
+		}
+	}
+	return 0
 }

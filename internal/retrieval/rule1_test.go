@@ -469,6 +469,11 @@ func TestNegatedWordsAreNoEvidence(t *testing.T) {
 		{name: "the longer name's words", task: "don't use code-review-bot", unit: "code-review", want: 0},
 		{name: "the negated unit's own name", task: "avoid tdd", unit: "tdd", want: 0},
 		{name: "the words outside the negation count", task: "avoid tdd; deploy", unit: "deploy", want: 9.0},
+		{name: "a clause that refuses asks for nothing", task: "Do not deploy. Review the code.", unit: "deploy", want: 0},
+		{name: "never opens a refusal", task: "never deploy on fridays; run tdd", unit: "deploy", want: 0},
+		{name: "without opens a refusal", task: "without deploying anything, run tdd", unit: "deploy", want: 0},
+		{name: "a refusal ends with its clause", task: "don't touch tdd, then deploy", unit: "deploy", want: 9.0},
+		{name: "a fact keeps its words", task: "the deploy fails when I don't pin it", unit: "deploy", want: 9.0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
