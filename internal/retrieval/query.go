@@ -1020,18 +1020,26 @@ func maskRefused(q *Query, masked []bool) []bool {
 
 // refusalAt returns how many words an imperative negation at word k
 // takes ("do not", "don't", "never", "without"), or 0 when none starts
-// there.
+// there, or when it asks after all ("don't forget to update the
+// changelog", "do not hesitate to ...": doubleNegatives).
 func refusalAt(q *Query, k int) int {
-	if k >= len(q.words) {
+	n := 0
+	switch {
+	case k >= len(q.words):
+	case q.words[k] == "dont" || q.words[k] == "never" || q.words[k] == "without":
+		n = 1
+	case q.words[k] == "do" && k+1 < len(q.words) && q.words[k+1] == "not" && q.gap(k) == gapSpace:
+		n = 2
+	}
+	if n > 0 && k+n < len(q.words) && doubleNegatives[q.words[k+n]] {
 		return 0
 	}
-	switch q.words[k] {
-	case "dont", "never", "without":
-		return 1
-	case "do":
-		if k+1 < len(q.words) && q.words[k+1] == "not" && q.gap(k) == gapSpace {
-			return 2
-		}
-	}
-	return 0
+	return n
+}
+
+// doubleNegatives are the verbs whose negation asks for the thing:
+// "don't forget to", "never fail to", "do not hesitate to", "don't miss".
+var doubleNegatives = map[string]bool{
+	"forget": true, "forgetting": true, "fail": true, "failing": true, "hesitate": true,
+	"neglect": true, "neglecting": true, "miss": true, "missing": true, "omit": true, "omitting": true,
 }

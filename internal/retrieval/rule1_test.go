@@ -474,6 +474,7 @@ func TestNegatedWordsAreNoEvidence(t *testing.T) {
 		{name: "without opens a refusal", task: "without deploying anything, run tdd", unit: "deploy", want: 0},
 		{name: "a refusal ends with its clause", task: "don't touch tdd, then deploy", unit: "deploy", want: 9.0},
 		{name: "a fact keeps its words", task: "the deploy fails when I don't pin it", unit: "deploy", want: 9.0},
+		{name: "a negation that asks keeps its words", task: "don't forget to deploy", unit: "deploy", want: 9.0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
