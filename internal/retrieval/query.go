@@ -1003,9 +1003,17 @@ func maskRefused(q *Query, masked []bool) []bool {
 		if n == 0 {
 			continue
 		}
-		end := k + n
-		for end < len(q.words) && !q.endsClause(end-1) && !clauseJoins[q.words[end]] {
+		// The refusal runs as a negation's scope does: to a clause's
+		// end, a comma, or a word that turns the sentence ("but", "just").
+		end, double := k+n, false
+		for end < len(q.words) && q.gap(end-1) == gapSpace && !scopeEnders[q.words[end]] && !clauseJoins[q.words[end]] {
+			double = double || negators[q.words[end]] || refusers[q.words[end]]
 			end++
+		}
+		if double {
+			// "never deploy without tdd", "don't ship unless it passes":
+			// a refusal of a refusal asks.
+			continue
 		}
 		if masked == nil {
 			masked = make([]bool, len(q.words))
@@ -1042,4 +1050,12 @@ func refusalAt(q *Query, k int) int {
 var doubleNegatives = map[string]bool{
 	"forget": true, "forgetting": true, "fail": true, "failing": true, "hesitate": true,
 	"neglect": true, "neglecting": true, "miss": true, "missing": true, "omit": true, "omitting": true,
+	"skip": true, "skipping": true, "ignore": true, "ignoring": true,
+}
+
+// refusers in a refusal's scope make it a double negation ("never deploy
+// without tdd" asks for tdd, "don't merge unless it passes" for the
+// merge).
+var refusers = map[string]bool{
+	"without": true, "unless": true, "except": true, "skip": true, "skipping": true, "avoid": true, "avoiding": true,
 }
