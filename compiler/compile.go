@@ -543,7 +543,7 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 	req.Tokens, req.ReferenceTokens = m.tokensOf, m.referenceTokensOf
 	req.Candidates = st.cands
 	req.Redundant, req.SameObject, req.Breadth = st.problem.Redundant, st.problem.SameObject, st.problem.Breadth
-	req.OwnWords = st.problem.OwnWords
+	req.OwnWords, req.WholeTask = st.problem.OwnWords, st.problem.WholeTask
 	req.Apart = make(map[[2]string]int, len(st.problem.Apart))
 	for pair, w := range st.problem.Apart {
 		req.Apart[pair] = milli(w)

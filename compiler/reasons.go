@@ -106,7 +106,7 @@ func (st *statement) facts(d rules.Decision) *Facts {
 		s := unmilli(f.RunnerUpScore)
 		out.RunnerUpScore = &s
 	}
-	if f.Clause == rules.ClauseSole || f.Clause == rules.ClauseOneWord || f.Clause == rules.ClauseOwnWords {
+	if f.Clause == rules.ClauseSole || f.Clause == rules.ClauseOneWord || f.Clause == rules.ClauseOwnWords || f.Clause == rules.ClauseWholeTask {
 		b := f.Breadth
 		out.Breadth = &b
 	}
@@ -221,6 +221,8 @@ func strength(c rules.Clause, f *Facts) string {
 		return fmt.Sprintf("score %.3f is below the threshold %.1f and less than %gx its runner-up %s, but the best candidate at least the support floor %.1f rests on %d task words, one of them its own trigger words, and the runner-up on one word and none of its own", f.Score, f.Threshold, f.Margin, runnerUp(f), f.SupportFloor, deref(f.Breadth))
 	case rules.ClauseOutweighs:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f and less than %gx its runner-up %s, but the runner-up rests on no task word the best candidate does not, and the best candidate's evidence beyond it reaches the support floor %.1f", f.Score, f.Threshold, f.Margin, runnerUp(f), f.SupportFloor)
+	case rules.ClauseWholeTask:
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, but at least the support floor %.1f with no runner-up at the candidate floor, on %d task word(s) that are every content word of the task", f.Score, f.Threshold, f.SupportFloor, deref(f.Breadth))
 	case rules.ClauseOneWord:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, and with no runner-up at the candidate floor its evidence rests on %d task word(s), not two", f.Score, f.Threshold, deref(f.Breadth))
 	case rules.ClauseIntents:

@@ -148,6 +148,11 @@ type Problem struct {
 	// a phrase its description or when_to_use quotes, or a word of its
 	// "Use when" clauses (the unit's own words for when it is wanted).
 	OwnWords map[string]bool
+	// WholeTask holds each lexical candidate whose positive evidence rests
+	// on every content word of the task, known to the catalog or not
+	// ("make a dockerfile"): the task says nothing the unit does not
+	// answer. Nil when none does.
+	WholeTask map[string]bool
 	// Withdrawn is the best score of a lexical unit the Judge kept from
 	// the candidates while they were chosen, or 0 (rule 10), leaving out
 	// a unit that requires the best lexical candidate (Request.Wraps); WithdrawnBy
@@ -325,6 +330,7 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 	}
 	pr.Redundant, pr.SameObject, pr.Breadth = ix.relate(q, pr.Candidates, pr.Evidence)
 	pr.OwnWords = ownWords(pr.Candidates, pr.Evidence)
+	pr.WholeTask = wholeTask(q, pr.Candidates, pr.Evidence)
 	pr.Apart = ix.apart(q, pr.Candidates, pr.Evidence)
 	pr.OwnPart = ownParts(pr.Candidates, pr.Evidence)
 	pr.Ranking = ix.top(scores, RankingSize)

@@ -341,3 +341,41 @@ func isNameEvidence(f string) bool {
 	}
 	return false
 }
+
+// wholeTask returns the lexical candidates whose positive evidence rests
+// on every content word of the task (Problem.WholeTask); nil when none
+// does or the task has no content word. A word the catalog does not know
+// counts too: "What's the composition of species in my garden?" says more
+// than a unit matching "composition" answers.
+func wholeTask(q *Query, cands []Candidate, ev map[string][]Evidence) map[string]bool {
+	content := map[string]bool{}
+	for i, st := range q.stems {
+		if st != "" && !isStop(q.words[i], st) {
+			content[st] = true
+		}
+	}
+	if len(content) == 0 {
+		return nil
+	}
+	var out map[string]bool
+	for _, c := range cands {
+		if c.Origin != OriginLexical {
+			continue
+		}
+		covered := coveredTerms(ev[c.Name])
+		all := true
+		for st := range content {
+			if !covered[st] {
+				all = false
+				break
+			}
+		}
+		if all {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[c.Name] = true
+		}
+	}
+	return out
+}

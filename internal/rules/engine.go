@@ -103,6 +103,9 @@ type Request struct {
 	// OwnWords holds the candidates whose evidence rests on their own
 	// trigger words (a trigger, a quoted phrase, a "Use when" clause).
 	OwnWords map[string]bool
+	// WholeTask holds the candidates whose evidence rests on every
+	// content word of the task (retrieval's Problem.WholeTask).
+	WholeTask map[string]bool
 	// Ambiguity is the host's mode for ties: ask (default), top or all.
 	Ambiguity string
 	// Threshold is the score (x 1000) a lexical candidate needs to be

@@ -97,6 +97,7 @@ func TestDecide(t *testing.T) {
 		apart      [][2]string
 		ownPart    [][2]string // nil: every pair has a part of its own
 		breadth    map[string]int
+		wholeTask  []string
 		threshold  int
 		withdrawn  int
 		judged     bool
@@ -161,6 +162,8 @@ func TestDecide(t *testing.T) {
 		{name: "distinct evidence is kept", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, want: "+a:lexical +b:lexical"},
 		{name: "host selection never ties", cands: []Candidate{sel("b"), lex("a", 9000)}, explicit: []string{"b"}, redundant: [][2]string{{"b", "a"}}, want: "+b:explicit -a:covered(b)"},
 		{name: "below threshold", cands: []Candidate{lex("a", 3000)}, threshold: 4500, want: "-a:below_threshold(3000)"},
+		{name: "one word that is the whole task", cands: []Candidate{lex("a", 3000)}, threshold: 4500, breadth: map[string]int{"a": 1}, wholeTask: []string{"a"}, want: "+a:lexical"},
+		{name: "one word of a task that says more", cands: []Candidate{lex("a", 3000)}, threshold: 4500, breadth: map[string]int{"a": 1}, want: "-a:below_threshold(3000)"},
 		{name: "dominant below threshold", cands: []Candidate{lex("a", 3000), lex("b", 1500)}, threshold: 4500, want: "+a:lexical -b:below_threshold(1500)"},
 		{name: "not dominant under floor", cands: []Candidate{lex("a", 1900), lex("b", 900)}, threshold: 4500, want: "-a:below_threshold(1900) -b:below_threshold(900)"},
 		{name: "weak tie still asks", cands: []Candidate{lex("a", 3000), lex("b", 2500)}, threshold: 4500, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
@@ -236,7 +239,7 @@ func TestDecide(t *testing.T) {
 			ds, err := e.Decide(context.Background(), &Request{
 				Candidates: tt.cands, Budget: budget, Tokens: tokens, ReferenceTokens: refs,
 				Explicit: set(tt.explicit...), Mandatory: set(tt.mandatory...), Denied: set(tt.denied...), Negated: set(tt.negated...),
-				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Apart: apart, OwnPart: ownPart, Breadth: tt.breadth, Ambiguity: tt.ambiguity,
+				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Apart: apart, OwnPart: ownPart, Breadth: tt.breadth, WholeTask: set(tt.wholeTask...), Ambiguity: tt.ambiguity,
 				Threshold: tt.threshold, TieRatio: 75, SupportFloor: 2000, MarginRatio: 2, MinBreadth: 2, Withdrawn: tt.withdrawn, Judged: tt.judged,
 			})
 			if err != nil {

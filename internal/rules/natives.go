@@ -447,6 +447,7 @@ func natives(f Facts) []native {
 				return unifyAll(env, k, out, engine.Integer(reqOf(req).Breadth[atomOf(name)]))
 			})},
 		{"states_own_words", reqName, requestFact(func(r *Request) map[string]bool { return r.OwnWords })},
+		{"whole_task", reqName, requestFact(func(r *Request) map[string]bool { return r.WholeTask })},
 		{"threshold", reqValue("T"), number(func(r *Request) int { return r.Threshold })},
 		{"support_floor", reqValue("F"), number(func(r *Request) int { return r.SupportFloor })},
 		{"tie_ratio", reqValue("R"), number(func(r *Request) int { return r.TieRatio })},

@@ -112,6 +112,10 @@
 %                           declares, a phrase its description or
 %                           when_to_use quotes, a word of its "Use when"
 %                           clauses (rule 10's own_words clause).
+%   whole_task(+Req, +Name) Name's positive evidence rests on every
+%                           content word of the task, known to the catalog
+%                           or not ("make a dockerfile"): the task says
+%                           nothing Name does not answer (rule 10).
 %   threshold(+Req, -T)     4500: the score a lexical candidate needs to be
 %                           selected on its own (Threshold 4.5).
 %   support_floor(+Req, -F) 2000: the score a candidate below the threshold
@@ -717,6 +721,7 @@ margin(_, _, _, no_margin).
 % and is not asked about here).
 clearance(no_margin, Req, N, RFact, own_words(B)) :- own_words(Req, N, RFact, B), !.
 clearance(no_margin, Req, N, RFact, outweighs) :- outweighs(Req, N, RFact), !.
+clearance(one_word(B), Req, N, _, whole_task(B)) :- whole_task(Req, N), !.
 clearance(C, _, _, _, C).
 
 % outweighs(+Req, +N, +RFact): the runner-up U of RFact would add almost
@@ -750,6 +755,8 @@ best(sole(B), S, T, F, _, RFact, _, V) :- !,
     V = keep([clause(sole), score(S), threshold(T), support_floor(F), breadth(B), RFact]).
 best(no_margin, S, T, F, M, RFact, Kept, V) :- !,
     beside(Kept, S, T, F, [clause(no_margin), score(S), threshold(T), support_floor(F), margin(M), RFact], V).
+best(whole_task(B), S, T, F, _, RFact, _, V) :- !,
+    V = keep([clause(whole_task), score(S), threshold(T), support_floor(F), breadth(B), RFact]).
 best(outweighs, S, T, F, M, RFact, _, V) :- !,
     V = keep([clause(outweighs), score(S), threshold(T), support_floor(F), margin(M), RFact]).
 best(own_words(B), S, T, F, M, RFact, _, V) :- !,

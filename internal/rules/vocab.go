@@ -201,6 +201,10 @@ const (
 	// runner-up rests on nothing of the task the best does not, while the
 	// best's evidence beyond the runner-up's reaches the support floor.
 	ClauseOutweighs Clause = "outweighs"
+	// ClauseWholeTask: the only unit with evidence, below the threshold
+	// and at least the support floor, on one task word, but its evidence
+	// rests on every content word of the task ("make a dockerfile").
+	ClauseWholeTask Clause = "whole_task"
 	// ClauseOneWord: the only unit with evidence, below the threshold, and
 	// its evidence rests on one task word.
 	ClauseOneWord Clause = "one_word"
@@ -234,7 +238,7 @@ const (
 var Clauses = []Clause{
 	ClauseBelowCandidateFloor, ClauseOutsideCap, ClauseAsk, ClauseTop,
 	ClauseAboveThreshold, ClauseMargin, ClauseSole, ClauseSecondary, ClauseTied,
-	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOutweighs, ClauseOneWord, ClauseNotBest,
+	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOutweighs, ClauseWholeTask, ClauseOneWord, ClauseNotBest,
 	ClauseBelowMinConfidence, ClauseIntents, ClauseNoOwnPart, ClauseWithoutKept,
 }
 
