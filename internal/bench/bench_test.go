@@ -127,13 +127,14 @@ func TestSealToolsFloors(t *testing.T) {
 // (0.766 before, 0.750: a few right skills rested on the document's words);
 // 100/165 since adverbs of degree, frequency and time are stop words;
 // 101/165 since a pasted phrase or word pair weighs as its words; 102
-// since one word that is the whole task is kept (whole_task).
+// since one word that is the whole task is kept (whole_task), top-1 back
+// at 0.766.
 func TestRealSkillsFloors(t *testing.T) {
 	rep := run(t, "realskills/catalog", "realskills/cases.jsonl")
 	check(t, rep, []floor{
 		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.61},
 		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.23, max: true},
-		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.745},
+		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.76},
 		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.12, max: true},
 	})
 }
