@@ -26,11 +26,7 @@ func TestPolicyUnknownKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "policy.yaml")
-			if err := os.WriteFile(file, []byte(tt.yaml), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, err := LoadPolicy(file)
+			file, err := loadPolicyText(t, tt.yaml)
 			if tt.wantKey == "" {
 				if err != nil {
 					t.Fatalf("got %v; want no error", err)
@@ -82,11 +78,7 @@ func TestPolicyValueShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "policy.yaml")
-			if err := os.WriteFile(file, []byte(tt.yaml), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, err := LoadPolicy(file)
+			file, err := loadPolicyText(t, tt.yaml)
 			var ve *PolicyValueError
 			switch {
 			case tt.want == PolicyValueError{} && errors.As(err, &ve):
@@ -106,4 +98,16 @@ func TestPolicyValueShapes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loadPolicyText writes text as a policy file and loads it, returning the
+// file's path and LoadPolicy's error.
+func loadPolicyText(t *testing.T, text string) (string, error) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadPolicy(file)
+	return file, err
 }
