@@ -68,7 +68,6 @@ type verdict struct {
 	decisions  []rules.Decision
 	selected   []*ir.Unit
 	entries    []Selected      // the result's entry of each selected unit
-	used       int             // the budget the entries use
 	references map[string]bool // selected units rendered as references
 }
 
@@ -607,7 +606,6 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: tokens, Rendering: rendering,
 			Priority: r.c.facts.priority[n], Score: round3(st.score(n)), Confidence: st.confidence(n), Reasons: reasons[n],
 		})
-		v.used += tokens
 		if m.countErr != nil {
 			return nil, countError(m.countErr)
 		}
@@ -679,13 +677,16 @@ func fingerprint(v *verdict, rd *rendered) string {
 func (r *compilation) assemble(v *verdict, rd *rendered, fp string) *Result {
 	res := &Result{
 		Schema: Schema, Prompt: rd.prompt, Fingerprint: fp, CatalogFingerprint: r.c.catalogFP,
-		Budget:   Budget{Limit: v.budget, Tokenizer: v.tokenizer, Used: v.used},
+		Budget:   Budget{Limit: v.budget, Tokenizer: v.tokenizer},
 		Selected: v.entries, Ranking: v.problem.Ranking, Decision: DecisionNoRoute,
 		// The result owns its diagnostics: a host may change a result.
 		Diagnostics: slices.Clone(r.c.diags),
 	}
 	if res.Selected == nil {
 		res.Selected = []Selected{}
+	}
+	for _, s := range res.Selected {
+		res.Budget.Used += s.Tokens
 	}
 	near := r.nearMisses(v.statement)
 	evidence := r.evidence(v.statement, near)

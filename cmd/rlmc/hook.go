@@ -337,19 +337,13 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		return nil, joinError(err, cacheNote())
 	}
 	c.StoreCache()
-	note := hookNote(c.Diagnostics(), c.Catalog())
+	notes := []string{hookNote(c.Diagnostics(), c.Catalog())}
 	if res != nil && len(res.Selected) > 0 {
 		// Some skills are delivered; say which the prompt pointed at but
 		// the budget left out.
-		for _, n := range overBudget(res) {
-			note = strings.TrimPrefix(note+"; "+n, "; ")
-		}
+		notes = append(notes, overBudget(res)...)
 	}
-	if cn := cacheNote(); cn != "" && note != "" {
-		note += "; " + cn
-	} else if cn != "" {
-		note = cn
-	}
+	note := joinNotes(append(notes, cacheNote())...)
 	if note != "" {
 		fmt.Fprintf(stderr, "rlmc: %s\n", note)
 	}
@@ -517,12 +511,24 @@ func isDir(path string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// jsonCause is ": " and a decoding error that says something of the
-// input, or "" for a type error, whose text names Go types.
+// jsonCause is ": " and what a decoding error says of the input: the
+// kind of value for a type error (whose text names Go types), else the
+// error itself.
 func jsonCause(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return ": it is " + jsonKind(te.Value)
 	}
 	return ": " + err.Error()
+}
+
+// joinNotes joins the notes that are not empty into one stderr line.
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
 }

@@ -996,7 +996,7 @@ func maskRefused(q *Query, masked []bool) []bool {
 			continue
 		}
 		k := i
-		if q.words[k] == "and" || q.words[k] == "then" || q.words[k] == "but" || q.words[k] == "just" || q.words[k] == "please" {
+		if refusalLeads[q.words[k]] {
 			k++ // "..., but don't deploy", "please never ..."
 		}
 		n := refusalAt(q, k)
@@ -1025,6 +1025,9 @@ func maskRefused(q *Query, masked []bool) []bool {
 	}
 	return masked
 }
+
+// refusalLeads may stand before a refusal that opens a clause.
+var refusalLeads = map[string]bool{"and": true, "then": true, "but": true, "just": true, "please": true}
 
 // refusalAt returns how many words an imperative negation at word k
 // takes ("do not", "don't", "never", "without"), or 0 when none starts
