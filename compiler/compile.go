@@ -552,6 +552,9 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 		req.OwnPart[pair] = milli(w)
 	}
 	req.Withdrawn = milli(st.problem.Withdrawn)
+	if r := st.problem.Ranking; len(r) >= CrowdRank {
+		req.Crowd, req.CrowdBar = milli(r[CrowdRank-1].Score), milli(CrowdRatio*r[CrowdRank-1].Score)
+	}
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
 	req.Confidence, req.ExplainsMore = st.confidenceOf, st.explainsMore
 	decisions, err := r.c.engine.Decide(r.ctx, &req)

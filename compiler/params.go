@@ -6,8 +6,9 @@ import "github.com/rlmc-dev/rlmc/internal/retrieval"
 // generic (no rule names a skill or a phrase), documented in docs/how-a-compile-decides.md, and
 // were calibrated on the even-hash half of the benchmark cases only. The
 // policy reads them as request facts (threshold/2, support_floor/2,
-// tie_ratio/2, margin_ratio/2, min_breadth/2, intent_confidence/2; explains_more/3 compares with
-// TieExplained).
+// tie_ratio/2, margin_ratio/2, min_breadth/2, intent_confidence/2;
+// explains_more/3 compares with TieExplained; crowd/2 is the score of the
+// unit ranked CrowdRank, crowd_bar/2 CrowdRatio times it).
 const (
 	// Threshold is the evidence a unit needs to be selected from the task
 	// alone (rule 10).
@@ -43,6 +44,16 @@ const (
 	// IntentConfidence is the confidence each part of a task that asks
 	// for several things needs (intent_confidence/2, rule 10's intents clause). Chosen on the even halves.
 	IntentConfidence = 0.7
+	// CrowdRank and CrowdRatio: a candidate kept beside a stronger one
+	// (rule 10) must score at least CrowdRatio times the crowd, the score
+	// of the unit ranked CrowdRank on the task (crowd/2, crowd_bar/2),
+	// eligible or not, unless a clause of the task is its own. A long task or a pasted log shares words with many
+	// skills: the crowd is what a skill scores on this task, in this
+	// catalog, without being asked for, and a second skill has to stand
+	// out of it. In a catalog where fewer units have evidence, the crowd
+	// is 0 and the check keeps everything. Chosen on the even halves.
+	CrowdRank  = 5
+	CrowdRatio = 1.8
 	// CandidateCap bounds the lexical candidates put before the policy; the
 	// interpreter's cost grows with them.
 	CandidateCap = retrieval.CandidateCap

@@ -97,6 +97,7 @@ func (st *statement) facts(d rules.Decision) *Facts {
 	out := &Facts{
 		Score: unmilli(f.Score), Threshold: unmilli(f.Threshold), SupportFloor: unmilli(f.SupportFloor),
 		Margin: float64(f.Margin), RunnerUp: f.RunnerUp, Kept: f.Kept, KeptScore: unmilli(f.KeptScore),
+		Crowd: unmilli(f.Crowd), CrowdBar: unmilli(f.CrowdBar),
 		By: f.By, Dependency: f.Dependency, DependencyReason: f.DependencyReason, Missing: f.Missing, Cycle: f.Path,
 	}
 	if f.RunnerUpWithdrawn {
@@ -231,6 +232,8 @@ func strength(c rules.Clause, f *Facts) string {
 		return fmt.Sprintf("score %.3f: the best candidate %s's confidence is below the host's min_confidence, so nothing is selected from the task", f.Score, f.By)
 	case rules.ClauseNoOwnPart:
 		return fmt.Sprintf("score %.3f, but beside %s (%.3f) it answers no part of the task of its own: its evidence outside that one's reaches neither the threshold %.1f nor, in a clause of the task it mostly answers, the support floor %.1f", f.Score, f.Kept, f.KeptScore, f.Threshold, f.SupportFloor)
+	case rules.ClauseInCrowd:
+		return fmt.Sprintf("score %.3f beside %s (%.3f), but below %.3f (%gx the crowd's %.3f, the score of the unit ranked %d on this task: many skills share the task's words this much), and no clause of the task is its own", f.Score, f.Kept, f.KeptScore, f.CrowdBar, CrowdRatio, f.Crowd, CrowdRank)
 	case rules.ClauseNotBest:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, it is not the best candidate, and no stronger one is kept beside it", f.Score, f.Threshold)
 	}

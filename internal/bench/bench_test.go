@@ -112,7 +112,10 @@ func TestSealToolsFloors(t *testing.T) {
 	check(t, rep, []floor{
 		{name: "single_tool top-1", got: category("single_tool", func(m Metrics) *float64 { return m.Top1 }), min: 0.86},
 		{name: "single_tool recall@1", got: category("single_tool", func(m Metrics) *float64 { return m.RecallAt1 }), min: 0.875},
-		{name: "multi_tool all gold selected", got: category("multi_tool", func(m Metrics) *float64 { return m.AllGoldSelected }), min: 0.64},
+		// 0.649 before a candidate beside a kept one had to stand out of
+		// the task's crowd (rule 10, in_crowd): three tasks lost a tool
+		// among near-duplicates; exact answers went from 0.459 to 0.500.
+		{name: "multi_tool all gold selected", got: category("multi_tool", func(m Metrics) *float64 { return m.AllGoldSelected }), min: 0.62},
 		{name: "decision accuracy", got: func(r *Report) *float64 { return r.Overall.DecisionAccuracy }, min: 0.965},
 	})
 }
@@ -128,12 +131,13 @@ func TestSealToolsFloors(t *testing.T) {
 // 100/165 since adverbs of degree, frequency and time are stop words;
 // 101/165 since a pasted phrase or word pair weighs as its words; 102
 // since one word that is the whole task is kept (whole_task), top-1 back
-// at 0.766.
+// at 0.766; 113/165 since a skill beside a kept one must stand out of the
+// task's crowd (in_crowd), wrong skill 0.224 to 0.139.
 func TestRealSkillsFloors(t *testing.T) {
 	rep := run(t, "realskills/catalog", "realskills/cases.jsonl")
 	check(t, rep, []floor{
-		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.61},
-		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.23, max: true},
+		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.68},
+		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.14, max: true},
 		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.76},
 		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.12, max: true},
 	})

@@ -127,6 +127,13 @@ type Request struct {
 	// Eligible kept from the candidates, or 0: rule 10 measures a weak
 	// candidate's margin against it too.
 	Withdrawn int
+	// Crowd is the score (x 1000) of the unit ranked CrowdRank on the
+	// task, eligible or not, or 0 when fewer units have evidence; and
+	// CrowdBar the score (x 1000) a candidate kept beside a stronger one
+	// must reach to stand out of it (CrowdRatio times Crowd; rule 10,
+	// clause in_crowd). A CrowdBar of 0 keeps every such candidate.
+	Crowd    int
+	CrowdBar int
 	// Judged says the lexical candidates passed Ineligible in this request
 	// already: Decide then judges rules 2-6 for host candidates only.
 	Judged bool
@@ -191,6 +198,11 @@ type DecisionFacts struct {
 	// Kept and KeptScore: rule 10's stronger candidate kept before this one.
 	Kept      string
 	KeptScore int
+	// Crowd and CrowdBar: rule 10's crowd, the score of the unit ranked
+	// CrowdRank on the task, and the score a candidate beside a kept one
+	// needs to stand out of it.
+	Crowd    int
+	CrowdBar int
 	// By is the unit the decision cites: the superseder (7), the best of a
 	// tie (9), the coverer (11), the unit conflicted with (12), the
 	// dependent a dependency was selected for (6).
@@ -493,6 +505,8 @@ func readFacts(f *DecisionFacts, list engine.Term, env *engine.Env) error {
 				f.Breadth = integer(arg(0), env)
 			case "kept":
 				f.Kept, f.KeptScore = atomText(arg(0), env), integer(arg(1), env)
+			case "crowd":
+				f.Crowd, f.CrowdBar = integer(arg(0), env), integer(arg(1), env)
 			case "by":
 				f.By = atomText(arg(0), env)
 			case "tokens":

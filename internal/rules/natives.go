@@ -454,6 +454,8 @@ func natives(f Facts) []native {
 		{"margin_ratio", reqValue("M"), number(func(r *Request) int { return r.MarginRatio })},
 		{"min_breadth", reqValue("B"), number(func(r *Request) int { return r.MinBreadth })},
 		{"withdrawn", reqValue("W"), number(func(r *Request) int { return r.Withdrawn })},
+		{"crowd", reqValue("C"), number(func(r *Request) int { return r.Crowd })},
+		{"crowd_bar", reqValue("B"), number(func(r *Request) int { return r.CrowdBar })},
 		{"confidence", []arg{{"Req", argRequest}, {"Name", argAtom}, {"C", argOutInt}},
 			engine.Predicate3(func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 				r := reqOf(req)

@@ -138,6 +138,12 @@
 %                           negated unit counts without the evidence the
 %                           negation's own words gave it (retrieval masks
 %                           them).
+%   crowd(+Req, -C)         the score of the unit ranked fifth on the task
+%                           (CrowdRank), whether it can be selected or not;
+%                           0 when fewer units have evidence.
+%   crowd_bar(+Req, -B)     what a candidate beside a stronger kept one
+%                           must score to stand out of the crowd: 1.8
+%                           times crowd/2 (CrowdRatio); 0 with no crowd.
 %   confidence(+Req, +Name, -C) the lexical candidate Name's confidence
 %                           (retrieval's Problem.Confidence, in [0, 1], to
 %                           three decimals) x 1000.
@@ -592,7 +598,9 @@ drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
 % first, when the best lexical candidate's confidence is below the host's
 % min_confidence, every lexical candidate is dropped (below_min_confidence,
 % by(Best)); else a lexical candidate is kept when it reaches the threshold
-% (above_threshold) or a tie kept it (tied); below the support floor it is
+% (above_threshold; beside a stronger kept one, only with a part of the
+% task of its own, else no_own_part, and out of the task's crowd, else
+% in_crowd) or a tie kept it (tied); below the support floor it is
 % dropped (below_support_floor); between the two, the best candidate is
 % kept with a margin of two over its runner-up (margin), or without one
 % when it rests on at least two task words, one of them its own trigger
@@ -661,8 +669,7 @@ first_kept(Kept, _, _, Kept).
 % in between, where the margin and the kept candidates decide. Verdict is
 % keep(Facts) or drop(Facts); Facts name the clause and the numbers it
 % compared.
-weigh(S, T, F, N, w(_, _, Req, _), kept(K, KS), V) :- T =< S, \+ own_enough(Req, K, N, T, F), !,
-    V = drop([clause(no_own_part), score(S), threshold(T), support_floor(F), kept(K, KS)]).
+weigh(S, T, F, N, w(_, _, Req, _), kept(K, KS), V) :- T =< S, unfit_beside(Req, K, KS, N, S, T, F, V), !.
 weigh(S, T, _, _, _, _, V) :- T =< S, !,
     V = keep([clause(above_threshold), score(S), threshold(T)]).
 weigh(S, T, _, N, w(_, Tied, _, _), _, V) :- memberchk(N, Tied), !,
@@ -677,7 +684,9 @@ weigh(S, T, F, N, W, Kept, V) :- mid(S, W, T, F, N, Kept, V).
 % of the task that one does not answer (own_part/3: at least two task
 % words it does not cover, a word of its name, or a multi-word phrase of
 % its own), else it is
-% dropped (no_own_part); with no stronger one kept it is not the best.
+% dropped (no_own_part), and only when it stands out of the task's crowd
+% (in_crowd/7), else dropped (in_crowd); with no stronger one kept it is
+% not the best.
 % (S comes first, so that another candidate's clause fails at the head of
 % Scores.)
 mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
@@ -687,10 +696,18 @@ mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
     margin_ratio(Req, M),
     best(Clear, S, T, F, M, RFact, Kept, V).
 mid(S, w(_, _, Req, _), T, F, N, kept(K, KS), V) :-
-    \+ own_enough(Req, K, N, T, F), !,
-    V = drop([clause(no_own_part), score(S), threshold(T), support_floor(F), kept(K, KS)]).
+    unfit_beside(Req, K, KS, N, S, T, F, V), !.
 mid(S, _, T, F, _, Kept, V) :-
     beside(Kept, S, T, F, [clause(not_best), score(S), threshold(T), support_floor(F)], V).
+
+% unfit_beside(+Req, +K, +KS, +N, +S, +T, +F, -V): N, scoring S beside
+% K, kept before it with KS, is dropped: it answers no part of the task of
+% its own (no_own_part), or it does not stand out of the task's crowd
+% (in_crowd). Fails when N may stay.
+unfit_beside(Req, K, KS, N, S, T, F, V) :- \+ own_enough(Req, K, N, T, F), !,
+    V = drop([clause(no_own_part), score(S), threshold(T), support_floor(F), kept(K, KS)]).
+unfit_beside(Req, K, KS, N, S, T, F, V) :- in_crowd(Req, K, N, S, T, C, B),
+    V = drop([clause(in_crowd), score(S), threshold(T), support_floor(F), kept(K, KS), crowd(C, B)]).
 
 % own_enough(+Req, +K, +N, +T, +F): N answers a part of the task the kept
 % K does not, with evidence that would make it a candidate on that part
@@ -701,6 +718,22 @@ mid(S, _, T, F, _, Kept, V) :-
 % request or a pasted log shares a word with every skill.
 own_enough(Req, K, N, T, _) :- own_part(Req, K, N, W), W >= T, !.
 own_enough(Req, K, N, _, F) :- apart(Req, K, N, C), C >= F, own_part(Req, K, N, W), W >= F.
+
+% in_crowd(+Req, +K, +N, +S, +T, -C, -B): N, scoring S beside the
+% stronger kept K, does not stand out of the task's crowd: S is below the
+% bar B (crowd_bar/2), a multiple of C, the score of the unit ranked
+% fifth on the task (crowd/2, whether it can be selected or not), and N
+% answers no clause of the task of its own with evidence reaching the
+% threshold T (apart/4: a task that asks for several things names each
+% plainly). A long request or a pasted log shares words with many skills,
+% and many reach the threshold on enough of them: what they score is what
+% a skill scores on this task, in this catalog, without being asked for.
+% With fewer units with evidence the crowd is 0 and nothing is in it.
+in_crowd(Req, K, N, S, T, C, B) :-
+    crowd_bar(Req, B),
+    S < B,
+    crowd(Req, C),
+    \+ (apart(Req, K, N, W), W >= T).
 
 % clear(+R, +S, +Req, +N, -Clear): the best, scoring S, against its
 % runner-up, scoring R: a margin when S is at least twice R; with no

@@ -224,6 +224,12 @@ const (
 	// reaches neither the threshold nor, in a clause of the task it
 	// mostly answers, the support floor.
 	ClauseNoOwnPart Clause = "no_own_part"
+	// ClauseInCrowd: beside a stronger kept candidate, its score is less
+	// than 1.8 times the crowd's, the score of the unit ranked fifth on
+	// the task, and no clause of the task is its own: many skills share
+	// the task's words this much, as they share a long request's or a
+	// pasted log's.
+	ClauseInCrowd Clause = "in_crowd"
 )
 
 // Clauses of rule 12 (packing).
@@ -239,7 +245,7 @@ var Clauses = []Clause{
 	ClauseBelowCandidateFloor, ClauseOutsideCap, ClauseAsk, ClauseTop,
 	ClauseAboveThreshold, ClauseMargin, ClauseSole, ClauseSecondary, ClauseTied,
 	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOutweighs, ClauseWholeTask, ClauseOneWord, ClauseNotBest,
-	ClauseBelowMinConfidence, ClauseIntents, ClauseNoOwnPart, ClauseWithoutKept,
+	ClauseBelowMinConfidence, ClauseIntents, ClauseNoOwnPart, ClauseInCrowd, ClauseWithoutKept,
 }
 
 // factKeys are the facts a decision's because(Rule, Facts) may carry, by
@@ -247,7 +253,7 @@ var Clauses = []Clause{
 var factKeys = map[string]int{
 	"clause": 1, "score": 1, "threshold": 1, "support_floor": 1, "margin": 1,
 	"runner_up": 2, "withdrawn_runner_up": 1, "no_runner_up": 0, "breadth": 1,
-	"kept": 2, "by": 1, "tokens": 1, "budget_left": 1, "path": 1,
+	"kept": 2, "crowd": 2, "by": 1, "tokens": 1, "budget_left": 1, "path": 1,
 	"dependency": 2, "missing": 1, "reference": 2,
 }
 
