@@ -56,7 +56,10 @@ func skillText(name string, i int, body string) string {
 	return "---\nname: " + name + "\ndescription: Handles " + Word(2*i) + " " + Word(2*i+1) + " work for the team.\n---\n# " + name + "\n\n" + body + "\n"
 }
 
-// NewCatalog writes n skills (n >= 2*Pinned) and an empty policy below dir.
+// NewCatalog writes n skills (n >= 2*Pinned) below dir, and a policy that
+// sets only the budget and a folder bound the catalog stays under however
+// many skills its edits add (the loader's default stops a root at 2,000
+// folders, and a catalog cut short would be measured as if whole).
 func NewCatalog(dir string, n int) (*Catalog, error) {
 	c := &Catalog{Root: filepath.Join(dir, "skills"), Policy: filepath.Join(dir, "policy.yaml"), stage: filepath.Join(dir, "stage"), n: n}
 	for _, d := range []string{c.Root, c.stage} {
@@ -72,7 +75,13 @@ func NewCatalog(dir string, n int) (*Catalog, error) {
 			return nil, err
 		}
 	}
-	return c, os.WriteFile(c.Policy, []byte("budget: 8000\n"), 0o644)
+	return c, os.WriteFile(c.Policy, []byte(c.policy("")), 0o644)
+}
+
+// policy is the catalog's policy file: the budget, a folder bound of
+// twice the catalog's size and more, and then rest.
+func (c *Catalog) policy(rest string) string {
+	return fmt.Sprintf("budget: 8000\nlimits: {max_folders: %d}\n", 2*c.n+1000) + rest
 }
 
 // place writes data to a staged file and renames it to path: one atomic
@@ -129,7 +138,7 @@ func (c *Catalog) Edit(i int) (string, error) {
 		}
 		return "remove " + name, os.RemoveAll(out)
 	default:
-		policy := fmt.Sprintf("budget: 8000\npriority: {%s: %d}\ndeny: [%s]\n", Name(i%Pinned), 100+i, Name(c.n/2+i%(c.n/4)))
+		policy := c.policy(fmt.Sprintf("priority: {%s: %d}\ndeny: [%s]\n", Name(i%Pinned), 100+i, Name(c.n/2+i%(c.n/4))))
 		return "rewrite the policy", c.place(c.Policy, policy)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/serveload"
 	"github.com/rlmc-dev/rlmc/internal/server"
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 func main() {
@@ -65,6 +66,11 @@ func run(skills, clients int, duration time.Duration, edits, samples, reloads in
 	}
 	defer s.Close()
 	live := s.Live()
+	// A catalog with errors (a scan limit, say) is served as far as it
+	// was read: measuring it would measure another catalog.
+	if ds := live.Current().Diagnostics(); ds.HasErrors() {
+		return fmt.Errorf("the generated catalog has %d errors:\n%v", ds.Count(ir.SeverityError), ds)
+	}
 	gc := fmt.Sprintf("GC headroom %d MiB", gctune.Serve>>20)
 	if v := os.Getenv("GOGC"); v != "" {
 		gc = "GOGC=" + v
