@@ -3,6 +3,7 @@ package retrieval
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Material is what a user pastes into a task beside the instruction: a
@@ -30,6 +31,46 @@ var structured = regexp.MustCompile(`^(?:` +
 	`|\s{4,}\S` + `|\t` + // indented code
 	`|[^,\s]+(?:,[^,\s][^,]*){2,}$` + // CSV (a comma then a space is prose's)
 	`)`)
+
+// symbolic reports whether a line is mostly not words: of its three or
+// more blank-separated tokens, fewer than half are words (letters, with
+// an inner hyphen or apostrophe, and the punctuation prose puts around
+// them). A crontab, a command line, a table of figures or paths reads so
+// ("*/15 * * * 1-5 /opt/jobs/sync.sh >> /var/log/sync.log"); a sentence,
+// even one naming a file or a flag, does not.
+func symbolic(line string) bool {
+	tokens := strings.Fields(line)
+	if len(tokens) < 3 {
+		return false
+	}
+	words := 0
+	for _, t := range tokens {
+		if isWordToken(strings.Trim(t, `.,;:!?()"'`)) {
+			words++
+		}
+	}
+	return 2*words < len(tokens)
+}
+
+// isWordToken reports whether t is a word as prose writes one: letters,
+// with hyphens or apostrophes only between them.
+func isWordToken(t string) bool {
+	if t == "" {
+		return false
+	}
+	prev := '-'
+	for _, r := range t {
+		switch {
+		case unicode.IsLetter(r):
+		case (r == '-' || r == '\'' || r == '’') && prev != '-':
+			r = '-'
+		default:
+			return false
+		}
+		prev = r
+	}
+	return prev != '-'
+}
 
 // A pasted document (a contract, a spec, an article, a mail written as
 // prose) reads as prose line by line, so it is known by where it stands:
@@ -141,7 +182,7 @@ func paragraphs(task string) []paragraph {
 		cur.asks = strings.HasSuffix(trimmed, "?") || strings.HasSuffix(trimmed, ":")
 		cur.words += len(strings.Fields(text))
 		n++
-		if structured.MatchString(text) {
+		if structured.MatchString(text) || symbolic(text) {
 			structuredN++
 		}
 	}

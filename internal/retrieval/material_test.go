@@ -36,6 +36,8 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "a request in paragraphs of its own", task: request, want: nil},
 		{name: "a long first paragraph that asks", task: asking + "\n\n" + contract + "\n\nThanks!", want: []string{contract + "\n"}},
 		{name: "inline code is no fence", task: "Quick question.\n```pdftotext report.pdf``` works fine locally.\n\nNow extract the tables from the PDF.", want: nil},
+		{name: "a crontab", task: "# m h dom mon dow command\n*/15 * * * 1-5 /opt/jobs/sync.sh >> /var/log/sync.log 2>&1\n0 2 * * * /opt/jobs/backup_db.sh --email ops@acme.io\n\nWhat does this crontab do?", want: []string{"# m h dom mon dow command\n*/15 * * * 1-5 /opt/jobs/sync.sh >> /var/log/sync.log 2>&1\n0 2 * * * /opt/jobs/backup_db.sh --email ops@acme.io\n"}},
+		{name: "a sentence naming a file and a flag is prose", task: "Run go test -race ./... on the api package and fix what fails.", want: nil},
 		{name: "a CSV row", task: "Forecast this:\n\n2024-03-01,plant-7,412.6\nsite,kwh,peak", want: []string{"2024-03-01,plant-7,412.6\nsite,kwh,peak"}},
 	}
 	for _, tt := range tests {
@@ -51,6 +53,27 @@ func TestMaterialSpans(t *testing.T) {
 				if got[i] != tt.want[i] {
 					t.Errorf("got %q; want %q", got, tt.want)
 				}
+			}
+		})
+	}
+}
+
+func TestSymbolic(t *testing.T) {
+	tests := []struct {
+		name, line string
+		want       bool
+	}{
+		{name: "a crontab line", line: "*/15 * * * 1-5 /opt/jobs/sync_inventory.sh >> /var/log/sync.log 2>&1", want: true},
+		{name: "a table of figures", line: "P1  CMP-101  0.1  97.2  12%", want: true},
+		{name: "a sentence", line: "Write a plain-English explanation of when each line runs (server is in UTC).", want: false},
+		{name: "a sentence with a path and a flag", line: "Run go test -race ./... and fix what fails.", want: false},
+		{name: "an apostrophe and a hyphen", line: "It's a read-only mount, isn't it?", want: false},
+		{name: "two tokens are too few to tell", line: "2>&1 /opt", want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := symbolic(tt.line); got != tt.want {
+				t.Errorf("symbolic(%q): got %v; want %v", tt.line, got, tt.want)
 			}
 		})
 	}
