@@ -103,6 +103,9 @@ func (st *statement) facts(d rules.Decision) *Facts {
 	if f.RunnerUpWithdrawn {
 		out.RunnerUp = st.problem.WithdrawnBy
 	}
+	if f.Crowd > 0 && len(st.problem.Ranking) >= CrowdRank {
+		out.CrowdUnit = st.problem.Ranking[CrowdRank-1].Name
+	}
 	if f.RunnerUp != "" || f.RunnerUpWithdrawn || f.NoRunnerUp {
 		s := unmilli(f.RunnerUpScore)
 		out.RunnerUpScore = &s
@@ -233,7 +236,7 @@ func strength(c rules.Clause, f *Facts) string {
 	case rules.ClauseNoOwnPart:
 		return fmt.Sprintf("score %.3f, but beside %s (%.3f) it answers no part of the task of its own: its evidence outside that one's reaches neither the threshold %.1f nor, in a clause of the task it mostly answers, the support floor %.1f", f.Score, f.Kept, f.KeptScore, f.Threshold, f.SupportFloor)
 	case rules.ClauseInCrowd:
-		return fmt.Sprintf("score %.3f beside %s (%.3f), but below %.3f (%gx the crowd's %.3f, the score of the unit ranked %d on this task: many skills share the task's words this much), and no clause of the task is its own", f.Score, f.Kept, f.KeptScore, f.CrowdBar, CrowdRatio, f.Crowd, CrowdRank)
+		return fmt.Sprintf("score %.3f beside %s (%.3f), but below %.3f, %gx the crowd's %.3f (%s, ranked %d on this task: many skills share the task's words this much), and no clause of the task is its own", f.Score, f.Kept, f.KeptScore, f.CrowdBar, CrowdRatio, f.Crowd, f.CrowdUnit, CrowdRank)
 	case rules.ClauseNotBest:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, it is not the best candidate, and no stronger one is kept beside it", f.Score, f.Threshold)
 	}

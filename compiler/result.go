@@ -107,11 +107,12 @@ type Facts struct {
 	// Kept is the stronger candidate rule 10 kept before a secondary one.
 	Kept      string  `json:"kept,omitempty"`
 	KeptScore float64 `json:"kept_score,omitempty"`
-	// Crowd is the score of the unit ranked fifth on the task, and
-	// CrowdBar the score a candidate beside a kept one needs to stand out
-	// of it (rule 10, clause in_crowd).
-	Crowd    float64 `json:"crowd,omitempty"`
-	CrowdBar float64 `json:"crowd_bar,omitempty"`
+	// Crowd is the score of CrowdUnit, the unit ranked fifth on the
+	// task, and CrowdBar the score a candidate beside a kept one needs to
+	// stand out of it (rule 10, clause in_crowd).
+	Crowd     float64 `json:"crowd,omitempty"`
+	CrowdUnit string  `json:"crowd_unit,omitempty"`
+	CrowdBar  float64 `json:"crowd_bar,omitempty"`
 	// By is the unit the decision names: the superseder (rule 7), the best
 	// of a tie (9), the coverer (11), the unit conflicted with (12), the
 	// dependent a dependency was selected for (6).
