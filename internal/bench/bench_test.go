@@ -132,14 +132,15 @@ func TestSealToolsFloors(t *testing.T) {
 // 101/165 since a pasted phrase or word pair weighs as its words; 102
 // since one word that is the whole task is kept (whole_task), top-1 back
 // at 0.766; 113/165 since a skill beside a kept one must stand out of the
-// task's crowd (in_crowd), wrong skill 0.224 to 0.139.
+// task's crowd (in_crowd), wrong skill 0.224 to 0.139; 114/165 since a
+// line mostly not words is material (none routed 0.108 to 0.081).
 func TestRealSkillsFloors(t *testing.T) {
 	rep := run(t, "realskills/catalog", "realskills/cases.jsonl")
 	check(t, rep, []floor{
-		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.68},
-		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.14, max: true},
+		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.69},
+		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.13, max: true},
 		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.76},
-		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.12, max: true},
+		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.09, max: true},
 	})
 }
 
