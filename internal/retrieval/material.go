@@ -39,17 +39,14 @@ var structured = regexp.MustCompile(`^(?:` +
 // ("*/15 * * * 1-5 /opt/jobs/sync.sh >> /var/log/sync.log"); a sentence,
 // even one naming a file or a flag, does not.
 func symbolic(line string) bool {
-	tokens := strings.Fields(line)
-	if len(tokens) < 3 {
-		return false
-	}
-	words := 0
-	for _, t := range tokens {
+	tokens, words := 0, 0
+	for t := range strings.FieldsSeq(line) { // a pasted megabyte has many lines: no slice per line
+		tokens++
 		if isWordToken(strings.Trim(t, `.,;:!?()"'`)) {
 			words++
 		}
 	}
-	return 2*words < len(tokens)
+	return tokens >= 3 && 2*words < tokens
 }
 
 // isWordToken reports whether t is a word as prose writes one: letters,
