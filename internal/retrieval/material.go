@@ -13,24 +13,38 @@ import (
 // only when they say something specific.
 
 // structured matches a line that reads as pasted material rather than
-// prose addressed to the assistant.
+// prose addressed to the assistant by how it begins; structuredLine adds
+// what a line ends with or holds anywhere, which a pattern would find by
+// backtracking over every line.
 var structured = regexp.MustCompile(`^(?:` +
 	`\s*>` + // quoted mail
 	`|(?:From|To|Cc|Subject|Date|Sent|Reply-To):\s` + // mail headers
 	`|\s*\[?\d{1,4}[-/:.]\d{1,2}` + // a time or date first: log lines, transcripts, CSV rows
-	`|.*-->` + // subtitles
 	`|\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|PANIC)\b` +
 	`|\s+at\s+\S+` + // Java and JavaScript stack frames
 	`|\s*File "` + `|Traceback\b|goroutine \d+|panic:` +
 	`|diff --git|index [0-9a-f]{6,}|--- |\+\+\+ |@@ ` +
 	`|[+-]\S` + // diff lines
 	`|\s*[\w.\-"]+\s*[:=]\s*\S{0,80}$` + // key: value, key = value
-	`|.*[{}\[\];]\s*$` + // code and JSON
 	`|\s*[<@]\w+[>:]` + // chat and transcript speakers
 	`|\s*\$ ` + // a shell prompt
 	`|\s{4,}\S` + `|\t` + // indented code
 	`|[^,\s]+(?:,[^,\s][^,]*){2,}$` + // CSV (a comma then a space is prose's)
 	`)`)
+
+// structuredLine reports whether a line reads as pasted material: it
+// begins as structured says, it holds a subtitle's arrow ("-->"), it ends
+// as code or JSON does (a brace, a bracket or a semicolon), or it is
+// mostly not words (symbolic).
+func structuredLine(text string) bool {
+	if structured.MatchString(text) || strings.Contains(text, "-->") {
+		return true
+	}
+	if t := strings.TrimRight(text, " \t\r\n\v\f"); t != "" && strings.ContainsRune("{}[];", rune(t[len(t)-1])) {
+		return true
+	}
+	return symbolic(text)
+}
 
 // symbolic reports whether a line is mostly not words: of its three or
 // more blank-separated tokens, fewer than half are words (letters, with
@@ -179,7 +193,7 @@ func paragraphs(task string) []paragraph {
 		cur.asks = strings.HasSuffix(trimmed, "?") || strings.HasSuffix(trimmed, ":")
 		cur.words += len(strings.Fields(text))
 		n++
-		if structured.MatchString(text) || symbolic(text) {
+		if structuredLine(text) {
 			structuredN++
 		}
 	}
