@@ -297,7 +297,7 @@ func (r *compilation) request(in *input) *rules.Request {
 		Explicit: in.explicit, Mandatory: in.mandatory, Denied: in.denied,
 		Negated:   make(map[string]bool, len(negs)),
 		Ambiguity: string(r.c.policy.Ambiguity), Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
-		MarginRatio: MarginRatio, MinBreadth: MinBreadth,
+		MarginRatio: MarginRatio, MinBreadth: MinBreadth, TieTaskShare: milli(TieTaskShare),
 		MinConfidence: milliUp(r.c.policy.MinConfidence), IntentConfidence: milliUp(IntentConfidence),
 	}
 	for _, n := range negs {
@@ -366,6 +366,15 @@ func (st *statement) confidence(name string) *float64 {
 	}
 	c := st.problem.Confidence(name)
 	return &c
+}
+
+// explainedOf answers explained/3: the share (x 1000) of the task's
+// informative weight a lexical candidate's evidence rests on.
+func (st *statement) explainedOf(name string) (int, bool) {
+	if !slices.ContainsFunc(st.cands, func(c rules.Candidate) bool { return c.Name == name && c.Origin == rules.OriginLexical }) {
+		return 0, false
+	}
+	return milli(st.problem.Explained(name)), true
 }
 
 // confidenceOf answers confidence/3: a lexical candidate's confidence x
@@ -556,7 +565,7 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 		req.Crowd, req.CrowdBar = milli(r[CrowdRank-1].Score), milli(CrowdRatio*r[CrowdRank-1].Score)
 	}
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
-	req.Confidence, req.ExplainsMore = st.confidenceOf, st.explainsMore
+	req.Confidence, req.ExplainsMore, req.Explained = st.confidenceOf, st.explainsMore, st.explainedOf
 	decisions, err := r.c.engine.Decide(r.ctx, &req)
 	if err != nil {
 		return nil, r.policyError(err)

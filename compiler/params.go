@@ -6,7 +6,8 @@ import "github.com/rlmc-dev/rlmc/internal/retrieval"
 // generic (no rule names a skill or a phrase), documented in docs/how-a-compile-decides.md, and
 // were calibrated on the even-hash half of the benchmark cases only. The
 // policy reads them as request facts (threshold/2, support_floor/2,
-// tie_ratio/2, margin_ratio/2, min_breadth/2, intent_confidence/2;
+// tie_ratio/2, margin_ratio/2, min_breadth/2, intent_confidence/2,
+// tie_task_share/2;
 // explains_more/3 compares with TieExplained; crowd/2 is the score of the
 // unit ranked CrowdRank, crowd_bar/2 CrowdRatio times it).
 const (
@@ -41,6 +42,13 @@ const (
 	// (retrieval.Problem.ExplainsMore; explains_more/3, rule 9). Chosen
 	// on the even halves.
 	TieExplained = 1.05
+	// TieTaskShare: rivals within TieRatio make the task ambiguous only
+	// when one of them explains at least this share of the task's
+	// informative weight (rule 9, tie_task_share/2 and explained/3):
+	// two units sharing one word of a task about something else ("write
+	// a thank-you note" for two writing skills) are no question to ask;
+	// the task simply asks for neither.
+	TieTaskShare = 0.4
 	// IntentConfidence is the confidence each part of a task that asks
 	// for several things needs (intent_confidence/2, rule 10's intents clause). Chosen on the even halves.
 	IntentConfidence = 0.7

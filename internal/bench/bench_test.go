@@ -92,7 +92,7 @@ func TestMetaToolFloors(t *testing.T) {
 		// 0.88 (0.885 before): a one-line list of categories with
 		// commas in an instruction stopped reading as a CSV row, and
 		// one general question now routes on "politics" in it.
-		{name: "no_tool_needed answered no_route", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.88},
+		{name: "no_tool_needed answered no_route", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.90},
 		{name: "no_tool_needed false-route rate", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.095, max: true},
 	})
 }
@@ -141,6 +141,7 @@ func TestRealSkillsFloors(t *testing.T) {
 		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.13, max: true},
 		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.76},
 		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.09, max: true},
+		{name: "none: answered no_route", got: category("none", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.88},
 	})
 }
 

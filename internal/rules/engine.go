@@ -149,6 +149,17 @@ type Request struct {
 	// nil answers no confidence/3 fact. The policy asks for it only in
 	// its rarer cases, so Go computes it on demand.
 	Confidence func(name string) (int, bool)
+	// Explained returns the share of the task's informative weight a
+	// lexical candidate's evidence rests on (retrieval's
+	// Problem.Explained, in [0, 1], to three decimals) x 1000, and false
+	// for any other name. Nil answers the whole task (1000) for every
+	// name: a caller that does not compute it has every tie asked about.
+	// Rule 9 asks for it only when a tie is found.
+	Explained func(name string) (int, bool)
+	// TieTaskShare is the share x 1000 of the task's informative weight
+	// one of a tie's units must explain for the tie to be asked about
+	// (rule 9); 0 asks about every tie.
+	TieTaskShare int
 	// ExplainsMore says a fits the task at least TieExplained times as
 	// well as b (rule 9; retrieval's Problem.ExplainsMore: what each
 	// explains of the task's informative weight, and, when the task

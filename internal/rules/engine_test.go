@@ -98,6 +98,7 @@ func TestDecide(t *testing.T) {
 		ownPart    [][2]string // nil: every pair has a part of its own
 		breadth    map[string]int
 		wholeTask  []string
+		explained  map[string]int // explained/3 per name; nil: not computed
 		threshold  int
 		withdrawn  int
 		judged     bool
@@ -167,6 +168,9 @@ func TestDecide(t *testing.T) {
 		{name: "dominant below threshold", cands: []Candidate{lex("a", 3000), lex("b", 1500)}, threshold: 4500, want: "+a:lexical -b:below_threshold(1500)"},
 		{name: "not dominant under floor", cands: []Candidate{lex("a", 1900), lex("b", 900)}, threshold: 4500, want: "-a:below_threshold(1900) -b:below_threshold(900)"},
 		{name: "weak tie still asks", cands: []Candidate{lex("a", 3000), lex("b", 2500)}, threshold: 4500, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
+		{name: "weak tie that explains the task asks", cands: []Candidate{lex("a", 3000), lex("b", 2500)}, threshold: 4500, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, explained: map[string]int{"a": 300, "b": 450}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
+		{name: "weak tie on a task about something else is no question", cands: []Candidate{lex("a", 3000), lex("b", 2500)}, threshold: 4500, redundant: [][2]string{{"a", "b"}}, ownPart: [][2]string{}, breadth: map[string]int{"a": 2}, explained: map[string]int{"a": 300, "b": 200}, want: "-a:below_threshold(3000) -b:below_threshold(2500)"},
+		{name: "strong tie asks however little it explains", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, threshold: 4500, redundant: [][2]string{{"a", "b"}}, breadth: map[string]int{"a": 2}, explained: map[string]int{"a": 100, "b": 100}, want: "-a:ambiguous(a) -b:ambiguous(a)"},
 		{name: "withdrawn winner leaves no margin", cands: []Candidate{lex("a", 3000)}, threshold: 4500, withdrawn: 9000, breadth: map[string]int{"a": 2}, want: "-a:below_threshold(3000)"},
 		{name: "withdrawn runner-up counts", cands: []Candidate{lex("a", 3000), lex("b", 1000)}, threshold: 4500, withdrawn: 1600, want: "-a:below_threshold(3000) -b:below_threshold(1000)"},
 		{name: "margin over a weaker withdrawn unit", cands: []Candidate{lex("a", 3000)}, threshold: 4500, withdrawn: 1500, want: "+a:lexical"},
@@ -236,7 +240,12 @@ func TestDecide(t *testing.T) {
 					return 20
 				}
 			}
+			var explained func(string) (int, bool)
+			if tt.explained != nil {
+				explained = func(n string) (int, bool) { v, ok := tt.explained[n]; return v, ok }
+			}
 			ds, err := e.Decide(context.Background(), &Request{
+				Explained: explained, TieTaskShare: 400,
 				Candidates: tt.cands, Budget: budget, Tokens: tokens, ReferenceTokens: refs,
 				Explicit: set(tt.explicit...), Mandatory: set(tt.mandatory...), Denied: set(tt.denied...), Negated: set(tt.negated...),
 				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Apart: apart, OwnPart: ownPart, Breadth: tt.breadth, WholeTask: set(tt.wholeTask...), Ambiguity: tt.ambiguity,

@@ -468,6 +468,19 @@ func natives(f Facts) []native {
 				}
 				return unifyAll(env, k, out, engine.Integer(c))
 			})},
+		{"explained", []arg{{"Req", argRequest}, {"Name", argAtom}, {"E", argOutInt}},
+			engine.Predicate3(func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				r := reqOf(req)
+				if r.Explained == nil { // not computed: every tie is asked about
+					return unifyAll(env, k, out, engine.Integer(wholeShare))
+				}
+				e, ok := r.Explained(atomOf(name))
+				if !ok {
+					return engine.Bool(false)
+				}
+				return unifyAll(env, k, out, engine.Integer(e))
+			})},
+		{"tie_task_share", reqValue("S"), number(func(r *Request) int { return r.TieTaskShare })},
 		{"min_confidence", reqValue("M"), number(func(r *Request) int { return r.MinConfidence })},
 		{"intent_confidence", reqValue("I"), number(func(r *Request) int { return r.IntentConfidence })},
 		{"explains_more", reqPair,
@@ -616,3 +629,7 @@ func apartIn(m map[[2]string]int, p [2]string) bool {
 // notComputed is the weight own_part/4 answers when the request does not
 // compute OwnPart: more than any score.
 const notComputed = 1 << 30
+
+// wholeShare is explained/3's answer when the request does not compute
+// it: a share x 1000 of the whole task.
+const wholeShare = 1000

@@ -147,6 +147,14 @@
 %   confidence(+Req, +Name, -C) the lexical candidate Name's confidence
 %                           (retrieval's Problem.Confidence, in [0, 1], to
 %                           three decimals) x 1000.
+%   explained(+Req, +Name, -E) the share of the task's informative weight
+%                           the lexical candidate Name's evidence rests on
+%                           (retrieval's Problem.Explained, in [0, 1], to
+%                           three decimals) x 1000; 1000 for every name
+%                           when the request does not compute it.
+%   tie_task_share(+Req, -S) 400: the share x 1000 of the task one of a
+%                           tie's units must explain for the tie to be
+%                           asked about (rule 9; TieTaskShare 0.4).
 %   min_confidence(+Req, -M) the host policy's min_confidence x 1000,
 %                           rounded up (so C >= M exactly when the
 %                           confidence reaches it); 0 when unset (rule 10,
@@ -499,11 +507,28 @@ ambiguity(Req, x(_, I), Ranked, Clear, [T|Rivals], Rejected, Tie) :-
     Rivals0 \== [],
     ungated(I),
     unless_clear(Req, I, T, ST, Ranked, Rivals0, Rivals),
-    Rivals \== [], !,
+    Rivals \== [],
+    explains_task(Req, ST, [T|Rivals]), !,
     ambiguity_mode(Req, Mode),
     resolve_tie(Mode, Top, Rivals, Ranked, Clear, Rejected),
     asked(Mode, T, Tie).
 ambiguity(_, _, Ranked, Ranked, [], [], no_tie).
+
+% explains_task(+Req, +ST, +Names): a tie whose best, scoring ST, is
+% below the threshold is asked about only when one of the tied units
+% explains at least the tie_task_share of the task's informative weight
+% (explained/3). Two weak units resting on one word of a task about
+% something else ("write a thank-you note" for two writing skills) are no
+% question for the host: the task asks for neither, and rule 10 decides
+% as if there were no tie. A best that reaches the threshold would be
+% selected but for its rivals: that tie is always asked about.
+explains_task(Req, ST, _) :- threshold(Req, T), ST >= T, !.
+explains_task(Req, _, Names) :-
+    tie_task_share(Req, S),
+    member_explains(Req, Names, S).
+
+member_explains(Req, [N|_], S) :- explained(Req, N, E), E >= S, !.
+member_explains(Req, [_|Ns], S) :- member_explains(Req, Ns, S).
 
 % A gated request (rule 10, below_min_confidence) asks about no tie: its
 % best is not selected even without rivals.
