@@ -8,6 +8,7 @@ package binenc
 import (
 	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"unsafe"
 )
@@ -119,6 +120,47 @@ func (w *Writer) AppendTo(out []byte) []byte {
 		out = append(out, s...)
 	}
 	return append(out, w.body...)
+}
+
+// WriteTo writes to dst what AppendTo appends, without building it in
+// memory first: a catalog's sections are tens of MB.
+func (w *Writer) WriteTo(dst io.Writer) (int64, error) {
+	cw := &countingWriter{w: dst}
+	var tmp [binary.MaxVarintLen64]byte
+	put := func(v uint64) { cw.write(tmp[:binary.PutUvarint(tmp[:], v)]) }
+	put(uint64(len(w.strs)))
+	for _, s := range w.strs {
+		put(uint64(len(s)))
+	}
+	for _, s := range w.strs {
+		cw.writeString(s)
+	}
+	cw.write(w.body)
+	return cw.n, cw.err
+}
+
+// countingWriter writes to w until the first error, counting what it
+// wrote.
+type countingWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *countingWriter) write(p []byte) {
+	if c.err == nil {
+		var n int
+		n, c.err = c.w.Write(p)
+		c.n += int64(n)
+	}
+}
+
+func (c *countingWriter) writeString(s string) {
+	if c.err == nil {
+		var n int
+		n, c.err = io.WriteString(c.w, s)
+		c.n += int64(n)
+	}
 }
 
 // Reader decodes what a Writer built.

@@ -1,6 +1,7 @@
 package binenc
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strings"
@@ -36,6 +37,10 @@ func roundTrip(t *testing.T, newReader func([]byte) (*Reader, error)) {
 	w.Raw([]byte{0, 1, 2})
 	w.Raw(nil)
 	data := w.Bytes()
+	var streamed bytes.Buffer
+	if n, err := w.WriteTo(&streamed); err != nil || n != int64(len(data)) || !bytes.Equal(streamed.Bytes(), data) {
+		t.Fatalf("WriteTo: got %d bytes, %v, equal %v; want %d, nil, true", n, err, bytes.Equal(streamed.Bytes(), data), len(data))
+	}
 	if w.Len() != len(data) {
 		t.Fatalf("Len() = %d; want %d", w.Len(), len(data))
 	}

@@ -32,6 +32,7 @@
 package catcache
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -538,26 +539,39 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 	for _, sw := range sections {
 		size += 8 + sw.Len()
 	}
-	buf := make([]byte, 0, size)
-	buf = append(buf, magic[:]...)
-	buf = binary.LittleEndian.AppendUint32(buf, formatVersion)
-	buf = append(buf, key[:]...)
-	for _, sw := range sections {
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(sw.Len()))
-		buf = sw.AppendTo(buf)
-	}
-	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(derived)))
-	buf = append(buf, derived...)
-	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
-	return c.write(file, buf, maxCacheBytes)
+	// Written as it is encoded, the checksum taken on the way: a copy of
+	// the file in memory would double what a catalog's store holds.
+	return c.write(file, int64(size), maxCacheBytes, func(w io.Writer) error {
+		sum := crc32.New(castagnoli)
+		out := bufio.NewWriterSize(io.MultiWriter(w, sum), 1<<16)
+		var head []byte
+		head = append(head, magic[:]...)
+		head = binary.LittleEndian.AppendUint32(head, formatVersion)
+		head = append(head, key[:]...)
+		out.Write(head)
+		for _, sw := range sections {
+			out.Write(binary.LittleEndian.AppendUint64(nil, uint64(sw.Len())))
+			if _, err := sw.WriteTo(out); err != nil {
+				return err
+			}
+		}
+		out.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(derived))))
+		out.WriteString(derived)
+		if err := out.Flush(); err != nil {
+			return err
+		}
+		_, err := w.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32()))
+		return err
+	})
 }
 
-// write writes data to the file name of c's folder, making the folder
-// when it is missing, unless data is over limit (a file no read would
-// take), then prunes the folder. It reports whether it wrote.
-func (c *Cache) write(name string, data []byte, limit int64) bool {
-	if int64(len(data)) > limit {
-		c.debugf("%s: not written: %d bytes, over the cap of %d", c.path(name), len(data), limit)
+// write writes size bytes, as emit writes them, to the file name of c's
+// folder, making the folder when it is missing, unless size is over limit
+// (a file no read would take), then prunes the folder. It reports whether
+// it wrote.
+func (c *Cache) write(name string, size, limit int64, emit func(io.Writer) error) bool {
+	if size > limit {
+		c.debugf("%s: not written: %d bytes, over the cap of %d", c.path(name), size, limit)
 		return false
 	}
 	root, err := c.open(true)
@@ -569,7 +583,7 @@ func (c *Cache) write(name string, data []byte, limit int64) bool {
 		return false
 	}
 	defer root.Close()
-	if err := writeAtomic(root, name, data); err != nil {
+	if err := writeAtomic(root, name, emit); err != nil {
 		c.debugf("%s: not written: %v", c.path(name), err)
 		return false
 	}

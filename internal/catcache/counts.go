@@ -131,5 +131,5 @@ func (c *Cache) StoreCounts(stored, counts map[string]int) {
 	buf = append(buf, key[:]...)
 	buf = w.AppendTo(buf)
 	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
-	c.write(file, buf, maxCountsBytes)
+	c.write(file, int64(len(buf)), maxCountsBytes, writeBytes(buf))
 }

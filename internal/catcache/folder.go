@@ -216,12 +216,20 @@ func readOwn(root *os.Root, name string, limit int64, mapped bool) ([]byte, erro
 	return data, nil
 }
 
-// writeAtomic writes data to a temporary file in root and renames it over
-// name, so that a reader sees the old file or the new one, whole. The
-// temporary file is made new (O_EXCL), so a link planted under its name is
-// not followed, and the rename replaces a link planted under name, not
-// its target.
-func writeAtomic(root *os.Root, name string, data []byte) error {
+// writeBytes is an emit for writeAtomic that writes data.
+func writeBytes(data []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}
+}
+
+// writeAtomic writes what emit writes to a temporary file in root and
+// renames it over name, so that a reader sees the old file or the new
+// one, whole: a failed emit leaves no file. The temporary file is made
+// new (O_EXCL), so a link planted under its name is not followed, and the
+// rename replaces a link planted under name, not its target.
+func writeAtomic(root *os.Root, name string, emit func(io.Writer) error) error {
 	var tmp string
 	var f *os.File
 	for range 10 {
@@ -242,7 +250,7 @@ func writeAtomic(root *os.Root, name string, data []byte) error {
 	if f == nil {
 		return errors.New("no free temporary name")
 	}
-	_, err := f.Write(data)
+	err := emit(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -1,6 +1,8 @@
 package catcache
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -264,5 +266,34 @@ func TestDefault(t *testing.T) {
 				t.Errorf("got folder %q, code %q; want %q, %q", gotDir, gotCode, tt.dir, tt.code)
 			}
 		})
+	}
+}
+
+// TestWriteAtomicFailedEmit: a write that fails part way leaves neither
+// the file nor its temporary behind, and the old file as it was.
+func TestWriteAtomicFailedEmit(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := writeAtomic(root, "f.cache", writeBytes([]byte("old"))); err != nil {
+		t.Fatal(err)
+	}
+	failing := func(w io.Writer) error {
+		w.Write([]byte("half of it"))
+		return errors.New("disk full")
+	}
+	if err := writeAtomic(root, "f.cache", failing); err == nil {
+		t.Fatal("got no error; want the emit's")
+	}
+	entries, err := os.ReadDir(dir)
+	must(t, err)
+	if len(entries) != 1 || entries[0].Name() != "f.cache" {
+		t.Errorf("got files %v; want only f.cache", entries)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "f.cache")); string(data) != "old" {
+		t.Errorf("got %q; want the old file", data)
 	}
 }
