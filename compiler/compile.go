@@ -368,6 +368,15 @@ func (st *statement) confidence(name string) *float64 {
 	return &c
 }
 
+// crowd returns the unit ranked CrowdRank on the task, whose score is
+// rule 10's crowd (crowd/2); false when fewer units have evidence.
+func (st *statement) crowd() (retrieval.Ranked, bool) {
+	if r := st.problem.Ranking; len(r) >= CrowdRank {
+		return r[CrowdRank-1], true
+	}
+	return retrieval.Ranked{}, false
+}
+
 // explainedOf answers explained/3: the share (x 1000) of the task's
 // informative weight a lexical candidate's evidence rests on.
 func (st *statement) explainedOf(name string) (int, bool) {
@@ -561,8 +570,8 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 		req.OwnPart[pair] = milli(w)
 	}
 	req.Withdrawn = milli(st.problem.Withdrawn)
-	if r := st.problem.Ranking; len(r) >= CrowdRank {
-		req.Crowd, req.CrowdBar = milli(r[CrowdRank-1].Score), milli(CrowdRatio*r[CrowdRank-1].Score)
+	if c, ok := st.crowd(); ok {
+		req.Crowd, req.CrowdBar = milli(c.Score), milli(CrowdRatio*c.Score)
 	}
 	req.Judged = true // retrieve asked eligible/3 about every lexical candidate
 	req.Confidence, req.ExplainsMore, req.Explained = st.confidenceOf, st.explainsMore, st.explainedOf

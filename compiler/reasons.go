@@ -103,8 +103,8 @@ func (st *statement) facts(d rules.Decision) *Facts {
 	if f.RunnerUpWithdrawn {
 		out.RunnerUp = st.problem.WithdrawnBy
 	}
-	if f.Crowd > 0 && len(st.problem.Ranking) >= CrowdRank {
-		out.CrowdUnit = st.problem.Ranking[CrowdRank-1].Name
+	if c, ok := st.crowd(); ok && f.Crowd > 0 {
+		out.CrowdUnit = c.Name
 	}
 	if f.RunnerUp != "" || f.RunnerUpWithdrawn || f.NoRunnerUp {
 		s := unmilli(f.RunnerUpScore)
