@@ -225,17 +225,64 @@ func openRoot(root string) (*os.Root, string, error) {
 // relTo returns path relative to base, slash-separated; path must be within
 // base.
 func relTo(base, path string) string {
-	rel, err := filepath.Rel(base, path)
-	if err != nil {
-		return "."
+	rel, ok := below(base, path)
+	if !ok {
+		var err error
+		if rel, err = filepath.Rel(base, path); err != nil {
+			return "."
+		}
 	}
 	return filepath.ToSlash(rel)
 }
 
 // within reports whether path is base or below it.
 func within(base, path string) bool {
+	if _, ok := below(base, path); ok {
+		return true
+	}
 	rel, err := filepath.Rel(base, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// below returns path relative to base when path is base (".") or below
+// it by its text alone, every element after base neither empty nor "."
+// nor ".."; ok false says nothing, and the caller asks filepath.Rel.
+// Discovery and a start from the cache relate every folder and file of a
+// catalog to its root or its skill folder, and filepath.Rel cleans both
+// paths every time.
+func below(base, path string) (rel string, ok bool) {
+	if path == base {
+		return ".", true
+	}
+	rest, ok := strings.CutPrefix(path, base)
+	if !ok || base == "" || rest == "" {
+		return "", false
+	}
+	if !os.IsPathSeparator(base[len(base)-1]) {
+		if !os.IsPathSeparator(rest[0]) {
+			return "", false
+		}
+		rest = rest[1:]
+	}
+	if !cleanElems(rest) {
+		return "", false
+	}
+	return rest, true
+}
+
+// cleanElems reports whether the relative path p has elements, none of
+// them empty, "." or "..".
+func cleanElems(p string) bool {
+	for start, i := 0, 0; i <= len(p); i++ {
+		if i < len(p) && !os.IsPathSeparator(p[i]) {
+			continue
+		}
+		if e := p[start:i]; e == "" || e == "." || e == ".." {
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
 
 func join(rel, name string) string {

@@ -204,13 +204,13 @@ func reusable(f found, prior map[string]*UnitRecord) (*UnitRecord, bool) {
 // entry for its first component: no stat is needed for a side file
 // (agents/openai.yaml, manifest.json) that a skill does not have.
 func absentFrom(f found, path string) bool {
-	rel, err := filepath.Rel(f.dirReal, path)
-	if err != nil || rel == "." || !filepath.IsLocal(rel) {
-		return false
+	rel, ok := below(f.dirReal, path)
+	if !ok || rel == "." {
+		return false // not known to be inside: stat it
 	}
 	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-	_, ok := slices.BinarySearchFunc(f.entries, first, func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
-	return !ok
+	_, listed := slices.BinarySearchFunc(f.entries, first, func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
+	return !listed
 }
 
 // reuse copies p's unit into u (p.Unit itself: no copy) and returns it
