@@ -31,6 +31,10 @@ func TestPercent(t *testing.T) {
 	if got := percent(512*mib, 16*mib, shortPercent); got != shortPercent {
 		t.Errorf("short, large live heap: got %d; want %d", got, shortPercent)
 	}
+	// A build's large live heap grows by a quarter of itself.
+	if got := percent(512*mib, 16*mib, buildPercent); got != buildPercent {
+		t.Errorf("build, large live heap: got %d; want %d", got, buildPercent)
+	}
 	if got := percent(4*mib, 16*mib, shortPercent); got != 400 {
 		t.Errorf("short, small live heap: got %d; want 400", got)
 	}
