@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"fmt"
+	"maps"
 	"math/bits"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // so a field added to Index without a place here fails it.
 func (ix *Index) Encode(w *binenc.Writer) {
 	w.Uint(uint64(len(ix.units)))
-	encodeTable(w, ix.postings.m, strings.Compare, w.Strs, putPostings)
+	encodeTable(w, maps.All(ix.postings.m), strings.Compare, w.Strs, putPostings)
 	w.Count(len(ix.phrases), ix.phrases == nil)
 	for _, ph := range ix.phrases {
 		w.Int(int64(ph.unit))
@@ -28,7 +29,7 @@ func (ix *Index) Encode(w *binenc.Writer) {
 		w.Str(ph.text)
 	}
 	ix.phraseSeqs.encode(w)
-	encodeTable(w, ix.bigrams.m, compareBigrams, func(gs []bigram) {
+	encodeTable(w, ix.bigrams.t.all(), compareBigrams, func(gs []bigram) {
 		w.Uint(uint64(len(gs)))
 		for _, g := range gs {
 			w.Str(g[0])
@@ -53,11 +54,14 @@ func Decode(r *binenc.Reader, cat *ir.Catalog) (*Index, error) {
 		return nil, err
 	}
 	var ok1, ok2 bool
+	var grams map[bigram][]int32
 	ix.postings.m, ok1 = ix.postings.lz.all()
-	ix.bigrams.m, ok2 = ix.bigrams.lz.all()
+	grams, ok2 = ix.bigrams.lz.all()
 	if !ok1 || !ok2 {
 		return nil, fmt.Errorf("decoding the index: %w", binenc.ErrCorrupt)
 	}
+	keys := slices.Collect(maps.Keys(grams))
+	ix.bigrams.t = bigramTableOf(keys, func(i int) []int32 { return grams[keys[i]] })
 	ix.postings.lz, ix.bigrams.lz = nil, nil
 	return ix, nil
 }

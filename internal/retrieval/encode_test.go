@@ -188,7 +188,7 @@ func TestDecodeLazy(t *testing.T) {
 					}
 				}
 			}
-			for g, want := range ix.bigrams.m {
+			for g, want := range ix.bigrams.t.all() {
 				if !lz.bigrams.has(g) || !slices.Equal(want, lz.bigrams.get(g)) {
 					t.Fatalf("bigram %q: got %v; want %v", g, lz.bigrams.get(g), want)
 				}
@@ -226,8 +226,38 @@ func TestDecodeLazyCorrupt(t *testing.T) {
 		for term := range ix.postings.m {
 			lz.postings.get(term)
 		}
-		for g := range ix.bigrams.m {
+		for g := range ix.bigrams.t.all() {
 			lz.bigrams.get(g)
 		}
+	}
+}
+
+// TestBigramTable: the table finds exactly the bigrams it was made of,
+// not their stems in another pairing or order, and yields them in
+// compareBigrams order.
+func TestBigramTable(t *testing.T) {
+	grams := []bigram{{"pull", "request"}, {"code", "review"}, {"review", "code"}, {"code", "pull"}}
+	lists := [][]int32{{0, 3}, {1}, {2}, {0}}
+	tb := bigramTableOf(grams, func(i int) []int32 { return lists[i] })
+	for i, g := range grams {
+		if got := tb.get(g); !slices.Equal(got, lists[i]) {
+			t.Errorf("get(%q) = %v; want %v", g, got, lists[i])
+		}
+	}
+	for _, g := range []bigram{{"request", "pull"}, {"pull", "code"}, {"code", "code"}, {"zzz", "review"}, {"code", "zzz"}} {
+		if tb.find(g) >= 0 || tb.get(g) != nil {
+			t.Errorf("find(%q): found; want absent", g)
+		}
+	}
+	var order []bigram
+	for g := range tb.all() {
+		order = append(order, g)
+	}
+	if !slices.IsSortedFunc(order, compareBigrams) || len(order) != len(grams) {
+		t.Errorf("all() = %q; want every bigram in compareBigrams order", order)
+	}
+	var none *bigramTable
+	if none.find(grams[0]) >= 0 || none.get(grams[0]) != nil {
+		t.Error("a nil table found a bigram")
 	}
 }

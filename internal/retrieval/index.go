@@ -684,10 +684,15 @@ func fieldsOf(tf *[numFields]float32) uint8 {
 // slice of it, so that no list grows a step at a time and the postings
 // (which hold no pointers) are one object for the collector to skip.
 type table struct {
-	terms  []string
-	df     []int32 // units using each term
-	ids    []int32 // each bag's terms' numbers, bag after bag
-	grams  []bigram
+	terms []string
+	df    []int32 // units using each term
+	ids   []int32 // each bag's terms' numbers, bag after bag
+	// stems are the stems of the bigrams by number, and grams each bigram
+	// as its two stems' numbers, packed (see newBigramTable): a table of
+	// bigrams keyed by pairs of strings was the largest thing a build
+	// held at its peak.
+	stems  []string
+	grams  []uint64
 	gdf    []int32
 	gids   []int32
 	avgLen [numFields]float64
@@ -702,7 +707,17 @@ func tableOf(bags []bag, p *pulse.Pulse) *table {
 	}
 	t := &table{ids: make([]int32, 0, nPostings), gids: make([]int32, 0, nGrams)}
 	termID := map[string]int32{}
-	gramID := map[bigram]int32{}
+	stemID := map[string]uint32{}
+	gramID := map[uint64]int32{}
+	stem := func(st string) uint64 {
+		k, ok := stemID[st]
+		if !ok {
+			k = uint32(len(t.stems))
+			stemID[st] = k
+			t.stems = append(t.stems, st)
+		}
+		return uint64(k)
+	}
 	for i := range bags {
 		if p.Now() {
 			return nil
@@ -719,11 +734,12 @@ func tableOf(bags []bag, p *pulse.Pulse) *table {
 			t.ids = append(t.ids, k)
 		}
 		for _, g := range b.grams {
-			k, ok := gramID[g]
+			key := stem(g[0])<<32 | stem(g[1])
+			k, ok := gramID[key]
 			if !ok {
 				k = int32(len(t.grams))
-				gramID[g] = k
-				t.grams, t.gdf = append(t.grams, g), append(t.gdf, 0)
+				gramID[key] = k
+				t.grams, t.gdf = append(t.grams, key), append(t.gdf, 0)
 			}
 			t.gdf[k]++
 			t.gids = append(t.gids, k)
@@ -780,13 +796,13 @@ func (t *table) fill(ix *Index, bags []bag, p *pulse.Pulse) bool {
 		ix.postings.m[term] = postings[start:end:end]
 		start = end
 	}
-	ix.bigrams.m = make(map[bigram][]int32, len(t.grams))
-	start = 0
-	for k, g := range t.grams {
-		end := int(gat[k])
-		ix.bigrams.m[g] = units[start:end:end]
-		start = end
-	}
+	ix.bigrams.t = newBigramTable(t.stems, t.grams, func(k int) []int32 {
+		start := int32(0)
+		if k > 0 {
+			start = gat[k-1]
+		}
+		return units[start:gat[k]]
+	})
 	return true
 }
 

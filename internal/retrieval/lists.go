@@ -1,7 +1,9 @@
 package retrieval
 
 import (
+	"cmp"
 	"encoding/binary"
+	"iter"
 	"math"
 	"slices"
 	"strings"
@@ -39,27 +41,145 @@ func (p *postingMap) has(t string) bool {
 	return p.lz.find(t) >= 0
 }
 
-// bigramMap maps a bigram to its units, ascending. Decoded lazily, its
-// keys are the two stems' positions in the encoding's string table, packed
-// in a uint64: a catalog has as many distinct bigrams as postings nearly.
+// bigramMap maps a bigram to its units, ascending. A catalog has as many
+// distinct bigrams as postings nearly, so neither form keys them by their
+// two strings: built or decoded whole, a table keyed by the two stems'
+// ranks (bigramTable); decoded lazily, by their positions in the
+// encoding's string table.
 type bigramMap struct {
-	m  map[bigram][]int32
+	t  *bigramTable
 	lz *lazyLists[uint64, bigram, int32]
 }
 
 func (b *bigramMap) get(g bigram) []int32 {
 	if b.lz == nil {
-		return b.m[g]
+		return b.t.get(g)
 	}
 	return b.lz.get(g)
 }
 
 func (b *bigramMap) has(g bigram) bool {
 	if b.lz == nil {
-		_, ok := b.m[g]
-		return ok
+		return b.t.find(g) >= 0
 	}
 	return b.lz.find(g) >= 0
+}
+
+// bigramTable holds bigrams and their units in three flat arrays: each
+// bigram's key (the ranks of its two stems among every stem of a bigram,
+// in string order, packed in a uint64), ascending, and where its units
+// start in one array of them all. A map from a pair of strings to a slice
+// held about 45 bytes a bigram beside the 12 here, and a catalog of 5,000
+// realistic skills has some 140,000 bigrams. The layout is canonical (it
+// depends on the bigrams and their units only), so a table built and one
+// decoded are equal.
+type bigramTable struct {
+	stems map[string]uint32 // a stem of some bigram -> its rank
+	keys  []uint64
+	at    []int32 // len(keys)+1
+	units []int32
+}
+
+// newBigramTable makes the table of the bigrams keys, each two numbers of
+// stems packed (the first in the high half), its units list(i); no two
+// keys equal.
+func newBigramTable(stems []string, keys []uint64, list func(int) []int32) *bigramTable {
+	n := len(keys)
+	t := &bigramTable{stems: make(map[string]uint32, len(stems)), keys: make([]uint64, n), at: make([]int32, n+1)}
+	byName := make([]uint32, len(stems))
+	for i := range byName {
+		byName[i] = uint32(i)
+	}
+	slices.SortFunc(byName, func(a, b uint32) int { return strings.Compare(stems[a], stems[b]) })
+	rank := make([]uint32, len(stems))
+	for r, i := range byName {
+		rank[i] = uint32(r)
+		t.stems[stems[i]] = uint32(r)
+	}
+	order := make([]int32, n)
+	total := 0
+	for i, k := range keys {
+		t.keys[i] = uint64(rank[k>>32])<<32 | uint64(rank[uint32(k)])
+		order[i] = int32(i)
+		total += len(list(i))
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(t.keys[a], t.keys[b]) })
+	sorted := make([]uint64, n)
+	t.units = make([]int32, 0, total)
+	for j, i := range order {
+		sorted[j], t.at[j] = t.keys[i], int32(len(t.units))
+		t.units = append(t.units, list(int(i))...)
+	}
+	t.keys, t.at[n] = sorted, int32(len(t.units))
+	return t
+}
+
+// bigramTableOf makes the table of the bigrams grams and their units.
+func bigramTableOf(grams []bigram, list func(int) []int32) *bigramTable {
+	var stems []string
+	num := map[string]uint64{}
+	id := func(s string) uint64 {
+		k, ok := num[s]
+		if !ok {
+			k = uint64(len(stems))
+			num[s] = k
+			stems = append(stems, s)
+		}
+		return k
+	}
+	keys := make([]uint64, len(grams))
+	for i, g := range grams {
+		keys[i] = id(g[0])<<32 | id(g[1])
+	}
+	return newBigramTable(stems, keys, list)
+}
+
+// find returns the position of g's key, or -1.
+func (t *bigramTable) find(g bigram) int {
+	if t == nil {
+		return -1
+	}
+	a, ok := t.stems[g[0]]
+	if !ok {
+		return -1
+	}
+	b, ok := t.stems[g[1]]
+	if !ok {
+		return -1
+	}
+	i, ok := slices.BinarySearch(t.keys, uint64(a)<<32|uint64(b))
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+func (t *bigramTable) get(g bigram) []int32 {
+	i := t.find(g)
+	if i < 0 {
+		return nil
+	}
+	from, to := t.at[i], t.at[i+1]
+	return t.units[from:to:to]
+}
+
+// all yields every bigram and its units, in compareBigrams order.
+func (t *bigramTable) all() iter.Seq2[bigram, []int32] {
+	return func(yield func(bigram, []int32) bool) {
+		if t == nil {
+			return
+		}
+		byRank := make([]string, len(t.stems))
+		for s, r := range t.stems {
+			byRank[r] = s
+		}
+		for i, k := range t.keys {
+			from, to := t.at[i], t.at[i+1]
+			if !yield(bigram{byRank[k>>32], byRank[uint32(k)]}, t.units[from:to:to]) {
+				return
+			}
+		}
+	}
 }
 
 func compareBigrams(a, b bigram) int {
@@ -163,20 +283,28 @@ func (l *lazyLists[K, T, V]) check() bool {
 	return len(l.offs) == 4*(len(l.keys)+1) && l.off(0) == 0 && l.off(len(l.keys)) == len(l.data)
 }
 
-// encodeTable writes the lists of m, sorted by key, with putKeys writing
-// the keys and put each list.
-func encodeTable[K comparable, V any](w *binenc.Writer, m map[K][]V, cmp func(K, K) int, putKeys func([]K), put func([]byte, []V) []byte) {
-	keys := make([]K, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// encodeTable writes the lists of lists, sorted by key, with putKeys
+// writing the keys and put each list.
+func encodeTable[K comparable, V any](w *binenc.Writer, lists iter.Seq2[K, []V], cmp func(K, K) int, putKeys func([]K), put func([]byte, []V) []byte) {
+	type entry struct {
+		k  K
+		vs []V
 	}
-	slices.SortFunc(keys, cmp)
+	var es []entry
+	for k, vs := range lists {
+		es = append(es, entry{k, vs})
+	}
+	slices.SortFunc(es, func(a, b entry) int { return cmp(a.k, b.k) })
+	keys := make([]K, len(es))
+	for i, e := range es {
+		keys[i] = e.k
+	}
 	putKeys(keys)
 	offs := make([]byte, 0, 4*(len(keys)+1))
 	var data []byte
-	for _, k := range keys {
+	for _, e := range es {
 		offs = binary.LittleEndian.AppendUint32(offs, uint32(len(data)))
-		data = put(data, m[k])
+		data = put(data, e.vs)
 	}
 	offs = binary.LittleEndian.AppendUint32(offs, uint32(len(data)))
 	w.Raw(offs)
