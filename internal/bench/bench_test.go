@@ -133,15 +133,19 @@ func TestSealToolsFloors(t *testing.T) {
 // since one word that is the whole task is kept (whole_task), top-1 back
 // at 0.766; 113/165 since a skill beside a kept one must stand out of the
 // task's crowd (in_crowd), wrong skill 0.224 to 0.139; 114/165 since a
-// line mostly not words is material (none routed 0.108 to 0.081).
+// line mostly not words is material (none routed 0.108 to 0.081); 115/165
+// since the words of a phrase a "Use when" clause quotes are no triggers
+// apart (wrong skill 0.127 to 0.115, none routed 0.081 to 0.054), at the
+// cost of one first pick (top-1 0.766 to 0.758: "outbound", a word of a
+// quoted "outbound email", now weighs as a description word).
 func TestRealSkillsFloors(t *testing.T) {
 	rep := run(t, "realskills/catalog", "realskills/cases.jsonl")
 	check(t, rep, []floor{
 		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.69},
-		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.13, max: true},
-		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.76},
-		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.09, max: true},
-		{name: "none: answered no_route", got: category("none", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.88},
+		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.12, max: true},
+		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.75},
+		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.06, max: true},
+		{name: "none: answered no_route", got: category("none", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.91},
 	})
 }
 

@@ -464,7 +464,7 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 		f    field
 		text string
 	}{{fieldDescription, u.Description}, {fieldWhenToUse, u.WhenToUse}} {
-		clauses, who := UseWhen(ft.text)
+		clauses, who := UseWhen(withoutPhrases(ft.text))
 		for _, c := range clauses {
 			b.useWhen = append(b.useWhen, Terms(c)...)
 		}
@@ -917,10 +917,26 @@ func quotedFrequency(bags []bag) map[string]int {
 // wants the unit. Quotes of more than quotedMaxWords words are prose, not
 // a phrase, and are left out.
 func Quoted(text string) []string {
+	var out []string
+	for _, q := range quotedSpans(text) {
+		out = append(out, q.text)
+	}
+	return out
+}
+
+// quoted is a phrase text quotes: its text, and the runes it spans in text,
+// its quotes included.
+type quoted struct {
+	text     string
+	from, to int
+}
+
+// quotedSpans returns the phrases Quoted returns, with where they stand.
+func quotedSpans(text string) []quoted {
 	if !strings.ContainsAny(text, "\"'\u201c\u2018") {
 		return nil // no quote opens: most texts, and no runes to decode
 	}
-	var out []string
+	var out []quoted
 	rs := []rune(text)
 	for i := 0; i < len(rs); i++ {
 		var closer rune
@@ -954,11 +970,34 @@ func Quoted(text string) []string {
 		}
 		q := string(rs[i+1 : j])
 		if n := len(Words(q)); n > 0 && n <= quotedMaxWords {
-			out = append(out, q)
+			out = append(out, quoted{q, i, j + 1})
 		}
 		i = j
 	}
 	return out
+}
+
+// withoutPhrases returns text with every phrase of two words or more it
+// quotes blanked out. The words of "Use when the user mentions 'lost
+// rankings', 'my SEO is bad'" count as triggers one by one, but a quoted
+// phrase is matched whole (Build): its words apart ("rank the issues by
+// how bad they are") are no more the unit's own words than any other word
+// of its description. A quoted single word ('churn') is its own phrase.
+func withoutPhrases(text string) string {
+	spans := quotedSpans(text)
+	if len(spans) == 0 {
+		return text
+	}
+	rs := []rune(text)
+	for _, q := range spans {
+		if len(Words(q.text)) < 2 {
+			continue
+		}
+		for k := q.from; k < q.to; k++ {
+			rs[k] = ' '
+		}
+	}
+	return string(rs)
 }
 
 // quotedMaxWords bounds a quoted trigger phrase.

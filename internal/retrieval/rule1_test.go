@@ -918,6 +918,40 @@ func TestQuotedPhrases(t *testing.T) {
 	}
 }
 
+// TestQuotedPhraseWordsApart: the words of a "Use when" clause count as
+// triggers one by one, except those of a phrase of several words it
+// quotes, which is matched whole: apart, its words are description words
+// ("rank the issues by how bad they are" beside "my SEO is bad"). A
+// quoted single word is its own phrase, and a trigger.
+func TestQuotedPhraseWordsApart(t *testing.T) {
+	ix := testIndex(
+		unit("seo-check", `Audit a site's search presence. Also use when the user mentions "my SEO is bad", 'churn' or crawl errors.`),
+		unit("other", "Unrelated work on invoices."),
+	)
+	fields := func(task string) map[string]string {
+		out := map[string]string{}
+		for _, e := range ix.evidence(ix.Analyze(task, nil), ix.ids["seo-check"], never) {
+			out[strings.Join(e.Terms, " ")] = e.Field
+		}
+		return out
+	}
+	tests := []struct{ name, task, term, want string }{
+		{name: "a word of a quoted phrase, apart", task: "how bad is it", term: "bad", want: "description"},
+		{name: "a quoted single word", task: "churn numbers", term: "churn", want: "trigger+description"},
+		{name: "a word of the clause, unquoted", task: "crawl the site", term: "crawl", want: "trigger+description"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fields(tt.task)[tt.term]; got != tt.want {
+				t.Errorf("field of %q in %q: got %q; want %q", tt.term, tt.task, got, tt.want)
+			}
+		})
+	}
+	if got := withoutPhrases(`says "my SEO is bad", 'churn' or "lost rankings".`); got != `says                , 'churn' or                .` {
+		t.Errorf("withoutPhrases: got %q", got)
+	}
+}
+
 func TestQuoted(t *testing.T) {
 	tests := []struct{ name, text, want string }{
 		{name: "double and slash", text: `Use when the user says "diagnose"/"debug this".`, want: "diagnose|debug this"},
