@@ -155,6 +155,8 @@ into onto over under about above below up down out off again further once am s t
 dont never avoid without
 let lets get gets got make makes made use using used want wants need needs help me us like
 im ive youre youve weve theyre theyve thats whats heres theres
+isnt arent wasnt werent doesnt didnt cant cannot couldnt wouldnt shouldnt wont hasnt havent hadnt
+youll theyll itll youd theyd shes whos wheres hows
 much many lot lots little less least enough really actually quite rather still even yet already always often sometimes maybe perhaps
 now today later soon ago thing things something anything everything nothing way ways`)
 

@@ -196,3 +196,13 @@ func TestTermsSkipNumbers(t *testing.T) {
 		t.Errorf("Terms: got %q; want %q", got, want)
 	}
 }
+
+// TestTermsSkipContractions: a negated or pronoun contraction is a
+// function word, like the words it contracts ("it isn't converting" is
+// about converting, and a skill quoting "this page isn't converting" has
+// no evidence in "isn't").
+func TestTermsSkipContractions(t *testing.T) {
+	if got, want := strings.Join(Terms("it isn't converting, we can't tell, they'll retry and it won't help"), " "), "convert tell retry"; got != want {
+		t.Errorf("Terms: got %q; want %q", got, want)
+	}
+}
