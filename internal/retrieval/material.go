@@ -112,10 +112,9 @@ type paragraph struct {
 }
 
 // materialSpans returns the byte ranges of task that are pasted
-// material, in order: fenced code blocks, paragraphs (runs of lines
-// between blank lines) at least half of whose lines read as material, a
-// pasted document's paragraphs (see documentMinWords), and the paths and
-// URLs of the other paragraphs (pathSpans).
+// material: fenced code blocks, paragraphs (runs of lines between blank
+// lines) at least half of whose lines read as material, and a pasted
+// document's paragraphs (see documentMinWords).
 func materialSpans(task string) []materialSpan {
 	paras := paragraphs(task)
 	document(paras)
