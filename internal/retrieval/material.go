@@ -126,7 +126,6 @@ func materialSpans(task string) []materialSpan {
 		case p.document:
 			w = DocumentWeight
 		default:
-			out = append(out, pathSpans(task, p.span)...)
 			continue
 		}
 		if n := len(out); n > 0 && out[n-1].end == p.start && out[n-1].weight == w { // adjacent spans join
@@ -345,48 +344,4 @@ func isFence(trimmed string) bool {
 		return !strings.Contains(strings.TrimLeft(trimmed, "`"), "`")
 	}
 	return false
-}
-
-// pathSpans returns the paths and URLs a paragraph of instruction holds
-// ("PUT /orders/{id}/cancel", "src/billing/invoice.go",
-// "https://example.com/docs"), each a span of material: their words name
-// things in the user's system, as a pasted log's do, not what to do.
-func pathSpans(task string, in span) []materialSpan {
-	var out []materialSpan
-	text := task[in.start:in.end]
-	for i := 0; i < len(text); {
-		for i < len(text) && isSpace(text[i]) {
-			i++
-		}
-		j := i
-		for j < len(text) && !isSpace(text[j]) {
-			j++
-		}
-		tok := strings.TrimRight(text[i:j], "\"'`)]>,;:!?")
-		if strings.HasSuffix(tok, ".") && !strings.HasSuffix(tok, "..") {
-			tok = tok[:len(tok)-1] // the sentence's full stop
-		}
-		lead := len(tok) - len(strings.TrimLeft(tok, "\"'`([<"))
-		if tok = tok[lead:]; isPath(tok) {
-			from := in.start + int32(i+lead)
-			out = append(out, materialSpan{span{from, from + int32(len(tok))}, MaterialWeight})
-		}
-		i = j
-	}
-	return out
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// isPath reports whether a token reads as a path or a URL: it opens with
-// "/", "./", "../" or "~/" and goes on, holds "://", or has two slashes
-// or more ("ci/cd" and "and/or" have one).
-func isPath(tok string) bool {
-	switch {
-	case len(tok) > 1 && tok[0] == '/' && tok[1] != '/':
-		return true
-	case strings.HasPrefix(tok, "./"), strings.HasPrefix(tok, "../"), strings.HasPrefix(tok, "~/"), strings.Contains(tok, "://"):
-		return true
-	}
-	return strings.Count(tok, "/") >= 2
 }

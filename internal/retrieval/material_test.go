@@ -26,7 +26,7 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "two paragraphs of prose", task: "Our app is slow.\n\nCan you profile it and tell me why?", want: nil},
 		{name: "fenced code", task: "What does this do?\n```\nfoo := bar()\n```\nExplain it line by line.", want: []string{"```\nfoo := bar()\n```\n"}},
 		{name: "log paragraph", task: "Figure out what is going on:\n\n14:02 payments-api 5xx\n14:04 ack, looking\n14:07 pg primary at 100% CPU\n\nWrite the incident review.", want: []string{"14:02 payments-api 5xx\n14:04 ack, looking\n14:07 pg primary at 100% CPU\n"}},
-		{name: "config paragraph", task: "services:\n  api:\n    build: ./api\n    ports: [\"8000:8000\"]\n\nWrite a production Dockerfile for ./api.", want: []string{"services:\n  api:\n    build: ./api\n    ports: [\"8000:8000\"]\n", "./api"}},
+		{name: "config paragraph", task: "services:\n  api:\n    build: ./api\n    ports: [\"8000:8000\"]\n\nWrite a production Dockerfile for ./api.", want: []string{"services:\n  api:\n    build: ./api\n    ports: [\"8000:8000\"]\n"}},
 		{name: "quoted mail", task: "Got this:\n\n> Hi, can we meet on Friday?\n> Best, Kayla\n\nReply no thanks.", want: []string{"> Hi, can we meet on Friday?\n> Best, Kayla\n"}},
 		{name: "a key: value line in prose is prose", task: "Context: we ship on Friday and the release notes are not written yet.\n\nDraft them.", want: nil},
 		{name: "a document between an intro and the request", task: "Got this from legal:\n\n" + contract + "\n\nWhat am I agreeing to?", want: []string{contract + "\n"}},
@@ -37,9 +37,7 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "a long first paragraph that asks", task: asking + "\n\n" + contract + "\n\nThanks!", want: []string{contract + "\n"}},
 		{name: "inline code is no fence", task: "Quick question.\n```pdftotext report.pdf``` works fine locally.\n\nNow extract the tables from the PDF.", want: nil},
 		{name: "a crontab", task: "# m h dom mon dow command\n*/15 * * * 1-5 /opt/jobs/sync.sh >> /var/log/sync.log 2>&1\n0 2 * * * /opt/jobs/backup_db.sh --email ops@acme.io\n\nWhat does this crontab do?", want: []string{"# m h dom mon dow command\n*/15 * * * 1-5 /opt/jobs/sync.sh >> /var/log/sync.log 2>&1\n0 2 * * * /opt/jobs/backup_db.sh --email ops@acme.io\n"}},
-		{name: "a sentence naming a file and a flag is prose, the path aside", task: "Run go test -race ./... on the api package and fix what fails.", want: []string{"./..."}},
-		{name: "routes and a URL in a request", task: "Look at POST /getUsers and PUT /orders/{id}/cancel (see https://acme.dev/api), then fix src/api/routes.go.", want: []string{"/getUsers", "/orders/{id}/cancel", "https://acme.dev/api", "src/api/routes.go"}},
-		{name: "one slash joins words", task: "Set up a CI/CD pipeline and/or a nightly build.", want: nil},
+		{name: "a sentence naming a file and a flag is prose", task: "Run go test -race ./... on the api package and fix what fails.", want: nil},
 		{name: "a CSV row", task: "Forecast this:\n\n2024-03-01,plant-7,412.6\nsite,kwh,peak", want: []string{"2024-03-01,plant-7,412.6\nsite,kwh,peak"}},
 	}
 	for _, tt := range tests {
