@@ -107,9 +107,10 @@ type Facts struct {
 	// Kept is the stronger candidate rule 10 kept before a secondary one.
 	Kept      string  `json:"kept,omitempty"`
 	KeptScore float64 `json:"kept_score,omitempty"`
-	// Crowd is the score of CrowdUnit, the unit ranked fifth on the
-	// task, and CrowdBar the score a candidate beside a kept one needs to
-	// stand out of it (rule 10, clause in_crowd).
+	// Crowd is the score of CrowdUnit, the unit ranked CrowdRank on the
+	// task, and CrowdBar (CrowdRatio times it) the score a candidate
+	// beside a kept one needs to stand out of it (rule 10, clause
+	// in_crowd).
 	Crowd     float64 `json:"crowd,omitempty"`
 	CrowdUnit string  `json:"crowd_unit,omitempty"`
 	CrowdBar  float64 `json:"crowd_bar,omitempty"`

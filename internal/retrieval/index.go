@@ -448,9 +448,8 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 	}
 	add(fieldDescription, u.Description, 1, true)
 	add(fieldWhenToUse, u.WhenToUse, 1, true)
-	// Their words are counted where they stand; the phrases are matched
-	// whole (Build), unless the catalog's boilerplate.
-	b.quoted = append(Quoted(u.Description), Quoted(u.WhenToUse)...)
+	// A quoted phrase's words are counted where they stand; the phrase is
+	// matched whole (Build), unless the catalog's boilerplate.
 	// A "Use when ..." clause is the unit's own words for when it is
 	// wanted: its terms count as triggers too (Build, unless the
 	// catalog's boilerplate). The addressee that opens it ("the user")
@@ -464,7 +463,11 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 		f    field
 		text string
 	}{{fieldDescription, u.Description}, {fieldWhenToUse, u.WhenToUse}} {
-		clauses, who := UseWhen(withoutPhrases(ft.text))
+		spans := quotedSpans(ft.text)
+		for _, q := range spans {
+			b.quoted = append(b.quoted, q.text)
+		}
+		clauses, who := UseWhen(withoutPhrases(ft.text, spans))
 		for _, c := range clauses {
 			b.useWhen = append(b.useWhen, Terms(c)...)
 		}
@@ -707,17 +710,8 @@ func tableOf(bags []bag, p *pulse.Pulse) *table {
 	}
 	t := &table{ids: make([]int32, 0, nPostings), gids: make([]int32, 0, nGrams)}
 	termID := map[string]int32{}
-	stemID := map[string]uint32{}
+	var stems numbering
 	gramID := map[uint64]int32{}
-	stem := func(st string) uint64 {
-		k, ok := stemID[st]
-		if !ok {
-			k = uint32(len(t.stems))
-			stemID[st] = k
-			t.stems = append(t.stems, st)
-		}
-		return uint64(k)
-	}
 	for i := range bags {
 		if p.Now() {
 			return nil
@@ -734,7 +728,7 @@ func tableOf(bags []bag, p *pulse.Pulse) *table {
 			t.ids = append(t.ids, k)
 		}
 		for _, g := range b.grams {
-			key := stem(g[0])<<32 | stem(g[1])
+			key := stems.pair(g)
 			k, ok := gramID[key]
 			if !ok {
 				k = int32(len(t.grams))
@@ -756,6 +750,7 @@ func tableOf(bags []bag, p *pulse.Pulse) *table {
 			t.avgLen[f] = 1
 		}
 	}
+	t.stems = stems.names
 	return t
 }
 
@@ -924,10 +919,11 @@ func Quoted(text string) []string {
 	return out
 }
 
-// quoted is a phrase text quotes: its text, and the runes it spans in text,
-// its quotes included.
+// quoted is a phrase text quotes: its text, how many words it holds, and
+// the runes it spans in text, its quotes included.
 type quoted struct {
 	text     string
+	words    int
 	from, to int
 }
 
@@ -970,7 +966,7 @@ func quotedSpans(text string) []quoted {
 		}
 		q := string(rs[i+1 : j])
 		if n := len(Words(q)); n > 0 && n <= quotedMaxWords {
-			out = append(out, quoted{q, i, j + 1})
+			out = append(out, quoted{q, n, i, j + 1})
 		}
 		i = j
 	}
@@ -978,19 +974,18 @@ func quotedSpans(text string) []quoted {
 }
 
 // withoutPhrases returns text with every phrase of two words or more it
-// quotes blanked out. The words of "Use when the user mentions 'lost
+// quotes (spans, quotedSpans(text)) blanked out. The words of "Use when the user mentions 'lost
 // rankings', 'my SEO is bad'" count as triggers one by one, but a quoted
 // phrase is matched whole (Build): its words apart ("rank the issues by
 // how bad they are") are no more the unit's own words than any other word
 // of its description. A quoted single word ('churn') is its own phrase.
-func withoutPhrases(text string) string {
-	spans := quotedSpans(text)
+func withoutPhrases(text string, spans []quoted) string {
 	if len(spans) == 0 {
 		return text
 	}
 	rs := []rune(text)
 	for _, q := range spans {
-		if len(Words(q.text)) < 2 {
+		if q.words < 2 {
 			continue
 		}
 		for k := q.from; k < q.to; k++ {

@@ -96,43 +96,55 @@ func newBigramTable(stems []string, keys []uint64, list func(int) []int32) *bigr
 		rank[i] = uint32(r)
 		t.stems[stems[i]] = uint32(r)
 	}
+	ranked := make([]uint64, n) // keys by rank, in the order given
 	order := make([]int32, n)
 	total := 0
 	for i, k := range keys {
-		t.keys[i] = uint64(rank[k>>32])<<32 | uint64(rank[uint32(k)])
+		ranked[i] = uint64(rank[k>>32])<<32 | uint64(rank[uint32(k)])
 		order[i] = int32(i)
 		total += len(list(i))
 	}
-	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(t.keys[a], t.keys[b]) })
-	sorted := make([]uint64, n)
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(ranked[a], ranked[b]) })
 	t.units = make([]int32, 0, total)
 	for j, i := range order {
-		sorted[j], t.at[j] = t.keys[i], int32(len(t.units))
+		t.keys[j], t.at[j] = ranked[i], int32(len(t.units))
 		t.units = append(t.units, list(int(i))...)
 	}
-	t.keys, t.at[n] = sorted, int32(len(t.units))
+	t.at[n] = int32(len(t.units))
 	return t
 }
 
 // bigramTableOf makes the table of the bigrams grams and their units.
 func bigramTableOf(grams []bigram, list func(int) []int32) *bigramTable {
-	var stems []string
-	num := map[string]uint64{}
-	id := func(s string) uint64 {
-		k, ok := num[s]
-		if !ok {
-			k = uint64(len(stems))
-			num[s] = k
-			stems = append(stems, s)
-		}
-		return k
-	}
+	var stems numbering
 	keys := make([]uint64, len(grams))
 	for i, g := range grams {
-		keys[i] = id(g[0])<<32 | id(g[1])
+		keys[i] = stems.pair(g)
 	}
-	return newBigramTable(stems, keys, list)
+	return newBigramTable(stems.names, keys, list)
 }
+
+// numbering numbers strings in the order they first come.
+type numbering struct {
+	ids   map[string]uint32
+	names []string // by number
+}
+
+func (n *numbering) id(s string) uint32 {
+	k, ok := n.ids[s]
+	if !ok {
+		if n.ids == nil {
+			n.ids = map[string]uint32{}
+		}
+		k = uint32(len(n.names))
+		n.ids[s] = k
+		n.names = append(n.names, s)
+	}
+	return k
+}
+
+// pair is g as its two stems' numbers, packed as newBigramTable keys them.
+func (n *numbering) pair(g bigram) uint64 { return uint64(n.id(g[0]))<<32 | uint64(n.id(g[1])) }
 
 // find returns the position of g's key, or -1.
 func (t *bigramTable) find(g bigram) int {

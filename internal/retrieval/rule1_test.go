@@ -947,7 +947,8 @@ func TestQuotedPhraseWordsApart(t *testing.T) {
 			}
 		})
 	}
-	if got := withoutPhrases(`says "my SEO is bad", 'churn' or "lost rankings".`); got != `says                , 'churn' or                .` {
+	const text = `says "my SEO is bad", 'churn' or "lost rankings".`
+	if got := withoutPhrases(text, quotedSpans(text)); got != `says                , 'churn' or                .` {
 		t.Errorf("withoutPhrases: got %q", got)
 	}
 }
