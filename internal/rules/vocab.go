@@ -224,11 +224,11 @@ const (
 	// reaches neither the threshold nor, in a clause of the task it
 	// mostly answers, the support floor.
 	ClauseNoOwnPart Clause = "no_own_part"
-	// ClauseInCrowd: beside a stronger kept candidate, its score is below
-	// the crowd's bar (crowd_bar/2, a multiple of the score of the unit
-	// ranked CrowdRank on the task: compiler's CrowdRatio and CrowdRank),
-	// and no clause of the task is its own: many skills share the task's
-	// words this much, as they share a long request's or a pasted log's.
+	// ClauseInCrowd: beside a stronger kept candidate, its score is less
+	// than 1.8 times the crowd's, the score of the unit ranked fifth on
+	// the task, and no clause of the task is its own: many skills share
+	// the task's words this much, as they share a long request's or a
+	// pasted log's.
 	ClauseInCrowd Clause = "in_crowd"
 )
 
