@@ -244,7 +244,8 @@ func (bg *Bag) Encode(w *binenc.Writer) {
 		w.Float32(l)
 	}
 	w.Count(len(b.grams), b.grams == nil)
-	for _, g := range b.grams {
+	for i := range b.grams {
+		g := b.gram(i)
 		w.Str(g[0])
 		w.Str(g[1])
 	}
@@ -276,10 +277,11 @@ func DecodeBag(r *binenc.Reader) (*Bag, error) {
 	}
 	n, isNil := r.Count()
 	if !isNil {
-		b.grams = make([]bigram, n)
-		for i := range b.grams {
-			b.grams[i] = bigram{r.Str(), r.Str()}
+		grams := make([]bigram, n)
+		for i := range grams {
+			grams[i] = bigram{r.Str(), r.Str()}
 		}
+		b.setGrams(grams)
 	}
 	b.quoted = r.Strs()
 	b.useWhen = r.Strs()

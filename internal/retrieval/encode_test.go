@@ -261,3 +261,39 @@ func TestBigramTable(t *testing.T) {
 		t.Error("a nil table found a bigram")
 	}
 }
+
+// TestBagGrams: a bag keeps each bigram as two positions, also one whose
+// stem is no term of the bag (the addressee of a "Use when" clause, taken
+// back out of its field), and gives back the same bigrams after a round
+// trip through the cache's encoding.
+func TestBagGrams(t *testing.T) {
+	u := &ir.Unit{Name: "deploy-helper", Description: "Use when the user asks to deploy a preview build."}
+	b := bagOf(u, nil)
+	got := func(b *bag) []bigram {
+		var gs []bigram
+		for i := range b.grams {
+			gs = append(gs, b.gram(i))
+		}
+		return gs
+	}
+	want := []bigram{{"ask", "deploy"}, {"deploy", "helper"}, {"deploy", "preview"}, {"preview", "build"}, {"user", "ask"}}
+	if diff := cmp.Diff(want, got(&b)); diff != "" {
+		t.Errorf("bigrams (-want +got):\n%s", diff)
+	}
+	if _, ok := slices.BinarySearch(b.terms, "user"); ok || !slices.Equal(b.gramStems, []string{"user"}) {
+		t.Errorf("got terms %q, gram stems %q; want user among the gram stems alone", b.terms, b.gramStems)
+	}
+	w := binenc.NewWriter()
+	(&Bag{b: b}).Encode(w)
+	r, err := binenc.NewReader(w.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := DecodeBag(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got(&dec.b)); diff != "" {
+		t.Errorf("decoded bigrams (-want +got):\n%s", diff)
+	}
+}

@@ -382,9 +382,15 @@ type bag struct {
 	// bump lists, ascending, the terms counted once more as triggers
 	// (countUseWhen), beside the counts, which a cached Bag keeps as the
 	// unit alone made them.
-	bump  []int32
-	lens  [numFields]float32 // terms per field
-	grams []bigram
+	bump []int32
+	lens [numFields]float32 // terms per field
+	// grams are the bigrams of the unit's short fields, each as the
+	// positions of its two stems (see stem): a pair of strings each was
+	// the largest part of a catalog's bags.
+	grams []gramPair
+	// gramStems are the stems of bigrams that are none of terms (an
+	// addressee's word, taken back out of its field), sorted.
+	gramStems []string
 	// quoted are the phrases the unit's description and when_to_use quote:
 	// its own words for when to use it ("debug this").
 	quoted []string
@@ -490,7 +496,7 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 	var (
 		at    = make(map[string]int32, len(terms)) // term -> position in freqs
 		freqs = make([][numFields]float32, 0, len(terms))
-		grams = make(map[bigram]bool, paired)
+		grams = make([]bigram, 0, paired)
 	)
 	for _, pt := range parts {
 		ts := terms[pt.from:pt.to]
@@ -504,7 +510,7 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 			freqs[j][pt.f] += pt.weight
 			b.lens[pt.f]++
 			if pt.paired && i+1 < len(ts) {
-				grams[bigram{t, ts[i+1]}] = true
+				grams = append(grams, bigram{t, ts[i+1]})
 			}
 		}
 	}
@@ -568,11 +574,56 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 			}
 		}
 	}
-	b.grams = make([]bigram, 0, len(grams))
-	for g := range grams {
-		b.grams = append(b.grams, g)
-	}
+	b.setGrams(grams)
 	return b
+}
+
+// gramPair is a bigram of a bag: the positions of its stems in the bag's
+// terms, or past their end in its gramStems.
+type gramPair [2]uint32
+
+// stem returns the stem at position i of b (see gramPair).
+func (b *bag) stem(i uint32) string {
+	if int(i) < len(b.terms) {
+		return b.terms[i]
+	}
+	return b.gramStems[int(i)-len(b.terms)]
+}
+
+// gram returns b's bigram i.
+func (b *bag) gram(i int) bigram {
+	g := b.grams[i]
+	return bigram{b.stem(g[0]), b.stem(g[1])}
+}
+
+// setGrams sets b's bigrams, given after its terms are set, to grams
+// without repeats (it sorts them).
+func (b *bag) setGrams(grams []bigram) {
+	slices.SortFunc(grams, compareBigrams)
+	grams = slices.Compact(grams)
+	var extra []string
+	for _, g := range grams {
+		for _, st := range g {
+			if _, ok := slices.BinarySearch(b.terms, st); !ok {
+				extra = append(extra, st)
+			}
+		}
+	}
+	slices.Sort(extra)
+	b.gramStems = slices.Compact(extra)
+	b.grams = make([]gramPair, len(grams))
+	for i, g := range grams {
+		b.grams[i] = gramPair{b.position(g[0]), b.position(g[1])}
+	}
+}
+
+// position returns the position of the stem st of a bigram of b.
+func (b *bag) position(st string) uint32 {
+	if i, ok := slices.BinarySearch(b.terms, st); ok {
+		return uint32(i)
+	}
+	i, _ := slices.BinarySearch(b.gramStems, st)
+	return uint32(len(b.terms) + i)
 }
 
 // acronymLike reports whether w may be an acronym: two letters or more,
@@ -727,8 +778,8 @@ func tableOf(bags []bag, p *pulse.Pulse) *table {
 			t.df[k]++
 			t.ids = append(t.ids, k)
 		}
-		for _, g := range b.grams {
-			key := stems.pair(g)
+		for i := range b.grams {
+			key := stems.pair(b.gram(i))
 			k, ok := gramID[key]
 			if !ok {
 				k = int32(len(t.grams))
