@@ -690,11 +690,13 @@ first_kept(intents(_, _), N, S, kept(N, S)) :- !.
 first_kept(Kept, _, _, Kept).
 
 % weigh(+S, +T, +F, +N, +W, +Kept, -Verdict): the cases of the rule, in
-% order: above the threshold; kept by a tie; below the support floor; else
+% order: above the threshold (beside a kept one, only when fit to stand
+% beside it or kept by a tie: ambiguity all keeps every one, whatever part
+% of the task each answers); kept by a tie; below the support floor; else
 % in between, where the margin and the kept candidates decide. Verdict is
 % keep(Facts) or drop(Facts); Facts name the clause and the numbers it
 % compared.
-weigh(S, T, F, N, w(_, _, Req, _), kept(K, KS), V) :- T =< S, unfit_beside(Req, K, KS, N, S, T, F, V), !.
+weigh(S, T, F, N, w(_, Tied, Req, _), kept(K, KS), V) :- T =< S, \+ memberchk(N, Tied), unfit_beside(Req, K, KS, N, S, T, F, V), !.
 weigh(S, T, _, _, _, _, V) :- T =< S, !,
     V = keep([clause(above_threshold), score(S), threshold(T)]).
 weigh(S, T, _, N, w(_, Tied, _, _), _, V) :- memberchk(N, Tied), !,
