@@ -235,11 +235,13 @@ func (q *Query) gapWith(k int, allow gapAllow) (kind gapKind, opened bool) {
 //	         | "stop" gerund
 //	         | want                      (names must end the object)
 //	         | start "not"               (names must end the object)
-//	bridge  := ("need" | "want") "to"
+//	bridge  := ("need" | "want") ["you" | "them" | "it"] "to"
 //	want    := ("dont" | "do not" | "never") "want"
 //	start   := the clause's first word, after a bracket, "but" or "and"
 //	names   := [":"] [quantifier] name {("," | connector) [quantifier] name}
 //	postfix := start names ["skill"] copula ["not" [intensifier]] predicate
+//	         | start names ["skill"] copula "not" "to" "be" (predicate | participle)
+//	         | start names ["skill"] (modal "not" | negmodal) [intensifier] "be" (predicate | participle)
 //
 // "do not use X", "never ever use X", "Do not, under any circumstances,
 // use X", "I don't need to run X", "avoid X", "avoid using X", "stop using
@@ -317,6 +319,16 @@ var negationCues = []cue{
 	{words: []string{"dont"}, kind: cueVerb, colon: true, interject: true},
 	{words: []string{"never"}, kind: cueVerb, colon: true, interject: true},
 	{words: []string{"not"}, kind: cueVerb, colon: true},
+	// The contracted negators of a modal read as their "not":
+	// "shouldn't use X" as "should not use X", "cannot use X" as "can not
+	// use X". Those of a past or a conditional are left out: "why didn't
+	// CI run X?" and "it couldn't load X" tell what went wrong with X.
+	{words: []string{"cant"}, kind: cueVerb, colon: true},
+	{words: []string{"cannot"}, kind: cueVerb, colon: true},
+	{words: []string{"wont"}, kind: cueVerb, colon: true},
+	{words: []string{"shouldnt"}, kind: cueVerb, colon: true},
+	{words: []string{"mustnt"}, kind: cueVerb, colon: true},
+	{words: []string{"neednt"}, kind: cueVerb, colon: true},
 	{words: []string{"not"}, kind: cueBare, object: true, commaEnds: true},
 	{words: []string{"do", "not", "want"}, kind: cueWant, colon: true, object: true},
 	{words: []string{"dont", "want"}, kind: cueWant, colon: true, object: true},
@@ -363,6 +375,10 @@ var cuesFrom = func() map[string][]cue {
 // one; "I don't want to use X" refuses X by its "use", through the bridge.
 var negatedVerbs = map[string]bool{"use": true, "include": true, "load": true, "apply": true, "invoke": true, "call": true, "run": true, "need": true}
 
+// bridgeObjects may stand between a bridge's verb and its "to": "I don't
+// want you to use X", "I don't need them to run X".
+var bridgeObjects = map[string]bool{"you": true, "them": true, "it": true}
+
 // gerunds are negatedVerbs as a refuser takes them: "avoid using X",
 // "without loading X", "skip running X".
 var gerunds = map[string]bool{"using": true, "including": true, "loading": true, "applying": true, "invoking": true, "calling": true, "running": true, "needing": true}
@@ -377,7 +393,7 @@ var intensifiers = map[string]bool{"ever": true, "even": true, "really": true, "
 // their apostrophe.
 var negators = map[string]bool{
 	"not": true, "never": true, "no": true, "dont": true, "cant": true, "cannot": true, "wont": true,
-	"doesnt": true, "didnt": true, "shouldnt": true, "mustnt": true, "wouldnt": true, "couldnt": true,
+	"doesnt": true, "didnt": true, "shouldnt": true, "mustnt": true, "neednt": true, "wouldnt": true, "couldnt": true,
 	"isnt": true, "arent": true, "nothing": true, "nobody": true,
 }
 
@@ -413,6 +429,17 @@ var (
 	predicates     = map[string]bool{"needed": true, "wanted": true, "required": true, "necessary": true, "welcome": true}
 	negPredicates  = map[string]bool{"unnecessary": true, "unneeded": true, "unwanted": true}
 	postfixNameCap = 16 // how far before its copula a postfix refusal's names may start
+
+	// modals open a postfix refusal with their "not" and "be" ("X must
+	// not be used"), negModals with their "be" ("X can't be loaded"),
+	// and participles close one there, as predicates do.
+	modals      = map[string]bool{"should": true, "must": true, "can": true, "will": true, "may": true}
+	negModals   = map[string]bool{"shouldnt": true, "mustnt": true, "cant": true, "cannot": true, "wont": true}
+	participles = map[string]bool{"used": true, "loaded": true, "included": true, "applied": true, "invoked": true, "called": true, "run": true}
+
+	notWord = map[string]bool{"not": true}
+	beWord  = map[string]bool{"be": true}
+	toWord  = map[string]bool{"to": true}
 )
 
 const (
@@ -498,7 +525,7 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 			break
 		}
 		w := q.words[i]
-		if copulas[w] || negCopulas[w] {
+		if copulas[w] || negCopulas[w] || modals[w] || negModals[w] {
 			if post := q.postfixAt(i); post > 0 {
 				if !names() {
 					break
@@ -676,8 +703,22 @@ func (q *Query) postfixAt(c int) int {
 		}
 		return false
 	}
+	w := q.words[c]
+	if modals[w] || negModals[w] {
+		// "X should not be used", "X shouldn't be used": a modal's "not"
+		// and its "be", then a predicate or the participle of a verb
+		// that brings a unit into the work.
+		if modals[w] && !next(notWord) {
+			return 0
+		}
+		next(intensifiers)
+		if next(beWord) && (next(predicates) || next(participles)) {
+			return k
+		}
+		return 0
+	}
 	switch {
-	case negCopulas[q.words[c]]:
+	case negCopulas[w]:
 	case next(negPredicates):
 		return k
 	case q.nextIs(k, "not"):
@@ -689,6 +730,10 @@ func (q *Query) postfixAt(c int) int {
 	}
 	next(intensifiers)
 	if next(predicates) {
+		return k
+	}
+	// "X is not to be used"
+	if next(toWord) && next(beWord) && (next(predicates) || next(participles)) {
 		return k
 	}
 	return 0
@@ -743,8 +788,9 @@ func (q *Query) cueAt(i int) (*cue, int) {
 				k++
 			}
 		case cueWant:
-			// "I don't want to use X" is the bridge's.
-			if q.nextIs(k, "to") {
+			// "I don't want to use X" is the bridge's, and so is "I
+			// don't want you to use X".
+			if q.nextIs(k, "to") || (q.nextIn(k, bridgeObjects) && q.nextIs(k+1, "to")) {
 				k = -1
 			}
 		case cueBare:
@@ -829,9 +875,14 @@ func (q *Query) verbAt(k int, interject bool) int {
 	}
 	// k is the word after the negator, in its clause (or after its
 	// interjection): a bridge may come first.
-	if k+2 < len(q.words) && (q.words[k] == "need" || q.words[k] == "want") && q.words[k+1] == "to" &&
-		q.gap(k) == gapSpace && q.gap(k+1) == gapSpace && negatedVerbs[q.words[k+2]] {
-		k += 2
+	if k+1 < len(q.words) && (q.words[k] == "need" || q.words[k] == "want") && q.gap(k) == gapSpace {
+		j := k + 1
+		if bridgeObjects[q.words[j]] && q.nextIs(j+1, "to") {
+			j++ // "I don't want you to use X"
+		}
+		if q.words[j] == "to" && q.nextIn(j+1, negatedVerbs) {
+			k = j + 1
+		}
 	}
 	if !negatedVerbs[q.words[k]] {
 		return -1
