@@ -33,6 +33,7 @@ const (
 	CodeCompatibilityTooLong Code = "compatibility_too_long"
 	CodeInvalidField         Code = "invalid_field"
 	CodeUnknownField         Code = "unknown_field"
+	CodeMisspelledField      Code = "misspelled_field"
 	CodeFileTooLarge         Code = "file_too_large"
 	CodeFrontmatterTooLarge  Code = "frontmatter_too_large"
 	CodeInvalidUTF8          Code = "invalid_utf8"

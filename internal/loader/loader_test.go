@@ -466,3 +466,38 @@ func TestDefaultRoots(t *testing.T) {
 		t.Errorf("got %v; want project roots then /custom", got)
 	}
 }
+
+// TestMisspelledKeysRead: a key rlmc reads, spelled with other case or
+// "_" for "-", is read as that key with a misspelled_field warning (an
+// explicit-only skill stays explicit-only), and an activation key left
+// empty is an error, never an automatic skill.
+func TestMisspelledKeysRead(t *testing.T) {
+	cat, _ := loadArchive(t, "testdata/catalogs/diagnostics.txtar")
+	for _, name := range []string{"misspelled-key", "misspelled-metadata"} {
+		u := unitNamed(cat, name, ir.StatusOK)
+		if u == nil {
+			t.Fatalf("%s: not loaded", name)
+		}
+		if u.Invocation != ir.InvocationExplicitUser {
+			t.Errorf("%s: got invocation %q; want %q", name, u.Invocation, ir.InvocationExplicitUser)
+		}
+		if !hasDiag(cat, name+"/SKILL.md", ir.CodeMisspelledField) {
+			t.Errorf("%s: got no %s diagnostic; want one", name, ir.CodeMisspelledField)
+		}
+	}
+	if u := unitNamed(cat, "empty-activation", ir.StatusInvalid); u == nil {
+		t.Error("empty-activation: want status invalid")
+	}
+	if !hasDiag(cat, "empty-activation/SKILL.md", ir.CodeInvalidField) {
+		t.Errorf("empty-activation: got no %s diagnostic; want one", ir.CodeInvalidField)
+	}
+}
+
+func hasDiag(cat *ir.Catalog, path string, code ir.Code) bool {
+	for _, d := range cat.Diagnostics {
+		if d.Path == path && d.Code == code {
+			return true
+		}
+	}
+	return false
+}

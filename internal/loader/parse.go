@@ -67,6 +67,34 @@ var hostFieldKeys = map[string]bool{
 	"user-invocable": true, "disallowed-tools": true, "shell": true, "version": true,
 }
 
+// frontmatterKeys and metadataKeys are the keys rlmc reads, by the form
+// spelled folds them to (lower case, "-" for "_"), each as rlmc reads it.
+var (
+	frontmatterKeys = map[string]string{
+		"name": "name", "description": "description", "when-to-use": "when_to_use",
+		"license": "license", "compatibility": "compatibility", "allowed-tools": "allowed-tools",
+		"disable-model-invocation": "disable-model-invocation", "metadata": "metadata",
+	}
+	metadataKeys = map[string]string{PrologRLMKey: PrologRLMKey}
+)
+
+// spelled returns the key rlmc reads for key, which present's keys stand
+// beside: a key that is one of known spelled with other case or "_" for
+// "-" ("disable_model_invocation", "Description") is read as that one,
+// with a misspelled_field warning, unless the key itself is there too; an
+// author who wrote it meant it, and ignoring "disable_model_invocation:
+// true" would make an explicit-only skill automatic. Any other key is
+// returned as it is. "when-to-use" and "when_to_use" are both read.
+func spelled(s *diagSink, line int, what, key string, known map[string]string, present map[string]bool) string {
+	canon := strings.ReplaceAll(strings.ToLower(key), "_", "-")
+	want, ok := known[canon]
+	if !ok || key == want || (canon == "when-to-use" && key == "when-to-use") || present[want] {
+		return key
+	}
+	s.add(line, ir.CodeMisspelledField, ir.SeverityWarning, "%s %q is read as %q: spell it so", what, key, want)
+	return want
+}
+
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
 // diagSink collects diagnostics for one file.
@@ -214,14 +242,19 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) bool {
 		return false
 	}
 	valid := true
+	present := map[string]bool{}
+	for i := 0; i < len(root.Content); i += 2 {
+		present[root.Content[i].Value] = true
+	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		line := k.Line + 1 // the frontmatter starts on file line 2
+		key := spelled(s, line, "frontmatter key", k.Value, frontmatterKeys, present)
 		bad := func(want string) {
-			s.add(line, ir.CodeInvalidField, ir.SeverityError, "%s must be %s", k.Value, want)
+			s.add(line, ir.CodeInvalidField, ir.SeverityError, "%s must be %s", key, want)
 			valid = false
 		}
-		switch k.Value {
+		switch key {
 		case "name":
 			fm.HasName, fm.NameLine = true, line
 			if !scalarString(v, &fm.Name) {
@@ -252,7 +285,9 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) bool {
 			}
 			fm.AllowedTools = tools
 		case "disable-model-invocation":
-			if v.Kind != yaml.ScalarNode || v.Decode(&fm.DisableModelInvocation) != nil {
+			// An empty value is no answer: it would leave the skill
+			// automatic, which its author did not write.
+			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Decode(&fm.DisableModelInvocation) != nil {
 				bad("true or false")
 			}
 		case "metadata":
@@ -261,6 +296,10 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) bool {
 				continue
 			}
 			fm.Metadata, fm.MetadataLines = map[string]string{}, map[string]int{}
+			inMetadata := map[string]bool{}
+			for j := 0; j < len(v.Content); j += 2 {
+				inMetadata[v.Content[j].Value] = true
+			}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				mk, mv := v.Content[j], v.Content[j+1]
 				var val string
@@ -269,8 +308,9 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) bool {
 					valid = false
 					continue
 				}
-				fm.Metadata[mk.Value] = val
-				fm.MetadataLines[mk.Value] = mk.Line + 1
+				mkey := spelled(s, mk.Line+1, "metadata key", mk.Value, metadataKeys, inMetadata)
+				fm.Metadata[mkey] = val
+				fm.MetadataLines[mkey] = mk.Line + 1
 			}
 		default:
 			if hostFieldKeys[k.Value] {
