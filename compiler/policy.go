@@ -133,8 +133,20 @@ func ParsePolicy(data []byte) (Policy, error) {
 	bad := func(want, got string, key ...string) error {
 		return &PolicyValueError{Line: valueLine(doc, key...), Key: strings.Join(key, "."), Want: want, Got: got}
 	}
-	if p.Budget < 0 {
+	// A value written as 0 is no default: "budget: 0" would leave the
+	// budget at 8,000 tokens without a word.
+	written := func(key ...string) bool {
+		n := valueNode(doc, key...)
+		return n != nil && n.Tag != "!!null"
+	}
+	if p.Budget < 0 || (p.Budget == 0 && written("budget")) {
 		return Policy{}, bad("positive", strconv.Itoa(p.Budget), "budget")
+	}
+	for _, r := range p.Roots {
+		if r == "" {
+			// It would name the policy file's own folder.
+			return Policy{}, bad("folder paths", `""`, "roots")
+		}
 	}
 	if p.Tokenizer != "" {
 		if _, err := codecFor(p.Tokenizer); err != nil {
@@ -156,7 +168,7 @@ func ParsePolicy(data []byte) (Policy, error) {
 		{"max_file_bytes", p.Limits.MaxFileBytes}, {"max_frontmatter_bytes", int64(p.Limits.MaxFrontmatterBytes)},
 		{"max_depth", int64(p.Limits.MaxDepth)}, {"max_folders", int64(p.Limits.MaxFolders)},
 	} {
-		if l.v < 0 {
+		if l.v < 0 || (l.v == 0 && written("limits", l.key)) {
 			return Policy{}, bad("positive", strconv.FormatInt(l.v, 10), "limits", l.key)
 		}
 	}

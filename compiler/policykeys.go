@@ -209,13 +209,21 @@ func shapeOf(t reflect.Type) string {
 // valueLine returns the line of the value at the path of mapping keys in
 // a policy document, or 0 when it is not there.
 func valueLine(doc *yaml.Node, path ...string) int {
+	if n := valueNode(doc, path...); n != nil {
+		return n.Line
+	}
+	return 0
+}
+
+// valueNode returns the value at path in doc, or nil.
+func valueNode(doc *yaml.Node, path ...string) *yaml.Node {
 	if doc == nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return 0
+		return nil
 	}
 	n := doc.Content[0]
 	for _, key := range path {
 		if n.Kind != yaml.MappingNode {
-			return 0
+			return nil
 		}
 		var next *yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -224,9 +232,9 @@ func valueLine(doc *yaml.Node, path ...string) int {
 			}
 		}
 		if next == nil {
-			return 0
+			return nil
 		}
 		n = next
 	}
-	return n.Line
+	return n
 }

@@ -73,6 +73,9 @@ func TestPolicyValueShapes(t *testing.T) {
 		{name: "a null in a list of names", yaml: "deny: [a, null]\n", want: PolicyValueError{Line: 1, Key: "each entry of deny", Want: "a string", Got: "null"}},
 		{name: "NaN confidence", yaml: "budget: 10\nmin_confidence: .nan\n", want: PolicyValueError{Line: 2, Key: "min_confidence", Want: "between 0 and 1", Got: "NaN"}},
 		{name: "a negative budget", yaml: "deny: [a]\nbudget: -5\n", want: PolicyValueError{Line: 2, Key: "budget", Want: "positive", Got: "-5"}},
+		{name: "a budget of 0 is no default", yaml: "budget: 0\n", want: PolicyValueError{Line: 1, Key: "budget", Want: "positive", Got: "0"}},
+		{name: "a limit of 0 is no default", yaml: "limits:\n  max_depth: 0\n", want: PolicyValueError{Line: 2, Key: "limits.max_depth", Want: "positive", Got: "0"}},
+		{name: "an empty root", yaml: "roots: [skills, \"\"]\n", want: PolicyValueError{Line: 1, Key: "roots", Want: "folder paths", Got: `""`}},
 		{name: "a priority out of range", yaml: "priority:\n  tdd: 200000\n", want: PolicyValueError{Line: 2, Key: "priority.tdd", Want: "0..100000", Got: "200000"}},
 		{name: "an unknown ambiguity", yaml: "ambiguity: sometimes\n", want: PolicyValueError{Line: 1, Key: "ambiguity", Want: "ask, top or all", Got: `"sometimes"`}},
 	}

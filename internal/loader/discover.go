@@ -204,6 +204,11 @@ func (s *scanner) list(dirReal string) ([]fs.DirEntry, error) {
 
 // openRoot resolves root and opens it: it must be a folder.
 func openRoot(root string) (*os.Root, string, error) {
+	if root == "" {
+		// An unset variable in a script ("--root $DIR"): the working
+		// folder it would stand for is no root anyone named.
+		return nil, "", ErrEmptyRoot
+	}
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return nil, "", err

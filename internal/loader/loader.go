@@ -76,6 +76,9 @@ type RootError struct {
 // ErrNotFolder is the cause of a RootError for a root that is a file.
 var ErrNotFolder = errors.New("not a folder")
 
+// ErrEmptyRoot is the cause of a RootError for a root given as "".
+var ErrEmptyRoot = errors.New("an empty path")
+
 // Error renders one line naming the root.
 func (e *RootError) Error() string {
 	name := e.Root
@@ -87,6 +90,8 @@ func (e *RootError) Error() string {
 		return fmt.Sprintf("skill root %s does not exist", name)
 	case errors.Is(e.Err, ErrNotFolder):
 		return fmt.Sprintf("skill root %s is not a folder", name)
+	case errors.Is(e.Err, ErrEmptyRoot):
+		return fmt.Sprintf("skill root %q is an empty path (an unset variable?)", name)
 	}
 	return fmt.Sprintf("skill root %s cannot be read: %v", name, e.Err)
 }

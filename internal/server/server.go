@@ -252,7 +252,7 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	defer s.m.inflight.Dec()
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
-	res, err := l.Compile(ctx, compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.Budget, Tokenizer: req.Tokenizer,
+	res, err := l.Compile(ctx, compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
 		Why: req.Why, AllRejected: req.AllRejected})
 	if err != nil {
 		var ce *compiler.Error
@@ -310,12 +310,22 @@ type Request struct {
 	Task      string   `json:"task"`
 	Select    []string `json:"select,omitempty"`
 	Deny      []string `json:"deny,omitempty"`
-	Budget    int      `json:"budget,omitempty"`
+	// Budget is a pointer so that a budget written as 0 is refused
+	// rather than read as the default.
+	Budget    *int     `json:"budget,omitempty"`
 	Tokenizer string   `json:"tokenizer,omitempty"`
 	// Why and AllRejected list more rejected units in the answer
 	// (compiler.Request's); neither changes a decision.
 	Why         []string `json:"why,omitempty"`
 	AllRejected bool     `json:"all_rejected,omitempty"`
+}
+
+// budget returns the request's budget, 0 (the policy's) when it has none.
+func (r *Request) budget() int {
+	if r.Budget == nil {
+		return 0
+	}
+	return *r.Budget
 }
 
 // bodyTimeout bounds how long a request body may take to arrive: a
@@ -338,6 +348,9 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (Request, f
 	}
 	if err := strictjson.Unmarshal(body, &req); err != nil {
 		return req, release, http.StatusBadRequest, fmt.Errorf("the request body is not a compile request: %v", err)
+	}
+	if req.Budget != nil && *req.Budget <= 0 {
+		return req, release, http.StatusBadRequest, fmt.Errorf("budget must be a positive number of tokens, not %d", *req.Budget)
 	}
 	return req, release, 0, nil
 }

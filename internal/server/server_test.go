@@ -125,6 +125,8 @@ func TestCompileStatuses(t *testing.T) {
 		{name: "task at the cap with an escape", body: atCap, status: 200},
 		{name: "not JSON", body: `{"task": `, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "unknown field", body: `{"task": "x", "dney": ["tdd"]}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "a budget of 0 is no default", body: `{"task": "x", "budget": 0}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "a negative budget", body: `{"task": "x", "budget": -3}`, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "two values", body: `{"task": "x"} {"task": "y"}`, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "negative budget", body: `{"task": "x", "budget": -1}`, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "unknown tokenizer", body: `{"task": "x", "tokenizer": "gpt2"}`, status: 400, code: compiler.ErrInvalidRequest},
