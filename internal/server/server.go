@@ -307,13 +307,13 @@ var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // Request is the body of POST /v1/compile: the fields of an `rlmc test`
 // case's request, each spelt exactly and given once.
 type Request struct {
-	Task      string   `json:"task"`
-	Select    []string `json:"select,omitempty"`
-	Deny      []string `json:"deny,omitempty"`
+	Task   string   `json:"task"`
+	Select []string `json:"select,omitempty"`
+	Deny   []string `json:"deny,omitempty"`
 	// Budget is a pointer so that a budget written as 0 is refused
 	// rather than read as the default.
-	Budget    *int     `json:"budget,omitempty"`
-	Tokenizer string   `json:"tokenizer,omitempty"`
+	Budget    *int   `json:"budget,omitempty"`
+	Tokenizer string `json:"tokenizer,omitempty"`
 	// Why and AllRejected list more rejected units in the answer
 	// (compiler.Request's); neither changes a decision.
 	Why         []string `json:"why,omitempty"`
