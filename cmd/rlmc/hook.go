@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+	"unicode/utf16"
 
 	"github.com/spf13/cobra"
 
@@ -379,7 +379,7 @@ func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, ma
 		if err != nil {
 			return nil, nil, err
 		}
-		n := utf8.RuneCount(out)
+		n := jsLength(out)
 		if n <= maxChars {
 			return res, out, nil
 		}
@@ -393,6 +393,18 @@ func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, ma
 		}
 		req.Budget = budget
 	}
+}
+
+// jsLength returns the length of text as JavaScript measures a string,
+// in UTF-16 code units, as Claude Code (a Node program) measures a hook's
+// output: a character outside the Basic Multilingual Plane (an emoji)
+// counts twice.
+func jsLength(text []byte) int {
+	n := 0
+	for _, r := range string(text) {
+		n += max(utf16.RuneLen(r), 1) // an invalid rune is one unit, U+FFFD
+	}
+	return n
 }
 
 // overBudget says, one note each, why a compile left out units for the

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
+	"unicode/utf16"
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/loader"
@@ -30,6 +30,15 @@ func TestFitHook(t *testing.T) {
 	write("release-pipeline", "Deploy the service to production with the release pipeline.", 300) // ~20,000 characters
 	write("database-migration", "Write and run database schema migrations safely.", 100)          // ~6,000
 	write("commit-message", "Write a conventional commit message for staged changes.", 3)
+	// 6,000 emoji: 6,160 code points, 12,160 UTF-16 units, which is what
+	// Claude Code, a Node program, measures.
+	if err := os.MkdirAll(filepath.Join(dir, "emoji-reactions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "emoji-reactions", "SKILL.md"),
+		[]byte("---\nname: emoji-reactions\ndescription: Pick emoji reactions for chat messages.\n---\n"+strings.Repeat("\U0001F600", 6000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{dir}}, compiler.Policy{})
 	if err != nil {
 		t.Fatal(err)
@@ -43,6 +52,7 @@ func TestFitHook(t *testing.T) {
 		{name: "body over the limit as reference", task: "deploy the service to production with the release pipeline", refs: []string{"release-pipeline"}, maxChars: hookMaxChars},
 		{name: "a body that fits stays inline", task: "write and run database schema migrations safely", inline: []string{"database-migration"}, maxChars: hookMaxChars},
 		{name: "a lower limit makes it a reference", task: "write and run database schema migrations safely", refs: []string{"database-migration"}, maxChars: 2000},
+		{name: "an emoji counts twice", task: "pick emoji reactions for chat messages", refs: []string{"emoji-reactions"}, maxChars: hookMaxChars},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,8 +60,8 @@ func TestFitHook(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := utf8.RuneCount(out); n == 0 || n > tt.maxChars {
-				t.Errorf("output: got %d characters; want 1 to %d", n, tt.maxChars)
+			if n := len(utf16.Encode([]rune(string(out)))); n == 0 || n > tt.maxChars {
+				t.Errorf("output: got %d UTF-16 units; want 1 to %d", n, tt.maxChars)
 			}
 			var inline, refs []string
 			for _, s := range res.Selected {
