@@ -46,9 +46,12 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) error {
-	cases, err := bench.ReadCases(p.cases)
+	cases, notes, err := bench.ReadCases(p.cases)
 	if err != nil {
 		return usageError("%v", err)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "rlmc: %s\n", n)
 	}
 	var pol compiler.Policy
 	if p.policy != "" {
@@ -59,6 +62,9 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 	c, err := loadCatalog(ctx, loader.Options{Roots: []string{p.catalog}}, pol, "--catalog: ", catalogCache(p.noCache, stderr), stderr)
 	if err != nil {
 		return err
+	}
+	for _, u := range bench.UnknownSkills(cases, c.Catalog()) {
+		fmt.Fprintf(stderr, "rlmc: %s: %s\n", p.cases, u)
 	}
 	rep, err := bench.Run(ctx, c, cases)
 	if err != nil {

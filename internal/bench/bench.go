@@ -13,11 +13,15 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/safefs"
+	"github.com/rlmc-dev/rlmc/internal/strictjson"
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // Case is one labelled task.
@@ -54,11 +58,13 @@ const maxCasesBytes = 256 << 20
 // ReadCases reads either JSONL (one Case per line) or a Skill Router gold
 // set ({"cases": [{"id", "category", "prompt", "expected", "skills",
 // "alternatives"}]}). The file must be a regular file of at most 256 MiB: a
-// FIFO or a device is refused, never waited on or read without end.
-func ReadCases(file string) ([]Case, error) {
+// FIFO or a device is refused, never waited on or read without end. A JSONL
+// case's keys are read as spelt; a key that is none of Case's is left out
+// and said once in notes, with the line of its first case.
+func ReadCases(file string) (cases []Case, notes []string, err error) {
 	data, err := safefs.ReadPath(file, maxCasesBytes)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var gold struct {
 		Cases []struct {
@@ -75,25 +81,86 @@ func ReadCases(file string) ([]Case, error) {
 		for i, g := range gold.Cases {
 			out[i] = Case{ID: g.ID, Task: g.Prompt, Expected: g.Expected, Skills: g.Skills, Alternatives: g.Alternatives, Category: g.Category}
 		}
-		return out, nil
+		return out, nil, checkCases(file, out, nil)
 	}
-	var out []Case
+	var (
+		out   []Case
+		lines []int
+		said  = map[string]bool{}
+	)
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for line := 1; sc.Scan(); line++ {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
+		// Keys are read as spelt, each once: "TASK" is no task, and a
+		// case whose "taks" is left out has none (checkCases).
 		var c Case
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", file, line, err)
+		unknown, err := strictjson.UnmarshalKnown(sc.Bytes(), &c)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: %v", file, line, err)
+		}
+		for _, k := range unknown {
+			if !said[k] {
+				said[k] = true
+				notes = append(notes, fmt.Sprintf("%s:%d: key %q is no case field; left out", file, line, k))
+			}
 		}
 		out = append(out, c)
+		lines = append(lines, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, err
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no cases", file)
+		return nil, nil, fmt.Errorf("%s: no cases", file)
 	}
-	return out, sc.Err()
+	return out, notes, checkCases(file, out, lines)
+}
+
+// checkCases refuses a case without an id or a task, one whose id an
+// earlier case has, and one whose expected decision is none of route,
+// no_route and ambiguous: each would skew the figures without a word.
+// lines holds each case's line in file, when it has lines.
+func checkCases(file string, cases []Case, lines []int) error {
+	seen := map[string]bool{}
+	for i, c := range cases {
+		at := fmt.Sprintf("%s: case %d", file, i+1)
+		if lines != nil {
+			at = fmt.Sprintf("%s:%d", file, lines[i])
+		}
+		switch {
+		case c.ID == "":
+			return fmt.Errorf("%s: the case has no id", at)
+		case seen[c.ID]:
+			return fmt.Errorf("%s: id %q is an earlier case's too", at, c.ID)
+		case strings.TrimSpace(c.Task) == "":
+			return fmt.Errorf("%s: case %q has no task", at, c.ID)
+		}
+		switch c.Expected {
+		case compiler.DecisionRoute, compiler.DecisionNoRoute, compiler.DecisionAmbiguous:
+		default:
+			return fmt.Errorf("%s: case %q expects %q; want route, no_route or ambiguous", at, c.ID, c.Expected)
+		}
+		seen[c.ID] = true
+	}
+	return nil
+}
+
+// UnknownSkills returns, one line each, the skills the cases name as gold
+// or alternatives that no unit of cat is named: a misspelt label that
+// would count every answer as wrong.
+func UnknownSkills(cases []Case, cat *ir.Catalog) []string {
+	var out []string
+	for _, c := range cases {
+		for _, n := range slices.Concat(c.Skills, c.Alternatives) {
+			if _, ok := cat.Lookup(n); !ok {
+				out = append(out, fmt.Sprintf("case %q names skill %q, which the catalog does not have", c.ID, n))
+			}
+		}
+	}
+	return out
 }
 
 // Metrics are the figures for one group of cases. Rates are fractions; a

@@ -43,7 +43,7 @@ func runWith(t *testing.T, catalog, cases, policy string) *Report {
 	if n := c.Diagnostics().Count(ir.SeverityError); n > 0 {
 		t.Fatalf("%s: got %d catalog errors; want none", catalog, n)
 	}
-	cs, err := ReadCases(benchmarks + "/" + cases)
+	cs, _, err := ReadCases(benchmarks + "/" + cases)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,13 +173,49 @@ func TestReadCasesFormats(t *testing.T) {
 	os.WriteFile(gold, []byte(`{"schema_version": 1, "cases": [{"id": "a", "category": "positive", "prompt": "x", "expected": "route", "skills": ["s"], "alternatives": ["t"]}]}`), 0o644)
 	jsonl := dir + "/cases.jsonl"
 	os.WriteFile(jsonl, []byte("{\"id\": \"b\", \"task\": \"y\", \"expected\": \"no_route\", \"skills\": [], \"category\": \"none\"}\n\n"), 0o644)
-	g, err := ReadCases(gold)
+	g, _, err := ReadCases(gold)
 	if err != nil || len(g) != 1 || g[0].Task != "x" || g[0].Alternatives[0] != "t" {
 		t.Errorf("gold set: got %+v, %v", g, err)
 	}
-	j, err := ReadCases(jsonl)
+	j, _, err := ReadCases(jsonl)
 	if err != nil || len(j) != 1 || j[0].Expected != "no_route" {
 		t.Errorf("jsonl: got %+v, %v", j, err)
+	}
+}
+
+// TestReadCasesRefuses: a case that would skew the figures without a word
+// is refused with its line (a red team's cases: a misspelt task ran as an
+// empty one and was graded right); a key of its own is left out and said.
+func TestReadCasesRefuses(t *testing.T) {
+	tests := []struct {
+		name, jsonl string
+		wantErr     string // a part of the error; "" for none
+		wantNotes   int
+	}{
+		{name: "misspelt task", jsonl: `{"id": "a", "taks": "deploy it", "expected": "no_route"}`, wantErr: ":1: case \"a\" has no task", wantNotes: 1},
+		{name: "task in capitals", jsonl: `{"id": "a", "TASK": "deploy it", "expected": "no_route"}`, wantErr: "has no task"},
+		{name: "unknown decision", jsonl: `{"id": "b", "task": "x", "expected": "rout"}`, wantErr: `expects "rout"`},
+		{name: "no id", jsonl: `{"task": "x", "expected": "route"}`, wantErr: "no id"},
+		{name: "repeated id", jsonl: "{\"id\": \"a\", \"task\": \"x\", \"expected\": \"no_route\"}\n{\"id\": \"a\", \"task\": \"y\", \"expected\": \"no_route\"}", wantErr: ":2: id \"a\""},
+		{name: "repeated key", jsonl: `{"id": "a", "task": "x", "task": "y", "expected": "no_route"}`, wantErr: "more than once"},
+		{name: "a key of its own", jsonl: "{\"id\": \"a\", \"task\": \"x\", \"expected\": \"no_route\", \"source\": \"z\"}\n{\"id\": \"b\", \"task\": \"y\", \"expected\": \"no_route\", \"source\": \"z\"}", wantNotes: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := t.TempDir() + "/cases.jsonl"
+			if err := os.WriteFile(file, []byte(tt.jsonl+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, notes, err := ReadCases(file)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("got %v; want no error", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("got error %v; want one holding %q", err, tt.wantErr)
+			case tt.wantErr == "" && len(notes) != tt.wantNotes:
+				t.Errorf("got notes %q; want %d", notes, tt.wantNotes)
+			}
+		})
 	}
 }
 

@@ -35,39 +35,84 @@ func (e *KeyError) Error() string {
 // name of one of v's fields, given once; a *KeyError says which is not.
 // data must hold one JSON value and nothing after it.
 func Unmarshal(data []byte, v any) error {
+	unknown, known, err := members(data, v)
+	if err != nil {
+		return err
+	}
+	if len(unknown) > 0 {
+		return &KeyError{Key: unknown[0]}
+	}
+	return decode(data, known, v)
+}
+
+// UnmarshalKnown is Unmarshal that leaves out the keys that are none of
+// v's fields' exact names, and returns them in the object's order, rather
+// than refusing them: a data file's records carry keys of their own (a
+// source, a note), which the caller may report. A key spelt otherwise
+// ("TASK") is one of them, never read as the field; a repeated key is
+// still refused.
+func UnmarshalKnown(data []byte, v any) (unknown []string, err error) {
+	unknown, known, err := members(data, v)
+	if err != nil {
+		return nil, err
+	}
+	if len(unknown) == 0 {
+		return nil, decode(data, known, v)
+	}
+	return unknown, decode(nil, known, v)
+}
+
+// members reads the object in data: the keys that are none of v's
+// fields' names, and the members whose keys are (nil when data holds no
+// other: then data itself is decoded). A repeated key is a *KeyError.
+func members(data []byte, v any) (unknown []string, known map[string]json.RawMessage, err error) {
 	names := fieldNames(reflect.TypeOf(v).Elem())
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if tok != json.Delim('{') {
-		return errors.New("the body is not a JSON object")
+		return nil, nil, errors.New("the body is not a JSON object")
 	}
 	seen := map[string]bool{}
+	known = map[string]json.RawMessage{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		key := tok.(string) // an object's member starts with its key
-		if !names[key] {
-			return &KeyError{Key: key}
-		}
 		if seen[key] {
-			return &KeyError{Key: key, Repeated: true}
+			return nil, nil, &KeyError{Key: key, Repeated: true}
 		}
 		seen[key] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return err
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, nil, err
 		}
+		if !names[key] {
+			unknown = append(unknown, key)
+			continue
+		}
+		known[key] = value
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return err
+		return nil, nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("the body holds more than one JSON value")
+		return nil, nil, errors.New("the body holds more than one JSON value")
+	}
+	return unknown, known, nil
+}
+
+// decode decodes data into v, or, when data is nil, the members known.
+func decode(data []byte, known map[string]json.RawMessage, v any) error {
+	if data == nil {
+		var err error
+		if data, err = json.Marshal(known); err != nil {
+			return err
+		}
 	}
 	return json.Unmarshal(data, v)
 }

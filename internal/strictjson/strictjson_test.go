@@ -58,3 +58,25 @@ func TestUnmarshal(t *testing.T) {
 		})
 	}
 }
+
+// TestUnmarshalKnown: keys that are no field's exact name are left out and
+// returned, never read as a field spelt otherwise; a repeated key is still
+// refused.
+func TestUnmarshalKnown(t *testing.T) {
+	var r request
+	unknown, err := UnmarshalKnown([]byte(`{"TASK": "smuggled", "task": "x", "source": "s", "budget": 2}`), &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Task != "x" || r.Budget != 2 || len(unknown) != 2 || unknown[0] != "TASK" || unknown[1] != "source" {
+		t.Errorf("got %+v, unknown %q; want task x, budget 2, unknown [TASK source]", r, unknown)
+	}
+	r = request{}
+	if unknown, err := UnmarshalKnown([]byte(`{"TASK": "smuggled"}`), &r); err != nil || r.Task != "" || len(unknown) != 1 {
+		t.Errorf("got %+v, %q, %v; want no task and TASK unknown", r, unknown, err)
+	}
+	var ke *KeyError
+	if _, err := UnmarshalKnown([]byte(`{"task": "x", "task": "y"}`), &r); !errors.As(err, &ke) || !ke.Repeated {
+		t.Errorf("got %v; want a repeated-key error", err)
+	}
+}
