@@ -20,6 +20,7 @@ import (
 	"github.com/rlmc-dev/rlmc/internal/catcache"
 	"github.com/rlmc-dev/rlmc/internal/gctune"
 	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/strictjson"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -343,6 +344,15 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		// the budget left out.
 		notes = append(notes, overBudget(res)...)
 	}
+	if res != nil && len(res.Ambiguous) > 0 {
+		// Nothing is loaded, and the user would not know why: the
+		// prompt can name the one it means.
+		names := make([]string, len(res.Ambiguous))
+		for i, n := range res.Ambiguous {
+			names[i] = noteName(n)
+		}
+		notes = append(notes, fmt.Sprintf("ambiguous: %s; nothing loaded: name the skill you mean in the prompt", strings.Join(names, ", ")))
+	}
 	note := joinNotes(append(notes, cacheNote())...)
 	if note != "" {
 		fmt.Fprintf(stderr, "rlmc: %s\n", note)
@@ -467,7 +477,20 @@ func readHookInput(stdin io.Reader) (hookInput, error) {
 	if len(data) > maxHookInput {
 		return in, fmt.Errorf("the hook input is longer than %d bytes", maxHookInput)
 	}
-	if err := json.Unmarshal(data, &in); err != nil {
+	// Keys are read as spelt, each once: "PROMPT" or a second "prompt"
+	// is no prompt (encoding/json would take either); a client's other
+	// keys (session_id, transcript_path, ...) are left out.
+	_, err = strictjson.UnmarshalKnown(data, &in)
+	var ke *strictjson.KeyError
+	if errors.As(err, &ke) {
+		return in, fmt.Errorf("the hook input gives %q more than once", ke.Key)
+	}
+	if errors.Is(err, strictjson.ErrNotObject) {
+		// encoding/json says what it is instead (and null, which decodes
+		// to nothing, has no prompt).
+		err = json.Unmarshal(data, &in)
+	}
+	if err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
 			// Name the field and what it holds, not a Go type.

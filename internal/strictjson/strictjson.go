@@ -17,6 +17,9 @@ import (
 	"strings"
 )
 
+// ErrNotObject is data that holds a JSON value other than an object.
+var ErrNotObject = errors.New("the body is not a JSON object")
+
 // KeyError is a key the object may not hold: unknown, or repeated.
 type KeyError struct {
 	Key      string
@@ -73,7 +76,7 @@ func members(data []byte, v any) (unknown []string, known map[string]json.RawMes
 		return nil, nil, err
 	}
 	if tok != json.Delim('{') {
-		return nil, nil, errors.New("the body is not a JSON object")
+		return nil, nil, ErrNotObject
 	}
 	seen := map[string]bool{}
 	known = map[string]json.RawMessage{}
