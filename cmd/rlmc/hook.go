@@ -283,13 +283,18 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		}
 	}
 	opts := loader.Options{Roots: p.roots}
+	var linked []string
+	linkedNote := ""
 	if compiler.Resolve(opts, pol, compiler.Env{Cwd: in.Cwd}).Origin() == loader.FromDefault {
 		// Neither --root nor the policy names roots: the built-in ones
 		// of the prompt's folder, those that exist.
 		home, _ := os.UserHomeDir()
-		opts.Roots = hookRoots(in.Cwd, home, os.Getenv, isDir)
+		opts.Roots, linked = hookRoots(in.Cwd, home, os.Getenv, isDir)
+		if len(linked) > 0 {
+			linkedNote = fmt.Sprintf("%s left out: a link to Claude Code's own skill folder, whose skills Claude Code lists itself", strings.Join(linked, ", "))
+		}
 		if len(opts.Roots) == 0 {
-			return nil, fmt.Errorf("no skill root under %s or the home folder (%s is left to Claude Code)", in.Cwd, strings.Join(claudeOwnRoots, ", "))
+			return nil, joinError(fmt.Errorf("no skill root under %s or the home folder (%s is left to Claude Code)", in.Cwd, strings.Join(claudeOwnRoots, ", ")), linkedNote)
 		}
 	}
 	// A cache that is off is said in the hook's one line on stderr, with
@@ -338,7 +343,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		return nil, joinError(err, cacheNote())
 	}
 	c.StoreCache()
-	notes := []string{hookNote(c.Diagnostics(), c.Catalog())}
+	notes := []string{hookNote(c.Diagnostics(), c.Catalog()), linkedNote}
 	if res != nil && len(res.Selected) > 0 {
 		// Some skills are delivered; say which the prompt pointed at but
 		// the budget left out.
@@ -510,26 +515,33 @@ func readHookInput(stdin io.Reader) (hookInput, error) {
 }
 
 // hookRoots returns the built-in roots of a prompt in cwd (as Resolve
-// decides them) that exist, less Claude Code's own folders. A root named
-// by RLMC_SKILLS_ROOT is kept even when missing, so that Load reports it,
-// as it does for every command.
-func hookRoots(cwd, home string, getenv func(string) string, exists func(string) bool) []string {
-	own := map[string]bool{}
+// decides them) that exist, less Claude Code's own folders, and, apart,
+// those left out as links to one of them (".agents/skills" made a link to
+// ".claude/skills"), which a user would otherwise not know are left to
+// Claude Code. A root named by RLMC_SKILLS_ROOT is kept even when missing,
+// so that Load reports it, as it does for every command.
+func hookRoots(cwd, home string, getenv func(string) string, exists func(string) bool) (roots, linked []string) {
+	own, ownPaths := map[string]bool{}, map[string]bool{} // resolved, and as written
 	for _, d := range claudeOwnRoots {
-		own[resolved(filepath.Join(cwd, filepath.FromSlash(d)))] = true
-		if home != "" {
-			own[resolved(filepath.Join(home, filepath.FromSlash(d)))] = true
+		for _, base := range []string{cwd, home} {
+			if base == "" {
+				continue
+			}
+			p := filepath.Join(base, filepath.FromSlash(d))
+			own[resolved(p)], ownPaths[p] = true, true
 		}
 	}
-	var roots []string
 	for _, r := range compiler.Resolve(loader.Options{}, compiler.Policy{}, compiler.Env{Cwd: cwd, Home: home, Getenv: getenv}).Roots {
 		// A root that is a link to Claude Code's own folder is that
 		// folder.
-		if r.Origin == loader.FromEnv || (!own[resolved(r.Dir)] && exists(r.Dir)) {
+		switch {
+		case r.Origin == loader.FromEnv || (!own[resolved(r.Dir)] && exists(r.Dir)):
 			roots = append(roots, r.Dir)
+		case exists(r.Dir) && !ownPaths[filepath.Clean(r.Dir)]:
+			linked = append(linked, r.Dir)
 		}
 	}
-	return roots
+	return roots, linked
 }
 
 // resolved is path with its symlinks resolved, or path itself when it
