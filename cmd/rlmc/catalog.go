@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/catcache"
+	"github.com/rlmc-dev/rlmc/internal/gctune"
 	"github.com/rlmc-dev/rlmc/internal/loader"
 )
 
@@ -102,6 +103,9 @@ func newCatalogCache(noCache bool, stderr io.Writer) (*catcache.Cache, *catcache
 	// A command loads its catalog once: the cache file is mapped, not
 	// read.
 	c.Mapped = true
+	// Without a cache file to start from, it reads and analyses every
+	// skill, as --no-cache does, and then writes one.
+	c.OnBuild = gctune.Building
 	if os.Getenv(catcache.EnvDebug) != "" {
 		c.Debug = stderr
 	}

@@ -89,6 +89,9 @@ type Cache struct {
 	Debug io.Writer
 	// OnLoad, when set, hears what each Load took from the cache.
 	OnLoad func(Stats)
+	// OnBuild, when set, is called when a Load finds no cache file it can
+	// use, before it reads and analyses every skill.
+	OnBuild func()
 	// Warn, when set, hears once, from whichever operation finds it, why
 	// the folder is refused and the cache off.
 	Warn func(*Off)
@@ -201,6 +204,8 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 	if prior != nil {
 		st.Hit = true
 		r.Prior, r.PriorOwned = prior.rec, true
+	} else if c.OnBuild != nil {
+		c.OnBuild()
 	}
 	cat, rec, err := loader.LoadResolved(ctx, r)
 	if err != nil {

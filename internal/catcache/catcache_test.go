@@ -125,6 +125,23 @@ func TestUnchanged(t *testing.T) {
 	}
 }
 
+// TestOnBuild: OnBuild is called when a load finds no cache file to start
+// from, and only then.
+func TestOnBuild(t *testing.T) {
+	root, c := base(t), newCache(t)
+	builds := 0
+	c.OnBuild = func() { builds++ }
+	opts := loader.Options{Roots: []string{root}}
+	load(t, c, opts, "")
+	if builds != 1 {
+		t.Fatalf("first load: got %d OnBuild calls; want 1", builds)
+	}
+	load(t, c, opts, "")
+	if builds != 1 {
+		t.Errorf("second load: got %d OnBuild calls in all; want still 1", builds)
+	}
+}
+
 // TestChanges: every kind of change to what the loader reads is seen; the
 // changed unit is read again, the others are reused, and the result
 // equals an uncached load.

@@ -85,6 +85,24 @@ func TestStartRetunes(t *testing.T) {
 	}
 }
 
+// TestBuilding: Building lowers the least GOGC of the tuner at work to
+// StartBuild's, and does nothing once it is stopped or with none at work.
+func TestBuilding(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Cleanup(func() { debug.SetGCPercent(100) })
+	Building() // none at work
+	stop := StartShort(Command)
+	tn := running.Load()
+	Building()
+	if tn.least != buildPercent {
+		t.Errorf("got least %d after Building; want %d", tn.least, buildPercent)
+	}
+	stop()
+	if running.Load() != nil {
+		t.Error("a stopped tuner is still at work")
+	}
+}
+
 // TestStartLeavesChosenGOGC checks that a GOGC the environment sets wins.
 func TestStartLeavesChosenGOGC(t *testing.T) {
 	t.Setenv("GOGC", "100")
