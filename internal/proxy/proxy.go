@@ -568,7 +568,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	var edits []edit
 	switch {
 	case turnPlaced && len(turns) > 0:
-		edits, err = p.turnEdits(r.Context(), live, a, body, root, list, turns, res.Prompt, ctl.denies)
+		edits, err = p.turnEdits(r.Context(), live, a, body, root, list, turns, res.Prompt, ctl)
 		if errors.Is(err, errTurnsOverBound) {
 			// A conversation too long to place turn by turn within the
 			// call's bounds gets this turn's block in the system prompt,
@@ -636,19 +636,23 @@ func (p *Proxy) refuseCompile(w http.ResponseWriter, err error, refuse func(int,
 // turnEdits returns the edits attaching each user turn's block to it
 // (PlacementTurn): the last turn's is block, compiled for this call with
 // the host's headers; each earlier turn's is the block it was sent with,
-// remembered under the conversation up to it, or else compiled again from
-// its text with the host's denials, which gives the same block, and so the
-// same bytes, as long as the catalog and the policy are the same. Only
-// the turns that carry text are compiled, and each once per catalog while
-// remembered: a call costs one compile, and a conversation the proxy has
-// not seen one per user turn, once.
-func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body []byte, root, list span, turns []turn, block string, denies []string) ([]edit, error) {
+// remembered under the conversation up to it and the host's headers, or
+// else compiled again from its text with the host's selections and
+// denials, which gives the same block, and so the same bytes, as long as
+// the catalog and the policy are the same. Only the turns that carry text
+// are compiled, and each once per catalog while remembered: a call costs
+// one compile, and a conversation the proxy has not seen one per user
+// turn, once.
+func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body []byte, root, list span, turns []turn, block string, ctl controls) ([]edit, error) {
 	gen := live.Generation()
 	// A turn's key is the conversation up to it with what frames it
-	// (Anthropic's system and tools; Chat's are among the messages), so
-	// that a block a host selected in one application's conversation
-	// never lands in another's that starts with the same words.
-	salt := a.name + "\x00" + strings.Join(slices.Sorted(slices.Values(denies)), ",")
+	// (Anthropic's system and tools; Chat's are among the messages) and
+	// the host's selections and denials, so that a block a host selected
+	// in one conversation never lands in another that starts with the
+	// same words: two users' first turns are often the same bytes, and
+	// only the host knows whose call it is.
+	salt := a.name + "\x00" + strings.Join(slices.Sorted(slices.Values(ctl.selects)), ",") +
+		"\x00" + strings.Join(slices.Sorted(slices.Values(ctl.denies)), ",")
 	for _, k := range []string{"system", "tools", "instructions"} {
 		if v, ok := field(body, root, k); ok {
 			salt += "\x00" + k + "\x00" + string(body[v.start:v.end])
@@ -662,8 +666,6 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 	defer cancel()
 	added := 0
 	last := len(turns) - 1
-	// The host's selections are part of this turn's block: remembered,
-	// the next calls send it again even when they select nothing.
 	p.blocks.put(blockKey{gen, keys[last]}, block)
 	var edits []edit
 	for i, t := range turns {
@@ -672,7 +674,7 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 			var ok bool
 			if b, ok = p.blocks.get(blockKey{gen, keys[i]}); !ok {
 				task, _ := compiler.ClipTask(t.text)
-				res, err := p.compile(ctx, live, compiler.Request{Task: task, Deny: denies}, false)
+				res, err := p.compile(ctx, live, compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}, false)
 				if err != nil {
 					var ce *compiler.Error
 					if errors.As(err, &ce) && ce.Code == compiler.ErrCanceled && ctx.Err() != nil && ctx.Err() != context.Canceled {

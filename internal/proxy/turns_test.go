@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -60,11 +61,11 @@ func TestTurnPlace(t *testing.T) {
 	}
 }
 
-// TestTurnsRemembered: under turn placement a turn's block, host
-// selections included, is sent again on the next calls; forgotten (a
-// memory of one entry), it is compiled again from the turn's text and
-// comes out the same when no selection made it; a denial reaches the
-// earlier turns too.
+// TestTurnsRemembered: under turn placement a turn's block is sent again
+// on the next calls that carry the same host headers; forgotten (a memory
+// of one entry), it is compiled again from the turn's text with them and
+// comes out the same; a call without the selection gets the turn's block
+// without it; a denial reaches the earlier turns too.
 func TestTurnsRemembered(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -77,7 +78,11 @@ func TestTurnsRemembered(t *testing.T) {
 	}{
 		{name: "routed, remembered", memory: 0, keeps: true},
 		{name: "routed, forgotten, compiled again", memory: 1, keeps: true},
-		{name: "selected by the host, remembered", memory: 0, first: map[string]string{HeaderSelect: "deploy"}, keeps: true},
+		{name: "selected by the host, selected again, remembered", memory: 0, first: map[string]string{HeaderSelect: "deploy"}, next: map[string]string{HeaderSelect: "deploy"}, keeps: true},
+		{name: "selected by the host, selected again, forgotten, compiled again", memory: 1, first: map[string]string{HeaderSelect: "deploy"}, next: map[string]string{HeaderSelect: "deploy"}, keeps: true},
+		// A call without the host's selection may be another user's
+		// conversation that starts with the same words.
+		{name: "selected by the host, not selected again", memory: 0, first: map[string]string{HeaderSelect: "deploy"}, keeps: false},
 		{name: "denied on the next call", memory: 0, next: map[string]string{HeaderDeny: "deploy"}, keeps: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,8 +101,8 @@ func TestTurnsRemembered(t *testing.T) {
 			f.do(t, "POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"`+tddTask+`"}]}`, nil)
 			two := `{"messages":[{"role":"user","content":"` + task + `"},{"role":"assistant","content":"ok"},{"role":"user","content":"` + tddTask + `"}]}`
 			resp, _ := f.do(t, "POST", "/v1/chat/completions", two, tc.next)
-			if resp.Header.Get(HeaderSelected) != "tdd" {
-				t.Fatalf("%s: got %q; want tdd", HeaderSelected, resp.Header.Get(HeaderSelected))
+			if sel := resp.Header.Get(HeaderSelected); !slices.Contains(strings.Split(sel, ","), "tdd") {
+				t.Fatalf("%s: got %q; want tdd among them", HeaderSelected, sel)
 			}
 			got := f.up.last(t).body
 			prefix := sent[:bytes.LastIndex(sent, []byte("}]}"))+1]
@@ -111,6 +116,28 @@ func TestTurnsRemembered(t *testing.T) {
 	}
 	if f := newFixture(t, nil, Config{Memory: 3}); f.p.blocks.max != 3 || f.p.convs.max != 3 {
 		t.Fatalf("memory caps: got %d %d; want 3", f.p.blocks.max, f.p.convs.max)
+	}
+}
+
+// TestTurnsNotShared: a block a host selected for one conversation never
+// lands in another whose first turn is the same bytes (a red team's
+// leak: user B's second call carried the explicit-only skill user A's
+// host had selected), nor does B's block replace A's.
+func TestTurnsNotShared(t *testing.T) {
+	f := newFixture(t, nil, Config{})
+	first := `{"role":"user","content":"hello there"}`
+	f.do(t, "POST", "/v1/chat/completions", `{"messages":[`+first+`]}`, nil) // B1
+	f.do(t, "POST", "/v1/chat/completions", `{"messages":[`+first+`]}`, map[string]string{HeaderSelect: "deploy"})
+	aSent := f.up.last(t).body // A1
+	two := `{"messages":[` + first + `,{"role":"assistant","content":"ok"},{"role":"user","content":"what is the weather like"}]}`
+	f.do(t, "POST", "/v1/chat/completions", two, nil) // B2
+	if got := f.up.last(t).body; bytes.Contains(got, []byte(blockOf("deploy"))) {
+		t.Fatalf("B's second call: got %s; want no block of the skill A's host selected", got)
+	}
+	f.do(t, "POST", "/v1/chat/completions", two, map[string]string{HeaderSelect: "deploy"}) // A2
+	got := f.up.last(t).body
+	if prefix := aSent[:bytes.LastIndex(aSent, []byte("}]}"))+1]; !bytes.HasPrefix(got, prefix) {
+		t.Fatalf("A's second call: got %s; want its first turn as sent before: %s", got, aSent)
 	}
 }
 
