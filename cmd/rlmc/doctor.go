@@ -137,6 +137,7 @@ const (
 	findHookOK           = "hook_ok"
 	findHookSettings     = "hook_settings_invalid"
 	findHookTimeout      = "hook_timeout"
+	findHookNotRun       = "hook_not_run"
 	findNoRoot           = "no_root"
 	findNoUnits          = "no_units"
 	findOverlappingRoot  = "overlapping_root"

@@ -68,6 +68,14 @@ func doctorHook(ctx context.Context, r *doctorReport, file, project string, h cl
 		r.add(secHook, ir.SeverityError, findHookNotFound, "%s: %s: %s; every prompt reports the failure", where, ir.EscapeText(h.Command), ir.EscapeText(err.Error()))
 		return
 	}
+	// A settings file comes with the project, and a cloned project is
+	// not trusted: doctor runs a hook only when it is an rlmc program
+	// from outside the project, given plain words (it runs them without
+	// a shell, so nothing else can ride along).
+	if why := notRunnable(h.Command, words, prog, project); why != "" {
+		r.add(secHook, ir.SeverityInfo, findHookNotRun, "%s: %s: not run: %s", where, ir.EscapeText(h.Command), why)
+		return
+	}
 	timeout := claudeDefaultTimeout
 	if h.Timeout > 0 {
 		timeout = time.Duration(h.Timeout) * time.Second
@@ -123,10 +131,47 @@ func commandResolves(prog string) error {
 	return nil
 }
 
-// runHookCommand runs command as Claude Code does (through the shell, in
-// the project, with the project in CLAUDE_PROJECT_DIR) with a sample hook
-// input, and returns how long it took, what it printed and the first line
-// of its stderr. A non-zero exit is an error carrying that line.
+// shellSyntax is what a command line means to the shell beyond plain
+// words: lists, pipes, redirections, expansions, substitutions, globs.
+const shellSyntax = ";&|<>$`(){}*?[]~!#\n\r"
+
+// notRunnable says why doctor does not run a hook command, or "": the
+// command must be the rlmc program prog itself, then "hook claude-code",
+// in words with no shell syntax (Claude Code runs it through a shell, and
+// doctor without one), and prog must lie outside project, so that a
+// settings file shipped with a project cannot make doctor run the
+// project's own programs.
+func notRunnable(command string, words []string, prog, project string) string {
+	switch {
+	case len(words) < 3 || words[0] != prog || words[1] != "hook" || words[2] != "claude-code":
+		return "doctor runs only a command that starts with the rlmc program and hook claude-code"
+	case strings.ContainsAny(command, shellSyntax):
+		return "it uses the shell beyond plain words, and doctor runs no shell"
+	case !filepath.IsAbs(prog) && strings.ContainsAny(prog, `/\`):
+		return "its rlmc program is a path within the project"
+	}
+	path := prog
+	if !filepath.IsAbs(path) {
+		var err error
+		if path, err = exec.LookPath(prog); err != nil {
+			return err.Error()
+		}
+	}
+	abs, err := filepath.Abs(project)
+	if err != nil {
+		return err.Error()
+	}
+	if rel, err := filepath.Rel(resolved(abs), resolved(path)); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "its rlmc program lies within the project, and doctor runs no program a project brings"
+	}
+	return ""
+}
+
+// runHookCommand runs command's words, the program first (notRunnable
+// checked them), as Claude Code runs the hook: in the project, with the
+// project in CLAUDE_PROJECT_DIR, with a sample hook input; it returns how
+// long it took, what it printed and the first line of its stderr. A
+// non-zero exit is an error carrying that line.
 func runHookCommand(ctx context.Context, command, project string, timeout time.Duration) (time.Duration, []byte, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -135,13 +180,8 @@ func runHookCommand(ctx context.Context, command, project string, timeout time.D
 		return 0, nil, "", err
 	}
 	input, _ := json.Marshal(map[string]string{"hook_event_name": hookEvent, "prompt": doctorHookPrompt, "cwd": abs, "session_id": "rlmc-doctor"})
-	var cmd *exec.Cmd
-	if sh, err := exec.LookPath("sh"); err == nil {
-		cmd = exec.CommandContext(ctx, sh, "-c", command)
-	} else {
-		words := shellWords(command)
-		cmd = exec.CommandContext(ctx, words[0], words[1:]...)
-	}
+	words := shellWords(command)
+	cmd := exec.CommandContext(ctx, words[0], words[1:]...)
 	cmd.Dir = abs
 	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+abs)
 	cmd.Stdin = bytes.NewReader(input)
