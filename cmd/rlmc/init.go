@@ -232,10 +232,15 @@ func readSettings(file string) ([]byte, error) {
 	return data, err
 }
 
-// writeSettings replaces the settings file in one step (a temporary file
-// renamed over it), keeping its mode, so Claude Code never reads half a
-// file.
+// writeSettings replaces the settings file, or the file it links to, in
+// one step (a temporary file renamed over it), keeping its mode, so
+// Claude Code never reads half a file.
 func writeSettings(file string, data []byte) error {
+	// A settings file that is a link (to a dotfiles folder) stays one:
+	// the file it leads to is replaced.
+	if real, err := filepath.EvalSymlinks(file); err == nil {
+		file = real
+	}
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(file); err == nil {
 		mode = fi.Mode().Perm()

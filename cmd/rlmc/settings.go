@@ -63,27 +63,47 @@ func installedHooks(settings []byte) ([]string, error) {
 	return out, err
 }
 
-// installedHookList is installedHooks with each hook's timeout.
+// installedHookList is installedHooks with each hook's timeout. Keys are
+// read as Claude Code, a JavaScript program, reads them: exactly as
+// spelt ("Hooks" or "Command" is no key it knows), the last of a repeated
+// one winning. encoding/json would match a struct's fields whatever
+// their case, and take for installed a hook that never runs.
 func installedHookList(settings []byte) ([]claudeHook, error) {
-	var doc struct {
-		Hooks map[string]json.RawMessage `json:"hooks"`
-	}
-	if err := strictDecode(settings, &doc); err != nil {
+	var top map[string]json.RawMessage
+	if err := strictDecode(settings, &top); err != nil {
 		return nil, err
 	}
-	raw, ok := doc.Hooks[hookEvent]
+	raw, ok := top["hooks"]
 	if !ok {
 		return nil, nil
 	}
-	var groups []claudeHookGroup
+	var hooks map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &hooks); err != nil {
+		return nil, fmt.Errorf("hooks: %w", errSettingsShape)
+	}
+	if raw, ok = hooks[hookEvent]; !ok {
+		return nil, nil
+	}
+	shape := fmt.Errorf("hooks.%s: %w", hookEvent, errSettingsShape)
+	var groups []map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &groups); err != nil {
-		return nil, fmt.Errorf("hooks.%s: %w", hookEvent, errSettingsShape)
+		return nil, shape
 	}
 	var out []claudeHook
 	for _, g := range groups {
-		for _, h := range g.Hooks {
-			if h.Type == "command" {
-				out = append(out, h)
+		var list []map[string]json.RawMessage
+		if raw, ok := g["hooks"]; ok && json.Unmarshal(raw, &list) != nil {
+			return nil, shape
+		}
+		for _, h := range list {
+			var hook claudeHook
+			for key, dst := range map[string]any{"type": &hook.Type, "command": &hook.Command, "timeout": &hook.Timeout} {
+				if raw, ok := h[key]; ok && json.Unmarshal(raw, dst) != nil {
+					return nil, shape
+				}
+			}
+			if hook.Type == "command" {
+				out = append(out, hook)
 			}
 		}
 	}

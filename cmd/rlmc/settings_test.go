@@ -36,6 +36,10 @@ func TestInstallHook(t *testing.T) {
 		{name: "escaped key", settings: `{"hook\u0073": {"Stop": []}}`},
 		{name: "installed", settings: `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/opt/bin/rlmc hook claude-code"}]}]}}`, wantPresent: cmd},
 		{name: "another rlmc installed", settings: `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "'/my dir/rlmc' hook claude-code --budget 900"}]}]}}`, wantPresent: "'/my dir/rlmc' hook claude-code --budget 900"},
+		// Claude Code reads keys as spelt: these run no hook, so rlmc's
+		// is not installed (a red team's settings, taken for installed).
+		{name: "hook keys in capitals", settings: `{"hooks": {"UserPromptSubmit": [{"Hooks": [{"Type": "command", "Command": "/opt/bin/rlmc hook claude-code"}]}]}}`},
+		{name: "hooks in capitals", settings: `{"Hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/opt/bin/rlmc hook claude-code"}]}]}}`},
 		{name: "not an object", settings: `[1]`, wantErr: errSettingsShape},
 		{name: "hooks not an object", settings: `{"hooks": []}`, wantErr: errSettingsShape},
 		{name: "prompt hooks not an array", settings: `{"hooks": {"UserPromptSubmit": {}}}`, wantErr: errSettingsShape},
