@@ -336,23 +336,31 @@ func jsonID(data []byte) (id string, final bool) {
 
 // sseResponseID returns the response id of the first event of a
 // Responses stream (response.created) once that event has arrived whole.
+// Blocks without data before it (comments, keep-alives, as some gateways
+// send while the model starts) are no event and are passed over.
 func sseResponseID(data []byte) (id string, final bool) {
 	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-	end := bytes.Index(data, []byte("\n\n"))
-	if end < 0 {
-		return "", false
-	}
-	var payload []byte
-	for line := range strings.SplitSeq(string(data[:end]), "\n") {
-		if d, ok := strings.CutPrefix(line, "data:"); ok {
-			payload = append(payload, strings.TrimPrefix(d, " ")...)
+	for {
+		end := bytes.Index(data, []byte("\n\n"))
+		if end < 0 {
+			return "", false
 		}
+		var payload []byte
+		for line := range strings.SplitSeq(string(data[:end]), "\n") {
+			if d, ok := strings.CutPrefix(line, "data:"); ok {
+				payload = append(payload, strings.TrimPrefix(d, " ")...)
+			}
+		}
+		if payload == nil {
+			data = data[end+2:]
+			continue
+		}
+		var ev struct {
+			Response struct{ ID string }
+		}
+		json.Unmarshal(payload, &ev)
+		return ev.Response.ID, true
 	}
-	var ev struct {
-		Response struct{ ID string }
-	}
-	json.Unmarshal(payload, &ev)
-	return ev.Response.ID, true
 }
 
 // acceptsGzip reports whether Accept-Encoding values take gzip.

@@ -272,3 +272,27 @@ func FuzzTurns(f *testing.F) {
 		}
 	})
 }
+
+// TestSSEResponseID: the id comes from the first event that carries data,
+// whatever comments or keep-alives come before it (a gateway's
+// ": PROCESSING" left a chained call without its conversation).
+func TestSSEResponseID(t *testing.T) {
+	created := "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_1\"}}\n\n"
+	for _, tc := range []struct {
+		name, data, want string
+		final            bool
+	}{
+		{name: "first event", data: created, want: "resp_1", final: true},
+		{name: "a comment first", data: ": PROCESSING\n\n" + created, want: "resp_1", final: true},
+		{name: "CRLF keep-alives first", data: ":\r\n\r\n: ping\r\n\r\n" + strings.ReplaceAll(created, "\n", "\r\n"), want: "resp_1", final: true},
+		{name: "event not whole yet", data: ": PROCESSING\n\nevent: response.created\ndata: {", final: false},
+		{name: "another first event", data: "data: {\"type\":\"error\"}\n\n" + created, want: "", final: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id, final := sseResponseID([]byte(tc.data))
+			if id != tc.want || final != tc.final {
+				t.Errorf("got %q, final %v; want %q, final %v", id, final, tc.want, tc.final)
+			}
+		})
+	}
+}
