@@ -204,8 +204,13 @@ func Watch(ctx context.Context, opts Options, p Policy, lo LiveOptions) (*Live, 
 }
 
 // Current returns the latest catalog's compiler; it is never nil for a
-// catalog Watch returned.
+// catalog Watch returned, and nil for a nil *Live.
 func (l *Live) Current() *Compiler {
+	if l == nil {
+		// A host's "var live *Live" left unset when skills are off: as a
+		// nil *Compiler, no compiler.
+		return nil
+	}
 	if st := l.state.Load(); st != nil {
 		return st.c
 	}

@@ -218,6 +218,9 @@ func TestSelectionWithoutSkillsFails(t *testing.T) {
 		planner func(next Planner) Planner
 	}{
 		{name: "nil compiler", planner: func(n Planner) Planner { return WithSkills(n, nil) }},
+		{name: "nil *compiler.Compiler", planner: func(n Planner) Planner { return WithSkills(n, (*compiler.Compiler)(nil)) }},
+		// A host's "var live *compiler.Live" left unset panicked.
+		{name: "nil *compiler.Live", planner: func(n Planner) Planner { return WithSkills(n, (*compiler.Live)(nil)) }},
 		{name: "empty catalog", planner: func(n Planner) Planner { return WithSkills(n, empty) }},
 		{name: "disabled", planner: func(n Planner) Planner { return WithSkills(n, c, Disabled()) }},
 	}
