@@ -279,16 +279,26 @@ func (l *Live) Close() error {
 // once) and tries once more on the new catalog; when that reload fails, or
 // ctx ends first, it returns the body_changed error.
 func (l *Live) Compile(ctx context.Context, req Request) (*Result, error) {
-	st := l.state.Load()
-	res, err := st.c.Compile(ctx, req)
+	res, _, err := l.CompileIn(ctx, req)
+	return res, err
+}
+
+// CompileIn is Compile that also returns the compiler whose catalog the
+// result comes from, for what a front-end says beside the result (a
+// denied name that catalog lacks): Current may have moved on already.
+func (l *Live) CompileIn(ctx context.Context, req Request) (*Result, *Compiler, error) {
+	c := l.state.Load().c
+	res, err := c.Compile(ctx, req)
 	var ce *Error
 	if err == nil || !errors.As(err, &ce) || ce.Code != ErrBodyChanged {
-		return res, err
+		return res, c, err
 	}
 	if l.waitNewer(ctx) != nil {
-		return nil, err
+		return nil, c, err
 	}
-	return l.Current().Compile(ctx, req)
+	c = l.Current()
+	res, err = c.Compile(ctx, req)
+	return res, c, err
 }
 
 // waitNewer waits until a catalog is in whose load began after the call,

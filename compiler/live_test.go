@@ -185,6 +185,12 @@ func TestLiveBodyChangedRetries(t *testing.T) {
 	if res.CatalogFingerprint != l.Current().CatalogFingerprint() {
 		t.Fatalf("result catalog %s is not the current one", res.CatalogFingerprint)
 	}
+	// CompileIn names the compiler the result came from, for what a
+	// front-end says beside it (serve's unknown denials).
+	res, c, err := l.CompileIn(cctx, req)
+	if err != nil || c == nil || res.CatalogFingerprint != c.CatalogFingerprint() {
+		t.Fatalf("CompileIn: got %v, a compiler of %v; want the result's catalog", err, c)
+	}
 }
 
 // TestLiveReleasesEverything forces many reloads and closes the catalog:

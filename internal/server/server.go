@@ -252,7 +252,7 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	defer s.m.inflight.Dec()
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
-	res, err := l.Compile(ctx, compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
+	res, c, err := l.CompileIn(ctx, compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
 		Why: req.Why, AllRejected: req.AllRejected})
 	if err != nil {
 		var ce *compiler.Error
@@ -269,8 +269,10 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	// A deny that names no unit is most likely a typo for one that stays
 	// allowed: the answer says so, as rlmc compile does on stderr.
 	// So is a why naming no unit: the answer lists nothing for it.
-	unknown := compiler.UnknownNames(l.Current(), "deny", req.Deny)
-	unknown = append(unknown, compiler.UnknownNames(l.Current(), "why", req.Why)...)
+	// Both are the answering catalog's: a reload may have swapped in
+	// another since.
+	unknown := compiler.UnknownNames(c, "deny", req.Deny)
+	unknown = append(unknown, compiler.UnknownNames(c, "why", req.Why)...)
 	if len(unknown) > 0 {
 		res.Diagnostics = append(res.Diagnostics, unknown...)
 		res.Diagnostics.Sort()
