@@ -168,6 +168,15 @@ func Watch(ctx context.Context, opts Options, p Policy, lo LiveOptions) (*Live, 
 	if lo.MaxStale <= 0 {
 		lo.MaxStale = DefaultMaxStale
 	}
+	// A live catalog outlives the folder the process is in: relative
+	// roots and a relative policy file are taken from where it was then,
+	// on every reload, not from wherever the process has moved to.
+	opts.Roots = absPaths(opts.Roots)
+	if lo.PolicyFile != "" {
+		if abs, err := filepath.Abs(lo.PolicyFile); err == nil {
+			lo.PolicyFile = abs
+		}
+	}
 	w, err := fsnotify.NewBufferedWatcher(256)
 	if err != nil {
 		return nil, fmt.Errorf("watching the catalog: %w", err)
@@ -201,6 +210,22 @@ func Watch(ctx context.Context, opts Options, p Policy, lo LiveOptions) (*Live, 
 	l.stopCtx = stop
 	l.mu.Unlock()
 	return l, nil
+}
+
+// absPaths returns paths made absolute (one that cannot be is kept as
+// given, "" included, for the load to refuse as it does).
+func absPaths(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			out[i] = abs
+		}
+	}
+	return out
 }
 
 // Current returns the latest catalog's compiler; it is never nil for a

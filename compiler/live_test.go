@@ -500,3 +500,39 @@ func TestLiveFollowsReplacedFolders(t *testing.T) {
 	writeFileAtomic(t, filepath.Join(base, "f4", "a", "skills", "beta", "SKILL.md"), liveSkill("beta", "Beta."))
 	eventually(t, "a skill added in it is served", func() bool { return slices.Contains(names(l.Current()), "beta") })
 }
+
+// TestRelativeRootsOutliveChdir: a catalog loaded from a relative root
+// reads its bodies, and a live one reloads, wherever the process has
+// moved to since (a red team's host: every compile failed body_changed
+// after an os.Chdir).
+func TestRelativeRootsOutliveChdir(t *testing.T) {
+	dir := t.TempDir()
+	writeFileAtomic(t, filepath.Join(dir, "skills", "alpha", "SKILL.md"), liveSkill("alpha", "Alpha body."))
+	t.Chdir(dir)
+	ctx := context.Background()
+	opts := loader.Options{Roots: []string{"skills"}}
+	c, err := compiler.Load(ctx, opts, compiler.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := compiler.Watch(ctx, opts, compiler.Policy{}, compiler.LiveOptions{Debounce: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	t.Chdir(t.TempDir())
+	req := compiler.Request{Task: "anything", Select: []string{"alpha"}}
+	for name, src := range map[string]compiler.Source{"loaded": c, "live": l} {
+		if res, err := src.Compile(ctx, req); err != nil || len(res.Selected) != 1 {
+			t.Errorf("%s: got %v; want alpha selected", name, err)
+		}
+	}
+	gen := l.Generation()
+	l.Reload()
+	for deadline := time.Now().Add(10 * time.Second); l.Generation() == gen && l.LastError() == nil && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := l.LastError(); err != nil || l.Generation() == gen {
+		t.Errorf("reload: got %v; want the catalog loaded again", err)
+	}
+}

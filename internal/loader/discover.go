@@ -213,6 +213,11 @@ func openRoot(root string) (*os.Root, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	// Absolute, so that a body read later (ReadBody) finds the root
+	// whatever folder the process is in by then.
+	if real, err = filepath.Abs(real); err != nil {
+		return nil, "", err
+	}
 	info, err := os.Stat(real)
 	if err != nil {
 		return nil, "", err

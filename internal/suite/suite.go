@@ -635,6 +635,13 @@ func confined(root, file string) bool {
 		return true
 	}
 	real, err := filepath.EvalSymlinks(root)
+	if err == nil {
+		real, err = filepath.Abs(real)
+	}
+	if err != nil {
+		return false
+	}
+	file, err = filepath.Abs(file)
 	if err != nil {
 		return false
 	}
