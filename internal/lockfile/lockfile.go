@@ -55,7 +55,8 @@ var (
 	// relative and inside the checkout, which no scan could have written.
 	ErrBadPath = errors.New("malformed file path in lock")
 	// ErrBadEntry means a lock entry is neither a file (a digest) nor a
-	// link (a target and no digest), which no scan could have written.
+	// link (a target and no digest), or lists a path listed before, which
+	// no scan could have written.
 	ErrBadEntry = errors.New("malformed file entry in lock")
 )
 
@@ -136,13 +137,18 @@ func Read(file string) (*Lock, error) {
 	if err := CheckPatterns(l.Include); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
+	seen := make(map[string]bool, len(l.Files))
 	for _, f := range l.Files {
 		if !localPath(f.Path) {
 			return nil, fmt.Errorf("%s: %q: %w", file, f.Path, ErrBadPath)
 		}
-		if f.Link != "" && (f.SHA256 != "" || f.Size != 0) {
+		// A file is a digest, a link a target and no digest; a path is
+		// listed once: a scan writes nothing else, and a verify of a
+		// path listed twice would find it missing once.
+		if (f.Link != "" && (f.SHA256 != "" || f.Size != 0)) || (f.Link == "" && f.SHA256 == "") || seen[f.Path] {
 			return nil, fmt.Errorf("%s: %q: %w", file, f.Path, ErrBadEntry)
 		}
+		seen[f.Path] = true
 	}
 	return &l, nil
 }
