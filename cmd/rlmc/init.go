@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -90,8 +91,12 @@ nothing.`,
 	return cmd
 }
 
-// hookExecutable is the absolute path of the running rlmc with its links
-// resolved: the hook runs it whatever the PATH of Claude Code's shell.
+// hookExecutable is an absolute path of the running rlmc, so the hook runs
+// it whatever the PATH of Claude Code's shell: the rlmc on this PATH when
+// that is the running one (a package manager's link, as
+// /opt/homebrew/bin/rlmc, which an upgrade points at the new version,
+// where the file it leads to, in a versioned folder, goes away), else the
+// running file with its links resolved.
 func hookExecutable() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -100,7 +105,22 @@ func hookExecutable() (string, error) {
 	if r, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = r
 	}
+	if onPath, err := exec.LookPath("rlmc"); err == nil {
+		if abs, err := filepath.Abs(onPath); err == nil && sameFile(abs, exe) {
+			return abs, nil
+		}
+	}
 	return filepath.Abs(exe)
+}
+
+// sameFile reports whether paths a and b lead to the same file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // goRunBuild reports whether exe is a binary `go run` built: it lives in
