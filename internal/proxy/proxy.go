@@ -465,13 +465,19 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	// A denial naming no unit is most likely a misspelt one that stays
 	// allowed (names are exact): the host is told, as rlmc compile and
 	// rlmc serve tell it.
-	if live != nil {
-		if unknown := compiler.UnknownUnits(live.Current(), ctl.denies); len(unknown) > 0 {
+	// The names are looked up in the catalog that answers the call's
+	// compile (a reload may swap in another meanwhile), else in the
+	// current one.
+	unknownDeny := func(c *compiler.Compiler) {
+		if unknown := compiler.UnknownUnits(c, ctl.denies); len(unknown) > 0 {
 			own.Set(HeaderUnknownDeny, strings.Join(unknown, ","))
 			p.log.Warn("a denial names no unit", "deny", unknown)
 		}
 	}
 	if rec.decision != "" {
+		if live != nil {
+			unknownDeny(live.Current())
+		}
 		own.Set(HeaderDecision, rec.decision)
 		p.forward(w, r, [][]byte{body}, own, release, &rec)
 		return
@@ -524,12 +530,13 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		// catalog as it is now: a denial or a policy reload since applies
 		// to its tool turns too. (Under turn placement, a block the
 		// upstream already holds in the conversation is not taken back.)
-		res, err := p.compile(r.Context(), live, compiler.Request{Task: c.task, Select: c.selects, Deny: ctl.denies}, true)
+		res, answered, err := p.compile(r.Context(), live, compiler.Request{Task: c.task, Select: c.selects, Deny: ctl.denies}, true)
 		if err != nil {
 			rec.compile = time.Since(start)
 			p.refuseCompile(w, err, refuse)
 			return
 		}
+		unknownDeny(answered)
 		c = &conversation{decision: string(res.Decision), fingerprint: res.Fingerprint, selected: res.Names(), prompt: res.Prompt, task: c.task, selects: c.selects}
 		rec.decision, rec.selected, rec.fingerprint = c.decision, c.selected, c.fingerprint
 		setHeaders(c)
@@ -553,12 +560,13 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		// skills come from its start and end, and the host is told.
 		h.Set(HeaderTaskClipped, fmt.Sprintf("%d of %d bytes", len(task), whole))
 	}
-	res, err := p.compile(r.Context(), live, compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}, true)
+	res, answered, err := p.compile(r.Context(), live, compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}, true)
 	if err != nil {
 		rec.compile = time.Since(start)
 		p.refuseCompile(w, err, refuse)
 		return
 	}
+	unknownDeny(answered)
 	conv := &conversation{decision: string(res.Decision), fingerprint: res.Fingerprint, selected: res.Names(), prompt: res.Prompt, task: task, selects: ctl.selects}
 	rec.decision, rec.selected, rec.fingerprint = conv.decision, conv.selected, conv.fingerprint
 	setHeaders(conv)
@@ -608,15 +616,31 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	p.forward(w, withConversation(r, a, conv), partsAll(body, edits), own, release, &rec)
 }
 
-// compile compiles req with the compile deadline; audited compiles are
-// the ones a call's decision comes from.
-func (p *Proxy) compile(ctx context.Context, live *compiler.Live, req compiler.Request, audited bool) (*compiler.Result, error) {
+// compile compiles req with the compile deadline, and returns the
+// compiler whose catalog answered; audited compiles are the ones a call's
+// decision comes from.
+func (p *Proxy) compile(ctx context.Context, live *compiler.Live, req compiler.Request, audited bool) (*compiler.Result, *compiler.Compiler, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	if audited && p.cfg.Audit != nil {
-		return p.cfg.Audit.Compile(ctx, live, req)
+		src := &answering{Live: live}
+		res, err := p.cfg.Audit.Compile(ctx, src, req)
+		return res, src.c, err
 	}
-	return live.Compile(ctx, req)
+	return live.CompileIn(ctx, req)
+}
+
+// answering is a live catalog that remembers which compiler answered its
+// last compile.
+type answering struct {
+	*compiler.Live
+	c *compiler.Compiler
+}
+
+func (a *answering) Compile(ctx context.Context, req compiler.Request) (*compiler.Result, error) {
+	res, c, err := a.Live.CompileIn(ctx, req)
+	a.c = c
+	return res, err
 }
 
 // refuseCompile refuses a call whose compile failed, with the compile's
@@ -674,7 +698,7 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 			var ok bool
 			if b, ok = p.blocks.get(blockKey{gen, keys[i]}); !ok {
 				task, _ := compiler.ClipTask(t.text)
-				res, err := p.compile(ctx, live, compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}, false)
+				res, _, err := p.compile(ctx, live, compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}, false)
 				if err != nil {
 					var ce *compiler.Error
 					if errors.As(err, &ce) && ce.Code == compiler.ErrCanceled && ctx.Err() != nil && ctx.Err() != context.Canceled {
