@@ -45,8 +45,21 @@ func compileNotes(res *compiler.Result, cat *ir.Catalog) []string {
 			}
 		case compiler.ReasonOverBudget:
 			notes = append(notes, fmt.Sprintf("%s not loaded: over budget (%s); raise --budget", noteName(rj.Name), ir.EscapeText(r.Detail)))
-		case compiler.ReasonMissingDependency, compiler.ReasonDependencyCycle, compiler.ReasonDependencyRejected:
+		case compiler.ReasonMissingDependency, compiler.ReasonDependencyCycle:
 			notes = append(notes, fmt.Sprintf("%s not loaded: %s: %s", noteName(rj.Name), r.Code, ir.EscapeText(r.Detail)))
+		case compiler.ReasonDependencyRejected:
+			note := fmt.Sprintf("%s not loaded: %s: %s", noteName(rj.Name), r.Code, ir.EscapeText(r.Detail))
+			if f := r.Facts; f != nil && f.DependencyReason == compiler.ReasonExplicitOnly {
+				// The one dependency rejection a user can lift.
+				note += fmt.Sprintf("; add --select %s to load it", noteName(f.Dependency))
+			}
+			notes = append(notes, note)
+		case compiler.ReasonConflict:
+			// A unit the task points at strongly, left out for another:
+			// the user would not know why it is missing.
+			if rj.Score >= compiler.Threshold {
+				notes = append(notes, fmt.Sprintf("%s not loaded: %s", noteName(rj.Name), ir.EscapeText(r.Detail)))
+			}
 		case compiler.ReasonNegated:
 			notes = append(notes, fmt.Sprintf("%s not loaded: the task asks not to use it", noteName(rj.Name)))
 		}
