@@ -118,7 +118,7 @@ type Facts struct {
 	// of a tie (9), the coverer (11), the unit conflicted with (12), the
 	// dependent a dependency was selected for (6).
 	By         string `json:"by,omitempty"`
-	Tokens     *int   `json:"tokens,omitempty"`      // rule 12: tokens the unit and its closure add
+	Tokens     *int   `json:"tokens,omitempty"`      // rule 12: tokens the unit and its closure add (over_budget: the least they would, inline or as references)
 	BudgetLeft *int   `json:"budget_left,omitempty"` // rule 12: budget left before it was packed
 	// Dependency and DependencyReason: the unit of the closure that blocks
 	// it, and why (rule 6).

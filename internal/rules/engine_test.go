@@ -137,7 +137,9 @@ func TestDecide(t *testing.T) {
 		{name: "mandatory first", cands: []Candidate{lex("a", 9000), must("b")}, mandatory: []string{"b"}, budget: 100, want: "+b:mandatory -a:over_budget(100)"},
 		{name: "over budget rendered as reference", cands: []Candidate{lex("a", 2000), lex("b", 1000)}, refs: map[string]int{}, budget: 150, want: "+a:lexical +b:lexical[ref 100]"},
 		{name: "best too big kept as reference, not swapped", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, threshold: 4500, tokens: map[string]int{"a": 500}, refs: map[string]int{}, budget: 150, want: "+a:lexical[ref 500] +b:lexical"},
-		{name: "reference too big is over budget", cands: []Candidate{lex("a", 9000)}, tokens: map[string]int{"a": 500}, refs: map[string]int{"a": 200}, budget: 150, want: "-a:over_budget(500)"},
+		// The tokens named are the least the unit would add, here as a
+		// reference: what --budget would have to leave for it.
+		{name: "reference too big is over budget", cands: []Candidate{lex("a", 9000)}, tokens: map[string]int{"a": 500}, refs: map[string]int{"a": 200}, budget: 150, want: "-a:over_budget(200)"},
 		{name: "closure rendered as references together", facts: catalog(base, map[string][]string{"a": {"b"}}), cands: []Candidate{lex("a", 2000)}, refs: map[string]int{}, budget: 150, want: "+b:dependency[ref 200] +a:lexical[ref 200]"},
 		{name: "secondary leaves with its kept over budget", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, threshold: 4500, tokens: map[string]int{"a": 500}, budget: 150, want: "-a:over_budget(500) -b:below_threshold(3000)"},
 		{name: "secondary leaves with its kept in conflict", facts: &fakeFacts{units: base, requires: map[string][]string{}, conflicts: [][2]string{{"a", "c"}}}, cands: []Candidate{sel("c"), lex("a", 9000), lex("b", 3000)}, explicit: []string{"c"}, threshold: 4500, want: "+c:explicit -a:conflict(c) -b:below_threshold(3000)"},

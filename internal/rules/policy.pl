@@ -943,7 +943,11 @@ pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
 pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, over_budget, because(packing, [tokens(Cost), budget_left(Left)]))|Rej]) :-
     group(N, Group),
     subtract(Group, Adm, New),
-    tokens(Req, New, Cost),
+    % The least the group would add, inline or as references: what the
+    % budget would have to hold for it.
+    tokens(Req, New, Inline),
+    reference_tokens(Req, New, Refs),
+    Cost is min(Inline, Refs),
     Left is Budget - Used,
     riders(N, Whys, Cs, Cs1, Riders),
     pack(Cs1, Req, Budget, Whys, Adm, Used, Sel, Rej1),
