@@ -503,16 +503,46 @@ ambiguity(Req, x(_, I), Ranked, Clear, [T|Rivals], Rejected, Tie) :-
     Top = cand(T, _, ST),
     support_floor(Req, F), ST >= F,
     tie_ratio(Req, R),
-    rivals(Req, I, R, T, ST, Ranked, Rivals0),
-    Rivals0 \== [],
+    rivals(Req, I, R, T, ST, Ranked, Rivals1),
+    Rivals1 \== [],
     ungated(I),
-    unless_clear(Req, I, T, ST, Ranked, Rivals0, Rivals),
+    unless_clear(Req, I, T, ST, Ranked, Rivals1, Rivals2),
+    Rivals2 \== [],
+    loadable(Ranked, T, Rivals2, Rivals),
     Rivals \== [],
     explains_task(Req, ST, [T|Rivals]), !,
     ambiguity_mode(Req, Mode),
     resolve_tie(Mode, Top, Rivals, Ranked, Clear, Rejected),
     asked(Mode, T, Tie).
 ambiguity(_, _, Ranked, Ranked, [], [], no_tie).
+
+% loadable(+Ranked, +T, +Rivals0, -Rivals): a tie is asked about only
+% among units that can load: a unit whose group conflicts with the group
+% of a host selection or a mandatory unit loses to it in rule 12
+% whatever the host answers (those rank first, and are admitted or fail
+% the compile). Such a best ties with no one (a lookalike of it is no
+% answer of its own, rule 10), and such a rival is left out of the tie.
+% A request without host candidates (they come first in Ranked, rule 8)
+% pays one clause, and only once a tie was found.
+loadable(Ranked, T, Rivals0, Rivals) :-
+    host_groups(Ranked, Hosts),
+    loadable_rivals(Hosts, T, Rivals0, Rivals).
+
+loadable_rivals([], _, Rivals, Rivals) :- !.
+loadable_rivals(Hosts, T, _, []) :- doomed(T, Hosts), !.
+loadable_rivals(Hosts, _, Rivals0, Rivals) :- exclude_doomed(Rivals0, Hosts, Rivals).
+
+exclude_doomed([], _, []).
+exclude_doomed([N|Ns], Hosts, Rest) :- doomed(N, Hosts), !, exclude_doomed(Ns, Hosts, Rest).
+exclude_doomed([N|Ns], Hosts, [N|Rest]) :- exclude_doomed(Ns, Hosts, Rest).
+
+doomed(N, Hosts) :- group(N, G), conflicting(G, Hosts, _).
+
+host_groups([cand(N, O, _)|Cs], G) :- O \== lexical, !,
+    group(N, G0),
+    host_groups(Cs, G1),
+    append(G0, G1, G).
+host_groups(_, []).
 
 % explains_task(+Req, +ST, +Names): a tie whose best, scoring ST, is
 % below the threshold is asked about only when one of the tied units
