@@ -180,6 +180,9 @@ func detail(d rules.Decision, f *Facts, ev []Evidence) string {
 	case ReasonDependencyRejected:
 		return "requires " + f.Dependency + " (" + string(f.DependencyReason) + ")"
 	case ReasonConflict:
+		if f.Dependency != "" {
+			return "requires " + f.Dependency + ", which conflicts with " + f.By + ", which ranks higher"
+		}
 		return "conflicts with " + f.By + ", which ranks higher"
 	case ReasonSuperseded:
 		return "superseded by " + f.By

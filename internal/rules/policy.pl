@@ -943,9 +943,10 @@ pack([cand(N, O, S)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
 pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     conflicting(Group, Adm, With), !,
+    conflict_facts(N, Group, With, Fs),
     riders(N, Whys, Cs, Cs1, Riders),
     pack(Cs1, Req, Budget, Whys, Adm, Used, Sel, Rej1),
-    append([[reject(N, conflict, because(packing, [by(With)]))], Riders, Rej1], Rej).
+    append([[reject(N, conflict, because(packing, Fs))], Riders, Rej1], Rej).
 pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     subtract(Group, Adm, New),
@@ -982,6 +983,15 @@ pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, over_budg
     riders(N, Whys, Cs, Cs1, Riders),
     pack(Cs1, Req, Budget, Whys, Adm, Used, Sel, Rej1),
     append([Riders, Rej1], Rej).
+
+% conflict_facts(+N, +Group, +With, -Facts): the unit of N's group that
+% conflicts with the admitted With is N itself, or a dependency, which
+% the rejection names (dependency(D, conflict)): N's own skill declares
+% no conflict, and the user would look there.
+conflict_facts(N, [D|_], With, Fs) :- D \== N, conflicting([D], [With], _), !,
+    Fs = [by(With), dependency(D, conflict)].
+conflict_facts(N, [_|Ds], With, Fs) :- Ds \== [], !, conflict_facts(N, Ds, With, Fs).
+conflict_facts(_, _, With, [by(With)]).
 
 % riders(+K, +Whys, +Cs, -Rest, -Rejected): the lexical candidates of Cs
 % that rule 10 kept only beside K (clause secondary) leave as K does, each

@@ -53,7 +53,7 @@ const (
 	// explicit-only and not selected, or, for a lexical candidate,
 	// negated (rule 6).
 	ReasonDependencyRejected ReasonCode = "dependency_rejected"
-	// ReasonConflict: it conflicts with a unit that ranks higher (rule 12).
+	// ReasonConflict: it, or a unit of its closure (named as `dependency`, with `dependency_reason` `conflict`), conflicts with a unit that ranks higher (rule 12).
 	ReasonConflict ReasonCode = "conflict"
 	// ReasonSuperseded: a selected unit supersedes it (rules 7, 12).
 	ReasonSuperseded ReasonCode = "superseded"
