@@ -44,8 +44,15 @@ func TestMinConfidence(t *testing.T) {
 			}
 			var rated bool
 			for _, r := range res.Rejected {
-				if r.Name == "weather" {
-					rated = r.Confidence != nil
+				if r.Name != "weather" {
+					continue
+				}
+				rated = r.Confidence != nil
+				// The rejection says what it compared (an audit found
+				// neither number in it).
+				if f := r.Reasons[0].Facts; r.Reasons[0].Rule.Clause == "below_min_confidence" &&
+					(f.Confidence == nil || *f.Confidence != *r.Confidence || f.MinConfidence != tt.min) {
+					t.Errorf("facts: got confidence %v, min_confidence %v; want %v and %v", f.Confidence, f.MinConfidence, *r.Confidence, tt.min)
 				}
 			}
 			if tt.decision == DecisionNoRoute && !rated {

@@ -118,6 +118,11 @@ func (st *statement) facts(d rules.Decision) *Facts {
 		t, l := f.Tokens, f.BudgetLeft
 		out.Tokens, out.BudgetLeft = &t, &l
 	}
+	if f.Clause == rules.ClauseBelowMinConfidence {
+		// What the clause compared, which the policy read through
+		// confidence/3 and min_confidence/2 rather than as facts.
+		out.Confidence, out.MinConfidence = st.confidence(f.By), unmilli(st.policyReq.MinConfidence)
+	}
 	if f.Reference {
 		t, l := f.InlineTokens, f.InlineLeft
 		out.InlineTokens, out.InlineLeft = &t, &l
@@ -235,7 +240,7 @@ func strength(c rules.Clause, f *Facts) string {
 	case rules.ClauseIntents:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, but the task asks for several things, each plainly, and it is one of them: each is kept as if the threshold were the weakest one's score (%s)", f.Score, f.Threshold, f.By)
 	case rules.ClauseBelowMinConfidence:
-		return fmt.Sprintf("score %.3f: the best candidate %s's confidence is below the host's min_confidence, so nothing is selected from the task", f.Score, f.By)
+		return fmt.Sprintf("score %.3f: the best candidate %s's confidence %.3f is below the host's min_confidence %.3f, so nothing is selected from the task", f.Score, f.By, deref(f.Confidence), f.MinConfidence)
 	case rules.ClauseNoOwnPart:
 		return fmt.Sprintf("score %.3f, but beside %s (%.3f) it answers no part of the task of its own: its evidence outside that one's reaches neither the threshold %.1f nor, in a clause of the task it mostly answers, the support floor %.1f", f.Score, f.Kept, f.KeptScore, f.Threshold, f.SupportFloor)
 	case rules.ClauseInCrowd:

@@ -131,6 +131,11 @@ type Facts struct {
 	// the InlineLeft left of the budget.
 	InlineTokens *int `json:"inline_tokens,omitempty"`
 	InlineLeft   *int `json:"inline_left,omitempty"`
+	// Confidence and MinConfidence: rule 10 (below_min_confidence) found
+	// the confidence of the best lexical candidate (By) below the host's
+	// min_confidence.
+	Confidence    *float64 `json:"confidence,omitempty"`
+	MinConfidence float64  `json:"min_confidence,omitempty"`
 }
 
 // Selected is a unit that entered the prompt.
