@@ -80,13 +80,26 @@ func compileNotes(res *compiler.Result, cat *ir.Catalog) []string {
 // invalidNames returns, as notes print them, the names of cat's invalid
 // units: skills that never load, whatever the task, which every result
 // rejects as invalid. They are read from the catalog, since a result
-// counts them without naming them (compiler.Result.Unlisted).
+// counts them without naming them (compiler.Result.Unlisted). An invalid
+// unit that shadows a namesake says so: the copy the user may mean, in a
+// root ranked below, never loads either.
 func invalidNames(cat *ir.Catalog) []string {
+	shadowed := map[string]int{}
+	for _, u := range cat.Units {
+		if u.Status == ir.StatusShadowed {
+			shadowed[u.Name]++
+		}
+	}
 	var out []string
 	for _, u := range cat.Units {
-		if u.Status == ir.StatusInvalid {
-			out = append(out, noteName(u.Name))
+		if u.Status != ir.StatusInvalid {
+			continue
 		}
+		name := noteName(u.Name)
+		if n := shadowed[u.Name]; n > 0 {
+			name += fmt.Sprintf(" (shadowing %s)", plural(n, "namesake"))
+		}
+		out = append(out, name)
 	}
 	return out
 }
