@@ -124,14 +124,21 @@ func Load(dir string) ([]*Case, error) {
 	for _, f := range files {
 		c, err := Parse(f)
 		if err != nil {
-			c = &Case{Name: strings.TrimSuffix(filepath.Base(f), ".txtar"), File: f, Err: err, archive: &txtar.Archive{}}
+			// Its description, when the file was read, still says
+			// which case failed.
+			note := ""
+			if c != nil {
+				note = c.Note
+			}
+			c = &Case{Name: strings.TrimSuffix(filepath.Base(f), ".txtar"), File: f, Note: note, Err: err, archive: &txtar.Archive{}}
 		}
 		cases = append(cases, c)
 	}
 	return cases, nil
 }
 
-// Parse reads one case file.
+// Parse reads one case file. A case it cannot read whole comes back with
+// what it read (its name and description) beside the error.
 func Parse(file string) (*Case, error) {
 	// A case folder is not trusted to hold only regular files: a FIFO
 	// named like a case must be an error, not a hang.
@@ -152,13 +159,13 @@ func Parse(file string) (*Case, error) {
 		}
 	}
 	if reqData == nil || wantData == nil {
-		return nil, fmt.Errorf("%s: a case needs request.json and want.json", file)
+		return c, fmt.Errorf("%s: a case needs request.json and want.json", file)
 	}
 	if c.Requests, err = oneOrMany[Request](reqData); err != nil {
-		return nil, fmt.Errorf("%s: request.json: %v", file, err)
+		return c, fmt.Errorf("%s: request.json: %v", file, err)
 	}
 	if c.Wants, err = oneOrMany[Want](wantData); err != nil {
-		return nil, fmt.Errorf("%s: want.json: %v", file, err)
+		return c, fmt.Errorf("%s: want.json: %v", file, err)
 	}
 	switch {
 	case len(c.Wants) == 1:
@@ -166,7 +173,7 @@ func Parse(file string) (*Case, error) {
 			c.Wants = append(c.Wants, c.Wants[0])
 		}
 	case len(c.Wants) != len(c.Requests):
-		return nil, fmt.Errorf("%s: want.json has %d entries for %d requests", file, len(c.Wants), len(c.Requests))
+		return c, fmt.Errorf("%s: want.json has %d entries for %d requests", file, len(c.Wants), len(c.Requests))
 	}
 	return c, nil
 }
