@@ -67,6 +67,13 @@ func check(w Want, res, full *compiler.Result, err error) []string {
 	}
 	for _, n := range slices.Sorted(maps.Keys(w.Rejected)) {
 		want := w.Rejected[n]
+		// Namesakes share a name: a shadowed copy is rejected beside the
+		// selected one, and the case may pin either.
+		if slices.ContainsFunc(slices.Concat(res.Rejected, full.Rejected), func(r compiler.Rejected) bool {
+			return r.Name == n && len(r.Reasons) > 0 && string(r.Reasons[0].Code) == want
+		}) {
+			continue
+		}
 		got := "not rejected"
 		for _, rs := range [][]compiler.Rejected{res.Rejected, full.Rejected} {
 			if i := slices.IndexFunc(rs, func(r compiler.Rejected) bool { return r.Name == n && len(r.Reasons) > 0 }); i >= 0 {
