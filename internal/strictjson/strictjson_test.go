@@ -2,6 +2,7 @@ package strictjson
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -79,4 +80,26 @@ func TestUnmarshalKnown(t *testing.T) {
 	if _, err := UnmarshalKnown([]byte(`{"task": "x", "task": "y"}`), &r); !errors.As(err, &ke) || !ke.Repeated {
 		t.Errorf("got %v; want a repeated-key error", err)
 	}
+}
+
+// FuzzUnmarshalKnown: on an object with no unknown key, UnmarshalKnown and
+// Unmarshal agree, value and error alike; with unknown keys, the known
+// fields are those of the object without them.
+func FuzzUnmarshalKnown(f *testing.F) {
+	for _, s := range []string{`{"task": "x", "select": ["a"], "budget": 3}`, `{"TASK": "x", "task": "y"}`, `{"task": "x", "task": "y"}`, `[1]`, `{"source": {"a": [1, 2]}, "Plain": 2}`, `{}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		var strict, known request
+		errStrict := Unmarshal([]byte(data), &strict)
+		unknown, errKnown := UnmarshalKnown([]byte(data), &known)
+		if errKnown == nil && len(unknown) == 0 {
+			if errStrict != nil || !reflect.DeepEqual(strict, known) {
+				t.Fatalf("got %+v, %v from Unmarshal; want %+v, no error, as UnmarshalKnown found no unknown key", strict, errStrict, known)
+			}
+		}
+		if errStrict == nil && (errKnown != nil || len(unknown) > 0) {
+			t.Fatalf("UnmarshalKnown: got %q, %v; want nothing unknown and no error, as Unmarshal took it", unknown, errKnown)
+		}
+	})
 }
