@@ -431,10 +431,12 @@ var (
 	postfixNameCap = 16 // how far before its copula a postfix refusal's names may start
 
 	// modals open a postfix refusal with their "not" and "be" ("X must
-	// not be used"), negModals with their "be" ("X can't be loaded"),
-	// and participles close one there, as predicates do.
-	modals      = map[string]bool{"should": true, "must": true, "can": true, "will": true, "may": true}
-	negModals   = map[string]bool{"shouldnt": true, "mustnt": true, "cant": true, "cannot": true, "wont": true}
+	// not be used"), negModals with their "be" ("X shouldn't be loaded"),
+	// and participles close one there, as predicates do. Only the modals
+	// of what ought to be: "X can't be run because ..." and "X won't be
+	// loaded" tell what goes wrong with X, which the user wants help with.
+	modals      = map[string]bool{"should": true, "must": true}
+	negModals   = map[string]bool{"shouldnt": true, "mustnt": true}
 	participles = map[string]bool{"used": true, "loaded": true, "included": true, "applied": true, "invoked": true, "called": true, "run": true}
 
 	notWord = map[string]bool{"not": true}
