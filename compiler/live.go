@@ -848,18 +848,12 @@ func (w *treeWalk) stamp(rootReal, dir string, entries []os.DirEntry, err error)
 			// watched and stamped where it lies (the loader reads only
 			// targets inside the root).
 			if e.Type()&os.ModeSymlink != 0 {
-				if target, err := filepath.EvalSymlinks(path); err == nil && pathWithin(rootReal, target) {
+				if target, err := filepath.EvalSymlinks(path); err == nil && loader.Within(rootReal, target) {
 					w.follow(path, true)
 				}
 			}
 		}
 	}
-}
-
-// pathWithin reports whether path is base or below it.
-func pathWithin(base, path string) bool {
-	rel, err := filepath.Rel(base, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // stampPath stamps the file or folder at path: what it is and, when whole,

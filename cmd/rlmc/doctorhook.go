@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -80,7 +81,7 @@ func doctorHook(ctx context.Context, r *doctorReport, file, project string, h cl
 	if h.Timeout > 0 {
 		timeout = time.Duration(h.Timeout) * time.Second
 	}
-	took, out, note, err := runHookCommand(ctx, h.Command, project, timeout)
+	took, out, note, err := runHookCommand(ctx, words, project, timeout)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		r.add(secHook, ir.SeverityError, findHookTimeout, "%s: %s gave no answer within its timeout of %v", where, ir.EscapeText(h.Command), timeout)
@@ -161,18 +162,18 @@ func notRunnable(command string, words []string, prog, project string) string {
 	if err != nil {
 		return err.Error()
 	}
-	if rel, err := filepath.Rel(resolved(abs), resolved(path)); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if loader.Within(resolved(abs), resolved(path)) {
 		return "its rlmc program lies within the project, and doctor runs no program a project brings"
 	}
 	return ""
 }
 
-// runHookCommand runs command's words, the program first (notRunnable
-// checked them), as Claude Code runs the hook: in the project, with the
-// project in CLAUDE_PROJECT_DIR, with a sample hook input; it returns how
-// long it took, what it printed and the first line of its stderr. A
-// non-zero exit is an error carrying that line.
-func runHookCommand(ctx context.Context, command, project string, timeout time.Duration) (time.Duration, []byte, string, error) {
+// runHookCommand runs a hook command's words, the program first
+// (notRunnable checked them), as Claude Code runs the hook: in the
+// project, with the project in CLAUDE_PROJECT_DIR, with a sample hook
+// input; it returns how long it took, what it printed and the first line
+// of its stderr. A non-zero exit is an error carrying that line.
+func runHookCommand(ctx context.Context, words []string, project string, timeout time.Duration) (time.Duration, []byte, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	abs, err := filepath.Abs(project)
@@ -180,7 +181,6 @@ func runHookCommand(ctx context.Context, command, project string, timeout time.D
 		return 0, nil, "", err
 	}
 	input, _ := json.Marshal(map[string]string{"hook_event_name": hookEvent, "prompt": doctorHookPrompt, "cwd": abs, "session_id": "rlmc-doctor"})
-	words := shellWords(command)
 	cmd := exec.CommandContext(ctx, words[0], words[1:]...)
 	cmd.Dir = abs
 	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+abs)

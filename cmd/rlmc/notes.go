@@ -65,16 +65,22 @@ func compileNotes(res *compiler.Result, cat *ir.Catalog) []string {
 		}
 	}
 	if len(res.Ambiguous) > 0 {
-		names := make([]string, len(res.Ambiguous))
-		for i, n := range res.Ambiguous {
-			names[i] = ir.Printable(n)
-		}
-		notes = append(notes, fmt.Sprintf("ambiguous: %s; choose with --select NAME", strings.Join(names, ", ")))
+		notes = append(notes, fmt.Sprintf("ambiguous: %s; choose with --select NAME", ambiguousNames(res, ir.Printable)))
 	}
 	if invalid := invalidNames(cat); len(invalid) > 0 {
 		notes = append(notes, fmt.Sprintf("%s in the catalog: %s; run rlmc validate", plural(len(invalid), "invalid skill"), listSome(invalid)))
 	}
 	return notes
+}
+
+// ambiguousNames lists the rivals of an ambiguous result, each as print
+// renders a name.
+func ambiguousNames(res *compiler.Result, print func(string) string) string {
+	names := make([]string, len(res.Ambiguous))
+	for i, n := range res.Ambiguous {
+		names[i] = print(n)
+	}
+	return strings.Join(names, ", ")
 }
 
 // invalidNames returns, as notes print them, the names of cat's invalid

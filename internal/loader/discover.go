@@ -145,7 +145,7 @@ func subfolder(rootReal, dirReal string, e fs.DirEntry) (string, skip) {
 	if info, err := os.Stat(target); err != nil || !info.IsDir() {
 		return "", skipFile
 	}
-	if !within(rootReal, target) {
+	if !Within(rootReal, target) {
 		return target, skipEscape
 	}
 	return target, enter
@@ -245,8 +245,9 @@ func relTo(base, path string) string {
 	return filepath.ToSlash(rel)
 }
 
-// within reports whether path is base or below it.
-func within(base, path string) bool {
+// Within reports whether path is base or below it, by their text (both
+// clean, and absolute or relative alike).
+func Within(base, path string) bool {
 	if _, ok := below(base, path); ok {
 		return true
 	}
@@ -378,7 +379,7 @@ func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry, entries []fs.DirE
 			s.diag(fileRel, ir.CodeSymlinkLoop, ir.SeverityError, "SKILL.md symlink cannot be resolved (loop or dangling)")
 			return
 		}
-		if !within(s.rootReal, target) {
+		if !Within(s.rootReal, target) {
 			s.diag(fileRel, ir.CodePathEscape, ir.SeverityError, "SKILL.md is a symlink resolving outside its root; rejected")
 			return
 		}

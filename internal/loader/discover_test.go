@@ -32,8 +32,8 @@ func TestBelowAgreesWithRel(t *testing.T) {
 			if err != nil || rel != want {
 				t.Errorf("below(%q, %q) = %q; want %q (filepath.Rel, err %v)", tc.base, tc.path, rel, want, err)
 			}
-			if !within(tc.base, tc.path) {
-				t.Errorf("within(%q, %q) = false; want true", tc.base, tc.path)
+			if !Within(tc.base, tc.path) {
+				t.Errorf("Within(%q, %q) = false; want true", tc.base, tc.path)
 			}
 		})
 	}

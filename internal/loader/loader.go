@@ -272,7 +272,7 @@ func resolveExcludes(root *os.Root, patterns []string) [][]string {
 		p = strings.Trim(path.Clean(p), "/")
 		out[i] = []string{p}
 		real, err := filepath.EvalSymlinks(filepath.Join(base, filepath.FromSlash(p)))
-		if err != nil || !within(base, real) {
+		if err != nil || !Within(base, real) {
 			continue
 		}
 		if rel := relTo(base, real); rel != p {
@@ -522,7 +522,7 @@ func readBeside(f found, dir *os.Root, rel string, s *diagSink, rc *recorder) ([
 	// Resolving the path only classifies an escape for the diagnostic;
 	// the read below is confined by dir whatever happens in between.
 	real, err := filepath.EvalSymlinks(filepath.Join(f.dirReal, filepath.FromSlash(rel)))
-	if err != nil || !within(f.dirReal, real) {
+	if err != nil || !Within(f.dirReal, real) {
 		s.add(0, ir.CodePathEscape, ir.SeverityError, "%s resolves outside the skill folder; rejected", rel)
 		return nil, false
 	}

@@ -59,7 +59,7 @@ func RootOverlaps(roots []string) []Overlap {
 				if i < j {
 					out = append(out, Overlap{Outer: i, Inner: j, Same: true})
 				}
-			case within(real[i], real[j]):
+			case Within(real[i], real[j]):
 				out = append(out, Overlap{Outer: i, Inner: j})
 			}
 		}

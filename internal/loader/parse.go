@@ -95,6 +95,15 @@ func spelled(s *diagSink, line int, what, key string, known map[string]string, p
 	return want
 }
 
+// mappingKeys returns the keys of the YAML mapping m.
+func mappingKeys(m *yaml.Node) map[string]bool {
+	keys := make(map[string]bool, len(m.Content)/2)
+	for i := 0; i < len(m.Content); i += 2 {
+		keys[m.Content[i].Value] = true
+	}
+	return keys
+}
+
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
 // diagSink collects diagnostics for one file.
@@ -242,10 +251,7 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) bool {
 		return false
 	}
 	valid := true
-	present := map[string]bool{}
-	for i := 0; i < len(root.Content); i += 2 {
-		present[root.Content[i].Value] = true
-	}
+	present := mappingKeys(root)
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		line := k.Line + 1 // the frontmatter starts on file line 2
@@ -296,10 +302,7 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) bool {
 				continue
 			}
 			fm.Metadata, fm.MetadataLines = map[string]string{}, map[string]int{}
-			inMetadata := map[string]bool{}
-			for j := 0; j < len(v.Content); j += 2 {
-				inMetadata[v.Content[j].Value] = true
-			}
+			inMetadata := mappingKeys(v)
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				mk, mv := v.Content[j], v.Content[j+1]
 				var val string

@@ -87,16 +87,7 @@ func TestBuildWith(t *testing.T) {
 				if bg == nil {
 					continue
 				}
-				w := binenc.NewWriter()
-				bg.Encode(w)
-				r, err := binenc.NewReader(w.Bytes())
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := DecodeBag(r)
-				if err != nil {
-					t.Fatal(err)
-				}
+				got := roundTripBag(t, bg)
 				if diff := cmp.Diff(bg, got, exportAll); diff != "" {
 					t.Fatalf("bag %d round trip (-want +got):\n%s", i, diff)
 				}
@@ -283,17 +274,24 @@ func TestBagGrams(t *testing.T) {
 	if _, ok := slices.BinarySearch(b.terms, "user"); ok || !slices.Equal(b.gramStems, []string{"user"}) {
 		t.Errorf("got terms %q, gram stems %q; want user among the gram stems alone", b.terms, b.gramStems)
 	}
+	dec := roundTripBag(t, &Bag{b: b})
+	if diff := cmp.Diff(want, got(&dec.b)); diff != "" {
+		t.Errorf("decoded bigrams (-want +got):\n%s", diff)
+	}
+}
+
+// roundTripBag returns bg encoded as the cache writes it and decoded.
+func roundTripBag(t *testing.T, bg *Bag) *Bag {
+	t.Helper()
 	w := binenc.NewWriter()
-	(&Bag{b: b}).Encode(w)
+	bg.Encode(w)
 	r, err := binenc.NewReader(w.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec, err := DecodeBag(r)
+	got, err := DecodeBag(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, got(&dec.b)); diff != "" {
-		t.Errorf("decoded bigrams (-want +got):\n%s", diff)
-	}
+	return got
 }

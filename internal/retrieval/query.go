@@ -438,10 +438,6 @@ var (
 	modals      = map[string]bool{"should": true, "must": true}
 	negModals   = map[string]bool{"shouldnt": true, "mustnt": true}
 	participles = map[string]bool{"used": true, "loaded": true, "included": true, "applied": true, "invoked": true, "called": true, "run": true}
-
-	notWord = map[string]bool{"not": true}
-	beWord  = map[string]bool{"be": true}
-	toWord  = map[string]bool{"to": true}
 )
 
 const (
@@ -705,16 +701,23 @@ func (q *Query) postfixAt(c int) int {
 		}
 		return false
 	}
+	nextWord := func(w string) bool {
+		if q.nextIs(k, w) {
+			k++
+			return true
+		}
+		return false
+	}
 	w := q.words[c]
 	if modals[w] || negModals[w] {
 		// "X should not be used", "X shouldn't be used": a modal's "not"
 		// and its "be", then a predicate or the participle of a verb
 		// that brings a unit into the work.
-		if modals[w] && !next(notWord) {
+		if modals[w] && !nextWord("not") {
 			return 0
 		}
 		next(intensifiers)
-		if next(beWord) && (next(predicates) || next(participles)) {
+		if nextWord("be") && (next(predicates) || next(participles)) {
 			return k
 		}
 		return 0
@@ -723,8 +726,7 @@ func (q *Query) postfixAt(c int) int {
 	case negCopulas[w]:
 	case next(negPredicates):
 		return k
-	case q.nextIs(k, "not"):
-		k++
+	case nextWord("not"):
 	case q.nextIs(k, "no") && q.nextIs(k+1, "longer"):
 		k += 2
 	default:
@@ -735,7 +737,7 @@ func (q *Query) postfixAt(c int) int {
 		return k
 	}
 	// "X is not to be used"
-	if next(toWord) && next(beWord) && (next(predicates) || next(participles)) {
+	if nextWord("to") && nextWord("be") && (next(predicates) || next(participles)) {
 		return k
 	}
 	return 0

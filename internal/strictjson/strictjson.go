@@ -38,14 +38,14 @@ func (e *KeyError) Error() string {
 // name of one of v's fields, given once; a *KeyError says which is not.
 // data must hold one JSON value and nothing after it.
 func Unmarshal(data []byte, v any) error {
-	unknown, known, err := members(data, v)
+	unknown, err := members(data, v, nil)
 	if err != nil {
 		return err
 	}
 	if len(unknown) > 0 {
 		return &KeyError{Key: unknown[0]}
 	}
-	return decode(data, known, v)
+	return json.Unmarshal(data, v)
 }
 
 // UnmarshalKnown is Unmarshal that leaves out the keys that are none of
@@ -55,69 +55,62 @@ func Unmarshal(data []byte, v any) error {
 // ("TASK") is one of them, never read as the field; a repeated key is
 // still refused.
 func UnmarshalKnown(data []byte, v any) (unknown []string, err error) {
-	unknown, known, err := members(data, v)
-	if err != nil {
+	known := map[string]json.RawMessage{}
+	if unknown, err = members(data, v, known); err != nil {
 		return nil, err
 	}
-	if len(unknown) == 0 {
-		return nil, decode(data, known, v)
+	if len(unknown) > 0 {
+		// Decoded without them, so that encoding/json cannot take one
+		// for a field spelt otherwise.
+		if data, err = json.Marshal(known); err != nil {
+			return nil, err
+		}
 	}
-	return unknown, decode(nil, known, v)
+	return unknown, json.Unmarshal(data, v)
 }
 
-// members reads the object in data: the keys that are none of v's
-// fields' names, and the members whose keys are (nil when data holds no
-// other: then data itself is decoded). A repeated key is a *KeyError.
-func members(data []byte, v any) (unknown []string, known map[string]json.RawMessage, err error) {
+// members reads the object in data and returns the keys that are none of
+// v's fields' names, in order; known, when not nil, gets the members whose
+// keys are. A repeated key is a *KeyError.
+func members(data []byte, v any, known map[string]json.RawMessage) (unknown []string, err error) {
 	names := fieldNames(reflect.TypeOf(v).Elem())
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if tok != json.Delim('{') {
-		return nil, nil, ErrNotObject
+		return nil, ErrNotObject
 	}
 	seen := map[string]bool{}
-	known = map[string]json.RawMessage{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		key := tok.(string) // an object's member starts with its key
 		if seen[key] {
-			return nil, nil, &KeyError{Key: key, Repeated: true}
+			return nil, &KeyError{Key: key, Repeated: true}
 		}
 		seen[key] = true
 		var value json.RawMessage
 		if err := dec.Decode(&value); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		if !names[key] {
+		switch {
+		case !names[key]:
 			unknown = append(unknown, key)
-			continue
+		case known != nil:
+			known[key] = value
 		}
-		known[key] = value
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, nil, err
+		return nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, nil, errors.New("the body holds more than one JSON value")
+		return nil, errors.New("the body holds more than one JSON value")
 	}
-	return unknown, known, nil
-}
-
-// decode decodes data into v, or, when data is nil, the members known.
-func decode(data []byte, known map[string]json.RawMessage, v any) error {
-	if data == nil {
-		var err error
-		if data, err = json.Marshal(known); err != nil {
-			return err
-		}
-	}
-	return json.Unmarshal(data, v)
+	return unknown, nil
 }
 
 // fieldNames returns the JSON names of t's exported fields.

@@ -649,9 +649,5 @@ func confined(root, file string) bool {
 		return false
 	}
 	file, err = filepath.Abs(file)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(real, file)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return err == nil && loader.Within(real, file)
 }
