@@ -69,7 +69,7 @@ const EnvDebug = "RLMC_CACHE_DEBUG"
 
 // formatVersion changes with every change of the file layout or of what
 // a unit, a bag or an index holds.
-const formatVersion = 7
+const formatVersion = 8
 
 // magic opens every cache file.
 var magic = [8]byte{'R', 'L', 'M', 'C', 'C', 'A', 'T', 0}
@@ -204,6 +204,9 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 	if prior != nil {
 		st.Hit = true
 		r.Prior, r.PriorOwned = prior.rec, true
+		if lazy {
+			prior.decodeAhead()
+		}
 	} else if c.OnBuild != nil {
 		c.OnBuild()
 	}
@@ -379,6 +382,32 @@ type cached struct {
 	rec             *loader.Record
 	bags, indexData []byte
 	derived         string
+	// unbound, when set, delivers the index decoded without its catalog
+	// (decodeAhead), once.
+	unbound chan unbound
+}
+
+type unbound struct {
+	u   *retrieval.Unbound
+	err error
+}
+
+// decodeAhead starts decoding the index without its catalog, on a core
+// of its own, while the catalog loads: lazy index decodes the rest.
+func (p *cached) decodeAhead() {
+	p.unbound = make(chan unbound, 1)
+	go func() {
+		r, err := binenc.NewSharedReader(p.indexData)
+		if err != nil {
+			p.unbound <- unbound{err: err}
+			return
+		}
+		u, err := retrieval.DecodeUnbound(r)
+		if err == nil {
+			err = r.Done()
+		}
+		p.unbound <- unbound{u, err}
+	}()
 }
 
 // read returns the cache in file when its key is key and it checks out,
@@ -469,6 +498,13 @@ func parse(data []byte, key [32]byte) (*cached, error) {
 
 // index decodes the cached index against cat, lazily or whole.
 func (p *cached) index(cat *ir.Catalog, lazy bool) (*retrieval.Index, error) {
+	if lazy && p.unbound != nil {
+		got := <-p.unbound
+		if got.err != nil {
+			return nil, got.err
+		}
+		return got.u.Bind(cat)
+	}
 	r, err := binenc.NewSharedReader(p.indexData)
 	if err != nil {
 		return nil, err

@@ -27,6 +27,18 @@ func encodeRecord(w *binenc.Writer, rec *loader.Record) {
 			w.Uint(uint64(e.Mode))
 		}
 	}
+	w.Uint(uint64(len(rec.Scans)))
+	for _, sc := range rec.Scans {
+		w.Bool(sc != nil)
+		if sc != nil {
+			w.Str(sc.Root)
+			w.Str(sc.RootReal)
+			w.Int(int64(sc.First))
+			w.Int(int64(sc.End))
+			w.Strs(sc.Skills)
+			encodeDiags(w, sc.Diags)
+		}
+	}
 	w.Uint(uint64(len(rec.Units)))
 	for i := range rec.Units {
 		r := &rec.Units[i]
@@ -65,6 +77,15 @@ func decodeRecord(r *binenc.Reader) (*loader.Record, error) {
 		for j := range f.Entries {
 			f.Entries[j] = loader.Entry{Base: r.Str(), Mode: fs.FileMode(r.Uint())}
 		}
+	}
+	rec.Scans = make([]*loader.Scan, r.Len())
+	for i := range rec.Scans {
+		if r.Bool() {
+			rec.Scans[i] = &loader.Scan{Root: r.Str(), RootReal: r.Str(), First: int(r.Int()), End: int(r.Int()), Skills: r.Strs(), Diags: decodeDiags(r)}
+		}
+	}
+	if r.Err() == nil {
+		rec.StatAhead() // while the units decode
 	}
 	rec.Units = make([]loader.UnitRecord, r.Len())
 	// The units in one allocation: a catalog of thousands would otherwise

@@ -63,6 +63,9 @@ type scanner struct {
 	visit func(Folder)
 	// pre holds stats taken ahead (nil: none).
 	pre *prestat
+	// opaque: the walk depended on something its listings do not record
+	// (see Scan), so it cannot be replayed.
+	opaque bool
 }
 
 func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string, args ...any) {
@@ -73,18 +76,80 @@ func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string,
 // error; whether that is worth reporting is the caller's decision (a
 // missing default root is not). The returned *os.Root stays
 // open for reading the skills found; the caller closes it.
-func discover(root string, precedence int, limits Limits, prior map[string]*FolderRecord, pre *prestat) (*os.Root, *scanner, error) {
-	return scan(root, precedence, limits, prior, pre, nil)
-}
-
-func scan(root string, precedence int, limits Limits, prior map[string]*FolderRecord, pre *prestat, visit func(Folder)) (*os.Root, *scanner, error) {
+// An earlier scan of the root, when it can be replayed and every folder
+// it walked (in folders, the earlier Record's) keeps its stamp, stands
+// for the walk.
+func discover(root string, precedence int, limits Limits, prior map[string]*FolderRecord, pre *prestat, earlier *Scan, folders []FolderRecord) (*os.Root, *scanner, error) {
 	fsRoot, real, err := openRoot(root)
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, prior: prior, pre: pre, visit: visit}
+	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, prior: prior, pre: pre}
+	if !s.replay(earlier, folders) {
+		s.walk(real, ".", 0)
+	}
+	return fsRoot, s, nil
+}
+
+func scan(root string, limits Limits, visit func(Folder)) (*os.Root, *scanner, error) {
+	fsRoot, real, err := openRoot(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, rootReal: real, visited: map[string]bool{}, visit: visit}
 	s.walk(real, ".", 0)
 	return fsRoot, s, nil
+}
+
+// replay takes the scan of the root from earlier, when the walk would
+// find the same: the same root, and every folder earlier walked keeps
+// its trusted stamp, so has the listing recorded for it. Each SKILL.md
+// is stat'ed as the walk would, and must still be a regular file. It
+// reports whether it did; when not, the scanner is as it was.
+func (s *scanner) replay(earlier *Scan, folders []FolderRecord) bool {
+	if earlier == nil || earlier.Root != s.root || earlier.RootReal != s.rootReal ||
+		earlier.First < 0 || earlier.First > earlier.End || earlier.End > len(folders) {
+		return false
+	}
+	walked := folders[earlier.First:earlier.End]
+	now := time.Now()
+	for i := range walked {
+		info, err := s.pre.lstatFolder(walked[i].Path)
+		if err != nil || !info.IsDir() || racy(info, now) || StampInfo(info) != walked[i].Stamp {
+			return false
+		}
+	}
+	founds := make([]found, 0, len(earlier.Skills))
+	for _, rel := range earlier.Skills {
+		dirReal := filepath.Join(s.rootReal, filepath.FromSlash(rel))
+		listing, ok := s.prior[dirReal]
+		if !ok {
+			return false
+		}
+		file := filepath.Join(dirReal, SkillFile)
+		info, err := s.pre.statFile(file)
+		if err != nil || !info.Mode().IsRegular() {
+			return false
+		}
+		founds = append(founds, s.newFound(dirReal, rel, file, false, info, listing.dirEntries()))
+	}
+	s.found, s.diags = founds, slices.Clone(earlier.Diags)
+	s.listed = append(s.listed, walked...)
+	s.folders = len(walked)
+	return true
+}
+
+// record returns the scan's record, nil when it cannot be replayed.
+// first and end place its listings in the load's Record.Folders.
+func (s *scanner) record(first, end int) *Scan {
+	if s.opaque || s.visit != nil || end-first != s.folders {
+		return nil
+	}
+	sc := &Scan{Root: s.root, RootReal: s.rootReal, First: first, End: end, Skills: make([]string, len(s.found)), Diags: slices.Clone(s.diags)}
+	for i := range s.found {
+		sc.Skills[i] = s.found[i].relDir
+	}
+	return sc
 }
 
 // Folder is one folder discovery visits, as Walk reports it.
@@ -105,7 +170,7 @@ type Folder struct {
 // error Load meets. Package compiler's live catalog watches what it
 // visits, so the two never disagree on what a load reads.
 func Walk(root string, limits Limits, visit func(Folder)) error {
-	fsRoot, _, err := scan(root, 0, limits, nil, nil, visit)
+	fsRoot, _, err := scan(root, limits, visit)
 	if err != nil {
 		return err
 	}
@@ -182,11 +247,7 @@ func (s *scanner) list(dirReal string) ([]fs.DirEntry, error) {
 	}
 	if p, ok := s.prior[dirReal]; ok && trusted && p.Stamp == stamp {
 		s.listed = append(s.listed, *p)
-		out := make([]fs.DirEntry, len(p.Entries))
-		for i := range p.Entries {
-			out[i] = &p.Entries[i] // a pointer: no copy of the entry on the heap
-		}
-		return out, nil
+		return p.dirEntries(), nil
 	}
 	if testHookList != nil {
 		testHookList(dirReal)
@@ -200,6 +261,15 @@ func (s *scanner) list(dirReal string) ([]fs.DirEntry, error) {
 		s.listed = append(s.listed, rec)
 	}
 	return entries, err
+}
+
+// dirEntries returns the recorded listing as discovery lists a folder.
+func (p *FolderRecord) dirEntries() []fs.DirEntry {
+	out := make([]fs.DirEntry, len(p.Entries))
+	for i := range p.Entries {
+		out[i] = &p.Entries[i] // a pointer: no copy of the entry on the heap
+	}
+	return out
 }
 
 // openRoot resolves root and opens it: it must be a folder.
@@ -305,11 +375,15 @@ func join(rel, name string) string {
 
 func (s *scanner) walk(dirReal, rel string, depth int) {
 	if s.visited[dirReal] {
+		s.opaque = true
 		s.diag(rel, ir.CodeSymlinkLoop, ir.SeverityWarning, "folder already scanned through another path; not scanned again")
 		return
 	}
 	s.visited[dirReal] = true
 	s.folders++
+	if testHookWalk != nil {
+		testHookWalk(dirReal)
+	}
 	entries, err := s.list(dirReal)
 	skill := slices.IndexFunc(entries, func(e fs.DirEntry) bool { return e.Name() == SkillFile && !e.IsDir() })
 	if s.visit != nil {
@@ -337,6 +411,9 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 	}
 	for _, e := range entries {
 		child, why := subfolder(s.rootReal, dirReal, e)
+		if why != skipName && e.Type()&fs.ModeSymlink != 0 {
+			s.opaque = true // resolved now; its listing does not say where to
+		}
 		childRel := join(rel, e.Name())
 		switch why {
 		case skipName, skipFile:
@@ -373,7 +450,9 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry, entries []fs.DirEntry) {
 	file := filepath.Join(dirReal, SkillFile)
 	fileRel := join(rel, SkillFile)
-	if e.Type()&fs.ModeSymlink != 0 {
+	linked := e.Type()&fs.ModeSymlink != 0
+	if linked {
+		s.opaque = true
 		target, err := filepath.EvalSymlinks(file)
 		if err != nil {
 			s.diag(fileRel, ir.CodeSymlinkLoop, ir.SeverityError, "SKILL.md symlink cannot be resolved (loop or dangling)")
@@ -387,17 +466,24 @@ func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry, entries []fs.DirE
 	}
 	info, err := s.pre.statFile(file)
 	if err != nil || !info.Mode().IsRegular() {
+		s.opaque = true
 		s.diag(fileRel, ir.CodeReadError, ir.SeverityError, "SKILL.md is not a regular file")
 		return
 	}
+	s.found = append(s.found, s.newFound(dirReal, rel, file, linked, info, entries))
+}
+
+// newFound is the skill found in the folder dirReal (rel below the root)
+// whose SKILL.md, file, was stat'ed as info.
+func (s *scanner) newFound(dirReal, rel, file string, linked bool, info fs.FileInfo, entries []fs.DirEntry) found {
 	f := found{
 		root: s.root, fsRoot: s.fsRoot, precedence: s.precedence, rootReal: s.rootReal,
 		relDir: rel, relReal: relTo(s.rootReal, dirReal), dirReal: dirReal, fileReal: file,
-		fileLinked: e.Type()&fs.ModeSymlink != 0, trusted: !racy(info, time.Now()), entries: entries,
+		fileLinked: linked, trusted: !racy(info, time.Now()), entries: entries,
 	}
 	f.origin = Origin{
 		Root: f.root, Precedence: f.precedence, RootReal: f.rootReal, RelDir: f.relDir, RelReal: f.relReal,
 		DirReal: f.dirReal, FileReal: f.fileReal, FileLinked: f.fileLinked, Stamp: StampInfo(info),
 	}
-	s.found = append(s.found, f)
+	return f
 }

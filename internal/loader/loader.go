@@ -144,14 +144,22 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 			priorFolders[opts.Prior.Folders[i].Path] = &opts.Prior.Folders[i]
 		}
 	}
-	var listed []FolderRecord
+	var (
+		listed []FolderRecord
+		scans  = make([]*Scan, len(roots))
+	)
 	pre := newPrestat(opts.Prior)
 	if opts.Prior != nil {
 		all = make([]found, 0, len(opts.Prior.Units)) // as many as last time, most likely
 	}
 	for i, root := range roots {
 		irRoots = append(irRoots, ir.Root{Dir: root.Dir, Precedence: i})
-		fsRoot, sc, err := discover(root.Dir, i, opts.Limits, priorFolders, pre)
+		var earlier *Scan
+		var earlierFolders []FolderRecord
+		if opts.Prior != nil && i < len(opts.Prior.Scans) {
+			earlier, earlierFolders = opts.Prior.Scans[i], opts.Prior.Folders
+		}
+		fsRoot, sc, err := discover(root.Dir, i, opts.Limits, priorFolders, pre, earlier, earlierFolders)
 		if err != nil {
 			// The built-in roots are places skills may be, so a missing
 			// one is no mistake; a root the user named, even in the
@@ -167,6 +175,7 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 		}
 		defer fsRoot.Close()
 		founds, ds := sc.found, sc.diags
+		scans[i] = sc.record(len(listed), len(listed)+len(sc.listed))
 		listed = append(listed, sc.listed...)
 		diags = append(diags, ds...)
 		exclude := resolveExcludes(fsRoot, opts.Exclude)
@@ -193,7 +202,7 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 	if testHookAfterDiscover != nil {
 		testHookAfterDiscover()
 	}
-	rec := &Record{Units: make([]UnitRecord, len(all)), Diags: slices.Clone(diags), Folders: listed}
+	rec := &Record{Units: make([]UnitRecord, len(all)), Diags: slices.Clone(diags), Folders: listed, Scans: scans}
 	// By skill folder, which one load reaches once; reusable compares the
 	// whole origin.
 	var prior map[string]*UnitRecord
@@ -248,9 +257,11 @@ var testHookAfterDiscover func()
 
 // testHookList and testHookRead, when set by a test, hear of every folder
 // listed and every SKILL.md read from disk (not taken from a Record).
+// testHookWalk hears of every folder a scan walks (not replayed).
 var (
 	testHookList func(dirReal string)
 	testHookRead func(fileReal string)
+	testHookWalk func(dirReal string)
 )
 
 func rootErr(err error) error {

@@ -3,65 +3,106 @@ package loader
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
 )
 
 // prestat holds the stats of the folders and SKILL.md files an earlier
-// load recorded, taken on every core at the start of a load: discovery
-// stats every one of them (a folder to know whether its listing is
-// unchanged, a SKILL.md to know whether it is), one after another, and a
-// stat is the most of what a start from a cache costs per skill. Each is
-// taken before discovery reaches it, as its own would have been, and used
-// once.
+// load recorded, taken on every core: discovery stats every one of them
+// (a folder to know whether its listing is unchanged, a SKILL.md to know
+// whether it is), one after another, and a stat is the most of what a
+// start from a cache costs per skill. Each is taken before discovery
+// reaches it, as its own would have been, and used once.
 type prestat struct {
 	lstat, stat map[string]int // path -> position in infos and errs
 	infos       []fs.FileInfo
 	errs        []error
+	done        sync.WaitGroup
 }
 
-// newPrestat stats every folder of prior (Lstat, as list does) and every
-// unit's SKILL.md (Stat, as addSkill does); nil without a prior record.
+// StatAhead starts taking, on every core, the stats a load given rec as
+// its Prior takes first (see prestat), so that they overlap with
+// whatever the caller does before that load: package catcache calls it
+// once rec's Folders and Scans are decoded, and decodes the units
+// meanwhile. The next load given rec waits for them and uses them.
+func (rec *Record) StatAhead() {
+	rec.ahead.Store(startPrestat(rec.Folders, scanFiles(rec.Scans)))
+}
+
+// scanFiles returns the SKILL.md path of every skill of scans, as replay
+// stats them.
+func scanFiles(scans []*Scan) []string {
+	var files []string
+	for _, sc := range scans {
+		if sc == nil {
+			continue
+		}
+		for _, rel := range sc.Skills {
+			files = append(files, filepath.Join(sc.RootReal, filepath.FromSlash(rel), SkillFile))
+		}
+	}
+	return files
+}
+
+// newPrestat returns the stats of every folder of prior (Lstat, as list
+// does) and every unit's SKILL.md (Stat, as addSkill does), those
+// StatAhead started when it did; nil without a prior record.
 func newPrestat(prior *Record) *prestat {
 	if prior == nil {
 		return nil
 	}
-	n := len(prior.Folders) + len(prior.Units)
-	p := &prestat{lstat: make(map[string]int, len(prior.Folders)), stat: make(map[string]int, len(prior.Units)),
-		infos: make([]fs.FileInfo, n), errs: make([]error, n)}
+	p := prior.ahead.Swap(nil)
+	if p == nil {
+		files := make([]string, len(prior.Units))
+		for i := range prior.Units {
+			files[i] = prior.Units[i].Origin.FileReal
+		}
+		p = startPrestat(prior.Folders, files)
+	}
+	p.done.Wait()
+	return p
+}
+
+// startPrestat starts stat'ing folders (Lstat) and files (Stat) on every
+// core; done ends when all are taken.
+func startPrestat(folders []FolderRecord, files []string) *prestat {
+	n := len(folders) + len(files)
+	p := &prestat{infos: make([]fs.FileInfo, n), errs: make([]error, n)}
 	paths := make([]string, n)
-	for i := range prior.Folders {
-		paths[i] = prior.Folders[i].Path
-		p.lstat[paths[i]] = i
+	for i := range folders {
+		paths[i] = folders[i].Path
 	}
-	for i := range prior.Units {
-		k := len(prior.Folders) + i
-		paths[k] = prior.Units[i].Origin.FileReal
-		p.stat[paths[k]] = k
-	}
-	var (
-		next atomic.Int64
-		wg   sync.WaitGroup
-	)
+	copy(paths[len(folders):], files)
+	var next atomic.Int64
 	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		p.done.Go(func() {
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= n {
 					return
 				}
-				if k < len(prior.Folders) {
+				if k < len(folders) {
 					p.infos[k], p.errs[k] = os.Lstat(paths[k])
 				} else {
 					p.infos[k], p.errs[k] = os.Stat(paths[k])
 				}
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	// The lookups are built meanwhile, on a core of their own if there
+	// is one.
+	p.done.Go(func() {
+		p.lstat, p.stat = make(map[string]int, len(folders)), make(map[string]int, len(files))
+		for i, path := range paths {
+			if i < len(folders) {
+				p.lstat[path] = i
+			} else {
+				p.stat[path] = i
+			}
+		}
+	})
 	return p
 }
 

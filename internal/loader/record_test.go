@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/rlmc-dev/rlmc/internal/testkit"
 )
@@ -76,5 +77,135 @@ func TestRecordReuse(t *testing.T) {
 	}
 	if _, ok := cat3.Lookup("added-skill"); !ok || len(cat3.Units) != 61 {
 		t.Errorf("got %d units; want 61 with added-skill", len(cat3.Units))
+	}
+}
+
+// TestScanReplay: a load given the previous load's Record takes a root's
+// discovery from it, walking no folder, when every folder the root's walk
+// listed keeps its stamp, and finds exactly what a walk finds; a change
+// below the root, or a symlink the walk had to resolve, walks it again.
+func TestScanReplay(t *testing.T) {
+	then := time.Now().Add(-time.Hour)
+	later := then.Add(time.Minute)
+	tests := []struct {
+		name string
+		// setup alters the catalog before the first load, change
+		// between the two loads; nil: none.
+		setup, change func(t *testing.T, roots []string)
+		// walked: the roots (by position) the second load walks.
+		walked []int
+	}{
+		{name: "unchanged"},
+		{name: "diagnosed_unchanged", setup: func(t *testing.T, roots []string) {
+			testkit.WriteFile(t, filepath.Join(roots[0], "cat05", "odd", "skill.md"), "---\nname: odd\n---\n")
+		}},
+		{name: "skill_added", walked: []int{1}, change: func(t *testing.T, roots []string) {
+			cat := filepath.Join(roots[1], "cat03")
+			testkit.WriteFile(t, filepath.Join(cat, "added", "SKILL.md"), "---\nname: added\ndescription: Added later.\n---\n")
+			testkit.Backdate(t, cat, later)
+		}},
+		{name: "skill_removed", walked: []int{0}, change: func(t *testing.T, roots []string) {
+			dirs, _ := filepath.Glob(filepath.Join(roots[0], "cat02", "*"))
+			if err := os.RemoveAll(dirs[0]); err != nil {
+				t.Fatal(err)
+			}
+			testkit.Backdate(t, filepath.Join(roots[0], "cat02"), later)
+		}},
+		{name: "skill_file_now_folder", walked: []int{0}, change: func(t *testing.T, roots []string) {
+			dirs, _ := filepath.Glob(filepath.Join(roots[0], "cat04", "*"))
+			file := filepath.Join(dirs[0], SkillFile)
+			if err := os.Remove(file); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(file, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			testkit.Backdate(t, dirs[0], later)
+		}},
+		{name: "skill_edited", change: func(t *testing.T, roots []string) {
+			files, _ := filepath.Glob(filepath.Join(roots[1], "cat01", "*", SkillFile))
+			testkit.WriteFile(t, files[0], "---\nname: edited\ndescription: Edited later.\n---\n")
+			testkit.Backdate(t, files[0], later)
+		}},
+		{name: "misnamed_file", walked: []int{0}, change: func(t *testing.T, roots []string) {
+			testkit.WriteFile(t, filepath.Join(roots[0], "cat05", "odd", "skill.md"), "---\nname: odd\n---\n")
+			testkit.Backdate(t, filepath.Join(roots[0], "cat05"), later)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			roots := append(testkit.GenerateCatalog(t, filepath.Join(dir, "a"), 80, 3), testkit.GenerateCatalog(t, filepath.Join(dir, "b"), 80, 5)...)
+			if tt.setup != nil {
+				tt.setup(t, roots)
+			}
+			testkit.Backdate(t, dir, then)
+			opts := Options{Roots: roots}
+			_, rec, err := LoadRecorded(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, sc := range rec.Scans {
+				if sc == nil {
+					t.Fatalf("root %d: got no scan recorded; want one", i)
+				}
+			}
+			if tt.change != nil {
+				tt.change(t, roots)
+			}
+			walked := map[int]bool{}
+			testHookWalk = func(d string) {
+				for i, r := range roots {
+					if Within(r, d) {
+						walked[i] = true
+					}
+				}
+			}
+			t.Cleanup(func() { testHookWalk = nil })
+			opts.Prior = rec
+			got, gotRec, err := LoadRecorded(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var walkedRoots []int
+			for i := range roots {
+				if walked[i] {
+					walkedRoots = append(walkedRoots, i)
+				}
+			}
+			if !slices.Equal(walkedRoots, tt.walked) {
+				t.Errorf("got roots %v walked; want %v", walkedRoots, tt.walked)
+			}
+			testHookWalk = nil
+			want, wantRec, err := LoadRecorded(context.Background(), Options{Roots: roots})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(*want)); diff != "" {
+				t.Errorf("catalog (-walked +replayed):\n%s", diff)
+			}
+			ignoreUnits := cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Units" }, cmp.Ignore())
+			if diff := cmp.Diff(wantRec, gotRec, ignoreUnits, cmpopts.IgnoreUnexported(Record{})); diff != "" {
+				t.Errorf("record (-walked +replayed):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestScanSymlinkNotReplayed: a root whose walk resolved a symlink
+// records no scan, so the next load walks it and resolves the link again.
+func TestScanSymlinkNotReplayed(t *testing.T) {
+	dir := t.TempDir()
+	roots := append(testkit.GenerateCatalog(t, filepath.Join(dir, "a"), 60, 4), testkit.GenerateCatalog(t, filepath.Join(dir, "b"), 60, 6)...)
+	if err := os.Symlink(filepath.Join(roots[0], "cat01"), filepath.Join(roots[0], "linked")); err != nil {
+		t.Skip(err)
+	}
+	testkit.Backdate(t, dir, time.Now().Add(-time.Hour))
+	_, rec, err := LoadRecorded(context.Background(), Options{Roots: roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Scans[0] != nil || rec.Scans[1] == nil {
+		t.Errorf("got scans %v, %v recorded; want the linked root's left out, the other's kept", rec.Scans[0], rec.Scans[1])
 	}
 }

@@ -71,20 +71,35 @@ func Decode(r *binenc.Reader, cat *ir.Catalog) (*Index, error) {
 // reads a few of them. From a shared reader (binenc.NewSharedReader) the
 // index keeps slices of the reader's input. A list that turns out not to
 // decode is empty: the caller checksums what it reads.
-func DecodeLazy(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
+func DecodeLazy(r *binenc.Reader, cat *ir.Catalog) (*Index, error) {
+	u, err := DecodeUnbound(r)
+	if err != nil {
+		return nil, err
+	}
+	return u.Bind(cat)
+}
+
+// Unbound is an index DecodeUnbound decoded, not yet bound to its
+// catalog.
+type Unbound struct {
+	ix    *Index
+	units int
+}
+
+// DecodeUnbound is the part of DecodeLazy that needs no catalog: a start
+// from the cache runs it while the catalog loads, then binds the index
+// to the catalog loaded.
+func DecodeUnbound(r *binenc.Reader) (u *Unbound, err error) {
 	defer func() {
 		// The reader bounds every length; an index that decodes but does
 		// not fit its own tables must not take the process down either.
 		if v := recover(); v != nil {
-			ix, err = nil, fmt.Errorf("decoding the index: %v: %w", v, binenc.ErrCorrupt)
+			u, err = nil, fmt.Errorf("decoding the index: %v: %w", v, binenc.ErrCorrupt)
 		}
 	}()
-	ix = &Index{}
-	ix.place(cat)
-	if n := r.Len(); n != len(ix.units) {
-		return nil, fmt.Errorf("decoding the index: %d units, the catalog indexes %d: %w", n, len(ix.units), binenc.ErrCorrupt)
-	}
-	ix.postings.lz = readTable(r, r.Strs(), func(t string) string { return t }, strings.Compare, decodePostings, len(ix.units))
+	ix := &Index{}
+	units := r.Len()
+	ix.postings.lz = readTable(r, r.Strs(), func(t string) string { return t }, strings.Compare, decodePostings, units)
 	if n, isNil := r.Count(); !isNil {
 		ix.phrases = make([]phrase, n)
 	}
@@ -97,13 +112,12 @@ func DecodeLazy(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
 		grams[i] = uint64(r.StrID())<<32 | uint64(r.StrID())
 	}
 	gram := func(k uint64) bigram { return bigram{r.StrAt(uint32(k >> 32)), r.StrAt(uint32(k))} }
-	ix.bigrams.lz = readTable(r, grams, gram, compareBigrams, decodeUnits, len(ix.units))
+	ix.bigrams.lz = readTable(r, grams, gram, compareBigrams, decodeUnits, units)
 	ix.objects, ix.actions = decodeKeySet(r), decodeKeySet(r)
 	ix.unitObjects, ix.unitActions = decodeLists(r), decodeLists(r)
 	ix.wholeNames = decodeSeqMatcher(r)
 	ix.nameUnits = r.Strs()
 	ix.aliases = decodeLists(r)
-	units := len(ix.units)
 	ix.phraseSeqs.checkEnds(r, len(ix.phrases))
 	ix.objects.seqs.checkEnds(r, len(ix.objects.keys))
 	ix.actions.seqs.checkEnds(r, len(ix.actions.keys))
@@ -118,6 +132,17 @@ func DecodeLazy(r *binenc.Reader, cat *ir.Catalog) (ix *Index, err error) {
 	}
 	if err := r.Err(); err != nil {
 		return nil, fmt.Errorf("decoding the index: %w", err)
+	}
+	return &Unbound{ix: ix, units: units}, nil
+}
+
+// Bind binds the index to cat, the catalog it was built over; an index
+// of another count of units is corrupt. Bind is called once.
+func (u *Unbound) Bind(cat *ir.Catalog) (*Index, error) {
+	ix := u.ix
+	ix.place(cat)
+	if len(ix.units) != u.units {
+		return nil, fmt.Errorf("decoding the index: %d units, the catalog indexes %d: %w", u.units, len(ix.units), binenc.ErrCorrupt)
 	}
 	return ix, nil
 }

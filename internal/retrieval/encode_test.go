@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"slices"
 	"testing"
@@ -294,4 +295,25 @@ func roundTripBag(t *testing.T, bg *Bag) *Bag {
 		t.Fatal(err)
 	}
 	return got
+}
+
+// TestBindOtherCatalog: an index decoded without its catalog does not
+// bind to a catalog of another count of units.
+func TestBindOtherCatalog(t *testing.T) {
+	cat := encodeCatalogs(t)["hand"]
+	w := binenc.NewWriter()
+	Build(cat, nil).Encode(w)
+	r, err := binenc.NewReader(w.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := DecodeUnbound(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := slices.IndexFunc(cat.Units, func(u *ir.Unit) bool { return u.Status == ir.StatusOK })
+	fewer := ir.NewCatalog(cat.Roots, slices.Delete(slices.Clone(cat.Units), ok, ok+1), nil)
+	if _, err := u.Bind(fewer); !errors.Is(err, binenc.ErrCorrupt) {
+		t.Errorf("bound to a catalog with one indexed unit fewer: got %v; want %v", err, binenc.ErrCorrupt)
+	}
 }
