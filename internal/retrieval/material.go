@@ -21,6 +21,8 @@ var structured = regexp.MustCompile(`^(?:` +
 	`|(?:From|To|Cc|Subject|Date|Sent|Reply-To):\s` + // mail headers
 	`|\s*\[?\d{1,4}[-/:.]\d{1,2}` + // a time or date first: log lines, transcripts, CSV rows
 	`|\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|PANIC)\b` +
+	`|\s*(?:error|warning|fatal|note|help|hint)(?:\[[\w-]+\])?: ` + // a compiler's or a tool's diagnostic (error[E0308]: ...)
+	`|npm (?:ERR!|WARN) ` +
 	`|\s+at\s+\S+` + // Java and JavaScript stack frames
 	`|\s*File "` + `|Traceback\b|goroutine \d+|panic:` +
 	`|diff --git|index [0-9a-f]{6,}|--- |\+\+\+ |@@ ` +

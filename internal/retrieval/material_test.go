@@ -38,6 +38,10 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "inline code is no fence", task: "Quick question.\n```pdftotext report.pdf``` works fine locally.\n\nNow extract the tables from the PDF.", want: nil},
 		{name: "a crontab", task: "# m h dom mon dow command\n*/15 * * * 1-5 /opt/jobs/sync.sh >> /var/log/sync.log 2>&1\n0 2 * * * /opt/jobs/backup_db.sh --email ops@acme.io\n\nWhat does this crontab do?", want: []string{"# m h dom mon dow command\n*/15 * * * 1-5 /opt/jobs/sync.sh >> /var/log/sync.log 2>&1\n0 2 * * * /opt/jobs/backup_db.sh --email ops@acme.io\n"}},
 		{name: "a sentence naming a file and a flag is prose", task: "Run go test -race ./... on the api package and fix what fails.", want: nil},
+		{name: "a build tool's output", task: "$ cargo build\n   Compiling api v0.3.0\nerror[E0308]: mismatched types\nhelp: consider borrowing here\n\nWhy does this not compile?", want: []string{"$ cargo build\n   Compiling api v0.3.0\nerror[E0308]: mismatched types\nhelp: consider borrowing here\n"}},
+		{name: "a tool's lowercase diagnostics", task: "* Getting build dependencies for sdist...\nerror: Multiple top-level packages discovered in a flat-layout.\n\nFix the packaging.", want: []string{"* Getting build dependencies for sdist...\nerror: Multiple top-level packages discovered in a flat-layout.\n"}},
+		{name: "npm's errors", task: "npm ERR! code ERESOLVE\nnpm ERR! Could not resolve dependency\n\nHow do I fix this install?", want: []string{"npm ERR! code ERESOLVE\nnpm ERR! Could not resolve dependency\n"}},
+		{name: "a sentence that starts with a word like note is prose", task: "Note that the build fails on Windows only.\n\nFix it.", want: nil},
 		{name: "a CSV row", task: "Forecast this:\n\n2024-03-01,plant-7,412.6\nsite,kwh,peak", want: []string{"2024-03-01,plant-7,412.6\nsite,kwh,peak"}},
 	}
 	for _, tt := range tests {
