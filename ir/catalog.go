@@ -1,6 +1,9 @@
 package ir
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+)
 
 // Root is a folder that skills were discovered under.
 type Root struct {
@@ -21,15 +24,8 @@ type Catalog struct {
 // NewCatalog sorts units by name, then precedence, then path, and indexes
 // the unit that answers to each name: the one not shadowed.
 func NewCatalog(roots []Root, units []*Unit, diags Diagnostics) *Catalog {
-	sort.SliceStable(units, func(i, j int) bool {
-		a, b := units[i], units[j]
-		if a.Name != b.Name {
-			return a.Name < b.Name
-		}
-		if a.Precedence != b.Precedence {
-			return a.Precedence < b.Precedence
-		}
-		return a.Path < b.Path
+	slices.SortStableFunc(units, func(a, b *Unit) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Precedence, b.Precedence), cmp.Compare(a.Path, b.Path))
 	})
 	diags.Sort()
 	c := &Catalog{Roots: roots, Units: units, Diagnostics: diags, byName: make(map[string]*Unit, len(units))}

@@ -121,12 +121,15 @@ func (s *scanner) replay(earlier *Scan, folders []FolderRecord) bool {
 	}
 	founds := make([]found, 0, len(earlier.Skills))
 	for _, rel := range earlier.Skills {
-		dirReal := filepath.Join(s.rootReal, filepath.FromSlash(rel))
+		dirReal, ok := joinRel(s.rootReal, rel)
+		if !ok {
+			return false
+		}
 		listing, ok := s.prior[dirReal]
 		if !ok {
 			return false
 		}
-		file := filepath.Join(dirReal, SkillFile)
+		file := dirReal + string(filepath.Separator) + SkillFile
 		info, err := s.pre.statFile(file)
 		if err != nil || !info.Mode().IsRegular() {
 			return false
@@ -137,6 +140,24 @@ func (s *scanner) replay(earlier *Scan, folders []FolderRecord) bool {
 	s.listed = append(s.listed, walked...)
 	s.folders = len(walked)
 	return true
+}
+
+// joinRel is filepath.Join(root, rel) for the slash-separated rel the
+// walk recorded (join's, "." for the root itself), without cleaning it
+// again: a replay joins 20,000 of them. A rel that is not clean (a cache
+// written by something else) is refused.
+func joinRel(root, rel string) (string, bool) {
+	if rel == "." {
+		return root, true
+	}
+	rel = filepath.FromSlash(rel)
+	if !cleanElems(rel) {
+		return "", false
+	}
+	if root != "" && os.IsPathSeparator(root[len(root)-1]) {
+		return root + rel, true
+	}
+	return root + string(filepath.Separator) + rel, true
 }
 
 // record returns the scan's record, nil when it cannot be replayed.

@@ -40,7 +40,9 @@ func scanFiles(scans []*Scan) []string {
 			continue
 		}
 		for _, rel := range sc.Skills {
-			files = append(files, filepath.Join(sc.RootReal, filepath.FromSlash(rel), SkillFile))
+			if dir, ok := joinRel(sc.RootReal, rel); ok {
+				files = append(files, dir+string(filepath.Separator)+SkillFile)
+			}
 		}
 	}
 	return files

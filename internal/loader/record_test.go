@@ -209,3 +209,35 @@ func TestScanSymlinkNotReplayed(t *testing.T) {
 		t.Errorf("got scans %v, %v recorded; want the linked root's left out, the other's kept", rec.Scans[0], rec.Scans[1])
 	}
 }
+
+// TestJoinRel: a recorded skill folder joins its root as filepath.Join
+// would, and one that is not clean below it is refused.
+func TestJoinRel(t *testing.T) {
+	root := filepath.Join(string(filepath.Separator)+"skills", "root")
+	tests := []struct {
+		name, root, rel string
+		ok              bool
+	}{
+		{name: "the root itself", root: root, rel: ".", ok: true},
+		{name: "one level", root: root, rel: "review", ok: true},
+		{name: "two levels", root: root, rel: "team/review", ok: true},
+		{name: "the file system's root", root: string(filepath.Separator), rel: "review", ok: true},
+		{name: "up and out", root: root, rel: "../other", ok: false},
+		{name: "up within", root: root, rel: "team/../review", ok: false},
+		{name: "an empty element", root: root, rel: "team//review", ok: false},
+		{name: "a dot element", root: root, rel: "./review", ok: false},
+		{name: "absolute", root: root, rel: "/etc", ok: false},
+		{name: "empty", root: root, rel: "", ok: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := joinRel(tt.root, tt.rel)
+			if ok != tt.ok {
+				t.Fatalf("joinRel(%q, %q): got ok %v; want %v", tt.root, tt.rel, ok, tt.ok)
+			}
+			if want := filepath.Join(tt.root, filepath.FromSlash(tt.rel)); ok && got != want {
+				t.Errorf("joinRel(%q, %q): got %q; want %q", tt.root, tt.rel, got, want)
+			}
+		})
+	}
+}
