@@ -318,6 +318,7 @@ func (c *Cache) key(r loader.Resolved, policy []byte) [32]byte {
 		put("default roots")
 	}
 	put(r.EnvRoot())
+	put(credentials())
 	put(strconv.Itoa(len(r.Roots)))
 	for _, root := range r.Roots {
 		put(root.Dir)
@@ -331,6 +332,18 @@ func (c *Cache) key(r loader.Resolved, policy []byte) [32]byte {
 	var k [32]byte
 	h.Sum(k[:0])
 	return k
+}
+
+// credentials names who the process reads the catalog as: its user, its
+// group and its supplementary groups. A stamp says nothing of who may
+// read a file, so the same user in fewer groups (sudo -u, sg, a
+// container) would otherwise take from the cache skills and folders it
+// can no longer read, with none of the errors a load reports. A test
+// replaces it.
+var credentials = func() string {
+	groups, _ := os.Getgroups()
+	slices.Sort(groups)
+	return fmt.Sprint(os.Getuid(), os.Getgid(), groups)
 }
 
 // putBuild hashes, through put, what identifies the running rlmc: the

@@ -264,6 +264,12 @@ func TestKey(t *testing.T) {
 			t.Errorf("%s changed: got a hit; want a miss", tt.name)
 		}
 	}
+	was := credentials
+	credentials = func() string { return was() + " in fewer groups" }
+	if st := load(t, c, opts, "policy one"); st.Hit {
+		t.Errorf("credentials changed: got a hit; want a miss")
+	}
+	credentials = was
 	if st := load(t, c, opts, "policy one"); !st.Hit || !st.IndexReused {
 		t.Errorf("back to the first key: got %+v; want a whole hit", st)
 	}

@@ -217,11 +217,41 @@ func reusable(f found, prior map[string]*UnitRecord) (*UnitRecord, bool) {
 		if it.Stamp == "absent" && absentFrom(f, it.Path) {
 			continue // still absent: its folder's listing says so
 		}
+		if !plainPath(f.dirReal, it.Path) {
+			return nil, false
+		}
 		if s, _ := Stamp(it.Path); s != it.Stamp {
 			return nil, false
 		}
 	}
 	return p, true
+}
+
+// plainPath reports whether every folder on the way from the skill
+// folder dirReal down to path, a file below it, is a folder and no
+// symlink. A stamp is taken by path, through any symlink on the way: a
+// folder of the skill moved out of its root, a symlink left in its
+// place, keeps its files' stamps, while a load reading it again through
+// the root refuses it. A unit read through such a symlink is read again
+// at every load. A path not below dirReal has no such folders to check.
+func plainPath(dirReal, path string) bool {
+	rel, ok := below(dirReal, path)
+	if !ok {
+		return true
+	}
+	dir := dirReal
+	for {
+		i := strings.IndexFunc(rel, func(r rune) bool { return os.IsPathSeparator(uint8(r)) })
+		if i < 0 {
+			return true
+		}
+		dir = filepath.Join(dir, rel[:i])
+		rel = rel[i+1:]
+		info, err := os.Lstat(dir)
+		if err != nil || !info.IsDir() {
+			return false
+		}
+	}
 }
 
 // absentFrom reports whether path, inside f's skill folder, cannot exist

@@ -241,3 +241,43 @@ func TestJoinRel(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordSymlinkedResource: a skill's folder of resources moved out of
+// the root, a symlink left in its place, keeps its files' stamps; the
+// unit is read again, through the root, and comes out as a load without
+// the record makes it.
+func TestRecordSymlinkedResource(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	skill := filepath.Join(root, "pdf")
+	testkit.WriteFile(t, filepath.Join(skill, SkillFile), "---\nname: pdf\ndescription: Make PDF reports.\n---\n\n# pdf\n\nSee [the guide](references/guide.md).\n")
+	testkit.WriteFile(t, filepath.Join(skill, "references", "guide.md"), "guide\n")
+	then := time.Now().Add(-time.Hour)
+	testkit.Backdate(t, dir, then)
+	opts := Options{Roots: []string{root}}
+	_, rec, err := LoadRecorded(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(skill, "references"), filepath.Join(dir, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "..", "moved"), filepath.Join(skill, "references")); err != nil {
+		t.Skip(err)
+	}
+	opts.Prior = rec
+	got, gotRec, err := LoadRecorded(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := LoadRecorded(context.Background(), Options{Roots: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotRec.Units[0].Reused {
+		t.Errorf("got the unit reused; want it read again")
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(*want)); diff != "" {
+		t.Errorf("catalog (-without the record +with it):\n%s", diff)
+	}
+}
