@@ -14,8 +14,9 @@ import (
 // reported as shadowing itself. The first root in precedence order owns the
 // folder, exclusion included, so a folder one root excludes cannot come
 // back through another that holds it under a different relative path.
+// It keeps them in founds itself, which the caller no longer uses.
 func firstReach(seen map[string]bool, founds []found) []found {
-	kept := make([]found, 0, len(founds))
+	kept := founds[:0]
 	for _, f := range founds {
 		if seen[f.dirReal] {
 			continue
