@@ -54,15 +54,13 @@ type scanner struct {
 	countHit   bool
 	found      []found
 	diags      ir.Diagnostics
-	// prior holds the listings of an earlier load, by folder; listed
+	// earlier is what an earlier load recorded (nil: nothing); listed
 	// records every listing this scan used (see Record.Folders), unless
 	// visit is set: Walk records nothing.
-	prior  map[string]*FolderRecord
-	listed []FolderRecord
+	earlier *earlier
+	listed  []FolderRecord
 	// visit, when set, hears of every folder the walk lists (Walk).
 	visit func(Folder)
-	// pre holds stats taken ahead (nil: none).
-	pre *prestat
 	// opaque: the walk depended on something its listings do not record
 	// (see Scan), so it cannot be replayed.
 	opaque bool
@@ -76,19 +74,64 @@ func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string,
 // error; whether that is worth reporting is the caller's decision (a
 // missing default root is not). The returned *os.Root stays
 // open for reading the skills found; the caller closes it.
-// An earlier scan of the root, when it can be replayed and every folder
-// it walked (in folders, the earlier Record's) keeps its stamp, stands
-// for the walk.
-func discover(root string, precedence int, limits Limits, prior map[string]*FolderRecord, pre *prestat, earlier *Scan, folders []FolderRecord) (*os.Root, *scanner, error) {
+// The earlier load's scan of the root, when it can be replayed and
+// every folder it walked keeps its stamp, stands for the walk.
+func discover(root string, precedence int, limits Limits, ea *earlier) (*os.Root, *scanner, error) {
 	fsRoot, real, err := openRoot(root)
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, prior: prior, pre: pre}
-	if !s.replay(earlier, folders) {
+	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, earlier: ea}
+	if !s.replay() {
 		s.walk(real, ".", 0)
 	}
 	return fsRoot, s, nil
+}
+
+// earlier is what discovery takes from an earlier load's Record: its
+// listings by folder, the stats taken ahead, and its scans.
+type earlier struct {
+	rec      *Record
+	listings map[string]*FolderRecord
+	pre      *prestat
+}
+
+// newEarlier returns what discovery takes from rec; nil for none.
+func newEarlier(rec *Record) *earlier {
+	if rec == nil {
+		return nil
+	}
+	ea := &earlier{rec: rec, listings: make(map[string]*FolderRecord, len(rec.Folders))}
+	for i := range rec.Folders {
+		ea.listings[rec.Folders[i].Path] = &rec.Folders[i]
+	}
+	ea.pre = newPrestat(rec) // while the stats StatAhead started finish, the lookup above was built
+	return ea
+}
+
+// listing returns the earlier listing of the folder dirReal, if any.
+func (ea *earlier) listing(dirReal string) (*FolderRecord, bool) {
+	if ea == nil {
+		return nil, false
+	}
+	p, ok := ea.listings[dirReal]
+	return p, ok
+}
+
+// stats returns the stats taken ahead; nil for none.
+func (ea *earlier) stats() *prestat {
+	if ea == nil {
+		return nil
+	}
+	return ea.pre
+}
+
+// scan returns the earlier scan of the root at precedence, if any.
+func (ea *earlier) scan(precedence int) *Scan {
+	if ea == nil || precedence >= len(ea.rec.Scans) {
+		return nil
+	}
+	return ea.rec.Scans[precedence]
 }
 
 func scan(root string, limits Limits, visit func(Folder)) (*os.Root, *scanner, error) {
@@ -106,15 +149,16 @@ func scan(root string, limits Limits, visit func(Folder)) (*os.Root, *scanner, e
 // its trusted stamp, so has the listing recorded for it. Each SKILL.md
 // is stat'ed as the walk would, and must still be a regular file. It
 // reports whether it did; when not, the scanner is as it was.
-func (s *scanner) replay(earlier *Scan, folders []FolderRecord) bool {
+func (s *scanner) replay() bool {
+	earlier := s.earlier.scan(s.precedence)
 	if earlier == nil || earlier.Root != s.root || earlier.RootReal != s.rootReal ||
-		earlier.First < 0 || earlier.First > earlier.End || earlier.End > len(folders) {
+		earlier.First < 0 || earlier.First > earlier.End || earlier.End > len(s.earlier.rec.Folders) {
 		return false
 	}
-	walked := folders[earlier.First:earlier.End]
+	walked := s.earlier.rec.Folders[earlier.First:earlier.End]
 	now := time.Now()
 	for i := range walked {
-		info, err := s.pre.lstatFolder(walked[i].Path)
+		info, err := s.earlier.stats().lstatFolder(walked[i].Path)
 		if err != nil || !info.IsDir() || racy(info, now) || StampInfo(info) != walked[i].Stamp {
 			return false
 		}
@@ -125,12 +169,12 @@ func (s *scanner) replay(earlier *Scan, folders []FolderRecord) bool {
 		if !ok {
 			return false
 		}
-		listing, ok := s.prior[dirReal]
+		listing, ok := s.earlier.listing(dirReal)
 		if !ok {
 			return false
 		}
 		file := dirReal + string(filepath.Separator) + SkillFile
-		info, err := s.pre.statFile(file)
+		info, err := s.earlier.stats().statFile(file)
 		if err != nil || !info.Mode().IsRegular() {
 			return false
 		}
@@ -263,10 +307,10 @@ func (s *scanner) list(dirReal string) ([]fs.DirEntry, error) {
 		return safefs.ReadDir(s.fsRoot, relTo(s.rootReal, dirReal)) // sorted by name
 	}
 	stamp, trusted := "", false
-	if info, err := s.pre.lstatFolder(dirReal); err == nil && info.IsDir() {
+	if info, err := s.earlier.stats().lstatFolder(dirReal); err == nil && info.IsDir() {
 		stamp, trusted = StampInfo(info), !racy(info, time.Now())
 	}
-	if p, ok := s.prior[dirReal]; ok && trusted && p.Stamp == stamp {
+	if p, ok := s.earlier.listing(dirReal); ok && trusted && p.Stamp == stamp {
 		s.listed = append(s.listed, *p)
 		return p.dirEntries(), nil
 	}
@@ -485,7 +529,7 @@ func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry, entries []fs.DirE
 		}
 		file = target
 	}
-	info, err := s.pre.statFile(file)
+	info, err := s.earlier.stats().statFile(file)
 	if err != nil || !info.Mode().IsRegular() {
 		s.opaque = true
 		s.diag(fileRel, ir.CodeReadError, ir.SeverityError, "SKILL.md is not a regular file")

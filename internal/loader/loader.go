@@ -137,29 +137,17 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 		reached = map[string]bool{} // skill folders an earlier root found
 		matched = make([]bool, len(opts.Exclude))
 	)
-	var priorFolders map[string]*FolderRecord
-	if opts.Prior != nil {
-		priorFolders = make(map[string]*FolderRecord, len(opts.Prior.Folders))
-		for i := range opts.Prior.Folders {
-			priorFolders[opts.Prior.Folders[i].Path] = &opts.Prior.Folders[i]
-		}
-	}
 	var (
 		listed []FolderRecord
 		scans  = make([]*Scan, len(roots))
 	)
-	pre := newPrestat(opts.Prior)
+	ea := newEarlier(opts.Prior)
 	if opts.Prior != nil {
 		all = make([]found, 0, len(opts.Prior.Units)) // as many as last time, most likely
 	}
 	for i, root := range roots {
 		irRoots = append(irRoots, ir.Root{Dir: root.Dir, Precedence: i})
-		var earlier *Scan
-		var earlierFolders []FolderRecord
-		if opts.Prior != nil && i < len(opts.Prior.Scans) {
-			earlier, earlierFolders = opts.Prior.Scans[i], opts.Prior.Folders
-		}
-		fsRoot, sc, err := discover(root.Dir, i, opts.Limits, priorFolders, pre, earlier, earlierFolders)
+		fsRoot, sc, err := discover(root.Dir, i, opts.Limits, ea)
 		if err != nil {
 			// The built-in roots are places skills may be, so a missing
 			// one is no mistake; a root the user named, even in the
