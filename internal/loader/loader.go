@@ -145,9 +145,28 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 	if opts.Prior != nil {
 		all = make([]found, 0, len(opts.Prior.Units)) // as many as last time, most likely
 	}
+	// The roots are scanned on every core, each on its own; what they
+	// found is taken in precedence order below.
+	scanned := make([]struct {
+		fsRoot *os.Root
+		sc     *scanner
+		err    error
+	}, len(roots))
+	err := parallel(ctx, len(roots), func(i int) {
+		d := &scanned[i]
+		d.fsRoot, d.sc, d.err = discover(roots[i].Dir, i, opts.Limits, ea)
+	})
+	for _, d := range scanned {
+		if d.fsRoot != nil {
+			defer d.fsRoot.Close()
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
 	for i, root := range roots {
 		irRoots = append(irRoots, ir.Root{Dir: root.Dir, Precedence: i})
-		fsRoot, sc, err := discover(root.Dir, i, opts.Limits, ea)
+		fsRoot, sc, err := scanned[i].fsRoot, scanned[i].sc, scanned[i].err
 		if err != nil {
 			// The built-in roots are places skills may be, so a missing
 			// one is no mistake; a root the user named, even in the
@@ -161,7 +180,6 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 			}
 			continue
 		}
-		defer fsRoot.Close()
 		founds, ds := sc.found, sc.diags
 		scans[i] = sc.record(len(listed), len(listed)+len(sc.listed))
 		listed = append(listed, sc.listed...)

@@ -19,6 +19,7 @@ type prestat struct {
 	lstat, stat map[string]int // path -> position in infos and errs
 	infos       []fs.FileInfo
 	errs        []error
+	taken       []atomic.Bool // used once: the scans of several roots take them at once
 	done        sync.WaitGroup
 }
 
@@ -71,7 +72,7 @@ func newPrestat(prior *Record) *prestat {
 // core; done ends when all are taken.
 func startPrestat(folders []FolderRecord, files []string) *prestat {
 	n := len(folders) + len(files)
-	p := &prestat{infos: make([]fs.FileInfo, n), errs: make([]error, n)}
+	p := &prestat{infos: make([]fs.FileInfo, n), errs: make([]error, n), taken: make([]atomic.Bool, n)}
 	paths := make([]string, n)
 	for i := range folders {
 		paths[i] = folders[i].Path
@@ -109,16 +110,16 @@ func startPrestat(folders []FolderRecord, files []string) *prestat {
 }
 
 // take returns the stat of path taken ahead (from m, p.lstat or p.stat),
-// once; ok is false when there is none, and the caller stats it.
+// once; ok is false when there is none, or it was taken already, and the
+// caller stats it. It is safe for concurrent use: m is only read.
 func (p *prestat) take(m map[string]int, path string) (fs.FileInfo, error, bool) {
 	if p == nil {
 		return nil, nil, false
 	}
 	k, ok := m[path]
-	if !ok {
+	if !ok || p.taken[k].Swap(true) {
 		return nil, nil, false
 	}
-	delete(m, path)
 	return p.infos[k], p.errs[k], true
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -153,8 +154,11 @@ func TestScanReplay(t *testing.T) {
 			if tt.change != nil {
 				tt.change(t, roots)
 			}
+			var mu sync.Mutex // roots are scanned at once
 			walked := map[int]bool{}
 			testHookWalk = func(d string) {
+				mu.Lock()
+				defer mu.Unlock()
 				for i, r := range roots {
 					if Within(r, d) {
 						walked[i] = true
@@ -279,5 +283,28 @@ func TestRecordSymlinkedResource(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(*want)); diff != "" {
 		t.Errorf("catalog (-without the record +with it):\n%s", diff)
+	}
+}
+
+// TestPrestatTakenOnce: a stat taken ahead is handed out once, however
+// many scans ask for it at the same time; the others stat it themselves.
+func TestPrestatTakenOnce(t *testing.T) {
+	dir := t.TempDir()
+	p := startPrestat([]FolderRecord{{Path: dir}}, nil)
+	p.done.Wait()
+	var (
+		wg  sync.WaitGroup
+		got atomic.Int32
+	)
+	for range 8 {
+		wg.Go(func() {
+			if _, _, ok := p.take(p.lstat, dir); ok {
+				got.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if n := got.Load(); n != 1 {
+		t.Errorf("got the stat handed out %d times; want once", n)
 	}
 }
