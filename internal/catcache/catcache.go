@@ -143,6 +143,9 @@ type Stats struct {
 	// Units is the number of units loaded; Reused how many came from the
 	// cache unread.
 	Units, Reused int
+	// Roots is the number of roots; Replayed how many were not walked,
+	// their discovery taken from the cache (see loader.Scan).
+	Roots, Replayed int
 	// IndexReused: the index was decoded, not built.
 	IndexReused bool
 	// Stored: a new cache file was written.
@@ -193,7 +196,7 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 		return cat, nil, "", st, nil
 	}
 	defer func() {
-		c.debugf("hit %v, %d of %d units reused, index reused %v, stored %v", st.Hit, st.Reused, st.Units, st.IndexReused, st.Stored)
+		c.debugf("hit %v, %d of %d roots replayed, %d of %d units reused, index reused %v, stored %v", st.Hit, st.Replayed, st.Roots, st.Reused, st.Units, st.IndexReused, st.Stored)
 		if c.OnLoad != nil {
 			c.OnLoad(st)
 		}
@@ -214,7 +217,7 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 	if err != nil {
 		return nil, nil, "", st, err
 	}
-	st.Units = len(rec.Units)
+	st.Units, st.Roots, st.Replayed = len(rec.Units), len(r.Roots), rec.Replayed
 	for i := range rec.Units {
 		if rec.Units[i].Reused {
 			st.Reused++

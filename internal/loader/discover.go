@@ -64,6 +64,8 @@ type scanner struct {
 	// opaque: the walk depended on something its listings do not record
 	// (see Scan), so it cannot be replayed.
 	opaque bool
+	// replayed: the scan was taken from an earlier load's (replay).
+	replayed bool
 }
 
 func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string, args ...any) {
@@ -82,7 +84,7 @@ func discover(root string, precedence int, limits Limits, ea *earlier) (*os.Root
 		return nil, nil, err
 	}
 	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, earlier: ea}
-	if !s.replay() {
+	if s.replayed = s.replay(); !s.replayed {
 		s.walk(real, ".", 0)
 	}
 	return fsRoot, s, nil

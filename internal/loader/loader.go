@@ -138,8 +138,9 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 		matched = make([]bool, len(opts.Exclude))
 	)
 	var (
-		listed []FolderRecord
-		scans  = make([]*Scan, len(roots))
+		listed   []FolderRecord
+		scans    = make([]*Scan, len(roots))
+		replayed int
 	)
 	ea := newEarlier(opts.Prior)
 	if opts.Prior != nil {
@@ -181,6 +182,9 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 			continue
 		}
 		founds, ds := sc.found, sc.diags
+		if sc.replayed {
+			replayed++
+		}
 		scans[i] = sc.record(len(listed), len(listed)+len(sc.listed))
 		listed = append(listed, sc.listed...)
 		diags = append(diags, ds...)
@@ -208,7 +212,7 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 	if testHookAfterDiscover != nil {
 		testHookAfterDiscover()
 	}
-	rec := &Record{Units: make([]UnitRecord, len(all)), Diags: slices.Clone(diags), Folders: listed, Scans: scans}
+	rec := &Record{Units: make([]UnitRecord, len(all)), Diags: slices.Clone(diags), Folders: listed, Scans: scans, Replayed: replayed}
 	// By skill folder, which one load reaches once; reusable compares the
 	// whole origin.
 	var prior map[string]*UnitRecord

@@ -38,6 +38,9 @@ type Record struct {
 	// Scans are the discoveries of the roots, by the roots' positions,
 	// each nil unless the root's scan can be replayed (see Scan).
 	Scans []*Scan
+	// Replayed counts the roots whose discovery this load took from its
+	// Prior's Scans, unwalked.
+	Replayed int
 	// ahead holds the stats StatAhead started, for the next load.
 	ahead atomic.Pointer[prestat]
 }
