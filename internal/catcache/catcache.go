@@ -409,7 +409,9 @@ type unbound struct {
 }
 
 // decodeAhead starts decoding the index without its catalog, on a core
-// of its own, while the catalog loads: lazy index decodes the rest.
+// of its own, while the catalog loads; index, when lazy, binds it to the
+// catalog loaded. A result never asked for (the catalog changed) is left
+// in the channel's buffer.
 func (p *cached) decodeAhead() {
 	p.unbound = make(chan unbound, 1)
 	go func() {
