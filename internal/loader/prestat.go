@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -21,6 +22,9 @@ type prestat struct {
 	errs        []error
 	taken       []atomic.Bool // used once: the scans of several roots take them at once
 	done        sync.WaitGroup
+	// more holds the stats taken after StatAhead's, of the SKILL.md
+	// files it could not name (nil: none).
+	more *prestat
 }
 
 // StatAhead starts taking, on every core, the stats a load given rec as
@@ -63,9 +67,31 @@ func newPrestat(prior *Record) *prestat {
 			files[i] = prior.Units[i].Origin.FileReal
 		}
 		p = startPrestat(prior.Folders, files)
+		p.done.Wait()
+		return p
 	}
 	p.done.Wait()
+	if slices.Contains(prior.Scans, nil) {
+		// A root that cannot be replayed (a symlinked skill, say) is
+		// walked, and its SKILL.md files, which StatAhead could not
+		// name, are stat'ed ahead now, on every core, as before.
+		var rest []string
+		for i := range prior.Units {
+			if f := prior.Units[i].Origin.FileReal; !hasKey(p.stat, f) {
+				rest = append(rest, f)
+			}
+		}
+		if len(rest) > 0 {
+			p.more = startPrestat(nil, rest)
+			p.more.done.Wait()
+		}
+	}
 	return p
+}
+
+func hasKey(m map[string]int, k string) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // startPrestat starts stat'ing folders (Lstat) and files (Stat) on every
@@ -125,7 +151,7 @@ func (p *prestat) take(m map[string]int, path string) (fs.FileInfo, error, bool)
 
 // lstatFolder is os.Lstat of a folder, taken ahead when it was.
 func (p *prestat) lstatFolder(path string) (fs.FileInfo, error) {
-	if p != nil {
+	for ; p != nil; p = p.more {
 		if info, err, ok := p.take(p.lstat, path); ok {
 			return info, err
 		}
@@ -135,7 +161,7 @@ func (p *prestat) lstatFolder(path string) (fs.FileInfo, error) {
 
 // statFile is os.Stat of a SKILL.md, taken ahead when it was.
 func (p *prestat) statFile(path string) (fs.FileInfo, error) {
-	if p != nil {
+	for ; p != nil; p = p.more {
 		if info, err, ok := p.take(p.stat, path); ok {
 			return info, err
 		}

@@ -311,3 +311,30 @@ func TestPrestatTakenOnce(t *testing.T) {
 		t.Errorf("got the stat handed out %d times; want once", n)
 	}
 }
+
+// TestPrestatCoversWalkedRoots: with stats taken ahead from the scans
+// (StatAhead), the SKILL.md files of a root that cannot be replayed are
+// stat'ed ahead too, before discovery walks it.
+func TestPrestatCoversWalkedRoots(t *testing.T) {
+	dir := t.TempDir()
+	roots := append(testkit.GenerateCatalog(t, filepath.Join(dir, "a"), 30, 4), testkit.GenerateCatalog(t, filepath.Join(dir, "b"), 30, 6)...)
+	if err := os.Symlink(filepath.Join(roots[0], "cat01"), filepath.Join(roots[0], "linked")); err != nil {
+		t.Skip(err)
+	}
+	testkit.Backdate(t, dir, time.Now().Add(-time.Hour))
+	_, rec, err := LoadRecorded(context.Background(), Options{Roots: roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Scans[0] != nil {
+		t.Fatalf("got the linked root's scan recorded; want none")
+	}
+	rec.StatAhead()
+	p := newPrestat(rec)
+	for _, u := range rec.Units {
+		f := u.Origin.FileReal
+		if !hasKey(p.stat, f) && (p.more == nil || !hasKey(p.more.stat, f)) {
+			t.Errorf("%s: not stat'ed ahead", f)
+		}
+	}
+}
