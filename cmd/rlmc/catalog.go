@@ -106,6 +106,9 @@ func newCatalogCache(noCache bool, stderr io.Writer) (*catcache.Cache, *catcache
 	// Without a cache file to start from, it reads and analyses every
 	// skill, as --no-cache does, and then writes one.
 	c.OnBuild = gctune.Building
+	// From the cache, it decodes what it keeps: collecting meanwhile
+	// finds little garbage and takes a core.
+	c.Reserve = gctune.Reserve
 	if os.Getenv(catcache.EnvDebug) != "" {
 		c.Debug = stderr
 	}

@@ -92,6 +92,11 @@ type Cache struct {
 	// OnBuild, when set, is called when a Load finds no cache file it can
 	// use, before it reads and analyses every skill.
 	OnBuild func()
+	// Reserve, when set, is called with how much memory a Load may
+	// allocate without collecting (twice the size of the cache file it
+	// decodes: what it allocates is about the file's size, and kept), and
+	// the function it returns when that Load ends (gctune.Reserve).
+	Reserve func(bytes uint64) (release func())
 	// Warn, when set, hears once, from whichever operation finds it, why
 	// the folder is refused and the cache off.
 	Warn func(*Off)
@@ -203,7 +208,8 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 	}()
 	key := c.key(r, policy)
 	file := fileName(key)
-	prior := c.read(file, key)
+	prior, release := c.read(file, key)
+	defer release()
 	if prior != nil {
 		st.Hit = true
 		r.Prior, r.PriorOwned = prior.rec, true
@@ -231,6 +237,9 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 		}
 		c.debugf("%s: index not used: %v", c.path(file), err)
 	}
+	// What follows builds an index, as a start without the cache does:
+	// its garbage is collected as a build's.
+	release()
 	var reuse func(*ir.Unit) *retrieval.Bag
 	if prior != nil {
 		bags := prior.bagsByOrigin(c)
@@ -429,10 +438,17 @@ func (p *cached) decodeAhead() {
 }
 
 // read returns the cache in file when its key is key and it checks out,
-// else nil.
-func (c *Cache) read(file string, key [32]byte) *cached {
-	p, _ := readChecked(c, file, maxCacheBytes, key, parse)
-	return p
+// else nil, and the function that ends what c.Reserve reserved for
+// decoding it.
+func (c *Cache) read(file string, key [32]byte) (p *cached, release func()) {
+	release = func() {}
+	p, _ = readChecked(c, file, maxCacheBytes, key, func(data []byte, key [32]byte) (*cached, error) {
+		if c.Reserve != nil {
+			release = c.Reserve(2 * uint64(len(data)))
+		}
+		return parse(data, key)
+	})
+	return p, release
 }
 
 // readChecked reads the file name of c's folder with readOwn, at most

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -139,6 +140,41 @@ func TestOnBuild(t *testing.T) {
 	load(t, c, opts, "")
 	if builds != 1 {
 		t.Errorf("second load: got %d OnBuild calls in all; want still 1", builds)
+	}
+}
+
+// TestReserve: a load that decodes a cache file reserves twice its size
+// and releases the reservation once it is done, or before it builds an
+// index when the catalog changed; a load with no file reserves nothing.
+func TestReserve(t *testing.T) {
+	root, c := base(t), newCache(t)
+	var reserved []uint64
+	held := 0
+	c.Reserve = func(n uint64) func() {
+		reserved = append(reserved, n)
+		held++
+		done := false
+		return func() {
+			if !done {
+				done = true
+				held--
+			}
+		}
+	}
+	opts := loader.Options{Roots: []string{root}}
+	load(t, c, opts, "")
+	if len(reserved) != 0 {
+		t.Fatalf("first load, no cache file: got %d reservations; want none", len(reserved))
+	}
+	info, err := os.Stat(cacheFile(t, c))
+	must(t, err)
+	load(t, c, opts, "")
+	if want := []uint64{2 * uint64(info.Size())}; !slices.Equal(reserved, want) || held != 0 {
+		t.Errorf("second load: got reservations %v, %d held; want %v, none held", reserved, held, want)
+	}
+	testkit.WriteFile(t, filepath.Join(root, "plain", "SKILL.md"), "---\nname: plain\ndescription: Format dates.\n---\n")
+	if st := load(t, c, opts, ""); !st.Hit || st.IndexReused || held != 0 || len(reserved) != 2 {
+		t.Errorf("changed catalog: got %+v, %d reservations, %d held; want a hit with the index built, 2 reservations, none held", st, len(reserved), held)
 	}
 }
 

@@ -1,6 +1,7 @@
 package gctune
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -113,4 +114,43 @@ func TestStartLeavesChosenGOGC(t *testing.T) {
 	if got := gcPercent(); got != 123 {
 		t.Errorf("got GOGC %d; want 123 untouched", got)
 	}
+}
+
+// TestReserve: a command's tuner turns the collector off under a memory
+// limit until released, then retunes; a server's does nothing, and
+// neither does a process without a tuner.
+func TestReserve(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Cleanup(func() { debug.SetGCPercent(100); debug.SetMemoryLimit(math.MaxInt64) })
+	Reserve(1 << 20)() // none at work
+
+	stop := StartShort(Command)
+	before := debug.SetMemoryLimit(-1)
+	release := Reserve(64 << 20)
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Errorf("reserved: got GOGC %d; want off (-1)", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got >= before || got < 64<<20 {
+		t.Errorf("reserved: got memory limit %d; want at least 64 MiB and below %d", got, before)
+	}
+	if again := Reserve(1 << 20); again == nil {
+		t.Fatal("got a nil release")
+	}
+	release()
+	if got := debug.SetGCPercent(-1); got < shortPercent {
+		t.Errorf("released: got GOGC %d; want at least %d", got, shortPercent)
+	}
+	debug.SetGCPercent(percent(0, Command, shortPercent))
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("released: got memory limit %d; want %d back", got, before)
+	}
+	release() // twice: nothing
+	stop()
+
+	stop = Start(Serve)
+	Reserve(64 << 20)()
+	if got := debug.SetGCPercent(-1); got == -1 {
+		t.Error("a server's tuner turned the collector off")
+	}
+	stop()
 }
