@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/rlmc-dev/rlmc/internal/catcache"
@@ -158,20 +159,30 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	if pl.Now() {
 		return nil, canceled("", pl.Err())
 	}
+	// The facts and their engine, the diagnostics of aliases and
+	// triggers, and the fingerprint depend on the catalog alone: they are
+	// made on every core (a start from the cache ends with them).
+	var (
+		wg     sync.WaitGroup
+		rdiags ir.Diagnostics
+		dpl    = pulse.New(ctx) // a pulse is one goroutine's
+	)
+	wg.Go(func() { rdiags = retrieval.Diagnostics(cat, dpl) })
+	if fp == "" {
+		wg.Go(func() { fp = catalogFingerprint(cat) })
+	}
 	c.facts = newFacts(cat, c.policy)
 	engine, err := policy.Engine(c.facts)
+	wg.Wait()
 	if err != nil {
 		return nil, &Error{Stage: StageDecide, Code: ErrPolicy, Message: err.Error()}
 	}
 	c.engine = engine
 	c.catalogFP = fp
-	if fp == "" {
-		c.catalogFP = catalogFingerprint(cat)
-	}
 	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
-	c.diags = append(c.diags, retrieval.Diagnostics(cat, pl)...)
-	if pl.Now() {
-		return nil, canceled("", pl.Err())
+	c.diags = append(c.diags, rdiags...)
+	if dpl.Now() {
+		return nil, canceled("", dpl.Err())
 	}
 	for _, n := range c.policy.names() {
 		if _, ok := cat.Lookup(n); !ok {
