@@ -148,8 +148,8 @@ type Stats struct {
 	// Units is the number of units loaded; Reused how many came from the
 	// cache unread.
 	Units, Reused int
-	// Roots is the number of roots; Replayed how many were not walked,
-	// their discovery taken from the cache (see loader.Scan).
+	// Roots is the number of roots that exist; Replayed how many were
+	// not walked, their discovery taken from the cache (see loader.Scan).
 	Roots, Replayed int
 	// IndexReused: the index was decoded, not built.
 	IndexReused bool
@@ -223,7 +223,7 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 	if err != nil {
 		return nil, nil, "", st, err
 	}
-	st.Units, st.Roots, st.Replayed = len(rec.Units), len(r.Roots), rec.Replayed
+	st.Units, st.Roots, st.Replayed = len(rec.Units), rec.Scanned, rec.Replayed
 	for i := range rec.Units {
 		if rec.Units[i].Reused {
 			st.Reused++

@@ -140,6 +140,7 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 	var (
 		listed   []FolderRecord
 		scans    = make([]*Scan, len(roots))
+		existing int // roots that exist
 		replayed int
 	)
 	ea := newEarlier(opts.Prior)
@@ -182,6 +183,7 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 			continue
 		}
 		founds, ds := sc.found, sc.diags
+		existing++
 		if sc.replayed {
 			replayed++
 		}
@@ -212,7 +214,7 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 	if testHookAfterDiscover != nil {
 		testHookAfterDiscover()
 	}
-	rec := &Record{Units: make([]UnitRecord, len(all)), Diags: slices.Clone(diags), Folders: listed, Scans: scans, Replayed: replayed}
+	rec := &Record{Units: make([]UnitRecord, len(all)), Diags: slices.Clone(diags), Folders: listed, Scans: scans, Scanned: existing, Replayed: replayed}
 	// By skill folder, which one load reaches once; reusable compares the
 	// whole origin.
 	var prior map[string]*UnitRecord

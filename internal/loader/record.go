@@ -38,9 +38,10 @@ type Record struct {
 	// Scans are the discoveries of the roots, by the roots' positions,
 	// each nil unless the root's scan can be replayed (see Scan).
 	Scans []*Scan
-	// Replayed counts the roots whose discovery this load took from its
-	// Prior's Scans, unwalked.
-	Replayed int
+	// Scanned counts the roots discovery scanned (those that exist);
+	// Replayed those whose discovery this load took from its Prior's
+	// Scans, unwalked.
+	Scanned, Replayed int
 	// ahead holds the stats StatAhead started, for the next load.
 	ahead atomic.Pointer[prestat]
 }
