@@ -90,24 +90,30 @@ func discover(root string, precedence int, limits Limits, ea *earlier) (*os.Root
 	return fsRoot, s, nil
 }
 
-// earlier is what discovery takes from an earlier load's Record: its
-// listings by folder, the stats taken ahead, and its scans.
+// earlier is what a load takes from an earlier load's Record: its
+// listings by folder, the stats taken ahead, its scans, and its units by
+// skill folder (which one load reaches once; reusable compares the whole
+// origin).
 type earlier struct {
 	rec      *Record
 	listings map[string]*FolderRecord
+	units    map[string]*UnitRecord
 	pre      *prestat
 }
 
-// newEarlier returns what discovery takes from rec; nil for none.
+// newEarlier returns what a load takes from rec; nil for none.
 func newEarlier(rec *Record) *earlier {
 	if rec == nil {
 		return nil
 	}
-	ea := &earlier{rec: rec, listings: make(map[string]*FolderRecord, len(rec.Folders))}
+	ea := &earlier{rec: rec, listings: make(map[string]*FolderRecord, len(rec.Folders)), units: make(map[string]*UnitRecord, len(rec.Units))}
 	for i := range rec.Folders {
 		ea.listings[rec.Folders[i].Path] = &rec.Folders[i]
 	}
-	ea.pre = newPrestat(rec) // while the stats StatAhead started finish, the lookup above was built
+	for i := range rec.Units {
+		ea.units[rec.Units[i].Origin.DirReal] = &rec.Units[i]
+	}
+	ea.pre = newPrestat(rec) // while the stats StatAhead started finish, the lookups above were built
 	return ea
 }
 

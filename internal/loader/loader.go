@@ -215,14 +215,9 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 		testHookAfterDiscover()
 	}
 	rec := &Record{Units: make([]UnitRecord, len(all)), Diags: slices.Clone(diags), Folders: listed, Scans: scans, Scanned: existing, Replayed: replayed}
-	// By skill folder, which one load reaches once; reusable compares the
-	// whole origin.
-	var prior map[string]*UnitRecord
-	if opts.Prior != nil {
-		prior = make(map[string]*UnitRecord, len(opts.Prior.Units))
-		for i := range opts.Prior.Units {
-			prior[opts.Prior.Units[i].Origin.DirReal] = &opts.Prior.Units[i]
-		}
+	var prior map[string]*UnitRecord // see earlier.units
+	if ea != nil {
+		prior = ea.units
 	}
 	// Reused units are taken as they are from a prior owned by this load,
 	// else copied into one allocation.
