@@ -221,7 +221,7 @@ func reusable(f found, prior map[string]*UnitRecord) (*UnitRecord, bool) {
 		if it.Stamp == "absent" && absentFrom(f, it.Path) {
 			continue // still absent: its folder's listing says so
 		}
-		if !plainPath(f.dirReal, it.Path) {
+		if !plainPath(f, it.Path) {
 			return nil, false
 		}
 		if s, _ := Stamp(it.Path); s != it.Stamp {
@@ -231,31 +231,59 @@ func reusable(f found, prior map[string]*UnitRecord) (*UnitRecord, bool) {
 	return p, true
 }
 
-// plainPath reports whether every folder on the way from the skill
-// folder dirReal down to path, a file below it, is a folder and no
-// symlink. A stamp is taken by path, through any symlink on the way: a
-// folder of the skill moved out of its root, a symlink left in its
-// place, keeps its files' stamps, while a load reading it again through
-// the root refuses it. A unit read through such a symlink is read again
-// at every load. A path not below dirReal has no such folders to check.
-func plainPath(dirReal, path string) bool {
-	rel, ok := below(dirReal, path)
+// plainPath reports whether every folder on the way from f's skill
+// folder down to path, a file below it, is a folder and no symlink. A
+// stamp is taken by path, through any symlink on the way: a folder of the
+// skill moved out of its root, a symlink left in its place, keeps its
+// files' stamps, while a load reading it again through the root refuses
+// it. A unit read through such a symlink is read again at every load. A
+// path not below the skill folder has no such folders to check. The
+// first folder is looked up in the skill folder's listing, as this
+// load's discovery has it; only deeper ones are stat'ed.
+func plainPath(f found, path string) bool {
+	rel, ok := below(f.dirReal, path)
 	if !ok {
 		return true
 	}
-	dir := dirReal
+	first, rest, nested := cutSeparator(rel)
+	if !nested {
+		return true
+	}
+	if e, listed := f.entry(first); !listed || e.Type()&fs.ModeSymlink != 0 || !e.IsDir() {
+		return false
+	}
+	dir := filepath.Join(f.dirReal, first)
 	for {
-		i := strings.IndexFunc(rel, func(r rune) bool { return os.IsPathSeparator(uint8(r)) })
-		if i < 0 {
+		first, rest, nested = cutSeparator(rest)
+		if !nested {
 			return true
 		}
-		dir = filepath.Join(dir, rel[:i])
-		rel = rel[i+1:]
+		dir = filepath.Join(dir, first)
 		info, err := os.Lstat(dir)
 		if err != nil || !info.IsDir() {
 			return false
 		}
 	}
+}
+
+// cutSeparator cuts p around its first path separator (a byte: never
+// part of a longer UTF-8 sequence).
+func cutSeparator(p string) (before, after string, found bool) {
+	for i := 0; i < len(p); i++ {
+		if os.IsPathSeparator(p[i]) {
+			return p[:i], p[i+1:], true
+		}
+	}
+	return p, "", false
+}
+
+// entry looks name up in f's skill folder's listing.
+func (f found) entry(name string) (fs.DirEntry, bool) {
+	k, listed := slices.BinarySearchFunc(f.entries, name, func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
+	if !listed {
+		return nil, false
+	}
+	return f.entries[k], true
 }
 
 // absentFrom reports whether path, inside f's skill folder, cannot exist
@@ -267,8 +295,8 @@ func absentFrom(f found, path string) bool {
 	if !ok || rel == "." {
 		return false // not known to be inside: stat it
 	}
-	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-	_, listed := slices.BinarySearchFunc(f.entries, first, func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
+	first, _, _ := cutSeparator(rel)
+	_, listed := f.entry(first)
 	return !listed
 }
 

@@ -338,3 +338,47 @@ func TestPrestatCoversWalkedRoots(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainPath: a file a unit read is reached through folders only,
+// symlinks refused at the first level (from the listing) and deeper (by
+// a stat); a folder name whose runes hold a separator's low byte is no
+// separator.
+func TestPlainPath(t *testing.T) {
+	dir := t.TempDir()
+	skill := filepath.Join(dir, "skill")
+	testkit.WriteFile(t, filepath.Join(skill, "refs", "guide.md"), "guide\n")
+	testkit.WriteFile(t, filepath.Join(skill, "refs", "deep", "more.md"), "more\n")
+	testkit.WriteFile(t, filepath.Join(skill, "ręfį", "guide.md"), "guide\n") // į is U+012F
+	testkit.WriteFile(t, filepath.Join(dir, "outside", "guide.md"), "guide\n")
+	if err := os.Symlink(filepath.Join(dir, "outside"), filepath.Join(skill, "linked")); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "outside"), filepath.Join(skill, "refs", "inner")); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(skill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := found{dirReal: skill, entries: entries}
+	tests := []struct {
+		name, path string
+		want       bool
+	}{
+		{name: "beside SKILL.md", path: filepath.Join(skill, "manifest.json"), want: true},
+		{name: "one folder down", path: filepath.Join(skill, "refs", "guide.md"), want: true},
+		{name: "two folders down", path: filepath.Join(skill, "refs", "deep", "more.md"), want: true},
+		{name: "a name of other runes", path: filepath.Join(skill, "ręfį", "guide.md"), want: true},
+		{name: "a symlinked first folder", path: filepath.Join(skill, "linked", "guide.md"), want: false},
+		{name: "a symlinked deeper folder", path: filepath.Join(skill, "refs", "inner", "guide.md"), want: false},
+		{name: "a folder not listed", path: filepath.Join(skill, "gone", "guide.md"), want: false},
+		{name: "outside the skill folder", path: filepath.Join(dir, "outside", "guide.md"), want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := plainPath(f, tt.path); got != tt.want {
+				t.Errorf("plainPath(%q): got %v; want %v", tt.path, got, tt.want)
+			}
+		})
+	}
+}
