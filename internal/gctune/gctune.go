@@ -134,13 +134,12 @@ func Reserve(n uint64) (release func()) {
 	if t.stopped || t.reserved || t.least >= 100 {
 		return func() {}
 	}
-	s := []metrics.Sample{{Name: totalMemory}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
+	total, ok := metric(totalMemory)
+	if !ok {
 		return func() {}
 	}
 	prevLimit := debug.SetMemoryLimit(-1)
-	debug.SetMemoryLimit(min(prevLimit, int64(min(s[0].Value.Uint64()+n, math.MaxInt64/2))))
+	debug.SetMemoryLimit(min(prevLimit, int64(min(total+n, math.MaxInt64/2))))
 	debug.SetGCPercent(-1)
 	t.reserved = true
 	return func() {
@@ -151,17 +150,20 @@ func Reserve(n uint64) (release func()) {
 		}
 		t.reserved = false
 		debug.SetMemoryLimit(prevLimit)
-		if t.stopped {
-			return
+		if !t.stopped {
+			t.retune()
 		}
-		live := []metrics.Sample{{Name: liveHeap}}
-		metrics.Read(live)
-		var l uint64
-		if live[0].Value.Kind() == metrics.KindUint64 {
-			l = live[0].Value.Uint64()
-		}
-		debug.SetGCPercent(percent(l, t.headroom, t.least))
 	}
+}
+
+// metric reads the runtime metric name, a count of bytes.
+func metric(name string) (uint64, bool) {
+	s := []metrics.Sample{{Name: name}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0, false
+	}
+	return s[0].Value.Uint64(), true
 }
 
 // running is the tuner started last and not stopped, if any.
@@ -220,14 +222,16 @@ func (t *tuner) collected() {
 	if t.stopped {
 		return
 	}
-	if t.reserved {
-		t.arm()
-		return
-	}
-	s := []metrics.Sample{{Name: liveHeap}}
-	metrics.Read(s)
-	if s[0].Value.Kind() == metrics.KindUint64 {
-		debug.SetGCPercent(percent(s[0].Value.Uint64(), t.headroom, t.least))
+	if !t.reserved {
+		t.retune()
 	}
 	t.arm()
+}
+
+// retune sets the heap target from the live heap the last collection
+// found. The caller holds t.mu.
+func (t *tuner) retune() {
+	if live, ok := metric(liveHeap); ok {
+		debug.SetGCPercent(percent(live, t.headroom, t.least))
+	}
 }

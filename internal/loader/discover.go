@@ -79,15 +79,24 @@ func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string,
 // The earlier load's scan of the root, when it can be replayed and
 // every folder it walked keeps its stamp, stands for the walk.
 func discover(root string, precedence int, limits Limits, ea *earlier) (*os.Root, *scanner, error) {
-	fsRoot, real, err := openRoot(root)
+	s, err := newScanner(root, precedence, limits, ea, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, earlier: ea}
 	if s.replayed = s.replay(); !s.replayed {
-		s.walk(real, ".", 0)
+		s.walk(s.rootReal, ".", 0)
 	}
-	return fsRoot, s, nil
+	return s.fsRoot, s, nil
+}
+
+// newScanner opens root for a scanner; the caller walks it (or replays
+// it) and closes s.fsRoot.
+func newScanner(root string, precedence int, limits Limits, ea *earlier, visit func(Folder)) (*scanner, error) {
+	fsRoot, real, err := openRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	return &scanner{limits: limits, root: root, fsRoot: fsRoot, precedence: precedence, rootReal: real, visited: map[string]bool{}, earlier: ea, visit: visit}, nil
 }
 
 // earlier is what a load takes from an earlier load's Record: its
@@ -142,38 +151,27 @@ func (ea *earlier) scan(precedence int) *Scan {
 	return ea.rec.Scans[precedence]
 }
 
-func scan(root string, limits Limits, visit func(Folder)) (*os.Root, *scanner, error) {
-	fsRoot, real, err := openRoot(root)
-	if err != nil {
-		return nil, nil, err
-	}
-	s := &scanner{limits: limits, root: root, fsRoot: fsRoot, rootReal: real, visited: map[string]bool{}, visit: visit}
-	s.walk(real, ".", 0)
-	return fsRoot, s, nil
-}
-
 // replay takes the scan of the root from earlier, when the walk would
 // find the same: the same root, and every folder earlier walked keeps
 // its trusted stamp, so has the listing recorded for it. Each SKILL.md
 // is stat'ed as the walk would, and must still be a regular file. It
 // reports whether it did; when not, the scanner is as it was.
 func (s *scanner) replay() bool {
-	earlier := s.earlier.scan(s.precedence)
-	if earlier == nil || earlier.Root != s.root || earlier.RootReal != s.rootReal ||
-		earlier.First < 0 || earlier.First > earlier.End || earlier.End > len(s.earlier.rec.Folders) {
+	sc := s.earlier.scan(s.precedence)
+	if sc == nil || sc.Root != s.root || sc.RootReal != s.rootReal ||
+		sc.First < 0 || sc.First > sc.End || sc.End > len(s.earlier.rec.Folders) {
 		return false
 	}
-	walked := s.earlier.rec.Folders[earlier.First:earlier.End]
+	walked := s.earlier.rec.Folders[sc.First:sc.End]
 	now := time.Now()
 	for i := range walked {
-		info, err := s.earlier.stats().lstatFolder(walked[i].Path)
-		if err != nil || !info.IsDir() || racy(info, now) || StampInfo(info) != walked[i].Stamp {
+		if stamp, trusted := s.folderStamp(walked[i].Path, now); !trusted || stamp != walked[i].Stamp {
 			return false
 		}
 	}
-	founds := make([]found, 0, len(earlier.Skills))
-	for _, rel := range earlier.Skills {
-		dirReal, ok := joinRel(s.rootReal, rel)
+	founds := make([]found, 0, len(sc.Skills))
+	for _, rel := range sc.Skills {
+		dirReal, file, ok := skillPaths(s.rootReal, rel)
 		if !ok {
 			return false
 		}
@@ -181,14 +179,13 @@ func (s *scanner) replay() bool {
 		if !ok {
 			return false
 		}
-		file := dirReal + string(filepath.Separator) + SkillFile
 		info, err := s.earlier.stats().statFile(file)
 		if err != nil || !info.Mode().IsRegular() {
 			return false
 		}
 		founds = append(founds, s.newFound(dirReal, rel, file, false, info, listing.dirEntries()))
 	}
-	s.found, s.diags = founds, slices.Clone(earlier.Diags)
+	s.found, s.diags = founds, slices.Clone(sc.Diags)
 	s.listed = append(s.listed, walked...)
 	s.folders = len(walked)
 	return true
@@ -210,6 +207,15 @@ func joinRel(root, rel string) (string, bool) {
 		return root + rel, true
 	}
 	return root + string(filepath.Separator) + rel, true
+}
+
+// skillPaths returns the skill folder a scan recorded as rel below root,
+// and its SKILL.md, as the walk names them (see joinRel).
+func skillPaths(root, rel string) (dir, file string, ok bool) {
+	if dir, ok = joinRel(root, rel); !ok {
+		return "", "", false
+	}
+	return dir, dir + string(filepath.Separator) + SkillFile, true
 }
 
 // record returns the scan's record, nil when it cannot be replayed.
@@ -243,11 +249,12 @@ type Folder struct {
 // error Load meets. Package compiler's live catalog watches what it
 // visits, so the two never disagree on what a load reads.
 func Walk(root string, limits Limits, visit func(Folder)) error {
-	fsRoot, _, err := scan(root, limits, visit)
+	s, err := newScanner(root, 0, limits, nil, visit)
 	if err != nil {
 		return err
 	}
-	return fsRoot.Close()
+	s.walk(s.rootReal, ".", 0)
+	return s.fsRoot.Close()
 }
 
 // skip says why discovery does not enter an entry of a folder.
@@ -314,10 +321,7 @@ func (s *scanner) list(dirReal string) ([]fs.DirEntry, error) {
 	if s.visit != nil {
 		return safefs.ReadDir(s.fsRoot, relTo(s.rootReal, dirReal)) // sorted by name
 	}
-	stamp, trusted := "", false
-	if info, err := s.earlier.stats().lstatFolder(dirReal); err == nil && info.IsDir() {
-		stamp, trusted = StampInfo(info), !racy(info, time.Now())
-	}
+	stamp, trusted := s.folderStamp(dirReal, time.Now())
 	if p, ok := s.earlier.listing(dirReal); ok && trusted && p.Stamp == stamp {
 		s.listed = append(s.listed, *p)
 		return p.dirEntries(), nil
@@ -334,6 +338,16 @@ func (s *scanner) list(dirReal string) ([]fs.DirEntry, error) {
 		s.listed = append(s.listed, rec)
 	}
 	return entries, err
+}
+
+// folderStamp stamps the folder dirReal (its stat taken ahead when it
+// was); trusted is false when it is racy at now, or no folder.
+func (s *scanner) folderStamp(dirReal string, now time.Time) (stamp string, trusted bool) {
+	info, err := s.earlier.stats().lstatFolder(dirReal)
+	if err != nil || !info.IsDir() {
+		return "", false
+	}
+	return StampInfo(info), !racy(info, now)
 }
 
 // dirEntries returns the recorded listing as discovery lists a folder.

@@ -3,7 +3,6 @@ package loader
 import (
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -45,8 +44,8 @@ func scanFiles(scans []*Scan) []string {
 			continue
 		}
 		for _, rel := range sc.Skills {
-			if dir, ok := joinRel(sc.RootReal, rel); ok {
-				files = append(files, dir+string(filepath.Separator)+SkillFile)
+			if _, file, ok := skillPaths(sc.RootReal, rel); ok {
+				files = append(files, file)
 			}
 		}
 	}

@@ -202,16 +202,7 @@ func TestScanReplay(t *testing.T) {
 // TestScanSymlinkNotReplayed: a root whose walk resolved a symlink
 // records no scan, so the next load walks it and resolves the link again.
 func TestScanSymlinkNotReplayed(t *testing.T) {
-	dir := t.TempDir()
-	roots := append(testkit.GenerateCatalog(t, filepath.Join(dir, "a"), 60, 4), testkit.GenerateCatalog(t, filepath.Join(dir, "b"), 60, 6)...)
-	if err := os.Symlink(filepath.Join(roots[0], "cat01"), filepath.Join(roots[0], "linked")); err != nil {
-		t.Skip(err)
-	}
-	testkit.Backdate(t, dir, time.Now().Add(-time.Hour))
-	_, rec, err := LoadRecorded(context.Background(), Options{Roots: roots})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, rec := linkedRoots(t, 60)
 	if rec.Scans[0] != nil || rec.Scans[1] == nil {
 		t.Errorf("got scans %v, %v recorded; want the linked root's left out, the other's kept", rec.Scans[0], rec.Scans[1])
 	}
@@ -316,16 +307,7 @@ func TestPrestatTakenOnce(t *testing.T) {
 // (StatAhead), the SKILL.md files of a root that cannot be replayed are
 // stat'ed ahead too, before discovery walks it.
 func TestPrestatCoversWalkedRoots(t *testing.T) {
-	dir := t.TempDir()
-	roots := append(testkit.GenerateCatalog(t, filepath.Join(dir, "a"), 30, 4), testkit.GenerateCatalog(t, filepath.Join(dir, "b"), 30, 6)...)
-	if err := os.Symlink(filepath.Join(roots[0], "cat01"), filepath.Join(roots[0], "linked")); err != nil {
-		t.Skip(err)
-	}
-	testkit.Backdate(t, dir, time.Now().Add(-time.Hour))
-	_, rec, err := LoadRecorded(context.Background(), Options{Roots: roots})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, rec := linkedRoots(t, 30)
 	if rec.Scans[0] != nil {
 		t.Fatalf("got the linked root's scan recorded; want none")
 	}
@@ -381,4 +363,21 @@ func TestPlainPath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// linkedRoots writes two generated roots of n skills each, the first
+// holding a symlink to one of its folders, backdated, and loads them.
+func linkedRoots(t *testing.T, n int) ([]string, *Record) {
+	t.Helper()
+	dir := t.TempDir()
+	roots := append(testkit.GenerateCatalog(t, filepath.Join(dir, "a"), n, 4), testkit.GenerateCatalog(t, filepath.Join(dir, "b"), n, 6)...)
+	if err := os.Symlink(filepath.Join(roots[0], "cat01"), filepath.Join(roots[0], "linked")); err != nil {
+		t.Skip(err)
+	}
+	testkit.Backdate(t, dir, time.Now().Add(-time.Hour))
+	_, rec, err := LoadRecorded(context.Background(), Options{Roots: roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return roots, rec
 }

@@ -21,12 +21,7 @@ var exportAll = cmp.Exporter(func(reflect.Type) bool { return true })
 // roundTrip encodes ix and decodes it against the same catalog.
 func roundTrip(t *testing.T, ix *Index) *Index {
 	t.Helper()
-	w := binenc.NewWriter()
-	ix.Encode(w)
-	r, err := binenc.NewReader(w.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := encoded(t, ix)
 	got, err := Decode(r, ix.cat)
 	if err != nil {
 		t.Fatal(err)
@@ -281,6 +276,18 @@ func TestBagGrams(t *testing.T) {
 	}
 }
 
+// encoded returns a reader of ix's encoding.
+func encoded(t *testing.T, ix *Index) *binenc.Reader {
+	t.Helper()
+	w := binenc.NewWriter()
+	ix.Encode(w)
+	r, err := binenc.NewReader(w.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // roundTripBag returns bg encoded as the cache writes it and decoded.
 func roundTripBag(t *testing.T, bg *Bag) *Bag {
 	t.Helper()
@@ -301,13 +308,7 @@ func roundTripBag(t *testing.T, bg *Bag) *Bag {
 // bind to a catalog of another count of units.
 func TestBindOtherCatalog(t *testing.T) {
 	cat := encodeCatalogs(t)["hand"]
-	w := binenc.NewWriter()
-	Build(cat, nil).Encode(w)
-	r, err := binenc.NewReader(w.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := DecodeUnbound(r)
+	u, err := DecodeUnbound(encoded(t, Build(cat, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
