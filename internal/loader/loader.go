@@ -35,7 +35,7 @@ var DefaultLimits = Limits{
 	MaxFileBytes:        100 << 10,
 	MaxFrontmatterBytes: 64 << 10,
 	MaxDepth:            6,
-	MaxFolders:          2000,
+	MaxFolders:          50000,
 }
 
 // Options configure Load.

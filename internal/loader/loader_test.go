@@ -272,6 +272,30 @@ func TestScanLimitsAreDiagnosed(t *testing.T) {
 	}
 }
 
+// A catalog of more skills than an old default bound (2,000 folders) in
+// one folder, as a collection or a generated catalog is laid out, loads
+// whole under the default limits.
+func TestDefaultLimitsTakeALargeRoot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 2,500 skills")
+	}
+	dir := t.TempDir()
+	const n = 2500
+	for i := range n {
+		testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("s%04d", i), "SKILL.md"), fmt.Sprintf("---\nname: s%04d\ndescription: Skill %d.\n---\n", i, i))
+	}
+	cat, err := Load(context.Background(), Options{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(cat.Units); got != n {
+		t.Errorf("got %d units; want %d", got, n)
+	}
+	for _, d := range cat.Diagnostics {
+		t.Errorf("got diagnostic %s %s; want none", d.Code, d.Message)
+	}
+}
+
 func TestShadowingAcrossAndWithinRoots(t *testing.T) {
 	dir := t.TempDir()
 	skill := func(root, folder, desc string) {
