@@ -72,6 +72,8 @@ func TestQuotedValueExplained(t *testing.T) {
 		name, task, want string
 	}{
 		{name: "a title", task: `request the article titled "Mental Health at Work"`, want: `quoted value: task quotes "Mental Health at Work", a value it passes: its words are evidence for no unit`},
+		// A traceback quotes one path at every frame: it is said once.
+		{name: "a value quoted again", task: "request the article \"Mental Health at Work\"\nnot \"Mental Health at Work\" twice", want: `quoted value: task quotes "Mental Health at Work", a value it passes: its words are evidence for no unit`},
 		{name: "a long value", task: `request the article "one two three four five six seven eight nine ten eleven twelve thirteen"`, want: `quoted value: task quotes "one two three four five six seven eight nine ten eleven twelve …", a value it passes: its words are evidence for no unit`},
 	}
 	for _, tt := range tests {
@@ -84,8 +86,8 @@ func TestQuotedValueExplained(t *testing.T) {
 			if err := WriteExplanation(&b, res); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(b.String(), tt.want+"\n") {
-				t.Errorf("explanation:\n%s\ngot no line %q; want one", b.String(), tt.want)
+			if n := strings.Count(b.String(), tt.want+"\n"); n != 1 {
+				t.Errorf("explanation:\n%s\ngot %d lines %q; want one", b.String(), n, tt.want)
 			}
 			if got := res.Names(); len(got) != 1 || got[0] != "request-article" {
 				t.Errorf("selected: got %v; want [request-article]", got)

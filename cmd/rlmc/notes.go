@@ -66,11 +66,29 @@ func compileNotes(res *compiler.Result, cat *ir.Catalog) []string {
 	}
 	if len(res.Ambiguous) > 0 {
 		notes = append(notes, fmt.Sprintf("ambiguous: %s; choose with --select NAME", ambiguousNames(res, ir.Printable)))
+	} else if res.Decision == compiler.DecisionNoRoute && len(res.Selected) == 0 && len(notes) == 0 {
+		notes = append(notes, noRouteNote(res))
 	}
 	if invalid := invalidNames(cat); len(invalid) > 0 {
 		notes = append(notes, fmt.Sprintf("%s in the catalog: %s; run rlmc validate", plural(len(invalid), "invalid skill"), listSome(invalid)))
 	}
 	return notes
+}
+
+// noRouteNote says that a compile selected nothing, which its empty
+// prompt does not: the best-scoring unit the task came close to, with the
+// rule that left it out, or that no unit had evidence at all.
+func noRouteNote(res *compiler.Result) string {
+	var best *compiler.Rejected
+	for i, rj := range res.Rejected {
+		if rj.Score > 0 && len(rj.Reasons) > 0 && (best == nil || rj.Score > best.Score) {
+			best = &res.Rejected[i]
+		}
+	}
+	if best == nil {
+		return "no skill selected: no skill's words are in the task"
+	}
+	return fmt.Sprintf("no skill selected: the closest, %s (score %.2f), left out by %s; --why %s says more", noteName(best.Name), best.Score, best.Reasons[0].Rule, noteName(best.Name))
 }
 
 // ambiguousNames lists the rivals of an ambiguous result, each as print

@@ -38,6 +38,15 @@ func TestCompileNotes(t *testing.T) {
 		{name: "negated", res: compiler.Result{Rejected: []compiler.Rejected{rejected("tdd", compiler.ReasonNegated, 3)}},
 			want: []string{"tdd not loaded: the task asks not to use it"}},
 		{name: "ambiguous", res: compiler.Result{Ambiguous: []string{"a", "b"}}, want: []string{"ambiguous: a, b; choose with --select NAME"}},
+		// An empty prompt says nothing: the note says nothing was
+		// selected, and names the unit that came closest.
+		{name: "no route", res: compiler.Result{Decision: compiler.DecisionNoRoute, Rejected: []compiler.Rejected{
+			rejected("a", compiler.ReasonBelowThreshold, 2), rejected("b", compiler.ReasonBelowThreshold, 3.5), rejected("c", compiler.ReasonNoEvidence, 0),
+		}}, want: []string{"no skill selected: the closest, b (score 3.50)"}},
+		{name: "no route, no evidence", res: compiler.Result{Decision: compiler.DecisionNoRoute, Rejected: []compiler.Rejected{rejected("c", compiler.ReasonNoEvidence, 0)}},
+			want: []string{"no skill selected: no skill's words are in the task"}},
+		{name: "no route said by another note", res: compiler.Result{Decision: compiler.DecisionNoRoute, Rejected: []compiler.Rejected{rejected("tdd", compiler.ReasonNegated, 3)}},
+			want: []string{"tdd not loaded: the task asks not to use it"}},
 		// A result counts invalid units without naming them: the names
 		// come from the catalog.
 		{name: "invalid units", res: compiler.Result{Unlisted: map[compiler.ReasonCode]int{compiler.ReasonInvalid: 4}},

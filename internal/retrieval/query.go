@@ -42,7 +42,7 @@ type Query struct {
 
 // Quoted returns the values the task puts between double quotation marks
 // whose words are evidence for no unit, as the task writes them, in task
-// order: the first maxQuoted of them.
+// order, each once: the first maxQuoted of them.
 func (q *Query) Quoted() []string { return q.quoted }
 
 // Negation is a unit the task negates (rule 5) and the words that did it.
@@ -990,8 +990,10 @@ func (ix *Index) maskQuoted(q *Query, negated []bool) []bool {
 		for j := from; j < w; j++ {
 			masked[j] = true
 		}
-		if len(quoted) < maxQuoted {
-			quoted = append(quoted, q.quote(from, w))
+		// A value quoted again (a path at every frame of a traceback) is
+		// said once.
+		if v := q.quote(from, w); len(quoted) < maxQuoted && !slices.Contains(quoted, v) {
+			quoted = append(quoted, v)
 		}
 	}
 	if masked == nil {
