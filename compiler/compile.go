@@ -297,7 +297,7 @@ func (r *compilation) request(in *input) *rules.Request {
 		Explicit: in.explicit, Mandatory: in.mandatory, Denied: in.denied,
 		Negated:   make(map[string]bool, len(negs)),
 		Ambiguity: string(r.c.policy.Ambiguity), Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
-		MarginRatio: MarginRatio, MinBreadth: MinBreadth, TieTaskShare: milli(TieTaskShare),
+		MarginRatio: MarginRatio, MinBreadth: MinBreadth, TieTaskShare: milli(TieTaskShare), MaterialFloor: milli(MaterialFloor),
 		MinConfidence: milliUp(r.c.policy.MinConfidence), IntentConfidence: milliUp(IntentConfidence),
 	}
 	for _, n := range negs {
@@ -561,6 +561,12 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 	req.Candidates = st.cands
 	req.Redundant, req.SameObject, req.Breadth = st.problem.Redundant, st.problem.SameObject, st.problem.Breadth
 	req.OwnWords, req.WholeTask = st.problem.OwnWords, st.problem.WholeTask
+	if len(st.problem.Material) > 0 {
+		req.Material = make(map[string]int, len(st.problem.Material))
+		for n, w := range st.problem.Material {
+			req.Material[n] = milli(w)
+		}
+	}
 	req.Apart = make(map[[2]string]int, len(st.problem.Apart))
 	for pair, w := range st.problem.Apart {
 		req.Apart[pair] = milli(w)

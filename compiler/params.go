@@ -66,6 +66,13 @@ const (
 	// Chosen on the even halves.
 	CrowdRank  = 5
 	CrowdRatio = 1.8
+	// MaterialFloor: a best candidate below Threshold without a margin
+	// over its runner-up is kept when its evidence found only in pasted
+	// material reaches this score, is at least MarginRatio times every
+	// other candidate's, and the instruction gives it evidence too: the
+	// pasted log or code confirms the skill the instruction points to
+	// (rule 10, clause confirmed; material_floor/2).
+	MaterialFloor = 1.0
 	// CandidateCap bounds the lexical candidates put before the policy; the
 	// interpreter's cost grows with them.
 	CandidateCap = retrieval.CandidateCap

@@ -104,6 +104,9 @@ type Facts struct {
 	RunnerUp      string   `json:"runner_up,omitempty"`
 	RunnerUpScore *float64 `json:"runner_up_score,omitempty"`
 	Breadth       *int     `json:"breadth,omitempty"` // rule 10: distinct task words the evidence rests on
+	// Material is the score of the unit's evidence found only in material
+	// the user pasted (rule 10, clause confirmed).
+	Material float64 `json:"material,omitempty"`
 	// Kept is the stronger candidate rule 10 kept before a secondary one.
 	Kept      string  `json:"kept,omitempty"`
 	KeptScore float64 `json:"kept_score,omitempty"`

@@ -112,3 +112,22 @@ func TestMaterialWeighsLess(t *testing.T) {
 		t.Errorf("all material: got source %q; want none (the paste is the task)", src)
 	}
 }
+
+// TestMaterialWeights: a candidate's material weight is the sum of its
+// positive evidence from pasted material, and a candidate with none is
+// absent (Problem.Material, rule 10's material/3).
+func TestMaterialWeights(t *testing.T) {
+	cands := []Candidate{{Name: "a", Origin: OriginLexical}, {Name: "b", Origin: OriginLexical}, {Name: "c", Origin: OriginExplicit}}
+	ev := map[string][]Evidence{
+		"a": {{Weight: 1.5}, {Weight: 0.25, Source: SourceMaterial}, {Weight: 0.5, Source: SourceMaterial}, {Weight: -0.5, Source: SourceMaterial}},
+		"b": {{Weight: 2}},
+		"c": {{Weight: 1, Source: SourceMaterial}},
+	}
+	got := materialWeights(cands, ev)
+	if len(got) != 1 || got["a"] != 0.75 {
+		t.Errorf("got %v; want map[a:0.75]", got)
+	}
+	if got := materialWeights(cands[1:], ev); got != nil {
+		t.Errorf("no material: got %v; want nil", got)
+	}
+}

@@ -143,6 +143,10 @@ type Problem struct {
 	// evidence rests on, or the words of its longest phrase matched whole
 	// when that is more.
 	Breadth map[string]int
+	// Material holds, for each lexical candidate with evidence found only
+	// in material the user pasted (Evidence.Source), the weight of that
+	// evidence; candidates without any are absent.
+	Material map[string]float64
 	// OwnWords holds each lexical candidate whose positive evidence rests
 	// on a task word or phrase of its own triggers: a trigger it declares,
 	// a phrase its description or when_to_use quotes, or a word of its
@@ -330,6 +334,7 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 	}
 	pr.Redundant, pr.SameObject, pr.Breadth = ix.relate(q, pr.Candidates, pr.Evidence)
 	pr.OwnWords = ownWords(pr.Candidates, pr.Evidence)
+	pr.Material = materialWeights(pr.Candidates, pr.Evidence)
 	pr.WholeTask = wholeTask(q, pr.Candidates, pr.Evidence)
 	pr.Apart = ix.apart(q, pr.Candidates, pr.Evidence)
 	pr.OwnPart = ownParts(pr.Candidates, pr.Evidence)

@@ -74,6 +74,27 @@ func ownWords(cands []Candidate, ev map[string][]Evidence) map[string]bool {
 	return out
 }
 
+// materialWeights sums, for each lexical candidate, the weight of its
+// positive evidence found only in pasted material (Problem.Material); nil
+// when no candidate has any.
+func materialWeights(cands []Candidate, ev map[string][]Evidence) map[string]float64 {
+	var out map[string]float64
+	for _, c := range cands {
+		if c.Origin != OriginLexical {
+			continue
+		}
+		for _, e := range ev[c.Name] {
+			if e.Weight > 0 && e.Source == SourceMaterial {
+				if out == nil {
+					out = map[string]float64{}
+				}
+				out[c.Name] += e.Weight
+			}
+		}
+	}
+	return out
+}
+
 // isTriggerEvidence reports whether an evidence field ("name+trigger",
 // "trigger phrase") names the trigger field.
 func isTriggerEvidence(f string) bool {

@@ -106,6 +106,14 @@ type Request struct {
 	// WholeTask holds the candidates whose evidence rests on every
 	// content word of the task (retrieval's Problem.WholeTask).
 	WholeTask map[string]bool
+	// Material holds the score (x 1000) of each candidate's evidence
+	// found only in material the user pasted (retrieval's
+	// Problem.Material); absent names have none.
+	Material map[string]int
+	// MaterialFloor is the score (x 1000) a best candidate's evidence from
+	// pasted material needs to confirm it without a margin (rule 10,
+	// clause confirmed).
+	MaterialFloor int
 	// Ambiguity is the host's mode for ties: ask (default), top or all.
 	Ambiguity string
 	// Threshold is the score (x 1000) a lexical candidate needs to be
@@ -206,6 +214,7 @@ type DecisionFacts struct {
 	RunnerUpWithdrawn bool
 	NoRunnerUp        bool // rule 10: no other unit has evidence
 	Breadth           int  // rule 10: distinct task words the evidence rests on
+	Material          int  // rule 10: the score of the evidence found only in pasted material
 	// Kept and KeptScore: rule 10's stronger candidate kept before this one.
 	Kept      string
 	KeptScore int
@@ -514,6 +523,8 @@ func readFacts(f *DecisionFacts, list engine.Term, env *engine.Env) error {
 				f.RunnerUpWithdrawn, f.RunnerUpScore = true, integer(arg(0), env)
 			case "breadth":
 				f.Breadth = integer(arg(0), env)
+			case "material":
+				f.Material = integer(arg(0), env)
 			case "kept":
 				f.Kept, f.KeptScore = atomText(arg(0), env), integer(arg(1), env)
 			case "crowd":

@@ -446,6 +446,15 @@ func natives(f Facts) []native {
 			engine.Predicate3(func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 				return unifyAll(env, k, out, engine.Integer(reqOf(req).Breadth[atomOf(name)]))
 			})},
+		{"material", []arg{{"Req", argRequest}, {"Name", argAtom}, {"M", argOutInt}},
+			engine.Predicate3(func(vm *engine.VM, req, name, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				w, ok := reqOf(req).Material[atomOf(name)]
+				if !ok {
+					return engine.Bool(false)
+				}
+				return unifyAll(env, k, out, engine.Integer(w))
+			})},
+		{"material_floor", reqValue("F"), number(func(r *Request) int { return r.MaterialFloor })},
 		{"states_own_words", reqName, requestFact(func(r *Request) map[string]bool { return r.OwnWords })},
 		{"whole_task", reqName, requestFact(func(r *Request) map[string]bool { return r.WholeTask })},
 		{"threshold", reqValue("T"), number(func(r *Request) int { return r.Threshold })},

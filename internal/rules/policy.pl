@@ -107,6 +107,14 @@
 %                           the request does not compute it.
 %   breadth(+Req, +Name, -B) how many distinct task terms Name's positive
 %                           evidence items rest on.
+%   material(+Req, +Name, -M) the score (x 1000) of Name's positive
+%                           evidence found only in material the user
+%                           pasted (retrieval's Problem.Material); fails
+%                           for a name with none.
+%   material_floor(+Req, -F) 1000: what a best candidate's evidence from
+%                           pasted material must reach to confirm it
+%                           without a margin (rule 10's confirmed clause;
+%                           MaterialFloor 1.0).
 %   states_own_words(+Req, +Name) Name's positive evidence rests on its
 %                           own words for when it is wanted: a trigger it
 %                           declares, a phrase its description or
@@ -660,6 +668,7 @@ drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
 % kept with a margin of two over its runner-up (margin), or without one
 % when it rests on at least two task words, one of them its own trigger
 % words, and the runner-up on one word and none of its own (own_words),
+% or when the material pasted with the task confirms it (confirmed),
 % or, with no runner-up, when its evidence rests on at least two task
 % words (sole);
 % failing that, any candidate is kept beside a stronger one already kept
@@ -749,7 +758,8 @@ weigh(S, T, F, N, W, Kept, V) :- mid(S, W, T, F, N, Kept, V).
 mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
     runner_up(Req, Ranked, Rest, RFact, R),
     clear(R, S, Req, N, Clear0),
-    clearance(Clear0, Req, N, RFact, Clear),
+    clearance(Clear0, Req, N, RFact, Clear1),
+    confirmation(Clear1, Req, N, S, Ranked, Clear),
     margin_ratio(Req, M),
     best(Clear, S, T, F, M, RFact, Kept, V).
 mid(S, w(_, _, Req, _), T, F, N, kept(K, KS), V) :-
@@ -836,6 +846,31 @@ own_words(Req, N, runner_up(U, _), B) :-
     min_breadth(Req, Min),
     B >= Min.
 
+% confirmation(+Clear0, +Req, +N, +S, +Ranked, -Clear): a best N without
+% a margin over its runner-up is still clear (confirmed(W)) when the
+% material the user pasted confirms it (confirmed/5).
+confirmation(no_margin, Req, N, S, Ranked, confirmed(W)) :- confirmed(Req, N, S, Ranked, W), !.
+confirmation(C, _, _, _, _, C).
+
+% confirmed(+Req, +N, +S, +Ranked, -W): N, scoring S, has evidence W
+% found only in pasted material (material/3) that reaches the material
+% floor and is at least the margin ratio times every other candidate's,
+% and evidence from the instruction too (W < S): the log, trace or code
+% the user pasted points at N, and at no rival nearly as much, while the
+% instruction asks about it.
+confirmed(Req, N, S, Ranked, W) :-
+    material(Req, N, W),
+    material_floor(Req, Fl),
+    W >= Fl,
+    W < S,
+    margin_ratio(Req, M),
+    \+ outmatched(Req, N, W, M, Ranked).
+
+% outmatched(+Req, +N, +W, +M, +Ranked): another candidate's material
+% evidence is more than W / M.
+outmatched(Req, N, W, M, [cand(O, lexical, _)|_]) :- O \== N, material(Req, O, MO), W < M * MO, !.
+outmatched(Req, N, W, M, [_|Cs]) :- outmatched(Req, N, W, M, Cs).
+
 sole(B, Min, sole(B)) :- B >= Min, !.
 sole(B, _, one_word(B)).
 
@@ -847,6 +882,8 @@ best(no_margin, S, T, F, M, RFact, Kept, V) :- !,
     beside(Kept, S, T, F, [clause(no_margin), score(S), threshold(T), support_floor(F), margin(M), RFact], V).
 best(whole_task(B), S, T, F, _, RFact, _, V) :- !,
     V = keep([clause(whole_task), score(S), threshold(T), support_floor(F), breadth(B), RFact]).
+best(confirmed(W), S, T, F, M, RFact, _, V) :- !,
+    V = keep([clause(confirmed), score(S), threshold(T), support_floor(F), margin(M), material(W), RFact]).
 best(outweighs, S, T, F, M, RFact, _, V) :- !,
     V = keep([clause(outweighs), score(S), threshold(T), support_floor(F), margin(M), RFact]).
 best(own_words(B), S, T, F, M, RFact, _, V) :- !,

@@ -201,6 +201,13 @@ const (
 	// runner-up rests on nothing of the task the best does not, while the
 	// best's evidence beyond the runner-up's reaches the support floor.
 	ClauseOutweighs Clause = "outweighs"
+	// ClauseConfirmed: the best candidate, below the threshold, at least
+	// the support floor and less than twice the runner-up, but the
+	// material the user pasted (a log, a trace, code) confirms it: its
+	// evidence found only there reaches the material floor and is at
+	// least twice every other candidate's, and the instruction gives it
+	// evidence too.
+	ClauseConfirmed Clause = "confirmed"
 	// ClauseWholeTask: the only unit with evidence, below the threshold
 	// and at least the support floor, on one task word, but its evidence
 	// rests on every content word of the task ("make a dockerfile").
@@ -244,7 +251,7 @@ const (
 var Clauses = []Clause{
 	ClauseBelowCandidateFloor, ClauseOutsideCap, ClauseAsk, ClauseTop,
 	ClauseAboveThreshold, ClauseMargin, ClauseSole, ClauseSecondary, ClauseTied,
-	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOutweighs, ClauseWholeTask, ClauseOneWord, ClauseNotBest,
+	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOutweighs, ClauseConfirmed, ClauseWholeTask, ClauseOneWord, ClauseNotBest,
 	ClauseBelowMinConfidence, ClauseIntents, ClauseNoOwnPart, ClauseInCrowd, ClauseWithoutKept,
 }
 
@@ -252,7 +259,7 @@ var Clauses = []Clause{
 // functor and arity; Decision's fields say what each means.
 var factKeys = map[string]int{
 	"clause": 1, "score": 1, "threshold": 1, "support_floor": 1, "margin": 1,
-	"runner_up": 2, "withdrawn_runner_up": 1, "no_runner_up": 0, "breadth": 1,
+	"runner_up": 2, "withdrawn_runner_up": 1, "no_runner_up": 0, "breadth": 1, "material": 1,
 	"kept": 2, "crowd": 2, "by": 1, "tokens": 1, "budget_left": 1, "path": 1,
 	"dependency": 2, "missing": 1, "reference": 2,
 }

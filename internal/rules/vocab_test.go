@@ -113,8 +113,10 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 		redundant map[[2]string]bool
 		more      map[[2]string]bool
 		// own: the candidates resting on their own trigger words.
-		own  map[string]bool
-		want string // name:reason:rule/clause{facts}, space-separated
+		own map[string]bool
+		// material: the candidates' evidence from pasted material x 1000.
+		material map[string]int
+		want     string // name:reason:rule/clause{facts}, space-separated
 	}{
 		{name: "no margin over the runner-up", cands: []Candidate{lex("a", 3880), lex("b", 2050)},
 			want: "a:below_threshold:strength/no_margin{s3880 r=b:2050 m2} b:below_threshold:strength/not_best{s2050}"},
@@ -143,6 +145,18 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 		{name: "own words against a withdrawn rival", cands: []Candidate{lex("a", 3000)}, withdrawn: 2000,
 			breadth: map[string]int{"a": 2}, own: map[string]bool{"a": true},
 			want: "a:below_threshold:strength/no_margin{s3000 r=withdrawn:2000 m2}"},
+		{name: "pasted material confirms the best", cands: []Candidate{lex("a", 3000), lex("b", 2500)},
+			material: map[string]int{"a": 1200, "b": 600},
+			want:     "a:lexical:strength/confirmed{s3000 r=b:2500 m2} b:lexical:strength/secondary{s2500 kept=a:3000}"},
+		{name: "material below the floor confirms nothing", cands: []Candidate{lex("a", 3000), lex("b", 2500)},
+			material: map[string]int{"a": 999},
+			want:     "a:below_threshold:strength/no_margin{s3000 r=b:2500 m2} b:below_threshold:strength/not_best{s2500}"},
+		{name: "material a rival shares confirms nothing", cands: []Candidate{lex("a", 3000), lex("b", 2500)},
+			material: map[string]int{"a": 1200, "b": 601},
+			want:     "a:below_threshold:strength/no_margin{s3000 r=b:2500 m2} b:below_threshold:strength/not_best{s2500}"},
+		{name: "material alone confirms nothing", cands: []Candidate{lex("a", 3000), lex("b", 2500)},
+			material: map[string]int{"a": 3000},
+			want:     "a:below_threshold:strength/no_margin{s3000 r=b:2500 m2} b:below_threshold:strength/not_best{s2500}"},
 		{name: "over budget names what is left", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, budget: 150,
 			want: "a:lexical:strength/above_threshold{s9000} b:over_budget:packing{t100/50}"},
 		{name: "below min confidence drops every lexical candidate", cands: []Candidate{sel("c"), lex("a", 9000), lex("b", 3000)},
@@ -175,6 +189,7 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 				Explicit: set(), Mandatory: set(), Denied: set(), Negated: set(),
 				Redundant: tt.redundant, SameObject: map[[2]string]bool{}, Breadth: tt.breadth, OwnWords: tt.own,
 				Threshold: 4500, TieRatio: 75, SupportFloor: 2000, MarginRatio: 2, MinBreadth: 2, Withdrawn: tt.withdrawn,
+				Material: tt.material, MaterialFloor: 1000,
 				MinConfidence: tt.minConf, IntentConfidence: 700,
 				Confidence: func(n string) (int, bool) {
 					c, ok := tt.conf[n]
