@@ -155,3 +155,16 @@ func BenchmarkWriteJSON(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNewFacts measures the policy's facts over a catalog of 5,000
+// generated skills, which every start pays once.
+func BenchmarkNewFacts(b *testing.B) {
+	roots := testkit.GenerateCatalog(b, b.TempDir(), 5000, 5)
+	cat, err := loader.Load(context.Background(), loader.Options{Roots: roots})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		newFacts(cat, Policy{})
+	}
+}

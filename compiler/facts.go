@@ -27,10 +27,10 @@ type facts struct {
 func newFacts(cat *ir.Catalog, p Policy) *facts {
 	f := &facts{
 		cat:        cat,
-		priority:   map[string]int{},
+		priority:   make(map[string]int, len(cat.Units)),
 		requires:   map[string][]string{},
 		broken:     map[string]rules.Closure{},
-		done:       map[string]bool{},
+		done:       make(map[string]bool, len(cat.Units)),
 		conflicts:  map[[2]string]bool{},
 		supersedes: map[[2]string]bool{},
 	}
@@ -39,7 +39,10 @@ func newFacts(cat *ir.Catalog, p Policy) *facts {
 			continue
 		}
 		f.priority[u.Name] = u.Priority
-		f.requires[u.Name] = dedupe(ir.SkillRefs(u.Requires))
+		// A unit that requires nothing has no entry: most have none.
+		if reqs := dedupe(ir.SkillRefs(u.Requires)); len(reqs) > 0 {
+			f.requires[u.Name] = reqs
+		}
 		for _, c := range ir.SkillRefs(u.Conflicts) {
 			f.conflicts[[2]string{u.Name, c}] = true
 			f.conflicts[[2]string{c, u.Name}] = true
@@ -73,8 +76,17 @@ func newFacts(cat *ir.Catalog, p Policy) *facts {
 }
 
 func dedupe(names []string) []string {
-	seen := map[string]bool{}
 	out := names[:0:0]
+	if len(names) <= dedupeScan {
+		// A unit requires a few others: a scan beats a map.
+		for _, n := range names {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	seen := make(map[string]bool, len(names))
 	for _, n := range names {
 		if !seen[n] {
 			seen[n] = true
@@ -83,6 +95,10 @@ func dedupe(names []string) []string {
 	}
 	return out
 }
+
+// dedupeScan is the longest list dedupe scans rather than maps: a
+// frontmatter may list thousands of names, and a scan is quadratic.
+const dedupeScan = 16
 
 // closureBuilder finds each unit's closure outcome depth first, visiting
 // every unit and edge once. A unit that reaches a cycle or a missing unit
@@ -97,6 +113,10 @@ type closureBuilder struct {
 func (g *closureBuilder) closure(n string) rules.Closure {
 	if g.f.done[n] {
 		return g.f.broken[n]
+	}
+	if len(g.f.requires[n]) == 0 {
+		g.f.done[n] = true // most units: a closure of their own alone
+		return rules.Closure{}
 	}
 	g.onStack[n] = len(g.stack)
 	g.stack = append(g.stack, n)

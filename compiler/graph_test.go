@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -37,5 +39,36 @@ func TestBuildGraph(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("BuildGraph (-want +got):\n%s", diff)
+	}
+}
+
+// TestDedupe: dedupe keeps the first of each name, in order, whether it
+// scans a short list or maps a long one.
+func TestDedupe(t *testing.T) {
+	long := make([]string, 0, 3*dedupeScan)
+	for i := range 3 * dedupeScan {
+		long = append(long, fmt.Sprint(i%dedupeScan))
+	}
+	tests := []struct {
+		name string
+		in   []string
+		want int
+	}{
+		{"none", nil, 0},
+		{"short", []string{"b", "a", "b", "c", "a"}, 3},
+		{"long", long, dedupeScan},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := dedupe(tt.in)
+			if len(got) != tt.want {
+				t.Fatalf("got %d names %v; want %d", len(got), got, tt.want)
+			}
+			for i := 1; i < len(got); i++ {
+				if slices.Index(tt.in, got[i-1]) > slices.Index(tt.in, got[i]) {
+					t.Errorf("got %v; want the input's order", got)
+				}
+			}
+		})
 	}
 }
