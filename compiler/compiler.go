@@ -135,11 +135,24 @@ func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, err
 // leaves nothing running whether or not the engine was taken.
 func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrieval.Index, fp string, policy *rules.Pending) (*Compiler, error) {
 	pl := pulse.New(ctx)
-	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}, pos: make(map[*ir.Unit]int, len(cat.Units))}
-	for i, u := range cat.Units {
-		c.pos[u] = i
-	}
-	c.rows = newRows(cat)
+	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}}
+	// What the compiler, its facts and engine, the diagnostics of aliases
+	// and triggers, and the fingerprint take from the catalog depends on
+	// the catalog alone: they are made on every core, beside the index
+	// when there is one to build (a start from the cache ends with them).
+	var (
+		wg     sync.WaitGroup
+		rdiags ir.Diagnostics
+		dpl    = pulse.New(ctx) // a pulse is one goroutine's
+	)
+	defer wg.Wait() // on every return: nothing made here outlives it
+	wg.Go(func() {
+		c.pos = make(map[*ir.Unit]int, len(cat.Units))
+		for i, u := range cat.Units {
+			c.pos[u] = i
+		}
+		c.rows = newRows(cat)
+	})
 	if c.policy.Budget == 0 {
 		c.policy.Budget = DefaultBudget
 	}
@@ -159,14 +172,6 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	if pl.Now() {
 		return nil, canceled("", pl.Err())
 	}
-	// The facts and their engine, the diagnostics of aliases and
-	// triggers, and the fingerprint depend on the catalog alone: they are
-	// made on every core (a start from the cache ends with them).
-	var (
-		wg     sync.WaitGroup
-		rdiags ir.Diagnostics
-		dpl    = pulse.New(ctx) // a pulse is one goroutine's
-	)
 	wg.Go(func() { rdiags = retrieval.Diagnostics(cat, dpl) })
 	if fp == "" {
 		wg.Go(func() { fp = catalogFingerprint(cat) })

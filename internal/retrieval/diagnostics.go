@@ -51,13 +51,18 @@ func contentless(cat *ir.Catalog, p *pulse.Pulse) ir.Diagnostics {
 // index ignores it (see usableAliases), so that no unit takes over a name
 // that is not its own.
 func aliasCollisions(cat *ir.Catalog) ir.Diagnostics {
-	var out ir.Diagnostics
-	names := nameKeys(cat)
+	var (
+		out   ir.Diagnostics
+		names map[string]string // made at the first alias: most catalogs have few
+	)
 	for _, u := range cat.Units {
 		if u.Status != ir.StatusOK {
 			continue
 		}
 		for _, a := range u.Aliases {
+			if names == nil {
+				names = nameKeys(cat)
+			}
 			if owner, ok := names[strings.Join(Words(a), " ")]; ok && owner != u.Name {
 				out.Add(ir.Diagnostic{Root: u.Root, Path: u.Path, Code: ir.CodeAliasCollision, Severity: ir.SeverityWarning,
 					Message: fmt.Sprintf("alias %q is the name of unit %q; it is ignored", a, owner)})

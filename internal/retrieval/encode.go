@@ -184,11 +184,11 @@ func decodeKeySet(r *binenc.Reader) *keySet {
 // encode writes a built matcher: its states, not its patterns, so that
 // decoding makes no state twice.
 func (m *seqMatcher) encode(w *binenc.Writer) {
-	w.Uint(uint64(len(m.edges)))
-	for e, t := range m.edges {
-		w.Int(int64(e.from))
-		w.Str(e.word)
-		w.Int(int64(t))
+	w.Int32s(m.first)
+	w.Uint(uint64(len(m.kids)))
+	for _, k := range m.kids {
+		w.Str(k.word)
+		w.Int(int64(k.to))
 	}
 	w.Int32s(m.fail)
 	w.Int32s(m.dict)
@@ -200,11 +200,10 @@ func (m *seqMatcher) encode(w *binenc.Writer) {
 }
 
 func decodeSeqMatcher(r *binenc.Reader) *seqMatcher {
-	n := r.Len()
-	m := &seqMatcher{edges: make(map[seqEdge]int32, n)}
-	for range n {
-		e := seqEdge{from: int32(r.Int()), word: r.Str()}
-		m.edges[e] = int32(r.Int())
+	m := &seqMatcher{first: r.Int32s()}
+	m.kids = make([]seqKid, r.Len())
+	for i := range m.kids {
+		m.kids[i] = seqKid{word: r.Str(), to: int32(r.Int())}
 	}
 	m.fail, m.dict, m.depth = r.Int32s(), r.Int32s(), r.Int32s()
 	k, isNil := r.Count()
@@ -219,9 +218,22 @@ func decodeSeqMatcher(r *binenc.Reader) *seqMatcher {
 		r.Fail()
 		return m
 	}
-	for _, t := range m.edges {
-		if t <= 0 || int(t) >= states {
+	// Every state's edges lie in order in kids, sorted by word (next
+	// searches them), and lead to a state.
+	if len(m.first) != states+1 || m.first[0] != 0 || int(m.first[states]) != len(m.kids) {
+		r.Fail()
+		return m
+	}
+	for s := range states {
+		if m.first[s] > m.first[s+1] {
 			r.Fail()
+			return m
+		}
+		kids := m.kids[m.first[s]:m.first[s+1]]
+		for i, k := range kids {
+			if k.to <= 0 || int(k.to) >= states || i > 0 && kids[i-1].word >= k.word {
+				r.Fail()
+			}
 		}
 	}
 	for s := range states {

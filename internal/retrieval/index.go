@@ -660,7 +660,15 @@ func spells(w string, ws []string) bool {
 // stop word nor inflects one (see isStop). A phrase, alias or declared object made only of stop words ("i
 // want", "of the") occurs in almost any task, so it is no evidence at all,
 // and a metadata weight must not be able to make it one.
-func hasContent(text string) bool { return len(Terms(text)) > 0 }
+func hasContent(text string) bool {
+	// Terms would stem every word; the first content word settles it.
+	for _, w := range Words(text) {
+		if !isStop(w, Stem(w)) {
+			return true
+		}
+	}
+	return false
+}
 
 // nameKeys maps the name of every unit of the catalog, whatever its
 // status, as its folded words joined by spaces, to the unit's name.

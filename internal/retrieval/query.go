@@ -1031,7 +1031,7 @@ const (
 func (ix *Index) isWholeName(words []string) bool {
 	m, s := ix.wholeNames, int32(0)
 	for k := len(words) - 1; k >= 0; k-- {
-		n, ok := m.edges[seqEdge{s, words[k]}]
+		n, ok := m.next(s, words[k])
 		if !ok {
 			return false
 		}

@@ -1,6 +1,9 @@
 package retrieval
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // seqMatcher finds word sequences in a text of words: every occurrence of
 // any of its patterns in one left-to-right pass (Aho-Corasick over words
@@ -11,13 +14,20 @@ import "slices"
 // every word, as rlmc once did, let a long task or a catalog with thousands
 // of phrases sharing a first word stall a compile.
 type seqMatcher struct {
-	edges map[seqEdge]int32 // (state, word) -> next state; state 0 is the root
-	fail  []int32           // the state of the longest proper suffix that is also a prefix
-	dict  []int32           // the nearest state on the fail chain that ends a pattern, or -1
-	ends  [][]int32         // the ids of the patterns that end at each state, as added
-	depth []int32           // words from the root
-	up    []int32           // parent state, during build
-	word  []string          // the word on the edge from the parent, during build
+	// edges maps (state, word) to the next state while the matcher is
+	// built; state 0 is the root. build then lays them out by state,
+	// sorted by word (first, kids), and drops the map: a table a start
+	// decodes from the cache in one pass, where rebuilding a map of every
+	// edge took most of the index's decoding.
+	edges map[seqEdge]int32
+	first []int32   // the edges out of state s are kids[first[s]:first[s+1]]
+	kids  []seqKid  // by state, then by word
+	fail  []int32   // the state of the longest proper suffix that is also a prefix
+	dict  []int32   // the nearest state on the fail chain that ends a pattern, or -1
+	ends  [][]int32 // the ids of the patterns that end at each state, as added
+	depth []int32   // words from the root
+	up    []int32   // parent state, during build
+	word  []string  // the word on the edge from the parent, during build
 	// pending holds the patterns added since the last build: build makes
 	// their states all at once, with every table sized for them, because
 	// growing the tables a state at a time made most of the cost of
@@ -33,6 +43,12 @@ type pendingSeq struct {
 type seqEdge struct {
 	from int32
 	word string
+}
+
+// seqKid is an edge out of a state: the word read and the state it leads to.
+type seqKid struct {
+	word string
+	to   int32
 }
 
 func newSeqMatcher() *seqMatcher {
@@ -117,13 +133,50 @@ func (m *seqMatcher) build(stop func() bool) bool {
 		}
 	}
 	m.up, m.word = nil, nil // only building needs them; an index lives long
+	m.freeze()
 	return true
+}
+
+// freeze lays the edges out by state, each state's sorted by word, and
+// drops the map.
+func (m *seqMatcher) freeze() {
+	m.first = make([]int32, len(m.fail)+1)
+	for e := range m.edges {
+		m.first[e.from+1]++
+	}
+	for s := 1; s < len(m.first); s++ {
+		m.first[s] += m.first[s-1]
+	}
+	m.kids = make([]seqKid, len(m.edges))
+	next := slices.Clone(m.first[:len(m.fail)])
+	for e, t := range m.edges {
+		m.kids[next[e.from]] = seqKid{e.word, t}
+		next[e.from]++
+	}
+	for s := range m.fail {
+		slices.SortFunc(m.kids[m.first[s]:m.first[s+1]], func(a, b seqKid) int { return strings.Compare(a.word, b.word) })
+	}
+	m.edges = nil
+}
+
+// next is the state an edge out of s leads to on w, if there is one.
+func (m *seqMatcher) next(s int32, w string) (int32, bool) {
+	if m.edges != nil {
+		n, ok := m.edges[seqEdge{s, w}]
+		return n, ok
+	}
+	kids := m.kids[m.first[s]:m.first[s+1]]
+	i, ok := slices.BinarySearchFunc(kids, w, func(k seqKid, w string) int { return strings.Compare(k.word, w) })
+	if !ok {
+		return 0, false
+	}
+	return kids[i].to, true
 }
 
 // step is the state after reading w in state s.
 func (m *seqMatcher) step(s int32, w string) int32 {
 	for {
-		if n, ok := m.edges[seqEdge{s, w}]; ok {
+		if n, ok := m.next(s, w); ok {
 			return n
 		}
 		if s == 0 {
