@@ -85,13 +85,13 @@ func doctorHook(ctx context.Context, r *doctorReport, file, project string, h cl
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		r.add(secHook, ir.SeverityError, findHookTimeout, "%s: %s gave no answer within its timeout of %v", where, ir.EscapeText(h.Command), timeout)
-	case err != nil:
-		r.add(secHook, ir.SeverityError, findHookFailed, "%s: %s: %s", where, ir.EscapeText(h.Command), ir.EscapeText(err.Error()))
-	case len(bytes.TrimSpace(out)) > 0 && !json.Valid(out):
-		r.add(secHook, ir.SeverityError, findHookFailed, "%s: %s printed something that is not JSON, which Claude Code adds to every prompt as it is", where, ir.EscapeText(h.Command))
 	case strings.Contains(note, "skills not ready"):
 		r.add(secHook, ir.SeverityInfo, findHookOK, "%s: %s answered in %v, without skills: the catalog cache was not built yet, and a builder it started is building it for the prompts after this one (run rlmc doctor again to measure them)",
 			where, ir.EscapeText(h.Command), took.Round(time.Millisecond))
+	case err != nil:
+		r.add(secHook, ir.SeverityError, findHookFailed, "%s: %s: %s; every prompt goes without skills", where, ir.EscapeText(h.Command), ir.EscapeText(err.Error()))
+	case len(bytes.TrimSpace(out)) > 0 && !json.Valid(out):
+		r.add(secHook, ir.SeverityError, findHookFailed, "%s: %s printed something that is not JSON, which Claude Code adds to every prompt as it is", where, ir.EscapeText(h.Command))
 	default:
 		r.add(secHook, ir.SeverityInfo, findHookOK, "%s: %s answered in %v (its own deadline: %v)", where, ir.EscapeText(h.Command), took.Round(time.Millisecond), hookDeadline(words))
 	}
@@ -171,8 +171,9 @@ func notRunnable(command string, words []string, prog, project string) string {
 // runHookCommand runs a hook command's words, the program first
 // (notRunnable checked them), as Claude Code runs the hook: in the
 // project, with the project in CLAUDE_PROJECT_DIR, with a sample hook
-// input; it returns how long it took, what it printed and the first line
-// of its stderr. A non-zero exit is an error carrying that line.
+// input, and with envHookCheck set, so that a hook's error exits 1; it
+// returns how long it took, what it printed and the first line of its
+// stderr. A non-zero exit is an error carrying that line.
 func runHookCommand(ctx context.Context, words []string, project string, timeout time.Duration) (time.Duration, []byte, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -183,7 +184,9 @@ func runHookCommand(ctx context.Context, words []string, project string, timeout
 	input, _ := json.Marshal(map[string]string{"hook_event_name": hookEvent, "prompt": doctorHookPrompt, "cwd": abs, "session_id": "rlmc-doctor"})
 	cmd := exec.CommandContext(ctx, words[0], words[1:]...)
 	cmd.Dir = abs
-	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+abs)
+	// envHookCheck: a hook's error exits 1 here, where Claude Code
+	// would see 0 and go on without skills.
+	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+abs, envHookCheck+"=1")
 	cmd.Stdin = bytes.NewReader(input)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -37,6 +37,16 @@ func hookInputCmd(ts *testscript.TestScript, neg bool, args []string) {
 // runHookCmd runs the rlmc hook a Claude Code settings file installs, as
 // Claude Code runs it (through the shell): `runhook SETTINGS`, with the
 // hook input from a preceding stdin command.
+// cpenvCmd is `cpenv SRC DST`: copy the file SRC to DST with its $VARS
+// replaced by the script's environment, as cmpenv reads them (a settings
+// file naming this test's rlmc).
+func cpenvCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cpenv SRC DST")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(os.Expand(ts.ReadFile(args[0]), ts.Getenv)), 0o644))
+}
+
 func runHookCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: runhook SETTINGS")

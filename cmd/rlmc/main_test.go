@@ -77,6 +77,7 @@ func TestScripts(t *testing.T) {
 			"waitbuild": waitBuildCmd,
 			"backdate":  backdateCmd,
 			"runhook":   runHookCmd,
+			"cpenv":     cpenvCmd,
 			"schema":    schemaCmd,
 			"bigfile":   bigFileCmd,
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {

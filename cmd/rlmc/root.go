@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -37,6 +38,12 @@ func (e *exitError) Error() string {
 	return fmt.Sprintf("exit %d", e.code)
 }
 
+// envHookCheck names the environment variable that makes a hook's error
+// exit 1 rather than 0: doctor sets it when it runs an installed hook, so
+// that a hook that answers nothing (a mistyped flag, a root that does not
+// exist) is told from one that answered. Claude Code never sets it.
+const envHookCheck = "RLMC_HOOK_CHECK"
+
 // failed returns an error that exits 1 without printing anything more.
 func failed() error { return &exitError{code: exitFailure, reported: true} }
 
@@ -59,6 +66,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// (Claude Code blocks it on 2): a hook's error, usage errors
 		// included, is one line on stderr and exit 0.
 		fmt.Fprintf(stderr, "rlmc: %s\n", ir.EscapeText(err.Error()))
+		if os.Getenv(envHookCheck) != "" {
+			return exitFailure
+		}
 		return exitOK
 	}
 	var ee *exitError
