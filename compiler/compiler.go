@@ -270,6 +270,17 @@ func (c *Compiler) StoreCache() {
 	}
 }
 
+// BodyTokens returns the tokens of the body of u, a unit of the
+// compiler's catalog, in the compiler's tokenizer, counted once per body:
+// taken from the counts the catalog cache keeps or from an earlier count,
+// else read, checked against the digest the catalog holds (a body edited
+// since is a body_changed error) and counted. StoreCache keeps the new
+// counts for the next process. It is safe for concurrent use.
+func (c *Compiler) BodyTokens(u *ir.Unit) (int, error) {
+	m := &meter{c: c, tokenizer: c.policy.Tokenizer, bodies: map[string]string{}}
+	return m.count(u)
+}
+
 // Catalog returns the catalog the compiler was built over.
 func (c *Compiler) Catalog() *ir.Catalog { return c.cat }
 

@@ -314,21 +314,17 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 
 	// Tokens: what loading every unit that can be selected would cost.
 	r.Tokens.Tokenizer = c.Policy().Tokenizer
-	for _, u := range cat.Units {
-		if u.Status != ir.StatusOK {
-			continue
+	for i, tc := range bodyTokens(c, cat.Units, func(u *ir.Unit) bool { return u.Status == ir.StatusOK }) {
+		switch {
+		case !tc.counted:
+		case tc.err != nil:
+			r.add(secTokens, ir.SeverityError, findUnreadableBody, "%s: %s", ir.Printable(cat.Units[i].Path), ir.EscapeText(tc.err.Error()))
+		default:
+			r.Tokens.Units++
+			r.Tokens.Total += tc.n
 		}
-		body, err := loader.ReadBody(u)
-		if err == nil {
-			var n int
-			if n, err = compiler.CountTokens(r.Tokens.Tokenizer, body); err == nil {
-				r.Tokens.Units++
-				r.Tokens.Total += n
-				continue
-			}
-		}
-		r.add(secTokens, ir.SeverityError, findUnreadableBody, "%s: %s", ir.Printable(u.Path), ir.EscapeText(err.Error()))
 	}
+	c.StoreCache()
 
 	if cwd, err := os.Getwd(); err == nil {
 		home, _ := os.UserHomeDir()

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rlmc-dev/rlmc/compiler"
-	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -53,20 +55,17 @@ func runList(ctx context.Context, f catalogFlags, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	tokenizer := c.Policy().Tokenizer
-	out := listing{Units: []listedUnit{}, Diagnostics: c.Diagnostics()}
-	for _, u := range c.Catalog().Units {
-		row := listedUnit{Name: u.Name, Root: u.Root, Path: u.Path, Variant: u.Variant,
+	units := c.Catalog().Units
+	out := listing{Units: make([]listedUnit, len(units)), Diagnostics: c.Diagnostics()}
+	counts := bodyTokens(c, units, func(u *ir.Unit) bool { return u.Status != ir.StatusInvalid })
+	for i, u := range units {
+		out.Units[i] = listedUnit{Name: u.Name, Root: u.Root, Path: u.Path, Variant: u.Variant,
 			Invocation: u.Invocation, Status: u.Status, Priority: u.Priority, ShadowedBy: u.ShadowedBy}
-		if u.Status != ir.StatusInvalid {
-			if body, err := loader.ReadBody(u); err == nil {
-				if n, err := compiler.CountTokens(tokenizer, body); err == nil {
-					row.Tokens = &n
-				}
-			}
+		if counts[i].err == nil && counts[i].counted {
+			out.Units[i].Tokens = &counts[i].n
 		}
-		out.Units = append(out.Units, row)
 	}
+	c.StoreCache()
 	if f.format == "json" {
 		return writeJSON(stdout, out)
 	}
@@ -82,4 +81,33 @@ func runList(ctx context.Context, f catalogFlags, stdout, stderr io.Writer) erro
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ir.Printable(u.Name), u.Invocation, u.Status, u.Variant, tokens, ir.Printable(u.Root), ir.Printable(u.Path))
 	}
 	return tw.Flush()
+}
+
+// tokenCount is a unit's body tokens, or why they could not be counted;
+// counted is false for a unit that was not asked about.
+type tokenCount struct {
+	n       int
+	err     error
+	counted bool
+}
+
+// bodyTokens counts the bodies of the units want keeps, by position, on
+// every core, through the compiler's token counts (Compiler.BodyTokens):
+// a catalog's first listing tokenizes every body, thousands at a time.
+func bodyTokens(c *compiler.Compiler, units []*ir.Unit, want func(*ir.Unit) bool) []tokenCount {
+	out := make([]tokenCount, len(units))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(units); i = int(next.Add(1) - 1) {
+				if want(units[i]) {
+					n, err := c.BodyTokens(units[i])
+					out[i] = tokenCount{n: n, err: err, counted: true}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
