@@ -461,6 +461,9 @@ func hookNote(ds ir.Diagnostics, cat *ir.Catalog) string {
 	if invalid := invalidNames(cat); len(invalid) > 0 {
 		parts = append(parts, fmt.Sprintf("%s left out: %s; `rlmc validate` says why", plural(len(invalid), "invalid skill"), listSome(invalid)))
 	}
+	if n := unloadedNote(cat); n != "" {
+		parts = append(parts, n)
+	}
 	if n := len(catalogWarnings(ds)); n > 0 {
 		parts = append(parts, fmt.Sprintf("the catalog has %s; `rlmc doctor` lists them", plural(n, "warning")))
 	}

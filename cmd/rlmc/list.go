@@ -55,6 +55,10 @@ func runList(ctx context.Context, f catalogFlags, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if n := unloadedNote(c.Catalog()); n != "" {
+		// The table cannot show a skill that is no unit.
+		fmt.Fprintf(stderr, "rlmc: %s\n", n)
+	}
 	units := c.Catalog().Units
 	out := listing{Units: make([]listedUnit, len(units)), Diagnostics: c.Diagnostics()}
 	counts := bodyTokens(c, units, func(u *ir.Unit) bool { return u.Status != ir.StatusInvalid })

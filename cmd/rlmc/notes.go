@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path"
 	"strconv"
 	"strings"
 
@@ -72,6 +73,9 @@ func compileNotes(res *compiler.Result, cat *ir.Catalog) []string {
 	if invalid := invalidNames(cat); len(invalid) > 0 {
 		notes = append(notes, fmt.Sprintf("%s in the catalog: %s; run rlmc validate", plural(len(invalid), "invalid skill"), listSome(invalid)))
 	}
+	if n := unloadedNote(cat); n != "" {
+		notes = append(notes, n)
+	}
 	return notes
 }
 
@@ -86,7 +90,7 @@ func noRouteNote(res *compiler.Result) string {
 		}
 	}
 	if best == nil {
-		return "no skill selected: no skill's words are in the task"
+		return "no skill selected: the task's words are in no skill of the catalog"
 	}
 	return fmt.Sprintf("no skill selected: the closest, %s (score %.2f), left out by %s; --why %s says more", noteName(best.Name), best.Score, best.Reasons[0].Rule, noteName(best.Name))
 }
@@ -174,6 +178,51 @@ func listSome(names []string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamed], ", "), len(names)-maxNamed)
 }
 
+// unloaded returns, as notes print them, the skills the loader found but
+// could not make a unit of, not even an invalid one: each error
+// diagnostic that no unit's folder holds (a SKILL.md that cannot be read,
+// a skill folder that is a symlink out of its root), with its code. A
+// result neither lists nor counts them, so without this the task's words
+// for such a skill would seem to have matched nothing.
+func unloaded(cat *ir.Catalog) []string {
+	type place struct{ root, dir string }
+	folders := make(map[place]bool, len(cat.Units))
+	for _, u := range cat.Units {
+		folders[place{u.Root, path.Dir(u.Path)}] = true
+	}
+	var out []string
+	for _, d := range cat.Diagnostics {
+		if d.Severity != ir.SeverityError || d.Path == "" || d.Root == "" || isCatalogWarning(d.Code) {
+			continue
+		}
+		held := false
+		for p := d.Path; !held; p = path.Dir(p) {
+			held = folders[place{d.Root, p}]
+			if p == "." || p == "/" {
+				break
+			}
+		}
+		if !held {
+			out = append(out, fmt.Sprintf("%s (%s)", ir.Printable(d.Path), d.Code))
+		}
+	}
+	return out
+}
+
+// unloadedNote is the note about the skills unloaded lists, or "".
+func unloadedNote(cat *ir.Catalog) string {
+	lost := unloaded(cat)
+	if len(lost) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s not loaded: %s; run rlmc validate", plural(len(lost), "skill"), listSome(lost))
+}
+
+// isCatalogWarning reports the codes catalogWarnings reports.
+func isCatalogWarning(c ir.Code) bool {
+	return c == ir.CodeScanLimit || c == ir.CodeUnknownPolicyUnit || c == ir.CodeUnmatchedExclude
+}
+
 // catalogWarnings returns the diagnostics every command reports on
 // standard error, whatever its format: a scan bound hit (skills past it
 // are missing from the catalog) and host-policy entries that match
@@ -182,8 +231,7 @@ func listSome(names []string) string {
 func catalogWarnings(ds ir.Diagnostics) []ir.Diagnostic {
 	var out []ir.Diagnostic
 	for _, d := range ds {
-		switch d.Code {
-		case ir.CodeScanLimit, ir.CodeUnknownPolicyUnit, ir.CodeUnmatchedExclude:
+		if isCatalogWarning(d.Code) {
 			out = append(out, d)
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,7 +45,7 @@ func TestCompileNotes(t *testing.T) {
 			rejected("a", compiler.ReasonBelowThreshold, 2), rejected("b", compiler.ReasonBelowThreshold, 3.5), rejected("c", compiler.ReasonNoEvidence, 0),
 		}}, want: []string{"no skill selected: the closest, b (score 3.50)"}},
 		{name: "no route, no evidence", res: compiler.Result{Decision: compiler.DecisionNoRoute, Rejected: []compiler.Rejected{rejected("c", compiler.ReasonNoEvidence, 0)}},
-			want: []string{"no skill selected: no skill's words are in the task"}},
+			want: []string{"no skill selected: the task's words are in no skill of the catalog"}},
 		{name: "no route said by another note", res: compiler.Result{Decision: compiler.DecisionNoRoute, Rejected: []compiler.Rejected{rejected("tdd", compiler.ReasonNegated, 3)}},
 			want: []string{"tdd not loaded: the task asks not to use it"}},
 		// A result counts invalid units without naming them: the names
@@ -90,5 +91,25 @@ func TestNoteName(t *testing.T) {
 				t.Errorf("got %s; want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestUnloaded: an error no unit's folder holds is a skill the loader could
+// not load at all, which a note names; errors of units, catalog-wide
+// warnings and warnings are not.
+func TestUnloaded(t *testing.T) {
+	units := []*ir.Unit{{Name: "a", Root: "/r", Path: "a/SKILL.md", Status: ir.StatusInvalid}, {Name: "n", Root: "/r", Path: "group/n/SKILL.md"}}
+	diags := ir.Diagnostics{
+		{Root: "/r", Path: "a/SKILL.md", Code: ir.CodeInvalidName, Severity: ir.SeverityError},
+		{Root: "/r", Path: "group/n/agents/openai.yaml", Code: ir.CodeReadError, Severity: ir.SeverityError},
+		{Root: "/r", Path: "linked", Code: ir.CodePathEscape, Severity: ir.SeverityError},
+		{Root: "/r", Path: "fifo/SKILL.md", Code: ir.CodeReadError, Severity: ir.SeverityError},
+		{Root: "/r", Path: "loose", Code: ir.CodePathEscape, Severity: ir.SeverityWarning},
+		{Root: "/r", Path: "deep", Code: ir.CodeScanLimit, Severity: ir.SeverityError},
+	}
+	got := unloaded(ir.NewCatalog(nil, units, diags))
+	want := []string{"fifo/SKILL.md (read_error)", "linked (path_escape)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q; want %q", got, want)
 	}
 }
