@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rlmc-dev/rlmc/internal/catcache"
@@ -30,6 +32,40 @@ func TestTokenCountsKept(t *testing.T) {
 			}
 			if got, _ := filepath.Glob(filepath.Join(cache, "*.counts")); len(got) != 1 {
 				t.Errorf("got token count files %v; want one", got)
+			}
+		})
+	}
+}
+
+// fullWriter fails every write, as a full disk does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestLostOutputFails: a command whose output could not be written exits
+// 1 with the write's error, whether or not it checked its writes; a hook
+// still exits 0.
+func TestLostOutputFails(t *testing.T) {
+	skills := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(skills, "a", "SKILL.md"), "---\nname: a\ndescription: Extract tables from PDF files.\n---\nUse pdftotext.\n")
+	hookIn := `{"prompt": "extract tables from pdf files", "cwd": "` + skills + `"}`
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"validate", []string{"validate", skills}, exitFailure},
+		{"doctor", []string{"doctor", "--root", skills}, exitFailure},
+		{"list", []string{"list", "--root", skills}, exitFailure},
+		{"compile", []string{"compile", "--root", skills, "extract tables from pdf files"}, exitFailure},
+		{"hook", []string{"hook", "claude-code", "--root", skills}, exitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			got := Main(tt.args, strings.NewReader(hookIn), fullWriter{}, &stderr)
+			if got != tt.want || !strings.Contains(stderr.String(), "no space left on device") {
+				t.Errorf("got exit %d, stderr %q; want exit %d and the write's error", got, stderr.String(), tt.want)
 			}
 		})
 	}

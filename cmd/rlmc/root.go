@@ -55,9 +55,15 @@ func usageError(format string, args ...any) error {
 // Main runs rlmc with args and returns the process exit code. It is the
 // entry point of both the binary and the in-process CLI tests.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdin, stdout, stderr)
+	out := &writeTracker{w: stdout}
+	root := newRootCmd(stdin, out, stderr)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
+	if err == nil && out.err != nil {
+		// A command that printed its result into a full disk or a closed
+		// pipe did not deliver it, whatever it returned.
+		err = out.err
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -297,4 +303,20 @@ func checkSettings(cmd *cobra.Command, ss ...setting) error {
 		return usageError("--%s must be %s, not %s", s.flag, what, shown)
 	}
 	return nil
+}
+
+// writeTracker passes writes on and keeps the first error, so that Main
+// fails a command whose output was lost even where the command did not
+// check a write (a table, a report).
+type writeTracker struct {
+	w   io.Writer
+	err error
+}
+
+func (t *writeTracker) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	if err != nil && t.err == nil {
+		t.err = err
+	}
+	return n, err
 }
