@@ -58,7 +58,9 @@ func TestLostOutputFails(t *testing.T) {
 		{"doctor", []string{"doctor", "--root", skills}, exitFailure},
 		{"list", []string{"list", "--root", skills}, exitFailure},
 		{"compile", []string{"compile", "--root", skills, "extract tables from pdf files"}, exitFailure},
-		{"hook", []string{"hook", "claude-code", "--root", skills}, exitOK},
+		// The hook's deadline counts from the process's start: this test
+		// process's.
+		{"hook", []string{"hook", "claude-code", "--root", skills, "--timeout", "1h"}, exitOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -111,6 +111,11 @@ type Cache struct {
 	// would stop the process.
 	Mapped bool
 
+	// MakeParents: a missing folder is made with its missing parents (the
+	// user cache folder may not exist yet on a new machine); else only
+	// the folder itself, in one that exists.
+	MakeParents bool
+
 	off atomic.Pointer[Off]
 }
 
@@ -132,7 +137,7 @@ func Default() (*Cache, *Off) {
 	if err != nil {
 		return nil, &Off{Code: OffNoFolder, Err: err}
 	}
-	return &Cache{Dir: filepath.Join(base, "rlmc")}, nil
+	return &Cache{Dir: filepath.Join(base, "rlmc"), MakeParents: true}, nil
 }
 
 func (c *Cache) debugf(format string, args ...any) {

@@ -34,6 +34,10 @@ const (
 	// OffWritable: others may write in the cache folder, which lets them
 	// plant files, or remove the user's, as OffNotOwn does.
 	OffWritable OffCode = "cache_dir_writable"
+	// OffNoParent: the folder RLMC_CACHE_DIR names is missing and so is
+	// the folder it would be made in: a mistyped path, of which rlmc makes
+	// no tree (it makes the user cache folder's parents, not these).
+	OffNoParent OffCode = "cache_dir_no_parent"
 )
 
 // Off is why a cache is off: neither read, written nor pruned, for the
@@ -62,6 +66,8 @@ func (o *Off) Error() string {
 		why = fmt.Sprintf("cache folder %s belongs to another user", o.Dir)
 	case OffWritable:
 		why = fmt.Sprintf("cache folder %s is writable by its group or others", o.Dir)
+	case OffNoParent:
+		why = fmt.Sprintf("cache folder %s is missing, and so is the folder it would be made in", o.Dir)
 	default:
 		why = fmt.Sprintf("cache folder %s is refused", o.Dir)
 	}
@@ -89,7 +95,8 @@ var errLink = errors.New("a symbolic link")
 
 // open opens c's folder for one operation, after checking it is a folder
 // of this user's that no one else may write (see checkFolder). When create
-// is set, a missing folder is made, 0700. A folder refused turns the cache
+// is set, a missing folder is made, 0700, in a folder that exists, or with
+// its parents when c.MakeParents is set. A folder refused turns the cache
 // off for good, and says so once to c.Warn; the *Off is returned as the
 // error. Every file operation then goes through the root, so that a
 // folder swapped for a link after the check is not followed.
@@ -101,18 +108,30 @@ func (c *Cache) open(create bool) (*os.Root, error) {
 	// link, and the check pass on its target.
 	dir := filepath.Clean(c.Dir)
 	info, err := os.Lstat(dir)
+	var code OffCode
 	if create && errors.Is(err, fs.ErrNotExist) {
-		// MkdirAll leaves an existing folder's mode as it is: the Lstat
+		// Making it leaves an existing folder's mode as it is: the Lstat
 		// after it checks whatever is there now, made by this process or
 		// by another at the same moment.
-		if err = os.MkdirAll(dir, 0o700); err == nil {
+		if c.MakeParents {
+			err = os.MkdirAll(dir, 0o700)
+		} else if err = os.Mkdir(dir, 0o700); errors.Is(err, fs.ErrExist) {
+			err = nil
+		}
+		switch {
+		case err == nil:
 			info, err = os.Lstat(dir)
+		case errors.Is(err, fs.ErrNotExist):
+			code, err = OffNoParent, nil
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	if code := checkFolder(info); code != "" {
+	if code == "" {
+		code = checkFolder(info)
+	}
+	if code != "" {
 		off := &Off{Code: code, Dir: c.Dir}
 		if c.off.CompareAndSwap(nil, off) && c.Warn != nil {
 			c.Warn(off)

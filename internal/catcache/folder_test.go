@@ -2,6 +2,7 @@ package catcache
 
 import (
 	"errors"
+	"io/fs"
 	"io"
 	"os"
 	"path/filepath"
@@ -219,11 +220,11 @@ func TestFolderRefused(t *testing.T) {
 	}
 }
 
-// TestFolderMade: a cache folder rlmc makes is its user's alone, and is
-// used.
+// TestFolderMade: a cache folder rlmc makes, with its parents as the user
+// cache folder's are, is its user's alone, and is used.
 func TestFolderMade(t *testing.T) {
 	root, c := base(t), newCache(t)
-	c.Dir = filepath.Join(c.Dir, "deeper")
+	c.Dir, c.MakeParents = filepath.Join(c.Dir, "deeper"), true
 	c.Warn = func(o *Off) { t.Errorf("got warning %v; want none", o) }
 	opts := loader.Options{Roots: []string{root}}
 	if st := load(t, c, opts, ""); !st.Stored {
@@ -236,6 +237,31 @@ func TestFolderMade(t *testing.T) {
 	}
 	if st := load(t, c, opts, ""); !st.IndexReused {
 		t.Errorf("second load: got %+v; want a whole hit", st)
+	}
+}
+
+// TestFolderParentNotMade: a folder RLMC_CACHE_DIR names is made in a
+// folder that exists, but a mistyped path whose parent is missing too
+// makes no tree: the cache is off, and says so.
+func TestFolderParentNotMade(t *testing.T) {
+	root := base(t)
+	opts := loader.Options{Roots: []string{root}}
+	parent := t.TempDir()
+	c := &Cache{Dir: filepath.Join(parent, "cache")}
+	c.Warn = func(o *Off) { t.Errorf("got warning %v; want none", o) }
+	if st := load(t, c, opts, ""); !st.Stored {
+		t.Errorf("parent there: got %+v; want the cache stored", st)
+	}
+	var offs []*Off
+	c = &Cache{Dir: filepath.Join(parent, "typo", "cache"), Warn: func(o *Off) { offs = append(offs, o) }}
+	if st := load(t, c, opts, ""); st.Stored {
+		t.Errorf("parent missing: got %+v; want nothing stored", st)
+	}
+	if len(offs) != 1 || offs[0].Code != OffNoParent {
+		t.Errorf("warnings: got %v; want one of code %s", offs, OffNoParent)
+	}
+	if _, err := os.Lstat(filepath.Join(parent, "typo")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("got %v; want no folder made", err)
 	}
 }
 
