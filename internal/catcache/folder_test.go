@@ -2,8 +2,8 @@ package catcache
 
 import (
 	"errors"
-	"io/fs"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
