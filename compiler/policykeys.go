@@ -143,7 +143,9 @@ func shapeOfNode(n *yaml.Node) string {
 	case "!!int":
 		return "a whole number"
 	case "!!float":
-		return "a number"
+		// "budget must be a whole number, not 1.5": "not a number"
+		// would say the opposite of what is wrong.
+		return n.Value
 	case "!!bool":
 		return "true or false"
 	}

@@ -61,6 +61,7 @@ func TestPolicyValueShapes(t *testing.T) {
 	}{
 		{name: "a name for a list", yaml: "deny: commit-message\n", want: PolicyValueError{Line: 1, Key: "deny", Want: "a list", Got: "a string"}},
 		{name: "a word for the budget", yaml: "budget: lots\n", want: PolicyValueError{Line: 1, Key: "budget", Want: "a whole number", Got: "a string"}},
+		{name: "a fraction for the budget", yaml: "budget: 1.5\n", want: PolicyValueError{Line: 1, Key: "budget", Want: "a whole number", Got: "1.5"}},
 		{name: "a word in limits", yaml: "limits:\n  max_depth: deep\n", want: PolicyValueError{Line: 2, Key: "limits.max_depth", Want: "a whole number", Got: "a string"}},
 		{name: "a word for a priority", yaml: "priority: {tdd: high}\n", want: PolicyValueError{Line: 1, Key: "priority.tdd", Want: "a whole number", Got: "a string"}},
 		{name: "a name for requires' list", yaml: "requires:\n  a: b\n", want: PolicyValueError{Line: 2, Key: "requires.a", Want: "a list", Got: "a string"}},

@@ -78,8 +78,8 @@ func (o *Off) Error() string {
 // is replaced by the next store), and a store that would write one larger
 // does not. A catalog's file takes about 4 KiB a skill of 3-4 KB (see
 // BenchmarkLoad and internal/bench/startup), so maxCacheBytes holds some
-// 60,000 such skills, many times the 2,000 folders a root is scanned for
-// by default; a token count takes under 100 bytes, so maxCountsBytes holds
+// 60,000 such skills, three times the largest catalogs measured (a larger
+// one runs as without a cache, only slower); a token count takes under 100 bytes, so maxCountsBytes holds
 // maxCounts three times over.
 const (
 	maxCacheBytes  = 256 << 20

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/rlmc-dev/rlmc/internal/strictjson"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -76,7 +77,7 @@ func ParsePrologRLM(text string) (*PrologRLM, error) {
 	dec.DisallowUnknownFields()
 	var m PrologRLM
 	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("not a schema-1 object: %v", err)
+		return nil, fmt.Errorf("not a schema-1 object: %w", strictjson.Explain(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("trailing data after the JSON object")

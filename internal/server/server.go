@@ -349,7 +349,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (Request, f
 		return req, release, status, err
 	}
 	if err := strictjson.Unmarshal(body, &req); err != nil {
-		return req, release, http.StatusBadRequest, fmt.Errorf("the request body is not a compile request: %v", err)
+		return req, release, http.StatusBadRequest, fmt.Errorf("the request body is not a compile request: %w", strictjson.Explain(err))
 	}
 	if req.Budget != nil && *req.Budget <= 0 {
 		return req, release, http.StatusBadRequest, fmt.Errorf("budget must be a positive number of tokens, not %d", *req.Budget)

@@ -135,3 +135,80 @@ func fieldNames(t reflect.Type) map[string]bool {
 	}
 	return names
 }
+
+// Explain returns err, from decoding JSON into Go values, said in the
+// JSON's terms for the person who wrote the JSON: a value of the wrong
+// kind names its key and both kinds ("budget: a number (1.5) where a whole
+// number goes") rather than Go types, and input that stops short says so
+// rather than "EOF". Other errors are returned as they are. The result
+// wraps err.
+func Explain(err error) error {
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te):
+		where := te.Field
+		if where == "" {
+			where = "the value"
+		}
+		return &explained{fmt.Sprintf("%s: %s where %s goes", where, kindOfValue(te.Value), kindOfType(te.Type)), err}
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), err.Error() == "unexpected end of JSON input":
+		return &explained{"the JSON ends before its value does", err}
+	}
+	return err
+}
+
+// explained is an error said again in the JSON's terms.
+type explained struct {
+	msg string
+	err error
+}
+
+func (e *explained) Error() string { return e.msg }
+func (e *explained) Unwrap() error { return e.err }
+
+// kindOfValue names a JSON value as encoding/json describes it in a type
+// error ("string", "number 1.5", "object"), with an article.
+func kindOfValue(v string) string {
+	kind, literal, _ := strings.Cut(v, " ")
+	switch kind {
+	case "bool":
+		kind = "true or false"
+	case "object", "array", "string", "number":
+		kind = "a " + kind
+		if kind == "a array" || kind == "a object" {
+			kind = "an" + kind[1:]
+		}
+	}
+	if literal != "" {
+		return fmt.Sprintf("%s (%s)", kind, literal)
+	}
+	return kind
+}
+
+// kindOfType names the JSON a Go type is decoded from.
+func kindOfType(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return "a value"
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	}
+	return "another kind of value"
+}

@@ -1,8 +1,11 @@
 package strictjson
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -102,4 +105,42 @@ func FuzzUnmarshalKnown(f *testing.F) {
 			t.Fatalf("UnmarshalKnown: got %q, %v; want nothing unknown and no error, as Unmarshal took it", unknown, errKnown)
 		}
 	})
+}
+
+// TestExplain: a decoding error is said in the JSON's terms, naming the
+// key, never a Go type.
+func TestExplain(t *testing.T) {
+	type ref struct {
+		Kind string `json:"kind"`
+	}
+	type doc struct {
+		Budget   int    `json:"budget"`
+		Name     string `json:"name"`
+		Requires []ref  `json:"requires"`
+		On       *bool  `json:"on"`
+	}
+	tests := []struct {
+		name, in, want string
+	}{
+		{"a fraction for a whole number", `{"budget": 1.5}`, "budget: a number (1.5) where a whole number goes"},
+		{"a string for an object", `{"requires": ["x"]}`, "requires: a string where an object goes"},
+		{"an object for a string", `{"name": {}}`, "name: an object where a string goes"},
+		{"a number for a bool", `{"on": 1}`, "on: a number where true or false goes"},
+		{"cut short", `{"budget": `, "the JSON ends before its value does"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d doc
+			err := Explain(json.Unmarshal([]byte(tt.in), &d))
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("got %v; want %q", err, tt.want)
+			}
+			if strings.Contains(fmt.Sprint(err), "Go ") {
+				t.Errorf("got %v; want no Go type", err)
+			}
+		})
+	}
+	if Explain(nil) != nil {
+		t.Error("Explain(nil): got an error; want nil")
+	}
 }
