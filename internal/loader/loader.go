@@ -671,5 +671,6 @@ func ReadBody(u *ir.Unit) (string, error) {
 	return strings.ReplaceAll(string(data[u.BodyOffset:]), "\r\n", "\n"), nil
 }
 
-// ErrChanged reports a SKILL.md that no longer matches the catalog.
-var ErrChanged = errors.New("SKILL.md changed since it was loaded")
+// ErrChanged reports a SKILL.md that no longer matches the catalog, or
+// can no longer be read (its root moved away).
+var ErrChanged = errors.New("SKILL.md changed or went away since it was loaded")

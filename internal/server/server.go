@@ -442,6 +442,17 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 		compiler.WriteJSON(w, map[string]any{"ready": false})
 		return
 	}
+	// A root that vanished leaves the last good catalog serving, but not
+	// its bodies: every compile that selects a skill would fail, so a
+	// balancer should send the traffic elsewhere until the root is back.
+	// Any other failed reload (a policy that no longer parses) leaves a
+	// catalog that serves.
+	var re *loader.RootError
+	if err := l.LastError(); errors.As(err, &re) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		compiler.WriteJSON(w, map[string]any{"ready": false, "error": err.Error()})
+		return
+	}
 	compiler.WriteJSON(w, map[string]any{"ready": true, "catalog_fingerprint": l.Current().CatalogFingerprint()})
 }
 

@@ -745,3 +745,48 @@ func TestCompileListing(t *testing.T) {
 		})
 	}
 }
+
+// TestReadyWithoutRoot: a root that vanished leaves the last good catalog
+// serving without its bodies, so the server says it is not ready, with
+// why, until the root is back.
+func TestReadyWithoutRoot(t *testing.T) {
+	parent := t.TempDir()
+	root := filepath.Join(parent, "skills")
+	writeSkill(t, root, "tdd", "Test-driven development: write the failing test first.", "Write the failing test first.")
+	s, ts := newTestServer(t, Config{Roots: []string{root}})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ready := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			resp, err := http.Get(ts.URL + "/readyz")
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == want {
+				if want == 503 && !strings.Contains(string(data), "does not exist") {
+					t.Errorf("readyz: got %s; want the reload's error", data)
+				}
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("readyz: got %d %s; want %d", resp.StatusCode, data, want)
+			}
+			s.Live().Reload()
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	ready(200)
+	if err := os.Rename(root, root+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	ready(503)
+	if err := os.Rename(root+".gone", root); err != nil {
+		t.Fatal(err)
+	}
+	ready(200)
+}
