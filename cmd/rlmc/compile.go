@@ -122,7 +122,10 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	}
 	req := compiler.Request{Task: task, Select: splitNames(p.selects), Deny: denies, Budget: p.budget, Tokenizer: p.tokenizer,
 		Why: why, AllRejected: p.all}
-	var res *compiler.Result
+	var (
+		res      *compiler.Result
+		auditErr error // the compile's record was not written
+	)
 	if p.trajectory != "" {
 		f, ferr := safefs.OpenAppend(p.trajectory)
 		if ferr != nil {
@@ -130,6 +133,11 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		}
 		defer f.Close()
 		res, err = compiler.NewAudit(f).Compile(ctx, c, req)
+		if err != nil && res != nil {
+			// The compile succeeded and only its record failed: the
+			// result is still printed, and the run fails after it.
+			auditErr, err = &exitError{code: exitFailure, err: fmt.Errorf("--trajectory: %w", err)}, nil
+		}
 	} else {
 		res, err = c.Compile(ctx, req)
 	}
@@ -137,6 +145,15 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		return reportCompileError(err, p.format, stdout)
 	}
 	c.StoreCache()
+	if err := printCompile(p, res, c, why, stdout, stderr); err != nil {
+		return err
+	}
+	return auditErr
+}
+
+// printCompile prints a compile's result as p asks: its explanation, and
+// the JSON document or the prompt with its notes.
+func printCompile(p compileParams, res *compiler.Result, c *compiler.Compiler, why []string, stdout, stderr io.Writer) error {
 	if p.explain {
 		if err := compiler.WriteExplanation(stderr, res); err != nil {
 			return err
@@ -155,7 +172,7 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 			fmt.Fprintf(stderr, "rlmc: %s\n", n)
 		}
 	}
-	_, err = io.WriteString(stdout, res.Prompt)
+	_, err := io.WriteString(stdout, res.Prompt)
 	return err
 }
 

@@ -72,3 +72,21 @@ func TestLostOutputFails(t *testing.T) {
 		})
 	}
 }
+
+// TestTrajectoryLostKeepsResult: a compile whose audit record cannot be
+// written still prints its result, then exits 1 saying why.
+func TestTrajectoryLostKeepsResult(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	skills := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(skills, "a", "SKILL.md"), "---\nname: a\ndescription: Extract tables from PDF files.\n---\nUse pdftotext.\n")
+	var stdout, stderr bytes.Buffer
+	code := Main([]string{"compile", "--root", skills, "--format", "json", "--trajectory", "/dev/full", "extract tables from pdf files"}, nil, &stdout, &stderr)
+	if code != exitFailure || !strings.Contains(stderr.String(), "--trajectory: ") {
+		t.Errorf("got exit %d, stderr %q; want exit 1 naming --trajectory", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"decision": "route"`) {
+		t.Errorf("got stdout %q; want the result", stdout.String())
+	}
+}
