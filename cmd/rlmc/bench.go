@@ -46,6 +46,9 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) error {
+	if p.outcomes && p.format != "json" {
+		return usageError("--outcomes needs --format json: the table has no row per case")
+	}
 	cases, notes, err := bench.ReadCases(p.cases)
 	if err != nil {
 		return usageError("%v", err)
@@ -132,6 +135,10 @@ func writeBenchTable(stdout io.Writer, rep *bench.Report) error {
 	}
 	sort.Strings(cats)
 	for _, k := range cats {
+		if k == "" {
+			row("no category", rep.Categories[k]) // cases that name none
+			continue
+		}
 		row(k, rep.Categories[k])
 	}
 	styles := make([]string, 0, len(rep.Styles))
