@@ -338,12 +338,18 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	// A prompt over the compile's bound is the user's to send: the skills
 	// come from its start and end.
 	task, _ := compiler.ClipTask(*in.Prompt)
-	res, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: splitNames(p.selects), Deny: splitNames(p.denies), Budget: p.budget}, p.maxChars)
+	denies := splitNames(p.denies)
+	res, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: splitNames(p.selects), Deny: denies, Budget: p.budget}, p.maxChars)
 	if err != nil {
 		return nil, joinError(err, cacheNote())
 	}
 	c.StoreCache()
 	notes := []string{hookNote(c.Diagnostics(), c.Catalog()), linkedNote}
+	// A --deny naming no unit is likely a typo for one that stays
+	// allowed, as compile says.
+	for _, d := range compiler.UnknownNames(c, "--deny", denies) {
+		notes = append(notes, d.Message)
+	}
 	if res != nil && len(res.Selected) > 0 {
 		// Some skills are delivered; say which the prompt pointed at but
 		// the budget left out.
@@ -464,8 +470,23 @@ func hookNote(ds ir.Diagnostics, cat *ir.Catalog) string {
 	if n := unloadedNote(cat); n != "" {
 		parts = append(parts, n)
 	}
-	if n := len(catalogWarnings(ds)); n > 0 {
-		parts = append(parts, fmt.Sprintf("the catalog has %s; `rlmc doctor` lists them", plural(n, "warning")))
+	var errs, warns int
+	for _, d := range catalogWarnings(ds) {
+		if d.Severity == ir.SeverityError {
+			errs++ // a scan bound hit: skills past it are missing
+		} else {
+			warns++
+		}
+	}
+	var counts []string
+	if errs > 0 {
+		counts = append(counts, plural(errs, "error"))
+	}
+	if warns > 0 {
+		counts = append(counts, plural(warns, "warning"))
+	}
+	if len(counts) > 0 {
+		parts = append(parts, fmt.Sprintf("the catalog has %s; `rlmc doctor` lists them", strings.Join(counts, " and ")))
 	}
 	return strings.Join(parts, "; ")
 }
