@@ -113,3 +113,19 @@ func TestUnloaded(t *testing.T) {
 		t.Errorf("got %q; want %q", got, want)
 	}
 }
+
+// TestLockName: verify names a lock's checkout by what the lock holds,
+// never with an empty name or commit.
+func TestLockName(t *testing.T) {
+	tests := []struct{ name, commit, want string }{
+		{"demo", "abc123", "demo at abc123"},
+		{"demo", "", "demo"},
+		{"", "abc123", "the checkout at abc123"},
+		{"", "", "the checkout"},
+	}
+	for _, tt := range tests {
+		if got := lockName(tt.name, tt.commit); got != tt.want {
+			t.Errorf("lockName(%q, %q): got %q; want %q", tt.name, tt.commit, got, tt.want)
+		}
+	}
+}

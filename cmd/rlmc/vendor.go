@@ -76,8 +76,8 @@ func runVendorVerify(dir, lockFile, format string, stdout io.Writer) error {
 		if !r.OK() {
 			verdict = "MISMATCH"
 		}
-		fmt.Fprintf(stdout, "%s: %s at %s: %d files checked, %d missing, %d extra, %d changed; covered: every file in %s, %s by include pattern; not covered: %s outside them\n",
-			verdict, ir.EscapeText(l.Name), ir.EscapeText(short(l.Commit)), r.Checked, len(r.Missing), len(r.Extra), len(r.Changed),
+		fmt.Fprintf(stdout, "%s: %s: %d files checked, %d missing, %d extra, %d changed; covered: every file in %s, %s by include pattern; not covered: %s outside them\n",
+			verdict, lockName(l.Name, l.Commit), r.Checked, len(r.Missing), len(r.Extra), len(r.Changed),
 			plural(r.SkillFolders, "skill folder"), plural(r.ByPattern, "file"), plural(len(r.Uncovered), "file"))
 	}
 	if !r.OK() {
@@ -128,4 +128,19 @@ func newVendorLockCmd(stdout io.Writer) *cobra.Command {
 	fl.StringVar(&l.License, "license", "", "SPDX license identifier")
 	fl.StringVar(&l.Copyright, "copyright", "", "upstream copyright line")
 	return cmd
+}
+
+// lockName names a lock's checkout as verify reports it: its name at its
+// commit, either or both left out when the lock has none ("the checkout"
+// for neither).
+func lockName(name, commit string) string {
+	switch {
+	case name != "" && commit != "":
+		return ir.EscapeText(name) + " at " + ir.EscapeText(short(commit))
+	case name != "":
+		return ir.EscapeText(name)
+	case commit != "":
+		return "the checkout at " + ir.EscapeText(short(commit))
+	}
+	return "the checkout"
 }

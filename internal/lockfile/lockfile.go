@@ -55,8 +55,8 @@ var (
 	// relative and inside the checkout, which no scan could have written.
 	ErrBadPath = errors.New("malformed file path in lock")
 	// ErrBadEntry means a lock entry is neither a file (a digest) nor a
-	// link (a target and no digest), or lists a path listed before, which
-	// no scan could have written.
+	// link (a target and no digest), has a negative size, or lists a path
+	// listed before, which no scan could have written.
 	ErrBadEntry = errors.New("malformed file entry in lock")
 )
 
@@ -145,8 +145,13 @@ func Read(file string) (*Lock, error) {
 		// A file is a digest, a link a target and no digest; a path is
 		// listed once: a scan writes nothing else, and a verify of a
 		// path listed twice would find it missing once.
-		if (f.Link != "" && (f.SHA256 != "" || f.Size != 0)) || (f.Link == "" && f.SHA256 == "") || seen[f.Path] {
-			return nil, fmt.Errorf("%s: %q: %w", file, f.Path, ErrBadEntry)
+		switch {
+		case seen[f.Path]:
+			return nil, fmt.Errorf("%s: %q: %w: listed more than once", file, f.Path, ErrBadEntry)
+		case f.Size < 0:
+			return nil, fmt.Errorf("%s: %q: %w: a negative size", file, f.Path, ErrBadEntry)
+		case (f.Link != "" && (f.SHA256 != "" || f.Size != 0)) || (f.Link == "" && f.SHA256 == ""):
+			return nil, fmt.Errorf("%s: %q: %w: neither a file (a digest) nor a link (a target and no digest)", file, f.Path, ErrBadEntry)
 		}
 		seen[f.Path] = true
 	}

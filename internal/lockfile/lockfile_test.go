@@ -569,6 +569,7 @@ func TestLockEntries(t *testing.T) {
 		{name: "link with a digest", entry: `{"path":"AGENTS.md","link":"CLAUDE.md","sha256":"` + digest + `"}`, wantErr: ErrBadEntry},
 		{name: "link with a size", entry: `{"path":"AGENTS.md","link":"CLAUDE.md","size":3}`, wantErr: ErrBadEntry},
 		{name: "neither a digest nor a link", entry: `{"path":"LICENSE","size":3}`, wantErr: ErrBadEntry},
+		{name: "a negative size", entry: `{"path":"LICENSE","sha256":"` + digest + `","size":-1}`, wantErr: ErrBadEntry},
 		{name: "a path listed twice", entry: `{"path":"LICENSE","sha256":"` + digest + `","size":1068},{"path":"LICENSE","sha256":"` + digest + `","size":1068}`, wantErr: ErrBadEntry},
 	}
 	for _, tt := range tests {
