@@ -3,6 +3,7 @@ package ir
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // Root is a folder that skills were discovered under.
@@ -25,7 +26,12 @@ type Catalog struct {
 // the unit that answers to each name: the one not shadowed.
 func NewCatalog(roots []Root, units []*Unit, diags Diagnostics) *Catalog {
 	slices.SortStableFunc(units, func(a, b *Unit) int {
-		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Precedence, b.Precedence), cmp.Compare(a.Path, b.Path))
+		// Name alone decides nearly every comparison: the others are
+		// compared only on a tie (cmp.Or would compare all three first).
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.Precedence, b.Precedence), strings.Compare(a.Path, b.Path))
 	})
 	diags.Sort()
 	c := &Catalog{Roots: roots, Units: units, Diagnostics: diags, byName: make(map[string]*Unit, len(units))}

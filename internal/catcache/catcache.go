@@ -492,17 +492,26 @@ var errNotOwn = errors.New("not a regular file of this user's, writable by no on
 // errStale is a cache file of another key or format.
 var errStale = errors.New("written for another rlmc, policy or roots")
 
-func parse(data []byte, key [32]byte) (*cached, error) {
+func parse(data []byte, key [32]byte) (p *cached, err error) {
 	if len(data) < headerLen+4 || !bytes.Equal(data[:len(magic)], magic[:]) {
 		return nil, binenc.ErrCorrupt
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
-		return nil, fmt.Errorf("checksum: %w", binenc.ErrCorrupt)
-	}
 	if binary.LittleEndian.Uint32(data[len(magic):]) != formatVersion || !bytes.Equal(data[len(magic)+4:headerLen], key[:]) {
 		return nil, errStale
 	}
+	// The checksum is taken on another core while the record decodes,
+	// and holds before anything decoded is returned. Decoding reads
+	// unchecked bytes meanwhile, as a reader of any input does (every
+	// read is bounded); what it starts with them, the stats taken ahead,
+	// only reads file stamps, and is thrown away with the record.
+	summed := make(chan bool, 1)
+	go func() { summed <- crc32.Checksum(body, castagnoli) == sum }()
+	defer func() {
+		if !<-summed {
+			p, err = nil, fmt.Errorf("checksum: %w", binenc.ErrCorrupt)
+		}
+	}()
 	rest := body[headerLen:]
 	var sections [4][]byte
 	for i := range sections {
