@@ -413,9 +413,10 @@ func bagsOf(bags []bag, have []bool, units []*ir.Unit, aliases [][]string, p *pu
 	done := func() bool { return ctx != nil && ctx.Err() != nil }
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
+			var s bagScratch
 			for i := int(next.Add(1) - 1); i < len(units) && !done(); i = int(next.Add(1) - 1) {
 				if !have[i] {
-					bags[i] = bagOf(units[i], aliases[i])
+					bags[i] = s.bagOf(units[i], aliases[i])
 				}
 			}
 		})
@@ -423,27 +424,48 @@ func bagsOf(bags []bag, have []bool, units []*ir.Unit, aliases [][]string, p *pu
 	wg.Wait()
 }
 
+// bagScratch holds the tables a bag is counted in, kept from one unit to
+// the next by the goroutine that analyses them: made afresh for every
+// unit, they were half of what indexing a catalog allocated.
+type bagScratch struct {
+	terms []string
+	parts []bagPart
+	at    map[string]int32 // term -> position in freqs
+	freqs [][numFields]float32
+	grams []bigram
+}
+
+// bagPart is the terms of one field's text among a bagScratch's terms.
+type bagPart struct {
+	f        field
+	weight   float32
+	paired   bool
+	from, to int
+}
+
+// maxScratchTerms bounds the distinct terms a bagScratch's map keeps room
+// for between units: clearing a map costs its size, and one unit with a
+// huge lead must not make every later one pay for it.
+const maxScratchTerms = 1 << 12
+
 func bagOf(u *ir.Unit, aliases []string) bag {
+	var s bagScratch
+	return s.bagOf(u, aliases)
+}
+
+func (s *bagScratch) bagOf(u *ir.Unit, aliases []string) bag {
 	// Every field's terms are split into one list first, so that the
 	// tables below are sized once: growing them a step at a time was most
 	// of what indexing allocated.
-	type part struct {
-		f        field
-		weight   float32
-		paired   bool
-		from, to int
-	}
-	var (
-		terms []string
-		parts []part
-		b     bag
-	)
+	terms, parts := s.terms[:0], s.parts[:0]
+	defer func() { s.terms, s.parts = terms, parts }()
+	var b bag
 	// add splits text into terms for field f, counted with weight and,
 	// when paired, its bigrams recorded: each text is split once.
 	add := func(f field, text string, weight float32, paired bool) {
 		from := len(terms)
 		terms = appendTerms(terms, text)
-		parts = append(parts, part{f, weight, paired, from, len(terms)})
+		parts = append(parts, bagPart{f, weight, paired, from, len(terms)})
 	}
 	add(fieldName, nameWords(u), 1, true)
 	for _, a := range aliases {
@@ -493,11 +515,13 @@ func bagOf(u *ir.Unit, aliases []string) bag {
 			paired += pt.to - pt.from
 		}
 	}
-	var (
-		at    = make(map[string]int32, len(terms)) // term -> position in freqs
-		freqs = make([][numFields]float32, 0, len(terms))
-		grams = make([]bigram, 0, paired)
-	)
+	if s.at == nil || len(s.at) > maxScratchTerms {
+		s.at = make(map[string]int32, min(len(terms), maxScratchTerms))
+	} else {
+		clear(s.at)
+	}
+	at, freqs, grams := s.at, slices.Grow(s.freqs[:0], len(terms)), slices.Grow(s.grams[:0], paired)
+	defer func() { s.freqs, s.grams = freqs, grams }()
 	for _, pt := range parts {
 		ts := terms[pt.from:pt.to]
 		for i, t := range ts {
