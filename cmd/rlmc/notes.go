@@ -186,14 +186,19 @@ func listSome(names []string) string {
 // for such a skill would seem to have matched nothing.
 func unloaded(cat *ir.Catalog) []string {
 	type place struct{ root, dir string }
-	folders := make(map[place]bool, len(cat.Units))
-	for _, u := range cat.Units {
-		folders[place{u.Root, path.Dir(u.Path)}] = true
-	}
-	var out []string
+	var (
+		folders map[place]bool // made at the first error: most catalogs have none
+		out     []string
+	)
 	for _, d := range cat.Diagnostics {
 		if d.Severity != ir.SeverityError || d.Path == "" || d.Root == "" || isCatalogWarning(d.Code) {
 			continue
+		}
+		if folders == nil {
+			folders = make(map[place]bool, len(cat.Units))
+			for _, u := range cat.Units {
+				folders[place{u.Root, path.Dir(u.Path)}] = true
+			}
 		}
 		held := false
 		for p := d.Path; !held; p = path.Dir(p) {
