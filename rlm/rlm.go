@@ -140,14 +140,24 @@ type passThrough struct {
 
 // Plan implements Planner.
 func (p passThrough) Plan(ctx context.Context, req *Request) (*Response, error) {
+	if req == nil {
+		return nil, ErrNoRequest
+	}
 	if len(req.Skills) > 0 {
 		return nil, fmt.Errorf("rlm: cannot load the selected skills %s: %s: %w", strings.Join(req.Skills, ", "), p.why, ErrNoSkills)
 	}
 	return p.next.Plan(ctx, req)
 }
 
+// ErrNoRequest is Plan's error for a nil request: there is no task to
+// compile skills for, nor a request to hand on.
+var ErrNoRequest = errors.New("rlm: no request")
+
 // Plan implements Planner.
 func (s *skills) Plan(ctx context.Context, req *Request) (*Response, error) {
+	if req == nil {
+		return nil, ErrNoRequest
+	}
 	// A live catalog may become empty, or be emptied, between two calls,
 	// so this is decided at each call.
 	switch c := s.src.Current(); {

@@ -240,6 +240,27 @@ func TestSelectionWithoutSkillsFails(t *testing.T) {
 	}
 }
 
+// TestNilRequest: a nil request is an error, whatever the wrapper would
+// have done with a request, never a panic, and the planner is not called.
+func TestNilRequest(t *testing.T) {
+	c := newCompiler(t, catalog)
+	for name, planner := range map[string]func(next Planner) Planner{
+		"with skills": func(n Planner) Planner { return WithSkills(n, c) },
+		"disabled":    func(n Planner) Planner { return WithSkills(n, c, Disabled()) },
+		"no compiler": func(n Planner) Planner { return WithSkills(n, nil) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec := &recorder{}
+			if _, err := planner(rec).Plan(context.Background(), nil); !errors.Is(err, ErrNoRequest) {
+				t.Errorf("got %v; want ErrNoRequest", err)
+			}
+			if len(rec.got) != 0 {
+				t.Error("the planner was called with no request")
+			}
+		})
+	}
+}
+
 // TestOnCompileReportsTheDecision pins that the host learns what each
 // compile decided, and can stop the call on an ambiguous task to ask its
 // user instead of planning without skills.

@@ -661,6 +661,10 @@ func ReadBody(u *ir.Unit) (string, error) {
 	}
 	defer root.Close()
 	data, err := safefs.ReadFile(root, u.Path, u.Size)
+	if errors.Is(err, safefs.ErrTooLarge) {
+		// Read up to the size it was loaded at: a larger file grew.
+		return "", fmt.Errorf("%s: %w: it is larger than the %d bytes it was loaded at", u.Path, ErrChanged, u.Size)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%s: %w: %w", u.Path, ErrChanged, err)
 	}

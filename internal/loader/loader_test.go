@@ -370,6 +370,12 @@ func TestReadBody(t *testing.T) {
 	if _, err := ReadBody(u); !errors.Is(err, ErrChanged) {
 		t.Errorf("got %v; want ErrChanged after the file changed", err)
 	}
+	// A file that grew is changed, and said to have grown, not to be
+	// too large for a reader.
+	testkit.WriteFile(t, file, "---\r\nname: s\r\ndescription: d\r\n---\r\nLine one.\r\nLine two, longer.\r\n")
+	if _, err := ReadBody(u); !errors.Is(err, ErrChanged) || strings.Contains(err.Error(), "too large") {
+		t.Errorf("got %v; want ErrChanged saying the file grew", err)
+	}
 }
 
 // TestNamedRootMustExist pins that a root the caller names, as the Go API

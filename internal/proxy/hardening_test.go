@@ -113,6 +113,25 @@ func TestDotSegmentsStayUnderBase(t *testing.T) {
 	if got := resp.Header.Get(HeaderSelected); got != "tdd" {
 		t.Errorf("a completion at /v1/./chat//completions: X-Rlmc-Selected %q; want tdd", got)
 	}
+	// An escaped slash reaches the upstream escaped: the path names no
+	// API this edits, so the call passes through unedited.
+	c2, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	io.WriteString(c2, "POST /v1/chat%2Fcompletions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "+itoa(len(chatNoSystem))+"\r\n\r\n"+chatNoSystem)
+	resp, err = http.ReadResponse(bufioReader(c2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get(HeaderDecision); got != "" {
+		t.Errorf("a call at /v1/chat%%2Fcompletions: X-Rlmc-Decision %q; want none, the call unedited", got)
+	}
+	if got := string(up.last(t).body); got != chatNoSystem {
+		t.Errorf("a call at /v1/chat%%2Fcompletions: upstream body %q; want it as sent", got)
+	}
 }
 
 func TestRedact(t *testing.T) {

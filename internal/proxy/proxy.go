@@ -396,7 +396,10 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, fl, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()})
 		return
 	}
-	a := apis[r.URL.Path]
+	// The API is named by the path as it is forwarded, escapes kept:
+	// "/v1/chat%2Fcompletions" decodes to the chat API's path, but the
+	// upstream receives it escaped, so it is no call this edits.
+	a := apis[r.URL.EscapedPath()]
 	if r.Method != http.MethodPost || a == nil {
 		if len(ctl.selects) > 0 {
 			p.fail(w, fl, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest,

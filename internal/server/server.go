@@ -443,17 +443,35 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	// A root that vanished leaves the last good catalog serving, but not
-	// its bodies: every compile that selects a skill would fail, so a
-	// balancer should send the traffic elsewhere until the root is back.
-	// Any other failed reload (a policy that no longer parses) leaves a
-	// catalog that serves.
+	// its bodies when the folder they were read from went with it: every
+	// compile that selects a skill would fail, so a balancer should send
+	// the traffic elsewhere until the root is back. A root link left
+	// dangling while its old target stays, or any other failed reload (a
+	// policy that no longer parses), leaves a catalog that serves.
 	var re *loader.RootError
-	if err := l.LastError(); errors.As(err, &re) {
+	if err := l.LastError(); errors.As(err, &re) && !bodiesThere(l.Current().Catalog()) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		compiler.WriteJSON(w, map[string]any{"ready": false, "error": err.Error()})
 		return
 	}
 	compiler.WriteJSON(w, map[string]any{"ready": true, "catalog_fingerprint": l.Current().CatalogFingerprint()})
+}
+
+// bodiesThere reports whether every folder cat's units were read from
+// (their roots, symlinks resolved) is still a folder: the bodies a compile
+// reads again are there to read.
+func bodiesThere(cat *ir.Catalog) bool {
+	seen := map[string]bool{}
+	for _, u := range cat.Units {
+		if u.RootDir == "" || seen[u.RootDir] {
+			continue
+		}
+		seen[u.RootDir] = true
+		if info, err := os.Stat(u.RootDir); err != nil || !info.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 func ms(d time.Duration) float64 {

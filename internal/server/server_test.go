@@ -790,3 +790,41 @@ func TestReadyWithoutRoot(t *testing.T) {
 	}
 	ready(200)
 }
+
+// TestReadyRootLinkDangling: a root that is a link pointed at nothing
+// fails the reload, but the folder the catalog was read from is still
+// there, so its bodies are: the server stays ready.
+func TestReadyRootLinkDangling(t *testing.T) {
+	parent := t.TempDir()
+	writeSkill(t, filepath.Join(parent, "r1"), "tdd", "Test-driven development: write the failing test first.", "Write the failing test first.")
+	link := filepath.Join(parent, "cur")
+	if err := os.Symlink("r1", link); err != nil {
+		t.Skipf("no symlinks: %v", err)
+	}
+	s, ts := newTestServer(t, Config{Roots: []string{link}})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("nothere", link); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Live().LastError() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the reload did not fail within 10s")
+		}
+		s.Live().Reload()
+		time.Sleep(50 * time.Millisecond)
+	}
+	resp, err := http.Get(ts.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("readyz: got %d; want 200, the bodies still there", resp.StatusCode)
+	}
+}
