@@ -22,17 +22,14 @@ type Catalog struct {
 	byName map[string]*Unit
 }
 
-// NewCatalog sorts units by name, then precedence, then path, and indexes
-// the unit that answers to each name: the one not shadowed.
+// NewCatalog sorts units by name, then precedence, then path
+// (CompareUnits), and indexes the unit that answers to each name: the one
+// not shadowed. Units given in that order already are checked in one
+// pass, not sorted again.
 func NewCatalog(roots []Root, units []*Unit, diags Diagnostics) *Catalog {
-	slices.SortStableFunc(units, func(a, b *Unit) int {
-		// Name alone decides nearly every comparison: the others are
-		// compared only on a tie (cmp.Or would compare all three first).
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
-			return c
-		}
-		return cmp.Or(cmp.Compare(a.Precedence, b.Precedence), strings.Compare(a.Path, b.Path))
-	})
+	if !slices.IsSortedFunc(units, CompareUnits) {
+		slices.SortStableFunc(units, CompareUnits)
+	}
 	diags.Sort()
 	c := &Catalog{Roots: roots, Units: units, Diagnostics: diags, byName: make(map[string]*Unit, len(units))}
 	for _, u := range units {
@@ -44,6 +41,17 @@ func NewCatalog(roots []Root, units []*Unit, diags Diagnostics) *Catalog {
 		}
 	}
 	return c
+}
+
+// CompareUnits orders units as a catalog holds them: by name, then
+// precedence, then path.
+func CompareUnits(a, b *Unit) int {
+	// Name alone decides nearly every comparison: the others are compared
+	// only on a tie (cmp.Or would compare all three first).
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return cmp.Or(cmp.Compare(a.Precedence, b.Precedence), strings.Compare(a.Path, b.Path))
 }
 
 // Lookup returns the unit that answers to name, which is never a shadowed one.

@@ -65,6 +65,7 @@ func encodeRecord(w *binenc.Writer, rec *loader.Record) {
 			encodeUnit(w, r.Unit)
 		}
 	}
+	w.Int32s(rec.Order)
 }
 
 func decodeRecord(r *binenc.Reader) (*loader.Record, error) {
@@ -110,6 +111,7 @@ func decodeRecord(r *binenc.Reader) (*loader.Record, error) {
 			decodeUnit(r, u.Unit)
 		}
 	}
+	rec.Order = r.Int32s() // checked when taken (loader.catalogOrder)
 	if err := r.Err(); err != nil {
 		return nil, fmt.Errorf("decoding the catalog: %w", err)
 	}

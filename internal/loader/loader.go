@@ -250,7 +250,47 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 		kept = append(kept, rec.Units[i].Unit)
 	}
 	diags = append(diags, shadow(kept)...)
-	return ir.NewCatalog(irRoots, kept, diags), rec, nil
+	var priorOrder []int32
+	if opts.Prior != nil {
+		priorOrder = opts.Prior.Order
+	}
+	rec.Order = catalogOrder(kept, priorOrder)
+	sorted := make([]*ir.Unit, len(kept))
+	for j, i := range rec.Order {
+		sorted[j] = kept[i]
+	}
+	return ir.NewCatalog(irRoots, sorted, diags), rec, nil
+}
+
+// catalogOrder returns the catalog's order of units (see Record.Order):
+// prior, the order of the load before, when it puts these units in that
+// order (each once, strictly ascending), else the order they sort in.
+func catalogOrder(units []*ir.Unit, prior []int32) []int32 {
+	if len(prior) == len(units) && ordered(units, prior) {
+		return prior
+	}
+	order := make([]int32, len(units))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return ir.CompareUnits(units[a], units[b]) })
+	return order
+}
+
+// ordered reports whether order names each of units once and puts them in
+// strictly ascending order.
+func ordered(units []*ir.Unit, order []int32) bool {
+	seen := make([]bool, len(units))
+	for j, i := range order {
+		if i < 0 || int(i) >= len(units) || seen[i] {
+			return false
+		}
+		seen[i] = true
+		if j > 0 && ir.CompareUnits(units[order[j-1]], units[i]) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // hasCode reports whether ds holds a diagnostic with code.

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/rlmc-dev/rlmc/internal/testkit"
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // TestRecordReuse: a load given the previous load's Record lists no
@@ -380,4 +381,34 @@ func linkedRoots(t *testing.T, n int) ([]string, *Record) {
 		t.Fatal(err)
 	}
 	return roots, rec
+}
+
+// TestCatalogOrder: the order of the load before is taken when it puts
+// the units in the catalog's order, each once; anything else is sorted.
+func TestCatalogOrder(t *testing.T) {
+	units := []*ir.Unit{{Name: "c"}, {Name: "a"}, {Name: "b", Precedence: 1}, {Name: "b", Precedence: 0}}
+	sorted := []int32{1, 3, 2, 0}
+	tests := []struct {
+		name  string
+		prior []int32
+		taken bool
+	}{
+		{"none", nil, false},
+		{"the catalog's", sorted, true},
+		{"another order", []int32{0, 1, 2, 3}, false},
+		{"a unit twice", []int32{1, 1, 2, 0}, false},
+		{"out of range", []int32{1, 3, 2, 4}, false},
+		{"too short", []int32{1, 3, 2}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := catalogOrder(units, tt.prior)
+			if !slices.Equal(got, sorted) {
+				t.Errorf("got %v; want %v", got, sorted)
+			}
+			if taken := len(tt.prior) > 0 && &got[0] == &tt.prior[0]; taken != tt.taken {
+				t.Errorf("prior taken: got %v; want %v", taken, tt.taken)
+			}
+		})
+	}
 }
