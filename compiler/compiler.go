@@ -136,15 +136,12 @@ func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, err
 func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrieval.Index, fp string, policy *rules.Pending) (*Compiler, error) {
 	pl := pulse.New(ctx)
 	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}}
-	// What the compiler, its facts and engine, the diagnostics of aliases
-	// and triggers, and the fingerprint take from the catalog depends on
-	// the catalog alone: they are made on every core, beside the index
-	// when there is one to build (a start from the cache ends with them).
-	var (
-		wg     sync.WaitGroup
-		rdiags ir.Diagnostics
-		dpl    = pulse.New(ctx) // a pulse is one goroutine's
-	)
+	// What the compiler, its facts and engine and the fingerprint take
+	// from the catalog depends on the catalog alone: they are made on
+	// every core, beside the index when there is one to build (a start
+	// from the cache ends with them). The index's own diagnostics (aliases
+	// and triggers it ignores) come with it, from the cache too.
+	var wg sync.WaitGroup
 	defer wg.Wait() // on every return: nothing made here outlives it
 	wg.Go(func() {
 		c.pos = make(map[*ir.Unit]int, len(cat.Units))
@@ -172,7 +169,6 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	if pl.Now() {
 		return nil, canceled("", pl.Err())
 	}
-	wg.Go(func() { rdiags = retrieval.Diagnostics(cat, dpl) })
 	if fp == "" {
 		wg.Go(func() { fp = catalogFingerprint(cat) })
 	}
@@ -185,10 +181,7 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	c.engine = engine
 	c.catalogFP = fp
 	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
-	c.diags = append(c.diags, rdiags...)
-	if dpl.Now() {
-		return nil, canceled("", dpl.Err())
-	}
+	c.diags = append(c.diags, c.index.Diagnostics()...)
 	for _, n := range c.policy.names() {
 		if _, ok := cat.Lookup(n); !ok {
 			c.diags.Add(ir.Diagnostic{Path: "policy", Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog", n)})

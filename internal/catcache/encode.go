@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlmc-dev/rlmc/internal/binenc"
 	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/retrieval"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -16,7 +17,7 @@ import (
 // holding a host field of a type this encoding does not know is written
 // without its unit, so it is read again at the next load.
 func encodeRecord(w *binenc.Writer, rec *loader.Record) {
-	encodeDiags(w, rec.Diags)
+	retrieval.EncodeDiagnostics(w, rec.Diags)
 	w.Uint(uint64(len(rec.Folders)))
 	for _, f := range rec.Folders {
 		w.Str(f.Path)
@@ -36,7 +37,7 @@ func encodeRecord(w *binenc.Writer, rec *loader.Record) {
 			w.Int(int64(sc.First))
 			w.Int(int64(sc.End))
 			w.Strs(sc.Skills)
-			encodeDiags(w, sc.Diags)
+			retrieval.EncodeDiagnostics(w, sc.Diags)
 		}
 	}
 	w.Uint(uint64(len(rec.Units)))
@@ -58,7 +59,7 @@ func encodeRecord(w *binenc.Writer, rec *loader.Record) {
 			w.Str(it.Stamp)
 		}
 		w.Str(string(r.Status))
-		encodeDiags(w, r.Diags)
+		retrieval.EncodeDiagnostics(w, r.Diags)
 		ok := r.Trusted && r.Unit != nil && encodable(r.Unit.HostFields)
 		w.Bool(ok)
 		if ok {
@@ -69,7 +70,7 @@ func encodeRecord(w *binenc.Writer, rec *loader.Record) {
 }
 
 func decodeRecord(r *binenc.Reader) (*loader.Record, error) {
-	rec := &loader.Record{Diags: decodeDiags(r)}
+	rec := &loader.Record{Diags: retrieval.DecodeDiagnostics(r)}
 	rec.Folders = make([]loader.FolderRecord, r.Len())
 	for i := range rec.Folders {
 		f := &rec.Folders[i]
@@ -82,7 +83,7 @@ func decodeRecord(r *binenc.Reader) (*loader.Record, error) {
 	rec.Scans = make([]*loader.Scan, r.Len())
 	for i := range rec.Scans {
 		if r.Bool() {
-			rec.Scans[i] = &loader.Scan{Root: r.Str(), RootReal: r.Str(), First: int(r.Int()), End: int(r.Int()), Skills: r.Strs(), Diags: decodeDiags(r)}
+			rec.Scans[i] = &loader.Scan{Root: r.Str(), RootReal: r.Str(), First: int(r.Int()), End: int(r.Int()), Skills: r.Strs(), Diags: retrieval.DecodeDiagnostics(r)}
 		}
 	}
 	if r.Err() == nil {
@@ -105,7 +106,7 @@ func decodeRecord(r *binenc.Reader) (*loader.Record, error) {
 			u.Items[j] = loader.Item{Path: r.Str(), Stamp: r.Str()}
 		}
 		u.Status = ir.Status(r.Str())
-		u.Diags = decodeDiags(r)
+		u.Diags = retrieval.DecodeDiagnostics(r)
 		if u.Trusted = r.Bool(); u.Trusted {
 			u.Unit = &slab[i]
 			decodeUnit(r, u.Unit)
@@ -116,30 +117,6 @@ func decodeRecord(r *binenc.Reader) (*loader.Record, error) {
 		return nil, fmt.Errorf("decoding the catalog: %w", err)
 	}
 	return rec, nil
-}
-
-func encodeDiags(w *binenc.Writer, ds ir.Diagnostics) {
-	w.Count(len(ds), ds == nil)
-	for _, d := range ds {
-		w.Str(d.Root)
-		w.Str(d.Path)
-		w.Int(int64(d.Line))
-		w.Str(string(d.Code))
-		w.Str(string(d.Severity))
-		w.Str(d.Message)
-	}
-}
-
-func decodeDiags(r *binenc.Reader) ir.Diagnostics {
-	n, isNil := r.Count()
-	if isNil {
-		return nil
-	}
-	ds := make(ir.Diagnostics, n)
-	for i := range ds {
-		ds[i] = ir.Diagnostic{Root: r.Str(), Path: r.Str(), Line: int(r.Int()), Code: ir.Code(r.Str()), Severity: ir.Severity(r.Str()), Message: r.Str()}
-	}
-	return ds
 }
 
 // encodeUnit writes every field of u. TestUnitRoundTrip fills every field

@@ -43,6 +43,34 @@ func (ix *Index) Encode(w *binenc.Writer) {
 	ix.wholeNames.encode(w)
 	w.Strs(ix.nameUnits)
 	encodeLists(w, ix.aliases)
+	EncodeDiagnostics(w, ix.diags)
+}
+
+// EncodeDiagnostics appends ds to w, for the caches: the index's and the
+// catalog's.
+func EncodeDiagnostics(w *binenc.Writer, ds ir.Diagnostics) {
+	w.Count(len(ds), ds == nil)
+	for _, d := range ds {
+		w.Str(d.Root)
+		w.Str(d.Path)
+		w.Int(int64(d.Line))
+		w.Str(string(d.Code))
+		w.Str(string(d.Severity))
+		w.Str(d.Message)
+	}
+}
+
+// DecodeDiagnostics reads what EncodeDiagnostics wrote.
+func DecodeDiagnostics(r *binenc.Reader) ir.Diagnostics {
+	n, isNil := r.Count()
+	if isNil {
+		return nil
+	}
+	ds := make(ir.Diagnostics, n)
+	for i := range ds {
+		ds[i] = ir.Diagnostic{Root: r.Str(), Path: r.Str(), Line: int(r.Int()), Code: ir.Code(r.Str()), Severity: ir.Severity(r.Str()), Message: r.Str()}
+	}
+	return ds
 }
 
 // Decode reads an index that Encode wrote for a catalog equal to cat, and
@@ -118,6 +146,7 @@ func DecodeUnbound(r *binenc.Reader) (u *Unbound, err error) {
 	ix.wholeNames = decodeSeqMatcher(r)
 	ix.nameUnits = r.Strs()
 	ix.aliases = decodeLists(r)
+	ix.diags = DecodeDiagnostics(r)
 	ix.phraseSeqs.checkEnds(r, len(ix.phrases))
 	ix.objects.seqs.checkEnds(r, len(ix.objects.keys))
 	ix.actions.seqs.checkEnds(r, len(ix.actions.keys))

@@ -164,7 +164,15 @@ type Index struct {
 	// aliases are each unit's aliases less those that spell another
 	// unit's name (see usableAliases), by position.
 	aliases [][]string
+	// diags says what the index ignores in the catalog's usable units
+	// (package Diagnostics), found as it was built and kept with it, so
+	// that a start from the cache does not look again.
+	diags ir.Diagnostics
 }
+
+// Diagnostics returns what the index ignores in its catalog's usable
+// units, and why (see the package's Diagnostics).
+func (ix *Index) Diagnostics() ir.Diagnostics { return ix.diags }
 
 // keySet is a catalog-wide table of declared phrases, each known by its
 // key (its stems joined by spaces), matched against a task in one pass.
@@ -224,6 +232,14 @@ func (ix *Index) place(cat *ir.Catalog) {
 // for this build's bags back.
 func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool) (*Index, []*Bag) {
 	ix := &Index{objects: newKeySet(), actions: newKeySet(), phraseSeqs: newSeqMatcher(), wholeNames: newSeqMatcher()}
+	// The diagnostics read the catalog alone: found beside the build.
+	var diagsDone sync.WaitGroup
+	var dp *pulse.Pulse // a pulse is one goroutine's; a nil one never stops
+	if ctx := p.Context(); ctx != nil {
+		dp = pulse.New(ctx)
+	}
+	diagsDone.Go(func() { ix.diags = Diagnostics(cat, dp) })
+	defer diagsDone.Wait()
 	ix.place(cat)
 	names := nameKeys(cat)
 	for _, u := range ix.units {
