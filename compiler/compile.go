@@ -610,7 +610,7 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 		}
 		u, _ := r.c.cat.Lookup(d.Name)
 		reason := st.reason(d)
-		r.setReasons(r.c.pos[u], []Reason{reason})
+		r.setReasons(r.c.posOf(u), []Reason{reason})
 		r.event(Event{Stage: StageDecide, Kind: EventRejected, Unit: d.Name, Code: d.Reason, Detail: reason.Detail})
 	}
 	for _, d := range decisions {
@@ -623,7 +623,7 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 	}
 	for _, n := range order {
 		u, _ := r.c.cat.Lookup(n)
-		r.setReasons(r.c.pos[u], nil) // a dependency may also have been scored out
+		r.setReasons(r.c.posOf(u), nil) // a dependency may also have been scored out
 		v.selected = append(v.selected, u)
 		tokens, rendering := m.tokensOf(n), RenderingInline
 		if v.references[n] {
@@ -631,7 +631,7 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 		}
 		v.entries = append(v.entries, Selected{
 			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: tokens, Rendering: rendering,
-			Priority: r.c.facts.priority[n], Score: round3(st.score(n)), Confidence: st.confidence(n), Reasons: reasons[n],
+			Priority: r.c.facts.priorityOf(u), Score: round3(st.score(n)), Confidence: st.confidence(n), Reasons: reasons[n],
 		})
 		if m.countErr != nil {
 			return nil, countError(m.countErr)
@@ -661,7 +661,7 @@ func (r *compilation) explainWeak(st *statement) {
 	}
 	for _, rk := range st.problem.Ranking {
 		u, ok := r.c.cat.Lookup(rk.Name)
-		if !ok || explained[rk.Name] || rk.Score == 0 || !rejectedFor(r.reasonsAt(st, r.c.pos[u]), ReasonBelowThreshold) {
+		if !ok || explained[rk.Name] || rk.Score == 0 || !rejectedFor(r.reasonsAt(st, r.c.posOf(u)), ReasonBelowThreshold) {
 			continue
 		}
 		if ev := st.problem.EvidenceOf(rk.Name); ev != nil {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -102,14 +103,25 @@ type Compiler struct {
 	catalogFP string
 	diags     ir.Diagnostics
 	denied    map[string]bool
-	pos       map[*ir.Unit]int // position in cat.Units
-	rows      []unitRow        // what a rejected entry takes from each unit, by position
+	rows      []unitRow // what a rejected entry takes from each unit, by position
 	// cache is the catalog cache LoadWith used (nil: none), and
 	// storedCounts the token counts it held then: StoreCache writes back
 	// the counts made since.
 	cache        *catcache.Cache
 	cacheKey     catcache.Key
 	storedCounts map[string]int
+}
+
+// posOf returns u's position in the catalog. The catalog is sorted
+// (ir.CompareUnits), so a search finds it: a compile asks for a few
+// units, and a map of every unit cost each start its size.
+func (c *Compiler) posOf(u *ir.Unit) int {
+	if i, ok := slices.BinarySearchFunc(c.cat.Units, u, ir.CompareUnits); ok && c.cat.Units[i] == u {
+		return i
+	}
+	// A loaded catalog's keys are unique; one made by hand may repeat
+	// them.
+	return slices.Index(c.cat.Units, u)
 }
 
 // New prepares a compiler over cat with the host policy p. It fails only if
@@ -143,13 +155,7 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	// and triggers it ignores) come with it, from the cache too.
 	var wg sync.WaitGroup
 	defer wg.Wait() // on every return: nothing made here outlives it
-	wg.Go(func() {
-		c.pos = make(map[*ir.Unit]int, len(cat.Units))
-		for i, u := range cat.Units {
-			c.pos[u] = i
-		}
-		c.rows = newRows(cat)
-	})
+	wg.Go(func() { c.rows = newRows(cat) })
 	if c.policy.Budget == 0 {
 		c.policy.Budget = DefaultBudget
 	}

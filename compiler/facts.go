@@ -15,7 +15,9 @@ import (
 // they would cost the square of a long chain. facts never changes after
 // New, so concurrent compiles can share it.
 type facts struct {
-	cat        *ir.Catalog
+	cat *ir.Catalog
+	// priority holds the host policy's priorities for the units of the
+	// catalog it names; every other unit's is its own (priorityOf).
 	priority   map[string]int
 	requires   map[string][]string
 	broken     map[string]rules.Closure // units whose closure is missing or cyclic
@@ -27,10 +29,10 @@ type facts struct {
 func newFacts(cat *ir.Catalog, p Policy) *facts {
 	f := &facts{
 		cat:        cat,
-		priority:   make(map[string]int, len(cat.Units)),
+		priority:   map[string]int{},
 		requires:   map[string][]string{},
 		broken:     map[string]rules.Closure{},
-		done:       make(map[string]bool, len(cat.Units)),
+		done:       map[string]bool{},
 		conflicts:  map[[2]string]bool{},
 		supersedes: map[[2]string]bool{},
 	}
@@ -38,7 +40,6 @@ func newFacts(cat *ir.Catalog, p Policy) *facts {
 		if u.Status == ir.StatusShadowed {
 			continue
 		}
-		f.priority[u.Name] = u.Priority
 		// A unit that requires nothing has no entry: most have none.
 		if reqs := dedupe(ir.SkillRefs(u.Requires)); len(reqs) > 0 {
 			f.requires[u.Name] = reqs
@@ -52,7 +53,7 @@ func newFacts(cat *ir.Catalog, p Policy) *facts {
 		}
 	}
 	for n, prio := range p.Priority {
-		if _, ok := f.priority[n]; ok {
+		if _, ok := cat.Lookup(n); ok {
 			f.priority[n] = prio
 		}
 	}
@@ -62,7 +63,7 @@ func newFacts(cat *ir.Catalog, p Policy) *facts {
 	}
 	sort.Strings(extra)
 	for _, n := range extra {
-		if _, ok := f.priority[n]; ok {
+		if _, ok := cat.Lookup(n); ok {
 			f.requires[n] = dedupe(append(f.requires[n], p.Requires[n]...))
 		}
 	}
@@ -115,14 +116,13 @@ func (g *closureBuilder) closure(n string) rules.Closure {
 		return g.f.broken[n]
 	}
 	if len(g.f.requires[n]) == 0 {
-		g.f.done[n] = true // most units: a closure of their own alone
-		return rules.Closure{}
+		return rules.Closure{} // most units: a closure of their own alone, not recorded
 	}
 	g.onStack[n] = len(g.stack)
 	g.stack = append(g.stack, n)
 	var res rules.Closure
 	for _, d := range g.f.requires[n] {
-		if _, ok := g.f.priority[d]; !ok {
+		if _, ok := g.f.cat.Lookup(d); !ok {
 			res = rules.Closure{Missing: d}
 			break
 		}
@@ -150,7 +150,15 @@ func (f *facts) Unit(name string) (rules.UnitFacts, bool) {
 	if !ok {
 		return rules.UnitFacts{}, false
 	}
-	return rules.UnitFacts{Status: u.Status, Invocation: u.Invocation, Priority: f.priority[name]}, true
+	return rules.UnitFacts{Status: u.Status, Invocation: u.Invocation, Priority: f.priorityOf(u)}, true
+}
+
+// priorityOf is u's priority: the host policy's for it, else its own.
+func (f *facts) priorityOf(u *ir.Unit) int {
+	if p, ok := f.priority[u.Name]; ok {
+		return p
+	}
+	return u.Priority
 }
 
 // Closure implements rules.Facts. A complete closure lists every

@@ -74,7 +74,7 @@ func (r *compilation) positionsOf(names func(yield func(string) bool)) []int {
 	var out []int
 	for n := range names {
 		if u, ok := r.c.cat.Lookup(n); ok {
-			out = append(out, r.c.pos[u])
+			out = append(out, r.c.posOf(u))
 		}
 	}
 	slices.Sort(out)
