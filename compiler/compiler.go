@@ -10,8 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
