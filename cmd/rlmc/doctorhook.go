@@ -144,10 +144,10 @@ const shellSyntax = ";&|<>$`(){}*?[]~!#\n\r"
 // project's own programs.
 func notRunnable(command string, words []string, prog, project string) string {
 	switch {
-	case len(words) < 3 || words[0] != prog || words[1] != "hook" || words[2] != "claude-code":
-		return "doctor runs only a command that starts with the rlmc program and hook claude-code"
 	case strings.ContainsAny(command, shellSyntax):
 		return "it uses the shell beyond plain words, and doctor runs no shell"
+	case len(words) < 3 || words[0] != prog || words[1] != "hook" || words[2] != "claude-code":
+		return "doctor runs only a command that starts with the rlmc program and hook claude-code"
 	case !filepath.IsAbs(prog) && strings.ContainsAny(prog, `/\`):
 		return "its rlmc program is a path within the project"
 	}

@@ -134,7 +134,13 @@ func strictDecode(data []byte, v any) error {
 func isRlmcHook(command string) bool {
 	words := shellWords(command)
 	for i := 0; i+2 < len(words); i++ {
-		if strings.HasPrefix(baseName(words[i]), "rlmc") && words[i+1] == "hook" && words[i+2] == "claude-code" {
+		// "claude-code;" still names the hook, with shell syntax after it
+		// (doctor reports it rather than passing it over).
+		sub := words[i+2]
+		if j := strings.IndexAny(sub, shellSyntax); j >= 0 {
+			sub = sub[:j]
+		}
+		if strings.HasPrefix(baseName(words[i]), "rlmc") && words[i+1] == "hook" && sub == "claude-code" {
 			return true
 		}
 	}
