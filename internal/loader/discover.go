@@ -165,7 +165,7 @@ func (s *scanner) replay() bool {
 	walked := s.earlier.rec.Folders[sc.First:sc.End]
 	now := time.Now()
 	for i := range walked {
-		if stamp, trusted := s.folderStamp(walked[i].Path, now); !trusted || stamp != walked[i].Stamp {
+		if !s.folderKeeps(walked[i].Path, walked[i].Stamp, now) {
 			return false
 		}
 	}
@@ -338,6 +338,13 @@ func (s *scanner) list(dirReal string) ([]fs.DirEntry, error) {
 		s.listed = append(s.listed, rec)
 	}
 	return entries, err
+}
+
+// folderKeeps reports whether the folder dirReal still has stamp, and
+// the stamp can be trusted (see folderStamp).
+func (s *scanner) folderKeeps(dirReal, stamp string, now time.Time) bool {
+	info, err := s.earlier.stats().lstatFolder(dirReal)
+	return err == nil && info.IsDir() && !racy(info, now) && stampIs(info, stamp)
 }
 
 // folderStamp stamps the folder dirReal (its stat taken ahead when it

@@ -150,10 +150,22 @@ const racyWindow = 2 * time.Second
 // modification time and identity (FileID). The live catalog
 // (compiler.Watch) stamps what it watches the same way.
 func StampInfo(info os.FileInfo) string {
-	// Built in one buffer: discovery stamps every folder and SKILL.md of
-	// a catalog at every start.
 	var buf [128]byte
-	b := append(buf[:0], info.Mode().String()...)
+	return string(appendStamp(buf[:0], info))
+}
+
+// stampIs reports whether info's stamp is stamp, without making it: a
+// start from the cache compares the stamps of every folder and SKILL.md
+// of a catalog.
+func stampIs(info os.FileInfo, stamp string) bool {
+	var buf [128]byte
+	return string(appendStamp(buf[:0], info)) == stamp
+}
+
+// appendStamp appends info's stamp (StampInfo) to b: the mode bits as a
+// number, size, modification time, identity and change time.
+func appendStamp(b []byte, info os.FileInfo) []byte {
+	b = strconv.AppendUint(b, uint64(info.Mode()), 8)
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, info.Size(), 10)
 	b = append(b, ' ')
@@ -161,8 +173,7 @@ func StampInfo(info os.FileInfo) string {
 	b = append(b, ' ')
 	b = appendFileID(b, info)
 	b = append(b, ' ')
-	b = appendChangeTime(b, info)
-	return string(b)
+	return appendChangeTime(b, info)
 }
 
 // racy reports whether info was modified within racyWindow of now.

@@ -412,3 +412,25 @@ func TestCatalogOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestStampIs: comparing a stat with a stamp says what making the stamp
+// and comparing would.
+func TestStampIs(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	testkit.WriteFile(t, file, "x")
+	info, err := os.Lstat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dinfo, err := os.Lstat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stampIs(info, StampInfo(info)) {
+		t.Error("a file against its own stamp: got false; want true")
+	}
+	if stampIs(info, StampInfo(dinfo)) || stampIs(dinfo, StampInfo(info)) {
+		t.Error("a file against its folder's stamp: got true; want false")
+	}
+}
