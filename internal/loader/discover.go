@@ -135,6 +135,18 @@ func (ea *earlier) listing(dirReal string) (*FolderRecord, bool) {
 	return p, ok
 }
 
+// stampOf is the stamp of the SKILL.md of the skill folder dirReal, info:
+// the earlier load's string when it is the same stamp (a start from the
+// cache stamps 20,000 of them), else a new one.
+func (ea *earlier) stampOf(dirReal string, info os.FileInfo) string {
+	if ea != nil {
+		if p, ok := ea.units[dirReal]; ok && stampIs(info, p.Origin.Stamp) {
+			return p.Origin.Stamp
+		}
+	}
+	return StampInfo(info)
+}
+
 // stats returns the stats taken ahead; nil for none.
 func (ea *earlier) stats() *prestat {
 	if ea == nil {
@@ -577,7 +589,7 @@ func (s *scanner) newFound(dirReal, rel, file string, linked bool, info fs.FileI
 	}
 	f.origin = Origin{
 		Root: f.root, Precedence: f.precedence, RootReal: f.rootReal, RelDir: f.relDir, RelReal: f.relReal,
-		DirReal: f.dirReal, FileReal: f.fileReal, FileLinked: f.fileLinked, Stamp: StampInfo(info),
+		DirReal: f.dirReal, FileReal: f.fileReal, FileLinked: f.fileLinked, Stamp: s.earlier.stampOf(dirReal, info),
 	}
 	return f
 }
