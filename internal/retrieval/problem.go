@@ -483,6 +483,7 @@ func (ix *Index) eligibleTop(ctx context.Context, pr *Problem, lexical []scored,
 		marks[ix.catPos[u]] = Exclusion{Code: v.Code, Detail: v.Detail, Judged: true}
 	}
 	sorted := false
+	grow := 0 // the last batch past the first, doubled at each (see below)
 	for first := true; len(batch) > 0 || (first && len(named) > 0); first = false {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -541,7 +542,12 @@ func (ix *Index) eligibleTop(ctx context.Context, pr *Problem, lexical []scored,
 			})
 			sorted = true
 		}
-		n := min(max(need, ineligibleBatch), len(rest))
+		// The batch doubles from the number of candidates still wanted up
+		// to ineligibleBatch: a few units left out among the best (an
+		// explicit-only skill) cost a few more judged, not thirty, and a
+		// catalog of many ineligible matches still costs few calls.
+		grow = min(max(need, 2*grow), ineligibleBatch)
+		n := min(max(need, grow), len(rest))
 		batch, rest = rest[:n], rest[n:]
 	}
 	// The eligible units left outside, and those never judged, are
@@ -611,6 +617,6 @@ func host(pr *Problem, name string) bool {
 	return false
 }
 
-// ineligibleBatch is how many units eligibleTop judges at once past the
+// ineligibleBatch is the most units eligibleTop judges at once past the
 // first four.
 const ineligibleBatch = 32

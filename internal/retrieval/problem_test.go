@@ -189,7 +189,8 @@ func TestRetrieve(t *testing.T) {
 }
 
 // TestRetrieveBatches checks that past the first four, units are judged in
-// batches of ineligibleBatch however many are ineligible, best first.
+// batches that double from the number still wanted up to ineligibleBatch,
+// however many are ineligible, best first.
 func TestRetrieveBatches(t *testing.T) {
 	var units []*ir.Unit
 	bad := map[string]string{}
@@ -210,7 +211,7 @@ func TestRetrieveBatches(t *testing.T) {
 	for _, c := range j.calls {
 		sizes = append(sizes, len(c))
 	}
-	if want := []int{4, 32, 32, 32}; !slices.Equal(sizes, want) {
+	if want := []int{4, 4, 8, 16, 32, 32}; !slices.Equal(sizes, want) {
 		t.Errorf("call sizes: got %v; want %v", sizes, want)
 	}
 	if got := len(pr.Ineligible); got != 90 {
