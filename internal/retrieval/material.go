@@ -96,7 +96,10 @@ func isWordToken(t string) bool {
 // with a question or a colon (it asks, or announces what follows); the
 // paragraphs between are the document when they hold at least half the
 // task's words. A request written in several paragraphs of its own keeps
-// them: its middle is seldom most of it.
+// them: its middle is seldom most of it. A last paragraph that is a
+// labelled note ("Dashboards: ...", "Notes: ..."; one word and a colon,
+// no question) after prose that is no document is context: the first
+// paragraph is the instruction, and the note weighs as the document's.
 const (
 	documentMinWords = 100
 	introWords       = 30
@@ -111,6 +114,7 @@ type paragraph struct {
 	material bool // reads as material line by line
 	document bool // stands where a pasted document does
 	asks     bool // ends with a question mark or a colon
+	note     bool // opens with one word and a colon ("Notes: ...") and asks nothing
 }
 
 // materialSpans returns the byte ranges of task that are pasted
@@ -190,6 +194,10 @@ func paragraphs(task string) []paragraph {
 		}
 		if n == 0 {
 			cur.start = start
+			cur.note = labelled(trimmed)
+		}
+		if strings.Contains(trimmed, "?") {
+			cur.note = false
 		}
 		cur.end = end
 		cur.asks = strings.HasSuffix(trimmed, "?") || strings.HasSuffix(trimmed, ":")
@@ -204,6 +212,18 @@ func paragraphs(task string) []paragraph {
 	}
 	flush()
 	return out
+}
+
+// labelled reports whether a paragraph's first line opens with a single
+// capitalised word and a colon, as a note's label does ("Notes:",
+// "Dashboards:").
+func labelled(line string) bool {
+	word, _, ok := strings.Cut(line, ":")
+	if !ok || word == "" || strings.ContainsAny(word, " \t`") {
+		return false
+	}
+	r := []rune(word)
+	return unicode.IsUpper(r[0])
 }
 
 // document marks material the paragraphs of a pasted document (see
@@ -229,6 +249,11 @@ func document(paras []paragraph) {
 	from, to := 0, len(paras)-1 // the document: paras[from:to]
 	if paras[0].words <= introWords || paras[0].asks {
 		from = 1
+	}
+	if last := paras[to]; last.note && !paras[0].material && !paras[0].document {
+		// A labelled note after the paste ("Dashboards: ...") is
+		// context: the request is the first paragraph.
+		from, to = 1, len(paras)
 	}
 	middle := 0
 	for _, p := range paras[from:to] {

@@ -17,6 +17,13 @@ var request = "Set up the release pipeline for the mobile app so that every merg
 	"Also add a changelog step.\n\n" +
 	"Finally, when the store review passes, promote the same build to production without rebuilding it, and post a summary with the version, the commit range and the test results to the release channel."
 
+// noted is a request, a pasted log, then a labelled note of context.
+var (
+	notedLog     = "```\n22:41 alert OrderEventsConsumerLag > 50k\n22:44 on-call acks, lag growing 3k/min, consumers connected\n22:52 restart fulfillment-consumer, lag keeps growing\n23:05 max.poll.interval.ms exceeded, group rebalancing in a loop\n23:20 scale to 6 pods, rebalances every 40 s, lag 210k\n23:41 roll back the consumer image to the previous tag, no change\n00:10 raise max.poll.interval.ms to 15 minutes, the group settles\n00:35 lag drains back to zero, alert resolves\n```\n"
+	notedRequest = "Incident notes from last night are below. I need two things: the blameless postmortem for the review on Friday, and an on-call runbook for consumer lag so that whoever is paged next time can fix it in ten minutes."
+	noted        = notedRequest + "\n\n" + notedLog + "\nDashboards: grafana/d/kafka-lag, grafana/d/fulfillment. Escalation: platform on-call."
+)
+
 func TestMaterialSpans(t *testing.T) {
 	tests := []struct {
 		name, task string
@@ -42,6 +49,12 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "a tool's lowercase diagnostics", task: "* Getting build dependencies for sdist...\nerror: Multiple top-level packages discovered in a flat-layout.\n\nFix the packaging.", want: []string{"* Getting build dependencies for sdist...\nerror: Multiple top-level packages discovered in a flat-layout.\n"}},
 		{name: "npm's errors", task: "npm ERR! code ERESOLVE\nnpm ERR! Could not resolve dependency\n\nHow do I fix this install?", want: []string{"npm ERR! code ERESOLVE\nnpm ERR! Could not resolve dependency\n"}},
 		{name: "a sentence that starts with a word like note is prose", task: "Note that the build fails on Windows only.\n\nFix it.", want: nil},
+		// A request, the paste, then a labelled note of context: the note
+		// weighs as a document's words, the request as the instruction.
+		{name: "a labelled note after the paste", task: noted, want: []string{notedLog, "Dashboards: grafana/d/kafka-lag, grafana/d/fulfillment. Escalation: platform on-call."}},
+		// A last paragraph that asks is the instruction, labelled or not,
+		// and a long first one without a question is the document's.
+		{name: "a labelled note that asks is the instruction", task: strings.Replace(noted, "Escalation: platform on-call.", "Which of these lags matter?", 1), want: []string{notedRequest + "\n", notedLog}},
 		{name: "a CSV row", task: "Forecast this:\n\n2024-03-01,plant-7,412.6\nsite,kwh,peak", want: []string{"2024-03-01,plant-7,412.6\nsite,kwh,peak"}},
 	}
 	for _, tt := range tests {
