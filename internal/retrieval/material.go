@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Material is what a user pastes into a task beside the instruction: a
@@ -222,8 +223,8 @@ func labelled(line string) bool {
 	if !ok || word == "" || strings.ContainsAny(word, " \t`") {
 		return false
 	}
-	r := []rune(word)
-	return unicode.IsUpper(r[0])
+	r, _ := utf8.DecodeRuneInString(word)
+	return unicode.IsUpper(r)
 }
 
 // document marks material the paragraphs of a pasted document (see
@@ -250,7 +251,7 @@ func document(paras []paragraph) {
 	if paras[0].words <= introWords || paras[0].asks {
 		from = 1
 	}
-	if last := paras[to]; last.note && !paras[0].material && !paras[0].document {
+	if paras[to].note && !paras[0].material {
 		// A labelled note after the paste ("Dashboards: ...") is
 		// context: the request is the first paragraph.
 		from, to = 1, len(paras)
