@@ -73,3 +73,28 @@ func TestMalformedSymlinksLineFailsTheCase(t *testing.T) {
 		})
 	}
 }
+
+// TestParseRefusesEmptyChecks: a case whose expectations would check
+// nothing is refused, saying why, rather than passing.
+func TestParseRefusesEmptyChecks(t *testing.T) {
+	skill := "---\nname: a\ndescription: Set up analytics tracking.\n---\nb\n"
+	tests := []struct {
+		name, data, want string
+	}{
+		{"skills-b without skills", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"catalog_fingerprints\": \"equal\"}\n-- skills-b/a/SKILL.md --\n" + skill, "no skills/"},
+		{"a misspelt comparison", "x\n-- request.json --\n[{\"task\": \"t\"}, {\"task\": \"u\"}]\n-- want.json --\n{\"fingerprints\": \"equl\"}\n", `"equl"`},
+		{"fingerprints of one request", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"fingerprints\": \"differ\"}\n", "one request"},
+		{"a section given twice", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"includes\": [\"a\"]}\n-- want.json --\n{}\n", "more than once"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "case.txtar")
+			if err := os.WriteFile(file, []byte(tt.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Parse(file); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v; want an error saying %s", err, tt.want)
+			}
+		})
+	}
+}

@@ -33,6 +33,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -112,6 +113,11 @@ type Want struct {
 // not a valid case is returned as a Case with Err set, not as an error:
 // the error result is for a folder without case files.
 func Load(dir string) ([]*Case, error) {
+	if info, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !info.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder of case files", dir)
+	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
 	if err != nil {
 		return nil, err
@@ -150,7 +156,14 @@ func Parse(file string) (*Case, error) {
 	c := &Case{Name: strings.TrimSuffix(filepath.Base(file), ".txtar"), File: file, archive: ar}
 	c.Note, _, _ = strings.Cut(strings.TrimSpace(string(ar.Comment)), "\n")
 	var reqData, wantData []byte
+	seen := map[string]bool{}
 	for _, f := range ar.Files {
+		// A second section of a name would silently win over the first:
+		// a case pinning one thing and checking another.
+		if seen[f.Name] {
+			return c, fmt.Errorf("%s: %s is given more than once", file, f.Name)
+		}
+		seen[f.Name] = true
 		switch f.Name {
 		case "request.json":
 			reqData = f.Data
@@ -175,7 +188,33 @@ func Parse(file string) (*Case, error) {
 	case len(c.Wants) != len(c.Requests):
 		return c, fmt.Errorf("%s: want.json has %d entries for %d requests", file, len(c.Wants), len(c.Requests))
 	}
+	if err := c.checkComparisons(); err != nil {
+		return c, fmt.Errorf("%s: %w", file, err)
+	}
 	return c, nil
+}
+
+// checkComparisons refuses comparisons that would check nothing: a value
+// other than "equal" or "differ" (a typo passed), fingerprints compared
+// with no second request and no skills-b/, and a skills-b/ with no skills/
+// to compare it with (it was compared with the --root catalog's fingerprint
+// as if it were the case's own).
+func (c *Case) checkComparisons() error {
+	hasB := c.hasPrefix("skills-b/")
+	if hasB && !c.hasPrefix("skills/") {
+		return errors.New("skills-b/ is compared with skills/, and the case has no skills/")
+	}
+	for _, w := range c.Wants {
+		for key, v := range map[string]string{"fingerprints": w.Fingerprints, "catalog_fingerprints": w.CatalogFingerprints} {
+			if v != "" && v != "equal" && v != "differ" {
+				return fmt.Errorf("want.json: %s is %q; want \"equal\" or \"differ\"", key, v)
+			}
+		}
+		if w.Fingerprints != "" && len(c.Requests) < 2 && !hasB {
+			return errors.New("want.json: fingerprints compares two requests, or skills/ with skills-b/, and the case has one request and no skills-b/")
+		}
+	}
+	return nil
 }
 
 // oneOrMany decodes one object or a list of them, each with its keys spelt
