@@ -158,6 +158,11 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 	changed := false
 	skills := filepath.Join(p.dir, filepath.FromSlash(initSkillsDir))
 	switch _, err := os.Lstat(skills); {
+	case err == nil && !isDir(skills):
+		// A file, or a link to nothing or to a file, where the root goes:
+		// left as it is it would never be a root, and every command would
+		// send the user back here.
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s exists and is not a folder (or a link to one): move it away, then run rlmc init again", ir.Printable(skills))}
 	case err == nil:
 		fmt.Fprintf(stdout, "%s exists: left as it is\n", ir.Printable(skills))
 	case !errors.Is(err, fs.ErrNotExist):
@@ -260,6 +265,11 @@ func writeSettings(file string, data []byte) error {
 	// the file it leads to is replaced.
 	if real, err := filepath.EvalSymlinks(file); err == nil {
 		file = real
+	} else if fi, lerr := os.Lstat(file); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// A link to nothing: renaming over it would put a file in the
+		// link's place, and the dotfiles it meant would never know.
+		target, _ := os.Readlink(file)
+		return fmt.Errorf("%s is a link to %s, which does not exist: create it (or remove the link) and run rlmc init again", ir.Printable(file), ir.Printable(target))
 	}
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(file); err == nil {
