@@ -80,7 +80,7 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 		for _, d := range ds {
 			fmt.Fprintln(stdout, d.String())
 		}
-		fmt.Fprintf(stdout, "%d units, %d errors, %d warnings\n", v.Units, v.Errors, v.Warnings)
+		fmt.Fprintf(stdout, "%s, %s, %s\n", plural(v.Units, "unit"), plural(v.Errors, "error"), plural(v.Warnings, "warning"))
 	}
 	if v.Errors > 0 || (p.strict && v.Warnings > 0) {
 		return failed()
