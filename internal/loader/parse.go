@@ -467,8 +467,15 @@ func yamlErrorLine(err error) int {
 	return 1
 }
 
+// cleanYAMLError is the YAML library's message without its prefix, nor the
+// line it counts within the frontmatter: the diagnostic names the file's
+// line (yamlErrorLine), and two numbers for one place read as two places.
 func cleanYAMLError(err error) string {
-	return strings.TrimPrefix(err.Error(), "yaml: ")
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if loc := yamlLine.FindStringIndex(msg); loc != nil && loc[0] == 0 {
+		msg = strings.TrimPrefix(msg[loc[1]:], ": ")
+	}
+	return msg
 }
 
 // scanBody collects headings and links, skipping fenced code. It works on
