@@ -511,7 +511,7 @@ func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink, rc *re
 		u.Variant = ir.VariantCodex
 		pol, err := ParseCodexPolicy(data)
 		if err != nil {
-			s.add(0, ir.CodeInvalidCodexPolicy, ir.SeverityError, "%s: %v", CodexPolicyFile, err)
+			s.addBeside(CodexPolicyFile, ir.CodeInvalidCodexPolicy, err)
 		} else if !pol.AllowImplicit {
 			explicitOnly = true
 		}
@@ -520,7 +520,7 @@ func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink, rc *re
 		u.Variant = ir.VariantSkillRouter
 		m, err := ParseManifest(data)
 		if err != nil {
-			s.add(0, ir.CodeInvalidManifest, ir.SeverityError, "%s: %v", ManifestFile, err)
+			s.addBeside(ManifestFile, ir.CodeInvalidManifest, err)
 		} else {
 			applyManifest(u, m)
 		}

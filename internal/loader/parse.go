@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -115,6 +116,21 @@ type diagSink struct {
 func (s *diagSink) add(line int, code ir.Code, sev ir.Severity, format string, args ...any) {
 	s.diags.Add(ir.Diagnostic{Path: s.path, Line: line, Code: code, Severity: sev, Message: fmt.Sprintf(format, args...)})
 }
+
+// addBeside adds the error err of the file name beside SKILL.md (a Codex
+// policy, a manifest) at that file, and at its line when the YAML or JSON
+// reader gave one: that is where it is fixed.
+func (s *diagSink) addBeside(name string, code ir.Code, err error) {
+	line := 0
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+	}
+	msg := yamlAt.ReplaceAllString(err.Error(), "")
+	s.diags.Add(ir.Diagnostic{Path: path.Join(path.Dir(s.path), name), Line: line, Code: code, Severity: ir.SeverityError, Message: msg})
+}
+
+// yamlAt is the YAML library's prefix and line in a message that quotes it.
+var yamlAt = regexp.MustCompile(`yaml: (line \d+: )?`)
 
 // ParseSkill parses the bytes of a SKILL.md. path is used only to locate
 // diagnostics. It never panics on any input; a nil Parsed means the file
