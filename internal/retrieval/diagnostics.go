@@ -8,15 +8,16 @@ import (
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
-// Diagnostics reports what the index ignores in cat's usable units and
+// diagnostics reports what the index ignores in cat's usable units and
 // why: aliases and triggers made only of stop words, and aliases that spell
-// another unit's name. When p stops it returns what it found so far.
-func Diagnostics(cat *ir.Catalog, p *pulse.Pulse) ir.Diagnostics {
+// another unit's name (names as nameKeys maps them). When p stops it
+// returns what it found so far.
+func diagnostics(cat *ir.Catalog, names map[string]string, p *pulse.Pulse) ir.Diagnostics {
 	out := contentless(cat, p)
 	if p.Now() {
 		return out
 	}
-	return append(out, aliasCollisions(cat)...)
+	return append(out, aliasCollisions(cat, names)...)
 }
 
 // contentless reports every alias and trigger made only of stop words: the
@@ -50,19 +51,13 @@ func contentless(cat *ir.Catalog, p *pulse.Pulse) ir.Diagnostics {
 // aliasCollisions reports every alias that spells another unit's name: the
 // index ignores it (see usableAliases), so that no unit takes over a name
 // that is not its own.
-func aliasCollisions(cat *ir.Catalog) ir.Diagnostics {
-	var (
-		out   ir.Diagnostics
-		names map[string]string // made at the first alias: most catalogs have few
-	)
+func aliasCollisions(cat *ir.Catalog, names map[string]string) ir.Diagnostics {
+	var out ir.Diagnostics
 	for _, u := range cat.Units {
 		if u.Status != ir.StatusOK {
 			continue
 		}
 		for _, a := range u.Aliases {
-			if names == nil {
-				names = nameKeys(cat)
-			}
 			if owner, ok := names[strings.Join(Words(a), " ")]; ok && owner != u.Name {
 				out.Add(ir.Diagnostic{Root: u.Root, Path: u.Path, Code: ir.CodeAliasCollision, Severity: ir.SeverityWarning,
 					Message: fmt.Sprintf("alias %q is the name of unit %q; it is ignored", a, owner)})

@@ -165,13 +165,13 @@ type Index struct {
 	// unit's name (see usableAliases), by position.
 	aliases [][]string
 	// diags says what the index ignores in the catalog's usable units
-	// (package Diagnostics), found as it was built and kept with it, so
+	// (diagnostics), found as it was built and kept with it, so
 	// that a start from the cache does not look again.
 	diags ir.Diagnostics
 }
 
 // Diagnostics returns what the index ignores in its catalog's usable
-// units, and why (see the package's Diagnostics).
+// units, and why (see diagnostics).
 func (ix *Index) Diagnostics() ir.Diagnostics { return ix.diags }
 
 // keySet is a catalog-wide table of declared phrases, each known by its
@@ -232,16 +232,17 @@ func (ix *Index) place(cat *ir.Catalog) {
 // for this build's bags back.
 func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool) (*Index, []*Bag) {
 	ix := &Index{objects: newKeySet(), actions: newKeySet(), phraseSeqs: newSeqMatcher(), wholeNames: newSeqMatcher()}
-	// The diagnostics read the catalog alone: found beside the build.
+	ix.place(cat)
+	names := nameKeys(cat)
+	// The diagnostics read the catalog and its names alone: found beside
+	// the build.
 	var diagsDone sync.WaitGroup
 	var dp *pulse.Pulse // a pulse is one goroutine's; a nil one never stops
 	if ctx := p.Context(); ctx != nil {
 		dp = pulse.New(ctx)
 	}
-	diagsDone.Go(func() { ix.diags = Diagnostics(cat, dp) })
+	diagsDone.Go(func() { ix.diags = diagnostics(cat, names, dp) })
 	defer diagsDone.Wait()
-	ix.place(cat)
-	names := nameKeys(cat)
 	for _, u := range ix.units {
 		ix.aliases = append(ix.aliases, usableAliases(u, names))
 	}
