@@ -72,11 +72,28 @@ func scanLinks(body []byte, firstLine int) []Link {
 			add(start, end, loose)
 			i = max(end, i+2)
 		default:
+			// Most of a body is prose the scan has nothing to do with:
+			// it goes on to the next byte a case above reads, or to the
+			// start of the next line (where a reference definition may
+			// begin).
 			i++
+			if c == '\n' {
+				continue
+			}
+			for i < len(text) && !markup[text[i]] {
+				i++
+			}
+			if i < len(text) && text[i] == '\n' {
+				i++
+			}
 		}
 	}
 	return out
 }
+
+// markup marks the bytes the link scan stops at: those its cases read,
+// and the line break before a line that may hold a reference definition.
+var markup = [256]bool{'\\': true, '`': true, '<': true, ']': true, '\n': true}
 
 // maskFences returns body with every line of a fenced code block, fences
 // included, blanked to spaces: a copy when there is a block to blank, else
@@ -87,14 +104,17 @@ func scanLinks(body []byte, firstLine int) []Link {
 // many of the same character and nothing else; an unclosed fence runs to
 // the end, as CommonMark has it.
 func maskFences(body []byte) []byte {
+	if !bytes.Contains(body, []byte("```")) && !bytes.Contains(body, []byte("~~~")) {
+		return body // no fence can open: most bodies, found at the speed of a search
+	}
 	text := body
 	copied := false
 	var fence byte
 	var fenceLen int
 	for pos := 0; pos < len(text); {
-		end := pos
-		for end < len(text) && text[end] != '\n' {
-			end++
+		end := len(text)
+		if k := bytes.IndexByte(text[pos:], '\n'); k >= 0 {
+			end = pos + k
 		}
 		line := bytes.TrimRight(text[pos:end], "\r")
 		blank := fence != 0
@@ -190,31 +210,48 @@ type spans struct {
 
 func backtickRuns(text []byte) *spans {
 	s := &spans{} // the maps are made at the first run: most bodies have none
-	para, lineBlank := 0, true
-	for i := 0; i < len(text); i++ {
-		switch c := text[i]; {
-		case c == '\n':
-			if lineBlank {
+	// para counts the blank lines that end before counted, a line start;
+	// a line with a run is not blank, so a run's paragraph is the count
+	// taken up to its line. Each line is looked at once.
+	para, counted := 0, 0
+	for i := 0; ; {
+		k := bytes.IndexByte(text[i:], '`')
+		if k < 0 {
+			return s
+		}
+		i += k
+		for {
+			nl := bytes.IndexByte(text[counted:i], '\n')
+			if nl < 0 {
+				break
+			}
+			if blankLine(text[counted : counted+nl]) {
 				para++
 			}
-			lineBlank = true
-		case c == '`':
-			j := i
-			for j < len(text) && text[j] == '`' {
-				j++
-			}
-			if s.byLen == nil {
-				s.byLen, s.cursor = map[int][]int{}, map[int]int{}
-			}
-			s.byLen[j-i] = append(s.byLen[j-i], len(s.runs))
-			s.runs = append(s.runs, [3]int{i, j - i, para})
-			lineBlank = false
-			i = j - 1
-		case c != ' ' && c != '\t' && c != '\r':
-			lineBlank = false
+			counted += nl + 1
+		}
+		j := i
+		for j < len(text) && text[j] == '`' {
+			j++
+		}
+		if s.byLen == nil {
+			s.byLen, s.cursor = map[int][]int{}, map[int]int{}
+		}
+		s.byLen[j-i] = append(s.byLen[j-i], len(s.runs))
+		s.runs = append(s.runs, [3]int{i, j - i, para})
+		i = j
+	}
+}
+
+// blankLine reports whether line holds only spaces, tabs and carriage
+// returns.
+func blankLine(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
 		}
 	}
-	return s
+	return true
 }
 
 func (s *spans) start(k int) int { return s.runs[k][0] }
