@@ -313,9 +313,9 @@ type Request struct {
 	Select []string `json:"select,omitempty"`
 	Deny   []string `json:"deny,omitempty"`
 	// Budget is a pointer so that a budget written as 0 is refused
-	// rather than read as the default.
-	Budget    *int   `json:"budget,omitempty"`
-	Tokenizer string `json:"tokenizer,omitempty"`
+	// rather than read as the default; it may be written 100.0 or 1e2.
+	Budget    *strictjson.Int `json:"budget,omitempty"`
+	Tokenizer string          `json:"tokenizer,omitempty"`
 	// Why and AllRejected list more rejected units in the answer
 	// (compiler.Request's); neither changes a decision.
 	Why         []string `json:"why,omitempty"`
@@ -327,7 +327,7 @@ func (r *Request) budget() int {
 	if r.Budget == nil {
 		return 0
 	}
-	return *r.Budget
+	return int(*r.Budget)
 }
 
 // bodyTimeout bounds how long a request body may take to arrive: a

@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -211,4 +213,59 @@ func kindOfType(t reflect.Type) string {
 		return "a string"
 	}
 	return "another kind of value"
+}
+
+// Int is an int that JSON may write as any number without a fraction:
+// 100, 100.0 or 1e2. A client that keeps every number as a float (Python's
+// 100.0, a budget worked out as 0.8 of a window) sends the second, and a
+// JSON Schema "integer" accepts all three. A fraction, a number beyond
+// ±2^53, or anything but a number is an *json.UnmarshalTypeError, which
+// Explain says in the JSON's terms.
+type Int int
+
+// maxExact is 2^53: every whole number up to it is exact as a float64.
+const maxExact = 1 << 53
+
+// UnmarshalJSON decodes a JSON number without a fraction; null leaves n
+// as it is, as encoding/json does for an int.
+func (n *Int) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if s == "null" {
+		return nil
+	}
+	if i, err := strconv.ParseInt(s, 10, 0); err == nil {
+		*n = Int(i)
+		return nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > maxExact {
+		value := "number " + s
+		if err != nil && !isNumber(s) {
+			value = jsonKind(s)
+		}
+		return &json.UnmarshalTypeError{Value: value, Type: reflect.TypeFor[int]()}
+	}
+	*n = Int(f)
+	return nil
+}
+
+// isNumber reports whether s, a JSON value, is a number.
+func isNumber(s string) bool {
+	return s != "" && (s[0] == '-' || '0' <= s[0] && s[0] <= '9')
+}
+
+// jsonKind names the kind of the JSON value s, as encoding/json does in
+// an *json.UnmarshalTypeError.
+func jsonKind(s string) string {
+	switch {
+	case strings.HasPrefix(s, `"`):
+		return "string"
+	case strings.HasPrefix(s, "{"):
+		return "object"
+	case strings.HasPrefix(s, "["):
+		return "array"
+	case s == "true" || s == "false":
+		return "bool"
+	}
+	return "value"
 }

@@ -144,3 +144,43 @@ func TestExplain(t *testing.T) {
 		t.Error("Explain(nil): got an error; want nil")
 	}
 }
+
+func TestInt(t *testing.T) {
+	type doc struct {
+		Budget *Int `json:"budget"`
+	}
+	tests := []struct {
+		name, in string
+		want     int    // when err is ""
+		err      string // Explain's
+	}{
+		{"an integer", `{"budget": 100}`, 100, ""},
+		{"a float without a fraction", `{"budget": 100.0}`, 100, ""},
+		{"an exponent", `{"budget": 1e2}`, 100, ""},
+		{"a negative", `{"budget": -5}`, -5, ""},
+		{"a fraction", `{"budget": 100.5}`, 0, "budget: a number (100.5) where a whole number goes"},
+		{"beyond 2^53", `{"budget": 1e30}`, 0, "budget: a number (1e30) where a whole number goes"},
+		{"a string", `{"budget": "100"}`, 0, "budget: a string where a whole number goes"},
+		{"true", `{"budget": true}`, 0, "budget: true or false where a whole number goes"},
+		{"an array", `{"budget": [1]}`, 0, "budget: an array where a whole number goes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d doc
+			err := Explain(Unmarshal([]byte(tt.in), &d))
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Errorf("got %v; want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || d.Budget == nil || int(*d.Budget) != tt.want {
+				t.Errorf("got %v, %v; want %d", d.Budget, err, tt.want)
+			}
+		})
+	}
+	var d doc
+	if err := Unmarshal([]byte(`{"budget": null}`), &d); err != nil || d.Budget != nil {
+		t.Errorf("null: got %v, %v; want nil, nil", d.Budget, err)
+	}
+}

@@ -85,6 +85,11 @@ func TestParseRefusesEmptyChecks(t *testing.T) {
 		{"a misspelt comparison", "x\n-- request.json --\n[{\"task\": \"t\"}, {\"task\": \"u\"}]\n-- want.json --\n{\"fingerprints\": \"equl\"}\n", `"equl"`},
 		{"fingerprints of one request", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"fingerprints\": \"differ\"}\n", "one request"},
 		{"a section given twice", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"includes\": [\"a\"]}\n-- want.json --\n{}\n", "more than once"},
+		// A budget of 0 read as the policy's would pin a compile the case
+		// never asked for; `rlmc serve` refuses it too.
+		{"a budget of 0", "x\n-- request.json --\n{\"task\": \"t\", \"budget\": 0}\n-- want.json --\n{}\n", "positive"},
+		{"a negative budget in a list", "x\n-- request.json --\n[{\"task\": \"t\"}, {\"task\": \"t\", \"budget\": -5}]\n-- want.json --\n{}\n", "entry 2: budget must be a positive"},
+		{"a budget with a fraction", "x\n-- request.json --\n{\"task\": \"t\", \"budget\": 10.5}\n-- want.json --\n{}\n", "budget: a number (10.5) where a whole number goes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

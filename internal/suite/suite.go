@@ -68,15 +68,25 @@ type Case struct {
 
 // Request is one compile of a case.
 type Request struct {
-	Task      string   `json:"task"`
-	Select    []string `json:"select,omitempty"`
-	Deny      []string `json:"deny,omitempty"`
-	Budget    int      `json:"budget,omitempty"`
-	Tokenizer string   `json:"tokenizer,omitempty"`
+	Task   string   `json:"task"`
+	Select []string `json:"select,omitempty"`
+	Deny   []string `json:"deny,omitempty"`
+	// Budget is a pointer so that a budget written as 0 is refused
+	// rather than read as the default; it may be written 100.0 or 1e2.
+	Budget    *strictjson.Int `json:"budget,omitempty"`
+	Tokenizer string          `json:"tokenizer,omitempty"`
 	// Why and AllRejected list more of the rejected units in the result
 	// (compiler.Request's); they change no decision.
 	Why         []string `json:"why,omitempty"`
 	AllRejected bool     `json:"all_rejected,omitempty"`
+}
+
+// budget returns the request's budget, 0 (the policy's) when it has none.
+func (r *Request) budget() int {
+	if r.Budget == nil {
+		return 0
+	}
+	return int(*r.Budget)
 }
 
 // Want is what a compile must produce. Every field is optional; only the
@@ -175,10 +185,15 @@ func Parse(file string) (*Case, error) {
 		return c, fmt.Errorf("%s: a case needs request.json and want.json", file)
 	}
 	if c.Requests, err = oneOrMany[Request](reqData); err != nil {
-		return c, fmt.Errorf("%s: request.json: %v", file, err)
+		return c, fmt.Errorf("%s: request.json: %w", file, err)
+	}
+	for i, r := range c.Requests {
+		if r.Budget != nil && *r.Budget <= 0 {
+			return c, fmt.Errorf("%s: request.json: %sbudget must be a positive number of tokens, not %d", file, entry(i, len(c.Requests)), *r.Budget)
+		}
 	}
 	if c.Wants, err = oneOrMany[Want](wantData); err != nil {
-		return c, fmt.Errorf("%s: want.json: %v", file, err)
+		return c, fmt.Errorf("%s: want.json: %w", file, err)
 	}
 	switch {
 	case len(c.Wants) == 1:
@@ -233,16 +248,25 @@ func oneOrMany[T any](data []byte) ([]T, error) {
 		many := make([]T, len(raws))
 		for i, raw := range raws {
 			if err := strictjson.Unmarshal(raw, &many[i]); err != nil {
-				return nil, fmt.Errorf("entry %d: %w", i+1, err)
+				return nil, fmt.Errorf("%s%w", entry(i, len(raws)), strictjson.Explain(err))
 			}
 		}
 		return many, nil
 	}
 	var one T
 	if err := strictjson.Unmarshal(data, &one); err != nil {
-		return nil, err
+		return nil, strictjson.Explain(err)
 	}
 	return []T{one}, nil
+}
+
+// entry names entry i of a list of n in an error ("entry 2: "); nothing
+// for the one object of a file that holds no list.
+func entry(i, n int) string {
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf("entry %d: ", i+1)
 }
 
 // Files returns the case's archive files, for fuzz seeds.
@@ -468,7 +492,7 @@ func compile(ctx context.Context, c *compiler.Compiler, req Request) (*compiler.
 
 // compiler returns the compiler's request for a case's request.
 func (req Request) compiler() compiler.Request {
-	return compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.Budget, Tokenizer: req.Tokenizer,
+	return compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
 		Why: req.Why, AllRejected: req.AllRejected}
 }
 

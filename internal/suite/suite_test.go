@@ -76,3 +76,24 @@ func TestCaseKeysExact(t *testing.T) {
 		})
 	}
 }
+
+// TestBudgetWrittenAsFloat: a budget of 100.0 or 1e2, what a client that
+// keeps every number as a float writes, is the budget 100.
+func TestBudgetWrittenAsFloat(t *testing.T) {
+	for _, budget := range []string{"100", "100.0", "1e2"} {
+		t.Run(budget, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "case.txtar")
+			data := "A case.\n-- request.json --\n{\"task\": \"x\", \"budget\": " + budget + "}\n-- want.json --\n{}\n"
+			if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Parse(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Requests[0].budget(); got != 100 {
+				t.Errorf("got budget %d; want 100", got)
+			}
+		})
+	}
+}
