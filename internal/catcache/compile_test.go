@@ -105,7 +105,7 @@ func TestAdversarialCorpus(t *testing.T) {
 			}
 			var reqs []compiler.Request
 			for _, r := range c.Requests {
-				reqs = append(reqs, compiler.Request{Task: r.Task, Select: r.Select, Deny: r.Deny, Budget: r.Budget, Tokenizer: r.Tokenizer})
+				reqs = append(reqs, r.CompileRequest())
 			}
 			for _, catalog := range []string{"skills", "skills-b"} {
 				if _, err := os.Stat(filepath.Join(dir, catalog)); err == nil {

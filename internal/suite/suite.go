@@ -401,7 +401,7 @@ func (r *Runner) Run(ctx context.Context, c *Case) Outcome {
 			cerr error
 		)
 		if r.Audit != nil {
-			res, cerr = r.Audit.Compile(ctx, primary, req.compiler())
+			res, cerr = r.Audit.Compile(ctx, primary, req.CompileRequest())
 		} else {
 			res, cerr = compile(ctx, primary, req)
 		}
@@ -420,7 +420,7 @@ func (r *Runner) Run(ctx context.Context, c *Case) Outcome {
 			fail("%s%s", label, f)
 		}
 		if res != nil {
-			for _, f := range Invariants(primary, req.compiler(), res) {
+			for _, f := range Invariants(primary, req.CompileRequest(), res) {
 				fail("%s%s", label, f)
 			}
 			again, _ := compile(ctx, primary, req)
@@ -487,11 +487,11 @@ func (r *Runner) compiler(ctx context.Context, c *Case, dir, catalog string) (*c
 }
 
 func compile(ctx context.Context, c *compiler.Compiler, req Request) (*compiler.Result, error) {
-	return c.Compile(ctx, req.compiler())
+	return c.Compile(ctx, req.CompileRequest())
 }
 
-// compiler returns the compiler's request for a case's request.
-func (req Request) compiler() compiler.Request {
+// CompileRequest returns the compiler's request for a case's request.
+func (req Request) CompileRequest() compiler.Request {
 	return compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
 		Why: req.Why, AllRejected: req.AllRejected}
 }
