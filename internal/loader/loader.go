@@ -444,7 +444,10 @@ func loadOne(f found, limits Limits, rc *recorder) (*ir.Unit, ir.Diagnostics) {
 	u.SHA256, u.Size = hex.EncodeToString(sum[:]), int64(len(content))
 	p, ds := ParseSkill(relFile, content, limits)
 	s.diags = append(s.diags, ds...)
-	if p == nil {
+	if p == nil || p.Refused {
+		if p != nil {
+			nameUnit(u, p.Frontmatter, s)
+		}
 		u.Status = ir.StatusInvalid
 		return u, withRoot(s.diags, f.root)
 	}
@@ -467,24 +470,7 @@ func withRoot(ds ir.Diagnostics, root string) ir.Diagnostics {
 func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink, rc *recorder) {
 	fm := p.Frontmatter
 	u.BodyOffset, u.Headings, u.Lead = p.BodyOffset, p.Headings, p.Lead
-	folder := u.Name
-	switch {
-	case !fm.HasName || fm.Name == "":
-		// A missing name takes the folder name, as Claude Code does. A folder
-		// name can hold anything but "/" and NUL, so it must pass the same
-		// rule as a written name before it can name a block.
-		if !ValidName(folder) {
-			s.add(0, ir.CodeInvalidName, ir.SeverityError, "folder name %s, taken as the name, must be 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with a hyphen", ir.Printable(clip(folder)))
-		}
-	case !ValidName(fm.Name):
-		u.Name = fm.Name
-		s.add(fm.NameLine, ir.CodeInvalidName, ir.SeverityError, "name %q must be 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with a hyphen", clip(fm.Name))
-	default:
-		u.Name = fm.Name
-		if fm.Name != folder {
-			s.add(fm.NameLine, ir.CodeNameMismatch, ir.SeverityWarning, "name %q does not match its folder %q", fm.Name, folder)
-		}
-	}
+	nameUnit(u, fm, s)
 	switch n := len([]rune(fm.Description)); {
 	case strings.TrimSpace(fm.Description) == "":
 		s.add(max(fm.DescriptionLine, 1), ir.CodeMissingDescription, ir.SeverityError, "description is required")
@@ -545,6 +531,29 @@ func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink, rc *re
 		u.Invocation = ir.InvocationExplicitUser
 	}
 	u.Resources = resources(f, p.Links, s, rc)
+}
+
+// nameUnit names u, so far named after its folder, by the frontmatter's
+// name, reporting a missing, invalid or mismatched one to s.
+func nameUnit(u *ir.Unit, fm Frontmatter, s *diagSink) {
+	folder := u.Name
+	switch {
+	case !fm.HasName || fm.Name == "":
+		// A missing name takes the folder name, as Claude Code does. A folder
+		// name can hold anything but "/" and NUL, so it must pass the same
+		// rule as a written name before it can name a block.
+		if !ValidName(folder) {
+			s.add(0, ir.CodeInvalidName, ir.SeverityError, "folder name %s, taken as the name, must be 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with a hyphen", ir.Printable(clip(folder)))
+		}
+	case !ValidName(fm.Name):
+		u.Name = fm.Name
+		s.add(fm.NameLine, ir.CodeInvalidName, ir.SeverityError, "name %q must be 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with a hyphen", clip(fm.Name))
+	default:
+		u.Name = fm.Name
+		if fm.Name != folder {
+			s.add(fm.NameLine, ir.CodeNameMismatch, ir.SeverityWarning, "name %q does not match its folder %q", fm.Name, folder)
+		}
+	}
 }
 
 func clip(s string) string {

@@ -531,3 +531,22 @@ func hasDiag(cat *ir.Catalog, path string, code ir.Code) bool {
 	}
 	return false
 }
+
+// TestRefusedFieldKeepsTheName: a skill with a field of the wrong kind is
+// invalid under the name it declares. Named after its folder instead, the
+// invalid skill in foo/ shadowed the valid skill named foo.
+func TestRefusedFieldKeepsTheName(t *testing.T) {
+	root := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(root, "foo", "SKILL.md"), "---\nname: bar\ndescription: d\nlicense: [1]\n---\nBAR\n")
+	testkit.WriteFile(t, filepath.Join(root, "other", "SKILL.md"), "---\nname: foo\ndescription: Format the yaml config files.\n---\nFOO\n")
+	cat, err := Load(context.Background(), Options{Roots: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := unitNamed(cat, "bar", ir.StatusInvalid); u == nil {
+		t.Errorf("got no invalid unit bar; want foo/SKILL.md invalid under its name")
+	}
+	if u := unitNamed(cat, "foo", ir.StatusOK); u == nil {
+		t.Errorf("got no valid unit foo; want other/SKILL.md unshadowed")
+	}
+}

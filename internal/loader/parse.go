@@ -44,6 +44,12 @@ type Parsed struct {
 	Headings   []string
 	Lead       string // the body's opening prose, up to leadLimit bytes
 	Links      []Link
+	// Refused: the frontmatter is a mapping but a field holds the wrong
+	// kind of value (license: [1]); the skill is invalid, and nothing of
+	// it is read but its name, which still names the invalid unit: named
+	// after its folder instead, it could shadow a valid skill of that
+	// name and hide its own.
+	Refused bool
 }
 
 // leadLimit bounds the opening prose of a body kept as routing evidence.
@@ -134,7 +140,8 @@ var yamlAt = regexp.MustCompile(`yaml: (line \d+: )?`)
 
 // ParseSkill parses the bytes of a SKILL.md. path is used only to locate
 // diagnostics. It never panics on any input; a nil Parsed means the file
-// could not be read as a skill at all, and the diagnostics say why.
+// could not be read as a skill at all, and the diagnostics say why; a
+// Parsed with Refused set was read as far as its name (see Refused).
 func ParseSkill(path string, content []byte, limits Limits) (*Parsed, ir.Diagnostics) {
 	s := &diagSink{path: path}
 	if int64(len(content)) > limits.MaxFileBytes {
@@ -167,8 +174,11 @@ func ParseSkill(path string, content []byte, limits Limits) (*Parsed, ir.Diagnos
 		return nil, s.diags
 	}
 	p := &Parsed{BodyOffset: int64(bodyOffset), BodyLine: lineAt(content, bodyOffset)}
-	if !parseFrontmatter(s, fmText, &p.Frontmatter) {
+	switch parseFrontmatter(s, fmText, &p.Frontmatter) {
+	case fmUnreadable:
 		return nil, s.diags
+	case fmRefused:
+		return &Parsed{Frontmatter: Frontmatter{HasName: p.HasName, Name: p.Name, NameLine: p.NameLine}, Refused: true}, s.diags
 	}
 	scanBody(content[bodyOffset:], p.BodyLine, p)
 	return p, s.diags
@@ -229,7 +239,16 @@ func foldCRLF(lines []byte) string {
 	return b.String()
 }
 
-func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) bool {
+// fmVerdict is what parseFrontmatter made of a frontmatter.
+type fmVerdict uint8
+
+const (
+	fmRead       fmVerdict = iota // every field read
+	fmRefused                     // a mapping, with a field of the wrong kind
+	fmUnreadable                  // not YAML, or not a mapping
+)
+
+func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 	doc, fast := decodeFrontmatterFast(text)
 	var err error
 	if !fast {
@@ -243,12 +262,12 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) bool {
 		repaired, changed := quotePlainValues(text)
 		if !changed {
 			s.add(yamlErrorLine(err), ir.CodeInvalidYAML, ir.SeverityError, "frontmatter is not valid YAML: %s", cleanYAMLError(err))
-			return false
+			return fmUnreadable
 		}
 		var again error
 		if doc, again = DecodeYAML([]byte(repaired)); again != nil && !errors.As(again, &refused) {
 			s.add(yamlErrorLine(err), ir.CodeInvalidYAML, ir.SeverityError, "frontmatter is not valid YAML: %s", cleanYAMLError(err))
-			return false
+			return fmUnreadable
 		}
 		if again == nil {
 			s.add(yamlErrorLine(err), ir.CodeLenientYAML, ir.SeverityInfo, "a plain value holds \": \"; read it as text, as clients do (quote it to silence this)")
@@ -256,15 +275,15 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) bool {
 	}
 	if refused != nil {
 		s.add(refused.Line+1, ir.CodeInvalidYAML, ir.SeverityError, "frontmatter: %s", refused.Msg)
-		return false
+		return fmUnreadable
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return true // empty frontmatter: the missing fields are reported later
+		return fmRead // empty frontmatter: the missing fields are reported later
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		s.add(root.Line+1, ir.CodeInvalidYAML, ir.SeverityError, "frontmatter must be a mapping of keys to values")
-		return false
+		return fmUnreadable
 	}
 	valid := true
 	present := mappingKeys(root)
@@ -347,7 +366,10 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) bool {
 			s.add(line, ir.CodeUnknownField, ir.SeverityInfo, "unknown frontmatter key %q ignored", k.Value)
 		}
 	}
-	return valid
+	if !valid {
+		return fmRefused
+	}
+	return fmRead
 }
 
 var topLevelPair = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(.+)$`)

@@ -21,6 +21,7 @@ func TestParseSkill(t *testing.T) {
 		content  string
 		want     ir.Code // expected diagnostic; "" for none
 		wantNil  bool
+		refused  bool // Refused: read as far as its name
 		wantName string
 		wantDesc string
 		wantLine int
@@ -39,7 +40,8 @@ func TestParseSkill(t *testing.T) {
 		{name: "too large", content: "---\nname: a\n---\n" + strings.Repeat("x", 200<<10), want: ir.CodeFileTooLarge, wantNil: true},
 		{name: "frontmatter too large", content: "---\ndescription: " + strings.Repeat("x", 70<<10) + "\n---\n", want: ir.CodeFrontmatterTooLarge, wantNil: true},
 		{name: "unknown key is info", content: "---\nname: a\ndescription: d\nflavour: x\n---\n", want: ir.CodeUnknownField, wantName: "a", wantLine: 4},
-		{name: "wrong type", content: "---\nname: {x: 1}\ndescription: d\n---\n", want: ir.CodeInvalidField, wantNil: true, wantLine: 2},
+		{name: "wrong type", content: "---\nname: {x: 1}\ndescription: d\n---\n", want: ir.CodeInvalidField, refused: true, wantLine: 2},
+		{name: "wrong type keeps the name", content: "---\nname: bar\ndescription: d\nlicense: [1]\n---\n", want: ir.CodeInvalidField, refused: true, wantName: "bar", wantLine: 4},
 		{name: "colon in plain value", content: "---\nname: a\ndescription: Audit code: find bugs\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Audit code: find bugs"},
 		{name: "claude fields recorded", content: "---\nname: a\ndescription: d\nmodel: opus\nhooks: {pre: x}\nallowed-tools: Read, Bash\n---\n", wantName: "a"},
 		{name: "numeric description is text", content: "---\nname: a\ndescription: 42\n---\n", wantName: "a", wantDesc: "42"},
@@ -61,6 +63,9 @@ func TestParseSkill(t *testing.T) {
 			}
 			if p == nil {
 				return
+			}
+			if p.Refused != tt.refused {
+				t.Errorf("got refused %v; want %v", p.Refused, tt.refused)
 			}
 			if tt.wantName != "" && p.Name != tt.wantName {
 				t.Errorf("got name %q; want %q", p.Name, tt.wantName)
