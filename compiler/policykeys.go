@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -102,6 +103,11 @@ func checkShape(n *yaml.Node, t reflect.Type, key string) error {
 	if !ok {
 		return &PolicyValueError{Line: n.Line, Key: key, Want: shapeOf(t), Got: shapeOfNode(n)}
 	}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" && !decimal.MatchString(n.Value) {
+		// yaml.v3 reads 010 as 8, 0x10 as 16 and 1_000 as 1000: a
+		// budget nobody typing 010 meant.
+		return &PolicyValueError{Line: n.Line, Key: key, Want: "a whole number written in decimal", Got: n.Value}
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		return checkFields(n, t, key+".")
@@ -127,6 +133,10 @@ func checkShape(n *yaml.Node, t reflect.Type, key string) error {
 	}
 	return nil
 }
+
+// decimal matches a whole number as a person writes one: digits, with
+// no leading zero, after an optional sign.
+var decimal = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)
 
 // shapeOfNode names the shape of a YAML value as checkShape's message
 // says it.

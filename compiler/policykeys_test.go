@@ -79,6 +79,11 @@ func TestPolicyValueShapes(t *testing.T) {
 		{name: "an empty root", yaml: "roots: [skills, \"\"]\n", want: PolicyValueError{Line: 1, Key: "roots", Want: "folder paths", Got: `""`}},
 		{name: "a priority out of range", yaml: "priority:\n  tdd: 200000\n", want: PolicyValueError{Line: 2, Key: "priority.tdd", Want: "0..100000", Got: "200000"}},
 		{name: "an unknown ambiguity", yaml: "ambiguity: sometimes\n", want: PolicyValueError{Line: 1, Key: "ambiguity", Want: "ask, top or all", Got: `"sometimes"`}},
+		// yaml.v3 reads these as 8, 16 and 1000.
+		{name: "a leading zero", yaml: "budget: 010\n", want: PolicyValueError{Line: 1, Key: "budget", Want: "a whole number written in decimal", Got: "010"}},
+		{name: "hexadecimal", yaml: "limits:\n  max_depth: 0x10\n", want: PolicyValueError{Line: 2, Key: "limits.max_depth", Want: "a whole number written in decimal", Got: "0x10"}},
+		{name: "an underscore", yaml: "priority:\n  tdd: 1_000\n", want: PolicyValueError{Line: 2, Key: "priority.tdd", Want: "a whole number written in decimal", Got: "1_000"}},
+		{name: "a sign", yaml: "budget: +100\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -62,7 +62,7 @@ func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&p.task, "task", "", "the task `TEXT`, or - to read it from standard input (at most 1 MiB)")
 	fl.StringArrayVar(&p.selects, "select", nil, "select unit `NAME` explicitly (trusted host input; repeatable, or NAME,NAME)")
 	fl.StringArrayVar(&p.denies, "deny", nil, "deny unit `NAME` outright (repeatable, or NAME,NAME)")
-	fl.IntVar(&p.budget, "budget", 0, "positive token ceiling for the selected bodies (default from the policy, else 8000)")
+	intVar(fl, &p.budget, "budget", 0, "positive token ceiling for the selected bodies (default from the policy, else 8000)")
 	fl.StringVar(&p.tokenizer, "tokenizer", "", "o200k_base (default) or cl100k_base")
 	fl.BoolVar(&p.explain, "explain", false, "explain every decision on standard error")
 	fl.StringArrayVar(&p.why, "why", nil, "say what became of unit `NAME` and list it in the JSON result, whatever its reason (repeatable, or NAME,NAME)")

@@ -93,7 +93,7 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 	fl.StringVar(&trajectory, "trajectory", "", "append one JSON audit line per compile to `FILE`")
 	fl.StringVar(&tokenFile, "token-file", "", "require the token in `FILE` in the X-Rlmc-Token header of every request (else $"+envToken+" if set)")
 	fl.DurationVar(&cfg.Timeout, "timeout", proxy.DefaultTimeout, "deadline of one compile (never of the upstream call)")
-	fl.Int64Var(&cfg.MaxBodyBytes, "max-body", proxy.DefaultMaxBodyBytes, "largest completion body read, in bytes")
+	intVar(fl, &cfg.MaxBodyBytes, "max-body", proxy.DefaultMaxBodyBytes, "largest completion body read, in bytes")
 	fl.DurationVar(&cfg.DrainTimeout, "drain-timeout", proxy.DefaultDrainTimeout, "how long shutdown waits for calls in flight")
 	fl.DurationVar(&cfg.Debounce, "debounce", 50*time.Millisecond, "quiet time after a change before the catalog reloads")
 	return cmd

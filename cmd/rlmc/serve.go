@@ -69,7 +69,7 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 	fl.StringVar(&cfg.PolicyFile, "policy", "", "host policy YAML `FILE`, watched and reloaded with the skills")
 	fl.StringVar(&tokenFile, "token-file", "", "require the bearer token in `FILE` on every request (else $"+envToken+" if set)")
 	fl.DurationVar(&cfg.Timeout, "timeout", server.DefaultTimeout, "deadline of one compile")
-	fl.IntVar(&cfg.MaxInflight, "max-inflight", server.DefaultMaxInflight, "concurrent compiles; more are answered 429")
+	intVar(fl, &cfg.MaxInflight, "max-inflight", server.DefaultMaxInflight, "concurrent compiles; more are answered 429")
 	fl.DurationVar(&cfg.DrainTimeout, "drain-timeout", server.DefaultDrainTimeout, "how long shutdown waits for requests in flight")
 	fl.BoolVar(&cfg.LogTasks, "log-tasks", false, "log the text of each task (never logged otherwise)")
 	fl.DurationVar(&cfg.Debounce, "debounce", 50*time.Millisecond, "quiet time after a change before the catalog reloads")
