@@ -85,6 +85,11 @@ func TestParseRefusesEmptyChecks(t *testing.T) {
 		{"a misspelt comparison", "x\n-- request.json --\n[{\"task\": \"t\"}, {\"task\": \"u\"}]\n-- want.json --\n{\"fingerprints\": \"equl\"}\n", `"equl"`},
 		{"fingerprints of one request", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"fingerprints\": \"differ\"}\n", "one request"},
 		{"a section given twice", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"includes\": [\"a\"]}\n-- want.json --\n{}\n", "more than once"},
+		// Any other file is written into the case folder: misspelt, the
+		// policy was never applied, the catalog never loaded.
+		{"a misspelt policy", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{}\n-- polcy.yaml --\ndeny: [a]\n", "did you mean policy.yaml"},
+		{"a misspelt catalog", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{}\n-- skils/a/SKILL.md --\n" + skill, "did you mean skills"},
+		{"a policy in capitals", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{}\n-- Policy.yaml --\ndeny: [a]\n", "did you mean policy.yaml"},
 		// A budget of 0 read as the policy's would pin a compile the case
 		// never asked for; `rlmc serve` refuses it too.
 		{"a budget of 0", "x\n-- request.json --\n{\"task\": \"t\", \"budget\": 0}\n-- want.json --\n{}\n", "positive"},

@@ -50,6 +50,7 @@ import (
 	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/internal/strictjson"
+	"github.com/rlmc-dev/rlmc/internal/suggest"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -173,6 +174,9 @@ func Parse(file string) (*Case, error) {
 		if seen[f.Name] {
 			return c, fmt.Errorf("%s: %s is given more than once", file, f.Name)
 		}
+		if err := checkSectionName(f.Name); err != nil {
+			return c, fmt.Errorf("%s: %w", file, err)
+		}
 		seen[f.Name] = true
 		switch f.Name {
 		case "request.json":
@@ -207,6 +211,28 @@ func Parse(file string) (*Case, error) {
 		return c, fmt.Errorf("%s: %w", file, err)
 	}
 	return c, nil
+}
+
+// sections are the names a case's sections (or, for a catalog, the first
+// element of their paths) have a meaning under.
+var sections = []string{"request.json", "want.json", "policy.yaml", "symlinks", "skills", "skills-b"}
+
+// checkSectionName refuses a section whose name (or the first element of
+// its path) is close to one of sections without being it: any other file
+// is only written into the case folder, so "polcy.yaml" or
+// "skils/x/SKILL.md" would pass a case that never applied its policy or
+// loaded its catalog.
+func checkSectionName(name string) error {
+	first, _, _ := strings.Cut(name, "/")
+	if slices.Contains(sections, first) {
+		return nil
+	}
+	for _, s := range sections {
+		if strings.EqualFold(first, s) || suggest.Distance(first, s) <= 2 {
+			return fmt.Errorf("section %s: did you mean %s? (a file of another name is only written into the case folder)", name, s)
+		}
+	}
+	return nil
 }
 
 // checkComparisons refuses comparisons that would check nothing: a value
