@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rlmc-dev/rlmc/ir"
@@ -84,7 +85,33 @@ func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 	for _, e := range cycleEdges(names, edges) {
 		out.Add(e.at(ir.CodeDependencyCycle, "%s", e.cycle))
 	}
+	out = append(out, mandatoryProblems(cat, p)...)
 	out.Sort()
+	return out
+}
+
+// mandatoryProblems reports each unit the policy makes mandatory that no
+// compile can honor (unusable_mandatory): the catalog lacks it, it is not
+// valid, or the policy also denies it. Every compile fails on it
+// (unknown_unit, mandatory_rejected), so every prompt of a hook goes
+// without skills: the policy must not validate.
+func mandatoryProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
+	var out ir.Diagnostics
+	at := func(format string, args ...any) {
+		out.Add(ir.Diagnostic{Path: "policy", Code: ir.CodeUnusableMandatory, Severity: ir.SeverityError,
+			Message: fmt.Sprintf(format, args...) + "; every compile fails on it"})
+	}
+	for _, n := range p.Mandatory {
+		u, ok := cat.Lookup(n)
+		switch {
+		case !ok:
+			at("mandatory unit %s is not in the catalog", ir.Quote(n))
+		case u.Status != ir.StatusOK:
+			at("mandatory unit %s is %s", ir.Quote(n), u.Status)
+		case slices.Contains(p.Deny, n):
+			at("mandatory unit %s is denied by the same policy", ir.Quote(n))
+		}
+	}
 	return out
 }
 

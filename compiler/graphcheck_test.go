@@ -57,6 +57,14 @@ func TestGraphProblems(t *testing.T) {
 			want: []diag{{"deploy/SKILL.md", 5, ir.CodeMissingDependency}}},
 		{name: "policy missing", skills: map[string]string{"implement": skill("implement", "")}, policy: Policy{Requires: map[string][]string{"implement": {"tdd"}}},
 			want: []diag{{"policy", 0, ir.CodeMissingDependency}}},
+		// A mandatory unit no compile can honor fails every compile.
+		{name: "mandatory missing", skills: map[string]string{"tdd": skill("tdd", "")}, policy: Policy{Mandatory: []string{"nosuch"}},
+			want: []diag{{"policy", 0, ir.CodeUnusableMandatory}}},
+		{name: "mandatory denied", skills: map[string]string{"tdd": skill("tdd", "")}, policy: Policy{Mandatory: []string{"tdd"}, Deny: []string{"tdd"}},
+			want: []diag{{"policy", 0, ir.CodeUnusableMandatory}}},
+		{name: "mandatory invalid", skills: map[string]string{"b": "---\nname: b\n---\n"}, policy: Policy{Mandatory: []string{"b"}},
+			want: []diag{{"policy", 0, ir.CodeUnusableMandatory}}},
+		{name: "mandatory fine", skills: map[string]string{"tdd": skill("tdd", "")}, policy: Policy{Mandatory: []string{"tdd"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,7 +79,7 @@ func TestGraphProblems(t *testing.T) {
 			var got []diag
 			for _, d := range GraphProblems(c.Catalog(), tt.policy) {
 				switch d.Code {
-				case ir.CodeMissingDependency, ir.CodeDependencyCycle, ir.CodeUnusableDependency:
+				case ir.CodeMissingDependency, ir.CodeDependencyCycle, ir.CodeUnusableDependency, ir.CodeUnusableMandatory:
 					if d.Severity != ir.SeverityError {
 						t.Errorf("%s: got severity %s; want error", d.Code, d.Severity)
 					}

@@ -63,6 +63,7 @@ const (
 	CodeMissingDependency  Code = "missing_dependency"
 	CodeDependencyCycle    Code = "dependency_cycle"
 	CodeUnusableDependency Code = "unusable_dependency" // invalid, or explicit-user-only
+	CodeUnusableMandatory  Code = "unusable_mandatory"  // no compile can honor it
 )
 
 // Diagnostic is one finding about the catalog, located at Path:Line.
