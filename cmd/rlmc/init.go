@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/ir"
 )
@@ -170,6 +171,7 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 	default:
 		changed = true
 		fmt.Fprintf(stdout, "%screate %s\n", would, ir.Printable(skills)+string(filepath.Separator))
+		warnOutside(p.dir, skills, would+"created", stderr)
 		example := filepath.Join(skills, exampleSkillName, "SKILL.md")
 		if !p.bare {
 			fmt.Fprintf(stdout, "%screate %s (an example: delete it when you have skills of your own)\n", would, ir.Printable(example))
@@ -224,6 +226,7 @@ func initHook(p initParams, would string, stdout, stderr io.Writer) (bool, error
 		}
 		return false, nil
 	}
+	warnOutside(p.dir, file, would+"changed", stderr)
 	if p.dryRun {
 		fmt.Fprintf(stdout, "would install the %s hook in %s:\n", hookEvent, ir.Printable(file))
 		_, err := io.WriteString(stdout, lineDiff(filepath.ToSlash(file), old, edited))
@@ -234,6 +237,38 @@ func initHook(p initParams, would string, stdout, stderr io.Writer) (bool, error
 	}
 	fmt.Fprintf(stdout, "installed the %s hook in %s: %s\n", hookEvent, ir.Printable(file), ir.EscapeText(command))
 	return true, nil
+}
+
+// warnOutside warns when path, which init is about to change, leads out
+// of the project folder dir through a link (.claude linked to the user's
+// own ~/.claude, .agents to another project): what changes is there, and
+// the line naming path alone would not say so.
+func warnOutside(dir, path, change string, stderr io.Writer) {
+	real := landsAt(path)
+	if loader.Within(landsAt(dir), real) {
+		return
+	}
+	fmt.Fprintf(stderr, "rlmc: warning: %s leads outside %s through a link: %s is what is %s\n", ir.Printable(path), ir.Printable(dir), ir.Printable(real), change)
+}
+
+// landsAt returns path with the links of its deepest existing part
+// resolved, the rest as written: where creating or writing path lands.
+func landsAt(path string) string {
+	rest := ""
+	for cur := filepath.Clean(path); ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			if abs, err := filepath.Abs(r); err == nil {
+				r = abs
+			}
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
 }
 
 // refuseSettings says why settings cannot be edited and what to add by
