@@ -55,6 +55,7 @@ const (
 	CodeNoContentWord        Code = "no_content_word"
 	CodeAliasCollision       Code = "alias_collision"
 	CodeMisnamedSkillFile    Code = "misnamed_skill_file"
+	CodeNestedSkill          Code = "nested_skill"
 	CodeUnmatchedExclude     Code = "unmatched_exclude"
 
 	// Dependency-graph errors (compiler.GraphProblems): each makes a unit

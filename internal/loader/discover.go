@@ -505,6 +505,7 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 	}
 	if skill >= 0 {
 		s.addSkill(dirReal, rel, entries[skill], entries)
+		s.nested(dirReal, rel, entries)
 		return // a skill folder's subfolders are its resources, not more skills
 	}
 	for _, e := range entries {
@@ -550,6 +551,28 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 			return
 		}
 		s.walk(child, childRel, depth+1)
+	}
+}
+
+// nested reports each SKILL.md one level down in the skill folder dirReal
+// (rel below the root), given its listing: a skill's subfolders are its
+// resources, so such a skill is never read, and a SKILL.md put at the top
+// of a catalog would hide every skill under it without a word. Only the
+// subfolders themselves are looked into, one stat each.
+func (s *scanner) nested(dirReal, rel string, entries []fs.DirEntry) {
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || name == ".git" || name == "node_modules" || strings.HasPrefix(name, ".") {
+			continue
+		}
+		if _, err := s.fsRoot.Lstat(join(relTo(s.rootReal, dirReal), name) + "/" + SkillFile); err != nil {
+			continue
+		}
+		where := "the skill folder " + ir.Printable(rel) + ", whose subfolders are its resources"
+		if rel == "." {
+			where = "a root that is itself a skill (it holds SKILL.md), whose subfolders are that skill's resources"
+		}
+		s.diag(join(join(rel, name), SkillFile), ir.CodeNestedSkill, ir.SeverityWarning, "not read: it is inside %s; move it out to make it a skill", where)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -548,5 +549,37 @@ func TestRefusedFieldKeepsTheName(t *testing.T) {
 	}
 	if u := unitNamed(cat, "foo", ir.StatusOK); u == nil {
 		t.Errorf("got no valid unit foo; want other/SKILL.md unshadowed")
+	}
+}
+
+// TestNestedSkill: a SKILL.md one folder down in a skill's folder is not
+// read (a skill's subfolders are its resources), and says so: a SKILL.md
+// put at the top of a catalog hid every skill under it without a word.
+func TestNestedSkill(t *testing.T) {
+	skill := func(name string) string {
+		return "---\nname: " + name + "\ndescription: The " + name + " skill.\n---\nBody.\n"
+	}
+	root := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(root, "SKILL.md"), skill("top"))
+	testkit.WriteFile(t, filepath.Join(root, "tdd", "SKILL.md"), skill("tdd"))
+	testkit.WriteFile(t, filepath.Join(root, "notes", "README.md"), "not a skill")
+	testkit.WriteFile(t, filepath.Join(root, ".hidden", "SKILL.md"), skill("hidden"))
+	other := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(other, "parent", "SKILL.md"), skill("parent"))
+	testkit.WriteFile(t, filepath.Join(other, "parent", "child", "SKILL.md"), skill("child"))
+	testkit.WriteFile(t, filepath.Join(other, "parent", "child", "deeper", "SKILL.md"), skill("deeper"))
+	cat, err := Load(context.Background(), Options{Roots: []string{root, other}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range cat.Diagnostics {
+		if d.Code == ir.CodeNestedSkill && d.Severity == ir.SeverityWarning {
+			got = append(got, d.Path)
+		}
+	}
+	want := []string{"parent/child/SKILL.md", "tdd/SKILL.md"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got nested_skill warnings at %v; want %v", got, want)
 	}
 }
