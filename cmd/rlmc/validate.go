@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -77,7 +78,13 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 			return err
 		}
 	} else {
+		// Over two roots, foo/SKILL.md may be either's: the text names
+		// the root as well (the JSON has it apart).
+		several := len(c.Catalog().Roots) > 1
 		for _, d := range ds {
+			if several && d.Root != "" {
+				d.Path = filepath.ToSlash(filepath.Join(d.Root, filepath.FromSlash(d.Path)))
+			}
 			fmt.Fprintln(stdout, d.String())
 		}
 		fmt.Fprintf(stdout, "%s, %s, %s\n", plural(v.Units, "unit"), plural(v.Errors, "error"), plural(v.Warnings, "warning"))
