@@ -66,7 +66,8 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	for _, u := range bench.UnknownSkills(cases, c.Catalog()) {
+	unknown := bench.UnknownSkills(cases, c.Catalog())
+	for _, u := range unknown {
 		fmt.Fprintf(stderr, "rlmc: %s: %s\n", p.cases, u)
 	}
 	rep, err := bench.Run(ctx, c, cases)
@@ -80,12 +81,28 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
-		return catalogFailure(c.Diagnostics(), stderr)
+		return benchFailure(c.Diagnostics(), unknown, stderr)
 	}
 	if err := writeBenchTable(stdout, rep); err != nil {
 		return err
 	}
-	return catalogFailure(c.Diagnostics(), stderr)
+	return benchFailure(c.Diagnostics(), unknown, stderr)
+}
+
+// benchFailure fails (exit 1) a run whose figures are printed but are not
+// the catalog's and the cases': the catalog has errors (catalogFailure),
+// or cases name gold skills the catalog lacks (unknown, each said on
+// stderr before the run), which can never be right: a misspelt label
+// lowers the figures without a failing run.
+func benchFailure(ds ir.Diagnostics, unknown []string, stderr io.Writer) error {
+	if err := catalogFailure(ds, stderr); err != nil {
+		return err
+	}
+	if len(unknown) > 0 {
+		fmt.Fprintf(stderr, "rlmc: the cases name skills the catalog lacks (%d, above): the figures count them as wrong; fix the cases or the catalog\n", len(unknown))
+		return failed()
+	}
+	return nil
 }
 
 // catalogFailure warns and fails (exit 1) when the benchmark's catalog has
