@@ -378,6 +378,13 @@ func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, ma
 	tooLong := ""
 	for try := 0; ; try++ {
 		res, err := c.Compile(ctx, req)
+		var ce *compiler.Error
+		if err != nil && tooLong != "" && errors.As(err, &ce) && (ce.Code == compiler.ErrSelectionRejected || ce.Code == compiler.ErrMandatoryRejected) {
+			// A unit the host selects (or makes mandatory) fitted the
+			// first compile's budget, and no longer fits the one shrunk
+			// for --max-chars: the limit is --max-chars, not --budget.
+			return nil, nil, errors.New(tooLong)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
