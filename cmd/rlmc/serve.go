@@ -77,11 +77,17 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 }
 
 // readToken returns the bearer token from file, else from $RLMC_TOKEN; ""
-// means none. A token file that is empty is an error: it would leave the
-// server open while its operator believes it closed.
+// means none (the variable unset or empty). A token file that is empty,
+// or a variable of blanks, is an error: it would leave the server open
+// while its operator believes it closed.
 func readToken(file string) (string, error) {
 	if file == "" {
-		return strings.TrimSpace(os.Getenv(envToken)), nil
+		env := os.Getenv(envToken)
+		token := strings.TrimSpace(env)
+		if token == "" && env != "" {
+			return "", usageError("$%s holds only blanks: the server would take every request; give a token, or unset it", envToken)
+		}
+		return token, nil
 	}
 	data, err := safefs.ReadPath(file, 64<<10)
 	if err != nil {

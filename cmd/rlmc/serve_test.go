@@ -53,3 +53,38 @@ func writePolicy(t *testing.T, data string) string {
 	}
 	return p
 }
+
+// TestReadToken: a token of blanks leaves the server open while its
+// operator believes it closed, so it is refused, from a file or from the
+// environment; an unset or empty variable means no token.
+func TestReadToken(t *testing.T) {
+	dir := t.TempDir()
+	blank := filepath.Join(dir, "blank")
+	good := filepath.Join(dir, "good")
+	if err := os.WriteFile(blank, []byte(" \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(good, []byte("s3cret-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, file, env string
+		want            string
+		wantErr         bool
+	}{
+		{name: "no token", want: ""},
+		{name: "from the environment", env: " s3cret ", want: "s3cret"},
+		{name: "blanks in the environment", env: "   ", wantErr: true},
+		{name: "from a file", file: good, want: "s3cret-token"},
+		{name: "a blank file", file: blank, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(envToken, tt.env)
+			got, err := readToken(tt.file)
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Errorf("got %q, %v; want %q, error %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
