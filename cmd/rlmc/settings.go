@@ -8,6 +8,8 @@ import (
 	"io"
 	"reflect"
 	"strings"
+
+	"github.com/rogpeppe/go-internal/diff"
 )
 
 // Claude Code's settings.json, as `rlmc init --claude-code` edits it and
@@ -437,43 +439,14 @@ func lineIndent(data []byte, at int) string {
 	return string(data[start:end])
 }
 
-// lineDiff renders a small unified-style diff of two texts: the lines
-// before and after the first and last change, with "-" and "+" lines
-// between. Enough to show an insertion, which is all rlmc makes.
+// lineDiff renders the unified diff from old to new of the file name, as
+// patch(1) applies it (old names /dev/null when the file is new).
 func lineDiff(name string, old, new []byte) string {
-	a := strings.SplitAfter(string(old), "\n")
-	b := strings.SplitAfter(string(new), "\n")
+	oldName := name
 	if len(old) == 0 {
-		a = nil
+		oldName = "/dev/null"
 	}
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	post := 0
-	for post < len(a)-pre && post < len(b)-pre && a[len(a)-1-post] == b[len(b)-1-post] {
-		post++
-	}
-	var out strings.Builder
-	fmt.Fprintf(&out, "--- %s\n+++ %s\n", name, name)
-	ctx := max(0, pre-2)
-	fmt.Fprintf(&out, "@@ -%d +%d @@\n", ctx+1, ctx+1)
-	line := func(prefix, s string) {
-		out.WriteString(prefix + strings.TrimSuffix(s, "\n") + "\n")
-	}
-	for _, s := range a[ctx:pre] {
-		line(" ", s)
-	}
-	for _, s := range a[pre : len(a)-post] {
-		line("-", s)
-	}
-	for _, s := range b[pre : len(b)-post] {
-		line("+", s)
-	}
-	for _, s := range a[len(a)-post : min(len(a), len(a)-post+2)] {
-		line(" ", s)
-	}
-	return out.String()
+	return string(diff.Diff(oldName, old, name, new))
 }
 
 // jsonKind names a JSON value's kind as encoding/json's type errors give
