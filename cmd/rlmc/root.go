@@ -268,10 +268,26 @@ func wrapArgs(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		sub.SetFlagErrorFunc(c.FlagErrorFunc())
 		if sub.Args == nil {
-			sub.Args = cobra.NoArgs
+			sub.Args = noArgs
 		}
 		wrapArgs(sub)
 	}
+}
+
+// noArgs refuses the arguments of a command that takes none. cobra's
+// NoArgs calls one an unknown command; a folder given to a command with
+// --root (rlmc list ../skills) is most likely the root meant.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%s takes no arguments, and was given %s", cmd.CommandPath(), ir.Quote(args[0]))
+	if cmd.Flags().Lookup("root") != nil {
+		if fi, err := os.Stat(args[0]); err == nil && fi.IsDir() {
+			msg += "; for a skill root, use --root " + shellQuote(args[0])
+		}
+	}
+	return errors.New(msg)
 }
 
 // setting is one numeric flag's value and the least it may be.
