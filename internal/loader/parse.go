@@ -85,6 +85,24 @@ var (
 	metadataKeys = map[string]string{PrologRLMKey: PrologRLMKey}
 )
 
+// decodeFlag decodes the scalar v as a boolean: YAML's true and false
+// (and yes, no, on and off, which yaml.v3 reads as such), or the same
+// words quoted, "true" as a string: an author who quoted it meant it, and
+// "yes" quoted was already read so.
+func decodeFlag(v *yaml.Node, b *bool) bool {
+	if v.Tag == "!!str" {
+		switch strings.ToLower(v.Value) {
+		case "true":
+			*b = true
+			return true
+		case "false":
+			*b = false
+			return true
+		}
+	}
+	return v.Decode(b) == nil
+}
+
 // spelled returns the key rlmc reads for key, which present's keys stand
 // beside: a key that is one of known spelled with other case or "_" for
 // "-" ("disable_model_invocation", "Description") is read as that one,
@@ -328,7 +346,7 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 		case "disable-model-invocation":
 			// An empty value is no answer: it would leave the skill
 			// automatic, which its author did not write.
-			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Decode(&fm.DisableModelInvocation) != nil {
+			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || !decodeFlag(v, &fm.DisableModelInvocation) {
 				bad("true or false")
 			}
 		case "metadata":

@@ -159,3 +159,27 @@ func TestValidName(t *testing.T) {
 		})
 	}
 }
+
+// TestDisableModelInvocationSpellings: the flag's quoted spellings read as
+// the words they quote ("true" was invalid while "yes" was read as true);
+// a word that is no boolean is still invalid.
+func TestDisableModelInvocationSpellings(t *testing.T) {
+	for _, tt := range []struct {
+		value   string
+		want    bool
+		invalid bool
+	}{
+		{"true", true, false}, {`"true"`, true, false}, {`'False'`, false, false},
+		{"yes", true, false}, {"off", false, false}, {`"maybe"`, false, true}, {"", false, true},
+	} {
+		t.Run(tt.value, func(t *testing.T) {
+			p, ds := ParseSkill("x/SKILL.md", []byte("---\nname: a\ndescription: d\ndisable-model-invocation: "+tt.value+"\n---\nbody\n"), DefaultLimits)
+			if got := hasCode(ds, ir.CodeInvalidField); got != tt.invalid {
+				t.Fatalf("got invalid %v (%v); want %v", got, codes(ds), tt.invalid)
+			}
+			if !tt.invalid && p.DisableModelInvocation != tt.want {
+				t.Errorf("got %v; want %v", p.DisableModelInvocation, tt.want)
+			}
+		})
+	}
+}
