@@ -143,6 +143,15 @@ func checkCases(file string, cases []Case, lines []int) error {
 		default:
 			return fmt.Errorf("%s: case %q expects %q; want route, no_route or ambiguous", at, c.ID, c.Expected)
 		}
+		// A case that contradicts itself can never be right, nor wrong
+		// in a way the figures say.
+		gold := len(c.Skills) + len(c.Alternatives)
+		switch {
+		case c.Expected == compiler.DecisionRoute && gold == 0 && len(c.Select) == 0:
+			return fmt.Errorf("%s: case %q expects route and names no skill to route to", at, c.ID)
+		case c.Expected == compiler.DecisionNoRoute && gold > 0:
+			return fmt.Errorf("%s: case %q expects no_route and names skills %s", at, c.ID, strings.Join(slices.Concat(c.Skills, c.Alternatives), ", "))
+		}
 		seen[c.ID] = true
 	}
 	return nil

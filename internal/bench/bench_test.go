@@ -205,6 +205,9 @@ func TestReadCasesRefuses(t *testing.T) {
 		{name: "no id", jsonl: `{"task": "x", "expected": "route"}`, wantErr: "no id"},
 		{name: "repeated id", jsonl: "{\"id\": \"a\", \"task\": \"x\", \"expected\": \"no_route\"}\n{\"id\": \"a\", \"task\": \"y\", \"expected\": \"no_route\"}", wantErr: ":2: id \"a\""},
 		{name: "repeated key", jsonl: `{"id": "a", "task": "x", "task": "y", "expected": "no_route"}`, wantErr: "more than once"},
+		{name: "route to nothing", jsonl: `{"id": "a", "task": "x", "expected": "route", "skills": []}`, wantErr: `expects route and names no skill`},
+		{name: "no_route with a skill", jsonl: `{"id": "a", "task": "x", "expected": "no_route", "skills": ["tdd"]}`, wantErr: `expects no_route and names skills tdd`},
+		{name: "route to a selection", jsonl: `{"id": "a", "task": "x", "expected": "route", "select": ["tdd"]}`},
 		{name: "a key of its own", jsonl: "{\"id\": \"a\", \"task\": \"x\", \"expected\": \"no_route\", \"source\": \"z\"}\n{\"id\": \"b\", \"task\": \"y\", \"expected\": \"no_route\", \"source\": \"z\"}", wantNotes: 1},
 	}
 	for _, tt := range tests {
