@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -53,6 +54,9 @@ func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			if cmd.Flags().Changed("budget") && p.budget <= 0 {
 				return usageError("--budget must be a positive number of tokens, not %d", p.budget)
+			}
+			if err := valuesGiven(cmd, map[string]string{"task": p.task, "tokenizer": p.tokenizer}, map[string][]string{"select": p.selects, "deny": p.denies, "why": p.why}); err != nil {
+				return err
 			}
 			return runCompile(cmd.Context(), p, stdin, stdout, stderr)
 		},
@@ -190,4 +194,36 @@ func reportCompileError(err error, format string, stdout io.Writer) error {
 		return failed()
 	}
 	return &exitError{code: exitFailure, err: ce}
+}
+
+// valuesGiven refuses a flag given without a value: one that took the
+// next flag as its value (--task --explain compiled the task
+// "--explain"), an empty one (--tokenizer "" is no tokenizer), or a list
+// of names with none in it (--select= selects nothing). Each would run
+// something the user did not ask for, in silence.
+func valuesGiven(cmd *cobra.Command, values map[string]string, lists map[string][]string) error {
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		v := values[name]
+		if !cmd.Flags().Changed(name) {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(v, "--"); ok && cmd.Flags().Lookup(rest) != nil {
+			hint := ""
+			if name == "task" {
+				hint = " (a task that starts with -- goes after a lone --: rlmc compile -- TASK)"
+			}
+			return usageError("--%s needs a value, and took the flag %s as it%s", name, v, hint)
+		}
+		if strings.TrimSpace(v) == "" && name != "task" { // an empty task is said at run time
+			return usageError("--%s needs a value, and was given none", name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(lists)) {
+		for _, v := range lists[name] {
+			if len(splitNames([]string{v})) == 0 {
+				return usageError("--%s needs a unit NAME, and was given none", name)
+			}
+		}
+	}
+	return nil
 }
