@@ -89,6 +89,14 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 		}
 		fmt.Fprintf(stdout, "%s, %s, %s\n", plural(v.Units, "unit"), plural(v.Errors, "error"), plural(v.Warnings, "warning"))
 	}
+	if v.Units == 0 {
+		// "0 units, 0 errors" reads as a pass: say that nothing was
+		// checked (doctor's no_units), and fail --strict on it.
+		fmt.Fprintln(stderr, "rlmc: warning: no skill found under the roots: nothing was checked")
+		if p.strict {
+			return failed()
+		}
+	}
 	if v.Errors > 0 || (p.strict && v.Warnings > 0) {
 		return failed()
 	}
