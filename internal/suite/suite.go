@@ -83,11 +83,11 @@ type Request struct {
 }
 
 // budget returns the request's budget, 0 (the policy's) when it has none.
-func (r *Request) budget() int {
-	if r.Budget == nil {
+func (req Request) budget() int {
+	if req.Budget == nil {
 		return 0
 	}
-	return int(*r.Budget)
+	return int(*req.Budget)
 }
 
 // Want is what a compile must produce. Every field is optional; only the
