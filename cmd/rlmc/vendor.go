@@ -111,6 +111,9 @@ func newVendorLockCmd(stdout io.Writer) *cobra.Command {
 			if len(l.Include) == 0 {
 				return usageError("vendor lock needs at least one --include PATTERN")
 			}
+			if err := l.CheckMeta(); err != nil {
+				return usageError("%v", err)
+			}
 			t, err := lockfile.Scan(args[0], l.Include)
 			if err != nil {
 				return usageError("%v", err)

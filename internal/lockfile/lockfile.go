@@ -19,11 +19,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rlmc-dev/rlmc/internal/safefs"
 )
@@ -125,6 +127,9 @@ func Read(file string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: the lock file is empty", file)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var l Lock
@@ -152,10 +157,63 @@ func Read(file string) (*Lock, error) {
 			return nil, fmt.Errorf("%s: %q: %w: a negative size", file, f.Path, ErrBadEntry)
 		case (f.Link != "" && (f.SHA256 != "" || f.Size != 0)) || (f.Link == "" && f.SHA256 == ""):
 			return nil, fmt.Errorf("%s: %q: %w: neither a file (a digest) nor a link (a target and no digest)", file, f.Path, ErrBadEntry)
+		case f.Link == "" && !isDigest(f.SHA256):
+			// No file has it: verify would call the file changed.
+			return nil, fmt.Errorf("%s: %q: %w: a digest that is not 64 lowercase hex digits", file, f.Path, ErrBadEntry)
 		}
 		seen[f.Path] = true
 	}
 	return &l, nil
+}
+
+// CheckMeta checks what a lock says of its checkout, as `vendor lock`
+// writes it from its flags: a commit of hex digits (4 to 64, as git abbreviates), a date as
+// YYYY-MM-DD or RFC 3339, an upstream URL with a scheme and a host (or
+// git's user@host:path), and a license with no blank in it (an SPDX
+// identifier or expression is written with none but between its terms);
+// each may be left out. A value that is none of these would be pinned as
+// if it were one.
+func (l *Lock) CheckMeta() error {
+	if c := l.Commit; c != "" && (len(c) < 4 || len(c) > 64 || strings.Trim(strings.ToLower(c), "0123456789abcdef") != "") {
+		return fmt.Errorf("commit %q is not 4 to 64 hex digits", c)
+	}
+	if d := l.Date; d != "" {
+		if _, err := time.Parse(time.DateOnly, d); err != nil {
+			if _, err := time.Parse(time.RFC3339, d); err != nil {
+				return fmt.Errorf("date %q is neither YYYY-MM-DD nor RFC 3339", d)
+			}
+		}
+	}
+	if u := l.Upstream; u != "" && !isUpstream(u) {
+		return fmt.Errorf("upstream %q is not a repository URL (https://host/path, or git's user@host:path)", u)
+	}
+	if lic := l.License; lic != "" && (strings.TrimSpace(lic) != lic || strings.Contains(strings.NewReplacer(" AND ", "", " OR ", "", " WITH ", "").Replace(lic), " ")) {
+		return fmt.Errorf("license %q is not an SPDX identifier or expression", lic)
+	}
+	return nil
+}
+
+// isUpstream reports whether u names a repository: a URL with a scheme
+// and a host, or git's scp-like user@host:path.
+func isUpstream(u string) bool {
+	if p, err := url.Parse(u); err == nil && p.Scheme != "" && p.Host != "" {
+		return true
+	}
+	at, colon := strings.Index(u, "@"), strings.Index(u, ":")
+	return at > 0 && colon > at+1 && colon < len(u)-1 && !strings.ContainsAny(u, " \t")
+}
+
+// isDigest reports whether s is a SHA-256 digest as a scan writes it.
+func isDigest(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // localPath reports whether p is a path a scan writes: slash-separated,
@@ -489,7 +547,12 @@ func Verify(dir string, l *Lock) (*Report, error) {
 // CheckPatterns reports the first include pattern that is empty, absolute,
 // holds an empty, "." or ".." segment, or is not a valid path.Match pattern.
 func CheckPatterns(patterns []string) error {
+	seen := make(map[string]bool, len(patterns))
 	for _, pat := range patterns {
+		if seen[pat] {
+			return fmt.Errorf("%q: %w: given more than once", pat, ErrBadPattern)
+		}
+		seen[pat] = true
 		if pat == "" || strings.HasPrefix(pat, "/") {
 			return fmt.Errorf("%q: %w", pat, ErrBadPattern)
 		}

@@ -569,6 +569,8 @@ func TestLockEntries(t *testing.T) {
 		{name: "link with a digest", entry: `{"path":"AGENTS.md","link":"CLAUDE.md","sha256":"` + digest + `"}`, wantErr: ErrBadEntry},
 		{name: "link with a size", entry: `{"path":"AGENTS.md","link":"CLAUDE.md","size":3}`, wantErr: ErrBadEntry},
 		{name: "neither a digest nor a link", entry: `{"path":"LICENSE","size":3}`, wantErr: ErrBadEntry},
+		{name: "a digest that is none", entry: `{"path":"LICENSE","sha256":"ZZ","size":3}`, wantErr: ErrBadEntry},
+		{name: "a digest in capitals", entry: `{"path":"LICENSE","sha256":"` + strings.ToUpper(digest) + `","size":3}`, wantErr: ErrBadEntry},
 		{name: "a negative size", entry: `{"path":"LICENSE","sha256":"` + digest + `","size":-1}`, wantErr: ErrBadEntry},
 		{name: "a path listed twice", entry: `{"path":"LICENSE","sha256":"` + digest + `","size":1068},{"path":"LICENSE","sha256":"` + digest + `","size":1068}`, wantErr: ErrBadEntry},
 	}
@@ -602,6 +604,53 @@ func TestLockEntries(t *testing.T) {
 			json.Unmarshal([]byte(head+tt.entry+"]}"), &want)
 			if !reflect.DeepEqual(got.Files, want.Files) || strings.Contains(b.String(), `\u003c`) {
 				t.Errorf("got %s written; want %v", b.String(), want.Files)
+			}
+		})
+	}
+}
+
+// TestReadRefusesAnEmptyLock: an empty lock said only "EOF".
+func TestReadRefusesAnEmptyLock(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "x.lock.json")
+	if err := os.WriteFile(file, []byte("\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(file); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("got %v; want the lock file said to be empty", err)
+	}
+}
+
+// TestCheckPatternsRefusesARepeat: a pattern given twice was kept twice.
+func TestCheckPatternsRefusesARepeat(t *testing.T) {
+	if err := CheckPatterns([]string{"README.md", "LICENSE", "README.md"}); !errors.Is(err, ErrBadPattern) {
+		t.Errorf("got %v; want %v", err, ErrBadPattern)
+	}
+}
+
+// TestCheckMeta: what a lock says of its checkout is what it claims to
+// be, or left out.
+func TestCheckMeta(t *testing.T) {
+	tests := []struct {
+		name string
+		lock Lock
+		ok   bool
+	}{
+		{"nothing said", Lock{}, true},
+		{"all said", Lock{Commit: "0123abcd", Date: "2026-01-02", Upstream: "https://github.com/o/r", License: "MIT"}, true},
+		{"an RFC 3339 date", Lock{Date: "2026-01-02T15:04:05Z"}, true},
+		{"git's scp-like upstream", Lock{Upstream: "git@github.com:o/r.git"}, true},
+		{"an SPDX expression", Lock{License: "MIT OR Apache-2.0"}, true},
+		{"a commit of letters", Lock{Commit: "zzz"}, false},
+		{"a short commit", Lock{Commit: "abc"}, false},
+		{"an abbreviated commit", Lock{Commit: "abc123"}, true},
+		{"a date in words", Lock{Date: "yesterday"}, false},
+		{"an upstream with no scheme", Lock{Upstream: "not a url"}, false},
+		{"a license in words", Lock{License: "NOT A LICENSE"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.lock.CheckMeta(); (err == nil) != tt.ok {
+				t.Errorf("got %v; want ok %v", err, tt.ok)
 			}
 		})
 	}
