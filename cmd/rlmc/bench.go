@@ -50,11 +50,13 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 		return usageError("--outcomes needs --format json: the table has no row per case")
 	}
 	cases, notes, err := bench.ReadCases(p.cases)
-	if err != nil {
-		return usageError("%v", err)
-	}
+	// The notes come first, also when the cases are refused: "key "TASK"
+	// is no case field" says why a case "has no task".
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "rlmc: %s\n", n)
+	}
+	if err != nil {
+		return usageError("%v", err)
 	}
 	var pol compiler.Policy
 	if p.policy != "" {
