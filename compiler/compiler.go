@@ -187,10 +187,18 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	c.engine = engine
 	c.catalogFP = fp
 	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
+	// The loader knows the policy's exclude entries, not the file they
+	// came from: its diagnostics about them are placed at the list.
+	for i := range c.diags {
+		if d := &c.diags[i]; d.Root == "" && d.Path == "policy" && d.Code == ir.CodeUnmatchedExclude && c.policy.source.file != "" {
+			d.Path, d.Line = c.policy.source.file, c.policy.source.exclude
+		}
+	}
 	c.diags = append(c.diags, c.index.Diagnostics()...)
 	for _, n := range c.policy.names() {
 		if _, ok := cat.Lookup(n); !ok {
-			c.diags.Add(ir.Diagnostic{Path: "policy", Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog", n)})
+			path, line := c.policy.at(n)
+			c.diags.Add(ir.Diagnostic{Path: path, Line: line, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog", n)})
 		}
 	}
 	c.diags.Sort()

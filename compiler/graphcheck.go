@@ -13,14 +13,14 @@ import (
 type edge struct {
 	from, to string
 	unit     *ir.Unit // the requiring unit
-	policy   bool     // declared by the host policy's requires
+	policy   *Policy  // the host policy, when its requires declared it
 }
 
 // at returns a diagnostic located where e was declared.
 func (e edge) at(code ir.Code, format string, args ...any) ir.Diagnostic {
 	d := ir.Diagnostic{Code: code, Severity: ir.SeverityError, Message: fmt.Sprintf(format, args...)}
-	if e.policy {
-		d.Path = "policy"
+	if e.policy != nil {
+		d.Path, d.Line = e.policy.at(e.from)
 		d.Message += " (an edge of the host policy's requires)"
 	} else {
 		d.Root, d.Path, d.Line = e.unit.Root, e.unit.Path, e.unit.RequiresLine
@@ -53,17 +53,17 @@ func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 		// unit and the policy state it.
 		var es []edge
 		seen := map[string]bool{}
-		add := func(to string, policy bool) {
+		add := func(to string, policy *Policy) {
 			if !seen[to] {
 				seen[to] = true
 				es = append(es, edge{from: u.Name, to: to, unit: u, policy: policy})
 			}
 		}
 		for _, d := range ir.SkillRefs(u.Requires) {
-			add(d, false)
+			add(d, nil)
 		}
 		for _, d := range p.Requires[u.Name] {
-			add(d, true)
+			add(d, &p)
 		}
 		for _, e := range es {
 			dep, ok := cat.Lookup(e.to)
@@ -97,11 +97,12 @@ func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 // without skills: the policy must not validate.
 func mandatoryProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 	var out ir.Diagnostics
-	at := func(format string, args ...any) {
-		out.Add(ir.Diagnostic{Path: "policy", Code: ir.CodeUnusableMandatory, Severity: ir.SeverityError,
-			Message: fmt.Sprintf(format, args...) + "; every compile fails on it"})
-	}
 	for _, n := range p.Mandatory {
+		path, line := p.at(n)
+		at := func(format string, args ...any) {
+			out.Add(ir.Diagnostic{Path: path, Line: line, Code: ir.CodeUnusableMandatory, Severity: ir.SeverityError,
+				Message: fmt.Sprintf(format, args...) + "; every compile fails on it"})
+		}
 		u, ok := cat.Lookup(n)
 		switch {
 		case !ok:

@@ -50,6 +50,29 @@ type Policy struct {
 	// is below it selects nothing from the task. 0, the default, leaves the
 	// decision to the score thresholds alone.
 	MinConfidence float64 `yaml:"min_confidence"`
+
+	// source is where the policy was read from, for diagnostics about
+	// the unit names it holds.
+	source policySource
+}
+
+// policySource locates a policy's unit names: the file LoadPolicy read
+// ("" for ParsePolicy's bytes) and the line each name is first written
+// on, under mandatory, deny, priority or requires.
+type policySource struct {
+	file    string
+	lines   map[string]int
+	exclude int // the line of the exclude list
+}
+
+// at returns where a diagnostic about the unit name the policy holds is
+// located: the policy file and the name's line, or "policy" for a policy
+// that was not read from a file.
+func (p Policy) at(name string) (path string, line int) {
+	if p.source.file == "" {
+		return "policy", 0
+	}
+	return p.source.file, p.source.lines[name]
 }
 
 // Limits are the loader bounds a host may change.
@@ -103,6 +126,7 @@ func LoadPolicy(file string) (Policy, error) {
 	if err != nil {
 		return Policy{}, fmt.Errorf("%s: %w", file, err)
 	}
+	p.source.file = file
 	base := filepath.Dir(file)
 	for i, r := range p.Roots {
 		if !filepath.IsAbs(r) {
@@ -177,7 +201,42 @@ func ParsePolicy(data []byte) (Policy, error) {
 			return Policy{}, bad("0..100000", strconv.Itoa(prio), "priority", name)
 		}
 	}
+	p.source.lines, p.source.exclude = nameLines(doc), valueLine(doc, "exclude")
 	return p, nil
+}
+
+// nameLines returns the line each unit name of the policy doc is first
+// written on: the entries of mandatory and deny, the keys of priority,
+// and the keys and entries of requires.
+func nameLines(doc *yaml.Node) map[string]int {
+	lines := map[string]int{}
+	note := func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode {
+			if l, ok := lines[n.Value]; !ok || n.Line < l {
+				lines[n.Value] = n.Line
+			}
+		}
+	}
+	for _, key := range []string{"mandatory", "deny", "priority", "requires"} {
+		n := valueNode(doc, key)
+		if n == nil {
+			continue
+		}
+		switch n.Kind {
+		case yaml.SequenceNode:
+			for _, e := range n.Content {
+				note(e)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				note(n.Content[i])
+				for _, e := range n.Content[i+1].Content {
+					note(e)
+				}
+			}
+		}
+	}
+	return lines
 }
 
 // names returns every unit name the policy mentions, sorted, for checks.

@@ -293,6 +293,8 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 		case d.Code == ir.CodeShadowed || d.Code == ir.CodeExcluded:
 			// Shadowing is listed per unit above; exclusions are the
 			// policy doing its job.
+		case (d.Code == ir.CodeUnknownPolicyUnit || d.Code == ir.CodeUnmatchedExclude) && d.Line > 0:
+			r.add(secPolicy, d.Severity, string(d.Code), "%s: %s", where, ir.EscapeText(d.Message))
 		case d.Code == ir.CodeUnknownPolicyUnit || d.Code == ir.CodeUnmatchedExclude:
 			r.add(secPolicy, d.Severity, string(d.Code), "%s", ir.EscapeText(d.Message))
 		case d.Code == ir.CodeScanLimit:
