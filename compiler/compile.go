@@ -422,13 +422,15 @@ type meter struct {
 	uncounted map[string]*ir.Unit // read and verified, not counted yet
 	refTokens map[string]int      // each unit's reference, counted
 	countErr  error               // the first count that failed, reported by decide
+	stale     map[string]error    // units whose body changed on disk: body_changed if counted
 }
 
 // measure readies the token counts of every candidate and every unit its
 // closure could pull in: a count the catalog's cache holds is taken from
-// it; any other unit's body is read and verified against its digest now
-// (so a changed body fails here, as before), and counted when the policy
-// asks for it (tokensOf).
+// it; any other unit's body is read and verified against its digest now,
+// and counted when the policy asks for it (tokensOf). A body that changed
+// on disk fails the compile (body_changed) only when the policy asks for
+// its tokens, that is, when the unit is to be packed.
 func (r *compilation) measure(st *statement) (*meter, error) {
 	m := &meter{c: r.c, tokenizer: st.tokenizer, bodies: map[string]string{}, tokens: map[string]int{}}
 	need := map[string]bool{}
@@ -451,7 +453,17 @@ func (r *compilation) measure(st *statement) (*meter, error) {
 			continue
 		}
 		if _, err := m.body(u); err != nil {
-			return nil, err
+			// Its SKILL.md changed since the catalog was loaded. That
+			// fails the compile only if the policy asks for its tokens
+			// (tokensOf: it is to be packed); a candidate rejected before
+			// packing must not block the answer. The next start reads
+			// the catalog again.
+			if m.stale == nil {
+				m.stale = map[string]error{}
+				r.c.cache.Drop(r.c.cacheKey)
+			}
+			m.stale[u.Name] = err
+			continue
 		}
 		if m.uncounted == nil {
 			m.uncounted = map[string]*ir.Unit{}
@@ -467,6 +479,12 @@ func (r *compilation) measure(st *statement) (*meter, error) {
 func (m *meter) tokensOf(name string) int {
 	if n, ok := m.tokens[name]; ok {
 		return n
+	}
+	if err, ok := m.stale[name]; ok {
+		if m.countErr == nil {
+			m.countErr = err
+		}
+		return 0
 	}
 	u, ok := m.uncounted[name]
 	if !ok {
@@ -493,6 +511,12 @@ func (m *meter) tokensOf(name string) int {
 func (m *meter) referenceTokensOf(name string) int {
 	if n, ok := m.refTokens[name]; ok {
 		return n
+	}
+	if err, ok := m.stale[name]; ok {
+		if m.countErr == nil {
+			m.countErr = err // its reference would name a file that changed
+		}
+		return 0
 	}
 	u, ok := m.c.cat.Lookup(name)
 	if !ok || u.Status != ir.StatusOK {

@@ -111,3 +111,45 @@ func TestBodyChangedAfterLoad(t *testing.T) {
 		t.Errorf("got %v; want body_changed", err)
 	}
 }
+
+// TestBodyChangedOfARejectedCandidate: a candidate whose body changed
+// since the load, rejected before packing, does not fail the compile (a
+// live catalog whose reload fails answered 503 for every task that came
+// near the edited skill); selected, it does.
+func TestBodyChangedOfARejectedCandidate(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(dir, "tdd", "SKILL.md"), standard["tdd/SKILL.md"])
+	lint := filepath.Join(dir, "lint", "SKILL.md")
+	// Near enough to the task to be a candidate (rule 10 rejects it), so
+	// that the compile reads its body.
+	lintDesc := "Review the refactor loop of test files."
+	testkit.WriteFile(t, lint, skill("lint", lintDesc, "", "# Lint"))
+	c, err := Load(context.Background(), loader.Options{Roots: []string{dir}}, Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := "test-driven development with a red-green-refactor loop for this test"
+	before, err := c.Compile(context.Background(), Request{Task: task})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejected := false
+	for _, r := range before.Rejected {
+		rejected = rejected || (r.Name == "lint" && r.Score >= CandidateFloor)
+	}
+	if !rejected || len(before.Selected) != 1 || before.Selected[0].Name != "tdd" {
+		t.Fatalf("setup: got selected %v, rejected %v; want tdd selected and lint a rejected candidate", before.Selected, before.Rejected)
+	}
+	testkit.WriteFile(t, lint, skill("lint", lintDesc, "", "# Lint\nedited"))
+	after, err := c.Compile(context.Background(), Request{Task: task})
+	if err != nil {
+		t.Fatalf("got %v; want the compile unaffected by a rejected candidate's edit", err)
+	}
+	if after.Fingerprint != before.Fingerprint {
+		t.Error("the prompt fingerprint moved")
+	}
+	_, err = c.Compile(context.Background(), Request{Task: task, Select: []string{"lint"}})
+	if ce, ok := err.(*Error); !ok || ce.Code != ErrBodyChanged {
+		t.Errorf("selected: got %v; want body_changed", err)
+	}
+}
