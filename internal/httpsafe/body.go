@@ -50,6 +50,10 @@ var (
 	ErrBodyTooLarge = errors.New("the request body is over the size limit")
 	ErrBodyTimeout  = errors.New("the request body did not arrive within the time limit")
 	ErrBodyBusy     = errors.New("too many request bodies are being read at once")
+	// ErrBodyCut is a body that ended before its declared length, or a
+	// chunked body cut before its last chunk: the client went away, or
+	// sent less than it said.
+	ErrBodyCut = errors.New("the request body ended before its declared end")
 )
 
 // BodyStatus returns the HTTP status of a ReadBody error: 413, 408, 503
@@ -127,7 +131,7 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 		mu.Unlock()
 		return nil
 	}
-	src := io.LimitReader(r.Body, limit+1)
+	src := io.LimitReader(cutReader{r.Body}, limit+1)
 	if r.ContentLength >= 0 {
 		// One buffer of the declared size; the memory behind it is
 		// touched, and budgeted, only as the bytes arrive.
@@ -204,6 +208,19 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 }
 
 // readError turns a read's deadline into ErrBodyTimeout.
+// cutReader reads a request body, telling a body cut short (net/http's
+// io.ErrUnexpectedEOF) from one that ended, which io.ReadFull, reading
+// one byte past a declared length, cannot: the cut body passed whole.
+type cutReader struct{ r io.Reader }
+
+func (c cutReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err == io.ErrUnexpectedEOF {
+		err = ErrBodyCut
+	}
+	return n, err
+}
+
 func readError(err error) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return ErrBodyTimeout

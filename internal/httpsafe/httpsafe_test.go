@@ -184,6 +184,30 @@ func TestReadBody(t *testing.T) {
 	}
 	conn.Close()
 
+	// A client that sends less than it declared, or half a chunked body,
+	// and closes its side is refused: the cut body passed whole, and
+	// the proxy answered 200 with nothing.
+	for _, raw := range []string{
+		"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n" + `{"messages":[{"role":"user","con`,
+		"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n",
+	} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(conn, raw)
+		conn.(*net.TCPConn).CloseWrite()
+		select {
+		case r := <-results:
+			if r.status != http.StatusBadRequest {
+				t.Errorf("a body cut short: got %d; want 400", r.status)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a body cut short was not answered")
+		}
+		conn.Close()
+	}
+
 	// Two bodies held at once exhaust the budget; a third is refused
 	// while they are held, and passes once they are released.
 	done := make(chan int, 2)
