@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -87,6 +88,9 @@ func readToken(file string) (string, error) {
 		if token == "" && env != "" {
 			return "", usageError("$%s holds only blanks: the server would take every request; give a token, or unset it", envToken)
 		}
+		if err := sendable(token, "$"+envToken); err != nil {
+			return "", err
+		}
 		return token, nil
 	}
 	data, err := safefs.ReadPath(file, 64<<10)
@@ -97,5 +101,18 @@ func readToken(file string) (string, error) {
 	if token == "" {
 		return "", usageError("--token-file %s is empty", file)
 	}
+	if err := sendable(token, "--token-file "+file); err != nil {
+		return "", err
+	}
 	return token, nil
+}
+
+// sendable refuses a token that holds a blank or a control character (a
+// file of two lines): no client can send it in one header, so every
+// request would be refused without a word on why.
+func sendable(token, from string) error {
+	if i := strings.IndexFunc(token, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }); i >= 0 {
+		return usageError("%s: the token holds a blank or a control character at byte %d, which no client can send in a header", from, i)
+	}
+	return nil
 }

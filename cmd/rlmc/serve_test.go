@@ -77,6 +77,8 @@ func TestReadToken(t *testing.T) {
 		{name: "blanks in the environment", env: "   ", wantErr: true},
 		{name: "from a file", file: good, want: "s3cret-token"},
 		{name: "a blank file", file: blank, wantErr: true},
+		{name: "two lines in the environment", env: "abc\ndef", wantErr: true},
+		{name: "a blank inside", env: "abc def", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
