@@ -176,6 +176,11 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Upstream.Scheme != "http" && cfg.Upstream.Scheme != "https" {
 		return nil, &httpsafe.ConfigError{Msg: fmt.Sprintf("--upstream %s: the scheme must be http or https", Redact(cfg.Upstream))}
 	}
+	if cfg.Upstream.User != nil {
+		// The reverse proxy sends no user info: the credentials would be
+		// dropped, and calls made without them.
+		return nil, &httpsafe.ConfigError{Msg: fmt.Sprintf("--upstream %s: credentials in the URL are not sent; the client's own Authorization (or x-api-key) header goes through", Redact(cfg.Upstream))}
+	}
 	if cfg.Addr != "" && cfg.Socket != "" {
 		return nil, &httpsafe.ConfigError{Msg: "give --addr or --socket, not both"}
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/fakeapi"
+	"github.com/rlmc-dev/rlmc/internal/httpsafe"
 )
 
 func writeSkill(t testing.TB, root, name, desc, body string) {
@@ -636,5 +638,21 @@ func TestSafeDefaults(t *testing.T) {
 	resp, _ = f.do(t, "POST", "/v1/chat/completions", big, map[string]string{HeaderToken: "tok"})
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("over the cap: got %d; want 413", resp.StatusCode)
+	}
+}
+
+// TestNewRefusesCredentialsInTheUpstream: user info in --upstream was
+// dropped in silence, and calls went out without it.
+func TestNewRefusesCredentialsInTheUpstream(t *testing.T) {
+	for _, raw := range []string{"http://user:pw@127.0.0.1:9/v1", "https://key@api.example.com"} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = New(Config{Upstream: u})
+		var ce *httpsafe.ConfigError
+		if !errors.As(err, &ce) || strings.Contains(err.Error(), "pw") {
+			t.Errorf("%s: got %v; want a ConfigError that does not show the password", raw, err)
+		}
 	}
 }
