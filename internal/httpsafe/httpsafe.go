@@ -199,25 +199,25 @@ const (
 // A unix socket is out of a browser's reach, and a token is out of a
 // page's, so then Guard returns next as it is. refuse answers a refused
 // request.
-func Guard(next http.Handler, tokenSet, socket bool, refuse func(http.ResponseWriter, Refusal)) http.Handler {
+func Guard(next http.Handler, tokenSet, socket bool, refuse func(http.ResponseWriter, *http.Request, Refusal)) http.Handler {
 	if tokenSet || socket {
 		return next
 	}
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		refuse(w, Refusal{http.StatusForbidden, CodeCrossOrigin, "a browser request from another origin is refused; a client that is not a web page sends no Origin or Sec-Fetch-Site header"})
+		refuse(w, r, Refusal{http.StatusForbidden, CodeCrossOrigin, "a browser request from another origin is refused; a client that is not a web page sends no Origin or Sec-Fetch-Site header"})
 	}))
 	inner := cop.Handler(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !LoopbackHost(r.Host) {
-			refuse(w, Refusal{http.StatusForbidden, CodeForbiddenHost, fmt.Sprintf("Host %q is not a loopback name (localhost, 127.0.0.1, [::1]); without a token only those are answered", cut(r.Host, 64))})
+			refuse(w, r, Refusal{http.StatusForbidden, CodeForbiddenHost, fmt.Sprintf("Host %q is not a loopback name (localhost, 127.0.0.1, [::1]); without a token only those are answered", cut(r.Host, 64))})
 			return
 		}
 		// A page of another origin on the loopback name itself (another
 		// port, or a file: page) is no host either; safe methods are
 		// refused as well, since a GET answers the catalog.
 		if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
-			refuse(w, Refusal{http.StatusForbidden, CodeCrossOrigin, "a browser request from another origin is refused; a client that is not a web page sends no Origin header"})
+			refuse(w, r, Refusal{http.StatusForbidden, CodeCrossOrigin, "a browser request from another origin is refused; a client that is not a web page sends no Origin header"})
 			return
 		}
 		inner.ServeHTTP(w, r)

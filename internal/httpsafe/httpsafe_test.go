@@ -18,7 +18,7 @@ import (
 // origin's requests are refused, the host's own clients pass.
 func TestGuard(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
-	refuse := func(w http.ResponseWriter, r Refusal) {
+	refuse := func(w http.ResponseWriter, _ *http.Request, r Refusal) {
 		w.WriteHeader(r.Status)
 		io.WriteString(w, r.Code)
 	}

@@ -22,10 +22,6 @@ type flavor int
 const (
 	flavorOpenAI flavor = iota
 	flavorAnthropic
-	// flavorEither is for a refusal made before the path is read (the
-	// Host and Origin checks): the members of both shapes at once, which
-	// both SDKs parse.
-	flavorEither
 )
 
 // flavorOf returns the error vocabulary of the API at path: Anthropic's
@@ -98,12 +94,6 @@ func errorBody(f flavor, status int, ce *compiler.Error) any {
 	}
 	switch f {
 	case flavorAnthropic:
-		return struct {
-			Type  string        `json:"type"`
-			Error providerError `json:"error"`
-		}{"error", e}
-	case flavorEither:
-		e.Code = string(ce.Code)
 		return struct {
 			Type  string        `json:"type"`
 			Error providerError `json:"error"`

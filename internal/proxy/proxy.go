@@ -239,8 +239,8 @@ func New(cfg Config) (*Proxy, error) {
 			return entryCost + len(c.prompt) + len(c.fingerprint) + len(c.task) + 16*(len(c.selected)+len(c.selects))
 		}),
 	}
-	p.handler = httpsafe.Guard(http.HandlerFunc(p.serve), p.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, r httpsafe.Refusal) {
-		p.fail(w, flavorEither, r.Status, &compiler.Error{Stage: StageProxy, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
+	p.handler = httpsafe.Guard(http.HandlerFunc(p.serve), p.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, r *http.Request, rf httpsafe.Refusal) {
+		p.fail(w, flavorOf(r.URL.Path), rf.Status, &compiler.Error{Stage: StageProxy, Code: compiler.ErrorCode(rf.Code), Message: rf.Msg})
 	})
 	upstream := cfg.Upstream
 	p.rp = &httputil.ReverseProxy{

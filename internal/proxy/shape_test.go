@@ -88,9 +88,9 @@ func TestRefusalsInProviderShape(t *testing.T) {
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// TestRefusalShapes: every refusal of the proxy, before or after it knows
-// the path, is an error document both SDK families parse, with rlmc's
-// code inside.
+// TestRefusalShapes: every refusal of the proxy, the Host and Origin
+// checks' included, is an error document in the shape of the API of its
+// path (the checks' mixed both shapes), with rlmc's code inside.
 func TestRefusalShapes(t *testing.T) {
 	f := newFixture(t, nil, Config{})
 	for _, tc := range []struct {
@@ -130,7 +130,7 @@ func TestRefusalShapes(t *testing.T) {
 			if resp.StatusCode != tc.status || doc.Error.RlmcCode != tc.code || doc.Error.Type == "" || doc.Error.Message == "" {
 				t.Fatalf("got %d %+v; want %d with rlmc_code %s", resp.StatusCode, doc, tc.status, tc.code)
 			}
-			if wantType := tc.host != "" || flavorOf(tc.path) == flavorAnthropic; (doc.Type == "error") != wantType {
+			if wantType := flavorOf(tc.path) == flavorAnthropic; (doc.Type == "error") != wantType {
 				t.Fatalf("top-level type: got %q; want \"error\" %v", doc.Type, wantType)
 			}
 		})

@@ -134,7 +134,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", s.metricsHandler())
-	s.handler = s.authorize(httpsafe.Guard(mux, s.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, r httpsafe.Refusal) {
+	s.handler = s.authorize(httpsafe.Guard(mux, s.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, _ *http.Request, r httpsafe.Refusal) {
 		s.fail(w, r.Status, &compiler.Error{Stage: StageServe, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
 	}))
 	return s, nil
