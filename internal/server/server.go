@@ -134,6 +134,17 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", s.metricsHandler())
+	// Any other method on a route, and any other path, is the JSON error
+	// object every other failure is, not net/http's text.
+	for path, allow := range map[string]string{"/v1/compile": "POST", "/v1/catalog": "GET, HEAD", "/healthz": "GET, HEAD", "/readyz": "GET, HEAD", "/metrics": "GET, HEAD"} {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			s.fail(w, http.StatusMethodNotAllowed, &compiler.Error{Stage: StageServe, Code: compiler.ErrInvalidRequest, Message: fmt.Sprintf("%s takes %s, not %s", path, allow, r.Method)})
+		})
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, http.StatusNotFound, &compiler.Error{Stage: StageServe, Code: compiler.ErrInvalidRequest, Message: fmt.Sprintf("no such route: %s (the routes are POST /v1/compile, GET /v1/catalog, /healthz, /readyz and /metrics)", ir.Printable(r.URL.Path))})
+	})
 	s.handler = s.authorize(httpsafe.Guard(mux, s.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, _ *http.Request, r httpsafe.Refusal) {
 		s.fail(w, r.Status, &compiler.Error{Stage: StageServe, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
 	}))
@@ -252,7 +263,7 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	defer s.m.inflight.Dec()
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
-	res, c, err := l.CompileIn(ctx, compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
+	res, c, err := l.CompileIn(ctx, compiler.Request{Task: req.task(), Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
 		Why: req.Why, AllRejected: req.AllRejected})
 	if err != nil {
 		var ce *compiler.Error
@@ -281,9 +292,9 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	s.m.latency.Observe(elapsed.Seconds())
 	s.m.decisions.WithLabelValues(string(res.Decision)).Inc()
 	attrs := []any{"status", http.StatusOK, "decision", res.Decision, "selected", res.Names(), "catalog_fingerprint", res.CatalogFingerprint,
-		"task_bytes", len(req.Task), "duration_ms", ms(elapsed)}
+		"task_bytes", len(req.task()), "duration_ms", ms(elapsed)}
 	if s.cfg.LogTasks {
-		attrs = append(attrs, "task", req.Task)
+		attrs = append(attrs, "task", req.task())
 	}
 	s.log.Info("compile", attrs...)
 	w.Header().Set("Content-Type", "application/json")
@@ -309,7 +320,10 @@ var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // Request is the body of POST /v1/compile: the fields of an `rlmc test`
 // case's request, each spelt exactly and given once.
 type Request struct {
-	Task   string   `json:"task"`
+	// Task is a pointer so that a body without one ({}, or "task": null,
+	// a client that lost its field) is refused rather than read as an
+	// empty task and answered no_route; "" is a task, for a selection.
+	Task   *string  `json:"task"`
 	Select []string `json:"select,omitempty"`
 	Deny   []string `json:"deny,omitempty"`
 	// Budget is a pointer so that a budget written as 0 is refused
@@ -320,6 +334,14 @@ type Request struct {
 	// (compiler.Request's); neither changes a decision.
 	Why         []string `json:"why,omitempty"`
 	AllRejected bool     `json:"all_rejected,omitempty"`
+}
+
+// task returns the request's task ("" when it has none).
+func (r *Request) task() string {
+	if r.Task == nil {
+		return ""
+	}
+	return *r.Task
 }
 
 // budget returns the request's budget, 0 (the policy's) when it has none.
@@ -351,6 +373,9 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (Request, f
 	if err := strictjson.Unmarshal(body, &req); err != nil {
 		return req, release, http.StatusBadRequest, fmt.Errorf("the request body is not a compile request: %w", strictjson.Explain(err))
 	}
+	if req.Task == nil {
+		return req, release, http.StatusBadRequest, errors.New(`the request has no "task" (a string; "" with a "select" for none)`)
+	}
 	if req.Budget != nil && *req.Budget <= 0 {
 		return req, release, http.StatusBadRequest, fmt.Errorf("budget must be a positive number of tokens, not %d", *req.Budget)
 	}
@@ -368,9 +393,9 @@ func (s *Server) compileFailed(w http.ResponseWriter, _ *http.Request, start tim
 		attrs = append(attrs, "unit", ce.Unit)
 	}
 	if req != nil {
-		attrs = append(attrs, "task_bytes", len(req.Task))
+		attrs = append(attrs, "task_bytes", len(req.task()))
 		if s.cfg.LogTasks {
-			attrs = append(attrs, "task", req.Task)
+			attrs = append(attrs, "task", req.task())
 		}
 	}
 	s.log.Warn("compile failed", attrs...)

@@ -124,6 +124,9 @@ func TestCompileStatuses(t *testing.T) {
 		{name: "route", body: `{"task": "write the failing test first, test-driven development"}`, status: 200},
 		{name: "task at the cap with an escape", body: atCap, status: 200},
 		{name: "not JSON", body: `{"task": `, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "no task", body: `{}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "a null task", body: `{"task": null}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "an empty task with a selection", body: `{"task": "", "select": ["tdd"]}`, status: 200},
 		{name: "unknown field", body: `{"task": "x", "dney": ["tdd"]}`, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "a budget of 0 is no default", body: `{"task": "x", "budget": 0}`, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "a budget written as a float", body: `{"task": "write the failing test first, test-driven development", "budget": 5000.0}`, status: 200},
@@ -829,5 +832,37 @@ func TestReadyRootLinkDangling(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Errorf("readyz: got %d; want 200, the bodies still there", resp.StatusCode)
+	}
+}
+
+// TestWrongRoutes: another method on a route is a 405 naming the method it
+// takes, and an unknown path a 404, both as the JSON error object every
+// other failure is (net/http answered them in text).
+func TestWrongRoutes(t *testing.T) {
+	root, policy := smallCatalog(t)
+	_, ts := newTestServer(t, Config{Roots: []string{root}, PolicyFile: policy})
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{"GET", "/v1/compile", http.StatusMethodNotAllowed, "POST"},
+		{"OPTIONS", "/v1/compile", http.StatusMethodNotAllowed, "POST"},
+		{"POST", "/healthz", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{"GET", "/v1/compiel", http.StatusNotFound, ""},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			req, _ := http.NewRequest(tc.method, ts.URL+tc.path, nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var doc struct{ Error struct{ Code string } }
+			err = json.NewDecoder(resp.Body).Decode(&doc)
+			if resp.StatusCode != tc.status || err != nil || doc.Error.Code != string(compiler.ErrInvalidRequest) || resp.Header.Get("Allow") != tc.allow {
+				t.Errorf("got %d, Allow %q, %+v (%v); want %d, Allow %q, an invalid_request object", resp.StatusCode, resp.Header.Get("Allow"), doc, err, tc.status, tc.allow)
+			}
+		})
 	}
 }
