@@ -326,12 +326,17 @@ type controls struct {
 // readControls reads the host's headers.
 func readControls(h http.Header) (controls, error) {
 	c := controls{selects: names(h.Values(HeaderSelect)), denies: names(h.Values(HeaderDeny))}
+	// A second value would be ignored by h.Get: one that says otherwise
+	// is a contradiction, not a skip.
+	if vs := h.Values(HeaderSkip); len(vs) > 1 {
+		return c, fmt.Errorf("%s is given %d times; give it once", HeaderSkip, len(vs))
+	}
 	switch v := strings.ToLower(strings.TrimSpace(h.Get(HeaderSkip))); v {
 	case "", "0", "false":
 	case "1", "true":
 		c.skip = true
 	default:
-		return c, fmt.Errorf("%s must be 1 or 0, not %q", HeaderSkip, v)
+		return c, fmt.Errorf("%s must be 1 or true, or 0 or false, not %q", HeaderSkip, v)
 	}
 	if c.skip && len(c.selects) > 0 {
 		return c, fmt.Errorf("%s and %s contradict each other", HeaderSkip, HeaderSelect)

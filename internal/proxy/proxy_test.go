@@ -656,3 +656,19 @@ func TestNewRefusesCredentialsInTheUpstream(t *testing.T) {
 		}
 	}
 }
+
+// TestReadControlsSkipGivenTwice: X-Rlmc-Skip: 1 then X-Rlmc-Skip: 0 was
+// read as a skip (the first value alone).
+func TestReadControlsSkipGivenTwice(t *testing.T) {
+	h := http.Header{}
+	h.Add(HeaderSkip, "1")
+	h.Add(HeaderSkip, "0")
+	if _, err := readControls(h); err == nil {
+		t.Error("got no error; want the repeated header refused")
+	}
+	h = http.Header{}
+	h.Add(HeaderSkip, "true")
+	if c, err := readControls(h); err != nil || !c.skip {
+		t.Errorf("true: got %+v, %v; want a skip", c, err)
+	}
+}
