@@ -355,6 +355,11 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		// the budget left out.
 		notes = append(notes, overBudget(res)...)
 	}
+	if strings.TrimSpace(task) == "" {
+		// Not an error (a --select still loads), but nothing routes
+		// from it, which an empty answer alone does not say.
+		notes = append(notes, "the prompt is empty: no skill is routed from it")
+	}
 	if res != nil && len(res.Ambiguous) > 0 {
 		// Nothing is loaded, and the user would not know why: the
 		// prompt can name the one it means.
