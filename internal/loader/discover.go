@@ -280,12 +280,18 @@ const (
 	skipEscape      // a symlink resolving outside the root
 )
 
+// passedOver reports whether discovery never enters a folder so named:
+// .git, node_modules or another hidden folder.
+func passedOver(name string) bool {
+	return name == ".git" || name == "node_modules" || strings.HasPrefix(name, ".")
+}
+
 // subfolder says where the entry e of the folder dirReal, under the root
 // rootReal, leads discovery: the folder to enter (a symlink resolved), or
 // why it enters none (with, for skipEscape, the symlink's target).
 func subfolder(rootReal, dirReal string, e fs.DirEntry) (string, skip) {
 	name := e.Name()
-	if name == ".git" || name == "node_modules" || strings.HasPrefix(name, ".") {
+	if passedOver(name) {
 		return "", skipName
 	}
 	child := filepath.Join(dirReal, name)
@@ -562,7 +568,7 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 func (s *scanner) nested(dirReal, rel string, entries []fs.DirEntry) {
 	for _, e := range entries {
 		name := e.Name()
-		if !e.IsDir() || name == ".git" || name == "node_modules" || strings.HasPrefix(name, ".") {
+		if !e.IsDir() || passedOver(name) {
 			continue
 		}
 		if _, err := s.fsRoot.Lstat(join(relTo(s.rootReal, dirReal), name) + "/" + SkillFile); err != nil {
