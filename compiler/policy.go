@@ -172,6 +172,12 @@ func ParsePolicy(data []byte) (Policy, error) {
 			return Policy{}, bad("folder paths", `""`, "roots")
 		}
 	}
+	for _, e := range p.Exclude {
+		if strings.TrimSpace(e) == "" {
+			// It would name no folder, or each root itself.
+			return Policy{}, bad("skill folder paths", strconv.Quote(e), "exclude")
+		}
+	}
 	if p.Tokenizer != "" {
 		if _, err := codecFor(p.Tokenizer); err != nil {
 			return Policy{}, bad(strings.Join(Tokenizers, " or "), strconv.Quote(p.Tokenizer), "tokenizer")

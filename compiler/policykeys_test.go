@@ -77,6 +77,7 @@ func TestPolicyValueShapes(t *testing.T) {
 		{name: "a budget of 0 is no default", yaml: "budget: 0\n", want: PolicyValueError{Line: 1, Key: "budget", Want: "positive", Got: "0"}},
 		{name: "a limit of 0 is no default", yaml: "limits:\n  max_depth: 0\n", want: PolicyValueError{Line: 2, Key: "limits.max_depth", Want: "positive", Got: "0"}},
 		{name: "an empty root", yaml: "roots: [skills, \"\"]\n", want: PolicyValueError{Line: 1, Key: "roots", Want: "folder paths", Got: `""`}},
+		{name: "an empty exclude", yaml: "exclude: [old, \"\"]\n", want: PolicyValueError{Line: 1, Key: "exclude", Want: "skill folder paths", Got: `""`}},
 		{name: "a priority out of range", yaml: "priority:\n  tdd: 200000\n", want: PolicyValueError{Line: 2, Key: "priority.tdd", Want: "0..100000", Got: "200000"}},
 		{name: "an unknown ambiguity", yaml: "ambiguity: sometimes\n", want: PolicyValueError{Line: 1, Key: "ambiguity", Want: "ask, top or all", Got: `"sometimes"`}},
 		// yaml.v3 reads these as 8, 16 and 1000.
