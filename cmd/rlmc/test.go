@@ -34,7 +34,7 @@ file name without .txtar) it matches.`,
 			if err := f.check(); err != nil {
 				return err
 			}
-			return runTest(cmd.Context(), args[0], f, run, stdout)
+			return runTest(cmd.Context(), args[0], f, run, stdout, cmd.ErrOrStderr())
 		},
 	}
 	f.register(cmd)
@@ -55,7 +55,7 @@ type testCase struct {
 	Failures []string `json:"failures,omitempty"`
 }
 
-func runTest(ctx context.Context, dir string, f catalogFlags, run string, stdout io.Writer) error {
+func runTest(ctx context.Context, dir string, f catalogFlags, run string, stdout, stderr io.Writer) error {
 	cases, err := suite.Load(dir)
 	if err != nil {
 		return usageError("%v", err)
@@ -86,6 +86,12 @@ func runTest(ctx context.Context, dir string, f catalogFlags, run string, stdout
 		fallthrough
 	case loader.FromFlag:
 		r.Roots = res.Dirs()
+	case loader.FromDefault:
+		// Cases without a catalog of their own, run on no catalog at
+		// all, would fail as if their tasks routed nothing.
+		if n := len(slices.DeleteFunc(slices.Clone(cases), (*suite.Case).HasCatalog)); n > 0 && res.EnvRoot() == "" && len(existingRoots(res.Dirs())) == 0 {
+			fmt.Fprintf(stderr, "rlmc: %s (for the %s without skills/ of its own)\n", noRootText, plural(n, "case"))
+		}
 	}
 	// A root that does not exist would fail every case that runs on it
 	// with the same message: say it once, before any runs.
