@@ -138,6 +138,7 @@ const (
 	findHookSettings     = "hook_settings_invalid"
 	findHookTimeout      = "hook_timeout"
 	findHookNotRun       = "hook_not_run"
+	findHookGoRun        = "hook_go_run"
 	findNoRoot           = "no_root"
 	findNoUnits          = "no_units"
 	findOverlappingRoot  = "overlapping_root"

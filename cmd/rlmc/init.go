@@ -42,11 +42,10 @@ const exampleSkillName = "commit-message"
 const exampleSkill = `---
 name: commit-message
 description: Write a git commit message for staged changes, with a short summary line and a body that says why.
+metadata:
+  note: An example skill made by rlmc init; delete this folder when you have skills of your own.
 ---
 # Commit messages
-
-This is an example skill made by ` + "`rlmc init`" + `. Delete this folder when
-you have skills of your own; rlmc selects a skill when a prompt needs it.
 
 - A summary line of at most 72 characters, in the imperative: "Add", "Fix".
 - A blank line, then why the change was made, not what the diff shows.
@@ -152,11 +151,16 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 	if err := isFolder(p.dir); err != nil {
 		return usageError("%v", err)
 	}
+	if p.claudeCode && !p.dryRun && goRunBuild(p.executable) {
+		// The hook would answer until Go removes the binary, then fail
+		// on every prompt: nothing is made or installed.
+		return &exitError{code: exitFailure, err: fmt.Errorf("this rlmc was built by go run (%s), which Go deletes (its build cache is trimmed, a temporary folder goes when go run ends): nothing was changed; install rlmc (go install ./cmd/rlmc) and run rlmc init --claude-code with it", ir.Printable(p.executable))}
+	}
 	would := ""
 	if p.dryRun {
 		would = "would "
 	}
-	changed := false
+	changed, madeExample := false, false
 	skills := filepath.Join(p.dir, filepath.FromSlash(initSkillsDir))
 	switch _, err := os.Lstat(skills); {
 	case err == nil && !isDir(skills):
@@ -173,6 +177,7 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%screate %s\n", would, ir.Printable(skills)+string(filepath.Separator))
 		warnOutside(p.dir, skills, would+"created", stderr)
 		example := filepath.Join(skills, exampleSkillName, "SKILL.md")
+		madeExample = !p.bare
 		if !p.bare {
 			fmt.Fprintf(stdout, "%screate %s (an example: delete it when you have skills of your own)\n", would, ir.Printable(example))
 		}
@@ -200,6 +205,10 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 	if !changed {
 		fmt.Fprintln(stdout, "nothing to change")
 	}
+	if madeExample && !p.dryRun {
+		// What to do next, with the example it just made.
+		fmt.Fprintf(stdout, "try it: rlmc compile --root %s \"write a commit message for my staged changes\"\n", shellQuote(skills))
+	}
 	return nil
 }
 
@@ -207,7 +216,7 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 // it changed (or, with --dry-run, would change) the file.
 func initHook(p initParams, would string, stdout, stderr io.Writer) (bool, error) {
 	if goRunBuild(p.executable) {
-		fmt.Fprintf(stderr, "rlmc: warning: this rlmc was built by go run (%s), which deletes it when it ends: the hook would fail on the next prompt; install rlmc (go install ./cmd/rlmc) and run rlmc init --claude-code with it\n", ir.Printable(p.executable))
+		fmt.Fprintf(stderr, "rlmc: warning: this rlmc was built by go run (%s), which Go deletes: run rlmc init --claude-code with an installed rlmc (go install ./cmd/rlmc)\n", ir.Printable(p.executable))
 	}
 	command := shellQuote(p.executable) + " hook claude-code"
 	file := filepath.Join(p.dir, filepath.FromSlash(initSettingsFile))
@@ -335,6 +344,9 @@ func writeSettings(file string, data []byte) error {
 // isFolder checks that dir exists and is a folder.
 func isFolder(dir string) error {
 	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("folder %s does not exist: make it first, or name an existing project", ir.Printable(dir))
+	}
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
 	"slices"
 	"testing"
 )
@@ -166,5 +167,24 @@ func TestGoRunBuild(t *testing.T) {
 				t.Errorf("got %v; want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestInitRefusesAGoRunBuild: a hook naming a binary go run built
+// answers until Go removes it, then fails on every prompt; init warned
+// and installed it. It changes nothing now, unless --dry-run.
+func TestInitRefusesAGoRunBuild(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	err := runInit(initParams{dir: dir, claudeCode: true, executable: "/root/.cache/go-build/54/54aa0c1d3e-d/rlmc"}, &out, &errs)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitFailure {
+		t.Fatalf("got %v; want exit %d", err, exitFailure)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("got %d entries made in the project; want none", len(entries))
+	}
+	if err := runInit(initParams{dir: dir, claudeCode: true, dryRun: true, executable: "/tmp/go-build1/b001/exe/rlmc"}, &out, &errs); err != nil {
+		t.Errorf("--dry-run: got %v; want the diff shown", err)
 	}
 }
