@@ -80,7 +80,7 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		return err
 	}
 	if !p.taskSet {
-		return usageError("compile needs --task TEXT (or --task - to read standard input)")
+		return usageError("compile needs a task: its words as arguments, --task TEXT, or --task - to read standard input")
 	}
 	if p.budget < 0 {
 		return usageError("--budget must be a positive number of tokens, not %d", p.budget)

@@ -127,6 +127,9 @@ func Load(dir string) ([]*Case, error) {
 	if info, err := os.Stat(dir); err != nil {
 		return nil, err
 	} else if !info.IsDir() {
+		if name, ok := strings.CutSuffix(filepath.Base(dir), ".txtar"); ok {
+			return nil, fmt.Errorf("%s is not a folder of case files; to run this case alone, name its folder and --run '^%s$'", dir, regexp.QuoteMeta(name))
+		}
 		return nil, fmt.Errorf("%s is not a folder of case files", dir)
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
