@@ -113,8 +113,9 @@ type Unit struct {
 	Headings         []string  `json:"headings,omitempty"`
 	Lead             string    `json:"lead,omitempty"` // opening prose of the body, routing evidence only
 	Requires         []Ref     `json:"requires,omitempty"`
-	// RequiresLine is the line of SKILL.md that declares Requires, for
-	// diagnostics about the dependency graph; it locates, never decides.
+	// RequiresLine is the line of SKILL.md that declares Requires (its
+	// metadata.prolog-rlm, which declares aliases and triggers too), for
+	// diagnostics; it locates, never decides.
 	RequiresLine int   `json:"-"`
 	Suggests     []Ref `json:"suggests,omitempty"`
 	Conflicts    []Ref `json:"conflicts,omitempty"`

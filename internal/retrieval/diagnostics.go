@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/rlmc-dev/rlmc/internal/pulse"
@@ -20,6 +21,24 @@ func diagnostics(cat *ir.Catalog, names map[string]string, p *pulse.Pulse) ir.Di
 	return append(out, aliasCollisions(cat, names)...)
 }
 
+// manifestFile is the Skill Router manifest beside a SKILL.md (the
+// loader's ManifestFile; a test ties the two).
+const manifestFile = "manifest.json"
+
+// declared returns a diagnostic of code about u, located where its
+// aliases and triggers are declared: the metadata.prolog-rlm line of its
+// SKILL.md, or its manifest.json; else its SKILL.md.
+func declared(u *ir.Unit, code ir.Code, msg string) ir.Diagnostic {
+	d := ir.Diagnostic{Root: u.Root, Path: u.Path, Code: code, Severity: ir.SeverityWarning, Message: msg}
+	switch u.Variant {
+	case ir.VariantPrologRLM:
+		d.Line = u.RequiresLine
+	case ir.VariantSkillRouter:
+		d.Path = path.Join(path.Dir(u.Path), manifestFile)
+	}
+	return d
+}
+
 // contentless reports every alias and trigger made only of stop words: the
 // index ignores them (see hasContent), and the author should know why they
 // never match.
@@ -34,8 +53,7 @@ func contentless(cat *ir.Catalog, p *pulse.Pulse) ir.Diagnostics {
 		}
 		report := func(what, value string) {
 			if !hasContent(value) {
-				out.Add(ir.Diagnostic{Root: u.Root, Path: u.Path, Code: ir.CodeNoContentWord, Severity: ir.SeverityWarning,
-					Message: fmt.Sprintf("%s %q has no content word, only stop words; it is ignored as evidence", what, value)})
+				out.Add(declared(u, ir.CodeNoContentWord, fmt.Sprintf("%s %q has no content word, only stop words; it is ignored as evidence", what, value)))
 			}
 		}
 		for _, a := range u.Aliases {
@@ -59,8 +77,7 @@ func aliasCollisions(cat *ir.Catalog, names map[string]string) ir.Diagnostics {
 		}
 		for _, a := range u.Aliases {
 			if owner, ok := names[strings.Join(Words(a), " ")]; ok && owner != u.Name {
-				out.Add(ir.Diagnostic{Root: u.Root, Path: u.Path, Code: ir.CodeAliasCollision, Severity: ir.SeverityWarning,
-					Message: fmt.Sprintf("alias %q is the name of unit %q; it is ignored", a, owner)})
+				out.Add(declared(u, ir.CodeAliasCollision, fmt.Sprintf("alias %q is the name of unit %q; it is ignored", a, owner)))
 			}
 		}
 	}
