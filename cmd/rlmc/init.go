@@ -151,6 +151,20 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 	if err := isFolder(p.dir); err != nil {
 		return usageError("%v", err)
 	}
+	if p.claudeCode {
+		// Settings that cannot be edited are refused before anything is
+		// made: a project left half set up would send the user back
+		// here with a folder init then leaves as it is.
+		command := shellQuote(p.executable) + " hook claude-code"
+		file := filepath.Join(p.dir, filepath.FromSlash(initSettingsFile))
+		old, err := readSettings(file)
+		if err == nil {
+			_, _, err = installHook(old, command)
+		}
+		if err != nil {
+			return refuseSettings(file, err, command, stderr)
+		}
+	}
 	if p.claudeCode && !p.dryRun && goRunBuild(p.executable) {
 		// The hook would answer until Go removes the binary, then fail
 		// on every prompt: nothing is made or installed.
