@@ -207,7 +207,7 @@ func valuesGiven(cmd *cobra.Command, values map[string]string, lists map[string]
 		if !cmd.Flags().Changed(name) {
 			continue
 		}
-		if rest, ok := strings.CutPrefix(v, "--"); ok && cmd.Flags().Lookup(rest) != nil {
+		if isFlag(cmd, v) {
 			hint := ""
 			if name == "task" {
 				hint = " (a task that starts with -- goes after a lone --: rlmc compile -- TASK)"
@@ -226,4 +226,14 @@ func valuesGiven(cmd *cobra.Command, values map[string]string, lists map[string]
 		}
 	}
 	return nil
+}
+
+// isFlag reports whether v is one of cmd's flags, long (--explain, with
+// or without a value) or short (-h).
+func isFlag(cmd *cobra.Command, v string) bool {
+	if rest, ok := strings.CutPrefix(v, "--"); ok {
+		name, _, _ := strings.Cut(rest, "=")
+		return cmd.Flags().Lookup(name) != nil
+	}
+	return len(v) == 2 && v[0] == '-' && cmd.Flags().ShorthandLookup(v[1:]) != nil
 }

@@ -250,10 +250,28 @@ func flagError(cmd *cobra.Command, err error) error {
 	return usageErr{fmt.Errorf("%w; did you mean %s?", err, strings.Join(close, " or "))}
 }
 
-// wrapArgs turns cobra's argument-count errors into usage errors.
+// emptyPath refuses a file or folder flag given an empty value (a
+// variable unset in a script: --policy "$POLICY"): the command would run
+// without the policy, and so without its deny list, in silence. A flag is
+// a path when its usage names its value FILE or DIR.
+func emptyPath(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if name, _ := pflag.UnquoteUsage(f); err == nil && (name == "FILE" || name == "DIR") && strings.TrimSpace(f.Value.String()) == "" {
+			err = usageErr{fmt.Errorf("--%s needs a %s, and was given none (an unset variable?)", f.Name, name)}
+		}
+	})
+	return err
+}
+
+// wrapArgs turns cobra's argument-count errors into usage errors, and
+// refuses an empty path flag (emptyPath), before any command runs.
 func wrapArgs(c *cobra.Command) {
 	check := c.Args
 	c.Args = func(cmd *cobra.Command, args []string) error {
+		if err := emptyPath(cmd); err != nil {
+			return err
+		}
 		err := check(cmd, args)
 		if err == nil {
 			return nil
