@@ -139,6 +139,9 @@ func Read(file string) (*Lock, error) {
 	if len(l.Include) == 0 || len(l.Files) == 0 {
 		return nil, fmt.Errorf("%s: a lock needs include patterns and files", file)
 	}
+	if err := l.CheckMeta(); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
 	if err := CheckPatterns(l.Include); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -185,7 +188,7 @@ func (l *Lock) CheckMeta() error {
 		}
 	}
 	if u := l.Upstream; u != "" && !isUpstream(u) {
-		return fmt.Errorf("upstream %q is not a repository URL (https://host/path, or git's user@host:path)", u)
+		return fmt.Errorf("upstream %q is not a repository URL without credentials (https://host/path, or git's user@host:path)", u)
 	}
 	if lic := l.License; lic != "" && (strings.TrimSpace(lic) != lic || strings.Contains(strings.NewReplacer(" AND ", "", " OR ", "", " WITH ", "").Replace(lic), " ")) {
 		return fmt.Errorf("license %q is not an SPDX identifier or expression", lic)
@@ -197,7 +200,9 @@ func (l *Lock) CheckMeta() error {
 // and a host, or git's scp-like user@host:path.
 func isUpstream(u string) bool {
 	if p, err := url.Parse(u); err == nil && p.Scheme != "" && p.Host != "" {
-		return true
+		// A user, a password or a query (a token) would be written into
+		// a file meant to be committed.
+		return p.User == nil && p.RawQuery == "" && p.Fragment == ""
 	}
 	at, colon := strings.Index(u, "@"), strings.Index(u, ":")
 	return at > 0 && colon > at+1 && colon < len(u)-1 && !strings.ContainsAny(u, " \t")

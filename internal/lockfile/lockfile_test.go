@@ -355,7 +355,7 @@ func TestReadRefusesMalformedFilePaths(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "x.lock.json")
-			data := `{"commit":"abc","include":["README.md"],"files":[{"path":` + strconv.Quote(tt.path) + `,"sha256":"00","size":0}]}`
+			data := `{"commit":"abc123","include":["README.md"],"files":[{"path":` + strconv.Quote(tt.path) + `,"sha256":"00","size":0}]}`
 			if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -645,6 +645,8 @@ func TestCheckMeta(t *testing.T) {
 		{"an abbreviated commit", Lock{Commit: "abc123"}, true},
 		{"a date in words", Lock{Date: "yesterday"}, false},
 		{"an upstream with no scheme", Lock{Upstream: "not a url"}, false},
+		{"an upstream with a password", Lock{Upstream: "https://user:ghp_SECRET@github.com/o/r"}, false},
+		{"an upstream with a token in its query", Lock{Upstream: "https://github.com/o/r?token=abc"}, false},
 		{"a license in words", Lock{License: "NOT A LICENSE"}, false},
 	}
 	for _, tt := range tests {
