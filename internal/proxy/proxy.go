@@ -381,12 +381,16 @@ func dropRlmc(h http.Header) {
 	}
 }
 
-// ServeHTTP forwards one call, with skills when it is a completion.
-func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.handler.ServeHTTP(w, r) }
+// ServeHTTP forwards one call, with skills when it is a completion. Its
+// path is cleaned first, so that every answer, the Host and Origin
+// checks' refusals included, names the API it is for alike.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	cleanPath(r.URL)
+	p.handler.ServeHTTP(w, r)
+}
 
 // serve is ServeHTTP past httpsafe.Guard.
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
-	cleanPath(r.URL)
 	fl := flavorOf(r.URL.Path)
 	if p.token.Set() {
 		// The header holds the token, or "Bearer TOKEN" as a client

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path"
 	"strings"
 	"testing"
 
@@ -101,6 +102,7 @@ func TestRefusalShapes(t *testing.T) {
 	}{
 		{name: "a Host that is not loopback, on an OpenAI path", path: "/v1/chat/completions", host: "evil.example", status: http.StatusForbidden, code: "forbidden_host"},
 		{name: "a Host that is not loopback, on /v1/messages", path: "/v1/messages", host: "evil.example", status: http.StatusForbidden, code: "forbidden_host"},
+		{name: "a Host that is not loopback, on a path not clean", path: "//v1/./messages", host: "evil.example", status: http.StatusForbidden, code: "forbidden_host"},
 		{name: "a bad skip header on /v1/messages", path: "/v1/messages", header: map[string]string{HeaderSkip: "maybe"}, status: http.StatusBadRequest, code: compiler.ErrInvalidRequest},
 		{name: "a selection on a path without skills", path: "/v1/embeddings", header: map[string]string{HeaderSelect: "tdd"}, status: http.StatusBadRequest, code: compiler.ErrInvalidRequest},
 	} {
@@ -130,7 +132,7 @@ func TestRefusalShapes(t *testing.T) {
 			if resp.StatusCode != tc.status || doc.Error.RlmcCode != tc.code || doc.Error.Type == "" || doc.Error.Message == "" {
 				t.Fatalf("got %d %+v; want %d with rlmc_code %s", resp.StatusCode, doc, tc.status, tc.code)
 			}
-			if wantType := flavorOf(tc.path) == flavorAnthropic; (doc.Type == "error") != wantType {
+			if wantType := flavorOf(path.Clean(tc.path)) == flavorAnthropic; (doc.Type == "error") != wantType {
 				t.Fatalf("top-level type: got %q; want \"error\" %v", doc.Type, wantType)
 			}
 		})
