@@ -161,6 +161,9 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 		if err == nil {
 			_, _, err = installHook(old, command)
 		}
+		if err == nil {
+			err = danglingLink(file)
+		}
 		if err != nil {
 			return refuseSettings(file, err, command, stderr)
 		}
@@ -189,7 +192,7 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 	default:
 		changed = true
 		fmt.Fprintf(stdout, "%screate %s\n", would, ir.Printable(skills)+string(filepath.Separator))
-		warnOutside(p.dir, skills, would+"created", stderr)
+		warnOutside(p.dir, skills, passive(would, "created"), stderr)
 		example := filepath.Join(skills, exampleSkillName, "SKILL.md")
 		madeExample = !p.bare
 		if !p.bare {
@@ -249,10 +252,12 @@ func initHook(p initParams, would string, stdout, stderr io.Writer) (bool, error
 		}
 		return false, nil
 	}
-	warnOutside(p.dir, file, would+"changed", stderr)
+	warnOutside(p.dir, file, passive(would, "changed"), stderr)
 	if p.dryRun {
-		fmt.Fprintf(stdout, "would install the %s hook in %s:\n", hookEvent, ir.Printable(file))
-		_, err := io.WriteString(stdout, lineDiff(filepath.ToSlash(file), old, edited))
+		// The diff names the file within the project, so that it
+		// applies there whatever the project's path: patch -p0 -d DIR.
+		fmt.Fprintf(stdout, "would install the %s hook in %s (patch -p0 -d %s applies the diff):\n", hookEvent, ir.Printable(file), shellQuote(p.dir))
+		_, err := io.WriteString(stdout, lineDiff(initSettingsFile, old, edited))
 		return true, err
 	}
 	if err := writeSettings(file, edited); err != nil {
@@ -274,6 +279,15 @@ func warnOutside(dir, path, change string, stderr io.Writer) {
 	fmt.Fprintf(stderr, "rlmc: warning: %s leads outside %s through a link: %s is what is %s\n", ir.Printable(path), ir.Printable(dir), ir.Printable(real), change)
 }
 
+// passive is "created" as init says it of what it does, or "would be
+// created" with --dry-run (would is "would " then).
+func passive(would, done string) string {
+	if would != "" {
+		return "would be " + done
+	}
+	return done
+}
+
 // landsAt returns path with the links of its deepest existing part
 // resolved, the rest as written: where creating or writing path lands.
 func landsAt(path string) string {
@@ -292,6 +306,27 @@ func landsAt(path string) string {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
+}
+
+// danglingLink says when the settings file, or its .claude folder, is a
+// link to nothing: writing through it would fail, or put a file in the
+// link's place, and the dotfiles it meant would never know.
+func danglingLink(file string) error {
+	for _, p := range []string{filepath.Dir(file), file} {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if _, err := os.Stat(p); err != nil {
+			target, _ := os.Readlink(p)
+			what := "it is"
+			if p != file {
+				what = ir.Printable(p) + " is"
+			}
+			return fmt.Errorf("%s a link to %s, which does not exist: create it (or remove the link) and run rlmc init again", what, ir.Printable(target))
+		}
+	}
+	return nil
 }
 
 // refuseSettings says why settings cannot be edited and what to add by
