@@ -197,7 +197,7 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	c.diags = append(c.diags, c.index.Diagnostics()...)
 	for _, n := range c.policy.names() {
 		if _, ok := cat.Lookup(n); !ok {
-			path, line := c.policy.at(n)
+			path, line := c.policy.at("", n)
 			c.diags.Add(ir.Diagnostic{Path: path, Line: line, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog", n)})
 		}
 	}

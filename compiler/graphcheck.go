@@ -20,7 +20,7 @@ type edge struct {
 func (e edge) at(code ir.Code, format string, args ...any) ir.Diagnostic {
 	d := ir.Diagnostic{Code: code, Severity: ir.SeverityError, Message: fmt.Sprintf(format, args...)}
 	if e.policy != nil {
-		d.Path, d.Line = e.policy.at(e.from)
+		d.Path, d.Line = e.policy.at("requires", e.from)
 		d.Message += " (an edge of the host policy's requires)"
 	} else {
 		d.Root, d.Path, d.Line = e.unit.Root, e.unit.Path, e.unit.RequiresLine
@@ -97,8 +97,8 @@ func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 // without skills: the policy must not validate.
 func mandatoryProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 	var out ir.Diagnostics
-	for _, n := range p.Mandatory {
-		path, line := p.at(n)
+	for _, n := range slices.Compact(slices.Sorted(slices.Values(p.Mandatory))) {
+		path, line := p.at("mandatory", n)
 		at := func(format string, args ...any) {
 			out.Add(ir.Diagnostic{Path: path, Line: line, Code: ir.CodeUnusableMandatory, Severity: ir.SeverityError,
 				Message: fmt.Sprintf(format, args...) + "; every compile fails on it"})

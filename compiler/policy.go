@@ -65,14 +65,15 @@ type policySource struct {
 	exclude int // the line of the exclude list
 }
 
-// at returns where a diagnostic about the unit name the policy holds is
-// located: the policy file and the name's line, or "policy" for a policy
+// at returns where a diagnostic about the unit name the policy holds
+// under key (mandatory, deny, priority, requires; "" for any) is located:
+// the policy file and the line naming it there, or "policy" for a policy
 // that was not read from a file.
-func (p Policy) at(name string) (path string, line int) {
+func (p Policy) at(key, name string) (path string, line int) {
 	if p.source.file == "" {
 		return "policy", 0
 	}
-	return p.source.file, p.source.lines[name]
+	return p.source.file, p.source.lines[key+"\x00"+name]
 }
 
 // Limits are the loader bounds a host may change.
@@ -212,14 +213,18 @@ func ParsePolicy(data []byte) (Policy, error) {
 }
 
 // nameLines returns the line each unit name of the policy doc is first
-// written on: the entries of mandatory and deny, the keys of priority,
-// and the keys and entries of requires.
+// written on, under each key ("requires\x00tdd") and under any (the key
+// ""): the entries of mandatory and deny, the keys of priority, and the
+// keys and entries of requires.
 func nameLines(doc *yaml.Node) map[string]int {
 	lines := map[string]int{}
-	note := func(n *yaml.Node) {
-		if n.Kind == yaml.ScalarNode {
-			if l, ok := lines[n.Value]; !ok || n.Line < l {
-				lines[n.Value] = n.Line
+	note := func(key string, n *yaml.Node) {
+		if n.Kind != yaml.ScalarNode {
+			return
+		}
+		for _, k := range []string{key + "\x00" + n.Value, "\x00" + n.Value} {
+			if l, ok := lines[k]; !ok || n.Line < l {
+				lines[k] = n.Line
 			}
 		}
 	}
@@ -231,13 +236,13 @@ func nameLines(doc *yaml.Node) map[string]int {
 		switch n.Kind {
 		case yaml.SequenceNode:
 			for _, e := range n.Content {
-				note(e)
+				note(key, e)
 			}
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
-				note(n.Content[i])
+				note(key, n.Content[i])
 				for _, e := range n.Content[i+1].Content {
-					note(e)
+					note(key, e)
 				}
 			}
 		}

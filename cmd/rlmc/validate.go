@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -71,6 +72,13 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 	ds = append(ds, compiler.GraphProblems(c.Catalog(), c.Policy())...)
 	ds = append(ds, compiler.UnknownNames(c, "--select", splitNames(p.selects))...)
 	ds = append(ds, compiler.UnknownNames(c, "--deny", splitNames(p.denies))...)
+	for _, n := range splitNames(p.denies) {
+		// compile --deny with this name fails on every task.
+		if slices.Contains(c.Policy().Mandatory, n) {
+			ds.Add(ir.Diagnostic{Path: "--deny", Code: ir.CodeUnusableMandatory, Severity: ir.SeverityError,
+				Message: fmt.Sprintf("--deny denies mandatory unit %s; every compile fails on it", ir.Quote(n))})
+		}
+	}
 	ds.Sort()
 	v := validation{Units: len(c.Catalog().Units), Errors: ds.Count(ir.SeverityError), Warnings: ds.Count(ir.SeverityWarning), Diagnostics: ds}
 	if p.format == "json" {
