@@ -89,6 +89,8 @@ func TestParseRefusesEmptyChecks(t *testing.T) {
 		// policy was never applied, the catalog never loaded.
 		{"a misspelt policy", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{}\n-- polcy.yaml --\ndeny: [a]\n", "did you mean policy.yaml"},
 		{"a misspelt catalog", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{}\n-- skils/a/SKILL.md --\n" + skill, "did you mean skills"},
+		{"a policy as ./policy.yaml", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{}\n-- ./policy.yaml --\ndeny: [a]\n", "write its name as policy.yaml"},
+		{"a policy as skills/../policy.yaml", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{}\n-- skills/../policy.yaml --\ndeny: [a]\n", "write its name as policy.yaml"},
 		{"a policy in capitals", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{}\n-- Policy.yaml --\ndeny: [a]\n", "did you mean policy.yaml"},
 		// A budget of 0 read as the policy's would pin a compile the case
 		// never asked for; `rlmc serve` refuses it too.

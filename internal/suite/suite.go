@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -127,7 +128,7 @@ func Load(dir string) ([]*Case, error) {
 	if info, err := os.Stat(dir); err != nil {
 		return nil, err
 	} else if !info.IsDir() {
-		if name, ok := strings.CutSuffix(filepath.Base(dir), ".txtar"); ok {
+		if name, ok := strings.CutSuffix(filepath.Base(dir), ".txtar"); ok && !strings.Contains(name, "'") {
 			return nil, fmt.Errorf("%s is not a folder of case files; to run this case alone, name its folder and --run '^%s$'", dir, regexp.QuoteMeta(name))
 		}
 		return nil, fmt.Errorf("%s is not a folder of case files", dir)
@@ -226,6 +227,11 @@ var sections = []string{"request.json", "want.json", "policy.yaml", "symlinks", 
 // "skils/x/SKILL.md" would pass a case that never applied its policy or
 // loaded its catalog.
 func checkSectionName(name string) error {
+	// ./policy.yaml or skills/../policy.yaml names the file a section of
+	// another name is read from, and is read as neither.
+	if clean := path.Clean(name); clean != name {
+		return fmt.Errorf("section %s: write its name as %s", name, clean)
+	}
 	first, _, _ := strings.Cut(name, "/")
 	if slices.Contains(sections, first) {
 		return nil
