@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
+	"math/big"
 	"reflect"
 	"strconv"
 	"strings"
@@ -237,16 +237,35 @@ func (n *Int) UnmarshalJSON(b []byte) error {
 		*n = Int(i)
 		return nil
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > maxExact {
+	// Exactly, as written: 99.99999999999999999 is no whole number,
+	// though a float64 rounds it to 100. A literal of more than 64
+	// characters, or an exponent beyond ±64, is no count anyone means,
+	// and 1e1000000000 would take big.Rat gigabytes.
+	var r *big.Rat
+	ok := len(s) <= 64 && smallExponent(s)
+	if ok {
+		r, ok = new(big.Rat).SetString(s)
+	}
+	if !ok || !isNumber(s) || !r.IsInt() || r.Num().CmpAbs(big.NewInt(maxExact)) > 0 {
 		value := "number " + s
-		if err != nil && !isNumber(s) {
+		if !isNumber(s) {
 			value = jsonKind(s)
 		}
 		return &json.UnmarshalTypeError{Value: value, Type: reflect.TypeFor[int]()}
 	}
-	*n = Int(f)
+	*n = Int(r.Num().Int64())
 	return nil
+}
+
+// smallExponent reports whether the exponent of the JSON number s, if
+// any, is within ±64.
+func smallExponent(s string) bool {
+	i := strings.IndexAny(s, "eE")
+	if i < 0 {
+		return true
+	}
+	e, err := strconv.Atoi(s[i+1:])
+	return err == nil && e >= -64 && e <= 64
 }
 
 // isNumber reports whether s, a JSON value, is a number.

@@ -96,6 +96,8 @@ func TestParseRefusesEmptyChecks(t *testing.T) {
 		// never asked for; `rlmc serve` refuses it too.
 		{"a budget of 0", "x\n-- request.json --\n{\"task\": \"t\", \"budget\": 0}\n-- want.json --\n{}\n", "positive"},
 		{"a negative budget in a list", "x\n-- request.json --\n[{\"task\": \"t\"}, {\"task\": \"t\", \"budget\": -5}]\n-- want.json --\n{}\n", "entry 2: budget must be a positive"},
+		{"no task", "x\n-- request.json --\n{\"select\": [\"a\"]}\n-- want.json --\n{}\n", `has no "task"`},
+		{"a null task in a list", "x\n-- request.json --\n[{\"task\": \"t\"}, {\"task\": null}]\n-- want.json --\n{}\n", `entry 2: has no "task"`},
 		{"a budget with a fraction", "x\n-- request.json --\n{\"task\": \"t\", \"budget\": 10.5}\n-- want.json --\n{}\n", "budget: a number (10.5) where a whole number goes"},
 	}
 	for _, tt := range tests {

@@ -195,6 +195,11 @@ func Parse(file string) (*Case, error) {
 	if c.Requests, err = oneOrMany[Request](reqData); err != nil {
 		return c, fmt.Errorf("%s: request.json: %w", file, err)
 	}
+	if i := missingTask(reqData); i > 0 {
+		// As rlmc serve answers it: a request without its task is no
+		// request for an empty one.
+		return c, fmt.Errorf("%s: request.json: %shas no \"task\" (a string; \"\" with a \"select\" for none)", file, entry(i-1, len(c.Requests)))
+	}
 	for i, r := range c.Requests {
 		if r.Budget != nil && *r.Budget <= 0 {
 			return c, fmt.Errorf("%s: request.json: %sbudget must be a positive number of tokens, not %d", file, entry(i, len(c.Requests)), *r.Budget)
@@ -293,6 +298,28 @@ func oneOrMany[T any](data []byte) ([]T, error) {
 		return nil, strictjson.Explain(err)
 	}
 	return []T{one}, nil
+}
+
+// missingTask returns the first request (1-based) of request.json's data
+// with no "task" key, or a null one; 0 when every one has a task.
+func missingTask(data []byte) int {
+	data = bytes.TrimSpace(data)
+	raws := []json.RawMessage{data}
+	if len(data) > 0 && data[0] == '[' {
+		if err := json.Unmarshal(data, &raws); err != nil {
+			return 0 // oneOrMany said why
+		}
+	}
+	for i, raw := range raws {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			continue
+		}
+		if t, ok := m["task"]; !ok || string(bytes.TrimSpace(t)) == "null" {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // entry names entry i of a list of n in an error ("entry 2: "); nothing
