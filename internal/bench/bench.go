@@ -151,19 +151,21 @@ func checkCases(file string, cases []Case, lines []int) error {
 			return fmt.Errorf("%s: case %q expects route and names no skill to route to", at, c.ID)
 		case c.Expected == compiler.DecisionNoRoute && gold > 0:
 			return fmt.Errorf("%s: case %q expects no_route and names skills %s", at, c.ID, strings.Join(slices.Concat(c.Skills, c.Alternatives), ", "))
+		case c.Expected == compiler.DecisionNoRoute && len(c.Select) > 0:
+			return fmt.Errorf("%s: case %q expects no_route and selects %s, which routes", at, c.ID, strings.Join(c.Select, ", "))
 		}
 		seen[c.ID] = true
 	}
 	return nil
 }
 
-// UnknownSkills returns, one line each, the skills the cases name as gold
-// or alternatives that no unit of cat is named: a misspelt label that
-// would count every answer as wrong.
+// UnknownSkills returns, one line each, the skills the cases name as gold,
+// alternatives or selections that no unit of cat is named: a misspelt
+// label that would count every answer as wrong.
 func UnknownSkills(cases []Case, cat *ir.Catalog) []string {
 	var out []string
 	for _, c := range cases {
-		for _, n := range slices.Concat(c.Skills, c.Alternatives) {
+		for _, n := range slices.Concat(c.Skills, c.Alternatives, c.Select) {
 			if _, ok := cat.Lookup(n); !ok {
 				out = append(out, fmt.Sprintf("case %q names skill %q, which the catalog does not have", c.ID, n))
 			}
