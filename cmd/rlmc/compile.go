@@ -149,7 +149,7 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		return reportCompileError(err, p.format, stdout)
 	}
 	c.StoreCache()
-	if err := printCompile(p, res, c, why, stdout, stderr); err != nil {
+	if err := printCompile(p, res, c, why, strings.TrimSpace(task) == "", stdout, stderr); err != nil {
 		return err
 	}
 	return auditErr
@@ -157,7 +157,7 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 
 // printCompile prints a compile's result as p asks: its explanation, and
 // the JSON document or the prompt with its notes.
-func printCompile(p compileParams, res *compiler.Result, c *compiler.Compiler, why []string, stdout, stderr io.Writer) error {
+func printCompile(p compileParams, res *compiler.Result, c *compiler.Compiler, why []string, emptyTask bool, stdout, stderr io.Writer) error {
 	if p.explain {
 		if err := compiler.WriteExplanation(stderr, res); err != nil {
 			return err
@@ -170,6 +170,9 @@ func printCompile(p compileParams, res *compiler.Result, c *compiler.Compiler, w
 		// The prompt alone cannot say why a skill the user expected is
 		// missing; one line each on stderr does (--explain says it all).
 		for _, n := range compileNotes(res, c.Catalog()) {
+			if emptyTask && strings.HasPrefix(n, noRouteLead) {
+				continue // the empty task was said already
+			}
 			fmt.Fprintf(stderr, "rlmc: %s\n", n)
 		}
 		for _, n := range whyNotes(res, why) {

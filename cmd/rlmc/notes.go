@@ -90,10 +90,13 @@ func noRouteNote(res *compiler.Result) string {
 		}
 	}
 	if best == nil {
-		return "no skill selected: the task's words are in no skill of the catalog"
+		return noRouteLead + "the task's words are in no skill of the catalog"
 	}
-	return fmt.Sprintf("no skill selected: the closest, %s (score %.2f), left out by %s; --why %s says more", noteName(best.Name), best.Score, best.Reasons[0].Rule, noteName(best.Name))
+	return fmt.Sprintf("%sthe closest, %s (score %.2f), left out by %s; --why %s says more", noRouteLead, noteName(best.Name), best.Score, best.Reasons[0].Rule, noteName(best.Name))
 }
+
+// noRouteLead opens the note of a compile that selected nothing.
+const noRouteLead = "no skill selected: "
 
 // ambiguousNames lists the rivals of an ambiguous result, each as print
 // renders a name.
