@@ -44,6 +44,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/rogpeppe/go-internal/txtar"
 
@@ -383,6 +384,16 @@ type Runner struct {
 	// Schema (package schema).
 	Audit   *compiler.Audit
 	Observe func(c *Case, res *compiler.Result, err error)
+
+	// roots is the catalog of Roots under Policy, loaded once for every
+	// case that brings neither a catalog nor a policy of its own: a
+	// suite of fifty cases against a root of a thousand skills loaded
+	// it fifty times.
+	roots struct {
+		once sync.Once
+		c    *compiler.Compiler
+		err  error
+	}
 }
 
 // Outcome is the result of one case: its failures, empty when it passed.
@@ -535,17 +546,21 @@ func (r *Runner) tempDir() (string, error) {
 // compiler loads the catalog a case runs against.
 func (r *Runner) compiler(ctx context.Context, c *Case, dir, catalog string) (*compiler.Compiler, error) {
 	p := r.Policy
-	if data, ok := c.Files()["policy.yaml"]; ok {
+	data, own := c.Files()["policy.yaml"]
+	if own {
 		var err error
 		if p, err = compiler.ParsePolicy(data); err != nil {
 			return nil, err
 		}
 	}
-	opts := loader.Options{Roots: r.Roots}
 	if c.HasCatalog() {
-		opts = loader.Options{Roots: []string{filepath.Join(dir, catalog)}}
+		return compiler.Load(ctx, loader.Options{Roots: []string{filepath.Join(dir, catalog)}}, p)
 	}
-	return compiler.Load(ctx, opts, p)
+	if own {
+		return compiler.Load(ctx, loader.Options{Roots: r.Roots}, p)
+	}
+	r.roots.once.Do(func() { r.roots.c, r.roots.err = compiler.Load(ctx, loader.Options{Roots: r.Roots}, p) })
+	return r.roots.c, r.roots.err
 }
 
 func compile(ctx context.Context, c *compiler.Compiler, req Request) (*compiler.Result, error) {
