@@ -65,6 +65,7 @@ const (
 	CodeDependencyCycle    Code = "dependency_cycle"
 	CodeUnusableDependency Code = "unusable_dependency" // invalid, or explicit-user-only
 	CodeUnusableMandatory  Code = "unusable_mandatory"  // no compile can honor it
+	CodeSelectionDenied    Code = "selection_denied"    // validate --select of a denied unit
 )
 
 // Diagnostic is one finding about the catalog, located at Path:Line.

@@ -72,6 +72,14 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 	ds = append(ds, compiler.GraphProblems(c.Catalog(), c.Policy())...)
 	ds = append(ds, compiler.UnknownNames(c, "--select", splitNames(p.selects))...)
 	ds = append(ds, compiler.UnknownNames(c, "--deny", splitNames(p.denies))...)
+	denied := slices.Concat(c.Policy().Deny, splitNames(p.denies))
+	for _, n := range splitNames(p.selects) {
+		// compile with these flags fails on every task.
+		if slices.Contains(denied, n) {
+			ds.Add(ir.Diagnostic{Path: "--select", Code: ir.CodeSelectionDenied, Severity: ir.SeverityError,
+				Message: fmt.Sprintf("--select selects unit %s, which is denied; every compile fails on it (selection_rejected)", ir.Quote(n))})
+		}
+	}
 	for _, n := range splitNames(p.denies) {
 		// compile --deny with this name fails on every task.
 		if slices.Contains(c.Policy().Mandatory, n) {
