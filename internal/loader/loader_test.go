@@ -533,6 +533,23 @@ func hasDiag(cat *ir.Catalog, path string, code ir.Code) bool {
 	return false
 }
 
+// TestInvalidYAMLKeepsAPlainName: frontmatter that is not YAML (a key
+// repeated) still names its invalid unit by its one plain name line: named
+// after its folder, it shadowed the valid skill of that name in a root
+// ranked below.
+func TestInvalidYAMLKeepsAPlainName(t *testing.T) {
+	first, second := t.TempDir(), t.TempDir()
+	testkit.WriteFile(t, filepath.Join(first, "bar", "SKILL.md"), "---\nname: foo\ndescription: d\nlicense: MIT\nlicense: MIT\n---\nx\n")
+	testkit.WriteFile(t, filepath.Join(second, "bar", "SKILL.md"), "---\nname: bar\ndescription: The bar skill.\n---\nx\n")
+	cat, err := Load(context.Background(), Options{Roots: []string{first, second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unitNamed(cat, "foo", ir.StatusInvalid) == nil || unitNamed(cat, "bar", ir.StatusOK) == nil {
+		t.Errorf("got units %v; want foo invalid and bar ok", unitNames(cat))
+	}
+}
+
 // TestRefusedFieldKeepsTheName: a skill with a field of the wrong kind is
 // invalid under the name it declares. Named after its folder instead, the
 // invalid skill in foo/ shadowed the valid skill named foo.
@@ -582,4 +599,12 @@ func TestNestedSkill(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("got nested_skill warnings at %v; want %v", got, want)
 	}
+}
+
+func unitNames(cat *ir.Catalog) []string {
+	var out []string
+	for _, u := range cat.Units {
+		out = append(out, u.Name+":"+string(u.Status))
+	}
+	return out
 }

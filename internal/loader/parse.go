@@ -194,6 +194,13 @@ func ParseSkill(path string, content []byte, limits Limits) (*Parsed, ir.Diagnos
 	p := &Parsed{BodyOffset: int64(bodyOffset), BodyLine: lineAt(content, bodyOffset)}
 	switch parseFrontmatter(s, fmText, &p.Frontmatter) {
 	case fmUnreadable:
+		// Not YAML (a repeated key, an anchor): nothing of it is read,
+		// but a plain name line still names the invalid unit, which
+		// would otherwise take its folder's name and shadow the skill
+		// of that name in a root ranked below.
+		if name, line, ok := plainName(fmText); ok {
+			return &Parsed{Frontmatter: Frontmatter{HasName: true, Name: name, NameLine: line + 1}, Refused: true}, s.diags
+		}
 		return nil, s.diags
 	case fmRefused:
 		return &Parsed{Frontmatter: Frontmatter{HasName: p.HasName, Name: p.Name, NameLine: p.NameLine}, Refused: true}, s.diags
@@ -255,6 +262,27 @@ func foldCRLF(lines []byte) string {
 		lines = rest
 	}
 	return b.String()
+}
+
+// plainName returns the value of the frontmatter's one top-level
+// "name: value" line, and that line's number within it, when there is
+// exactly one such line and its value, bare or simply quoted, is a valid
+// name.
+func plainName(text string) (name string, line int, ok bool) {
+	found := 0
+	for i, l := range strings.Split(text, "\n") {
+		v, is := strings.CutPrefix(strings.TrimRight(l, " \t\r"), "name:")
+		if !is {
+			continue
+		}
+		found++
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		name, line = v, i+1
+	}
+	return name, line, found == 1 && ValidName(name)
 }
 
 // fmVerdict is what parseFrontmatter made of a frontmatter.

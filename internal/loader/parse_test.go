@@ -33,7 +33,7 @@ func TestParseSkill(t *testing.T) {
 		{name: "unterminated", content: "---\nname: a\n", want: ir.CodeInvalidYAML, wantNil: true},
 		{name: "bad yaml", content: "---\nname: [a\ndescription: d\n---\n", want: ir.CodeInvalidYAML, wantNil: true},
 		{name: "duplicate key", content: "---\nname: a\nname: b\ndescription: d\n---\n", want: ir.CodeInvalidYAML, wantNil: true},
-		{name: "alias bomb", content: "---\na: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\nname: a\ndescription: d\n---\n", want: ir.CodeInvalidYAML, wantNil: true, wantLine: 2},
+		{name: "alias bomb", content: "---\na: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\nname: a\ndescription: d\n---\n", want: ir.CodeInvalidYAML, refused: true, wantName: "a", wantLine: 2},
 		{name: "not a mapping", content: "---\n- a\n- b\n---\n", want: ir.CodeInvalidYAML, wantNil: true},
 		{name: "nul byte", content: "---\nname: a\x00\n---\n", want: ir.CodeNULByte, wantNil: true, wantLine: 2},
 		{name: "invalid utf8", content: "---\nname: a\ndescription: \xff\n---\n", want: ir.CodeInvalidUTF8, wantNil: true, wantLine: 3},
