@@ -778,9 +778,18 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, parts [][]byte, 
 	r.ContentLength = n
 	r.TransferEncoding = nil
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK, own: own}
+	defer func() {
+		rec.status = sw.status
+		// An answer the upstream cut off after its headers aborts the
+		// handler (http.ErrAbortHandler); its call is logged still.
+		if v := recover(); v != nil {
+			rec.aborted = true
+			p.record(*rec)
+			panic(v)
+		}
+		p.record(*rec)
+	}()
 	p.rp.ServeHTTP(sw, r)
-	rec.status = sw.status
-	p.record(*rec)
 }
 
 // releasingBody is a request body that gives its budget back once the
@@ -813,6 +822,7 @@ type logRecord struct {
 	status, taskBytes                int
 	start                            time.Time
 	compile                          time.Duration
+	aborted                          bool // the answer was cut off
 }
 
 func (p *Proxy) record(rec logRecord) {
@@ -825,6 +835,9 @@ func (p *Proxy) record(rec logRecord) {
 	}
 	if rec.code != "" {
 		attrs = append(attrs, "code", rec.code)
+	}
+	if rec.aborted {
+		attrs = append(attrs, "aborted", true)
 	}
 	attrs = append(attrs, "duration_ms", ms(time.Since(rec.start)))
 	p.log.Info("completion", attrs...)

@@ -672,3 +672,29 @@ func TestReadControlsSkipGivenTwice(t *testing.T) {
 		t.Errorf("true: got %+v, %v; want a skip", c, err)
 	}
 }
+
+// TestCutAnswerLogged: an answer the upstream cuts off after its headers
+// aborts the call, and the call is logged still (it left no completion
+// line).
+func TestCutAnswerLogged(t *testing.T) {
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Length", "1000")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, `{"id": "cut`)
+		// Returning here ends the answer 989 bytes short.
+	}))
+	f := newFixture(t, up, Config{})
+	req, _ := http.NewRequest("POST", f.url+"/v1/chat/completions", strings.NewReader(chatPlain))
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(f.logs.String(), `"msg":"completion"`) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if logs := f.logs.String(); !strings.Contains(logs, `"msg":"completion"`) || !strings.Contains(logs, `"aborted":true`) {
+		t.Errorf("got logs %s; want a completion line marked aborted", logs)
+	}
+}
