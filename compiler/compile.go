@@ -480,10 +480,7 @@ func (m *meter) tokensOf(name string) int {
 	if n, ok := m.tokens[name]; ok {
 		return n
 	}
-	if err, ok := m.stale[name]; ok {
-		if m.countErr == nil {
-			m.countErr = err
-		}
+	if m.isStale(name) {
 		return 0
 	}
 	u, ok := m.uncounted[name]
@@ -502,6 +499,17 @@ func (m *meter) tokensOf(name string) int {
 	return n
 }
 
+// isStale reports whether the unit name's body changed on disk since the
+// load, keeping that body_changed error for decide to report: the policy
+// asks its tokens only of a unit it would pack.
+func (m *meter) isStale(name string) bool {
+	err, ok := m.stale[name]
+	if ok && m.countErr == nil {
+		m.countErr = err
+	}
+	return ok
+}
+
 // referenceTokensOf answers the policy's reference_tokens/3 for one unit:
 // the tokens of its reference (referenceText), counted once per compile
 // with the path of its SKILL.md within its root, so that where a catalog
@@ -512,10 +520,7 @@ func (m *meter) referenceTokensOf(name string) int {
 	if n, ok := m.refTokens[name]; ok {
 		return n
 	}
-	if err, ok := m.stale[name]; ok {
-		if m.countErr == nil {
-			m.countErr = err // its reference would name a file that changed
-		}
+	if m.isStale(name) { // its reference would name a file that changed
 		return 0
 	}
 	u, ok := m.c.cat.Lookup(name)

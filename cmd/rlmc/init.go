@@ -151,21 +151,14 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 	if err := isFolder(p.dir); err != nil {
 		return usageError("%v", err)
 	}
+	var edit hookEdit
 	if p.claudeCode {
 		// Settings that cannot be edited are refused before anything is
 		// made: a project left half set up would send the user back
 		// here with a folder init then leaves as it is.
-		command := shellQuote(p.executable) + " hook claude-code"
-		file := filepath.Join(p.dir, filepath.FromSlash(initSettingsFile))
-		old, err := readSettings(file)
-		if err == nil {
-			_, _, err = installHook(old, command)
-		}
-		if err == nil {
-			err = danglingLink(file)
-		}
-		if err != nil {
-			return refuseSettings(file, err, command, stderr)
+		var err error
+		if edit, err = planHook(p); err != nil {
+			return refuseSettings(edit.file, err, edit.command, stderr)
 		}
 	}
 	if p.claudeCode && !p.dryRun && goRunBuild(p.executable) {
@@ -213,7 +206,7 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 		}
 	}
 	if p.claudeCode {
-		c, err := initHook(p, would, stdout, stderr)
+		c, err := initHook(p, edit, would, stdout, stderr)
 		if err != nil {
 			return err
 		}
@@ -229,22 +222,37 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// initHook installs the hook in the project's settings and reports whether
-// it changed (or, with --dry-run, would change) the file.
-func initHook(p initParams, would string, stdout, stderr io.Writer) (bool, error) {
+// hookEdit is the edit of the project's settings that installs the hook:
+// the file, the command, the settings before and after, and the command
+// already installed, if any (then nothing is edited).
+type hookEdit struct {
+	file, command, present string
+	old, edited            []byte
+}
+
+// planHook reads the project's settings and makes the edit installing the
+// hook, without writing it; an error says why the settings cannot be
+// edited (edit still names the file and the command).
+func planHook(p initParams) (edit hookEdit, err error) {
+	edit.command = shellQuote(p.executable) + " hook claude-code"
+	edit.file = filepath.Join(p.dir, filepath.FromSlash(initSettingsFile))
+	if edit.old, err = readSettings(edit.file); err != nil {
+		return edit, err
+	}
+	if edit.edited, edit.present, err = installHook(edit.old, edit.command); err != nil {
+		return edit, err
+	}
+	return edit, danglingLink(edit.file)
+}
+
+// initHook installs the hook in the project's settings by the edit
+// planHook made, and reports whether it changed (or, with --dry-run,
+// would change) the file.
+func initHook(p initParams, edit hookEdit, would string, stdout, stderr io.Writer) (bool, error) {
 	if goRunBuild(p.executable) {
 		fmt.Fprintf(stderr, "rlmc: warning: this rlmc was built by go run (%s), which Go deletes: run rlmc init --claude-code with an installed rlmc (go install ./cmd/rlmc)\n", ir.Printable(p.executable))
 	}
-	command := shellQuote(p.executable) + " hook claude-code"
-	file := filepath.Join(p.dir, filepath.FromSlash(initSettingsFile))
-	old, err := readSettings(file)
-	if err != nil {
-		return false, refuseSettings(file, err, command, stderr)
-	}
-	edited, present, err := installHook(old, command)
-	if err != nil {
-		return false, refuseSettings(file, err, command, stderr)
-	}
+	file, command, present, old, edited := edit.file, edit.command, edit.present, edit.old, edit.edited
 	if present != "" {
 		fmt.Fprintf(stdout, "%s already runs the hook: unchanged\n", ir.Printable(file))
 		if present != command {
@@ -358,11 +366,8 @@ func writeSettings(file string, data []byte) error {
 	// the file it leads to is replaced.
 	if real, err := filepath.EvalSymlinks(file); err == nil {
 		file = real
-	} else if fi, lerr := os.Lstat(file); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		// A link to nothing: renaming over it would put a file in the
-		// link's place, and the dotfiles it meant would never know.
-		target, _ := os.Readlink(file)
-		return fmt.Errorf("%s is a link to %s, which does not exist: create it (or remove the link) and run rlmc init again", ir.Printable(file), ir.Printable(target))
+	} else if err := danglingLink(file); err != nil {
+		return err // gone dangling since planHook looked
 	}
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(file); err == nil {

@@ -70,17 +70,18 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 	}
 	ds := append(ir.Diagnostics{}, c.Diagnostics()...)
 	ds = append(ds, compiler.GraphProblems(c.Catalog(), c.Policy())...)
-	ds = append(ds, compiler.UnknownNames(c, "--select", splitNames(p.selects))...)
-	ds = append(ds, compiler.UnknownNames(c, "--deny", splitNames(p.denies))...)
-	denied := slices.Concat(c.Policy().Deny, splitNames(p.denies))
-	for _, n := range splitNames(p.selects) {
+	selects, denies := splitNames(p.selects), splitNames(p.denies)
+	ds = append(ds, compiler.UnknownNames(c, "--select", selects)...)
+	ds = append(ds, compiler.UnknownNames(c, "--deny", denies)...)
+	denied := slices.Concat(c.Policy().Deny, denies)
+	for _, n := range selects {
 		// compile with these flags fails on every task.
 		if slices.Contains(denied, n) {
 			ds.Add(ir.Diagnostic{Path: "--select", Code: ir.CodeSelectionDenied, Severity: ir.SeverityError,
 				Message: fmt.Sprintf("--select selects unit %s, which is denied; every compile fails on it (selection_rejected)", ir.Quote(n))})
 		}
 	}
-	for _, n := range splitNames(p.denies) {
+	for _, n := range denies {
 		// compile --deny with this name fails on every task.
 		if slices.Contains(c.Policy().Mandatory, n) {
 			ds.Add(ir.Diagnostic{Path: "--deny", Code: ir.CodeUnusableMandatory, Severity: ir.SeverityError,

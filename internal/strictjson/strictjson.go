@@ -230,8 +230,11 @@ const maxExact = 1 << 53
 // as it is, as encoding/json does for an int.
 func (n *Int) UnmarshalJSON(b []byte) error {
 	s := string(b)
-	if s == "null" {
+	switch {
+	case s == "null":
 		return nil
+	case !isNumber(s):
+		return &json.UnmarshalTypeError{Value: jsonKind(s), Type: reflect.TypeFor[int]()}
 	}
 	if i, err := strconv.ParseInt(s, 10, 0); err == nil {
 		*n = Int(i)
@@ -241,17 +244,12 @@ func (n *Int) UnmarshalJSON(b []byte) error {
 	// though a float64 rounds it to 100. A literal of more than 64
 	// characters, or an exponent beyond ±64, is no count anyone means,
 	// and 1e1000000000 would take big.Rat gigabytes.
-	var r *big.Rat
-	ok := len(s) <= 64 && smallExponent(s)
+	r, ok := new(big.Rat), len(s) <= 64 && smallExponent(s)
 	if ok {
-		r, ok = new(big.Rat).SetString(s)
+		_, ok = r.SetString(s)
 	}
-	if !ok || !isNumber(s) || !r.IsInt() || r.Num().CmpAbs(big.NewInt(maxExact)) > 0 {
-		value := "number " + s
-		if !isNumber(s) {
-			value = jsonKind(s)
-		}
-		return &json.UnmarshalTypeError{Value: value, Type: reflect.TypeFor[int]()}
+	if !ok || !r.IsInt() || r.Num().CmpAbs(big.NewInt(maxExact)) > 0 {
+		return &json.UnmarshalTypeError{Value: "number " + s, Type: reflect.TypeFor[int]()}
 	}
 	*n = Int(r.Num().Int64())
 	return nil

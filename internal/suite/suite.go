@@ -193,10 +193,11 @@ func Parse(file string) (*Case, error) {
 	if reqData == nil || wantData == nil {
 		return c, fmt.Errorf("%s: a case needs request.json and want.json", file)
 	}
-	if c.Requests, err = oneOrMany[Request](reqData); err != nil {
+	var requests []json.RawMessage
+	if c.Requests, requests, err = oneOrMany[Request](reqData); err != nil {
 		return c, fmt.Errorf("%s: request.json: %w", file, err)
 	}
-	if i := missingTask(reqData); i > 0 {
+	if i := missingTask(requests); i > 0 {
 		// As rlmc serve answers it: a request without its task is no
 		// request for an empty one.
 		return c, fmt.Errorf("%s: request.json: %shas no \"task\" (a string; \"\" with a \"select\" for none)", file, entry(i-1, len(c.Requests)))
@@ -206,7 +207,7 @@ func Parse(file string) (*Case, error) {
 			return c, fmt.Errorf("%s: request.json: %sbudget must be a positive number of tokens, not %d", file, entry(i, len(c.Requests)), *r.Budget)
 		}
 	}
-	if c.Wants, err = oneOrMany[Want](wantData); err != nil {
+	if c.Wants, _, err = oneOrMany[Want](wantData); err != nil {
 		return c, fmt.Errorf("%s: want.json: %w", file, err)
 	}
 	switch {
@@ -275,48 +276,36 @@ func (c *Case) checkComparisons() error {
 
 // oneOrMany decodes one object or a list of them, each with its keys spelt
 // exactly and given once (strictjson), as `rlmc serve` reads a request: a
-// case whose "Deny" passed for deny would pin the wrong guarantee.
-func oneOrMany[T any](data []byte) ([]T, error) {
-	data = bytes.TrimSpace(data)
-	if len(data) > 0 && data[0] == '[' {
-		var raws []json.RawMessage
-		if err := json.Unmarshal(data, &raws); err != nil {
-			return nil, err
-		}
-		if len(raws) == 0 {
-			return nil, fmt.Errorf("empty list")
-		}
-		many := make([]T, len(raws))
-		for i, raw := range raws {
-			if err := strictjson.Unmarshal(raw, &many[i]); err != nil {
-				return nil, fmt.Errorf("%s%w", entry(i, len(raws)), strictjson.Explain(err))
-			}
-		}
-		return many, nil
-	}
-	var one T
-	if err := strictjson.Unmarshal(data, &one); err != nil {
-		return nil, strictjson.Explain(err)
-	}
-	return []T{one}, nil
-}
-
-// missingTask returns the first request (1-based) of request.json's data
-// with no "task" key, or a null one; 0 when every one has a task.
-func missingTask(data []byte) int {
+// case whose "Deny" passed for deny would pin the wrong guarantee. It
+// returns each entry's JSON beside it.
+func oneOrMany[T any](data []byte) ([]T, []json.RawMessage, error) {
 	data = bytes.TrimSpace(data)
 	raws := []json.RawMessage{data}
 	if len(data) > 0 && data[0] == '[' {
 		if err := json.Unmarshal(data, &raws); err != nil {
-			return 0 // oneOrMany said why
+			return nil, nil, err
+		}
+		if len(raws) == 0 {
+			return nil, nil, fmt.Errorf("empty list")
 		}
 	}
+	many := make([]T, len(raws))
 	for i, raw := range raws {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil {
-			continue
+		if err := strictjson.Unmarshal(raw, &many[i]); err != nil {
+			return nil, nil, fmt.Errorf("%s%w", entry(i, len(raws)), strictjson.Explain(err))
 		}
-		if t, ok := m["task"]; !ok || string(bytes.TrimSpace(t)) == "null" {
+	}
+	return many, raws, nil
+}
+
+// missingTask returns the first request (1-based) of request.json's
+// entries with no "task" key, or a null one; 0 when every one has a task.
+func missingTask(raws []json.RawMessage) int {
+	for i, raw := range raws {
+		var has struct {
+			Task *string `json:"task"`
+		}
+		if json.Unmarshal(raw, &has) == nil && has.Task == nil {
 			return i + 1
 		}
 	}
