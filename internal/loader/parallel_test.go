@@ -1,0 +1,44 @@
+package loader
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+)
+
+func TestParallelRunsEachIndexOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 1000} {
+		runs := make([]atomic.Int32, n)
+		if err := parallel(context.Background(), n, func(i int) { runs[i].Add(1) }); err != nil {
+			t.Fatalf("n=%d: got error %v; want nil", n, err)
+		}
+		for i := range runs {
+			if got := runs[i].Load(); got != 1 {
+				t.Fatalf("n=%d: index %d ran %d times; want 1", n, i, got)
+			}
+		}
+	}
+}
+
+func TestParallelStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var ran atomic.Int32
+	err := parallel(ctx, 1000, func(i int) {
+		if ran.Add(1) == 10 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got error %v; want context.Canceled", err)
+	}
+	if got := ran.Load(); got >= 1000 {
+		t.Fatalf("ran %d of 1000 after the cancel; want fewer", got)
+	}
+	// A context done after the last index ran leaves nothing undone.
+	ctx, cancel = context.WithCancel(context.Background())
+	if err := parallel(ctx, 5, func(i int) {}); err != nil {
+		t.Fatalf("got error %v; want nil", err)
+	}
+	cancel()
+}
