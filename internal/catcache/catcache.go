@@ -95,8 +95,10 @@ type Cache struct {
 	// Reserve, when set, is called with how much memory a Load may
 	// allocate without collecting (twice the size of the cache file it
 	// decodes: what it allocates is about the file's size, and kept), and
-	// the function it returns when that Load ends (gctune.Reserve).
-	Reserve func(bytes uint64) (release func())
+	// the function it returns when that Load ends (gctune.Reserve): with
+	// kept true when the Load returns what it decoded, false before it
+	// builds an index, whose garbage is collected as a build's.
+	Reserve func(bytes uint64) (release func(kept bool))
 	// Warn, when set, hears once, from whichever operation finds it, why
 	// the folder is refused and the cache off.
 	Warn func(*Off)
@@ -214,7 +216,7 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 	key := c.key(r, policy)
 	file := fileName(key)
 	prior, release := c.read(file, key)
-	defer release()
+	defer release(true)
 	if prior != nil {
 		st.Hit = true
 		r.Prior, r.PriorOwned = prior.rec, true
@@ -244,7 +246,7 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 	}
 	// What follows builds an index, as a start without the cache does:
 	// its garbage is collected as a build's.
-	release()
+	release(false)
 	var reuse func(*ir.Unit) *retrieval.Bag
 	if prior != nil {
 		bags := prior.bagsByOrigin(c)
@@ -445,8 +447,8 @@ func (p *cached) decodeAhead() {
 // read returns the cache in file when its key is key and it checks out,
 // else nil, and the function that ends what c.Reserve reserved for
 // decoding it.
-func (c *Cache) read(file string, key [32]byte) (p *cached, release func()) {
-	release = func() {}
+func (c *Cache) read(file string, key [32]byte) (p *cached, release func(kept bool)) {
+	release = func(bool) {}
 	p, _ = readChecked(c, file, maxCacheBytes, key, func(data []byte, key [32]byte) (*cached, error) {
 		if c.Reserve != nil {
 			release = c.Reserve(2 * uint64(len(data)))

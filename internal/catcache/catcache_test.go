@@ -150,14 +150,16 @@ func TestReserve(t *testing.T) {
 	root, c := base(t), newCache(t)
 	var reserved []uint64
 	held := 0
-	c.Reserve = func(n uint64) func() {
+	var kept []bool
+	c.Reserve = func(n uint64) func(bool) {
 		reserved = append(reserved, n)
 		held++
 		done := false
-		return func() {
+		return func(k bool) {
 			if !done {
 				done = true
 				held--
+				kept = append(kept, k)
 			}
 		}
 	}
@@ -169,12 +171,15 @@ func TestReserve(t *testing.T) {
 	info, err := os.Stat(cacheFile(t, c))
 	must(t, err)
 	load(t, c, opts, "")
-	if want := []uint64{2 * uint64(info.Size())}; !slices.Equal(reserved, want) || held != 0 {
-		t.Errorf("second load: got reservations %v, %d held; want %v, none held", reserved, held, want)
+	if want := []uint64{2 * uint64(info.Size())}; !slices.Equal(reserved, want) || held != 0 || !slices.Equal(kept, []bool{true}) {
+		t.Errorf("second load: got reservations %v, %d held, released keeping %v; want %v, none held, released keeping [true]", reserved, held, kept, want)
 	}
 	testkit.WriteFile(t, filepath.Join(root, "plain", "SKILL.md"), "---\nname: plain\ndescription: Format dates.\n---\n")
 	if st := load(t, c, opts, ""); !st.Hit || st.IndexReused || held != 0 || len(reserved) != 2 {
 		t.Errorf("changed catalog: got %+v, %d reservations, %d held; want a hit with the index built, 2 reservations, none held", st, len(reserved), held)
+	}
+	if !slices.Equal(kept, []bool{true, false}) {
+		t.Errorf("changed catalog: released keeping %v; want [true false], not kept before the build", kept)
 	}
 }
 

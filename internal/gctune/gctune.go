@@ -106,6 +106,7 @@ func start(headroom uint64, least int) (stop func()) {
 		defer t.mu.Unlock()
 		if !t.stopped {
 			t.stopped = true
+			t.endEasing()
 			debug.SetGCPercent(t.prev)
 		}
 	}
@@ -119,40 +120,79 @@ const totalMemory = "/memory/classes/total:bytes"
 // StartBuild) allocate n more bytes before its next collection, until
 // the returned function is called: the collector is off, under a
 // memory limit of what the process holds now plus n (never above a limit
-// already set, GOMEMLIMIT's). A start from the catalog cache allocates
+// already set, GOMEMLIMIT's). Released with kept true (the process keeps
+// most of what it allocated meanwhile), it stays off until the process
+// has allocated its headroom more (see ease); with kept false, the target
+// is retuned at once. A start from the catalog cache allocates
 // about as much as the cache file holds, nearly all of it kept until
 // the process exits: a collection during it finds little garbage and
 // takes a core the start needs (at 5,000 realistic skills a seventh of
 // its time). It does nothing for a server (Start) or without a tuner.
-func Reserve(n uint64) (release func()) {
+func Reserve(n uint64) (release func(kept bool)) {
+	none := func(bool) {}
 	t := running.Load()
 	if t == nil {
-		return func() {}
+		return none
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.stopped || t.reserved || t.least >= 100 {
-		return func() {}
+		return none
 	}
 	total, ok := metric(totalMemory)
 	if !ok {
-		return func() {}
+		return none
 	}
 	prevLimit := debug.SetMemoryLimit(-1)
 	debug.SetMemoryLimit(min(prevLimit, int64(min(total+n, math.MaxInt64/2))))
 	debug.SetGCPercent(-1)
 	t.reserved = true
-	return func() {
+	return func(kept bool) {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if !t.reserved {
 			return
 		}
 		t.reserved = false
-		debug.SetMemoryLimit(prevLimit)
-		if !t.stopped {
+		switch {
+		case t.stopped:
+			debug.SetMemoryLimit(prevLimit)
+		case kept:
+			t.ease(prevLimit)
+		default:
+			debug.SetMemoryLimit(prevLimit)
 			t.retune()
 		}
+	}
+}
+
+// ease ends a reservation: the collector stays off until the process
+// has allocated what its target would allow past what it holds now (the
+// headroom, or t.least percent of it when more), and the collection that
+// limit forces retunes as usual. The live heap the target would be taken
+// from is the one found before the reservation, a fraction of what the
+// process now holds and keeps: retuned from it, a command that compiles
+// once from the cache was collected at once, its assists landing on the
+// compile (at 5,000 realistic skills, 3 ms of its 55). The caller holds
+// t.mu.
+func (t *tuner) ease(prevLimit int64) {
+	total, ok := metric(totalMemory)
+	if !ok {
+		debug.SetMemoryLimit(prevLimit)
+		t.retune()
+		return
+	}
+	allow := max(t.headroom, total/100*uint64(t.least))
+	debug.SetMemoryLimit(min(prevLimit, int64(min(total+allow, math.MaxInt64/2))))
+	t.easing, t.prevLimit = true, prevLimit
+}
+
+// endEasing restores the memory limit ease lowered, if it did. The caller
+// holds t.mu.
+func (t *tuner) endEasing() {
+	if t.easing {
+		t.easing = false
+		debug.SetMemoryLimit(t.prevLimit)
 	}
 }
 
@@ -194,6 +234,11 @@ type tuner struct {
 	// reserved: Reserve has turned the collector off under a memory
 	// limit, and a collection the limit forces retunes nothing.
 	reserved bool
+	// easing: a reservation has ended, and until the next collection
+	// the collector is off under the memory limit ease set; prevLimit is
+	// the limit to restore.
+	easing    bool
+	prevLimit int64
 	// mu orders a retune after a collection with stop, so nothing
 	// retunes once stop has restored the old GOGC.
 	mu      sync.Mutex
@@ -223,6 +268,7 @@ func (t *tuner) collected() {
 		return
 	}
 	if !t.reserved {
+		t.endEasing()
 		t.retune()
 	}
 	t.arm()

@@ -122,7 +122,7 @@ func TestStartLeavesChosenGOGC(t *testing.T) {
 func TestReserve(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Cleanup(func() { debug.SetGCPercent(100); debug.SetMemoryLimit(math.MaxInt64) })
-	Reserve(1 << 20)() // none at work
+	Reserve(1 << 20)(true) // none at work
 
 	stop := StartShort(Command)
 	before := debug.SetMemoryLimit(-1)
@@ -136,19 +136,55 @@ func TestReserve(t *testing.T) {
 	if again := Reserve(1 << 20); again == nil {
 		t.Fatal("got a nil release")
 	}
-	release()
+	release(true)
+	// Released, the collector stays off until the process has allocated
+	// its headroom past what it holds.
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Errorf("released: got GOGC %d; want off (-1) until the next collection", got)
+	}
+	total, _ := metric(totalMemory)
+	if got := debug.SetMemoryLimit(-1); got < int64(total) || got > int64(total)+2*Command || got >= before {
+		t.Errorf("released: got memory limit %d; want about %d, what the process holds and its headroom", got, total+Command)
+	}
+	release(true) // twice: nothing
+	// The next collection retunes and restores the limit.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		runtime.GC()
+		if debug.SetMemoryLimit(-1) == before {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // the cleanup runs on its own goroutine
+	}
 	if got := debug.SetGCPercent(-1); got < shortPercent {
-		t.Errorf("released: got GOGC %d; want at least %d", got, shortPercent)
+		t.Errorf("collected: got GOGC %d; want at least %d", got, shortPercent)
 	}
-	debug.SetGCPercent(percent(0, Command, shortPercent))
 	if got := debug.SetMemoryLimit(-1); got != before {
-		t.Errorf("released: got memory limit %d; want %d back", got, before)
+		t.Errorf("collected: got memory limit %d; want %d back", got, before)
 	}
-	release() // twice: nothing
 	stop()
 
+	// Stopped before a collection ends the easing too.
+	stop = StartShort(Command)
+	Reserve(64 << 20)(true)
+	stop()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("stopped: got memory limit %d; want %d back", got, before)
+	}
+
+	// Released with nothing kept, it retunes at once.
+	stop = StartShort(Command)
+	Reserve(64 << 20)(false)
+	if got := debug.SetGCPercent(-1); got < shortPercent {
+		t.Errorf("released, not kept: got GOGC %d; want at least %d", got, shortPercent)
+	}
+	debug.SetGCPercent(percent(0, Command, shortPercent))
+	stop()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("stopped: got memory limit %d; want %d back", got, before)
+	}
+
 	stop = Start(Serve)
-	Reserve(64 << 20)()
+	Reserve(64 << 20)(true)
 	if got := debug.SetGCPercent(-1); got == -1 {
 		t.Error("a server's tuner turned the collector off")
 	}
