@@ -269,7 +269,7 @@ func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool
 	for id := range bags {
 		bags[id].countUseWhen(useDF, quotedCap)
 	}
-	t := tableOf(bags, p)
+	t := tableOf(bags, p, !keep)
 	if t == nil {
 		return ix, nil
 	}
@@ -794,21 +794,28 @@ type table struct {
 	// as its two stems' numbers, packed (see newBigramTable): a table of
 	// bigrams keyed by pairs of strings was the largest thing a build
 	// held at its peak.
-	stems  []string
-	grams  []uint64
-	gdf    []int32
-	gids   []int32
+	stems []string
+	grams []uint64
+	gdf   []int32
+	gids  []int32
+	// sizes holds, bag after bag, how many terms and how many bigrams it
+	// has: what fill needs of a bag whose lists tableOf let go.
+	sizes  [][2]int32
 	avgLen [numFields]float64
 }
 
-// tableOf builds the table of bags; nil when p stops.
-func tableOf(bags []bag, p *pulse.Pulse) *table {
+// tableOf builds the table of bags; nil when p stops. With release, it
+// lets go of each bag's terms and bigrams once it has numbered them, as
+// a build that keeps no bag does: held until fill had written the
+// postings, they were a fifth of the peak heap of a start over 5,000
+// realistic skills.
+func tableOf(bags []bag, p *pulse.Pulse, release bool) *table {
 	var nPostings, nGrams int
 	for i := range bags {
 		nPostings += len(bags[i].terms)
 		nGrams += len(bags[i].grams)
 	}
-	t := &table{ids: make([]int32, 0, nPostings), gids: make([]int32, 0, nGrams)}
+	t := &table{ids: make([]int32, 0, nPostings), gids: make([]int32, 0, nGrams), sizes: make([][2]int32, len(bags))}
 	termID := map[string]int32{}
 	var stems numbering
 	gramID := map[uint64]int32{}
@@ -841,6 +848,10 @@ func tableOf(bags []bag, p *pulse.Pulse) *table {
 		for f := range b.lens {
 			t.avgLen[f] += float64(b.lens[f])
 		}
+		t.sizes[i] = [2]int32{int32(len(b.terms)), int32(len(b.grams))}
+		if release {
+			b.terms, b.grams = nil, nil
+		}
 	}
 	for f := range t.avgLen {
 		if n := len(bags); n > 0 {
@@ -868,7 +879,7 @@ func (t *table) fill(ix *Index, bags []bag, p *pulse.Pulse) bool {
 		}
 		b := &bags[id]
 		c, bumped := 0, 0
-		for i := range b.terms {
+		for i := range int(t.sizes[id][0]) {
 			k := t.ids[next]
 			next++
 			var tf [numFields]float32
@@ -876,7 +887,7 @@ func (t *table) fill(ix *Index, bags []bag, p *pulse.Pulse) bool {
 			postings[at[k]] = posting{unit: int32(id), fields: fieldsOf(&tf), sat: saturate(tf, b.lens, t.avgLen)}
 			at[k]++
 		}
-		for range b.grams {
+		for range t.sizes[id][1] {
 			k := t.gids[gnext]
 			gnext++
 			units[gat[k]] = int32(id) // id ascends: units in order
