@@ -40,11 +40,11 @@ func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		// the task, joined by single spaces.
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tune := gctune.StartShort
 			if p.noCache {
-				tune = gctune.StartBuild // it reads every skill
+				defer gctune.StartBuild(gctune.Build)() // it reads every skill
+			} else {
+				defer gctune.StartShort(gctune.Command)()
 			}
-			defer tune(gctune.Command)()
 			p.taskSet = cmd.Flags().Changed("task")
 			if len(args) > 0 {
 				if p.taskSet {

@@ -33,7 +33,7 @@ func newHookBuildCmd(stderr io.Writer) *cobra.Command {
 		Hidden: true,
 		Args:   noCommand,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			defer gctune.StartBuild(gctune.Command)()
+			defer gctune.StartBuild(gctune.Build)()
 			ctx, cancel := context.WithTimeout(cmd.Context(), buildTimeout)
 			defer cancel()
 			return buildHookCache(ctx, roots, policy, stderr)

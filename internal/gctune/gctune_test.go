@@ -86,8 +86,8 @@ func TestStartRetunes(t *testing.T) {
 	}
 }
 
-// TestBuilding: Building lowers the least GOGC of the tuner at work to
-// StartBuild's, and does nothing once it is stopped or with none at work.
+// TestBuilding: Building lowers the least GOGC and the headroom of the
+// tuner at work to a build's, and does nothing once it is stopped or with none at work.
 func TestBuilding(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Cleanup(func() { debug.SetGCPercent(100) })
@@ -95,8 +95,8 @@ func TestBuilding(t *testing.T) {
 	stop := StartShort(Command)
 	tn := running.Load()
 	Building()
-	if tn.least != buildPercent {
-		t.Errorf("got least %d after Building; want %d", tn.least, buildPercent)
+	if tn.least != buildPercent || tn.headroom != Build {
+		t.Errorf("got least %d, headroom %d after Building; want %d, %d", tn.least, tn.headroom, buildPercent, Build)
 	}
 	stop()
 	if running.Load() != nil {
