@@ -129,8 +129,8 @@ const totalMemory = "/memory/classes/total:bytes"
 // memory limit of what the process holds now plus n (never above a limit
 // already set, GOMEMLIMIT's). Released with kept true (the process keeps
 // most of what it allocated meanwhile), it stays off until the process
-// has allocated a little more (see ease); with kept false, the target is
-// retuned at once. A start from the catalog cache allocates
+// has allocated its headroom more (see ease); with kept false, the
+// target is retuned at once. A start from the catalog cache allocates
 // about as much as the cache file holds, nearly all of it kept until
 // the process exits: a collection during it finds little garbage and
 // takes a core the start needs (at 5,000 realistic skills a seventh of
@@ -190,8 +190,7 @@ func (t *tuner) ease(prevLimit int64) {
 		t.retune()
 		return
 	}
-	allow := t.headroom
-	debug.SetMemoryLimit(min(prevLimit, int64(min(total+allow, math.MaxInt64/2))))
+	debug.SetMemoryLimit(min(prevLimit, int64(min(total+t.headroom, math.MaxInt64/2))))
 	t.easing, t.prevLimit = true, prevLimit
 }
 
