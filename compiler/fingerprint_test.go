@@ -153,3 +153,17 @@ func TestBodyChangedOfARejectedCandidate(t *testing.T) {
 		t.Errorf("selected: got %v; want body_changed", err)
 	}
 }
+
+// TestHasherEncoding pins the fingerprints' encoding: each part, a string
+// or bytes alike, as its length (8 bytes, big-endian) and its bytes, all
+// under one SHA-256. The digest was computed apart from this code.
+func TestHasherEncoding(t *testing.T) {
+	h := newHasher()
+	h.add("rlmc/catalog/v2")
+	h.add("")
+	h.addBytes([]byte(`{"name":"x"}`))
+	const want = "sha256:3847945cc77144a3bad451e707ddb11acbf8e1d57ff2fdc504aa1758d69af2a8"
+	if got := h.sum(); got != want {
+		t.Errorf("got %s; want %s", got, want)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"hash"
+	"io"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -112,27 +114,36 @@ func referenceText(u *ir.Unit, path string) string {
 func referencePath(u *ir.Unit) string { return filepath.Join(u.Root, filepath.FromSlash(u.Path)) }
 
 // hasher builds fingerprints over a length-prefixed canonical encoding, so
-// that no two different inputs encode alike.
-type hasher struct{ h [][]byte }
+// that no two different inputs encode alike. Each part is hashed as it is
+// added: a catalog's fingerprint hashes every unit's JSON, which kept
+// whole until the end was a tenth of what an uncached start allocated.
+type hasher struct{ d hash.Hash }
 
-func (h *hasher) add(s string) { h.h = append(h.h, []byte(s)) }
+func newHasher() *hasher { return &hasher{d: sha256.New()} }
 
-func (h *hasher) sum() string {
-	d := sha256.New()
-	var n [8]byte
-	for _, b := range h.h {
-		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-		d.Write(n[:])
-		d.Write(b)
-	}
-	return "sha256:" + hex.EncodeToString(d.Sum(nil))
+func (h *hasher) add(s string) {
+	h.length(len(s))
+	io.WriteString(h.d, s)
 }
+
+func (h *hasher) addBytes(b []byte) {
+	h.length(len(b))
+	h.d.Write(b)
+}
+
+func (h *hasher) length(n int) {
+	var buf [8]byte
+	binary.BigEndian.PutUint64(buf[:], uint64(n))
+	h.d.Write(buf[:])
+}
+
+func (h *hasher) sum() string { return "sha256:" + hex.EncodeToString(h.d.Sum(nil)) }
 
 // promptFingerprint identifies a compiled prompt: the rendered text and the
 // ordered (name, content digest) of the selected units. Task wording, paths,
 // time and order of discovery do not enter it.
 func promptFingerprint(prompt string, selected []*ir.Unit) string {
-	h := &hasher{}
+	h := newHasher()
 	h.add("rlmc/prompt/v1")
 	h.add(prompt)
 	for _, u := range selected {
@@ -162,14 +173,14 @@ func catalogFingerprint(cat *ir.Catalog) string {
 		}
 		return units[i].Precedence < units[j].Precedence
 	})
-	h := &hasher{}
+	h := newHasher()
 	h.add("rlmc/catalog/v2")
 	for _, u := range units {
 		h.add(u.Name)
 		h.add(string(u.Status))
 		h.add(strconv.Itoa(u.Precedence))
 		if u.Status == ir.StatusOK {
-			h.add(decisionFields(u))
+			h.addBytes(decisionFields(u))
 		}
 	}
 	return h.sum()
@@ -182,7 +193,7 @@ func catalogFingerprint(cat *ir.Catalog) string {
 // (recorded, never interpreted, and already covered by SHA256). JSON of a
 // fixed struct is canonical: fields in declaration order, map keys sorted,
 // strings quoted.
-func decisionFields(u *ir.Unit) string {
+func decisionFields(u *ir.Unit) []byte {
 	v := *u
 	v.Root, v.Path, v.File, v.ShadowedBy, v.Variant, v.HostFields = "", "", "", "", "", nil
 	data, err := json.Marshal(&v)
@@ -191,5 +202,5 @@ func decisionFields(u *ir.Unit) string {
 		// them, which always encode; a failure is a programming error.
 		panic("rlmc: cannot encode a unit for its fingerprint: " + err.Error())
 	}
-	return string(data)
+	return data
 }

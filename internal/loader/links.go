@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/rlmc-dev/rlmc/ir"
@@ -28,9 +29,11 @@ import (
 // scanLinks returns the link destinations of body outside code, in order.
 // firstLine is the file line of body[0].
 func scanLinks(body []byte, firstLine int) []Link {
-	text := maskFences(body)
+	sc := linkScratches.Get().(*linkScratch)
+	defer linkScratches.Put(sc)
+	text := maskFences(body, &sc.masked)
 	lines := newLineIndex(text, firstLine)
-	runs := backtickRuns(text)
+	runs := backtickRuns(text, &sc.runs)
 	var (
 		out    []Link
 		titles titleCache
@@ -91,19 +94,30 @@ func scanLinks(body []byte, firstLine int) []Link {
 	return out
 }
 
+// linkScratch is what one scan builds and drops: the body with its code
+// blocks blanked and its backtick runs. Most real bodies have both, and
+// made anew for each they were a tenth of what an uncached start
+// allocated; a scan's links are copied out of them (Link.Target).
+type linkScratch struct {
+	masked []byte
+	runs   spans
+}
+
+var linkScratches = sync.Pool{New: func() any { return new(linkScratch) }}
+
 // markup marks the bytes the link scan stops at: those its cases read,
 // and the line break before a line that may hold a reference definition.
 var markup = [256]bool{'\\': true, '`': true, '<': true, ']': true, '\n': true}
 
 // maskFences returns body with every line of a fenced code block, fences
-// included, blanked to spaces: a copy when there is a block to blank, else
-// body itself, which the caller only reads. Newlines stay, so offsets keep
+// included, blanked to spaces: a copy, made in *buf, when there is a block
+// to blank, else body itself, which the caller only reads. Newlines stay, so offsets keep
 // their lines and a blanked block still ends a paragraph. A fence opens with
 // at most three spaces of indent and three or more backticks or tildes (an
 // info string after backticks may hold none), and closes with at least as
 // many of the same character and nothing else; an unclosed fence runs to
 // the end, as CommonMark has it.
-func maskFences(body []byte) []byte {
+func maskFences(body []byte, buf *[]byte) []byte {
 	if !bytes.Contains(body, []byte("```")) && !bytes.Contains(body, []byte("~~~")) {
 		return body // no fence can open: most bodies, found at the speed of a search
 	}
@@ -127,7 +141,8 @@ func maskFences(body []byte) []byte {
 		}
 		if blank {
 			if !copied {
-				text, copied = append([]byte(nil), body...), true
+				*buf = append((*buf)[:0], body...)
+				text, copied = *buf, true
 			}
 			for k := pos; k < end; k++ {
 				text[k] = ' '
@@ -208,8 +223,14 @@ type spans struct {
 	cursor map[int]int   // run length -> first index of byLen not yet passed
 }
 
-func backtickRuns(text []byte) *spans {
-	s := &spans{} // the maps are made at the first run: most bodies have none
+func backtickRuns(text []byte, s *spans) *spans {
+	// The maps are made at the first run of the first body that has one,
+	// and emptied for each body after it.
+	s.runs = s.runs[:0]
+	for n := range s.byLen {
+		s.byLen[n] = s.byLen[n][:0]
+	}
+	clear(s.cursor)
 	// para counts the blank lines that end before counted, a line start;
 	// a line with a run is not blank, so a run's paragraph is the count
 	// taken up to its line. Each line is looked at once.

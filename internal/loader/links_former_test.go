@@ -11,7 +11,8 @@ import (
 // bytes it reads and found backtick runs by searching for them: the
 // reference FuzzScanLinksAgrees holds the scan to.
 func scanLinksFormer(body []byte, firstLine int) []Link {
-	text := maskFences(body)
+	var buf []byte
+	text := maskFences(body, &buf)
 	lines := newLineIndex(text, firstLine)
 	runs := backtickRunsFormer(text)
 	var (
