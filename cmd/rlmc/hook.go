@@ -133,7 +133,7 @@ command line, or the policy. The prompt never does.`,
 	intVar(fl, &p.budget, "budget", 0, "positive token ceiling for the selected bodies (default from the policy, else 8000)")
 	intVar(fl, &p.maxChars, "max-chars", hookMaxChars, "positive ceiling on the whole output in characters (Claude Code's limit); bodies that do not fit are rendered as references")
 	fl.DurationVar(&p.timeout, "timeout", defaultHookTimeout, "deadline of the whole hook run")
-	fl.DurationVar(&p.loadTimeout, "load-timeout", 0, "how long a load without a catalog cache may take before it is left to a builder (default: until shortly before the deadline)")
+	fl.DurationVar(&p.loadTimeout, "load-timeout", 0, "how long a load may take before it is left to a builder that writes the catalog cache (default: until shortly before the deadline)")
 	fl.MarkHidden("load-timeout")
 	registerNoCache(cc, &p.noCache)
 	hook.AddCommand(cc, newHookBuildCmd(stderr))
@@ -173,7 +173,7 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 		}()
 		a.out, a.err = hookAnswer(ctx, p, stdin, stderr, &cold)
 	}()
-	// A load without a cache is left to a builder at p.loadBy whether or
+	// A load not done by p.loadBy is left to a builder whether or
 	// not it heeds its context at once.
 	leave := time.NewTimer(time.Until(p.loadBy))
 	defer leave.Stop()
@@ -198,7 +198,7 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 		case <-ctx.Done():
 			// Whatever still runs (a read that ignores the context) is
 			// left behind: the process exits, the prompt goes on. A
-			// load without a cache is left to a builder.
+			// load not done is left to a builder.
 			if err := cold.leave(); err != nil {
 				return err
 			}
@@ -216,16 +216,17 @@ func loadMargin(timeout time.Duration) time.Duration { return min(timeout/4, 250
 // to when the client started it.
 var processStart = time.Now()
 
-// coldLoad is a load of a catalog whose cache file is not there yet, which
-// a hook that cannot wait for it leaves to a builder process (see
+// coldLoad is a load of a catalog that the cache may not serve in time
+// (its file is not there yet, or the catalog changed since), which a
+// hook that cannot wait for it leaves to a builder process (see
 // startBuilder), once.
 type coldLoad struct {
 	mu    sync.Mutex
-	start func() error // nil while no load without a cache runs
+	start func() error // nil while no such load runs
 	err   error
 }
 
-// begin records a load without a cache, and how to leave it to a builder.
+// begin records a load, and how to leave it to a builder.
 func (c *coldLoad) begin(start func() error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -311,19 +312,25 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	}
 	loadCtx := ctx
 	if cache != nil {
-		if key := compiler.CacheKey(opts, pol, cache); !cache.Has(key) {
-			if cache.Building(key) {
-				// Another prompt's builder is at work: a load here
-				// would only slow it down.
-				return nil, notReady(nil)
-			}
-			args := buildArgs(opts.Roots, p.policy)
-			cold.begin(func() error { return startBuilder(cache, key, args) })
-			defer cold.end()
-			var cancel context.CancelFunc
-			loadCtx, cancel = context.WithDeadline(ctx, p.loadBy)
-			defer cancel()
+		// A load that has not finished shortly before the deadline is
+		// left to a builder, whether the cache file is missing or cannot
+		// serve this load as it stands (a skill edited since it was
+		// written, a damaged file): the load then reads and analyses
+		// what changed and writes the file again, which a prompt that
+		// is cut off at its deadline would never get to, prompt after
+		// prompt.
+		key := compiler.CacheKey(opts, pol, cache)
+		if cache.Building(key) {
+			// Another prompt's builder is at work: a load here would
+			// only slow it down.
+			return nil, notReady(nil)
 		}
+		args := buildArgs(opts.Roots, p.policy)
+		cold.begin(func() error { return startBuilder(cache, key, args) })
+		defer cold.end()
+		var cancel context.CancelFunc
+		loadCtx, cancel = context.WithDeadline(ctx, p.loadBy)
+		defer cancel()
 	}
 	c, err := compiler.LoadWith(loadCtx, opts, pol, cache)
 	if err != nil {

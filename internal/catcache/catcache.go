@@ -89,8 +89,10 @@ type Cache struct {
 	Debug io.Writer
 	// OnLoad, when set, hears what each Load took from the cache.
 	OnLoad func(Stats)
-	// OnBuild, when set, is called when a Load finds no cache file it can
-	// use, before it reads and analyses every skill.
+	// OnBuild, when set, is called when a Load turns out to build: it
+	// finds no cache file it can use, before it reads and analyses every
+	// skill, or the catalog changed since the file was written, before it
+	// builds the index again.
 	OnBuild func()
 	// Reserve, when set, is called with how much memory a Load may
 	// allocate without collecting (twice the size of the cache file it
@@ -247,6 +249,9 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 	// What follows builds an index, as a start without the cache does:
 	// its garbage is collected as a build's.
 	release(false)
+	if prior != nil && c.OnBuild != nil {
+		c.OnBuild()
+	}
 	var reuse func(*ir.Unit) *retrieval.Bag
 	if prior != nil {
 		bags := prior.bagsByOrigin(c)
@@ -258,8 +263,19 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 		}
 		reuse = func(u *ir.Unit) *retrieval.Bag { return from[u] }
 	}
+	// A folder refused (Off) takes no file: the bags, kept only to be
+	// written, are not kept, and nothing is encoded.
+	off := c.Off() != nil
 	pl := pulse.New(ctx)
-	ix, bags := retrieval.BuildWith(cat, pl, reuse)
+	var (
+		ix   *retrieval.Index
+		bags []*retrieval.Bag
+	)
+	if off {
+		ix = retrieval.Build(cat, pl)
+	} else {
+		ix, bags = retrieval.BuildWith(cat, pl, reuse)
+	}
 	if pl.Now() {
 		return cat, nil, "", st, nil
 	}
@@ -267,9 +283,14 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 	if derive != nil {
 		derived = derive(cat)
 	}
-	st.Stored = c.store(file, key, rec, cat, ix, bags, derived)
+	if !off {
+		st.Stored = c.store(file, key, rec, cat, ix, bags, derived)
+	}
 	return cat, ix, derived, st, nil
 }
+
+// testHookStore, when set by a test, is called as a store begins.
+var testHookStore func()
 
 // Key names one cache file: the key of a load's options and policy.
 type Key [32]byte
@@ -455,6 +476,13 @@ func (c *Cache) read(file string, key [32]byte) (p *cached, release func(kept bo
 		}
 		return parse(data, key)
 	})
+	if p == nil {
+		// A file that does not check out leaves every skill to read and
+		// analyse: a build's, collected as one, not under the
+		// reservation made for decoding it.
+		release(false)
+		release = func(bool) {}
+	}
 	return p, release
 }
 
@@ -604,6 +632,9 @@ func (p *cached) bagsByOrigin(c *Cache) map[loader.Origin]*retrieval.Bag {
 // store writes the cache file for key: the record, each unit's bag (by
 // catalog position in bags) and the index. It reports whether it did.
 func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Catalog, ix *retrieval.Index, bags []*retrieval.Bag, derived string) bool {
+	if testHookStore != nil {
+		testHookStore()
+	}
 	pos := make(map[*ir.Unit]int, len(cat.Units))
 	for i, u := range cat.Units {
 		pos[u] = i

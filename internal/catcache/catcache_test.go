@@ -126,8 +126,9 @@ func TestUnchanged(t *testing.T) {
 	}
 }
 
-// TestOnBuild: OnBuild is called when a load finds no cache file to start
-// from, and only then.
+// TestOnBuild: OnBuild is called once when a load finds no cache file to
+// start from, or finds the catalog changed and builds its index again, and
+// not when it takes the index from the file.
 func TestOnBuild(t *testing.T) {
 	root, c := base(t), newCache(t)
 	builds := 0
@@ -140,6 +141,28 @@ func TestOnBuild(t *testing.T) {
 	load(t, c, opts, "")
 	if builds != 1 {
 		t.Errorf("second load: got %d OnBuild calls in all; want still 1", builds)
+	}
+	testkit.WriteFile(t, filepath.Join(root, "plain", "SKILL.md"), "---\nname: plain\ndescription: Format dates.\n---\n")
+	if st := load(t, c, opts, ""); !st.Hit || st.IndexReused || builds != 2 {
+		t.Errorf("changed catalog: got %+v, %d OnBuild calls in all; want a hit with the index built, 2 calls", st, builds)
+	}
+}
+
+// TestRefusedFolderStoresNothing: a cache whose folder is refused (Off)
+// loads as without a cache and encodes nothing for a file it cannot write.
+func TestRefusedFolderStoresNothing(t *testing.T) {
+	root, c := base(t), newCache(t)
+	if err := os.Mkdir(c.Dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(c.Dir, 0o777); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
+	stored := 0
+	testHookStore = func() { stored++ }
+	t.Cleanup(func() { testHookStore = nil })
+	if st := load(t, c, loader.Options{Roots: []string{root}}, ""); st.Stored || stored != 0 || c.Off() == nil {
+		t.Errorf("got %+v, %d stores begun, Off %v; want nothing stored or begun, the folder refused", st, stored, c.Off())
 	}
 }
 
@@ -181,8 +204,18 @@ func TestReserve(t *testing.T) {
 	if !slices.Equal(kept, []bool{true, false}) {
 		t.Errorf("changed catalog: released keeping %v; want [true false], not kept before the build", kept)
 	}
+	// A file that does not check out is released, not kept, before every
+	// skill is read.
+	data, err := os.ReadFile(cacheFile(t, c))
+	must(t, err)
+	data[len(data)/2] ^= 0xff
+	must(t, os.WriteFile(cacheFile(t, c), data, 0o600))
+	heldAtBuild := -1
+	c.OnBuild = func() { heldAtBuild = held }
+	if st := load(t, c, opts, ""); st.Hit || !st.Stored || heldAtBuild != 0 || !slices.Equal(kept[len(kept)-1:], []bool{false}) {
+		t.Errorf("damaged file: got %+v, %d held when the build began, released keeping %v; want a miss that stores, none held, the last not kept", st, heldAtBuild, kept)
+	}
 }
-
 // TestChanges: every kind of change to what the loader reads is seen; the
 // changed unit is read again, the others are reused, and the result
 // equals an uncached load.
