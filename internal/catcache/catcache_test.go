@@ -216,6 +216,7 @@ func TestReserve(t *testing.T) {
 		t.Errorf("damaged file: got %+v, %d held when the build began, released keeping %v; want a miss that stores, none held, the last not kept", st, heldAtBuild, kept)
 	}
 }
+
 // TestChanges: every kind of change to what the loader reads is seen; the
 // changed unit is read again, the others are reused, and the result
 // equals an uncached load.
