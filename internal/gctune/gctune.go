@@ -119,6 +119,9 @@ func start(headroom uint64, least int) (stop func()) {
 	}
 }
 
+// gcCycles names the runtime metric of the collections completed.
+const gcCycles = "/gc/cycles/total:gc-cycles"
+
 // totalMemory names the runtime metric of all the memory the Go runtime
 // has mapped and not released, what a memory limit bounds.
 const totalMemory = "/memory/classes/total:bytes"
@@ -153,7 +156,8 @@ func Reserve(n uint64) (release func(kept bool)) {
 	prevLimit := debug.SetMemoryLimit(-1)
 	debug.SetMemoryLimit(min(prevLimit, int64(min(total+n, math.MaxInt64/2))))
 	debug.SetGCPercent(-1)
-	t.reserved = true
+	t.reserved, t.prevLimit = true, prevLimit
+	t.reservedAt, _ = metric(gcCycles)
 	return func(kept bool) {
 		t.mu.Lock()
 		defer t.mu.Unlock()
@@ -240,13 +244,16 @@ type tuner struct {
 	least    int // the least GOGC set
 	prev     int
 	// reserved: Reserve has turned the collector off under a memory
-	// limit, and a collection the limit forces retunes nothing.
+	// limit; a collection the limit forces ends the reservation.
 	reserved bool
 	// easing: a reservation has ended, and until the next collection
-	// the collector is off under the memory limit ease set; prevLimit is
-	// the limit to restore.
-	easing    bool
-	prevLimit int64
+	// the collector is off under the memory limit ease set.
+	easing bool
+	// prevLimit is the limit to restore when a reservation or an easing
+	// ends; reservedAt counts the collections done when the reservation
+	// began.
+	prevLimit  int64
+	reservedAt uint64
 	// mu orders a retune after a collection with stop, so nothing
 	// retunes once stop has restored the old GOGC.
 	mu      sync.Mutex
@@ -275,10 +282,21 @@ func (t *tuner) collected() {
 	if t.stopped {
 		return
 	}
-	if !t.reserved {
-		t.retune()
-		t.endEasing()
+	if t.reserved {
+		if n, ok := metric(gcCycles); !ok || n <= t.reservedAt {
+			// A collection from before the reservation, heard late.
+			t.arm()
+			return
+		}
+		// The collector is off while reserved: this collection is the
+		// limit's, so the process allocated more than it reserved (tiny
+		// skills decode to many more bytes than their cache file holds),
+		// and would collect at the limit again and again. It goes back
+		// to the target.
+		t.reserved, t.easing = false, true
 	}
+	t.retune()
+	t.endEasing()
 	t.arm()
 }
 

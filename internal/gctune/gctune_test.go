@@ -190,3 +190,30 @@ func TestReserve(t *testing.T) {
 	}
 	stop()
 }
+
+// TestReserveOutgrown: a process that allocates past its reservation is
+// collected at the limit once, and then goes back to its target rather
+// than collecting at the limit again and again.
+func TestReserveOutgrown(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Cleanup(func() { debug.SetGCPercent(100); debug.SetMemoryLimit(math.MaxInt64) })
+	before := debug.SetMemoryLimit(-1)
+	stop := StartShort(Command)
+	defer stop()
+	release := Reserve(1 << 20)
+	defer release(true)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		keep = append(keep, make([]byte, 1<<20)) // past the reservation: the limit collects
+		if debug.SetMemoryLimit(-1) == before && gcPercent() != -1 {
+			break
+		}
+		time.Sleep(time.Millisecond) // the cleanup runs on its own goroutine
+	}
+	defer func() { keep = nil }()
+	if got := gcPercent(); got == -1 {
+		t.Errorf("outgrown: got GOGC off; want a target again")
+	}
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("outgrown: got memory limit %d; want %d back", got, before)
+	}
+}
