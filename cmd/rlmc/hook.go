@@ -192,14 +192,16 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 			_, err := stdout.Write(a.out)
 			return err
 		case <-leave.C:
-			if err := cold.leave(); err != nil {
+			if err := cold.leave(false); err != nil {
 				return err
 			}
 		case <-ctx.Done():
 			// Whatever still runs (a read that ignores the context) is
 			// left behind: the process exits, the prompt goes on. A
-			// load not done is left to a builder.
-			if err := cold.leave(); err != nil {
+			// load not done is left to a builder, building or not: one
+			// that a catalog changed since its file was written keeps
+			// reading skills may not have said so yet.
+			if err := cold.leave(true); err != nil {
 				return err
 			}
 			return fmt.Errorf("no answer within %v", p.timeout)
@@ -207,8 +209,8 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 	}
 }
 
-// loadMargin is how long before its deadline a hook leaves a load without
-// a cache to a builder: time to start one (a fork and an exec, up to a
+// loadMargin is how long before its deadline a hook leaves a load that
+// builds to a builder: time to start one (a fork and an exec, up to a
 // tenth of a second on a busy machine), answer and exit.
 func loadMargin(timeout time.Duration) time.Duration { return min(timeout/4, 250*time.Millisecond) }
 
@@ -216,21 +218,38 @@ func loadMargin(timeout time.Duration) time.Duration { return min(timeout/4, 250
 // to when the client started it.
 var processStart = time.Now()
 
-// coldLoad is a load of a catalog that the cache may not serve in time
-// (its file is not there yet, or the catalog changed since), which a
-// hook that cannot wait for it leaves to a builder process (see
-// startBuilder), once.
+// coldLoad is a hook's load through the catalog cache, which the hook
+// leaves to a builder process (see startBuilder), once, when it builds
+// and is not done by its loadBy: its cache file is not there yet, or the
+// load finds the catalog changed since the file was written, or the file
+// damaged, and reads and analyses skills. A prompt cut off at its
+// deadline would never get to write the file, prompt after prompt.
 type coldLoad struct {
-	mu    sync.Mutex
-	start func() error // nil while no such load runs
-	err   error
+	mu       sync.Mutex
+	start    func() error // nil while no load runs, or once left
+	cancel   func()       // ends the load
+	building bool
+	loadBy   time.Time
+	err      error
 }
 
-// begin records a load, and how to leave it to a builder.
-func (c *coldLoad) begin(start func() error) {
+// begin records a load, how to leave it to a builder and to end it, and
+// whether it builds from the start (no cache file).
+func (c *coldLoad) begin(start func() error, cancel func(), building bool, loadBy time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.start = start
+	c.start, c.cancel, c.building, c.loadBy = start, cancel, building, loadBy
+}
+
+// builds records that the load turned out to build (catcache's OnBuild),
+// and leaves it at once when its loadBy has passed.
+func (c *coldLoad) builds() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.building = true
+	if c.start != nil && !time.Now().Before(c.loadBy) {
+		c.leaveLocked()
+	}
 }
 
 // end records that the load is over.
@@ -240,19 +259,25 @@ func (c *coldLoad) end() {
 	c.start = nil
 }
 
-// leave starts the builder of a load that still runs, and returns the
-// not-ready error to answer with; nil when no such load runs.
-func (c *coldLoad) leave() error {
+// leave starts the builder of a load that still runs and builds (or any
+// load still running, with any), ends the load, and returns the not-ready
+// error to answer with when it built; nil when no such load runs.
+func (c *coldLoad) leave(any bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.start == nil && c.err == nil {
-		return nil
-	}
-	if c.start != nil {
-		c.err = notReady(c.start())
-		c.start = nil
+	if c.start != nil && (c.building || any) {
+		c.leaveLocked()
 	}
 	return c.err
+}
+
+func (c *coldLoad) leaveLocked() {
+	err := c.start()
+	if c.building {
+		c.err = notReady(err)
+	}
+	c.start = nil
+	c.cancel()
 }
 
 // notReady is the hook's one line when its catalog is not loaded in time
@@ -326,16 +351,24 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 			return nil, notReady(nil)
 		}
 		args := buildArgs(opts.Roots, p.policy)
-		cold.begin(func() error { return startBuilder(cache, key, args) })
-		defer cold.end()
 		var cancel context.CancelFunc
-		loadCtx, cancel = context.WithDeadline(ctx, p.loadBy)
+		loadCtx, cancel = context.WithCancel(ctx)
 		defer cancel()
+		cold.begin(func() error { return startBuilder(cache, key, args) }, cancel, !cache.Has(key), p.loadBy)
+		defer cold.end()
+		onBuild := cache.OnBuild
+		cache.OnBuild = func() {
+			if onBuild != nil {
+				onBuild()
+			}
+			cold.builds()
+		}
 	}
 	c, err := compiler.LoadWith(loadCtx, opts, pol, cache)
 	if err != nil {
-		if loadCtx != ctx && loadCtx.Err() != nil && ctx.Err() == nil {
-			if err := cold.leave(); err != nil {
+		if loadCtx.Err() != nil && ctx.Err() == nil {
+			// Left to a builder: the load ended for it.
+			if err := cold.leave(false); err != nil {
 				return nil, err
 			}
 		}
