@@ -283,7 +283,9 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 	if derive != nil {
 		derived = derive(cat)
 	}
-	if !off {
+	// A load whose caller has given up on it (a hook that left it to a
+	// builder) does not begin a file it may not live to finish.
+	if !off && ctx.Err() == nil {
 		st.Stored = c.store(file, key, rec, cat, ix, bags, derived)
 	}
 	return cat, ix, derived, st, nil
@@ -714,13 +716,15 @@ func (c *Cache) write(name string, size, limit int64, emit func(io.Writer) error
 }
 
 // Bounds of prune: a cache file not written for maxAge (its catalog
-// unchanged, or not loaded, for that long) and a temporary file a writer
-// left behind for tmpAge are removed. A cache file is written only when
-// its catalog changes, so a catalog loaded every day but unchanged for
-// maxAge is read from scratch once.
+// unchanged, or not loaded, for that long) and a temporary file not
+// written for tmpAge are removed. A cache file is written only when its
+// catalog changes, so a catalog loaded every day but unchanged for maxAge
+// is read from scratch once. A writer writes its temporary file without
+// a pause, so one unchanged for minutes was left by a process that ended
+// as it wrote (a hook at its deadline): tens of MB each at 20,000 skills.
 const (
 	maxAge = 30 * 24 * time.Hour
-	tmpAge = time.Hour
+	tmpAge = 5 * time.Minute
 )
 
 // prune removes the cache files and temporary files of the folder root
