@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -309,16 +310,21 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		}
 	}
 	opts := loader.Options{Roots: p.roots}
-	var linked []string
 	linkedNote := ""
 	if compiler.Resolve(opts, pol, compiler.Env{Cwd: in.Cwd}).Origin() == loader.FromDefault {
 		// Neither --root nor the policy names roots: the built-in ones
 		// of the prompt's folder, those that exist.
 		home, _ := os.UserHomeDir()
-		opts.Roots, linked = hookRoots(in.Cwd, home, os.Getenv, isDir)
+		var linked, shared []string
+		opts.Roots, linked, shared = hookRoots(in.Cwd, home, os.Getenv, isDir, isSymlink)
+		var left []string
 		if len(linked) > 0 {
-			linkedNote = fmt.Sprintf("%s left out: a link to Claude Code's own skill folder, whose skills Claude Code lists itself", strings.Join(linked, ", "))
+			left = append(left, fmt.Sprintf("%s left out: a link to Claude Code's own skill folder, whose skills Claude Code lists itself", strings.Join(linked, ", ")))
 		}
+		if len(shared) > 0 {
+			left = append(left, fmt.Sprintf("%s left out: Claude Code's own skill folder is a link to it, so Claude Code lists its skills itself", strings.Join(shared, ", ")))
+		}
+		linkedNote = strings.Join(left, "; ")
 		if len(opts.Roots) == 0 {
 			return nil, joinError(fmt.Errorf("no skill root under %s or the home folder (%s is left to Claude Code)", in.Cwd, strings.Join(claudeOwnRoots, ", ")), linkedNote)
 		}
@@ -588,11 +594,13 @@ func readHookInput(stdin io.Reader) (hookInput, error) {
 
 // hookRoots returns the built-in roots of a prompt in cwd (as Resolve
 // decides them) that exist, less Claude Code's own folders, and, apart,
-// those left out as links to one of them (".agents/skills" made a link to
-// ".claude/skills"), which a user would otherwise not know are left to
-// Claude Code. A root named by RLMC_SKILLS_ROOT is kept even when missing,
-// so that Load reports it, as it does for every command.
-func hookRoots(cwd, home string, getenv func(string) string, exists func(string) bool) (roots, linked []string) {
+// those left out as one of them under another name, which a user would
+// otherwise not know are left to Claude Code: linked, a root that is a
+// link to one (".agents/skills" made a link to ".claude/skills"), and
+// shared, a root one of them is a link to (".claude/skills" made a link
+// to ".agents/skills"). A root named by RLMC_SKILLS_ROOT is kept even
+// when missing, so that Load reports it, as it does for every command.
+func hookRoots(cwd, home string, getenv func(string) string, exists, isLink func(string) bool) (roots, linked, shared []string) {
 	own, ownPaths := map[string]bool{}, map[string]bool{} // resolved, and as written
 	for _, d := range claudeOwnRoots {
 		for _, base := range []string{cwd, home} {
@@ -610,10 +618,19 @@ func hookRoots(cwd, home string, getenv func(string) string, exists func(string)
 		case r.Origin == loader.FromEnv || (!own[resolved(r.Dir)] && exists(r.Dir)):
 			roots = append(roots, r.Dir)
 		case exists(r.Dir) && !ownPaths[filepath.Clean(r.Dir)]:
-			linked = append(linked, r.Dir)
+			if isLink(r.Dir) {
+				linked = append(linked, r.Dir)
+			} else {
+				shared = append(shared, r.Dir)
+			}
 		}
 	}
-	return roots, linked
+	return roots, linked, shared
+}
+
+func isSymlink(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
 }
 
 // resolved is path with its symlinks resolved, or path itself when it
