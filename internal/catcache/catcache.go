@@ -69,7 +69,7 @@ const EnvDebug = "RLMC_CACHE_DEBUG"
 
 // formatVersion changes with every change of the file layout or of what
 // a unit, a bag or an index holds.
-const formatVersion = 12
+const formatVersion = 13
 
 // magic opens every cache file.
 var magic = [8]byte{'R', 'L', 'M', 'C', 'C', 'A', 'T', 0}
@@ -238,7 +238,7 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 			st.Reused++
 		}
 	}
-	if prior != nil && sameLoad(prior.rec, rec) {
+	if prior != nil && sameLoad(prior, rec) {
 		ix, err := prior.index(cat, lazy)
 		if err == nil {
 			st.IndexReused = true
@@ -329,15 +329,20 @@ func (c *Cache) Drop(key Key) {
 func fileName(key [32]byte) string { return hex.EncodeToString(key[:16]) + ".cache" }
 
 // sameLoad reports whether a load that made rec read the same catalog as
-// the one that made prior: every unit reused, found in the same order,
-// and discovery said the same. The catalog is then equal to the cached
-// one, and so is its index.
-func sameLoad(prior, rec *loader.Record) bool {
-	if len(prior.Units) != len(rec.Units) || !slices.Equal(prior.Diags, rec.Diags) {
+// the one that made prior: every unit found in the same order, reused or
+// read again as it was (its sum unchanged: a unit the file could not
+// hold), and discovery said the same. The catalog's units are then those
+// the cached index was built from, and so is its index.
+func sameLoad(prior *cached, rec *loader.Record) bool {
+	if len(prior.rec.Units) != len(rec.Units) || !slices.Equal(prior.rec.Diags, rec.Diags) {
 		return false
 	}
 	for i := range rec.Units {
-		if !rec.Units[i].Reused || rec.Units[i].Origin != prior.Units[i].Origin {
+		r := &rec.Units[i]
+		if r.Origin != prior.rec.Units[i].Origin {
+			return false
+		}
+		if !r.Reused && (prior.sums == nil || prior.sums[i] == "" || unitSum(r.Unit) != prior.sums[i]) {
 			return false
 		}
 	}
@@ -434,7 +439,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // cached is a cache file read and checked, its sections not yet decoded
 // but the record.
 type cached struct {
-	rec             *loader.Record
+	rec *loader.Record
+	// sums holds, by unit, the sum of each unit the record holds without
+	// its unit (see unitSum); nil when there is none.
+	sums            []string
 	bags, indexData []byte
 	derived         string
 	// unbound, when set, delivers the index decoded without its catalog
@@ -566,14 +574,14 @@ func parse(data []byte, key [32]byte) (p *cached, err error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := decodeRecord(r)
+	rec, sums, err := decodeRecord(r)
 	if err == nil {
 		err = r.Done()
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &cached{rec: rec, bags: sections[1], indexData: sections[2], derived: string(sections[3])}, nil
+	return &cached{rec: rec, sums: sums, bags: sections[1], indexData: sections[2], derived: string(sections[3])}, nil
 }
 
 // index decodes the cached index against cat, lazily or whole.

@@ -695,3 +695,44 @@ func TestWriterProcess(t *testing.T) {
 		t.Fatal("no load stored the cache file; the test tests nothing")
 	}
 }
+
+// TestUnwrittenUnitKeepsIndex: a unit the file cannot hold (a host field
+// this encoding does not know) or cannot trust (a SKILL.md modified in
+// the future) is read again at every load, and while it reads as it did,
+// the index is taken from the file and nothing is written; once it
+// changes, the index is built again.
+func TestUnwrittenUnitKeepsIndex(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(t *testing.T, file, body string)
+	}{
+		{"host field of an unknown kind", func(t *testing.T, file, body string) {
+			testkit.WriteFile(t, file, "---\nname: plain\narguments: {1: first}\ndescription: "+body+"\n---\n# Dates\n")
+			past := time.Now().Add(-time.Hour)
+			must(t, os.Chtimes(file, past, past))
+		}},
+		{"modified in the future", func(t *testing.T, file, body string) {
+			testkit.WriteFile(t, file, "---\nname: plain\ndescription: "+body+"\n---\n# Dates\n")
+			future := time.Now().Add(24 * time.Hour)
+			must(t, os.Chtimes(file, future, future))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, c := base(t), newCache(t)
+			file := filepath.Join(root, "plain", "SKILL.md")
+			tt.write(t, file, "Format dates in reports.")
+			opts := loader.Options{Roots: []string{root}}
+			load(t, c, opts, "")
+			for i := range 2 {
+				if st := load(t, c, opts, ""); !st.Hit || st.Reused != st.Units-1 || !st.IndexReused || st.Stored {
+					t.Fatalf("load %d after: got %+v; want the unit read again, the others reused, the index reused, nothing stored", i+2, st)
+				}
+			}
+			tt.write(t, file, "Format times in reports.")
+			if st := load(t, c, opts, ""); st.IndexReused || !st.Stored {
+				t.Fatalf("changed: got %+v; want the index built and stored", st)
+			}
+		})
+	}
+}

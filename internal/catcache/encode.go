@@ -1,6 +1,7 @@
 package catcache
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -64,12 +65,34 @@ func encodeRecord(w *binenc.Writer, rec *loader.Record) {
 		w.Bool(ok)
 		if ok {
 			encodeUnit(w, r.Unit)
+		} else {
+			w.Str(unitSum(r.Unit))
 		}
 	}
 	w.Int32s(rec.Order)
 }
 
-func decodeRecord(r *binenc.Reader) (*loader.Record, error) {
+// unitSum is a digest of u as the index and the catalog's decisions read
+// it: every field but its host fields (recorded, never read, and covered
+// by its SHA256). A unit that is not written (untrusted, or holding a host
+// field this encoding does not know) is read again at every load, and
+// when its sum is what it was, the index need not be built again, nor
+// the file written; "" for no unit.
+func unitSum(u *ir.Unit) string {
+	if u == nil {
+		return ""
+	}
+	v := *u
+	v.HostFields = nil
+	w := binenc.NewWriter()
+	encodeUnit(w, &v)
+	sum := sha256.Sum256(w.Bytes())
+	return string(sum[:])
+}
+
+// decodeRecord decodes a load's record, and the sum (unitSum) of each
+// unit it holds without its unit, "" for the others.
+func decodeRecord(r *binenc.Reader) (*loader.Record, []string, error) {
 	rec := &loader.Record{Diags: retrieval.DecodeDiagnostics(r)}
 	rec.Folders = make([]loader.FolderRecord, r.Len())
 	for i := range rec.Folders {
@@ -90,6 +113,7 @@ func decodeRecord(r *binenc.Reader) (*loader.Record, error) {
 		rec.StatAhead() // while the units decode
 	}
 	rec.Units = make([]loader.UnitRecord, r.Len())
+	var sums []string
 	// The units in one allocation: a catalog of thousands would otherwise
 	// be as many objects for the allocator and the collector.
 	slab := make([]ir.Unit, len(rec.Units))
@@ -110,13 +134,18 @@ func decodeRecord(r *binenc.Reader) (*loader.Record, error) {
 		if u.Trusted = r.Bool(); u.Trusted {
 			u.Unit = &slab[i]
 			decodeUnit(r, u.Unit)
+		} else if sum := r.Str(); sum != "" {
+			if sums == nil {
+				sums = make([]string, len(rec.Units))
+			}
+			sums[i] = sum
 		}
 	}
 	rec.Order = r.Int32s() // checked when taken (loader.catalogOrder)
 	if err := r.Err(); err != nil {
-		return nil, fmt.Errorf("decoding the catalog: %w", err)
+		return nil, nil, fmt.Errorf("decoding the catalog: %w", err)
 	}
-	return rec, nil
+	return rec, sums, nil
 }
 
 // encodeUnit writes every field of u. TestUnitRoundTrip fills every field

@@ -106,7 +106,7 @@ func recordRoundTrip(t *testing.T, rec *loader.Record) *loader.Record {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := decodeRecord(r)
+	got, _, err := decodeRecord(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func BenchmarkRecordEncoding(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := decodeRecord(r); err != nil {
+			if _, _, err := decodeRecord(r); err != nil {
 				b.Fatal(err)
 			}
 		}
