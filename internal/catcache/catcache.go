@@ -330,8 +330,9 @@ func fileName(key [32]byte) string { return hex.EncodeToString(key[:16]) + ".cac
 
 // sameLoad reports whether a load that made rec read the same catalog as
 // the one that made prior: every unit found in the same order, reused or
-// read again as it was (its sum unchanged: a unit the file could not
-// hold), and discovery said the same. The catalog's units are then those
+// read again as it was (its sum unchanged: a unit the file could not hold
+// or trust, or whose files are reached through a link), and discovery
+// said the same. The catalog's units are then those
 // the cached index was built from, and so is its index.
 func sameLoad(prior *cached, rec *loader.Record) bool {
 	if len(prior.rec.Units) != len(rec.Units) || !slices.Equal(prior.rec.Diags, rec.Diags) {
@@ -342,11 +343,20 @@ func sameLoad(prior *cached, rec *loader.Record) bool {
 		if r.Origin != prior.rec.Units[i].Origin {
 			return false
 		}
-		if !r.Reused && (prior.sums == nil || prior.sums[i] == "" || unitSum(r.Unit) != prior.sums[i]) {
+		if !r.Reused && (r.Unit == nil || unitSum(r.Unit) != prior.sum(i)) {
 			return false
 		}
 	}
 	return true
+}
+
+// sum returns the sum of the i-th unit of the record (unitSum), or ""
+// when it holds none.
+func (p *cached) sum(i int) string {
+	if p.sums != nil && p.sums[i] != "" {
+		return p.sums[i]
+	}
+	return unitSum(p.rec.Units[i].Unit)
 }
 
 // key hashes everything that can change what a load makes, beside the

@@ -711,6 +711,16 @@ func TestUnwrittenUnitKeepsIndex(t *testing.T) {
 			past := time.Now().Add(-time.Hour)
 			must(t, os.Chtimes(file, past, past))
 		}},
+		{"a resource through a linked folder", func(t *testing.T, file, body string) {
+			dir := filepath.Dir(file)
+			if _, err := os.Lstat(filepath.Join(dir, "refs")); err != nil {
+				testkit.WriteFile(t, filepath.Join(filepath.Dir(dir), "shared-refs", "guide.md"), "guide\n")
+				must(t, os.Symlink("../shared-refs", filepath.Join(dir, "refs")))
+			}
+			testkit.WriteFile(t, file, "---\nname: plain\ndescription: "+body+"\n---\nSee [the guide](refs/guide.md).\n")
+			past := time.Now().Add(-time.Hour)
+			must(t, os.Chtimes(file, past, past))
+		}},
 		{"modified in the future", func(t *testing.T, file, body string) {
 			testkit.WriteFile(t, file, "---\nname: plain\ndescription: "+body+"\n---\n# Dates\n")
 			future := time.Now().Add(24 * time.Hour)
