@@ -260,13 +260,14 @@ func (c *coldLoad) end() {
 	c.start = nil
 }
 
-// leave starts the builder of a load that still runs and builds (or any
-// load still running, with any), ends the load, and returns the not-ready
-// error to answer with when it built; nil when no such load runs.
-func (c *coldLoad) leave(any bool) error {
+// leave starts the builder of a load that still runs and builds (or of
+// any load still running, with always), ends the load, and returns the
+// not-ready error to answer with when it built; nil when no such load
+// runs.
+func (c *coldLoad) leave(always bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.start != nil && (c.building || any) {
+	if c.start != nil && (c.building || always) {
 		c.leaveLocked()
 	}
 	return c.err
@@ -293,11 +294,11 @@ func notReady(buildErr error) error {
 }
 
 // hookAnswer reads the hook input, compiles its prompt and returns what to
-// print: the hook output, or nothing when no skill is selected. When the
-// catalog cache is cold it loads for at most p.loadTimeout, and leaves the
-// load to a builder past it (through cold, which runHook also uses when
-// the deadline comes first); when a builder is at work already, it does
-// not load at all.
+// print: the hook output, or nothing when no skill is selected. A load
+// that builds (no cache file, or one that no longer serves it) runs for
+// at most p.loadTimeout, and is left to a builder past it (through cold,
+// which runHook also uses when the deadline comes first); when a builder
+// is at work already, it does not load at all.
 func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Writer, cold *coldLoad) ([]byte, error) {
 	in, err := readHookInput(stdin)
 	if err != nil {
