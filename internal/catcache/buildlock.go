@@ -16,9 +16,12 @@ import (
 // from building the same catalog at once: whoever makes it builds, or
 // starts the process that does, and the builder removes it when done.
 //
-// The file holds the builder's process id once it is known. A lock whose
-// process is gone (a builder killed), or older than lockAge whatever it
-// holds, is stale: the next LockBuild removes it and takes the lock.
+// The file holds the process id of whoever took it as it is made, then
+// the builder's once it is started. A lock whose process is gone (a
+// builder killed, or a hook killed before it started one), older than
+// lockAge whatever it holds, empty for longer than emptyLockAge (made by
+// a process killed before it wrote its id) or dated in the future is
+// stale: the next LockBuild removes it and takes the lock.
 
 // lockSuffix ends the name of a build lock.
 const lockSuffix = ".lock"
@@ -26,6 +29,10 @@ const lockSuffix = ".lock"
 // lockAge bounds how long a build lock is honoured: far longer than a
 // build of the largest catalog a cache file holds takes.
 const lockAge = 10 * time.Minute
+
+// emptyLockAge bounds how long a lock that holds no process id is
+// honoured: its maker writes one as soon as it has made it.
+const emptyLockAge = 10 * time.Second
 
 // ErrBuilding is LockBuild's answer when another process holds the lock.
 var ErrBuilding = errors.New("the catalog cache is being built by another process")
@@ -73,7 +80,10 @@ func (c *Cache) Building(key Key) bool {
 // younger than lockAge whose process, when it names one, still runs.
 func live(root *os.Root, name string, now time.Time) bool {
 	info, err := root.Lstat(name)
-	if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) > lockAge {
+	if err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	if age := now.Sub(info.ModTime()); age > lockAge || age < -time.Minute {
 		return false
 	}
 	pid, err := lockOwner(root, name)
@@ -81,7 +91,7 @@ func live(root *os.Root, name string, now time.Time) bool {
 		return true // it is there: someone made it
 	}
 	if pid <= 0 {
-		return true // not written yet
+		return now.Sub(info.ModTime()) <= emptyLockAge // not written yet
 	}
 	return processAlive(pid)
 }
@@ -120,7 +130,17 @@ func (c *Cache) LockBuild(key Key) (*BuildLock, error) {
 	for try := 0; ; try++ {
 		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
 		if err == nil {
-			f.Close()
+			// This process's id at once: a hook killed before it starts
+			// its builder leaves a lock that is stale as soon as it is
+			// gone, not one that holds nothing for lockAge.
+			_, err = f.WriteString(strconv.Itoa(os.Getpid()) + "\n")
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				root.Remove(name)
+				return nil, err
+			}
 			return &BuildLock{c: c, name: name}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) || try > 0 {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -102,5 +103,48 @@ func TestBuildLockOfFinishedProcess(t *testing.T) {
 	}
 	if c.Building(key) {
 		t.Error("the lock of a finished process is live")
+	}
+}
+
+// TestBuildLockStaleWithoutOwner: a lock names the process that took it
+// from the start; one that holds no process id (its maker killed before it
+// wrote one) is live for emptyLockAge only, and one dated in the future is
+// stale.
+func TestBuildLockStaleWithoutOwner(t *testing.T) {
+	c := newCache(t)
+	key := Key{3}
+	if _, err := c.LockBuild(key); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(c.Dir, lockName(key))
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strconv.Itoa(os.Getpid()) + "\n"; string(data) != want {
+		t.Errorf("a lock just taken holds %q; want %q, its maker's id", data, want)
+	}
+	tests := []struct {
+		name string
+		age  time.Duration
+		live bool
+	}{
+		{"empty, just made", 0, true},
+		{"empty, made long ago", emptyLockAge + time.Second, false},
+		{"empty, dated in the future", -time.Hour, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.WriteFile(name, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			when := time.Now().Add(-tt.age)
+			if err := os.Chtimes(name, when, when); err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Building(key); got != tt.live {
+				t.Errorf("Building: got %v; want %v", got, tt.live)
+			}
+		})
 	}
 }

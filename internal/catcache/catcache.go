@@ -775,8 +775,13 @@ func prune(root *os.Root, now time.Time) {
 		default:
 			continue
 		}
-		if info, err := root.Lstat(name); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > age {
-			root.Remove(name)
+		// A file dated more than a minute in the future (a clock set
+		// back since, a copy that kept its dates) would otherwise never
+		// reach its bound.
+		if info, err := root.Lstat(name); err == nil && info.Mode().IsRegular() {
+			if d := now.Sub(info.ModTime()); d > age || d < -time.Minute {
+				root.Remove(name)
+			}
 		}
 	}
 }

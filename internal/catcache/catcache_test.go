@@ -605,13 +605,19 @@ func TestPrune(t *testing.T) {
 		strings.Repeat("a", 32) + ".cache": false,
 		strings.Repeat("b", 32) + ".cache": true, // recent
 		".tmp-123":                         false,
+		".tmp-recent":                      true, // a writer may be at work
+		".tmp-future":                      false,
 		"notes.txt":                        true, // not ours
 		"short.cache":                      true, // not a name we write
 	}
 	for name, kept := range files {
 		file := filepath.Join(c.Dir, name)
 		must(t, os.WriteFile(file, []byte("x"), 0o600))
-		if !kept || name == "notes.txt" || name == "short.cache" {
+		switch {
+		case name == ".tmp-future":
+			future := time.Now().Add(24 * time.Hour)
+			must(t, os.Chtimes(file, future, future))
+		case !kept || name == "notes.txt" || name == "short.cache":
 			must(t, os.Chtimes(file, old, old))
 		}
 	}
