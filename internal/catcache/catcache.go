@@ -343,11 +343,26 @@ func sameLoad(prior *cached, rec *loader.Record) bool {
 		if r.Origin != prior.rec.Units[i].Origin {
 			return false
 		}
-		if !r.Reused && (r.Unit == nil || unitSum(r.Unit) != prior.sum(i)) {
+		if r.Reused {
+			continue
+		}
+		if r.Unit == nil || unitSum(r.Unit) != prior.sum(i) {
+			return false
+		}
+		if prior.sums != nil && prior.sums[i] != "" && writable(r) {
+			// Not written last time (read within the racy window, say),
+			// and it would be now: the file is written again, once, so
+			// that the next start reuses it rather than reading it.
 			return false
 		}
 	}
 	return true
+}
+
+// writable reports whether the file holds r's unit itself (see
+// encodeRecord), not only its sum.
+func writable(r *loader.UnitRecord) bool {
+	return r.Trusted && r.Unit != nil && encodable(r.Unit.HostFields)
 }
 
 // sum returns the sum of the i-th unit of the record (unitSum), or ""

@@ -703,9 +703,9 @@ func TestWriterProcess(t *testing.T) {
 }
 
 // TestUnwrittenUnitKeepsIndex: a unit the file cannot hold (a host field
-// this encoding does not know) or cannot trust (a SKILL.md modified in
-// the future) is read again at every load, and while it reads as it did,
-// the index is taken from the file and nothing is written; once it
+// this encoding does not know) or reuse (a resource reached through a
+// linked folder) is read again at every load, and while it reads as it
+// did, the index is taken from the file and nothing is written; once it
 // changes, the index is built again.
 func TestUnwrittenUnitKeepsIndex(t *testing.T) {
 	tests := []struct {
@@ -727,11 +727,6 @@ func TestUnwrittenUnitKeepsIndex(t *testing.T) {
 			past := time.Now().Add(-time.Hour)
 			must(t, os.Chtimes(file, past, past))
 		}},
-		{"modified in the future", func(t *testing.T, file, body string) {
-			testkit.WriteFile(t, file, "---\nname: plain\ndescription: "+body+"\n---\n# Dates\n")
-			future := time.Now().Add(24 * time.Hour)
-			must(t, os.Chtimes(file, future, future))
-		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -750,5 +745,30 @@ func TestUnwrittenUnitKeepsIndex(t *testing.T) {
 				t.Fatalf("changed: got %+v; want the index built and stored", st)
 			}
 		})
+	}
+}
+
+// TestRacyUnitWrittenOnceTrusted: a unit read within the racy window is
+// not written; at the first load after it, when it can be trusted, the
+// file is written again, once, so that the loads after that reuse it
+// rather than read it.
+func TestRacyUnitWrittenOnceTrusted(t *testing.T) {
+	root, c := base(t), newCache(t)
+	file := filepath.Join(root, "plain", "SKILL.md")
+	testkit.WriteFile(t, file, "---\nname: plain\ndescription: Format dates.\n---\n")
+	// Modified a second ago: within the racy window for another second,
+	// and then out of it with its stamp unchanged.
+	recent := time.Now().Add(-time.Second)
+	must(t, os.Chtimes(file, recent, recent))
+	opts := loader.Options{Roots: []string{root}}
+	if st := load(t, c, opts, ""); !st.Stored {
+		t.Fatalf("first load: got %+v; want the file written", st)
+	}
+	time.Sleep(time.Until(recent.Add(2*time.Second + 200*time.Millisecond)))
+	if st := load(t, c, opts, ""); st.Reused != st.Units-1 || !st.Stored {
+		t.Fatalf("first load once trusted: got %+v; want it read again and the file written", st)
+	}
+	if st := load(t, c, opts, ""); st.Reused != st.Units || !st.IndexReused || st.Stored {
+		t.Fatalf("the load after: got %+v; want every unit and the index reused, nothing stored", st)
 	}
 }

@@ -61,7 +61,7 @@ func encodeRecord(w *binenc.Writer, rec *loader.Record) {
 		}
 		w.Str(string(r.Status))
 		retrieval.EncodeDiagnostics(w, r.Diags)
-		ok := r.Trusted && r.Unit != nil && encodable(r.Unit.HostFields)
+		ok := writable(r)
 		w.Bool(ok)
 		if ok {
 			encodeUnit(w, r.Unit)

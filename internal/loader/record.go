@@ -176,9 +176,20 @@ func appendStamp(b []byte, info os.FileInfo) []byte {
 	return appendChangeTime(b, info)
 }
 
-// racy reports whether info was modified within racyWindow of now.
+// racy reports whether info was modified within racyWindow of now. A
+// file dated in the future (a clock set back, an archive unpacked as its
+// maker's clock had it) would stay within it until that date, read again
+// at every load: its inode's change time, which every write sets to the
+// system's clock, says instead when it last changed, where the system
+// says.
 func racy(info os.FileInfo, now time.Time) bool {
-	return info.ModTime().After(now.Add(-racyWindow))
+	when := info.ModTime()
+	if when.After(now) {
+		if ctime, ok := changeTime(info); ok {
+			when = ctime
+		}
+	}
+	return when.After(now.Add(-racyWindow))
 }
 
 // Stamp stamps the file or folder at path without opening it: "absent"
