@@ -145,7 +145,7 @@ command line, or the policy. The prompt never does.`,
 // line and exit 0 (see neverBlocks), so it just returns them.
 func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr io.Writer) error {
 	if p.budget < 0 || p.timeout <= 0 || p.maxChars <= 0 || p.loadTimeout < 0 {
-		return fmt.Errorf("--budget, --max-chars and --timeout must be positive")
+		return fmt.Errorf("--budget, --max-chars and --timeout must be positive, and --load-timeout not negative")
 	}
 	// The deadline counts from the process's start, as the client's
 	// does: starting a 30 MB program on a busy machine can take a tenth
@@ -162,6 +162,12 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 	}
 	done := make(chan answer, 1)
 	var cold coldLoad
+	// The cache is made here, so that why it is off is known to the
+	// line said at the deadline however soon that comes.
+	cache, off := newCatalogCache(p.noCache, stderr)
+	if off != nil {
+		cold.off(cacheOffText(off))
+	}
 	go func() {
 		var a answer
 		defer func() {
@@ -172,7 +178,7 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 			}
 			done <- a
 		}()
-		a.out, a.err = hookAnswer(ctx, p, stdin, stderr, &cold)
+		a.out, a.err = hookAnswer(ctx, p, stdin, stderr, cache, off, &cold)
 	}()
 	// A load not done by p.loadBy is left to a builder whether or
 	// not it heeds its context at once.
@@ -205,7 +211,7 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 			if err := cold.leave(true); err != nil {
 				return err
 			}
-			return fmt.Errorf("no answer within %v", p.timeout)
+			return joinError(fmt.Errorf("no answer within %v", p.timeout), cold.why())
 		}
 	}
 }
@@ -232,6 +238,24 @@ type coldLoad struct {
 	building bool
 	loadBy   time.Time
 	err      error
+	// note says why the cache does not serve the hook: off, or no
+	// builder could be started.
+	note string
+}
+
+// off records why the hook has no catalog cache, for the line it says
+// when it runs out of time.
+func (c *coldLoad) off(note string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.note = note
+}
+
+// why is the note off or a failed builder left.
+func (c *coldLoad) why() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.note
 }
 
 // begin records a load, how to leave it to a builder and to end it, and
@@ -275,21 +299,24 @@ func (c *coldLoad) leave(always bool) error {
 
 func (c *coldLoad) leaveLocked() {
 	err := c.start()
-	if c.building {
-		c.err = notReady(err)
-	}
 	c.start = nil
+	if err != nil && !errors.Is(err, catcache.ErrBuilding) {
+		// No builder can take the load (a cache folder refused or
+		// that cannot be made): it goes on to the deadline, as a load
+		// without a cache does.
+		c.note = "the catalog cache could not be built: " + err.Error()
+		return
+	}
+	if c.building {
+		c.err = notReady()
+	}
 	c.cancel()
 }
 
 // notReady is the hook's one line when its catalog is not loaded in time
-// because the catalog cache is being built: by the builder this prompt
-// started, or another's (buildErr nil or catcache.ErrBuilding), or not at
-// all (the builder could not start).
-func notReady(buildErr error) error {
-	if buildErr != nil && !errors.Is(buildErr, catcache.ErrBuilding) {
-		return fmt.Errorf("skills not ready (the catalog cache could not be built: %v); this prompt goes without skills", buildErr)
-	}
+// because the catalog cache is being built, by the builder this prompt
+// started or by another's.
+func notReady() error {
 	return errors.New("skills not ready (building the catalog cache); this prompt goes without skills")
 }
 
@@ -299,7 +326,7 @@ func notReady(buildErr error) error {
 // at most p.loadTimeout, and is left to a builder past it (through cold,
 // which runHook also uses when the deadline comes first); when a builder
 // is at work already, it does not load at all.
-func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Writer, cold *coldLoad) ([]byte, error) {
+func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Writer, cache *catcache.Cache, off *catcache.Off, cold *coldLoad) ([]byte, error) {
 	in, err := readHookInput(stdin)
 	if err != nil {
 		return nil, err
@@ -332,7 +359,6 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	}
 	// A cache that is off is said in the hook's one line on stderr, with
 	// the error or the note, not in a line of its own.
-	cache, off := newCatalogCache(p.noCache, stderr)
 	cacheNote := func() string {
 		if o := cache.Off(); o != nil {
 			off = o
@@ -355,7 +381,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		if cache.Building(key) {
 			// Another prompt's builder is at work: a load here would
 			// only slow it down.
-			return nil, notReady(nil)
+			return nil, notReady()
 		}
 		args := buildArgs(opts.Roots, p.policy)
 		var cancel context.CancelFunc

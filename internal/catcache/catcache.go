@@ -263,9 +263,15 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 		}
 		reuse = func(u *ir.Unit) *retrieval.Bag { return from[u] }
 	}
-	// A folder refused (Off) takes no file: the bags, kept only to be
-	// written, are not kept, and nothing is encoded.
-	off := c.Off() != nil
+	// A folder refused (Off), or one that cannot be made, takes no
+	// file: the bags, kept only to be written, are not kept, and nothing
+	// is encoded.
+	werr := c.writable()
+	off := werr != nil
+	var refused *Off
+	if off && !errors.As(werr, &refused) {
+		c.debugf("%s: not written: %v", c.path(file), werr)
+	}
 	pl := pulse.New(ctx)
 	var (
 		ix   *retrieval.Index
@@ -289,6 +295,17 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 		st.Stored = c.store(file, key, rec, cat, ix, bags, derived)
 	}
 	return cat, ix, derived, st, nil
+}
+
+// writable says why no cache file can be written in c's folder, nil when
+// one can, making the folder when it is missing (what asks is about to
+// write).
+func (c *Cache) writable() error {
+	root, err := c.open(true)
+	if err != nil {
+		return err
+	}
+	return root.Close()
 }
 
 // testHookStore, when set by a test, is called as a store begins.

@@ -148,8 +148,9 @@ func TestOnBuild(t *testing.T) {
 	}
 }
 
-// TestRefusedFolderStoresNothing: a cache whose folder is refused (Off)
-// loads as without a cache and encodes nothing for a file it cannot write.
+// TestRefusedFolderStoresNothing: a cache whose folder is refused or
+// cannot be made (Off) loads as without a cache and encodes nothing for a
+// file it cannot write.
 func TestRefusedFolderStoresNothing(t *testing.T) {
 	root, c := base(t), newCache(t)
 	if err := os.Mkdir(c.Dir, 0o777); err != nil {
@@ -163,6 +164,11 @@ func TestRefusedFolderStoresNothing(t *testing.T) {
 	t.Cleanup(func() { testHookStore = nil })
 	if st := load(t, c, loader.Options{Roots: []string{root}}, ""); st.Stored || stored != 0 || c.Off() == nil {
 		t.Errorf("got %+v, %d stores begun, Off %v; want nothing stored or begun, the folder refused", st, stored, c.Off())
+	}
+	// A folder whose parent is missing cannot be made.
+	c = &Cache{Dir: filepath.Join(t.TempDir(), "missing", "cache")}
+	if st := load(t, c, loader.Options{Roots: []string{root}}, ""); st.Stored || stored != 0 || c.Off() == nil {
+		t.Errorf("no parent: got %+v, %d stores begun, Off %v; want nothing stored or begun, the folder refused", st, stored, c.Off())
 	}
 }
 
