@@ -138,6 +138,10 @@ command line, or the policy. The prompt never does.`,
 	fl.MarkHidden("load-timeout")
 	registerNoCache(cc, &p.noCache)
 	hook.AddCommand(cc, newHookBuildCmd(stderr))
+	// Whatever the command library prints itself (--help, as a settings
+	// file may pass it) goes to standard error: standard output is what
+	// the client adds to the prompt.
+	hook.SetOut(stderr)
 	return hook
 }
 
