@@ -11,22 +11,26 @@
 // rusage Maxrss. It reports medians (and the range) of each, their ratios
 // to the floor taken within each round, the hook's first prompt on a cold
 // cache and then how many of -hook-prompts prompts were delivered (skills
-// printed) within the hook's default deadline, and the tokens a listing of
-// every skill's description costs beside the tokens rlmc injected.
+// printed) within the hook's default deadline, the tokens a listing of
+// every skill's description costs beside the tokens rlmc injected, and,
+// with -serve D, `rlmc serve` over the catalog under 16 clients on
+// loopback for D: compiles a second, latency and the server's peak RSS.
 //
 // Several binaries can be measured in the same rounds (-bin old=PATH,new=PATH),
 // so a before/after comparison shares the machine's moments; by default it
 // builds ./cmd/rlmc. -benchfmt FILE writes every sample in Go's benchmark
 // format, for benchstat.
 //
-//	go run ./internal/bench/startup [-sizes 1000,5000] [-runs 5] [-bin PATH|LABEL=PATH,...] [-hook-prompts 5] [-benchfmt FILE]
+//	go run ./internal/bench/startup [-sizes 1000,5000] [-runs 5] [-bin PATH|LABEL=PATH,...] [-hook-prompts 5] [-serve 10s] [-benchfmt FILE]
 //
 // A round at 20,000 skills takes about ten seconds on a 2-core machine:
 // keep its runs few (-sizes 20000 -runs 3).
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -45,6 +49,7 @@ import (
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/realcat"
+	"github.com/rlmc-dev/rlmc/internal/serveload"
 )
 
 // task is the compiled task of the compile runs: common words of the
@@ -63,6 +68,7 @@ type config struct {
 	runs        int
 	bins        []binary
 	hookPrompts int
+	serve       time.Duration
 	benchfmt    io.Writer
 	seed        uint64
 }
@@ -74,22 +80,23 @@ func main() {
 	prompts := flag.Int("hook-prompts", 5, "hook prompts after the first, on the cache the first left")
 	benchfmt := flag.String("benchfmt", "", "also write every sample to `FILE` in Go's benchmark format (for benchstat)")
 	seed := flag.Uint64("seed", 1, "catalog seed")
+	serve := flag.Duration("serve", 10*time.Second, "how long 16 clients load `rlmc serve` over each catalog (0: not measured)")
 	flag.Parse()
-	if err := run(*sizes, *runs, *bins, *prompts, *benchfmt, *seed); err != nil {
+	if err := run(*sizes, *runs, *bins, *prompts, *serve, *benchfmt, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "startup:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sizes string, runs int, bins string, prompts int, benchfmt string, seed uint64) error {
+func run(sizes string, runs int, bins string, prompts int, serve time.Duration, benchfmt string, seed uint64) error {
 	tmp, err := os.MkdirTemp("", "rlmc-startup-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	c := config{runs: runs, hookPrompts: prompts, seed: seed}
-	if runs < 1 || prompts < 0 {
-		return errors.New("-runs must be positive and -hook-prompts not negative")
+	c := config{runs: runs, hookPrompts: prompts, serve: serve, seed: seed}
+	if runs < 1 || prompts < 0 || serve < 0 {
+		return errors.New("-runs must be positive, -hook-prompts and -serve not negative")
 	}
 	for _, f := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -268,6 +275,11 @@ func (c *config) size(tmp string, n int) error {
 		uncached := median(walls(r.uncached.s))
 		if err := c.hookSequence(n, bin, hookArgs, cacheDir(b, "hook"), prompts, dir, uncached); err != nil {
 			return err
+		}
+		if c.serve > 0 {
+			if err := c.servePhase(bin, roots, cacheDir(b, "compile"), append([]string{task}, prompts...)); err != nil {
+				return err
+			}
 		}
 	}
 	if len(c.bins) > 1 {
@@ -510,4 +522,80 @@ func maps1(a, b map[[32]byte]int) bool {
 		}
 	}
 	return true
+}
+
+// serveClients is how many clients load the server, as the issue's
+// target counts them.
+const serveClients = 16
+
+// servePhase runs `rlmc serve` over roots on a loopback port (its catalog
+// cache warm from the compiles), has serveClients clients send tasks, as
+// fast as it answers, for c.serve, and reports the compiles a second, the
+// latency quantiles, the failures and the server's peak RSS. The clients
+// run in this process, on the same two cores as the server.
+func (c *config) servePhase(bin binary, roots []string, cacheDir string, tasks []string) error {
+	cmd := exec.Command(bin.path, append([]string{"serve", "--addr", "127.0.0.1:0"}, roots...)...)
+	cmd.Env = append(os.Environ(), "RLMC_CACHE_DIR="+cacheDir)
+	logs, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer cmd.Process.Kill()
+	// The server logs one JSON line when it listens, with its address,
+	// and one when its catalog is loaded; until then it answers 503.
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(logs)
+		listening, sent := "", false
+		for sc.Scan() {
+			var line struct{ Msg, Addr string }
+			if sent || json.Unmarshal(sc.Bytes(), &line) != nil {
+				continue
+			}
+			switch {
+			case line.Msg == "listening":
+				listening = line.Addr
+			case line.Msg == "catalog loaded" && listening != "":
+				addr <- listening
+				sent = true
+			}
+		}
+		if !sent {
+			close(addr)
+		}
+	}()
+	var url string
+	select {
+	case a, ok := <-addr:
+		if !ok {
+			return fmt.Errorf("%s serve: exited before its catalog was loaded", bin.label)
+		}
+		url = "http://" + a
+	case <-time.After(2 * time.Minute):
+		return fmt.Errorf("%s serve: no catalog loaded after 2 minutes", bin.label)
+	}
+	reqs := make([]serveload.Request, len(tasks))
+	for i, t := range tasks {
+		reqs[i] = serveload.Request{Task: t}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.serve)
+	start := time.Now()
+	rec := serveload.Run(ctx, url, "", serveClients, 1<<30, 0, reqs)
+	elapsed := time.Since(start)
+	cancel()
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	peak := int64(0)
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		peak = int64(ru.Maxrss)
+	}
+	fmt.Printf("  serve, %d clients for %v: %.0f compiles/s, p50 %v, p99 %v, %d of %d failed, peak RSS %d MiB\n",
+		serveClients, c.serve, float64(rec.Requests)/elapsed.Seconds(), rec.Quantile(0.5).Round(100*time.Microsecond), rec.Quantile(0.99).Round(100*time.Microsecond), rec.Failed, rec.Requests, peak/1024)
+	for _, f := range rec.Failures[:min(3, len(rec.Failures))] {
+		fmt.Printf("    failed: %s\n", f)
+	}
+	return nil
 }
