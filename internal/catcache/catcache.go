@@ -349,8 +349,8 @@ func fileName(key [32]byte) string { return hex.EncodeToString(key[:16]) + ".cac
 // the one that made prior: every unit found in the same order, reused or
 // read again as it was (its sum unchanged: a unit the file could not hold
 // or trust, or whose files are reached through a link), and discovery
-// said the same. The catalog's units are then those
-// the cached index was built from, and so is its index.
+// said the same. The catalog's units are then those the cached index was
+// built from, and so is its index.
 func sameLoad(prior *cached, rec *loader.Record) bool {
 	if len(prior.rec.Units) != len(rec.Units) || !slices.Equal(prior.rec.Diags, rec.Diags) {
 		return false
@@ -366,7 +366,7 @@ func sameLoad(prior *cached, rec *loader.Record) bool {
 		if r.Unit == nil || unitSum(r.Unit) != prior.sum(i) {
 			return false
 		}
-		if prior.sums != nil && prior.sums[i] != "" && writable(r) {
+		if prior.sums != nil && prior.sums[i] != "" && holdsUnit(r) {
 			// Not written last time (read within the racy window, say),
 			// and it would be now: the file is written again, once, so
 			// that the next start reuses it rather than reading it.
@@ -376,9 +376,9 @@ func sameLoad(prior *cached, rec *loader.Record) bool {
 	return true
 }
 
-// writable reports whether the file holds r's unit itself (see
-// encodeRecord), not only its sum.
-func writable(r *loader.UnitRecord) bool {
+// holdsUnit reports whether a file written from r holds its unit itself
+// (see encodeRecord), not only its sum.
+func holdsUnit(r *loader.UnitRecord) bool {
 	return r.Trusted && r.Unit != nil && encodable(r.Unit.HostFields)
 }
 

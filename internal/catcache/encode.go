@@ -61,7 +61,7 @@ func encodeRecord(w *binenc.Writer, rec *loader.Record) {
 		}
 		w.Str(string(r.Status))
 		retrieval.EncodeDiagnostics(w, r.Diags)
-		ok := writable(r)
+		ok := holdsUnit(r)
 		w.Bool(ok)
 		if ok {
 			encodeUnit(w, r.Unit)
