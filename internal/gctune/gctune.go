@@ -167,11 +167,11 @@ func Reserve(n uint64) (release func(kept bool)) {
 		t.reserved = false
 		switch {
 		case t.stopped:
-			debug.SetMemoryLimit(prevLimit)
+			debug.SetMemoryLimit(t.prevLimit)
 		case kept:
-			t.ease(prevLimit)
+			t.ease()
 		default:
-			debug.SetMemoryLimit(prevLimit)
+			debug.SetMemoryLimit(t.prevLimit)
 			t.retune()
 		}
 	}
@@ -187,15 +187,15 @@ func Reserve(n uint64) (release func(kept bool)) {
 // in place meanwhile; what would otherwise allocate much on top of it, a
 // tokenizer's vocabulary, collects before it loads (compiler's
 // codecFor). The caller holds t.mu.
-func (t *tuner) ease(prevLimit int64) {
+func (t *tuner) ease() {
 	total, ok := metric(totalMemory)
 	if !ok {
-		debug.SetMemoryLimit(prevLimit)
+		debug.SetMemoryLimit(t.prevLimit)
 		t.retune()
 		return
 	}
-	debug.SetMemoryLimit(min(prevLimit, int64(min(total+t.headroom, math.MaxInt64/2))))
-	t.easing, t.prevLimit = true, prevLimit
+	debug.SetMemoryLimit(min(t.prevLimit, int64(min(total+t.headroom, math.MaxInt64/2))))
+	t.easing = true
 }
 
 // endEasing restores the memory limit ease lowered, if it did. The caller

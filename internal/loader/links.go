@@ -255,13 +255,18 @@ func backtickRuns(text []byte, s *spans) *spans {
 		for j < len(text) && text[j] == '`' {
 			j++
 		}
-		if s.byLen == nil {
-			s.byLen, s.cursor = map[int][]int{}, map[int]int{}
-		}
-		s.byLen[j-i] = append(s.byLen[j-i], len(s.runs))
-		s.runs = append(s.runs, [3]int{i, j - i, para})
+		s.add(i, j-i, para)
 		i = j
 	}
+}
+
+// add records a run of n backticks at start, in paragraph para.
+func (s *spans) add(start, n, para int) {
+	if s.byLen == nil {
+		s.byLen, s.cursor = map[int][]int{}, map[int]int{}
+	}
+	s.byLen[n] = append(s.byLen[n], len(s.runs))
+	s.runs = append(s.runs, [3]int{start, n, para})
 }
 
 // blankLine reports whether line holds only spaces, tabs and carriage

@@ -78,11 +78,7 @@ func backtickRunsFormer(text []byte) *spans {
 			for j < len(text) && text[j] == '`' {
 				j++
 			}
-			if s.byLen == nil {
-				s.byLen, s.cursor = map[int][]int{}, map[int]int{}
-			}
-			s.byLen[j-i] = append(s.byLen[j-i], len(s.runs))
-			s.runs = append(s.runs, [3]int{i, j - i, para})
+			s.add(i, j-i, para)
 			lineBlank = false
 			i = j - 1
 		case c != ' ' && c != '\t' && c != '\r':
