@@ -255,7 +255,14 @@ func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool
 			}
 		}
 	}
-	bagsOf(bags, have, ix.units, ix.aliases, p)
+	// Each bag is numbered into the table as soon as it and every bag
+	// before it are made, and, in a build that keeps no bag, lets go of
+	// its terms and bigrams then: all of a catalog's bags' terms at once
+	// were the largest thing an uncached start held.
+	t := newTable(len(bags))
+	if !bagsOf(bags, have, ix.units, ix.aliases, p, func(i int) { t.add(i, &bags[i], !keep) }) {
+		return ix, nil
+	}
 	var kept []*Bag
 	if keep {
 		kept = make([]*Bag, len(cat.Units))
@@ -267,12 +274,9 @@ func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool
 	quotedCap := max(quotedMinShared, len(ix.units)/quotedShare)
 	useDF := useWhenFrequency(bags)
 	for id := range bags {
-		bags[id].countUseWhen(useDF, quotedCap)
+		bags[id].countUseWhen(useDF, quotedCap, t.useAt[id])
 	}
-	t := tableOf(bags, p, !keep)
-	if t == nil {
-		return ix, nil
-	}
+	t.average(bags)
 	for id, u := range ix.units {
 		if p.Now() {
 			return ix, nil
@@ -418,14 +422,20 @@ type bag struct {
 
 // bagsOf computes the bag of every unit that has none yet (have[i] false),
 // on all cores: splitting and stemming the text of thousands of units is
-// most of the cost of building an index. When p's context is done the
-// workers stop, leaving the remaining bags empty; a pulse is not safe for
-// concurrent use, so they read the context itself, once per unit.
-func bagsOf(bags []bag, have []bool, units []*ir.Unit, aliases [][]string, p *pulse.Pulse) {
+// most of the cost of building an index. It calls each with every unit's
+// position in order, one call at a time, as soon as that unit's bag and
+// every bag before it are made. When p's context is done the workers
+// stop, leaving the remaining bags empty, and it returns false; a pulse
+// is not safe for concurrent use, so they read the context itself, once
+// per unit.
+func bagsOf(bags []bag, have []bool, units []*ir.Unit, aliases [][]string, p *pulse.Pulse, each func(i int)) bool {
 	var (
 		next atomic.Int64
 		wg   sync.WaitGroup
+		mu   sync.Mutex // guards made and told
+		told int        // units handed to each
 	)
+	made := make([]bool, len(units))
 	ctx := p.Context()
 	done := func() bool { return ctx != nil && ctx.Err() != nil }
 	for range runtime.GOMAXPROCS(0) {
@@ -435,10 +445,17 @@ func bagsOf(bags []bag, have []bool, units []*ir.Unit, aliases [][]string, p *pu
 				if !have[i] {
 					bags[i] = s.bagOf(units[i], aliases[i])
 				}
+				mu.Lock()
+				made[i] = true
+				for ; told < len(units) && made[told]; told++ {
+					each(told)
+				}
+				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
+	return told == len(units)
 }
 
 // bagScratch holds the tables a bag is counted in, kept from one unit to
@@ -799,58 +816,76 @@ type table struct {
 	gdf   []int32
 	gids  []int32
 	// sizes holds, bag after bag, how many terms and how many bigrams it
-	// has: what fill needs of a bag whose lists tableOf let go.
+	// has: what fill needs of a bag whose lists add let go.
 	sizes  [][2]int32
 	avgLen [numFields]float64
+	// useAt holds, bag after bag, where each of its "Use when" terms
+	// stands among its terms (locateUseWhen).
+	useAt [][]int32
+	// released says add let go of the bags' terms: fill then lets go of
+	// their counts as it writes them, so that the bags are gone when the
+	// postings are whole, the peak of a build that keeps no bag.
+	released bool
+	// numbering is the table's while bags are added; nil once averaged.
+	numbering *tableNumbering
 }
 
-// tableOf builds the table of bags; nil when p stops. With release, it
-// lets go of each bag's terms and bigrams once it has numbered them, as
-// a build that keeps no bag does: held until fill had written the
-// postings, they were a fifth of the peak heap of a start over 5,000
-// realistic skills.
-func tableOf(bags []bag, p *pulse.Pulse, release bool) *table {
-	var nPostings, nGrams int
-	for i := range bags {
-		nPostings += len(bags[i].terms)
-		nGrams += len(bags[i].grams)
+// tableNumbering is the state of a table being built: the numbers given
+// so far.
+type tableNumbering struct {
+	termID map[string]int32
+	stems  numbering
+	gramID map[uint64]int32
+}
+
+// newTable returns an empty table for n bags, to be given them in order
+// (add) and then averaged.
+func newTable(n int) *table {
+	return &table{sizes: make([][2]int32, n), useAt: make([][]int32, n), numbering: &tableNumbering{termID: map[string]int32{}, gramID: map[uint64]int32{}}}
+}
+
+// add numbers bag i's terms and bigrams, given after every bag before it.
+// It notes where b's "Use when" terms stand among its terms first
+// (countUseWhen), since with release it then lets go of its terms and
+// bigrams, as a build that keeps no bag does.
+func (t *table) add(i int, b *bag, release bool) {
+	n := t.numbering
+	t.useAt[i] = b.locateUseWhen()
+	for _, term := range b.terms {
+		k, ok := n.termID[term]
+		if !ok {
+			k = int32(len(t.terms))
+			n.termID[term] = k
+			t.terms, t.df = append(t.terms, term), append(t.df, 0)
+		}
+		t.df[k]++
+		t.ids = append(t.ids, k)
 	}
-	t := &table{ids: make([]int32, 0, nPostings), gids: make([]int32, 0, nGrams), sizes: make([][2]int32, len(bags))}
-	termID := map[string]int32{}
-	var stems numbering
-	gramID := map[uint64]int32{}
+	for i := range b.grams {
+		key := n.stems.pair(b.gram(i))
+		k, ok := n.gramID[key]
+		if !ok {
+			k = int32(len(t.grams))
+			n.gramID[key] = k
+			t.grams, t.gdf = append(t.grams, key), append(t.gdf, 0)
+		}
+		t.gdf[k]++
+		t.gids = append(t.gids, k)
+	}
+	t.sizes[i] = [2]int32{int32(len(b.terms)), int32(len(b.grams))}
+	if release {
+		b.terms, b.grams, b.gramStems = nil, nil, nil
+		t.released = true
+	}
+}
+
+// average ends the table once every bag is added and counted (its
+// lengths include the "Use when" terms countUseWhen adds): the average
+// length of each field.
+func (t *table) average(bags []bag) {
 	for i := range bags {
-		if p.Now() {
-			return nil
-		}
-		b := &bags[i]
-		for _, term := range b.terms {
-			k, ok := termID[term]
-			if !ok {
-				k = int32(len(t.terms))
-				termID[term] = k
-				t.terms, t.df = append(t.terms, term), append(t.df, 0)
-			}
-			t.df[k]++
-			t.ids = append(t.ids, k)
-		}
-		for i := range b.grams {
-			key := stems.pair(b.gram(i))
-			k, ok := gramID[key]
-			if !ok {
-				k = int32(len(t.grams))
-				gramID[key] = k
-				t.grams, t.gdf = append(t.grams, key), append(t.gdf, 0)
-			}
-			t.gdf[k]++
-			t.gids = append(t.gids, k)
-		}
-		for f := range b.lens {
-			t.avgLen[f] += float64(b.lens[f])
-		}
-		t.sizes[i] = [2]int32{int32(len(b.terms)), int32(len(b.grams))}
-		if release {
-			b.terms, b.grams = nil, nil
+		for f := range bags[i].lens {
+			t.avgLen[f] += float64(bags[i].lens[f])
 		}
 	}
 	for f := range t.avgLen {
@@ -861,8 +896,8 @@ func tableOf(bags []bag, p *pulse.Pulse, release bool) *table {
 			t.avgLen[f] = 1
 		}
 	}
-	t.stems = stems.names
-	return t
+	t.stems = t.numbering.stems.names
+	t.numbering, t.useAt = nil, nil
 }
 
 // fill writes the postings and bigrams of bags into ix. It returns false,
@@ -892,6 +927,9 @@ func (t *table) fill(ix *Index, bags []bag, p *pulse.Pulse) bool {
 			gnext++
 			units[gat[k]] = int32(id) // id ascends: units in order
 			gat[k]++
+		}
+		if t.released {
+			b.fields, b.counts, b.bump = nil, nil, nil
 		}
 	}
 	// Each cursor now stands at the end of its list, where the next began.
@@ -971,18 +1009,36 @@ const (
 	quotedShare     = 50
 )
 
+// locateUseWhen returns where each of b's "Use when" terms stands among
+// its terms, or -1; nil when it has none.
+func (b *bag) locateUseWhen() []int32 {
+	if len(b.useWhen) == 0 {
+		return nil
+	}
+	at := make([]int32, len(b.useWhen))
+	for k, t := range b.useWhen {
+		i, ok := slices.BinarySearch(b.terms, t)
+		if !ok {
+			i = -1
+		}
+		at[k] = int32(i)
+	}
+	return at
+}
+
 // countUseWhen counts, as triggers, the terms of b's "Use when" clauses
 // that at most limit units' clauses share (useDF). It lists them in
 // b.bump, beside b's counts, never in them: a Bag the catalog cache keeps
-// holds the bag's own counts, and useDF is the catalog's.
-func (b *bag) countUseWhen(useDF map[string]int, limit int) {
+// holds the bag's own counts, and useDF is the catalog's. It reads where
+// each term stands in at (locateUseWhen): b may have let go of its terms.
+func (b *bag) countUseWhen(useDF map[string]int, limit int, at []int32) {
 	b.bump = nil
-	for _, t := range b.useWhen {
-		i, ok := slices.BinarySearch(b.terms, t)
-		if !ok || useDF[t] > limit {
+	for k, t := range b.useWhen {
+		i := at[k]
+		if i < 0 || useDF[t] > limit {
 			continue
 		}
-		b.bump = append(b.bump, int32(i)) // ascending: useWhen is sorted
+		b.bump = append(b.bump, i) // ascending: useWhen is sorted
 		b.lens[fieldTrigger]++
 	}
 }
