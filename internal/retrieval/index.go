@@ -117,8 +117,8 @@ const (
 // depend on the task, so it is computed once when the index is built.
 type posting struct {
 	unit   int32
+	sat    float32 // saturated, field-weighted term frequency
 	fields uint8   // bit f set when the term occurs in field f
-	sat    float64 // saturated, field-weighted term frequency
 }
 
 // phrase is a multi-word (or name) pattern of a unit, matched as
@@ -919,7 +919,7 @@ func (t *table) fill(ix *Index, bags []bag, p *pulse.Pulse) bool {
 			next++
 			var tf [numFields]float32
 			tf, c = b.tf(i, c, &bumped)
-			postings[at[k]] = posting{unit: int32(id), fields: fieldsOf(&tf), sat: saturate(tf, b.lens, t.avgLen)}
+			postings[at[k]] = posting{unit: int32(id), fields: fieldsOf(&tf), sat: float32(saturate(tf, b.lens, t.avgLen))}
 			at[k]++
 		}
 		for range t.sizes[id][1] {

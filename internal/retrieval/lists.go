@@ -335,7 +335,7 @@ func readTable[K, T comparable, V any](r *binenc.Reader, keys []K, key func(K) T
 }
 
 // A posting list: per posting, the unit's distance from the one before
-// (uvarint), the fields byte and the saturated frequency's bits (8 bytes,
+// (uvarint), the fields byte and the saturated frequency's bits (4 bytes,
 // little-endian).
 func putPostings(data []byte, ps []posting) []byte {
 	last := int32(0)
@@ -343,7 +343,7 @@ func putPostings(data []byte, ps []posting) []byte {
 		data = binary.AppendUvarint(data, uint64(p.unit-last))
 		last = p.unit
 		data = append(data, p.fields)
-		data = binary.LittleEndian.AppendUint64(data, math.Float64bits(p.sat))
+		data = binary.LittleEndian.AppendUint32(data, math.Float32bits(p.sat))
 	}
 	return data
 }
@@ -353,15 +353,15 @@ func decodePostings(data []byte, units int) ([]posting, bool) {
 	last := uint64(0)
 	for len(data) > 0 {
 		d, n := binary.Uvarint(data)
-		if n <= 0 || len(data) < n+9 {
+		if n <= 0 || len(data) < n+5 {
 			return nil, false
 		}
 		last += d
 		if last >= uint64(units) {
 			return nil, false
 		}
-		out = append(out, posting{unit: int32(last), fields: data[n], sat: math.Float64frombits(binary.LittleEndian.Uint64(data[n+1:]))})
-		data = data[n+9:]
+		out = append(out, posting{unit: int32(last), fields: data[n], sat: math.Float32frombits(binary.LittleEndian.Uint32(data[n+1:]))})
+		data = data[n+5:]
 	}
 	return slices.Clip(out), true
 }

@@ -50,7 +50,7 @@ func (ix *Index) score(q *Query, stop func() bool) (scores []float64, above []sc
 		}
 		idf := ix.idf(n, len(ps)) * q.weightOf(t)
 		for _, p := range ps {
-			scores[p.unit] += idf * p.sat
+			scores[p.unit] += idf * float64(p.sat)
 		}
 	}
 	for _, m := range q.phrases {
@@ -292,7 +292,7 @@ func (ix *Index) evidence(q *Query, unit int32, stop func() bool) []Evidence {
 				fs = append(fs, fieldNames[f])
 			}
 		}
-		e := Evidence{Field: strings.Join(fs, "+"), Terms: []string{t}, Weight: ix.idf(n, len(ps)) * q.weightOf(t) * ps[i].sat}
+		e := Evidence{Field: strings.Join(fs, "+"), Terms: []string{t}, Weight: ix.idf(n, len(ps)) * q.weightOf(t) * float64(ps[i].sat)}
 		if _, pasted := q.material[t]; pasted {
 			e.Source = SourceMaterial
 		}
@@ -429,7 +429,7 @@ func (ix *Index) clauseBests(q *Query, stop func() bool) []int32 {
 				if scores[p.unit] == 0 {
 					touched = append(touched, p.unit)
 				}
-				scores[p.unit] += idf * p.sat
+				scores[p.unit] += idf * float64(p.sat)
 			}
 		}
 		best := int32(-1)
