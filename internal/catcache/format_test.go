@@ -18,9 +18,12 @@ import (
 
 // TestFormatVersionPinned: what a cache file holds of a fixed catalog (its
 // units, its index and its bags, as encoded) has one digest per
-// formatVersion, recorded in testdata/format.txt. A change of the layout
-// that keeps the version would let a new binary read an old file as if it
-// were its own: this fails until formatVersion changes. -update records
+// formatVersion, recorded in testdata/format.txt. A file's key names the
+// executable that wrote it too (putBuild), but that cannot tell apart two
+// builds installed with the same path, size, time and inode, nor any
+// build when the executable cannot be found; then only the version keeps
+// a new binary from reading an old file as its own. So a change of what
+// a file holds fails here until formatVersion changes. -update records
 // the digest of a new version, never a second one for a recorded version.
 func TestFormatVersionPinned(t *testing.T) {
 	review := &ir.Unit{Name: "code-review", Description: "Review a pull request. Use when the user asks to \"check my diff\".", Status: ir.StatusOK, Invocation: ir.InvocationAutomatic,
