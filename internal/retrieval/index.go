@@ -861,8 +861,8 @@ func (t *table) add(i int, b *bag, release bool) {
 		t.df[k]++
 		t.ids = append(t.ids, k)
 	}
-	for i := range b.grams {
-		key := n.stems.pair(b.gram(i))
+	for j := range b.grams {
+		key := n.stems.pair(b.gram(j))
 		k, ok := n.gramID[key]
 		if !ok {
 			k = int32(len(t.grams))
