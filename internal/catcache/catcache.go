@@ -691,31 +691,11 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 	for i, u := range cat.Units {
 		pos[u] = i
 	}
-	// About 16 distinct strings a unit (its paths, stamps and fields).
-	rw := binenc.NewWriterSize(16 * len(rec.Units))
-	encodeRecord(rw, rec)
-	bw := binenc.NewWriter()
-	bw.Uint(uint64(len(rec.Units)))
-	for i := range rec.Units {
-		var bg *retrieval.Bag
-		if k, ok := pos[rec.Units[i].Unit]; ok && k < len(bags) {
-			bg = bags[k]
-		}
-		bw.Bool(bg != nil)
-		if bg != nil {
-			bg.Encode(bw)
-		}
-	}
-	iw := binenc.NewWriter()
-	ix.Encode(iw)
-	sections := []*binenc.Writer{rw, bw, iw}
-	size := headerLen + 4 + 8 + len(derived)
-	for _, sw := range sections {
-		size += 8 + sw.Len()
-	}
-	// Written as it is encoded, the checksum taken on the way: a copy of
-	// the file in memory would double what a catalog's store holds.
-	return c.write(file, int64(size), maxCacheBytes, func(w io.Writer) error {
+	// Each section is encoded, written and let go of in turn, and each
+	// bag (kept only to be written) as soon as it is encoded, with the
+	// checksum taken on the way: every bag and the three encodings at
+	// once were the peak of a start that writes the file.
+	return c.write(file, -1, maxCacheBytes, func(w io.Writer) error {
 		sum := crc32.New(castagnoli)
 		out := bufio.NewWriterSize(io.MultiWriter(w, sum), 1<<16)
 		var head []byte
@@ -723,11 +703,36 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 		head = binary.LittleEndian.AppendUint32(head, formatVersion)
 		head = append(head, key[:]...)
 		out.Write(head)
-		for _, sw := range sections {
+		section := func(sw *binenc.Writer) error {
 			out.Write(binary.LittleEndian.AppendUint64(nil, uint64(sw.Len())))
-			if _, err := sw.WriteTo(out); err != nil {
-				return err
+			_, err := sw.WriteTo(out)
+			return err
+		}
+		// About 16 distinct strings a unit (its paths, stamps and fields).
+		rw := binenc.NewWriterSize(16 * len(rec.Units))
+		encodeRecord(rw, rec)
+		if err := section(rw); err != nil {
+			return err
+		}
+		bw := binenc.NewWriter()
+		bw.Uint(uint64(len(rec.Units)))
+		for i := range rec.Units {
+			var bg *retrieval.Bag
+			if k, ok := pos[rec.Units[i].Unit]; ok && k < len(bags) {
+				bg, bags[k] = bags[k], nil
 			}
+			bw.Bool(bg != nil)
+			if bg != nil {
+				bg.Encode(bw)
+			}
+		}
+		if err := section(bw); err != nil {
+			return err
+		}
+		iw := binenc.NewWriter()
+		ix.Encode(iw)
+		if err := section(iw); err != nil {
+			return err
 		}
 		out.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(derived))))
 		out.WriteString(derived)
@@ -739,10 +744,11 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 	})
 }
 
-// write writes size bytes, as emit writes them, to the file name of c's
-// folder, making the folder when it is missing, unless size is over limit
-// (a file no read would take), then prunes the folder. It reports whether
-// it wrote.
+// write writes what emit writes to the file name of c's folder, making
+// the folder when it is missing, then prunes the folder. A file over
+// limit bytes (one no read would take) is not written: size, when it is
+// known beforehand (else -1), is checked first, and what emit writes is
+// counted as it goes. It reports whether it wrote.
 func (c *Cache) write(name string, size, limit int64, emit func(io.Writer) error) bool {
 	if size > limit {
 		c.debugf("%s: not written: %d bytes, over the cap of %d", c.path(name), size, limit)
@@ -757,12 +763,27 @@ func (c *Cache) write(name string, size, limit int64, emit func(io.Writer) error
 		return false
 	}
 	defer root.Close()
-	if err := writeAtomic(root, name, emit); err != nil {
+	if err := writeAtomic(root, name, func(w io.Writer) error { return emit(&capped{w: w, left: limit}) }); err != nil {
 		c.debugf("%s: not written: %v", c.path(name), err)
 		return false
 	}
 	prune(root, time.Now())
 	return true
+}
+
+// capped passes writes on to w until left bytes are used, then fails
+// them: a file whose size is not known beforehand stops at the cap.
+type capped struct {
+	w    io.Writer
+	left int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if int64(len(p)) > c.left {
+		return 0, errors.New("over the cap of a file's size")
+	}
+	c.left -= int64(len(p))
+	return c.w.Write(p)
 }
 
 // Bounds of prune: a cache file not written for maxAge (its catalog

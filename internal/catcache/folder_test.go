@@ -323,3 +323,45 @@ func TestWriteAtomicFailedEmit(t *testing.T) {
 		t.Errorf("got %q; want the old file", data)
 	}
 }
+
+// TestWriteOverCap: a file whose size is not known before it is written
+// (a catalog's, encoded one section at a time) stops at the cap, and
+// leaves neither it nor a temporary file; one within the cap is written.
+func TestWriteOverCap(t *testing.T) {
+	tests := []struct {
+		name  string
+		size  int64
+		limit int64
+		want  bool
+	}{
+		{"within", -1, 20, true},
+		{"over, size unknown", -1, 19, false},
+		{"over, size known", 20, 19, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			c := &Cache{Dir: dir}
+			emit := func(w io.Writer) error {
+				for range 4 {
+					if _, err := w.Write([]byte("12345")); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			if got := c.write("f.cache", tt.size, tt.limit, emit); got != tt.want {
+				t.Fatalf("got written %v; want %v", got, tt.want)
+			}
+			entries, err := os.ReadDir(dir)
+			must(t, err)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if want := map[bool]int{true: 1, false: 0}[tt.want]; len(names) != want {
+				t.Errorf("got files %v; want %d", names, want)
+			}
+		})
+	}
+}
