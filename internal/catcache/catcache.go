@@ -253,7 +253,10 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 		c.OnBuild()
 	}
 	var reuse func(*ir.Unit) *retrieval.Bag
-	if prior != nil {
+	// The file's bags are decoded only when a unit is reused: when every
+	// skill changed (a checkout, a pull), reading them all touched the
+	// whole mapped file for nothing.
+	if prior != nil && slices.ContainsFunc(rec.Units, func(r loader.UnitRecord) bool { return r.Reused }) {
 		bags := prior.bagsByOrigin(c)
 		from := make(map[*ir.Unit]*retrieval.Bag, len(rec.Units))
 		for i := range rec.Units {
@@ -308,8 +311,9 @@ func (c *Cache) writable() error {
 	return root.Close()
 }
 
-// testHookStore, when set by a test, is called as a store begins.
-var testHookStore func()
+// testHookStore, when set by a test, is called as a store begins, and
+// testHookBags as a load decodes the file's bags.
+var testHookStore, testHookBags func()
 
 // Key names one cache file: the key of a load's options and policy.
 type Key [32]byte
@@ -653,6 +657,9 @@ func (p *cached) index(cat *ir.Catalog, lazy bool) (*retrieval.Index, error) {
 // bagsByOrigin decodes the cached bags, by the origin of their unit; none
 // when they do not decode.
 func (p *cached) bagsByOrigin(c *Cache) map[loader.Origin]*retrieval.Bag {
+	if testHookBags != nil {
+		testHookBags()
+	}
 	out := map[loader.Origin]*retrieval.Bag{}
 	r, err := binenc.NewSharedReader(p.bags)
 	if err != nil {

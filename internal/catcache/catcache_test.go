@@ -778,3 +778,38 @@ func TestRacyUnitWrittenOnceTrusted(t *testing.T) {
 		t.Fatalf("the load after: got %+v; want every unit and the index reused, nothing stored", st)
 	}
 }
+
+// TestBagsDecodedForReuseOnly: a load decodes the file's bags only when
+// it reuses a unit's: when every skill changed since the file was
+// written (a checkout, a pull), reading them touched the whole file for
+// nothing.
+func TestBagsDecodedForReuseOnly(t *testing.T) {
+	root, c := base(t), newCache(t)
+	opts := loader.Options{Roots: []string{root}}
+	decoded := 0
+	testHookBags = func() { decoded++ }
+	t.Cleanup(func() { testHookBags = nil })
+	load(t, c, opts, "")
+	skills := []string{"plain", "linked", "codex", "router", "nested/group/deeper"}
+	tests := []struct {
+		name    string
+		touched []string
+		want    int
+	}{
+		{"every skill changed", skills, 0},
+		{"one skill changed", skills[:1], 1},
+	}
+	for i, tt := range tests {
+		for _, s := range tt.touched {
+			when := then.Add(time.Duration(i+1) * time.Hour)
+			if err := os.Chtimes(filepath.Join(root, filepath.FromSlash(s), "SKILL.md"), when, when); err != nil {
+				t.Fatal(err)
+			}
+		}
+		decoded = 0
+		st := load(t, c, opts, "")
+		if decoded != tt.want || st.Reused != len(skills)-len(tt.touched) {
+			t.Errorf("%s: got bags decoded %d times, %d units reused; want %d, %d", tt.name, decoded, st.Reused, tt.want, len(skills)-len(tt.touched))
+		}
+	}
+}
