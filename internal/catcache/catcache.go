@@ -247,8 +247,13 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 		c.debugf("%s: index not used: %v", c.path(file), err)
 	}
 	// What follows builds an index, as a start without the cache does:
-	// its garbage is collected as a build's.
+	// its garbage is collected as a build's, and the pages of the file
+	// read so far leave the process's memory (a page the build reads
+	// again comes back from the page cache).
 	release(false)
+	if prior != nil {
+		dropPages(prior.mapped)
+	}
 	if prior != nil && c.OnBuild != nil {
 		c.OnBuild()
 	}
@@ -491,6 +496,9 @@ type cached struct {
 	sums            []string
 	bags, indexData []byte
 	derived         string
+	// mapped is the file's mapping, when it is one (readOwn): pages a
+	// build that follows the load does not need back (dropPages).
+	mapped []byte
 	// unbound, when set, delivers the index decoded without its catalog
 	// (decodeAhead), once.
 	unbound chan unbound
@@ -526,11 +534,15 @@ func (p *cached) decodeAhead() {
 // decoding it.
 func (c *Cache) read(file string, key [32]byte) (p *cached, release func(kept bool)) {
 	release = func(bool) {}
-	p, _ = readChecked(c, file, maxCacheBytes, key, func(data []byte, key [32]byte) (*cached, error) {
+	p, _ = readChecked(c, file, maxCacheBytes, key, func(data []byte, mapped bool, key [32]byte) (*cached, error) {
 		if c.Reserve != nil {
 			release = c.Reserve(2 * uint64(len(data)))
 		}
-		return parse(data, key)
+		p, err := parse(data, key)
+		if p != nil && mapped {
+			p.mapped = data
+		}
+		return p, err
 	})
 	if p == nil {
 		// A file that does not check out leaves every skill to read and
@@ -546,7 +558,7 @@ func (c *Cache) read(file string, key [32]byte) (p *cached, release func(kept bo
 // limit bytes, and decodes it with parse under key. A folder refused, a
 // file that is absent, not this user's own, too large or does not check
 // out gives ok false, and is said on the debug writer (absence is not).
-func readChecked[T any](c *Cache, name string, limit int64, key [32]byte, parse func([]byte, [32]byte) (T, error)) (v T, ok bool) {
+func readChecked[T any](c *Cache, name string, limit int64, key [32]byte, parse func(data []byte, mapped bool, key [32]byte) (T, error)) (v T, ok bool) {
 	root, err := c.open(false)
 	if err != nil {
 		var off *Off
@@ -556,14 +568,14 @@ func readChecked[T any](c *Cache, name string, limit int64, key [32]byte, parse 
 		return v, false
 	}
 	defer root.Close()
-	data, err := readOwn(root, name, limit, c.Mapped)
+	data, mapped, err := readOwn(root, name, limit, c.Mapped)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			c.debugf("%s: not read: %v", c.path(name), err)
 		}
 		return v, false
 	}
-	got, err := parse(data, key)
+	got, err := parse(data, mapped, key)
 	if err != nil {
 		c.debugf("%s: not used: %v", c.path(name), err)
 		return v, false

@@ -57,7 +57,7 @@ func (c *Cache) Counts() map[string]int {
 		return nil
 	}
 	file, key := c.countsFile()
-	m, _ := readChecked(c, file, maxCountsBytes, key, parseCounts)
+	m, _ := readChecked(c, file, maxCountsBytes, key, func(data []byte, _ bool, key [32]byte) (map[string]int, error) { return parseCounts(data, key) })
 	return m
 }
 

@@ -190,49 +190,50 @@ func (c *Cache) path(name string) string { return filepath.Join(c.Dir, name) }
 // the file read-only into memory rather than reading it: the bytes are the
 // page cache's own, with no copy and no fresh memory for them. The mapping
 // is never unmapped (whatever was decoded from it may point into it), so
-// it is for a process that reads a cache file once.
-func readOwn(root *os.Root, name string, limit int64, mapped bool) ([]byte, error) {
+// it is for a process that reads a cache file once; isMapped says whether
+// data is such a mapping.
+func readOwn(root *os.Root, name string, limit int64, mapped bool) (data []byte, isMapped bool, err error) {
 	// The root follows a link inside the folder (never out of it), and
 	// O_NOFOLLOW does not change that: the Lstat refuses a link, and the
 	// SameFile below a file swapped for one after it.
 	link, err := root.Lstat(name)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if link.Mode()&fs.ModeSymlink != 0 {
-		return nil, errLink
+		return nil, false, errLink
 	}
 	f, err := root.OpenFile(name, readFlags, 0)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if !os.SameFile(link, info) {
-		return nil, errLink
+		return nil, false, errLink
 	}
 	if !info.Mode().IsRegular() || info.Mode().Perm()&0o022 != 0 || !ownedByMe(info) {
-		return nil, errNotOwn
+		return nil, false, errNotOwn
 	}
 	if info.Size() > limit {
-		return nil, fmt.Errorf("%w: %d bytes, over %d", errTooLarge, info.Size(), limit)
+		return nil, false, fmt.Errorf("%w: %d bytes, over %d", errTooLarge, info.Size(), limit)
 	}
 	if mapped {
 		if data, ok := mapFile(f, info.Size()); ok {
-			return data, nil
+			return data, true, nil
 		}
 	}
 	// Sized from the open file and read through a LimitReader: a file
 	// that grows meanwhile is read no further than the cap (and then
 	// fails its checksum).
-	data := make([]byte, info.Size())
+	data = make([]byte, info.Size())
 	if _, err := io.ReadFull(io.LimitReader(f, limit), data); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return data, nil
+	return data, false, nil
 }
 
 // writeBytes is an emit for writeAtomic that writes data.

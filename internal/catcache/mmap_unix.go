@@ -5,6 +5,8 @@ package catcache
 import (
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // mapFile maps size bytes of f read-only and shared with the page cache;
@@ -18,4 +20,14 @@ func mapFile(f *os.File, size int64) ([]byte, bool) {
 		return nil, false
 	}
 	return data, true
+}
+
+// dropPages takes the pages of a mapping mapFile made out of the
+// process's resident memory: what reads them again gets them back from
+// the page cache, as they are in the file. It is never given memory of
+// the Go heap, which it would zero.
+func dropPages(mapping []byte) {
+	if len(mapping) > 0 {
+		_ = unix.Madvise(mapping, unix.MADV_DONTNEED)
+	}
 }
