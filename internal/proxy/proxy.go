@@ -305,8 +305,10 @@ func (p *Proxy) Watch(ctx context.Context) error {
 		return err
 	}
 	c := l.Current()
-	p.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(), "watched", l.Watched())
+	// Serving first, then the line: a client that starts on it is
+	// answered.
 	p.live.Store(l)
+	p.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(), "watched", l.Watched())
 	return nil
 }
 

@@ -171,9 +171,11 @@ func (s *Server) Watch(ctx context.Context) error {
 	c := l.Current()
 	s.m.units.Set(float64(len(c.Catalog().Units)))
 	s.m.loadedAt.Set(float64(l.LoadedAt().UnixNano()) / 1e9)
+	// Serving first, then the line: a client that starts on it is
+	// answered.
+	s.live.Store(l)
 	s.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(),
 		"watched", l.Watched(), "duration_ms", ms(time.Since(start)))
-	s.live.Store(l)
 	return nil
 }
 

@@ -1,0 +1,37 @@
+package proxy
+
+import (
+	"context"
+	"net/url"
+	"testing"
+
+	"github.com/rlmc-dev/rlmc/internal/testkit"
+)
+
+// TestLoadedLineMeansReady: once "catalog loaded" is logged the proxy
+// compiles the requests it forwards. It logged the line before it took
+// the catalog, so a client that started on the line was answered 503.
+func TestLoadedLineMeansReady(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "tdd", "Test-driven development: write the failing test first.", "Write the failing test first.")
+	var p *Proxy
+	seen := false
+	log := testkit.OnLog("catalog loaded", func() {
+		seen = true
+		if p.Live() == nil {
+			t.Error("got no catalog when the proxy logged it loaded; want it serving")
+		}
+	})
+	up, _ := url.Parse("http://127.0.0.1:1")
+	var err error
+	if p, err = New(Config{Upstream: up, Roots: []string{root}, Logger: log}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	if err := p.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !seen {
+		t.Fatal(`got no "catalog loaded" line`)
+	}
+}
