@@ -143,11 +143,13 @@ func TestSealToolsFloors(t *testing.T) {
 // cost of one first pick (top-1 0.766 to 0.758: "outbound", a word of a
 // quoted "outbound email", now weighs as a description word); 116/165
 // and 24 of the 35 long pasted contexts (23 before) since pasted material
-// confirms the best candidate it points at (rule 10's confirmed).
+// confirms the best candidate it points at (rule 10's confirmed); 117/165
+// since a skill the task names in a clause of its own keeps its name's
+// words beside a kept one that mentions them in passing.
 func TestRealSkillsFloors(t *testing.T) {
 	rep := run(t, "realskills/catalog", "realskills/cases.jsonl")
 	check(t, rep, []floor{
-		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.70},
+		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.705},
 		{name: "long_context: exactly right", got: style("long_context", func(m Metrics) *float64 { return m.Exact }), min: 0.68},
 		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.12, max: true},
 		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.75},

@@ -108,6 +108,11 @@ const (
 	// than this share of its evidence rests on task words the other's
 	// evidence does not cover.
 	redundantShare = 0.25
+	// ownNameShare: beside another unit, a word of a unit's name the task
+	// states, in a clause the unit answers, stays the unit's own while the
+	// other's evidence on it weighs less than this share of the unit's
+	// (see ownTerm). Chosen on the even halves.
+	ownNameShare = 0.25
 	// CandidateCap bounds the lexical candidates put before the policy; the
 	// interpreter's cost grows with them.
 	CandidateCap = 4

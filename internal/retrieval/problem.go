@@ -121,7 +121,8 @@ type Problem struct {
 	Evidence map[string][]Evidence
 	// Redundant holds [a, b] for a lexical candidate b when less than
 	// redundantShare (25%) of b's score rests on task terms a's positive
-	// evidence does not cover.
+	// evidence does not cover (a term a's rests on only in passing stays
+	// b's when the task asks for b by name: see ownTerm).
 	Redundant map[[2]string]bool
 	// SameObject holds [a, b] for a lexical candidate b when the task names
 	// an object both declare.
@@ -137,7 +138,8 @@ type Problem struct {
 	// positive evidence does not cover, or a phrase of several words it
 	// declares or quotes that a's does not wholly cover), the weight of
 	// b's evidence on that part: what b would score on it alone. Pairs
-	// without such a part are absent (see ownPart).
+	// without such a part are absent (see ownPart; "cover" as in
+	// Redundant).
 	OwnPart map[[2]string]float64
 	// Breadth counts the distinct task terms each candidate's positive
 	// evidence rests on, or the words of its longest phrase matched whole
@@ -332,12 +334,13 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 			pr.Evidence[c.Name] = ix.evidence(q, id, p.Stop)
 		}
 	}
-	pr.Redundant, pr.SameObject, pr.Breadth = ix.relate(q, pr.Candidates, pr.Evidence)
+	var byName map[[2]string]bool
+	pr.Apart, byName = ix.apart(q, pr.Candidates, pr.Evidence)
+	pr.Redundant, pr.SameObject, pr.Breadth = ix.relate(q, pr.Candidates, pr.Evidence, byName)
 	pr.OwnWords = ownWords(pr.Candidates, pr.Evidence)
 	pr.Material = materialWeights(pr.Candidates, pr.Evidence)
 	pr.WholeTask = wholeTask(q, pr.Candidates, pr.Evidence)
-	pr.Apart = ix.apart(q, pr.Candidates, pr.Evidence)
-	pr.OwnPart = ownParts(pr.Candidates, pr.Evidence)
+	pr.OwnPart = ownParts(pr.Candidates, pr.Evidence, byName)
 	pr.Ranking = ix.top(scores, RankingSize)
 	for _, c := range pr.Candidates {
 		if i, ok := ix.catalogPos(c.Name); ok {

@@ -244,12 +244,13 @@ func TestRetrieveJudgeError(t *testing.T) {
 
 func TestOwnPart(t *testing.T) {
 	ev := func(field string, terms ...string) Evidence { return Evidence{Field: field, Terms: terms, Weight: 1} }
-	kept := []Evidence{ev("description", "deploy"), ev("description", "servic")}
+	kept := []Evidence{ev("description", "deploy"), ev("description", "servic"), {Field: "lead", Terms: []string{"commit"}, Weight: 0.4}}
 	tests := []struct {
-		name string
-		b    []Evidence
-		want bool
-		own  float64 // the weight of b's evidence outside kept's
+		name  string
+		b     []Evidence
+		named bool // the task states b's name
+		want  bool
+		own   float64 // the weight of b's evidence outside kept's
 	}{
 		{name: "two words of its own", b: []Evidence{ev("description", "deploy"), ev("description", "log"), ev("description", "alert")}, want: true, own: 2},
 		{name: "one word of its own", b: []Evidence{ev("description", "deploy"), ev("description", "log")}, want: false, own: 1},
@@ -258,10 +259,14 @@ func TestOwnPart(t *testing.T) {
 		{name: "a phrase the kept one covers", b: []Evidence{ev("trigger phrase", "deploy", "servic")}, want: false},
 		{name: "no word of its own", b: []Evidence{ev("name", "deploy"), ev("description", "servic")}, want: false},
 		{name: "a penalty is no evidence", b: []Evidence{ev("description", "log"), {Field: "object mismatch", Terms: []string{"css", "html"}, Weight: -6}}, want: false, own: 1},
+		{name: "its stated name, which the kept one mentions in passing", b: []Evidence{ev("name phrase", "commit"), ev("name+description", "commit")}, named: true, want: true, own: 2},
+		{name: "the same words, its name not stated", b: []Evidence{ev("name phrase", "commit"), ev("name+description", "commit")}, want: false},
+		{name: "its stated name, which the kept one weighs as much", b: []Evidence{ev("name", "deploy")}, named: true, want: false},
+		{name: "its stated name, the kept one's word in another field", b: []Evidence{ev("description", "commit"), ev("description", "commit")}, named: true, want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			own, got := ownPart(coveredTerms(kept), tt.b)
+			own, got := ownPart(termWeights(kept), termWeights(tt.b), tt.named, tt.b)
 			if got != tt.want || own != tt.own {
 				t.Errorf("got %v, own weight %v; want %v, %v", got, own, tt.want, tt.own)
 			}

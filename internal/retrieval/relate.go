@@ -10,7 +10,7 @@ import "strings"
 // b share an object when the task names an object both declare. It is a
 // pure function of the index, the query, the candidates and their
 // evidence (as evidence computes it).
-func (ix *Index) relate(q *Query, cands []Candidate, ev map[string][]Evidence) (redundant, sameObject map[[2]string]bool, width map[string]int) {
+func (ix *Index) relate(q *Query, cands []Candidate, ev map[string][]Evidence, byName map[[2]string]bool) (redundant, sameObject map[[2]string]bool, width map[string]int) {
 	redundant, sameObject = map[[2]string]bool{}, map[[2]string]bool{}
 	width = make(map[string]int, len(cands))
 	for _, c := range cands {
@@ -29,10 +29,10 @@ func (ix *Index) relate(q *Query, cands []Candidate, ev map[string][]Evidence) (
 			width[n] = len(ph.stems)
 		}
 	}
-	named := map[string][]string{} // candidate -> its objects the task names
+	objects := map[string][]string{} // candidate -> its objects the task names
 	for _, c := range cands {
 		if id, ok := ix.ids[c.Name]; ok {
-			named[c.Name] = intersect(ix.unitObjects[id], q.objects)
+			objects[c.Name] = intersect(ix.unitObjects[id], q.objects)
 		}
 	}
 	for _, a := range cands {
@@ -41,10 +41,10 @@ func (ix *Index) relate(q *Query, cands []Candidate, ev map[string][]Evidence) (
 				continue
 			}
 			pair := [2]string{a.Name, b.Name}
-			if isRedundant(ev[a.Name], ev[b.Name], b.Score) {
+			if isRedundant(ev[a.Name], ev[b.Name], byName[pair], b.Score) {
 				redundant[pair] = true
 			}
-			if shares(named[a.Name], set(named[b.Name])) {
+			if shares(objects[a.Name], set(objects[b.Name])) {
 				sameObject[pair] = true
 			}
 		}
@@ -115,21 +115,21 @@ func isTriggerEvidence(f string) bool {
 // ownParts computes OwnPart (see Problem.OwnPart) for every ordered pair
 // (a, b) of distinct candidates where b is lexical and has a part of its
 // own beside a.
-func ownParts(cands []Candidate, ev map[string][]Evidence) map[[2]string]float64 {
+func ownParts(cands []Candidate, ev map[string][]Evidence, byName map[[2]string]bool) map[[2]string]float64 {
 	out := map[[2]string]float64{}
 	if len(cands) < 2 {
 		return out
 	}
-	covered := make([]map[string]bool, len(cands))
+	covered := make([]map[string]float64, len(cands))
 	for i, c := range cands {
-		covered[i] = coveredTerms(ev[c.Name])
+		covered[i] = termWeights(ev[c.Name])
 	}
 	for i, a := range cands {
-		for _, b := range cands {
+		for j, b := range cands {
 			if a.Name == b.Name || b.Origin != OriginLexical {
 				continue
 			}
-			if w, ok := ownPart(covered[i], ev[b.Name]); ok {
+			if w, ok := ownPart(covered[i], covered[j], byName[[2]string{a.Name, b.Name}], ev[b.Name]); ok {
 				out[[2]string{a.Name, b.Name}] = w
 			}
 		}
@@ -159,7 +159,7 @@ func coveredTerms(ev []Evidence) map[string]bool {
 // as often a word of the same request as a second one: a pasted log or a
 // long description shares a word with every skill. How much own weight
 // is enough is the policy's to say (rule 10).
-func ownPart(covered map[string]bool, b []Evidence) (weight float64, ok bool) {
+func ownPart(covered, mine map[string]float64, byName bool, b []Evidence) (weight float64, ok bool) {
 	var first string // b's first term of its own: two need no set
 	for _, e := range b {
 		if e.Weight <= 0 {
@@ -167,7 +167,7 @@ func ownPart(covered map[string]bool, b []Evidence) (weight float64, ok bool) {
 		}
 		own := false
 		for _, s := range e.Terms {
-			if covered[s] {
+			if !ownTerm(covered, mine, byName, e, s) {
 				continue
 			}
 			own = true
@@ -187,11 +187,42 @@ func ownPart(covered map[string]bool, b []Evidence) (weight float64, ok bool) {
 	return weight, ok
 }
 
+// termWeights maps each task term positive evidence rests on to the
+// weight of that evidence, an item on several terms shared among them.
+func termWeights(ev []Evidence) map[string]float64 {
+	w := map[string]float64{}
+	for _, e := range ev {
+		if e.Weight > 0 {
+			for _, s := range e.Terms {
+				w[s] += e.Weight / float64(len(e.Terms))
+			}
+		}
+	}
+	return w
+}
+
+// ownTerm reports whether the task term s of b's evidence item e is b's
+// own beside a unit whose evidence weighs covered on each term (b's own
+// weighs mine): that unit's evidence does not rest on s; or, when byName
+// (the task states b's whole name in a clause b answers: see apart), e
+// matches b's name and that unit's evidence weighs less than
+// ownNameShare of b's on s. "squash and open a pull request" asks for a
+// squash skill by name in a clause of its own; a pull-request skill whose
+// body mentions squashing answers the other clause, not that one.
+func ownTerm(covered, mine map[string]float64, byName bool, e Evidence, s string) bool {
+	c := covered[s]
+	if c == 0 {
+		return true
+	}
+	name := isNameEvidence(e.Field) || e.Field == fieldNames[fieldName]+" phrase"
+	return byName && name && c < ownNameShare*mine[s]
+}
+
 // isRedundant reports whether b, scoring score, adds too little beside a:
 // less than redundantShare of its score rests on terms a's positive
 // evidence does not cover.
-func isRedundant(a, b []Evidence, score float64) bool {
-	return residual(a, b) < redundantShare*score
+func isRedundant(a, b []Evidence, named bool, score float64) bool {
+	return residual(a, b, named) < redundantShare*score
 }
 
 func set(keys []string) map[string]bool {
@@ -216,10 +247,10 @@ func set(keys []string) map[string]bool {
 // another already answers ("grill me on my plan to migrate from REST to
 // GraphQL") is one more word of that clause, not a second request. A
 // unit whose name the task states is apart with its whole score.
-func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) map[[2]string]float64 {
-	out := map[[2]string]float64{}
+func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) (out map[[2]string]float64, byName map[[2]string]bool) {
+	out, byName = map[[2]string]float64{}, map[[2]string]bool{}
 	if len(cands) < 2 {
-		return out
+		return out, byName
 	}
 	in := q.clauses()
 	// size counts each clause's informative terms, for the share of a
@@ -276,10 +307,7 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) ma
 				continue
 			}
 			wa, wb := parts[a.Name], parts[b.Name]
-			if named[b.Name] {
-				out[[2]string{a.Name, b.Name}] = b.Score
-				continue
-			}
+			pair := [2]string{a.Name, b.Name}
 			apart, best := false, 0.0
 			for i := range wb {
 				if wb[i] > 0 && wb[i] >= wa[i] {
@@ -289,12 +317,16 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) ma
 					}
 				}
 			}
-			if apart {
-				out[[2]string{a.Name, b.Name}] = best
+			switch {
+			case named[b.Name]:
+				out[pair] = b.Score
+				byName[pair] = best > 0
+			case apart:
+				out[pair] = best
 			}
 		}
 	}
-	return out
+	return out, byName
 }
 
 // clauses maps each stem of the task to the clauses it occurs in, as a

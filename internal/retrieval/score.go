@@ -367,23 +367,17 @@ func breadth(ev []Evidence) int {
 }
 
 // residual is the part of b's evidence that rests on task terms a's
-// evidence does not: what b would add to a prompt that already has a.
-func residual(a, b []Evidence) float64 {
-	covered := map[string]bool{}
-	for _, e := range a {
-		if e.Weight > 0 {
-			for _, s := range e.Terms {
-				covered[s] = true
-			}
-		}
-	}
+// evidence does not (see ownTerm): what b would add to a prompt that
+// already has a.
+func residual(a, b []Evidence, byName bool) float64 {
+	covered, mine := termWeights(a), termWeights(b)
 	var r float64
 	for _, e := range b {
 		if e.Weight <= 0 {
 			continue
 		}
 		for _, s := range e.Terms {
-			if !covered[s] {
+			if ownTerm(covered, mine, byName, e, s) {
 				r += e.Weight
 				break
 			}

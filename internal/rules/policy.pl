@@ -102,7 +102,10 @@
 %                           phrase) one of whose words A's does not cover;
 %                           W is the score (x 1000) of that evidence, what
 %                           B would score on that part alone (retrieval's
-%                           Problem.OwnPart). Fails for a pair without
+%                           Problem.OwnPart; a word A's evidence rests on
+%                           only in passing is not covered when the task
+%                           states B's name in a clause B answers, and the
+%                           same holds for redundant/3). Fails for a pair without
 %                           one; more than any score for every pair when
 %                           the request does not compute it.
 %   breadth(+Req, +Name, -B) how many distinct task terms Name's positive
