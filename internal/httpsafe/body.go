@@ -3,6 +3,7 @@ package httpsafe
 import (
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"sync"
@@ -131,7 +132,7 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 		mu.Unlock()
 		return nil
 	}
-	src := io.LimitReader(cutReader{r.Body}, limit+1)
+	src := io.LimitReader(cutReader{r.Body}, min(limit, math.MaxInt64-1)+1) // limit+1 overflows at MaxInt64
 	if r.ContentLength >= 0 {
 		// One buffer of the declared size; the memory behind it is
 		// touched, and budgeted, only as the bytes arrive.

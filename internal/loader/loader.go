@@ -362,13 +362,27 @@ func under(relDir, p string) bool {
 // parallel runs f for 0..n-1 on all cores. Results are written by index, so
 // the outcome never depends on scheduling. The workers take the next index
 // from a counter: a unit taken from the cache is a few microseconds of
-// work, about what handing it over a channel would cost.
+// work, about what handing it over a channel would cost. A panic in f is
+// returned as an error (the first one, after every other index ran): f
+// reads files a stranger wrote, and a panic on a worker goroutine would
+// end the process past any recover of the caller's (a hook must exit 0,
+// a server keep its last catalog).
 func parallel(ctx context.Context, n int, f func(int)) error {
 	var (
-		wg   sync.WaitGroup
-		next atomic.Int64
-		cut  atomic.Value // the context's error, when it left an index undone
+		wg       sync.WaitGroup
+		next     atomic.Int64
+		cut      atomic.Value // the context's error, when it left an index undone
+		panicked atomic.Pointer[error]
 	)
+	run := func(i int) {
+		defer func() {
+			if r := recover(); r != nil {
+				err := fmt.Errorf("internal error while loading (a bug in rlmc): %v", r)
+				panicked.CompareAndSwap(nil, &err)
+			}
+		}()
+		f(i)
+	}
 	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
 			for {
@@ -380,11 +394,14 @@ func parallel(ctx context.Context, n int, f func(int)) error {
 					cut.Store(err)
 					return
 				}
-				f(i)
+				run(i)
 			}
 		})
 	}
 	wg.Wait()
+	if p := panicked.Load(); p != nil {
+		return *p
+	}
 	err, _ := cut.Load().(error)
 	return err
 }

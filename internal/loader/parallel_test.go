@@ -3,6 +3,7 @@ package loader
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -41,4 +42,23 @@ func TestParallelStopsOnCancel(t *testing.T) {
 		t.Fatalf("got error %v; want nil", err)
 	}
 	cancel()
+}
+
+// A panic on a worker comes back as an error, once every other index
+// ran: on the worker's goroutine it would end the process, past any
+// recover of the caller's.
+func TestParallelReturnsPanic(t *testing.T) {
+	var ran atomic.Int32
+	err := parallel(context.Background(), 100, func(i int) {
+		ran.Add(1)
+		if i == 7 {
+			panic("boom")
+		}
+	})
+	if err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("got error %v; want the panic's value", err)
+	}
+	if got := ran.Load(); got != 100 {
+		t.Fatalf("ran %d of 100 indexes; want every one", got)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path"
@@ -246,7 +247,7 @@ func readRegular(file string, limit int64) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: %w", file, ErrNotRegular)
 	}
-	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
+	data, err := io.ReadAll(io.LimitReader(fh, min(limit, math.MaxInt64-1)+1)) // limit+1 overflows at MaxInt64
 	if err != nil {
 		return nil, err
 	}

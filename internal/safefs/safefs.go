@@ -115,8 +115,11 @@ func readRegular(f *os.File, name string, limit int64) ([]byte, error) {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]
 		}
+		// One byte over the limit is enough to tell a file too large;
+		// compared as limit < want-1, since limit+1 overflows at
+		// math.MaxInt64 (a policy may say so for "no bound").
 		want := cap(data)
-		if limit >= 0 && int64(want) > limit+1 {
+		if limit >= 0 && limit < int64(want)-1 {
 			want = int(limit + 1)
 		}
 		n, err := f.Read(data[len(data):want])

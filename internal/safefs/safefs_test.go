@@ -5,6 +5,7 @@ package safefs
 import (
 	"errors"
 	"io/fs"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -189,6 +190,8 @@ func TestReadFileSizes(t *testing.T) {
 		{"no limit", 100 << 10, -1, false},
 		{"zero limit", 1, 0, true},
 		{"zero limit empty", 0, 0, false},
+		{"largest limit", 100 << 10, math.MaxInt64, false},
+		{"largest limit, empty", 0, math.MaxInt64, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			want := strings.Repeat("x", tt.size)
