@@ -341,22 +341,37 @@ func milliUp(f float64) int { return int(math.Ceil(math.Round(f*1e6) / 1000)) }
 // UnknownNames returns an unknown_policy_unit warning for each of names
 // (a request's select or deny, given as field) that no unit of c's
 // catalog answers to: a deny that names nothing is most likely a typo
-// for a unit that stays allowed, and every front-end says so alike.
+// for a unit that stays allowed, and every front-end says so alike. A
+// name is warned about once however often it is given, and past
+// maxUnknownNamed names one more warning counts the rest: a request is
+// bounded in bytes, not in names, and must not make a warning per name.
 func UnknownNames(c *Compiler, field string, names []string) ir.Diagnostics {
 	var out ir.Diagnostics
-	for _, n := range UnknownUnits(c, names) {
+	unknown := UnknownUnits(c, names)
+	for i, n := range unknown {
+		if i == maxUnknownNamed {
+			out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
+				Message: fmt.Sprintf("%s names %d more units that are not in the catalog", field, len(unknown)-i)})
+			break
+		}
 		out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
 			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog", field, ir.Quote(n))})
 	}
 	return out
 }
 
+// maxUnknownNamed is how many names not in the catalog UnknownNames
+// warns about one by one.
+const maxUnknownNamed = 20
+
 // UnknownUnits returns those of names no unit of c's catalog answers to
-// (names are exact), in the order given.
+// (names are exact), each once, in the order first given.
 func UnknownUnits(c *Compiler, names []string) []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, n := range names {
-		if _, ok := c.Catalog().Lookup(n); !ok {
+		if _, ok := c.Catalog().Lookup(n); !ok && !seen[n] {
+			seen[n] = true
 			out = append(out, n)
 		}
 	}

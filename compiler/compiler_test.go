@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // standard is a small catalog exercising every rule.
@@ -368,6 +371,45 @@ func TestLoadHonorsContextWhileIndexing(t *testing.T) {
 			var ce *Error
 			if c != nil || !errors.Is(err, tt.want) || !errors.As(err, &ce) || ce.Code != ErrCanceled {
 				t.Fatalf("got compiler %t, error %v; want no compiler and an ErrCanceled error wrapping %v", c != nil, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestUnknownNames: a name not in the catalog is warned about once
+// however often a request gives it, and past maxUnknownNamed names one
+// warning counts the rest (a 1 MiB request of repeated deny names made a
+// warning each: 150,000 of them, 25 MB of answer).
+func TestUnknownNames(t *testing.T) {
+	c := build(t, map[string]string{"a/SKILL.md": skill("a", "Write a Dockerfile.", "", "")}, Policy{})
+	many := make([]string, 0, 30)
+	for i := range 30 {
+		many = append(many, fmt.Sprintf("n%02d", i))
+	}
+	tests := []struct {
+		name  string
+		names []string
+		want  int
+		last  string // in the last warning's message
+	}{
+		{name: "known", names: []string{"a"}, want: 0},
+		{name: "repeated", names: slices.Repeat([]string{"nx"}, 1000), want: 1, last: `"nx"`},
+		{name: "repeated among others", names: []string{"nx", "a", "ny", "nx"}, want: 2, last: `"ny"`},
+		{name: "many", names: many, want: maxUnknownNamed + 1, last: "10 more units"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := UnknownNames(c, "deny", tt.names)
+			if len(got) != tt.want {
+				t.Fatalf("got %d warnings; want %d", len(got), tt.want)
+			}
+			for _, d := range got {
+				if d.Code != ir.CodeUnknownPolicyUnit {
+					t.Errorf("got code %s; want %s", d.Code, ir.CodeUnknownPolicyUnit)
+				}
+			}
+			if tt.want > 0 && !strings.Contains(got[len(got)-1].Message, tt.last) {
+				t.Errorf("got last warning %q; want it to hold %q", got[len(got)-1].Message, tt.last)
 			}
 		})
 	}
