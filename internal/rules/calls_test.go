@@ -84,7 +84,7 @@ func TestMiscalledNativeRefused(t *testing.T) {
 		{"threshold: arguments swapped",
 			"grounded(Req, _, S, _) :- threshold(Req, T), S >= T, !.", "grounded(Req, _, S, _) :- threshold(T, Req), S >= T, !.", "threshold(T, Req)", "threshold/2"},
 		{"withdrawn: swapped, the request passed in w/4",
-			"runner_up(Req, _, [Next|_], withdrawn_runner_up(W), W) :- withdrawn(Req, W), Next < W, !.", "runner_up(Req, _, [Next|_], withdrawn_runner_up(W), W) :- withdrawn(W, Req), Next < W, !.", "withdrawn(W, Req)", "withdrawn/2"},
+			"runner_up(Req, _, _, [Next|_], withdrawn_runner_up(W), W) :- withdrawn(Req, W), Next < W, !.", "runner_up(Req, _, _, [Next|_], withdrawn_runner_up(W), W) :- withdrawn(W, Req), Next < W, !.", "withdrawn(W, Req)", "withdrawn/2"},
 		{"unit: an atom for the priority",
 			"blocked_dependency(_, _, D, invalid) :- unit(D, invalid, _, _), !.", "blocked_dependency(_, _, D, invalid) :- unit(D, _, _, invalid), !.", "unit(D, _, _, invalid)", "unit/4"},
 		{"unit: an integer for the status",

@@ -1,8 +1,10 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ichiban/prolog/engine"
@@ -562,9 +564,11 @@ func natives(f Facts) []native {
 		{"names", []arg{{"Cands", argCands}, {"Names", argOut}}, mapList(argCands, func(c engine.Compound, _ *engine.Env) (engine.Term, bool) {
 			return c.Arg(0), true
 		})},
-		{"lexical_scores", []arg{{"Cands", argCands}, {"Scores", argOut}}, mapList(argCands, func(c engine.Compound, env *engine.Env) (engine.Term, bool) {
-			return c.Arg(2), env.Resolve(c.Arg(1)) == atomLexical
-		})},
+		// Highest first: rule 10's best is the best on evidence, whatever
+		// priority ranked first (rule 8).
+		{"lexical_scores", []arg{{"Cands", argCands}, {"Scores", argOut}}, sortedList(argCands, func(c engine.Compound, env *engine.Env) (engine.Term, bool) {
+			return env.Resolve(c.Arg(2)), env.Resolve(c.Arg(1)) == atomLexical
+		}, func(x, y engine.Term) int { return cmp.Compare(y.(engine.Integer), x.(engine.Integer)) })},
 		{"values", []arg{{"Pairs", argPairs}, {"Values", argOut}}, mapList(argPairs, func(c engine.Compound, _ *engine.Env) (engine.Term, bool) {
 			return c.Arg(1), true
 		})},
@@ -581,6 +585,12 @@ func registerFacts(vm *engine.VM, f Facts) {
 // mapList makes a predicate p(+List, -Out) over a list of elements of
 // type a: Out holds pick's term for each element it keeps, in order.
 func mapList(a argType, pick func(engine.Compound, *engine.Env) (engine.Term, bool)) engine.Predicate2 {
+	return sortedList(a, pick, nil)
+}
+
+// sortedList is mapList with the picked terms stably sorted by order
+// (kept in list order when order is nil).
+func sortedList(a argType, pick func(engine.Compound, *engine.Env) (engine.Term, bool), order func(x, y engine.Term) int) engine.Predicate2 {
 	return func(vm *engine.VM, list, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 		var ts []engine.Term
 		err := a.walk(list, env, func(e engine.Term) {
@@ -590,6 +600,9 @@ func mapList(a argType, pick func(engine.Compound, *engine.Env) (engine.Term, bo
 		})
 		if err != nil {
 			return engine.Error(err)
+		}
+		if order != nil {
+			slices.SortStableFunc(ts, order)
 		}
 		return unifyAll(env, k, out, engine.List(ts...))
 	}

@@ -27,6 +27,7 @@ func TestListHelpers(t *testing.T) {
 		{"append refuses a partial list", "append([[a], _], X)", "instantiation_error"},
 		{"memberchk refuses a non-list", "memberchk(a, b), X = yes", "type_error"},
 		{"lexical scores", "lexical_scores([cand(a, explicit, 5), cand(b, lexical, 3), cand(c, lexical, 2)], X)", "[3 2]"},
+		{"lexical scores highest first", "lexical_scores([cand(b, lexical, 2), cand(a, explicit, 5), cand(c, lexical, 3), cand(d, lexical, 2)], X)", "[3 2 2]"},
 		{"values", "values([k(1)-a, k(2)-b], X)", "[a b]"},
 		{"append lists", "append([[a], [], [b, c]], X)", "[a b c]"},
 		{"append nothing", "append([], X)", "[]"},

@@ -189,7 +189,8 @@
 %   subtract(+Xs, +Ys, -Zs)       of lists of atoms; keeps the order of Xs.
 %   append(+Lists, -List)         concatenates a list of lists.
 %   names(+Cands, -Names)         the names of cand/3 terms.
-%   lexical_scores(+Cands, -Scores) the scores of the lexical ones, in order.
+%   lexical_scores(+Cands, -Scores) the scores of the lexical ones, highest
+%                                 first.
 %   values(+Pairs, -Values)       the values of Key-Value pairs.
 %
 % Every native checks its inputs (+) as ISO builtins do: an unbound one
@@ -510,7 +511,7 @@ origin_rank(lexical, 2).
 % evidence enough, so Rule 10 does not hold them to the threshold. Tie is
 % tie(T) when the host is asked about T and its rivals, else no_tie.
 ambiguity(Req, x(_, I), Ranked, Clear, [T|Rivals], Rejected, Tie) :-
-    first_lexical(Ranked, Top),
+    best_lexical(Ranked, Top),
     Top = cand(T, _, ST),
     support_floor(Req, F), ST >= F,
     tie_ratio(Req, R),
@@ -591,6 +592,20 @@ hold_lexical([C|Cs], T, [C|Admissible], Rs) :- hold_lexical(Cs, T, Admissible, R
 
 first_lexical([cand(N, lexical, S)|_], cand(N, lexical, S)) :- !.
 first_lexical([_|Cs], Top) :- first_lexical(Cs, Top).
+
+% best_lexical(+Ranked, -Top): the lexical candidate with the highest
+% score, the first in rank order among equals. Rank puts priority before
+% score (rule 8), and priority orders admission, not evidence: a weak
+% candidate that declares a high priority is not the best a tie is
+% measured from (nor, in rule 10, the best a margin is). Most requests
+% pay one comparison: their first lexical candidate is the best.
+best_lexical(Ranked, Top) :-
+    first_lexical(Ranked, Top0),
+    lexical_scores(Ranked, [Max|_]),
+    top_scoring(Top0, Max, Ranked, Top).
+
+top_scoring(cand(N, O, Max), Max, _, cand(N, O, Max)) :- !.
+top_scoring(_, Max, Ranked, cand(N, lexical, Max)) :- scoring(Ranked, [], Max, N).
 
 % rivals(+Req, +I, +R, +T, +ST, +Ranked, -Rivals): the lexical candidates
 % of Ranked that tie with the best, T scoring ST: each scores at least R
@@ -759,7 +774,7 @@ weigh(S, T, F, N, W, Kept, V) :- mid(S, W, T, F, N, Kept, V).
 % (S comes first, so that another candidate's clause fails at the head of
 % Scores.)
 mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
-    runner_up(Req, Ranked, Rest, RFact, R),
+    runner_up(Req, N, Ranked, Rest, RFact, R),
     clear(R, S, Req, N, Clear0),
     clearance(Clear0, Req, N, RFact, Clear1),
     confirmation(Clear1, Req, N, S, Ranked, Clear),
@@ -910,19 +925,20 @@ beside(intents(Low, W), S, T, F, _, V) :- S >= Low, !,
     V = keep([clause(intents), score(S), threshold(T), support_floor(F), by(W)]).
 beside(_, _, _, _, Weak, drop(Weak)).
 
-% runner_up(+Req, +Ranked, +Rest, -RFact, -R): R is the runner-up's score, the next
-% lexical candidate's (Rest holds their scores, best first) or the best
-% withdrawn unit's, whichever is higher; 0 when there is neither. RFact
-% names it: runner_up(Name, R), withdrawn_runner_up(R) or no_runner_up.
-runner_up(Req, _, [Next|_], withdrawn_runner_up(W), W) :- withdrawn(Req, W), Next < W, !.
-runner_up(_, Ranked, [Next|_], runner_up(Name, Next), Next) :- !, second_lexical(Ranked, Name).
-runner_up(Req, _, [], withdrawn_runner_up(W), W) :- withdrawn(Req, W), 0 < W, !.
-runner_up(_, _, [], no_runner_up, 0).
+% runner_up(+Req, +N, +Ranked, +Rest, -RFact, -R): R is the runner-up's
+% score beside the best N, the next lexical score (Rest holds them,
+% highest first) or the best withdrawn unit's, whichever is higher; 0
+% when there is neither. RFact names it: runner_up(Name, R),
+% withdrawn_runner_up(R) or no_runner_up.
+runner_up(Req, _, _, [Next|_], withdrawn_runner_up(W), W) :- withdrawn(Req, W), Next < W, !.
+runner_up(_, N, Ranked, [Next|_], runner_up(Name, Next), Next) :- !, scoring(Ranked, N, Next, Name).
+runner_up(Req, _, _, [], withdrawn_runner_up(W), W) :- withdrawn(Req, W), 0 < W, !.
+runner_up(_, _, _, [], no_runner_up, 0).
 
-% second_lexical(+Ranked, -Name): the runner-up's name, the second lexical
-% candidate in rank order (the order of lexical_scores/2).
-second_lexical([cand(_, lexical, _)|Cs], N) :- !, first_lexical(Cs, cand(N, _, _)).
-second_lexical([_|Cs], N) :- second_lexical(Cs, N).
+% scoring(+Ranked, +N, +S, -Name): the runner-up's name, the first lexical
+% candidate in rank order other than the best N that scores S.
+scoring([cand(Name, lexical, S)|_], N, S, Name) :- Name \== N, !.
+scoring([_|Cs], N, S, Name) :- scoring(Cs, N, S, Name).
 
 % ---------------------------------------------------------------------------
 % Rule 11 (redundancy): a lexical candidate whose evidence a better-ranked
