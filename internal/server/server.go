@@ -325,17 +325,19 @@ type Request struct {
 	// Task is a pointer so that a body without one ({}, or "task": null,
 	// a client that lost its field) is refused rather than read as an
 	// empty task and answered no_route; "" is a task, for a selection.
-	Task   *string  `json:"task"`
-	Select []string `json:"select,omitempty"`
-	Deny   []string `json:"deny,omitempty"`
+	Task *string `json:"task"`
+	// Select, Deny and Why refuse a null element, which encoding/json
+	// would read as the name "".
+	Select strictjson.Strings `json:"select,omitempty"`
+	Deny   strictjson.Strings `json:"deny,omitempty"`
 	// Budget is a pointer so that a budget written as 0 is refused
 	// rather than read as the default; it may be written 100.0 or 1e2.
 	Budget    *strictjson.Int `json:"budget,omitempty"`
 	Tokenizer string          `json:"tokenizer,omitempty"`
 	// Why and AllRejected list more rejected units in the answer
 	// (compiler.Request's); neither changes a decision.
-	Why         []string `json:"why,omitempty"`
-	AllRejected bool     `json:"all_rejected,omitempty"`
+	Why         strictjson.Strings `json:"why,omitempty"`
+	AllRejected bool               `json:"all_rejected,omitempty"`
 }
 
 // task returns the request's task ("" when it has none).

@@ -127,6 +127,12 @@ func TestCompileStatuses(t *testing.T) {
 		{name: "no task", body: `{}`, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "a null task", body: `{"task": null}`, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "an empty task with a selection", body: `{"task": "", "select": ["tdd"]}`, status: 200},
+		// encoding/json reads a null element as the name "".
+		{name: "a null selection", body: `{"task": "x", "select": [null]}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "a null deny among names", body: `{"task": "x", "deny": ["tdd", null]}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "a null why", body: `{"task": "x", "why": [null]}`, status: 400, code: compiler.ErrInvalidRequest},
+		{name: "a null list is none", body: `{"task": "write the failing test first, test-driven development", "deny": null}`, status: 200},
+		{name: "a number where a name goes", body: `{"task": "x", "deny": [1]}`, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "unknown field", body: `{"task": "x", "dney": ["tdd"]}`, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "a budget of 0 is no default", body: `{"task": "x", "budget": 0}`, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "a budget written as a float", body: `{"task": "write the failing test first, test-driven development", "budget": 5000.0}`, status: 200},

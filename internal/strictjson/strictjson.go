@@ -223,6 +223,35 @@ func kindOfType(t reflect.Type) string {
 // Explain says in the JSON's terms.
 type Int int
 
+// Strings is a []string whose elements may not be null: encoding/json
+// decodes null into a string as "", so ["nx", null] would name a unit
+// "" (a select of it answered unknown_unit "", a deny warned about "").
+// A null element is an *json.UnmarshalTypeError, which Explain says in
+// the JSON's terms; a null list is no list, as for []string.
+type Strings []string
+
+// UnmarshalJSON decodes a JSON array of strings.
+func (s *Strings) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	out := make([]string, len(raw))
+	for i, r := range raw {
+		if string(r) == "null" {
+			return &json.UnmarshalTypeError{Value: "null", Type: reflect.TypeFor[string]()}
+		}
+		if err := json.Unmarshal(r, &out[i]); err != nil {
+			return err
+		}
+	}
+	*s = out
+	return nil
+}
+
 // maxExact is 2^53: every whole number up to it is exact as a float64.
 const maxExact = 1 << 53
 

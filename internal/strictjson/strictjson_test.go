@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -186,5 +187,39 @@ func TestInt(t *testing.T) {
 	var d doc
 	if err := Unmarshal([]byte(`{"budget": null}`), &d); err != nil || d.Budget != nil {
 		t.Errorf("null: got %v, %v; want nil, nil", d.Budget, err)
+	}
+}
+
+// TestStrings: a null element is refused where encoding/json would read
+// it as "", and said in the JSON's terms; a null list is no list.
+func TestStrings(t *testing.T) {
+	type req struct {
+		Deny Strings `json:"deny"`
+	}
+	tests := []struct {
+		name, body string
+		want       []string
+		err        string
+	}{
+		{name: "names", body: `{"deny": ["a", "b"]}`, want: []string{"a", "b"}},
+		{name: "a null list", body: `{"deny": null}`},
+		{name: "a null element", body: `{"deny": ["a", null]}`, err: "deny: null where a string goes"},
+		{name: "a number", body: `{"deny": [1]}`, err: "deny: a number where a string goes"},
+		{name: "not a list", body: `{"deny": "a"}`, err: "deny: a string where an array goes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r req
+			err := Explain(Unmarshal([]byte(tt.body), &r))
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("got error %v; want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(r.Deny, tt.want) {
+				t.Fatalf("got %q, %v; want %q", r.Deny, err, tt.want)
+			}
+		})
 	}
 }
