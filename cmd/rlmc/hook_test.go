@@ -67,13 +67,14 @@ func runHookCmd(ts *testscript.TestScript, neg bool, args []string) {
 
 // waitBuildCmd waits for the builder a hook started to finish: `waitbuild
 // DIR` returns once the cache folder DIR holds a catalog cache file and no
-// build lock, and fails after a minute (a bound on a stuck builder, not a
-// measure of a fast one).
+// build lock, and fails after three minutes (a bound on a stuck builder,
+// not a measure of a fast one: on a loaded 2-core machine running the
+// whole suite, one took over a minute to start).
 func waitBuildCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitbuild DIR")
 	}
-	for range 1200 {
+	for range 3600 {
 		caches, _ := filepath.Glob(filepath.Join(args[0], "*.cache"))
 		locks, _ := filepath.Glob(filepath.Join(args[0], "*.lock"))
 		if len(caches) > 0 && len(locks) == 0 {
@@ -81,7 +82,7 @@ func waitBuildCmd(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	ts.Fatalf("no catalog cache built in %s within a minute", args[0])
+	ts.Fatalf("no catalog cache built in %s within three minutes", args[0])
 }
 
 // backdateCmd dates every file and folder below a path an hour back:
