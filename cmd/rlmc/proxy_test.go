@@ -26,6 +26,7 @@ func TestProxyRefuses(t *testing.T) {
 		{name: "addr and socket", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "127.0.0.1:0", "--socket", "s.sock"}, want: "not both"},
 		{name: "all interfaces without a token", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "0.0.0.0:0"}, want: "not a loopback address"},
 		{name: "an unknown placement", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "127.0.0.1:0", "--placement", "front"}, want: "--placement"},
+		{name: "a root that does not exist", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "127.0.0.1:0", "--root", "nowhere-at-all"}, want: "nowhere-at-all"},
 		{name: "a policy that does not parse", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "127.0.0.1:0", "--policy", writePolicy(t, "budget: [\n")}, want: "invalid policy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,6 +40,11 @@ func TestProxyRefuses(t *testing.T) {
 			}
 			if !strings.Contains(stderr.String(), tc.want) {
 				t.Fatalf("stderr: got %q; want it to say %q", stderr.String(), tc.want)
+			}
+			// Said before anything listens: a supervisor that waits for
+			// the line takes it for a start.
+			if strings.Contains(stderr.String(), "listening") {
+				t.Fatalf("stderr: got %q; want nothing listening", stderr.String())
 			}
 		})
 	}

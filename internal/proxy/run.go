@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/httpsafe"
+	"github.com/rlmc-dev/rlmc/internal/loader"
 )
 
 // Run listens, loads and watches the catalog, and proxies until ctx ends;
@@ -26,6 +27,14 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.PolicyFile != "" {
 		if _, err := compiler.LoadPolicy(cfg.PolicyFile); err != nil {
 			return &httpsafe.ConfigError{Msg: err.Error()}
+		}
+	}
+	// A root named that is not a folder is said before anything
+	// listens, as rlmc serve does; the first load would refuse it anyway,
+	// after a "listening" line a supervisor takes for a start.
+	for _, r := range cfg.Roots {
+		if err := loader.CheckRoot(r); err != nil {
+			return err
 		}
 	}
 	ln, err := httpsafe.Listen(p.cfg.Addr, p.cfg.Socket)
