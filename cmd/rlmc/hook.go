@@ -148,8 +148,17 @@ command line, or the policy. The prompt never does.`,
 // runHook answers one hook call. Its errors are printed by Main on one
 // line and exit 0 (see neverBlocks), so it just returns them.
 func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr io.Writer) error {
-	if p.budget < 0 || p.timeout <= 0 || p.maxChars <= 0 || p.loadTimeout < 0 {
-		return fmt.Errorf("--budget, --max-chars and --timeout must be positive, and --load-timeout not negative")
+	// Each names the flag it is about: one message listing every bound
+	// left the user to find which they broke.
+	switch {
+	case p.budget < 0:
+		return fmt.Errorf("--budget must be positive, not %d", p.budget)
+	case p.maxChars <= 0:
+		return fmt.Errorf("--max-chars must be positive, not %d", p.maxChars)
+	case p.timeout <= 0:
+		return fmt.Errorf("--timeout must be positive, not %v", p.timeout)
+	case p.loadTimeout < 0:
+		return fmt.Errorf("--load-timeout must be zero or more, not %v", p.loadTimeout)
 	}
 	// The deadline counts from the process's start, as the client's
 	// does: starting a 30 MB program on a busy machine can take a tenth
