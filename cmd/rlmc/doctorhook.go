@@ -71,7 +71,7 @@ func doctorHook(ctx context.Context, r *doctorReport, file, project string, h cl
 	}
 	if goRunBuild(prog) {
 		// It answers today, and breaks the day Go removes it.
-		r.add(secHook, ir.SeverityWarning, findHookGoRun, "%s: %s is a binary go run built, which Go deletes (its build cache is trimmed, a temporary folder goes when go run ends): install rlmc (go install ./cmd/rlmc) and run rlmc init --claude-code with it", where, ir.EscapeText(prog))
+		r.add(secHook, ir.SeverityWarning, findHookGoRun, "%s: %s is a binary go run built, which Go deletes (its build cache is trimmed, a temporary folder goes when go run ends): install rlmc (go install ./cmd/rlmc) and change this hook's command to run it (rlmc init --claude-code leaves a hook already there as it is)", where, ir.EscapeText(prog))
 	}
 	// A settings file comes with the project, and a cloned project is
 	// not trusted: doctor runs a hook only when it is an rlmc program
