@@ -35,3 +35,23 @@ func TestLoadedLineMeansReady(t *testing.T) {
 		t.Fatal(`got no "catalog loaded" line`)
 	}
 }
+
+// TestEmptyCatalogWarned: a proxy whose roots hold no skill says so once
+// loaded; every call went on without skills, and only an INFO line's
+// "units": 0 said why.
+func TestEmptyCatalogWarned(t *testing.T) {
+	warned := false
+	log := testkit.OnLog("the catalog has no skills; every call goes on without skills until one is added", func() { warned = true })
+	up, _ := url.Parse("http://127.0.0.1:1")
+	p, err := New(Config{Upstream: up, Roots: []string{t.TempDir()}, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	if err := p.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !warned {
+		t.Fatal("got no warning for an empty catalog; want one")
+	}
+}

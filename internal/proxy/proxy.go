@@ -309,6 +309,15 @@ func (p *Proxy) Watch(ctx context.Context) error {
 	// answered.
 	p.live.Store(l)
 	p.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(), "watched", l.Watched())
+	if len(c.Catalog().Units) == 0 {
+		// Every call would go on without skills, as if no task matched
+		// one: started from the wrong folder, say.
+		var dirs []string
+		for _, r := range c.Catalog().Roots {
+			dirs = append(dirs, r.Dir)
+		}
+		p.log.Warn("the catalog has no skills; every call goes on without skills until one is added", "roots", dirs)
+	}
 	return nil
 }
 

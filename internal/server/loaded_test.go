@@ -29,3 +29,18 @@ func TestLoadedLineMeansReady(t *testing.T) {
 		t.Fatal(`got no "catalog loaded" line`)
 	}
 }
+
+// TestEmptyCatalogWarned: a server whose roots hold no skill says so once
+// loaded; it answered no_route to everything with an INFO line of
+// "units": 0 as the only sign.
+func TestEmptyCatalogWarned(t *testing.T) {
+	warned := false
+	log := testkit.OnLog("the catalog has no skills; every compile answers no_route until one is added", func() { warned = true })
+	s, _ := newTestServer(t, Config{Roots: []string{t.TempDir()}, Logger: log})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !warned {
+		t.Fatal("got no warning for an empty catalog; want one")
+	}
+}

@@ -176,7 +176,21 @@ func (s *Server) Watch(ctx context.Context) error {
 	s.live.Store(l)
 	s.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(),
 		"watched", l.Watched(), "duration_ms", ms(time.Since(start)))
+	if len(c.Catalog().Units) == 0 {
+		// Every compile would answer no_route, which reads as a task
+		// that matched nothing: started from the wrong folder, say.
+		s.log.Warn("the catalog has no skills; every compile answers no_route until one is added", "roots", rootDirs(c))
+	}
 	return nil
+}
+
+// rootDirs lists the roots a catalog was loaded from.
+func rootDirs(c *compiler.Compiler) []string {
+	var dirs []string
+	for _, r := range c.Catalog().Roots {
+		dirs = append(dirs, r.Dir)
+	}
+	return dirs
 }
 
 // reloaded records one reload in the metrics and the log.
