@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -380,6 +381,11 @@ const bodyTimeout = 10 * time.Second
 // release gives the body's bytes back to the budget.
 func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (Request, func(), int, error) {
 	var req Request
+	// A compressed body is not decoded: read as JSON it would fail with
+	// a message about its bytes, or, worse, a client might think it was.
+	if enc := r.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		return req, func() {}, http.StatusUnsupportedMediaType, fmt.Errorf("the request body is encoded (Content-Encoding: %s); send it as plain JSON", ir.EscapeText(enc))
+	}
 	body, release, err := httpsafe.ReadBody(w, r, MaxBodyBytes, bodyTimeout, s.bodies)
 	if err != nil {
 		status := httpsafe.BodyStatus(err)

@@ -872,3 +872,46 @@ func TestWrongRoutes(t *testing.T) {
 		})
 	}
 }
+
+// TestEncodedBodyRefused: a body sent with a Content-Encoding is answered
+// 415, not read as JSON; "identity" is no encoding.
+func TestEncodedBodyRefused(t *testing.T) {
+	root, policy := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}, PolicyFile: policy})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		encoding string
+		status   int
+	}{
+		{"gzip", http.StatusUnsupportedMediaType},
+		{"br", http.StatusUnsupportedMediaType},
+		{"identity", http.StatusOK},
+		{"", http.StatusOK},
+	} {
+		t.Run(tc.encoding, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodPost, ts.URL+"/v1/compile", strings.NewReader(`{"task": "write the failing test first"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.encoding != "" {
+				req.Header.Set("Content-Encoding", tc.encoding)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Fatalf("got %d (%s); want %d", resp.StatusCode, body, tc.status)
+			}
+			if tc.status != http.StatusOK {
+				if got := errorCode(t, body); got != compiler.ErrInvalidRequest {
+					t.Fatalf("code: got %s; want %s", got, compiler.ErrInvalidRequest)
+				}
+			}
+		})
+	}
+}
