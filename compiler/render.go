@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/rlmc-dev/rlmc/ir"
 )
@@ -105,8 +106,23 @@ func renderPrompt(units []renderedUnit, path func(*ir.Unit) string) string {
 // swapped for a smaller one. The policy counts its tokens
 // (reference_tokens/3) in place of the body's.
 func referenceText(u *ir.Unit, path string) string {
-	return u.Name + ": " + strings.TrimSpace(u.Description) + "\n" +
+	return u.Name + ": " + oneLine(u.Description) + "\n" +
 		"Its instructions are too long to include here: read " + path + " before acting on this task, and follow it.\n"
+}
+
+// oneLine is a description as one line of text: its runs of white space
+// (line breaks included) one space, its control characters dropped. A
+// reference is one line per skill; a description's own lines ("\n\n#
+// Heading") would make it look like a section of the prompt, and a bell
+// or an escape is nothing a model should read.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && !unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // referencePath is where a reference tells the model to read a unit's

@@ -99,3 +99,23 @@ func TestEscapeBodyLeavesNoIgnorable(t *testing.T) {
 		t.Errorf("checked %d ignorable code points; want the full set (over 400)", n)
 	}
 }
+
+// TestReferenceTextOneLine: a reference states the description on one
+// line, without control characters: a description's own line breaks made
+// a heading of the prompt, and a bell or an escape passed through.
+func TestReferenceTextOneLine(t *testing.T) {
+	for _, tc := range []struct{ name, desc, want string }{
+		{name: "plain", desc: "Write a Dockerfile.", want: "Write a Dockerfile."},
+		{name: "line breaks", desc: "Line one.\n\n# Heading\ntwo", want: "Line one. # Heading two"},
+		{name: "control characters", desc: "Ring\a the \x1b[31mbell\x00", want: "Ring the [31mbell"},
+		{name: "tabs and runs of blanks", desc: "  a\t\tb   c  ", want: "a b c"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := &ir.Unit{Name: "x", Description: tc.desc}
+			got, _, _ := strings.Cut(referenceText(u, "p"), "\n")
+			if want := "x: " + tc.want; got != want {
+				t.Errorf("got %q; want %q", got, want)
+			}
+		})
+	}
+}
