@@ -107,7 +107,7 @@ def main():
         print(f"rlmc: {e} (HTTP {e.status})", file=sys.stderr)
         return 1
     names = [s["name"] for s in res["selected"]]
-    print(f"rlmc decided {res['decision']}, selected {names}", file=sys.stderr)
+    print(f"rlmc decided {res['decision']}, selected [{' '.join(names)}]", file=sys.stderr)  # as the Go planner example prints it
     sys.stdout.write(res["prompt"])
     if res["decision"] == "ambiguous":
         print(f"rlmc: too close to call: {res['ambiguous']}; ask the user and pass the choice with --select", file=sys.stderr)
