@@ -446,5 +446,37 @@ func TestUnknownDenyTold(t *testing.T) {
 	resp, _ = f.do(t, "POST", "/v1/chat/completions", chatNoSystem, map[string]string{HeaderDeny: "deploy"})
 	if got := resp.Header.Get(HeaderUnknownDeny); got != "" {
 		t.Errorf("%s with a known denial: got %q; want none", HeaderUnknownDeny, got)
+	}	// Many unknown names: the first 20 are named back, not the whole
+	// header (4,000 names made an 80 KB answer header clients refuse).
+	var names []string
+	for i := range 4000 {
+		names = append(names, fmt.Sprintf("unknown-skill-%05d", i))
+	}
+	resp, _ = f.do(t, "POST", "/v1/chat/completions", chatNoSystem, map[string]string{HeaderDeny: strings.Join(names, ",")})
+	if got, want := resp.Header.Get(HeaderUnknownDeny), strings.Join(names[:maxShownNames], ","); got != want {
+		t.Errorf("%s with 4,000 unknown names: got %d bytes; want the first %d names (%d bytes)", HeaderUnknownDeny, len(got), maxShownNames, len(want))
+	}
+}
+
+// TestFirstNames: the names told back are bounded in count and bytes.
+func TestFirstNames(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	for _, tc := range []struct {
+		name  string
+		in    []string
+		count int
+		bytes int
+	}{
+		{name: "a few", in: []string{"a", "b"}, count: 2, bytes: 3},
+		{name: "one huge name", in: []string{long}, count: 1, bytes: maxShownBytes},
+		{name: "a huge name after a short one", in: []string{"a", long}, count: 1, bytes: 1},
+		{name: "many", in: strings.Split(strings.Repeat("n,", 100)+"n", ","), count: maxShownNames, bytes: 2*maxShownNames - 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := firstNames(tc.in)
+			if joined := strings.Join(got, ","); len(got) != tc.count || len(joined) != tc.bytes {
+				t.Errorf("got %d names, %d bytes; want %d, %d", len(got), len(joined), tc.count, tc.bytes)
+			}
+		})
 	}
 }

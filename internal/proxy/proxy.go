@@ -498,8 +498,9 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	// current one.
 	unknownDeny := func(c *compiler.Compiler) {
 		if unknown := compiler.UnknownUnits(c, ctl.denies); len(unknown) > 0 {
-			own.Set(HeaderUnknownDeny, strings.Join(unknown, ","))
-			p.log.Warn("a denial names no unit", "deny", unknown)
+			shown := firstNames(unknown)
+			own.Set(HeaderUnknownDeny, strings.Join(shown, ","))
+			p.log.Warn("a denial names no unit", "deny", shown, "unknown", len(unknown))
 		}
 	}
 	if rec.decision != "" {
@@ -966,4 +967,31 @@ func Redact(u *url.URL) string {
 		c.Fragment, c.RawFragment = "xxxxx", ""
 	}
 	return c.String()
+}
+
+// Bounds on the names X-Rlmc-Unknown-Deny and its log line repeat: the
+// client's header is bounded by the server's header limit, not in
+// names, and echoed whole it made an answer header no client would read
+// (4,000 names, 80 KB) and a log line of 890 KB.
+const (
+	maxShownNames = 20
+	maxShownBytes = 1 << 10
+)
+
+// firstNames returns the first names of unknown that fit maxShownNames
+// and maxShownBytes (at least one, cut to maxShownBytes).
+func firstNames(unknown []string) []string {
+	var shown []string
+	size := 0
+	for _, n := range unknown {
+		if len(shown) == maxShownNames || (len(shown) > 0 && size+1+len(n) > maxShownBytes) {
+			break
+		}
+		if len(n) > maxShownBytes {
+			n = n[:maxShownBytes]
+		}
+		shown = append(shown, n)
+		size += len(n) + 1
+	}
+	return shown
 }
