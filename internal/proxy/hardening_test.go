@@ -446,7 +446,8 @@ func TestUnknownDenyTold(t *testing.T) {
 	resp, _ = f.do(t, "POST", "/v1/chat/completions", chatNoSystem, map[string]string{HeaderDeny: "deploy"})
 	if got := resp.Header.Get(HeaderUnknownDeny); got != "" {
 		t.Errorf("%s with a known denial: got %q; want none", HeaderUnknownDeny, got)
-	} // Many unknown names: the first 20 are named back, not the whole
+	}
+	// Many unknown names: the first 20 are named back, not the whole
 	// header (4,000 names made an 80 KB answer header clients refuse).
 	var names []string
 	for i := range 4000 {
