@@ -301,10 +301,20 @@ func (c *Case) links() ([]caseLink, error) {
 		if err != nil {
 			return nil, fmt.Errorf("symlinks: link %w; links are created only inside the case folder", err)
 		}
+		if archiveOnly[name] {
+			// Read from the case file itself: a link of that name would
+			// be created and never read, and the case would test
+			// something it does not say.
+			return nil, fmt.Errorf("symlinks: link %q names a section read from the case file itself; write %s in the case file", link, name)
+		}
 		out = append(out, caseLink{link: link, name: name, target: target})
 	}
 	return out, sc.Err()
 }
+
+// archiveOnly are the sections a run reads from the case file, never from
+// the folder it materializes.
+var archiveOnly = map[string]bool{"request.json": true, "want.json": true, "policy.yaml": true, "symlinks": true}
 
 // inCase returns the slash-separated name cleaned, or an error when it is
 // empty, absolute or climbs out of the case folder.

@@ -63,3 +63,33 @@ func TestCaseLinksConfined(t *testing.T) {
 		})
 	}
 }
+
+// TestLinkedSectionRefused: a link named as a section the run reads from
+// the case file (policy.yaml, request.json, want.json, symlinks) fails the
+// case; a linked policy.yaml was created and never read, so the case ran
+// without the policy it meant.
+func TestLinkedSectionRefused(t *testing.T) {
+	for _, name := range []string{"policy.yaml", "request.json", "./want.json", "symlinks"} {
+		t.Run(name, func(t *testing.T) {
+			parent := t.TempDir()
+			file := filepath.Join(parent, "case.txtar")
+			data := "Links a section.\n-- request.json --\n{\"task\": \"x\"}\n-- want.json --\n{}\n" +
+				"-- skills/a/SKILL.md --\n---\nname: a\ndescription: A.\n---\nbody\n" +
+				"-- symlinks --\n" + name + " -> ../elsewhere\n"
+			if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Parse(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := (&Runner{}).Run(context.Background(), c)
+			if out.Passed() {
+				t.Fatal("got PASS; want the case to fail")
+			}
+			if !strings.Contains(strings.Join(out.Failures, "\n"), "read from the case file itself") {
+				t.Errorf("got failures %q; want one saying the section is read from the case file", out.Failures)
+			}
+		})
+	}
+}

@@ -19,6 +19,8 @@
 //	symlinks       optional: lines "link -> target", both relative to the
 //	               case folder, created before loading; the link must lie
 //	               inside the case folder (the target may point anywhere)
+//	               and may not be named as a section read from the case
+//	               file (request.json, want.json, policy.yaml, symlinks)
 //
 // Besides its expectation, every case is checked for the invariants that
 // must hold for any input: each unit is accounted for once, in selected,
