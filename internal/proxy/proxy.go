@@ -789,9 +789,15 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, parts [][]byte, 
 	r.Body = &releasingBody{Reader: io.MultiReader(readers...), release: release}
 	r.ContentLength = n
 	r.TransferEncoding = nil
-	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK, own: own}
+	sw := &statusWriter{ResponseWriter: w, own: own}
 	defer func() {
 		rec.status = sw.status
+		// No status written: the client went away before the upstream
+		// answered (the reverse proxy answers nothing then). Logged as
+		// status 200, it read as a call answered.
+		if sw.status == 0 {
+			rec.aborted = true
+		}
 		// An answer the upstream cut off after its headers aborts the
 		// handler (http.ErrAbortHandler); its call is logged still.
 		if v := recover(); v != nil {
@@ -857,7 +863,7 @@ func (p *Proxy) record(rec logRecord) {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// statusWriter remembers the status written; Unwrap lets the reverse
+// statusWriter remembers the final status written (0 until one is); Unwrap lets the reverse
 // proxy flush through it.
 type statusWriter struct {
 	http.ResponseWriter

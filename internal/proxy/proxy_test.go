@@ -698,3 +698,34 @@ func TestCutAnswerLogged(t *testing.T) {
 		t.Errorf("got logs %s; want a completion line marked aborted", logs)
 	}
 }
+
+// TestUnansweredCallLogged: a client that gives up before the upstream
+// answers got nothing, and its completion line says so (aborted, status
+// 0); it said status 200.
+func TestUnansweredCallLogged(t *testing.T) {
+	release := make(chan struct{})
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer close(release)
+	f := newFixture(t, up, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", f.url+"/v1/chat/completions", strings.NewReader(chatPlain))
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatal("got an answer; want the client to give up first")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(f.logs.String(), `"msg":"completion"`) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	logs := f.logs.String()
+	if !strings.Contains(logs, `"aborted":true`) || !strings.Contains(logs, `"status":0`) {
+		t.Errorf("got logs %s; want a completion line with status 0, marked aborted", logs)
+	}
+}
