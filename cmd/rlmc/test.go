@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"regexp"
 	"slices"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -34,7 +37,12 @@ file name without .txtar) it matches.`,
 			if err := f.check(); err != nil {
 				return err
 			}
-			return runTest(cmd.Context(), args[0], f, run, stdout, cmd.ErrOrStderr())
+			// An interrupt ends the run between cases, so that the case
+			// folder of the one running is removed (the default ends the
+			// process at once and leaves it in the temporary folder).
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runTest(ctx, args[0], f, run, stdout, cmd.ErrOrStderr())
 		},
 	}
 	f.register(cmd)
@@ -107,8 +115,12 @@ func runTest(ctx context.Context, dir string, f catalogFlags, run string, stdout
 		}
 	}
 	var rep testReport
-	for _, c := range cases {
+	for i, c := range cases {
 		out := r.Run(ctx, c)
+		if ctx.Err() != nil {
+			// The case running was cut short: its outcome says nothing.
+			return &exitError{code: exitFailure, err: fmt.Errorf("interrupted in case %d of %d; none is reported", i+1, len(cases))}
+		}
 		rep.Cases = append(rep.Cases, testCase{Name: c.Name, Note: c.Note, Pass: out.Passed(), Failures: out.Failures})
 		if out.Passed() {
 			rep.Passed++
