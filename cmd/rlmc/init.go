@@ -340,7 +340,7 @@ func danglingLink(file string) error {
 // refuseSettings says why settings cannot be edited and what to add by
 // hand, and fails: a file rlmc cannot read is the user's to fix.
 func refuseSettings(file string, err error, command string, stderr io.Writer) error {
-	fmt.Fprintf(stderr, "rlmc: %s: %s; the settings file was not changed. Add the hook by hand, merged into what is there:\n%s\n",
+	fmt.Fprintf(stderr, "rlmc: %s: %s; nothing was changed or made (no skills folder either). Fix the file, or add the hook by hand, merged into what is there, then run rlmc init again:\n%s\n",
 		ir.Printable(file), ir.EscapeText(err.Error()), hookSnippet(command))
 	return failed()
 }
