@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,6 +28,7 @@ const buildTimeout = 10 * time.Minute // catcache's lock age
 func newHookBuildCmd(stderr io.Writer) *cobra.Command {
 	var roots []string
 	var policy string
+	var startedBy int
 	cmd := &cobra.Command{
 		Use:    "build-cache",
 		Short:  "Build the catalog cache a hook's prompts need (started by the hook)",
@@ -36,17 +38,20 @@ func newHookBuildCmd(stderr io.Writer) *cobra.Command {
 			defer gctune.StartBuild(gctune.Build)()
 			ctx, cancel := context.WithTimeout(cmd.Context(), buildTimeout)
 			defer cancel()
-			return buildHookCache(ctx, roots, policy, stderr)
+			return buildHookCache(ctx, roots, policy, startedBy, stderr)
 		},
 	}
 	cmd.Flags().StringArrayVar(&roots, "root", nil, "skill root `DIR` (repeatable)")
 	cmd.Flags().StringVar(&policy, "policy", "", "host policy YAML `FILE`")
+	cmd.Flags().IntVar(&startedBy, "started-by", 0, "id of the process that took the build lock and started this one")
 	return cmd
 }
 
 // buildHookCache loads the catalog of roots under policy through the
-// default cache, then releases the build lock when this process holds it.
-func buildHookCache(ctx context.Context, roots []string, policy string, stderr io.Writer) error {
+// default cache, then releases the build lock when this process holds it,
+// or the process that started it still does (it names this one in the
+// lock only once it has started it).
+func buildHookCache(ctx context.Context, roots []string, policy string, startedBy int, stderr io.Writer) error {
 	var pol compiler.Policy
 	if policy != "" {
 		var err error
@@ -59,7 +64,7 @@ func buildHookCache(ctx context.Context, roots []string, policy string, stderr i
 		return off
 	}
 	opts := loader.Options{Roots: roots}
-	defer cache.ReleaseBuild(compiler.CacheKey(opts, pol, cache))
+	defer cache.ReleaseBuild(compiler.CacheKey(opts, pol, cache), startedBy)
 	_, err := compiler.LoadWith(ctx, opts, pol, cache)
 	return err
 }
@@ -95,7 +100,9 @@ func startBuilder(cache *catcache.Cache, key catcache.Key, args []string) error 
 	}
 	// The program's name is rlmc's, whatever the file is called (a test
 	// binary runs the command named by its first argument).
-	cmd := &exec.Cmd{Path: exe, Args: append([]string{"rlmc"}, args...)}
+	argv := append([]string{"rlmc"}, args...)
+	argv = append(argv, "--started-by", strconv.Itoa(os.Getpid()))
+	cmd := &exec.Cmd{Path: exe, Args: argv}
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		lock.Release()

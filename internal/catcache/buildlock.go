@@ -185,9 +185,13 @@ func (l *BuildLock) Release() {
 	}
 }
 
-// ReleaseBuild removes key's build lock when it names this process: a
-// builder started by the process that took the lock ends its build so.
-func (c *Cache) ReleaseBuild(key Key) {
+// ReleaseBuild removes key's build lock when it names this process, or
+// startedBy (when not 0): a builder started by the process that took the
+// lock ends its build so. The starter names the builder in the lock once
+// it has started it; a builder that is done before then finds the
+// starter's id there, and left the lock behind, named for a builder that
+// had exited by the time it was named.
+func (c *Cache) ReleaseBuild(key Key, startedBy int) {
 	if c == nil {
 		return
 	}
@@ -201,7 +205,7 @@ func (c *Cache) ReleaseBuild(key Key) {
 	if err != nil || !info.Mode().IsRegular() {
 		return
 	}
-	if pid, err := lockOwner(root, name); err == nil && pid == os.Getpid() {
+	if pid, err := lockOwner(root, name); err == nil && pid > 0 && (pid == os.Getpid() || pid == startedBy) {
 		root.Remove(name)
 	}
 }

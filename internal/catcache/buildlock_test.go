@@ -33,7 +33,7 @@ func TestBuildLock(t *testing.T) {
 	if err := l.SetOwner(1 << 30); err != nil {
 		t.Fatal(err)
 	}
-	c.ReleaseBuild(key) // not this process's
+	c.ReleaseBuild(key, 0) // not this process's
 	if _, err := os.Lstat(filepath.Join(c.Dir, lockName(key))); err != nil {
 		t.Fatalf("ReleaseBuild removed another process's lock: %v", err)
 	}
@@ -57,9 +57,21 @@ func TestBuildLock(t *testing.T) {
 	if !c.Building(key) {
 		t.Error("a lock of a running process is not live")
 	}
-	c.ReleaseBuild(key)
+	c.ReleaseBuild(key, 0)
 	if c.Building(key) {
 		t.Error("ReleaseBuild left this process's lock")
+	}
+	// A builder done before its starter named it in the lock finds the
+	// starter's id there, and removes the lock all the same.
+	if l, err = c.LockBuild(key); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.SetOwner(1<<30 - 1); err != nil {
+		t.Fatal(err)
+	}
+	c.ReleaseBuild(key, 1<<30-1)
+	if _, err := os.Lstat(filepath.Join(c.Dir, lockName(key))); err == nil {
+		t.Error("ReleaseBuild left the lock its starter took")
 	}
 
 	// Too old, whatever it holds.
