@@ -305,8 +305,8 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 		// Many published skills write "description: Audit code: find bugs",
 		// which strict YAML refuses and every client accepts. Quote such
 		// plain top-level values and try once more.
-		repaired, changed := quotePlainValues(text)
-		if !changed {
+		repaired, first := quotePlainValues(text)
+		if first < 0 {
 			s.add(yamlErrorLine(err), ir.CodeInvalidYAML, ir.SeverityError, "frontmatter is not valid YAML: %s", cleanYAMLError(err))
 			return fmUnreadable
 		}
@@ -316,7 +316,10 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 			return fmUnreadable
 		}
 		if again == nil {
-			s.add(yamlErrorLine(err), ir.CodeLenientYAML, ir.SeverityInfo, "a plain value holds \": \"; read it as text, as clients do (quote it to silence this)")
+			// The line of the first value quoted (the frontmatter's line
+			// i is the file's i+2): the YAML library's own line is where
+			// it gave up, which for the first line it does not say.
+			s.add(first+2, ir.CodeLenientYAML, ir.SeverityInfo, "a plain value holds \": \"; read it as text, as clients do (quote it to silence this)")
 		}
 	}
 	if refused != nil {
@@ -421,10 +424,11 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 var topLevelPair = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(.+)$`)
 
 // quotePlainValues single-quotes top-level plain values that contain ": "
-// or " #", the two things strict YAML reads differently from people.
-func quotePlainValues(text string) (string, bool) {
+// or " #", the two things strict YAML reads differently from people, and
+// returns the text and the index of the first line it quoted (-1: none).
+func quotePlainValues(text string) (repaired string, first int) {
 	lines := strings.Split(text, "\n")
-	changed := false
+	first = -1
 	for i, l := range lines {
 		m := topLevelPair.FindStringSubmatch(l)
 		if m == nil {
@@ -435,9 +439,11 @@ func quotePlainValues(text string) (string, bool) {
 			continue
 		}
 		lines[i] = m[1] + ": '" + strings.ReplaceAll(v, "'", "''") + "'"
-		changed = true
+		if first < 0 {
+			first = i
+		}
 	}
-	return strings.Join(lines, "\n"), changed
+	return strings.Join(lines, "\n"), first
 }
 
 // scalarString accepts a YAML scalar of any tag as text, the way clients do

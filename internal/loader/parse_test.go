@@ -42,7 +42,10 @@ func TestParseSkill(t *testing.T) {
 		{name: "unknown key is info", content: "---\nname: a\ndescription: d\nflavour: x\n---\n", want: ir.CodeUnknownField, wantName: "a", wantLine: 4},
 		{name: "wrong type", content: "---\nname: {x: 1}\ndescription: d\n---\n", want: ir.CodeInvalidField, refused: true, wantLine: 2},
 		{name: "wrong type keeps the name", content: "---\nname: bar\ndescription: d\nlicense: [1]\n---\n", want: ir.CodeInvalidField, refused: true, wantName: "bar", wantLine: 4},
-		{name: "colon in plain value", content: "---\nname: a\ndescription: Audit code: find bugs\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Audit code: find bugs"},
+		{name: "colon in plain value", content: "---\nname: a\ndescription: Audit code: find bugs\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Audit code: find bugs", wantLine: 3},
+		// The YAML library names no line for the first one: the
+		// diagnostic named the --- line.
+		{name: "colon in the first value", content: "---\ndescription: Take notes. Flags: --quick (short).\nname: a\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Take notes. Flags: --quick (short).", wantLine: 2},
 		{name: "claude fields recorded", content: "---\nname: a\ndescription: d\nmodel: opus\nhooks: {pre: x}\nallowed-tools: Read, Bash\n---\n", wantName: "a"},
 		{name: "numeric description is text", content: "---\nname: a\ndescription: 42\n---\n", wantName: "a", wantDesc: "42"},
 	}
