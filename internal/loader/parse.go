@@ -120,6 +120,18 @@ func spelled(s *diagSink, line int, what, key string, known map[string]string, p
 	return want
 }
 
+// yamlKind names the kind of a YAML value that is not a scalar, for a
+// diagnostic.
+func yamlKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	return "not text"
+}
+
 // mappingKeys returns the keys of the YAML mapping m.
 func mappingKeys(m *yaml.Node) map[string]bool {
 	keys := make(map[string]bool, len(m.Content)/2)
@@ -390,9 +402,23 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				mk, mv := v.Content[j], v.Content[j+1]
 				var val string
-				if mk.Kind != yaml.ScalarNode || !scalarString(mv, &val) {
+				if mk.Kind != yaml.ScalarNode {
 					s.add(mk.Line+1, ir.CodeInvalidField, ir.SeverityError, "metadata.%s must be a string", mk.Value)
 					valid = false
+					continue
+				}
+				if !scalarString(mv, &val) {
+					// The Agent Skills format says strings, and published
+					// collections put mappings there for other clients
+					// (metadata.openclaw: {requires: ...}): the value is
+					// left out and the skill stays usable. prolog-rlm is
+					// rlmc's own, and must be its JSON string.
+					if strings.ReplaceAll(strings.ToLower(mk.Value), "_", "-") == PrologRLMKey {
+						s.add(mk.Line+1, ir.CodeInvalidField, ir.SeverityError, "metadata.%s must be a string", mk.Value)
+						valid = false
+						continue
+					}
+					s.add(mk.Line+1, ir.CodeInvalidField, ir.SeverityWarning, "metadata.%s is %s, not a string: left out (metadata holds strings)", mk.Value, yamlKind(mv))
 					continue
 				}
 				mkey := spelled(s, mk.Line+1, "metadata key", mk.Value, metadataKeys, inMetadata)

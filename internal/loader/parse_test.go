@@ -48,6 +48,12 @@ func TestParseSkill(t *testing.T) {
 		{name: "colon in the first value", content: "---\ndescription: Take notes. Flags: --quick (short).\nname: a\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Take notes. Flags: --quick (short).", wantLine: 2},
 		{name: "claude fields recorded", content: "---\nname: a\ndescription: d\nmodel: opus\nhooks: {pre: x}\nallowed-tools: Read, Bash\n---\n", wantName: "a"},
 		{name: "numeric description is text", content: "---\nname: a\ndescription: 42\n---\n", wantName: "a", wantDesc: "42"},
+		// Published collections write mappings under metadata for other
+		// clients: left out with a warning, the skill usable (it was
+		// refused, so 30 of 231 skills of two npm collections were).
+		{name: "metadata mapping is left out", content: "---\nname: a\ndescription: d\nmetadata: {openclaw: {requires: {bins: [curl]}}}\n---\n", want: ir.CodeInvalidField, wantName: "a", wantLine: 4},
+		{name: "metadata list is left out", content: "---\nname: a\ndescription: d\nmetadata:\n  tags: [x, y]\n  author: me\n---\n", want: ir.CodeInvalidField, wantName: "a", wantLine: 5},
+		{name: "metadata.prolog-rlm mapping is refused", content: "---\nname: a\ndescription: d\nmetadata:\n  prolog-rlm: {schema: 1}\n---\n", want: ir.CodeInvalidField, refused: true, wantName: "a", wantLine: 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
