@@ -127,8 +127,19 @@ func WriteExplanation(w io.Writer, r *Result) error {
 	}
 	// An invalid unit's reason points here: the loader's findings, each
 	// with its place, so that --explain says why without a second command.
+	// Info findings (a key no client defines, a leniency) are counted, not
+	// listed: over a large collection they were most of every explanation,
+	// about skills the task never touched; rlmc validate lists them.
+	info := 0
 	for _, d := range r.Diagnostics {
+		if d.Severity == ir.SeverityInfo {
+			info++
+			continue
+		}
 		fmt.Fprintf(&b, "diagnostic: %s\n", d.String())
+	}
+	if info > 0 {
+		fmt.Fprintf(&b, "diagnostics: %d more at info level (rlmc validate lists them)\n", info)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

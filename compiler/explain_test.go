@@ -95,3 +95,32 @@ func TestQuotedValueExplained(t *testing.T) {
 		})
 	}
 }
+
+// TestExplanationCountsInfo: errors and warnings are listed, info findings
+// counted: over a large collection, keys no client defines were most of
+// every explanation's lines, about skills the task never touched.
+func TestExplanationCountsInfo(t *testing.T) {
+	c := build(t, map[string]string{
+		"a/SKILL.md":      "---\nname: a\ndescription: Write a Dockerfile.\nflavour: x\n---\nBody.\n",
+		"b/SKILL.md":      "---\nname: b\ndescription: Brew coffee.\nflavour: y\ncolour: z\n---\nBody.\n",
+		"broken/SKILL.md": "---\ndescription: [unclosed\n---\nBody.\n",
+	}, Policy{})
+	res, err := c.Compile(context.Background(), Request{Task: "write a dockerfile"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteExplanation(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "error: invalid_yaml") {
+		t.Errorf("got %q; want the error listed", out)
+	}
+	if strings.Contains(out, "unknown_field") {
+		t.Errorf("got %q; want no info finding listed", out)
+	}
+	if !strings.Contains(out, "diagnostics: 3 more at info level (rlmc validate lists them)\n") {
+		t.Errorf("got %q; want the 3 info findings counted", out)
+	}
+}
