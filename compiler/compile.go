@@ -605,6 +605,7 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 		req.OwnPart[pair] = milli(w)
 	}
 	req.Withdrawn = milli(st.problem.Withdrawn)
+	req.Unavailable, req.UnavailableBy = milli(st.problem.Unavailable), st.problem.UnavailableBy
 	if c, ok := st.crowd(); ok {
 		req.Crowd, req.CrowdBar = milli(c.Score), milli(CrowdRatio*c.Score)
 	}

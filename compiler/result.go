@@ -118,8 +118,10 @@ type Facts struct {
 	CrowdUnit string  `json:"crowd_unit,omitempty"`
 	CrowdBar  float64 `json:"crowd_bar,omitempty"`
 	// By is the unit the decision names: the superseder (rule 7), the best
-	// of a tie (9), the coverer (11), the unit conflicted with (12), the
-	// dependent a dependency was selected for (6).
+	// of a tie (9), the explicit-user-only unit whose words the task's
+	// are (10, explicit_only_words: RunnerUp names it too, with its score),
+	// the coverer (11), the unit conflicted with (12), the dependent a
+	// dependency was selected for (6).
 	By         string `json:"by,omitempty"`
 	Tokens     *int   `json:"tokens,omitempty"`      // rule 12: tokens the unit and its closure add (over_budget: the least they would, inline or as references)
 	BudgetLeft *int   `json:"budget_left,omitempty"` // rule 12: budget left before it was packed

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"iter"
+	"maps"
 	"slices"
 
 	"github.com/rlmc-dev/rlmc/internal/pulse"
@@ -19,6 +20,11 @@ const (
 	OriginExplicit  Origin = "explicit"
 	OriginLexical   Origin = "lexical"
 )
+
+// originUnavailable marks the unavailable unit (Problem.UnavailableBy)
+// where the pair facts are computed: it is the first of a pair, never the
+// second, and never a candidate.
+const originUnavailable Origin = "unavailable"
 
 // Candidate is a unit put before the policy, with its evidence score.
 type Candidate struct {
@@ -166,6 +172,16 @@ type Problem struct {
 	// the withdrawn score as a runner-up can name it.
 	Withdrawn   float64
 	WithdrawnBy string
+	// Unavailable is the best score of a lexical unit the Judge kept from
+	// the candidates that is explicit-user-only (it activates only when
+	// the host selects it: a user's /name), or 0; UnavailableBy names it.
+	// A unit that requires a lexical candidate (Request.Wraps) is none:
+	// it drew the task's words for the unit it runs. The pair facts
+	// Apart and OwnPart hold [UnavailableBy, b] for every lexical
+	// candidate b, so rule 10 can tell whether b answers a part of the
+	// task of its own beside it.
+	Unavailable   float64
+	UnavailableBy string
 	// Ranking lists the RankingSize units with the most evidence, best
 	// first, eligible or not.
 	Ranking []Ranked
@@ -334,13 +350,29 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 			pr.Evidence[c.Name] = ix.evidence(q, id, p.Stop)
 		}
 	}
+	// The pair facts of rules 10 and 11 are computed over the candidates
+	// and, as the first of a pair only, the unavailable unit.
+	related, relatedEv := pr.Candidates, pr.Evidence
+	if pr.UnavailableBy != "" && req.Wraps != nil {
+		for _, c := range pr.Candidates {
+			if c.Origin == OriginLexical && req.Wraps(pr.UnavailableBy, c.Name) {
+				pr.Unavailable, pr.UnavailableBy = 0, ""
+				break
+			}
+		}
+	}
+	if id, ok := ix.ids[pr.UnavailableBy]; ok {
+		relatedEv = maps.Clone(pr.Evidence)
+		relatedEv[pr.UnavailableBy] = ix.evidence(q, id, p.Stop)
+		related = append(slices.Clone(pr.Candidates), Candidate{Name: pr.UnavailableBy, Origin: originUnavailable, Score: pr.Unavailable})
+	}
 	var byName map[[2]string]bool
-	pr.Apart, byName = ix.apart(q, pr.Candidates, pr.Evidence)
+	pr.Apart, byName = ix.apart(q, related, relatedEv)
 	pr.Redundant, pr.SameObject, pr.Breadth = ix.relate(q, pr.Candidates, pr.Evidence, byName)
 	pr.OwnWords = ownWords(pr.Candidates, pr.Evidence)
 	pr.Material = materialWeights(pr.Candidates, pr.Evidence)
 	pr.WholeTask = wholeTask(q, pr.Candidates, pr.Evidence)
-	pr.OwnPart = ownParts(pr.Candidates, pr.Evidence, byName)
+	pr.OwnPart = ownParts(related, relatedEv, byName)
 	pr.Ranking = ix.top(scores, RankingSize)
 	for _, c := range pr.Candidates {
 		if i, ok := ix.catalogPos(c.Name); ok {
@@ -524,6 +556,9 @@ func (ix *Index) eligibleTop(ctx context.Context, pr *Problem, lexical []scored,
 				// the rest of the task and counts as a rival.
 				if s.score > pr.Withdrawn {
 					pr.Withdrawn, pr.WithdrawnBy = s.score, v.Name
+				}
+				if s.score > pr.Unavailable && ix.units[s.unit].Invocation == ir.InvocationExplicitUser {
+					pr.Unavailable, pr.UnavailableBy = s.score, v.Name
 				}
 			case len(top) < CandidateCap:
 				top = append(top, s)

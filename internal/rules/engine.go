@@ -135,6 +135,12 @@ type Request struct {
 	// Eligible kept from the candidates, or 0: rule 10 measures a weak
 	// candidate's margin against it too.
 	Withdrawn int
+	// Unavailable is the best score (x 1000) of an explicit-user-only
+	// unit Eligible kept from the candidates, which requires no lexical
+	// candidate, or 0; UnavailableBy names it (rule 10, clause
+	// explicit_only_words).
+	Unavailable   int
+	UnavailableBy string
 	// Crowd is the score (x 1000) of the unit ranked CrowdRank on the
 	// task, eligible or not, or 0 when fewer units have evidence; and
 	// CrowdBar the score (x 1000) a candidate kept beside a stronger one
@@ -422,6 +428,8 @@ var (
 	atomCycle     = engine.NewAtom("cycle")
 	atomMinus     = engine.NewAtom("-")
 	atomLexical   = engine.NewAtom(string(OriginLexical))
+	atomNone      = engine.NewAtom("none")
+	atomU         = engine.NewAtom("u")
 	errNoDecision = errors.New("rules: policy produced no decision")
 )
 

@@ -465,6 +465,15 @@ func natives(f Facts) []native {
 		{"margin_ratio", reqValue("M"), number(func(r *Request) int { return r.MarginRatio })},
 		{"min_breadth", reqValue("B"), number(func(r *Request) int { return r.MinBreadth })},
 		{"withdrawn", reqValue("W"), number(func(r *Request) int { return r.Withdrawn })},
+		// unavailable/2 answers u(Name, W), the explicit-user-only unit
+		// kept from the candidates with the best score W, or none.
+		{"unavailable", []arg{{"Req", argRequest}, {"U", argOut}}, engine.Predicate2(func(vm *engine.VM, req, out engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+			r := reqOf(req)
+			if r.UnavailableBy == "" {
+				return unifyAll(env, k, out, atomNone)
+			}
+			return unifyAll(env, k, out, atomU.Apply(engine.NewAtom(r.UnavailableBy), engine.Integer(r.Unavailable)))
+		})},
 		{"crowd", reqValue("C"), number(func(r *Request) int { return r.Crowd })},
 		{"crowd_bar", reqValue("B"), number(func(r *Request) int { return r.CrowdBar })},
 		{"confidence", []arg{{"Req", argRequest}, {"Name", argAtom}, {"C", argOutInt}},

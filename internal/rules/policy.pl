@@ -149,6 +149,13 @@
 %                           negated unit counts without the evidence the
 %                           negation's own words gave it (retrieval masks
 %                           them).
+%   unavailable(+Req, -U)   u(Name, W): the explicit-user-only unit that
+%                           eligible/3 rejected with the best score W (it
+%                           activates only when the host selects it, a
+%                           user's /name), which requires no lexical
+%                           candidate; none when there is none. own_part/4
+%                           and apart/4 answer for it as A (rule 10,
+%                           clause explicit_only_words).
 %   crowd(+Req, -C)         the score of the unit ranked fifth on the task
 %                           (CrowdRank), whether it can be selected or not;
 %                           0 when fewer units have evidence.
@@ -693,6 +700,10 @@ drop(Names, [C|Cs], [C|Kept]) :- drop(Names, Cs, Kept).
 % (secondary), or, in a task that asks for several things (reading/3), as
 % one of them (intents, by(Weakest)), else dropped: the best for no_margin
 % or one_word, another as not_best.
+% Whatever kept it, a candidate is dropped (explicit_only_words) when an
+% explicit-user-only unit the task's words belong to scores at least the
+% margin ratio times it and it answers no part of the task of its own
+% beside that unit (available/5).
 
 strength(Req, x(_, gated(B)), Ranked, _, Strong, Rejected, []) :- !,
     threshold(Req, T),
@@ -702,7 +713,8 @@ strength(Req, x(_, I), Ranked, Tied, Strong, Rejected, Whys) :-
     lexical_scores(Ranked, Scores),
     threshold(Req, T),
     support_floor(Req, F),
-    strength(Ranked, T, F, w(Scores, Tied, Req, Ranked), I, Strong, Rejected, Whys).
+    unavailable(Req, U),
+    strength(Ranked, T, F, w(Scores, Tied, Req, Ranked, U), I, Strong, Rejected, Whys).
 
 % gated/6: below_min_confidence, the rule's first check. The best lexical
 % candidate B's confidence is below the host's min_confidence, so every
@@ -716,7 +728,7 @@ gated([C|Cs], T, F, B, [C|Strong], Rs) :- gated(Cs, T, F, B, Strong, Rs).
 
 % strength/8 walks the ranked candidates with the threshold T and the
 % support floor F at hand; W holds what only the rarer clauses read:
-% w(Scores, Tied, Req, Ranked). (The interpreter has no clause indexing
+% w(Scores, Tied, Req, Ranked, U), U the request's unavailable/2. (The interpreter has no clause indexing
 % and pays one binding per head variable, so the common clauses get few
 % arguments and the facts are built after the test that chose them.) Kept
 % is none, or intents(Low, W) in a task that asks for several things
@@ -728,7 +740,8 @@ gated([C|Cs], T, F, B, [C|Strong], Rs) :- gated(Cs, T, F, B, Strong, Rs).
 % the clause that kept it and the numbers it compared.
 strength([], _, _, _, _, [], [], []).
 strength([cand(N, lexical, S)|Cs], T, F, W, Kept, Strong, Rs, Ws) :- !,
-    weigh(S, T, F, N, W, Kept, Verdict),
+    weigh(S, T, F, N, W, Kept, Verdict0),
+    available(Verdict0, S, N, W, Verdict),
     filed(Verdict, N, S, Kept, Kept1, Strong, Strong1, Rs, Rs1, Ws, Ws1),
     strength(Cs, T, F, W, Kept1, Strong1, Rs1, Ws1).
 strength([C|Cs], T, F, W, Kept, [C|Strong], Rs, Ws) :-
@@ -742,6 +755,24 @@ filed(keep(Fs), N, S, Kept, Kept1, Strong, Strong1, Rs, Rs, Ws, Ws1) :-
 filed(drop(Fs), N, _, Kept, Kept, Strong, Strong, Rs, Rs1, Ws, Ws) :-
     Rs = [reject(N, below_threshold, because(strength, Fs))|Rs1].
 
+% available(+Verdict0, +S, +N, +W, -Verdict): a candidate N, scoring S,
+% that rule 10 would keep is dropped (explicit_only_words) when an
+% explicit-user-only unit U that may not be selected from the task scores
+% at least the margin ratio times S, and N answers no part of the task of
+% its own beside U (own_enough/5): the task's words are U's, which the
+% user asks for by name (/U), and N is what is left of them, a
+% coincidence ("undo my last commit" for a changelog skill that mentions
+% commits, beside an explicit-only git-undo). A candidate a tie kept
+% stays. A request without such a unit pays one clause.
+available(V, _, _, w(_, _, _, _, none), V) :- !.
+available(keep(_), S, N, w(_, Tied, Req, _, u(U, WU)), V) :-
+    margin_ratio(Req, M), M * S =< WU,
+    \+ memberchk(N, Tied),
+    threshold(Req, T), support_floor(Req, F),
+    \+ own_enough(Req, U, N, T, F), !,
+    V = drop([clause(explicit_only_words), score(S), threshold(T), support_floor(F), margin(M), by(U), runner_up(U, WU)]).
+available(V, _, _, _, V).
+
 first_kept(none, N, S, kept(N, S)) :- !.
 first_kept(intents(_, _), N, S, kept(N, S)) :- !.
 first_kept(Kept, _, _, Kept).
@@ -753,10 +784,10 @@ first_kept(Kept, _, _, Kept).
 % in between, where the margin and the kept candidates decide. Verdict is
 % keep(Facts) or drop(Facts); Facts name the clause and the numbers it
 % compared.
-weigh(S, T, F, N, w(_, Tied, Req, _), kept(K, KS), V) :- T =< S, \+ memberchk(N, Tied), unfit_beside(Req, K, KS, N, S, T, F, V), !.
+weigh(S, T, F, N, w(_, Tied, Req, _, _), kept(K, KS), V) :- T =< S, \+ memberchk(N, Tied), unfit_beside(Req, K, KS, N, S, T, F, V), !.
 weigh(S, T, _, _, _, _, V) :- T =< S, !,
     V = keep([clause(above_threshold), score(S), threshold(T)]).
-weigh(S, T, _, N, w(_, Tied, _, _), _, V) :- memberchk(N, Tied), !,
+weigh(S, T, _, N, w(_, Tied, _, _, _), _, V) :- memberchk(N, Tied), !,
     V = keep([clause(tied), score(S), threshold(T)]).
 weigh(S, T, F, _, _, _, V) :- S < F, !,
     V = drop([clause(below_support_floor), score(S), threshold(T), support_floor(F)]).
@@ -773,14 +804,14 @@ weigh(S, T, F, N, W, Kept, V) :- mid(S, W, T, F, N, Kept, V).
 % not the best.
 % (S comes first, so that another candidate's clause fails at the head of
 % Scores.)
-mid(S, w([S|Rest], _, Req, Ranked), T, F, N, Kept, V) :- !,
+mid(S, w([S|Rest], _, Req, Ranked, _), T, F, N, Kept, V) :- !,
     runner_up(Req, N, Ranked, Rest, RFact, R),
     clear(R, S, Req, N, Clear0),
     clearance(Clear0, Req, N, RFact, Clear1),
     confirmation(Clear1, Req, N, S, Ranked, Clear),
     margin_ratio(Req, M),
     best(Clear, S, T, F, M, RFact, Kept, V).
-mid(S, w(_, _, Req, _), T, F, N, kept(K, KS), V) :-
+mid(S, w(_, _, Req, _, _), T, F, N, kept(K, KS), V) :-
     unfit_beside(Req, K, KS, N, S, T, F, V), !.
 mid(S, _, T, F, _, Kept, V) :-
     beside(Kept, S, T, F, [clause(not_best), score(S), threshold(T), support_floor(F)], V).

@@ -237,6 +237,11 @@ const (
 	// the task's words this much, as they share a long request's or a
 	// pasted log's.
 	ClauseInCrowd Clause = "in_crowd"
+	// ClauseExplicitOnlyWords: an explicit-user-only unit, which may not
+	// be selected from the task, scores at least the margin ratio times
+	// it, and beside that unit it answers no part of the task of its own:
+	// the task's words are that unit's, which the user asks for by name.
+	ClauseExplicitOnlyWords Clause = "explicit_only_words"
 )
 
 // Clauses of rule 12 (packing).
@@ -252,7 +257,7 @@ var Clauses = []Clause{
 	ClauseBelowCandidateFloor, ClauseOutsideCap, ClauseAsk, ClauseTop,
 	ClauseAboveThreshold, ClauseMargin, ClauseSole, ClauseSecondary, ClauseTied,
 	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOutweighs, ClauseConfirmed, ClauseWholeTask, ClauseOneWord, ClauseNotBest,
-	ClauseBelowMinConfidence, ClauseIntents, ClauseNoOwnPart, ClauseInCrowd, ClauseWithoutKept,
+	ClauseBelowMinConfidence, ClauseIntents, ClauseNoOwnPart, ClauseInCrowd, ClauseExplicitOnlyWords, ClauseWithoutKept,
 }
 
 // factKeys are the facts a decision's because(Rule, Facts) may carry, by
