@@ -175,8 +175,9 @@ type Problem struct {
 	// Unavailable is the best score of a lexical unit the Judge kept from
 	// the candidates that is explicit-user-only (it activates only when
 	// the host selects it: a user's /name), or 0; UnavailableBy names it.
-	// A unit that requires a lexical candidate (Request.Wraps) is none:
-	// it drew the task's words for the unit it runs. The pair facts
+	// A unit the host denies or the task negates is none (they chose to
+	// leave it out), nor is one that requires a lexical candidate
+	// (Request.Wraps): it drew the task's words for the unit it runs. The pair facts
 	// Apart and OwnPart hold [UnavailableBy, b] for every lexical
 	// candidate b, so rule 10 can tell whether b answers a part of the
 	// task of its own beside it.
@@ -352,15 +353,8 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 	}
 	// The pair facts of rules 10 and 11 are computed over the candidates
 	// and, as the first of a pair only, the unavailable unit.
+	pr.unavailable(ix, req)
 	related, relatedEv := pr.Candidates, pr.Evidence
-	if pr.UnavailableBy != "" && req.Wraps != nil {
-		for _, c := range pr.Candidates {
-			if c.Origin == OriginLexical && req.Wraps(pr.UnavailableBy, c.Name) {
-				pr.Unavailable, pr.UnavailableBy = 0, ""
-				break
-			}
-		}
-	}
 	if id, ok := ix.ids[pr.UnavailableBy]; ok {
 		relatedEv = maps.Clone(pr.Evidence)
 		relatedEv[pr.UnavailableBy] = ix.evidence(q, id, p.Stop)
@@ -382,6 +376,24 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 	slices.Sort(pr.candPos)
 	pr.candPos = slices.Compact(pr.candPos)
 	return pr, nil
+}
+
+// unavailable sets Unavailable: the best judged unit that is
+// explicit-user-only, which neither the host denies nor the task negates
+// (they chose to leave it out, and another unit may be what they want
+// instead), and which requires no lexical candidate (it runs that one).
+func (pr *Problem) unavailable(ix *Index, req Request) {
+	pr.Unavailable, pr.UnavailableBy = 0, ""
+	for _, j := range pr.Ineligible {
+		id, ok := ix.ids[j.Name]
+		if !ok || j.Score <= pr.Unavailable || ix.units[id].Invocation != ir.InvocationExplicitUser || req.Denied[j.Name] || pr.Query.Negated(j.Name) != "" {
+			continue
+		}
+		if req.Wraps != nil && slices.ContainsFunc(pr.Candidates, func(c Candidate) bool { return c.Origin == OriginLexical && req.Wraps(j.Name, c.Name) }) {
+			continue
+		}
+		pr.Unavailable, pr.UnavailableBy = j.Score, j.Name
+	}
 }
 
 // unwrap leaves out of Withdrawn the judged units that require best, the
@@ -556,9 +568,6 @@ func (ix *Index) eligibleTop(ctx context.Context, pr *Problem, lexical []scored,
 				// the rest of the task and counts as a rival.
 				if s.score > pr.Withdrawn {
 					pr.Withdrawn, pr.WithdrawnBy = s.score, v.Name
-				}
-				if s.score > pr.Unavailable && ix.units[s.unit].Invocation == ir.InvocationExplicitUser {
-					pr.Unavailable, pr.UnavailableBy = s.score, v.Name
 				}
 			case len(top) < CandidateCap:
 				top = append(top, s)
