@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -20,9 +21,26 @@ func TestMain(m *testing.M) {
 	// command, and exits the process itself.
 	testscript.Main(summarized{m}, map[string]func(){
 		"rlmc": func() {
-			os.Exit(withCacheDir(func() int { return Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }))
+			os.Exit(withCacheDir(func() int { return Main(raceHookArgs(os.Args[1:]), os.Stdin, os.Stdout, os.Stderr) }))
 		},
 	})
+}
+
+// raceHookArgs gives a script's `rlmc hook claude-code` without a
+// --timeout a deadline of 30 s under the race detector: a cold first
+// prompt there took over the default second on a loaded machine, and no
+// script relies on the default deadline passing (those that test a
+// deadline give their own).
+func raceHookArgs(args []string) []string {
+	if !raceEnabled || len(args) < 2 || args[0] != "hook" || args[1] != "claude-code" {
+		return args
+	}
+	for _, a := range args {
+		if a == "--timeout" || strings.HasPrefix(a, "--timeout=") {
+			return args
+		}
+	}
+	return append([]string{"hook", "claude-code", "--timeout", "30s"}, args[2:]...)
 }
 
 // withCacheDir runs f with catcache.EnvDir naming a temporary folder,
