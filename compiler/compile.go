@@ -103,6 +103,11 @@ type compilation struct {
 // to ctx.Err(), so errors.Is(err, context.DeadlineExceeded) holds). The
 // context is checked within every stage, not only between them.
 func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
+	if c == nil || c.cat == nil {
+		// A nil or zero Compiler: a host's mistake, said as an error
+		// rather than a panic in a stage (or an unknown tokenizer "").
+		return nil, &Error{Stage: StageAnalyze, Code: ErrInvalidRequest, Message: "the compiler holds no catalog: make one with Load, LoadWith, New or Watch"}
+	}
 	r := &compilation{ctx: ctx, c: c, pulse: pulse.New(ctx)}
 	in, err := step(r, StageAnalyze, func() (*input, error) { return r.analyze(req) })
 	if err != nil {

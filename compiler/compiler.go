@@ -124,9 +124,16 @@ func (c *Compiler) posOf(u *ir.Unit) int {
 	return slices.Index(c.cat.Units, u)
 }
 
-// New prepares a compiler over cat with the host policy p. It fails only if
-// the embedded Prolog policy does not load.
+// New prepares a compiler over cat with the host policy p. It fails when
+// cat is nil, when p fails Policy.Validate, or when the embedded Prolog
+// policy does not load.
 func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
+	if cat == nil {
+		return nil, errors.New("compiler.New: no catalog (nil)")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
 	return newCompiler(context.Background(), cat, p)
 }
 
@@ -219,6 +226,9 @@ func Load(ctx context.Context, opts Options, p Policy) (*Compiler, error) {
 // Load's in every output; a cache that cannot be read or written is not
 // used, never an error. See package catcache for what it trusts.
 func LoadWith(ctx context.Context, opts Options, p Policy, cache *Cache) (*Compiler, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
 	r := Resolve(opts, p, Env{})
 	key, ok := policyKey(p)
 	if !ok {

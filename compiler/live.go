@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -69,7 +70,10 @@ type LiveOptions struct {
 	MaxStale time.Duration
 	// OnReload, when set, is called after every load attempt, from the
 	// watching goroutine (not for the first load: Watch returns its
-	// error). It must return quickly.
+	// error). It must return quickly, and must not call the Live's Close
+	// (which waits for that goroutine) nor its Compile or CompileIn
+	// (which may wait for a reload only that goroutine runs): either
+	// would never return. Hand such work to another goroutine.
 	OnReload func(Reload)
 }
 
@@ -162,6 +166,9 @@ type liveState struct {
 // folders held still enough around it that it reads them as they were at
 // one moment (see load), so no catalog mixes two states of the folders.
 func Watch(ctx context.Context, opts Options, p Policy, lo LiveOptions) (*Live, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
 	if lo.Debounce <= 0 {
 		lo.Debounce = DefaultDebounce
 	}
@@ -242,22 +249,40 @@ func (l *Live) Current() *Compiler {
 	return nil
 }
 
-// LoadedAt returns when the current catalog was swapped in.
-func (l *Live) LoadedAt() time.Time { return l.state.Load().loadedAt }
+// LoadedAt returns when the current catalog was swapped in; the zero time
+// for a nil *Live.
+func (l *Live) LoadedAt() time.Time {
+	if l == nil {
+		return time.Time{}
+	}
+	return l.state.Load().loadedAt
+}
 
 // Snapshot returns the current catalog's compiler, when it was swapped in
 // and its generation, all three of the same catalog.
 func (l *Live) Snapshot() (*Compiler, time.Time, uint64) {
+	if l == nil {
+		return nil, time.Time{}, 0
+	}
 	st := l.state.Load()
 	return st.c, st.loadedAt, st.gen
 }
 
-// Generation counts the catalogs swapped in, the first one included.
-func (l *Live) Generation() uint64 { return l.state.Load().gen }
+// Generation counts the catalogs swapped in, the first one included; 0
+// for a nil *Live.
+func (l *Live) Generation() uint64 {
+	if l == nil {
+		return 0
+	}
+	return l.state.Load().gen
+}
 
 // LastError returns the error of the latest load attempt, or nil when it
 // succeeded.
 func (l *Live) LastError() error {
+	if l == nil {
+		return nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.lastErr
@@ -266,6 +291,9 @@ func (l *Live) LastError() error {
 // Reload asks for a load now, without waiting for a change (rlmc serve
 // does on SIGHUP). It returns at once; the load runs in the background.
 func (l *Live) Reload() {
+	if l == nil {
+		return
+	}
 	select {
 	case l.force <- struct{}{}:
 	default:
@@ -274,6 +302,9 @@ func (l *Live) Reload() {
 
 // Watched returns the number of paths watched now.
 func (l *Live) Watched() int {
+	if l == nil {
+		return 0
+	}
 	l.watchMu.Lock()
 	defer l.watchMu.Unlock()
 	return len(l.files)
@@ -281,7 +312,12 @@ func (l *Live) Watched() int {
 
 // Close stops watching and waits for the watching goroutines to end. A
 // load in progress is abandoned. Current keeps returning the last catalog.
+// A nil *Live's Close does nothing, so that "l, err := Watch(...); defer
+// l.Close()" holds whether or not Watch failed.
 func (l *Live) Close() error {
+	if l == nil {
+		return nil
+	}
 	var err error
 	l.stopOnce.Do(func() {
 		l.mu.Lock()
@@ -312,6 +348,10 @@ func (l *Live) Compile(ctx context.Context, req Request) (*Result, error) {
 // result comes from, for what a front-end says beside the result (a
 // denied name that catalog lacks): Current may have moved on already.
 func (l *Live) CompileIn(ctx context.Context, req Request) (*Result, *Compiler, error) {
+	if l == nil {
+		res, err := (*Compiler)(nil).Compile(ctx, req)
+		return res, nil, err
+	}
 	c := l.state.Load().c
 	res, err := c.Compile(ctx, req)
 	var ce *Error
@@ -648,7 +688,7 @@ func (l *Live) collect(opts loader.Options, p Policy) (items map[string]string, 
 		if err != nil {
 			continue
 		}
-		w := &treeWalk{items: items, tree: tree, budget: 2 * limits.MaxFolders, follow: follow}
+		w := &treeWalk{items: items, tree: tree, budget: 2 * min(limits.MaxFolders, math.MaxInt/2), follow: follow}
 		_ = loader.Walk(abs, limits, w.visit) // a root that is no folder is watched from its parent
 	}
 	if l.lo.PolicyFile != "" {

@@ -155,42 +155,67 @@ func ParsePolicy(data []byte) (Policy, error) {
 		return Policy{}, fmt.Errorf("invalid policy: %v", err)
 	}
 	// Each value outside its range is named with its key's line.
-	bad := func(want, got string, key ...string) error {
-		return &PolicyValueError{Line: valueLine(doc, key...), Key: strings.Join(key, "."), Want: want, Got: got}
-	}
 	// A value written as 0 is no default: "budget: 0" would leave the
 	// budget at 8,000 tokens without a word.
 	written := func(key ...string) bool {
 		n := valueNode(doc, key...)
 		return n != nil && n.Tag != "!!null"
 	}
+	if err, key := p.check(written); err != nil {
+		err.Line = valueLine(doc, key...)
+		return Policy{}, err
+	}
+	p.source.lines, p.source.exclude = nameLines(doc), valueLine(doc, "exclude")
+	return p, nil
+}
+
+// Validate checks the ranges ParsePolicy checks, for a Policy built in
+// Go: Load, LoadWith, New and Watch refuse one that fails them, as they
+// would the same values read from a file (a budget of -5 made every
+// compile answer no_route, an ambiguity of "bogus" passed for ask). Zero
+// fields are defaults.
+func (p Policy) Validate() error {
+	if err, _ := p.check(func(...string) bool { return false }); err != nil {
+		return err
+	}
+	return nil
+}
+
+// check returns the first value of p outside its range, with Line 0, and
+// its key's path (limits, max_depth); written says whether a key holds a
+// value, so that one written as 0 is refused rather than read as the
+// default.
+func (p Policy) check(written func(key ...string) bool) (*PolicyValueError, []string) {
+	bad := func(want, got string, key ...string) (*PolicyValueError, []string) {
+		return &PolicyValueError{Key: strings.Join(key, "."), Want: want, Got: got}, key
+	}
 	if p.Budget < 0 || (p.Budget == 0 && written("budget")) {
-		return Policy{}, bad("positive", strconv.Itoa(p.Budget), "budget")
+		return bad("positive", strconv.Itoa(p.Budget), "budget")
 	}
 	for _, r := range p.Roots {
 		if r == "" {
 			// It would name the policy file's own folder.
-			return Policy{}, bad("folder paths", `""`, "roots")
+			return bad("folder paths", `""`, "roots")
 		}
 	}
 	for _, e := range p.Exclude {
 		if strings.TrimSpace(e) == "" {
 			// It would name no folder, or each root itself.
-			return Policy{}, bad("skill folder paths", strconv.Quote(e), "exclude")
+			return bad("skill folder paths", strconv.Quote(e), "exclude")
 		}
 	}
 	if p.Tokenizer != "" {
 		if _, err := codecFor(p.Tokenizer); err != nil {
-			return Policy{}, bad(strings.Join(Tokenizers, " or "), strconv.Quote(p.Tokenizer), "tokenizer")
+			return bad(strings.Join(Tokenizers, " or "), strconv.Quote(p.Tokenizer), "tokenizer")
 		}
 	}
 	switch p.Ambiguity {
 	case "", AmbiguityAsk, AmbiguityTop, AmbiguityAll:
 	default:
-		return Policy{}, bad("ask, top or all", strconv.Quote(string(p.Ambiguity)), "ambiguity")
+		return bad("ask, top or all", strconv.Quote(string(p.Ambiguity)), "ambiguity")
 	}
 	if !(p.MinConfidence >= 0 && p.MinConfidence <= 1) { // NaN too
-		return Policy{}, bad("between 0 and 1", strconv.FormatFloat(p.MinConfidence, 'g', -1, 64), "min_confidence")
+		return bad("between 0 and 1", strconv.FormatFloat(p.MinConfidence, 'g', -1, 64), "min_confidence")
 	}
 	for _, l := range []struct {
 		key string
@@ -200,16 +225,15 @@ func ParsePolicy(data []byte) (Policy, error) {
 		{"max_depth", int64(p.Limits.MaxDepth)}, {"max_folders", int64(p.Limits.MaxFolders)},
 	} {
 		if l.v < 0 || (l.v == 0 && written("limits", l.key)) {
-			return Policy{}, bad("positive", strconv.FormatInt(l.v, 10), "limits", l.key)
+			return bad("positive", strconv.FormatInt(l.v, 10), "limits", l.key)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.Priority)) {
 		if prio := p.Priority[name]; prio < 0 || prio > 100000 {
-			return Policy{}, bad("0..100000", strconv.Itoa(prio), "priority", name)
+			return bad("0..100000", strconv.Itoa(prio), "priority", name)
 		}
 	}
-	p.source.lines, p.source.exclude = nameLines(doc), valueLine(doc, "exclude")
-	return p, nil
+	return nil, nil
 }
 
 // nameLines returns the line each unit name of the policy doc is first

@@ -167,7 +167,7 @@ func shapeOfNode(n *yaml.Node) string {
 // goes (budget: lots).
 type PolicyValueError struct {
 	File string // set by LoadPolicy; "" for ParsePolicy
-	Line int
+	Line int    // 0 for a Policy built in Go (Policy.Validate)
 	Key  string // dotted for a nested key: limits.max_depth, priority.tdd
 	Want string
 	Got  string
@@ -175,6 +175,9 @@ type PolicyValueError struct {
 
 func (e *PolicyValueError) Error() string {
 	msg := fmt.Sprintf("%s must be %s, not %s", e.Key, e.Want, e.Got)
+	if e.File == "" && e.Line == 0 {
+		return "invalid policy: " + msg
+	}
 	if e.File == "" {
 		return fmt.Sprintf("invalid policy: line %d: %s", e.Line, msg)
 	}

@@ -43,8 +43,8 @@ func DefaultCache() (*Cache, *CacheOff) { return catcache.Default() }
 // under the policy p reads: the roots (opts.Roots, else the policy's
 // roots:, else the built-in roots of env, of which $RLMC_SKILLS_ROOT
 // replaces the user ones), the exclusions (opts.Exclude and the policy's)
-// and the limits (opts.Limits or the defaults, with the policy's non-zero
-// limits overriding). Load, Watch, the catalog cache's key and the CLI's
+// and the limits (the defaults, each positive field of opts.Limits and
+// then of the policy's limits overriding). Load, Watch, the catalog cache's key and the CLI's
 // doctor and hook all go through it.
 func Resolve(opts Options, p Policy, env Env) Resolved {
 	return loader.Resolve(opts, loader.Policy{

@@ -22,8 +22,8 @@ import (
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
-// Limits bound what the loader reads. The zero value is not useful; start
-// from DefaultLimits.
+// Limits bound what the loader reads. In Options, a field that is not
+// positive keeps its DefaultLimits value.
 type Limits struct {
 	MaxFileBytes        int64 // per SKILL.md
 	MaxFrontmatterBytes int

@@ -175,8 +175,9 @@ func (r Resolved) EnvRoot() string {
 //     $RLMC_SKILLS_ROOT names (FromEnv) or, when it is not set, the user
 //     roots under its home folder (FromDefault);
 //   - the exclusions: Options.Exclude, then the policy's;
-//   - the limits: Options.Limits, or DefaultLimits when that is zero, with
-//     each non-zero field of the policy's limits overriding.
+//   - the limits: DefaultLimits, with each positive field of
+//     Options.Limits overriding, then each positive field of the
+//     policy's.
 func Resolve(opts Options, p Policy, env Env) Resolved {
 	r := Resolved{Exclude: slices.Concat(opts.Exclude, p.Exclude), Limits: opts.Limits, Prior: opts.Prior}
 	switch {
@@ -197,10 +198,10 @@ func Resolve(opts Options, p Policy, env Env) Resolved {
 			}
 		}
 	}
-	if r.Limits == (Limits{}) {
-		r.Limits = DefaultLimits
-	}
-	r.Limits = p.Limits.over(r.Limits)
+	// Field by field: a host that sets one bound keeps the others (one
+	// set alone left the rest 0, and the load found no skill without an
+	// error).
+	r.Limits = p.Limits.over(opts.Limits.over(DefaultLimits))
 	return r
 }
 
