@@ -239,13 +239,13 @@ func LoadWith(ctx context.Context, opts Options, p Policy, cache *Cache) (*Compi
 	if cache == nil {
 		cat, _, err := loader.LoadResolved(ctx, r)
 		if err != nil {
-			return nil, err
+			return nil, loadError(err)
 		}
 		return newCompilerIndex(ctx, cat, p, nil, "", policy)
 	}
 	cat, ix, fp, _, err := cache.LoadDerived(ctx, r, key, catalogFingerprint)
 	if err != nil {
-		return nil, err
+		return nil, loadError(err)
 	}
 	if ix == nil {
 		return nil, canceled("", ctx.Err())
@@ -257,6 +257,17 @@ func LoadWith(ctx context.Context, opts Options, p Policy, cache *Cache) (*Compi
 	c.cache, c.cacheKey, c.storedCounts = cache, cache.KeyOf(r, key), cache.Counts()
 	c.tokens.seed(c.storedCounts)
 	return c, nil
+}
+
+// loadError is a load's error as Load documents it: a context done while
+// the loader read the catalog is an ErrCanceled *Error, as it is while the
+// index is built (the loader returned the context's error bare).
+func loadError(err error) error {
+	var ce *Error
+	if !errors.As(err, &ce) && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return canceled("", err)
+	}
+	return err
 }
 
 // policyKey returns the policy's part of the cache key; ok is false when

@@ -114,3 +114,19 @@ func TestLargestMaxFoldersWatches(t *testing.T) {
 		t.Errorf("got %d paths watched; want %d, as with the default bound", got, want)
 	}
 }
+
+// TestLoadCanceledIsError: a Load whose context is done answers an
+// ErrCanceled *Error that unwraps to the context's error, whether the
+// loader or the index build met it (the loader's came back bare).
+func TestLoadCanceledIsError(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := compiler.Load(ctx, compiler.Options{Roots: []string{hostRoot(t)}}, compiler.Policy{})
+	var ce *compiler.Error
+	if !errors.As(err, &ce) || ce.Code != compiler.ErrCanceled || !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v; want an ErrCanceled *Error unwrapping to context.Canceled", err)
+	}
+	if got := err.Error(); got[0] == ':' {
+		t.Errorf("got %q; want no empty stage before the code", got)
+	}
+}

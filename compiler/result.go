@@ -286,6 +286,10 @@ type Error struct {
 // paths that come from folder names, so its unprintable characters are
 // escaped.
 func (e *Error) Error() string {
+	if e.Stage == "" {
+		// A load's error: no compile stage ran (it printed ": canceled").
+		return fmt.Sprintf("%s: %s", e.Code, ir.EscapeText(e.Message))
+	}
 	return fmt.Sprintf("%s: %s: %s", e.Stage, e.Code, ir.EscapeText(e.Message))
 }
 
