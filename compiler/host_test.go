@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/loader"
@@ -128,5 +129,30 @@ func TestLoadCanceledIsError(t *testing.T) {
 	}
 	if got := err.Error(); got[0] == ':' {
 		t.Errorf("got %q; want no empty stage before the code", got)
+	}
+}
+
+// TestCloseFromOnReload: OnReload may close its Live; Close waited for
+// the goroutine running the callback, itself, and never returned.
+func TestCloseFromOnReload(t *testing.T) {
+	var l *compiler.Live
+	ready, done := make(chan struct{}), make(chan error, 1)
+	l, err := compiler.Watch(context.Background(), compiler.Options{Roots: []string{hostRoot(t)}}, compiler.Policy{},
+		compiler.LiveOptions{OnReload: func(compiler.Reload) { <-ready; done <- l.Close() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(ready)
+	l.Reload()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Close from OnReload: got %v; want nil", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close called from OnReload did not return")
+	}
+	if err := l.Close(); err != nil { // once more, after: a no-op
+		t.Errorf("a second Close: got %v; want nil", err)
 	}
 }

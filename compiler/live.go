@@ -70,10 +70,10 @@ type LiveOptions struct {
 	MaxStale time.Duration
 	// OnReload, when set, is called after every load attempt, from the
 	// watching goroutine (not for the first load: Watch returns its
-	// error). It must return quickly, and must not call the Live's Close
-	// (which waits for that goroutine) nor its Compile or CompileIn
-	// (which may wait for a reload only that goroutine runs): either
-	// would never return. Hand such work to another goroutine.
+	// error). It must return quickly, and must not call the Live's
+	// Compile or CompileIn, which may wait for a reload only that
+	// goroutine runs and would never return; hand such work to another
+	// goroutine. It may call Close.
 	OnReload func(Reload)
 }
 
@@ -142,6 +142,10 @@ type Live struct {
 	force    chan struct{}
 	stop     chan struct{}
 	stopOnce sync.Once
+	// inReload is set while OnReload runs on the watching goroutine:
+	// Close then does not wait for that goroutine, which a Close made
+	// from the callback would wait for forever.
+	inReload atomic.Bool
 	ctx      context.Context // canceled by Close: stops a load in progress
 	cancel   context.CancelFunc
 	stopCtx  func() bool
@@ -310,8 +314,10 @@ func (l *Live) Watched() int {
 	return len(l.files)
 }
 
-// Close stops watching and waits for the watching goroutines to end. A
-// load in progress is abandoned. Current keeps returning the last catalog.
+// Close stops watching and waits for the watching goroutines to end, or,
+// while OnReload runs, for nothing more (it may be called from OnReload,
+// whose goroutine ends once the callback returns). A load in progress is
+// abandoned. Current keeps returning the last catalog.
 // A nil *Live's Close does nothing, so that "l, err := Watch(...); defer
 // l.Close()" holds whether or not Watch failed.
 func (l *Live) Close() error {
@@ -329,6 +335,11 @@ func (l *Live) Close() error {
 		close(l.stop)
 		l.cancel()
 		err = l.w.Close()
+		if l.inReload.Load() {
+			// Called from OnReload (or beside it): the watching
+			// goroutine ends once the callback returns.
+			return
+		}
 		l.wg.Wait()
 	})
 	return err
@@ -556,7 +567,9 @@ func (l *Live) load(trigger string) Reload {
 		l.bcast = make(chan struct{})
 		l.mu.Unlock()
 		if l.lo.OnReload != nil && trigger != "start" {
+			l.inReload.Store(true)
 			l.lo.OnReload(r)
+			l.inReload.Store(false)
 		}
 		return r
 	}
