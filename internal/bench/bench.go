@@ -143,6 +143,11 @@ func checkCases(file string, cases []Case, lines []int) error {
 		default:
 			return fmt.Errorf("%s: case %q expects %q; want route, no_route or ambiguous", at, c.ID, c.Expected)
 		}
+		// A name left empty (JSON null reads as "") is no skill: it would
+		// count the case wrong as a skill the catalog lacks.
+		if slices.Contains(c.Skills, "") || slices.Contains(c.Alternatives, "") || slices.Contains(c.Select, "") {
+			return fmt.Errorf("%s: case %q names an empty skill (\"\" or null)", at, c.ID)
+		}
 		// A case that contradicts itself can never be right, nor wrong
 		// in a way the figures say.
 		gold := len(c.Skills) + len(c.Alternatives)

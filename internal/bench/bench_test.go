@@ -210,6 +210,10 @@ func TestReadCasesRefuses(t *testing.T) {
 		{name: "route to nothing", jsonl: `{"id": "a", "task": "x", "expected": "route", "skills": []}`, wantErr: `expects route and names no skill`},
 		{name: "no_route with a skill", jsonl: `{"id": "a", "task": "x", "expected": "no_route", "skills": ["tdd"]}`, wantErr: `expects no_route and names skills tdd`},
 		{name: "route to a selection", jsonl: `{"id": "a", "task": "x", "expected": "route", "select": ["tdd"]}`},
+		// JSON null reads as the name "": counted as a skill the catalog
+		// lacks, the case was wrong whatever the answer.
+		{name: "a null skill", jsonl: `{"id": "a", "task": "x", "expected": "route", "skills": [null]}`, wantErr: `names an empty skill`},
+		{name: "an empty alternative", jsonl: `{"id": "a", "task": "x", "expected": "route", "skills": ["tdd"], "alternatives": [""]}`, wantErr: `names an empty skill`},
 		{name: "no_route with a selection", jsonl: `{"id": "a", "task": "x", "expected": "no_route", "select": ["tdd"]}`, wantErr: `expects no_route and selects tdd`},
 		{name: "a key of its own", jsonl: "{\"id\": \"a\", \"task\": \"x\", \"expected\": \"no_route\", \"source\": \"z\"}\n{\"id\": \"b\", \"task\": \"y\", \"expected\": \"no_route\", \"source\": \"z\"}", wantNotes: 1},
 	}
