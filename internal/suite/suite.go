@@ -73,17 +73,19 @@ type Case struct {
 
 // Request is one compile of a case.
 type Request struct {
-	Task   string   `json:"task"`
-	Select []string `json:"select,omitempty"`
-	Deny   []string `json:"deny,omitempty"`
+	Task string `json:"task"`
+	// Select, Deny and Why refuse a null element, which encoding/json
+	// would read as the name "" (as rlmc serve's request does).
+	Select strictjson.Strings `json:"select,omitempty"`
+	Deny   strictjson.Strings `json:"deny,omitempty"`
 	// Budget is a pointer so that a budget written as 0 is refused
 	// rather than read as the default; it may be written 100.0 or 1e2.
 	Budget    *strictjson.Int `json:"budget,omitempty"`
 	Tokenizer string          `json:"tokenizer,omitempty"`
 	// Why and AllRejected list more of the rejected units in the result
 	// (compiler.Request's); they change no decision.
-	Why         []string `json:"why,omitempty"`
-	AllRejected bool     `json:"all_rejected,omitempty"`
+	Why         strictjson.Strings `json:"why,omitempty"`
+	AllRejected bool               `json:"all_rejected,omitempty"`
 }
 
 // budget returns the request's budget, 0 (the policy's) when it has none.

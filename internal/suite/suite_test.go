@@ -63,6 +63,9 @@ func TestCaseKeysExact(t *testing.T) {
 		{"request key repeated", `{"task": "x", "deny": ["a"], "deny": []}`, `{"decision": "route"}`},
 		{"want key in capitals", `{"task": "x"}`, `{"Decision": "route"}`},
 		{"list entry key repeated", `[{"task": "x"}, {"task": "y", "task": "z"}]`, `{"decision": "route"}`},
+		// Not a key, but as exact: a null name would be read as "".
+		{"null in select", `{"task": "x", "select": [null]}`, `{"decision": "route"}`},
+		{"null in deny", `{"task": "x", "deny": ["a", null]}`, `{"decision": "route"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "case.txtar")
