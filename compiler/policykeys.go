@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/suggest"
 )
 
@@ -49,7 +50,7 @@ func checkKeys(n *yaml.Node, t reflect.Type) error {
 		return nil // "~" or a lone "---": an empty policy, as an empty file is
 	}
 	if n.Kind != yaml.MappingNode {
-		return &PolicyValueError{Line: n.Line, Key: "the policy", Want: "a mapping of keys", Got: shapeOfNode(n)}
+		return &PolicyValueError{Line: n.Line, Key: "the policy", Want: "a mapping of keys", Got: loader.NodeShape(n)}
 	}
 	return checkFields(n, t, "")
 }
@@ -101,7 +102,7 @@ func checkShape(n *yaml.Node, t reflect.Type, key string) error {
 		return nil // no such field; yaml.v3 reports what it cannot decode
 	}
 	if !ok {
-		return &PolicyValueError{Line: n.Line, Key: key, Want: shapeOf(t), Got: shapeOfNode(n)}
+		return &PolicyValueError{Line: n.Line, Key: key, Want: shapeOf(t), Got: loader.NodeShape(n)}
 	}
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" && !decimal.MatchString(n.Value) {
 		// yaml.v3 reads 010 as 8, 0x10 as 16 and 1_000 as 1000: a
@@ -115,7 +116,7 @@ func checkShape(n *yaml.Node, t reflect.Type, key string) error {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			if k.Kind != yaml.ScalarNode {
-				return &PolicyValueError{Line: k.Line, Key: "each key of " + key, Want: "a unit name", Got: shapeOfNode(k)}
+				return &PolicyValueError{Line: k.Line, Key: "each key of " + key, Want: "a unit name", Got: loader.NodeShape(k)}
 			}
 			if err := checkShape(n.Content[i+1], t.Elem(), key+"."+k.Value); err != nil {
 				return err
@@ -137,30 +138,6 @@ func checkShape(n *yaml.Node, t reflect.Type, key string) error {
 // decimal matches a whole number as a person writes one: digits, with
 // no leading zero, after an optional sign.
 var decimal = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)
-
-// shapeOfNode names the shape of a YAML value as checkShape's message
-// says it.
-func shapeOfNode(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.MappingNode:
-		return "a mapping"
-	}
-	switch n.ShortTag() {
-	case "!!null":
-		return "null"
-	case "!!int":
-		return "a whole number"
-	case "!!float":
-		// "budget must be a whole number, not 1.5": "not a number"
-		// would say the opposite of what is wrong.
-		return n.Value
-	case "!!bool":
-		return "true or false"
-	}
-	return "a string"
-}
 
 // PolicyValueError is a policy value of the wrong shape for its key: a
 // string where a list of names goes (deny: tdd), a word where a number

@@ -120,16 +120,28 @@ func spelled(s *diagSink, line int, what, key string, known map[string]string, p
 	return want
 }
 
-// yamlKind names the kind of a YAML value that is not a scalar, for a
-// diagnostic.
-func yamlKind(n *yaml.Node) string {
+// NodeShape names the shape of a YAML value for a message ("a list",
+// "a whole number"), for skills and host policies alike.
+func NodeShape(n *yaml.Node) string {
 	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
 	case yaml.SequenceNode:
 		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
 	}
-	return "not text"
+	switch n.ShortTag() {
+	case "!!null":
+		return "null"
+	case "!!int":
+		return "a whole number"
+	case "!!float":
+		// "budget must be a whole number, not 1.5": "not a number"
+		// would say the opposite of what is wrong.
+		return n.Value
+	case "!!bool":
+		return "true or false"
+	}
+	return "a string"
 }
 
 // mappingKeys returns the keys of the YAML mapping m.
@@ -418,7 +430,7 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 						valid = false
 						continue
 					}
-					s.add(mk.Line+1, ir.CodeInvalidField, ir.SeverityWarning, "metadata.%s is %s, not a string: left out (metadata holds strings)", mk.Value, yamlKind(mv))
+					s.add(mk.Line+1, ir.CodeInvalidField, ir.SeverityWarning, "metadata.%s is %s, not a string: left out (metadata holds strings)", mk.Value, NodeShape(mv))
 					continue
 				}
 				mkey := spelled(s, mk.Line+1, "metadata key", mk.Value, metadataKeys, inMetadata)
