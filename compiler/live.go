@@ -70,10 +70,10 @@ type LiveOptions struct {
 	MaxStale time.Duration
 	// OnReload, when set, is called after every load attempt, from the
 	// watching goroutine (not for the first load: Watch returns its
-	// error). It must return quickly, and must not call the Live's
-	// Compile or CompileIn, which may wait for a reload only that
-	// goroutine runs and would never return; hand such work to another
-	// goroutine. It may call Close.
+	// error). It must return quickly: no reload runs until it does. It
+	// may call Close, Compile and CompileIn; while it runs, a compile that
+	// meets a body changed on disk returns ErrBodyChanged at once instead
+	// of waiting for the reload that goroutine would run.
 	OnReload func(Reload)
 }
 
@@ -143,8 +143,9 @@ type Live struct {
 	stop     chan struct{}
 	stopOnce sync.Once
 	// inReload is set while OnReload runs on the watching goroutine:
-	// Close then does not wait for that goroutine, which a Close made
-	// from the callback would wait for forever.
+	// Close then does not wait for that goroutine, and a compile that
+	// meets a changed body does not wait for a reload it would run, which
+	// a call made from the callback would wait for forever.
 	inReload atomic.Bool
 	ctx      context.Context // canceled by Close: stops a load in progress
 	cancel   context.CancelFunc
@@ -349,7 +350,8 @@ func (l *Live) Close() error {
 // a body changed on disk since the catalog was loaded (ErrBodyChanged)
 // waits for the reload that the change calls for (it asks for one at
 // once) and tries once more on the new catalog; when that reload fails, or
-// ctx ends first, it returns the body_changed error.
+// ctx ends first, it returns the body_changed error. While OnReload runs
+// it returns that error at once: the reload runs on OnReload's goroutine.
 func (l *Live) Compile(ctx context.Context, req Request) (*Result, error) {
 	res, _, err := l.CompileIn(ctx, req)
 	return res, err
@@ -368,6 +370,12 @@ func (l *Live) CompileIn(ctx context.Context, req Request) (*Result, *Compiler, 
 	var ce *Error
 	if err == nil || !errors.As(err, &ce) || ce.Code != ErrBodyChanged {
 		return res, c, err
+	}
+	if l.inReload.Load() {
+		// The reload it would wait for runs on the goroutine that runs
+		// OnReload, which may be this compile's caller: waiting there
+		// never ends.
+		return nil, c, err
 	}
 	if l.waitNewer(ctx) != nil {
 		return nil, c, err

@@ -545,3 +545,48 @@ func TestRelativeRootsOutliveChdir(t *testing.T) {
 		t.Errorf("reload: got %v; want the catalog loaded again", err)
 	}
 }
+
+// TestCompileFromOnReload: OnReload may compile on its Live. A compile
+// that met a body changed since the last load waited for a reload that
+// only the goroutine running OnReload, its caller, would run, and never
+// returned; now it answers body_changed at once.
+func TestCompileFromOnReload(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "alpha", "SKILL.md")
+	writeFileAtomic(t, file, liveSkill("alpha", "Alpha body."))
+	req := compiler.Request{Task: "anything", Select: []string{"alpha"}}
+	var l *compiler.Live
+	ready, done := make(chan struct{}), make(chan error, 1)
+	var once sync.Once
+	l, err := compiler.Watch(context.Background(), compiler.Options{Roots: []string{root}}, compiler.Policy{},
+		compiler.LiveOptions{Debounce: time.Hour, OnReload: func(compiler.Reload) {
+			<-ready
+			once.Do(func() {
+				// The body changes after the load the callback hears of.
+				writeFileAtomic(t, file, liveSkill("alpha", "Alpha body, edited in the callback."))
+				_, err := l.Compile(context.Background(), req)
+				done <- err
+			})
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	close(ready)
+	l.Reload()
+	select {
+	case err := <-done:
+		var ce *compiler.Error
+		if !errors.As(err, &ce) || ce.Code != compiler.ErrBodyChanged {
+			t.Errorf("Compile from OnReload: got %v; want %s", err, compiler.ErrBodyChanged)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Compile called from OnReload did not return")
+	}
+	// Outside the callback a compile waits for the reload again.
+	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := l.Compile(cctx, req); err != nil {
+		t.Errorf("Compile after OnReload: got %v; want success after the reload", err)
+	}
+}
