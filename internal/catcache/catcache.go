@@ -419,7 +419,15 @@ func (c *Cache) key(r loader.Resolved, policy []byte) [32]byte {
 	put(credentials())
 	put(strconv.Itoa(len(r.Roots)))
 	for _, root := range r.Roots {
-		put(root.Dir)
+		// A relative root is another folder from another working folder
+		// (two projects' hooks given --root .agents/skills): keyed as
+		// written, each load would find the other's files changed and
+		// read every skill again.
+		dir, err := filepath.Abs(root.Dir)
+		if err != nil {
+			dir = root.Dir
+		}
+		put(dir)
 	}
 	put(strconv.Itoa(len(r.Exclude)))
 	for _, x := range r.Exclude {

@@ -356,6 +356,27 @@ func TestKey(t *testing.T) {
 	}
 }
 
+// TestKeyRelativeRoot: one relative root named from two working folders
+// is two folders, so two keys; the same key made each load over the other
+// project's files read every skill again.
+func TestKeyRelativeRoot(t *testing.T) {
+	c := newCache(t)
+	a, b := t.TempDir(), t.TempDir()
+	for _, dir := range []string{a, b} {
+		must(t, os.CopyFS(filepath.Join(dir, "skills"), os.DirFS(base(t))))
+		backdateNew(t, filepath.Join(dir, "skills"))
+	}
+	opts := loader.Options{Roots: []string{"skills"}}
+	t.Chdir(a)
+	load(t, c, opts, "")
+	t.Chdir(b)
+	load(t, c, opts, "")
+	t.Chdir(a)
+	if st := load(t, c, opts, ""); !st.Hit || st.Reused != st.Units {
+		t.Errorf("back in the first folder: got %+v; want every unit reused", st)
+	}
+}
+
 // TestRacy: a file modified in the last seconds (or in the future) is not
 // trusted: the unit is read again at the next load.
 func TestRacy(t *testing.T) {
