@@ -203,10 +203,11 @@ func encodeString(s string) []byte {
 
 // textOf returns the text of a message content: a string, or the text of
 // the parts of an array whose type is one of types, joined by line breaks
-// (image, audio, tool-result and other parts carry no task text).
+// (image, audio, tool-result and other parts carry no task text), without
+// what the client wrapped in one of its context tags (userText).
 func textOf(body []byte, content span, types ...string) string {
 	if s, ok := str(body, content); ok {
-		return s
+		return userText(s)
 	}
 	parts, ok := elements(body, content)
 	if !ok {
@@ -217,7 +218,7 @@ func textOf(body []byte, content span, types ...string) string {
 		typ := strField(body, p, "type")
 		for _, t := range types {
 			if typ == t {
-				if s := strField(body, p, "text"); s != "" {
+				if s := userText(strField(body, p, "text")); s != "" {
 					texts = append(texts, s)
 				}
 				break
@@ -225,6 +226,47 @@ func textOf(body []byte, content span, types ...string) string {
 		}
 	}
 	return strings.Join(texts, "\n")
+}
+
+// clientTags are the tags agent clients wrap the context they add to a
+// user message in: Claude Code's <system-reminder> (the project's
+// CLAUDE.md, the date, reminders about its tools) and Cline's and Roo
+// Code's <environment_details> (open files, a file listing). That text
+// names whatever the project is about on every turn; compiled as the
+// user's, it routed a project's deploy and migration skills to "what is
+// 2+2?".
+var clientTags = [...]string{"system-reminder", "environment_details"}
+
+// userText returns s without the spans a client wrapped in one of its
+// context tags (clientTags), each from an opening tag to its closing tag;
+// an opening tag never closed is left as written.
+func userText(s string) string {
+	for _, tag := range clientTags {
+		open, end := "<"+tag+">", "</"+tag+">"
+		if !strings.Contains(s, open) {
+			continue
+		}
+		var b strings.Builder
+		rest := s
+		for {
+			i := strings.Index(rest, open)
+			if i < 0 {
+				break
+			}
+			j := strings.Index(rest[i+len(open):], end)
+			if j < 0 {
+				break
+			}
+			b.WriteString(rest[:i])
+			rest = rest[i+len(open)+j+len(end):]
+		}
+		b.WriteString(rest)
+		s = b.String()
+	}
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return s
 }
 
 // lastUserText returns the text of the last message with role user that

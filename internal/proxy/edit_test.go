@@ -85,6 +85,27 @@ func TestTask(t *testing.T) {
 	}
 }
 
+// TestUserText: a client's context tags are cut from opening to closing
+// tag, every span of them; an opening tag never closed is text.
+func TestUserText(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"none", "deploy it", "deploy it"},
+		{"one span", "<system-reminder>CLAUDE.md</system-reminder>\ndeploy it", "\ndeploy it"},
+		{"two spans", "a<system-reminder>x</system-reminder>b<system-reminder>y</system-reminder>c", "abc"},
+		{"both tags", "<environment_details>ls</environment_details>a<system-reminder>x</system-reminder>", "a"},
+		{"only context", "<system-reminder>x</system-reminder>\n ", ""},
+		{"never closed", "<system-reminder>deploy it", "<system-reminder>deploy it"},
+		{"closed before opened", "</system-reminder>deploy<system-reminder>", "</system-reminder>deploy<system-reminder>"},
+		{"blank", "  ", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := userText(tc.in); got != tc.want {
+				t.Errorf("got %q; want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // FuzzPlace: whatever the request, an edit leaves valid JSON that holds
 // the original bytes, in order, around one insertion.
 func FuzzPlace(f *testing.F) {

@@ -383,6 +383,38 @@ func TestByteIdenticalWithoutSkills(t *testing.T) {
 	}
 }
 
+// TestClientContextIsNotTheTask: what an agent client wraps in its
+// context tags inside a user message (Claude Code's CLAUDE.md in a
+// <system-reminder>, Cline's <environment_details>) is not the user's
+// task: it routed a project's skills to every prompt, "what is 2+2?"
+// included. The user's own words beside it still route.
+func TestClientContextIsNotTheTask(t *testing.T) {
+	f := newFixture(t, nil, Config{})
+	const reminder = `{"type":"text","text":"<system-reminder>\nAs you answer, follow CLAUDE.md: we deploy the service to production with flyctl.\n</system-reminder>\n"}`
+	for _, tc := range []struct {
+		name, path, body, decision string
+	}{
+		{name: "claude code, a reminder block and a question", path: "/v1/messages", decision: "no_route",
+			body: `{"model":"claude-x","max_tokens":64,"messages":[{"role":"user","content":[` + reminder + `,{"type":"text","text":"what is the capital of France?"}]}]}`},
+		{name: "claude code, a reminder block and a task", path: "/v1/messages", decision: "route",
+			body: `{"model":"claude-x","max_tokens":64,"messages":[{"role":"user","content":[` + reminder + `,{"type":"text","text":"write the failing test first, test-driven development"}]}]}`},
+		{name: "claude code, a later turn of only a reminder", path: "/v1/messages", decision: "no_route",
+			body: `{"model":"claude-x","max_tokens":64,"messages":[{"role":"user","content":"what is the capital of France?"},{"role":"assistant","content":"Paris."},{"role":"user","content":[` + reminder + `]}]}`},
+		{name: "cline, environment details in the string", path: "/v1/chat/completions", decision: "no_route",
+			body: `{"model":"gpt-x","messages":[{"role":"user","content":"<task>\nwhat is the capital of France?\n</task>\n\n<environment_details>\n# Current Working Directory\ndeploy/production.yaml: deploy the service to production\n</environment_details>"}]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, _ := f.do(t, "POST", tc.path, tc.body, nil)
+			if got := resp.Header.Get(HeaderDecision); got != tc.decision {
+				t.Fatalf("%s: got %q; want %q", HeaderDecision, got, tc.decision)
+			}
+			if got := resp.Header.Get(HeaderSelected); tc.decision == "route" && got != "tdd" {
+				t.Errorf("%s: got %q; want tdd", HeaderSelected, got)
+			}
+		})
+	}
+}
+
 // TestHostHeaders: the host's headers select, deny and skip; an
 // impossible selection is a 422 with the compile error object and never
 // reaches the upstream; no X-Rlmc-* header is forwarded; other paths go
