@@ -27,7 +27,9 @@ const doctorHookPrompt = "rlmc doctor: check that this hook answers"
 // one compile through it answers within the hook's timeout. A settings
 // file that does not exist, or runs no rlmc hook, is not reported.
 func doctorHooks(ctx context.Context, r *doctorReport, project, home string) {
-	files := []string{filepath.Join(project, filepath.FromSlash(initSettingsFile))}
+	// Claude Code runs the hooks of the project's shared settings and of
+	// its local ones (a file kept out of version control) alike.
+	files := []string{filepath.Join(project, filepath.FromSlash(initSettingsFile)), filepath.Join(project, filepath.FromSlash(localSettingsFile))}
 	if home != "" {
 		if h := filepath.Join(home, filepath.FromSlash(initSettingsFile)); resolved(h) != resolved(files[0]) {
 			files = append(files, h)
@@ -47,11 +49,28 @@ func doctorHooks(ctx context.Context, r *doctorReport, project, home string) {
 			continue
 		}
 		for _, h := range hooks {
-			if isRlmcHook(h.Command) {
+			switch {
+			case isRlmcHook(h.Command):
 				doctorHook(ctx, r, file, project, h)
+			case runsRlmc(h.Command):
+				// Mistyped, it fails on every prompt: a usage error exits
+				// 2, which blocks the prompt; "hook claude_code" prints
+				// nothing, and the prompt goes without skills.
+				r.add(secHook, ir.SeverityError, findHookNotClaudeCode, "%s: %s runs rlmc, but not its hook (rlmc hook claude-code): every prompt is blocked or goes without skills", ir.Printable(file), ir.EscapeText(h.Command))
 			}
 		}
 	}
+}
+
+// runsRlmc reports whether a hook command's program is an rlmc (a
+// program named rlmc, or rlmc-something), after any VAR=value words.
+func runsRlmc(command string) bool {
+	for _, w := range shellWords(command) {
+		if !strings.Contains(w, "=") || strings.HasPrefix(w, "=") {
+			return strings.HasPrefix(baseName(w), "rlmc")
+		}
+	}
+	return false
 }
 
 // doctorHook checks one installed hook command.

@@ -35,6 +35,10 @@ const initSkillsDir = ".agents/skills"
 // initSettingsFile is the project's Claude Code settings.
 const initSettingsFile = ".claude/settings.json"
 
+// localSettingsFile is the project's settings file kept out of version
+// control, whose hooks Claude Code runs too.
+const localSettingsFile = ".claude/settings.local.json"
+
 // exampleSkillName names the example skill, small enough to read at once
 // and to delete.
 const exampleSkillName = "commit-message"
