@@ -116,6 +116,12 @@ const (
 	// CandidateCap bounds the lexical candidates put before the policy; the
 	// interpreter's cost grows with them.
 	CandidateCap = 4
+	// clauseCoverNum/clauseCoverDen: the share of a clause's informative
+	// words a unit's evidence must cover for what it scores there to be
+	// that clause's request (apart): one word of a long sentence is not
+	// what the sentence asks. Chosen on the even halves: one half added a
+	// wrong second skill to three realskills tasks and made one right.
+	clauseCoverNum, clauseCoverDen = 2, 3
 )
 
 // posting is one unit's entry for a term. The BM25F saturation does not

@@ -238,9 +238,10 @@ func set(keys []string) map[string]bool {
 // well as a does: a clause (clauses) where the positive evidence b rests
 // on weighs at least as much as a's, and more than nothing. The pair maps
 // to the most b's evidence weighs in such a clause whose informative
-// terms it covers at least half of (what b would score on that part
-// alone), or to 0 when b covers no such clause that much: one word of a
-// long sentence is not that sentence's request. An evidence item weighs in every clause one
+// terms it covers at least two thirds of (clauseCoverNum/clauseCoverDen;
+// what b would score on that part alone), or to 0 when b covers no such
+// clause that much: one word of a long sentence is not that sentence's
+// request. An evidence item weighs in every clause one
 // of its terms occurs in. A task that asks for two things says each in
 // its own clause ("debug and commit this", "diagnose it, then fix it
 // test-first"); a unit whose every matched word sits in a clause that
@@ -312,7 +313,7 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) (o
 			for i := range wb {
 				if wb[i] > 0 && wb[i] >= wa[i] {
 					apart = true
-					if nb := covers[b.Name][i]; 3*nb >= 2*size[i] {
+					if nb := covers[b.Name][i]; clauseCoverDen*nb >= clauseCoverNum*size[i] {
 						best = max(best, wb[i])
 					}
 				}
