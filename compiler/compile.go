@@ -781,7 +781,7 @@ func (r *compilation) evidence(st *statement, near []int) map[string][]Evidence 
 		}
 		out := make([]Evidence, len(ev))
 		for i, e := range ev {
-			out[i] = Evidence{Field: e.Field, Terms: e.Terms, Weight: round3(e.Weight), Source: e.Source}
+			out[i] = Evidence{Field: e.Field, Terms: e.Terms, Weight: round3(e.Weight), Source: e.Source, Kind: e.Kind}
 		}
 		evidence[n] = out
 	}

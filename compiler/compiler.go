@@ -322,6 +322,16 @@ func (c *Compiler) CatalogFingerprint() string { return c.catalogFP }
 // Diagnostics returns the catalog's and the policy's diagnostics.
 func (c *Compiler) Diagnostics() ir.Diagnostics { return c.diags }
 
+// sourceText says where evidence came from when not from the
+// instruction: "material", or "pasted Dockerfile" for a word naming the
+// kind of file the user pasted.
+func sourceText(e Evidence) string {
+	if e.Source == retrieval.SourcePastedKind {
+		return "pasted " + e.Kind
+	}
+	return e.Source
+}
+
 // summarize renders a unit's strongest evidence for its lexical reason.
 func summarize(ev []Evidence) string {
 	if len(ev) > 3 {
@@ -330,8 +340,8 @@ func summarize(ev []Evidence) string {
 	parts := make([]string, len(ev))
 	for i, e := range ev {
 		parts[i] = fmt.Sprintf("%s %q %+.2f", e.Field, strings.Join(e.Terms, " "), e.Weight)
-		if e.Source != "" {
-			parts[i] += " (" + e.Source + ")"
+		if s := sourceText(e); s != "" {
+			parts[i] += " (" + s + ")"
 		}
 	}
 	return strings.Join(parts, "; ")

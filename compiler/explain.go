@@ -152,8 +152,8 @@ func writeEvidence(b *strings.Builder, ev []Evidence) {
 			break
 		}
 		fmt.Fprintf(b, "  evidence: %s %s %+.3f", e.Field, ir.Quote(strings.Join(e.Terms, " ")), e.Weight)
-		if e.Source != "" {
-			fmt.Fprintf(b, " (%s)", e.Source)
+		if s := sourceText(e); s != "" {
+			fmt.Fprintf(b, " (%s)", s)
 		}
 		b.WriteString("\n")
 	}

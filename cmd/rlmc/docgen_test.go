@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rlmc-dev/rlmc/internal/retrieval"
 	"github.com/rlmc-dev/rlmc/internal/rules"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
 )
@@ -49,6 +50,7 @@ func wantGenerated(t testing.TB) map[string][]string {
 	want := map[string][]string{
 		"README.md":                     {"commands"},
 		"docs/how-a-compile-decides.md": {"rules", "reasons selected", "reasons rejected", "clauses"},
+		"docs/routing.md":               {"pasted kinds"},
 	}
 	for _, c := range docCommandList(newRootCmd(nil, io.Discard, io.Discard)) {
 		want["docs/commands.md"] = append(want["docs/commands.md"], "flags "+commandPath(c))
@@ -75,6 +77,13 @@ func generate(root *cobra.Command, vocab []vocabConst, name string) (string, err
 		return genReasons(vocab, strings.TrimPrefix(name, "reasons "))
 	case name == "clauses":
 		return genClauses(vocab)
+	case name == "pasted kinds":
+		var b strings.Builder
+		b.WriteString("| pasted file | stands for |\n|---|---|\n")
+		for _, k := range retrieval.PastedKinds() {
+			fmt.Fprintf(&b, "| %s | %s |\n", k.Name, k.Words)
+		}
+		return b.String(), nil
 	}
 	return "", fmt.Errorf("unknown generated section %q", name)
 }

@@ -145,14 +145,16 @@ func TestSealToolsFloors(t *testing.T) {
 // and 24 of the 35 long pasted contexts (23 before) since pasted material
 // confirms the best candidate it points at (rule 10's confirmed); 117/165
 // since a skill the task names in a clause of its own keeps its name's
-// words beside a kept one that mentions them in passing.
+// words beside a kept one that mentions them in passing; 120/165, 27 of
+// the 35 long pasted contexts and a wrong skill in 0.109 since a pasted
+// file of a known kind (a Dockerfile) stands for the words users call it.
 func TestRealSkillsFloors(t *testing.T) {
 	rep := run(t, "realskills/catalog", "realskills/cases.jsonl")
 	check(t, rep, []floor{
-		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.705},
-		{name: "long_context: exactly right", got: style("long_context", func(m Metrics) *float64 { return m.Exact }), min: 0.68},
-		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.12, max: true},
-		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.75},
+		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.72},
+		{name: "long_context: exactly right", got: style("long_context", func(m Metrics) *float64 { return m.Exact }), min: 0.77},
+		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.11, max: true},
+		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.78},
 		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.06, max: true},
 		{name: "none: answered no_route", got: category("none", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.91},
 	})

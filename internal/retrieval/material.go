@@ -122,8 +122,8 @@ type paragraph struct {
 // material: fenced code blocks, paragraphs (runs of lines between blank
 // lines) at least half of whose lines read as material, and a pasted
 // document's paragraphs (see documentMinWords).
-func materialSpans(task string) []materialSpan {
-	paras := paragraphs(task)
+func materialSpans(task string, kinds []*pastedKind) []materialSpan {
+	paras := paragraphs(task, kinds)
 	document(paras)
 	var out []materialSpan
 	for _, p := range paras {
@@ -153,8 +153,10 @@ type materialSpan struct {
 
 // paragraphs splits task into paragraphs, each fenced block one of its
 // own, marking material those at least half of whose lines read as
-// material, and every fenced block.
-func paragraphs(task string) []paragraph {
+// material (a line of one of the kinds of file the task holds among
+// them: "RUN pip install -r requirements.txt" reads as prose on its own),
+// and every fenced block.
+func paragraphs(task string, kinds []*pastedKind) []paragraph {
 	var out []paragraph
 	lines := strings.SplitAfter(task, "\n")
 	off := 0
@@ -204,7 +206,7 @@ func paragraphs(task string) []paragraph {
 		cur.asks = strings.HasSuffix(trimmed, "?") || strings.HasSuffix(trimmed, ":")
 		cur.words += len(strings.Fields(text))
 		n++
-		if structuredLine(text) {
+		if structuredLine(text) || ofKind(kinds, strings.TrimRight(text, " \t\r")) {
 			structuredN++
 		}
 	}
@@ -271,6 +273,10 @@ func document(paras []paragraph) {
 // SourceMaterial marks evidence from pasted material (Evidence.Source).
 const SourceMaterial = "material"
 
+// SourcePastedKind marks evidence on a word that names the kind of file
+// the user pasted (Evidence.Source; Evidence.Kind names it).
+const SourcePastedKind = "pasted_kind"
+
 // MaterialWeight is how much a term found only in pasted material weighs
 // against one of the instruction.
 const MaterialWeight = 0.15
@@ -287,12 +293,14 @@ const DocumentWeight = 0.3
 // markMaterial sets q.material: the scale of each task term that occurs
 // only in pasted material. A task that is all material (no term outside
 // it) is its own instruction, and nothing is scaled.
-func (q *Query) markMaterial(seen map[string]bool) {
-	ms := materialSpans(q.task)
+func (q *Query) markMaterial(seen map[string]bool, known func(string) bool) {
+	kinds := pastedFiles(q.task)
+	ms := materialSpans(q.task, kinds)
 	if len(ms) == 0 {
 		return
 	}
 	inInstruction := map[string]bool{}
+	defer q.markPasted(kinds, seen, known, inInstruction)
 	inMaterial := map[string]float64{} // the most a stem weighs in the material it is found in
 	j := 0
 	for i, sp := range q.spans {
@@ -318,6 +326,32 @@ func (q *Query) markMaterial(seen map[string]bool) {
 				q.material = map[string]float64{}
 			}
 			q.material[st] = w
+		}
+	}
+}
+
+// markPasted adds to the task's terms the words of each kind of file its
+// material holds (pastedFiles) that the catalog knows, and records them in
+// q.pasted; such a word found in the material too weighs as the
+// instruction's, and one the instruction uses is the instruction's.
+func (q *Query) markPasted(kinds []*pastedKind, seen map[string]bool, known func(string) bool, inInstruction map[string]bool) {
+	for _, k := range kinds {
+		for w := range strings.FieldsSeq(k.words) {
+			st := Stem(w)
+			if inInstruction[st] || !(seen[st] || known(st)) {
+				continue
+			}
+			delete(q.material, st)
+			if !seen[st] {
+				seen[st] = true
+				q.uniqueTerms = append(q.uniqueTerms, st)
+			}
+			if q.pasted == nil {
+				q.pasted = map[string]string{}
+			}
+			if _, ok := q.pasted[st]; !ok {
+				q.pasted[st] = k.name
+			}
 		}
 	}
 }

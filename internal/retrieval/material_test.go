@@ -60,7 +60,7 @@ func TestMaterialSpans(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, s := range materialSpans(tt.task) {
+			for _, s := range materialSpans(tt.task, pastedFiles(tt.task)) {
 				got = append(got, tt.task[s.start:s.end])
 			}
 			if len(got) != len(tt.want) {

@@ -38,6 +38,9 @@ type Query struct {
 	// material scales the terms found only in pasted material (see
 	// markMaterial); nil when there are none.
 	material map[string]float64
+	// pasted maps each term that names a kind of file the task's
+	// material holds (markPasted) to that kind's name.
+	pasted map[string]string
 }
 
 // Quoted returns the values the task puts between double quotation marks
@@ -145,7 +148,7 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 		prev = st
 	}
 	ix.joinWords(q, masked, seen)
-	q.markMaterial(seen)
+	q.markMaterial(seen, ix.postings.has)
 	sort.Strings(q.uniqueTerms)
 	q.phrases = ix.matchPhrases(q, p.Stop)
 	q.objects, q.acts = ix.objects.named(q.stems, p.Stop), ix.actions.named(q.stems, p.Stop)

@@ -23,9 +23,12 @@ type Evidence struct {
 	Weight float64  `json:"weight"`
 	// Source is "material" for a term found only in material the user
 	// pasted (a log, code, a diff, a config, quoted mail: see
-	// materialSpans), weighed at MaterialWeight; empty for the
-	// instruction's words.
+	// materialSpans), weighed at MaterialWeight; "pasted_kind" for a word
+	// that names the kind of file the user pasted (a Dockerfile: see
+	// pastedKinds), weighed as the instruction's, with Kind naming it;
+	// empty for the instruction's words.
 	Source string `json:"source,omitempty"`
+	Kind   string `json:"kind,omitempty"`
 }
 
 // scored is a unit with its evidence score.
@@ -295,6 +298,8 @@ func (ix *Index) evidence(q *Query, unit int32, stop func() bool) []Evidence {
 		e := Evidence{Field: strings.Join(fs, "+"), Terms: []string{t}, Weight: ix.idf(n, len(ps)) * q.weightOf(t) * float64(ps[i].sat)}
 		if _, pasted := q.material[t]; pasted {
 			e.Source = SourceMaterial
+		} else if kind, ok := q.pasted[t]; ok {
+			e.Source, e.Kind = SourcePastedKind, kind
 		}
 		out = append(out, e)
 	}
