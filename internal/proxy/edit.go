@@ -228,19 +228,33 @@ func textOf(body []byte, content span, types ...string) string {
 	return strings.Join(texts, "\n")
 }
 
-// clientTags are the tags agent clients wrap the context they add to a
-// user message in: Claude Code's <system-reminder> (the project's
-// CLAUDE.md, the date, reminders about its tools) and Cline's and Roo
-// Code's <environment_details> (open files, a file listing). That text
-// names whatever the project is about on every turn; compiled as the
-// user's, it routed a project's deploy and migration skills to "what is
-// 2+2?".
-var clientTags = [...]string{"system-reminder", "environment_details"}
+// clientTags are the tags agent clients wrap the context they add to the
+// user's messages in, which is the project and the client, not the
+// user's request: Claude Code's <system-reminder> (the project's
+// CLAUDE.md, the date, reminders about its tools), Cline's and Roo Code's
+// <environment_details> (open files, a file listing), Codex's
+// <INSTRUCTIONS> (AGENTS.md, under a heading naming its folder; earlier
+// versions' <user_instructions>), <environment_context> (the working
+// folder, the shell), <recommended_plugins>, and <skill> (a skill of its
+// own the user invoked, whole). Compiled as the user's, that text routed a
+// project's skills to every prompt, "what is 2+2?" included.
+var clientTags = [...]string{"system-reminder", "environment_details", "INSTRUCTIONS", "user_instructions", "environment_context", "recommended_plugins", "skill"}
 
-// userText returns s without the spans a client wrapped in one of its
-// context tags (clientTags), each from an opening tag to its closing tag;
-// an opening tag never closed is left as written.
+// clientPreamble opens the message in which Gemini CLI and the clients
+// built on it (Qwen Code) state the date, the operating system, the
+// working folder and its listing, with no tag around them: such a
+// message is client context whole.
+const clientPreamble = "We are setting up the context for our chat."
+
+// userText returns s without what a client added to it: the spans wrapped
+// in one of its context tags (clientTags), each from an opening tag to its
+// closing tag (an opening tag never closed is left as written), with the
+// heading line right above one ("# AGENTS.md instructions for /src/app");
+// and nothing of a message opening with clientPreamble.
 func userText(s string) string {
+	if i := strings.Index(s, clientPreamble); i >= 0 && i < 200 && !strings.Contains(s[:i], "\n") {
+		return ""
+	}
 	for _, tag := range clientTags {
 		open, end := "<"+tag+">", "</"+tag+">"
 		if !strings.Contains(s, open) {
@@ -257,7 +271,7 @@ func userText(s string) string {
 			if j < 0 {
 				break
 			}
-			b.WriteString(rest[:i])
+			b.WriteString(withoutHeading(rest[:i]))
 			rest = rest[i+len(open)+j+len(end):]
 		}
 		b.WriteString(rest)
@@ -267,6 +281,18 @@ func userText(s string) string {
 		return ""
 	}
 	return s
+}
+
+// withoutHeading returns text, which a tagged span follows, without its
+// last line when that is a Markdown heading followed by nothing but blank
+// lines: the title of the span.
+func withoutHeading(text string) string {
+	body := strings.TrimRight(text, " \t\r\n")
+	line := body[strings.LastIndexByte(body, '\n')+1:]
+	if !strings.HasPrefix(line, "#") {
+		return text
+	}
+	return body[:len(body)-len(line)]
 }
 
 // lastUserText returns the text of the last message with role user that

@@ -97,6 +97,13 @@ func TestUserText(t *testing.T) {
 		{"never closed", "<system-reminder>deploy it", "<system-reminder>deploy it"},
 		{"closed before opened", "</system-reminder>deploy<system-reminder>", "</system-reminder>deploy<system-reminder>"},
 		{"blank", "  ", ""},
+		{"codex agents.md under its heading", "# AGENTS.md instructions for /src/app\n\n<INSTRUCTIONS>\ndeploy with flyctl\n</INSTRUCTIONS>", ""},
+		{"codex environment", "<environment_context>\n  <cwd>/src/fly-deploy</cwd>\n</environment_context>", ""},
+		{"codex invoked skill", "<skill>\n<name>ship-it</name>\n</skill>", ""},
+		{"a heading that is the user's stays", "# Plan\n\nship it", "# Plan\n\nship it"},
+		{"a heading with text under it stays", "# Notes\nkeep this\n<system-reminder>x</system-reminder>", "# Notes\nkeep this\n"},
+		{"gemini-family context message", "This is the Qwen Code. We are setting up the context for our chat.\nToday's date is Sunday.\nI'm currently working in the directory: /src/fly-deploy", ""},
+		{"the preamble quoted later is text", "what does this mean?\n> This is the Qwen Code. We are setting up the context for our chat.", "what does this mean?\n> This is the Qwen Code. We are setting up the context for our chat."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := userText(tc.in); got != tc.want {

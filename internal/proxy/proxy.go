@@ -642,6 +642,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	}
 	// Earlier turns compiled again count as compile time.
 	rec.compile = time.Since(start)
+	rec.blocks = len(edits)
 	p.forward(w, withConversation(r, a, conv), partsAll(body, edits), own, release, &rec)
 }
 
@@ -838,6 +839,7 @@ type logRecord struct {
 	api, decision, fingerprint, code string
 	selected                         []string
 	status, taskBytes                int
+	blocks                           int // skill blocks inserted, one per turn that got skills
 	start                            time.Time
 	compile                          time.Duration
 	aborted                          bool // the answer was cut off
@@ -847,6 +849,11 @@ func (p *Proxy) record(rec logRecord) {
 	attrs := []any{"api", rec.api, "status", rec.status, "decision", rec.decision}
 	if rec.decision != DecisionSkipped && rec.decision != DecisionUnread && rec.decision != DecisionNoCatalog {
 		attrs = append(attrs, "selected", rec.selected, "task_bytes", rec.taskBytes, "compile_ms", ms(rec.compile))
+	}
+	if rec.blocks > 0 {
+		// Earlier turns' blocks too: a call whose newest turn selects
+		// nothing may still carry the skills of the turns before it.
+		attrs = append(attrs, "blocks", rec.blocks)
 	}
 	if rec.fingerprint != "" {
 		attrs = append(attrs, "fingerprint", rec.fingerprint)

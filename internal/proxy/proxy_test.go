@@ -402,11 +402,26 @@ func TestClientContextIsNotTheTask(t *testing.T) {
 			body: `{"model":"claude-x","max_tokens":64,"messages":[{"role":"user","content":"what is the capital of France?"},{"role":"assistant","content":"Paris."},{"role":"user","content":[` + reminder + `]}]}`},
 		{name: "cline, environment details in the string", path: "/v1/chat/completions", decision: "no_route",
 			body: `{"model":"gpt-x","messages":[{"role":"user","content":"<task>\nwhat is the capital of France?\n</task>\n\n<environment_details>\n# Current Working Directory\ndeploy/production.yaml: deploy the service to production\n</environment_details>"}]}`},
+		// Codex sends AGENTS.md and its environment as a user message of
+		// their own before the user's: compiled as an earlier turn, it got
+		// the project's skills while the call said no_route.
+		{name: "codex, a context message before the user's", path: "/v1/responses", decision: "no_route",
+			body: `{"model":"gpt-x","stream":true,"input":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"You are Codex."}]},` +
+				`{"type":"message","role":"user","content":[{"type":"input_text","text":"# AGENTS.md instructions for /src/deploy-service\n\n<INSTRUCTIONS>\nWe deploy the service to production with flyctl.\n</INSTRUCTIONS>"},{"type":"input_text","text":"<environment_context>\n  <cwd>/src/deploy-service</cwd>\n</environment_context>"}]},` +
+				`{"type":"message","role":"user","content":[{"type":"input_text","text":"what is the capital of France?"}]}]}`},
+		// Qwen Code (and Gemini CLI) state the project in an untagged
+		// message that opens the conversation.
+		{name: "qwen code, an untagged context message", path: "/v1/chat/completions", decision: "no_route",
+			body: `{"model":"gpt-x","messages":[{"role":"system","content":"You are Qwen Code."},{"role":"user","content":[{"type":"text","text":"This is the Qwen Code. We are setting up the context for our chat.\nI'm currently working in the directory: /src/deploy-service\nShowing up to 20 items:\ndeploy-the-service-to-production.md"}]},` +
+				`{"role":"assistant","content":"Got it. Thanks for the context!"},{"role":"user","content":"what is the capital of France?"}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, _ := f.do(t, "POST", tc.path, tc.body, nil)
 			if got := resp.Header.Get(HeaderDecision); got != tc.decision {
 				t.Fatalf("%s: got %q; want %q", HeaderDecision, got, tc.decision)
+			}
+			if got := f.up.last(t).body; tc.decision == "no_route" && string(got) != tc.body {
+				t.Errorf("upstream body:\ngot  %s\nwant %s", got, tc.body)
 			}
 			if got := resp.Header.Get(HeaderSelected); tc.decision == "route" && got != "tdd" {
 				t.Errorf("%s: got %q; want tdd", HeaderSelected, got)

@@ -296,3 +296,21 @@ func TestSSEResponseID(t *testing.T) {
 		})
 	}
 }
+
+// TestBlocksLogged: the log line counts the skill blocks a call carries,
+// earlier turns' included: a call whose newest turn selects nothing said
+// only no_route while an earlier turn's skills went upstream.
+func TestBlocksLogged(t *testing.T) {
+	f := newFixture(t, nil, Config{})
+	two := `{"messages":[{"role":"user","content":"` + deployTask + `"},{"role":"assistant","content":"ok"},{"role":"user","content":"what is the capital of France?"}]}`
+	resp, _ := f.do(t, "POST", "/v1/chat/completions", two, nil)
+	if got := resp.Header.Get(HeaderDecision); got != "no_route" {
+		t.Fatalf("%s: got %q; want no_route", HeaderDecision, got)
+	}
+	if !bytes.Contains(f.up.last(t).body, []byte(blockOf("deploy"))) {
+		t.Fatalf("the earlier turn lost its block: %s", f.up.last(t).body)
+	}
+	if logs := f.logs.String(); !strings.Contains(logs, `"decision":"no_route"`) || !strings.Contains(logs, `"blocks":1`) {
+		t.Errorf("log: got %s; want no_route with \"blocks\":1", logs)
+	}
+}
