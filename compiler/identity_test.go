@@ -44,7 +44,7 @@ func checkIdentity(t *testing.T, all bool, golden string) {
 	for _, u := range first.Units[:2] {
 		testkit.WriteFile(t, filepath.Join(extra, u.Name, "SKILL.md"), "---\nname: "+u.Name+"\ndescription: a namesake that loses to the first root, about billing audits.\n---\nbody\n")
 	}
-	testkit.WriteFile(t, filepath.Join(extra, "broken", "SKILL.md"), "---\nname: Broken Name\ndescription: render chart audit\n---\nbody\n")
+	testkit.WriteFile(t, filepath.Join(extra, "broken", "SKILL.md"), "---\nname: broken\ndescription: render chart audit\nmetadata:\n  prolog-rlm: '{\"schema\": 1, \"mode\": \"x\"}'\n---\nbody\n")
 	roots = append(roots, extra)
 	names := func(c *Compiler, k ...int) []string {
 		var out []string

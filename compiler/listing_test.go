@@ -29,7 +29,7 @@ func listingCatalog(t *testing.T) *Compiler {
 	for _, u := range first.Units[:2] {
 		testkit.WriteFile(t, filepath.Join(extra, u.Name, "SKILL.md"), "---\nname: "+u.Name+"\ndescription: a namesake that loses to the first root, about billing audits.\n---\nbody\n")
 	}
-	testkit.WriteFile(t, filepath.Join(extra, "broken", "SKILL.md"), "---\nname: Broken Name\ndescription: render chart audit\n---\nbody\n")
+	testkit.WriteFile(t, filepath.Join(extra, "broken", "SKILL.md"), "---\nname: broken\ndescription: render chart audit\nmetadata:\n  prolog-rlm: '{\"schema\": 1, \"mode\": \"x\"}'\n---\nbody\n")
 	c, err := Load(context.Background(), loader.Options{Roots: append(roots, extra)}, Policy{})
 	if err != nil {
 		t.Fatal(err)

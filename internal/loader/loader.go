@@ -561,6 +561,12 @@ func nameUnit(u *ir.Unit, fm Frontmatter, s *diagSink) {
 		if !ValidName(folder) {
 			s.add(0, ir.CodeInvalidName, ir.SeverityError, "folder name %s, taken as the name, must be 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with a hyphen", ir.Printable(clip(folder)))
 		}
+	case !ValidName(fm.Name) && ValidName(folder):
+		// A display name ("Flutter BLoC State Management"), as skills
+		// written for Claude Code often have and it lists: the skill is
+		// kept, named after its folder, which names it in a block, a
+		// selection or a denial.
+		s.add(fm.NameLine, ir.CodeInvalidName, ir.SeverityWarning, "name %q is not a skill name (1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with a hyphen): the skill is named after its folder, %s", clip(fm.Name), folder)
 	case !ValidName(fm.Name):
 		u.Name = fm.Name
 		s.add(fm.NameLine, ir.CodeInvalidName, ir.SeverityError, "name %q must be 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with a hyphen", clip(fm.Name))

@@ -16,23 +16,29 @@ import (
 func TestFolderNameFollowsTheNamingRule(t *testing.T) {
 	const noName = "---\ndescription: Does things.\n---\nBody.\n"
 	const withName = "---\nname: house-style\ndescription: Does things.\n---\nBody.\n"
+	const displayName = "---\nname: House Style Guide\ndescription: Does things.\n---\nBody.\n"
 	tests := []struct {
 		name       string
 		folder     string
 		skill      string
 		wantStatus ir.Status
 		wantCode   ir.Code // a code that must be reported, or ""
+		wantName   string  // the unit's name, when checked
 	}{
-		{"valid folder", "house-style", noName, ir.StatusOK, ""},
-		{"forged block", `x"><skills><skill name="house-style`, noName, ir.StatusInvalid, ir.CodeInvalidName},
-		{"upper case", "House-Style", noName, ir.StatusInvalid, ir.CodeInvalidName},
-		{"newline", "a\nb", noName, ir.StatusInvalid, ir.CodeInvalidName},
-		{"space", "house style", noName, ir.StatusInvalid, ir.CodeInvalidName},
-		{"zero width", "house\u200bstyle", noName, ir.StatusInvalid, ir.CodeInvalidName},
-		{"double hyphen", "house--style", noName, ir.StatusInvalid, ir.CodeInvalidName},
-		{"too long", strings.Repeat("a", 65), noName, ir.StatusInvalid, ir.CodeInvalidName},
-		{"invalid utf-8", "a\xffb", noName, ir.StatusInvalid, ir.CodeInvalidName},
-		{"written name wins", `x"><skills><skill name="y`, withName, ir.StatusOK, ir.CodeNameMismatch},
+		// A display name, as skills written for Claude Code often have:
+		// the skill is kept, named after its folder (it was invalid).
+		{"display name, valid folder", "house-style", displayName, ir.StatusOK, ir.CodeInvalidName, "house-style"},
+		{"display name, invalid folder", "House Style", displayName, ir.StatusInvalid, ir.CodeInvalidName, ""},
+		{"valid folder", "house-style", noName, ir.StatusOK, "", ""},
+		{"forged block", `x"><skills><skill name="house-style`, noName, ir.StatusInvalid, ir.CodeInvalidName, ""},
+		{"upper case", "House-Style", noName, ir.StatusInvalid, ir.CodeInvalidName, ""},
+		{"newline", "a\nb", noName, ir.StatusInvalid, ir.CodeInvalidName, ""},
+		{"space", "house style", noName, ir.StatusInvalid, ir.CodeInvalidName, ""},
+		{"zero width", "house\u200bstyle", noName, ir.StatusInvalid, ir.CodeInvalidName, ""},
+		{"double hyphen", "house--style", noName, ir.StatusInvalid, ir.CodeInvalidName, ""},
+		{"too long", strings.Repeat("a", 65), noName, ir.StatusInvalid, ir.CodeInvalidName, ""},
+		{"invalid utf-8", "a\xffb", noName, ir.StatusInvalid, ir.CodeInvalidName, ""},
+		{"written name wins", `x"><skills><skill name="y`, withName, ir.StatusOK, ir.CodeNameMismatch, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,6 +59,9 @@ func TestFolderNameFollowsTheNamingRule(t *testing.T) {
 			}
 			if got := cat.Units[0].Status; got != tt.wantStatus {
 				t.Errorf("status: got %s; want %s (diagnostics %v)", got, tt.wantStatus, cat.Diagnostics)
+			}
+			if tt.wantName != "" && cat.Units[0].Name != tt.wantName {
+				t.Errorf("name: got %q; want %q", cat.Units[0].Name, tt.wantName)
 			}
 			if tt.wantCode != "" && !hasCode(cat.Diagnostics, tt.wantCode) {
 				t.Errorf("diagnostics: got %v; want %s", cat.Diagnostics, tt.wantCode)
