@@ -316,6 +316,7 @@ func (bg *Bag) Encode(w *binenc.Writer) {
 		w.Str(g[1])
 	}
 	w.Strs(b.quoted)
+	w.Strs(b.notQuoted)
 	w.Strs(b.useWhen)
 }
 
@@ -350,6 +351,7 @@ func DecodeBag(r *binenc.Reader) (*Bag, error) {
 		b.setGrams(grams)
 	}
 	b.quoted = r.Strs()
+	b.notQuoted = r.Strs()
 	b.useWhen = r.Strs()
 	if err := r.Err(); err != nil {
 		return nil, fmt.Errorf("decoding a bag: %w", err)

@@ -336,6 +336,9 @@ func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool
 		for _, n := range u.NegativeTriggers {
 			addPhrase(notWhen, n, 1)
 		}
+		for _, q := range bags[id].notQuoted {
+			addPhrase(notWhen, q, 1)
+		}
 		ix.unitObjects = append(ix.unitObjects, declare(ix.objects, u.Triggers, ir.TriggerObject))
 		ix.unitActions = append(ix.unitActions, declare(ix.actions, u.Triggers, ir.TriggerVerb))
 	}
@@ -424,8 +427,9 @@ type bag struct {
 	// addressee's word, taken back out of its field), sorted.
 	gramStems []string
 	// quoted are the phrases the unit's description and when_to_use quote:
-	// its own words for when to use it ("debug this").
-	quoted []string
+	// its own words for when to use it ("debug this"); notQuoted those
+	// they quote in a sentence that says when not to (saysWhenNot).
+	quoted, notQuoted []string
 	// useWhen are the terms of its "Use when ..." clauses, sorted and
 	// deduplicated.
 	useWhen []string
@@ -537,7 +541,17 @@ func (s *bagScratch) bagOf(u *ir.Unit, aliases []string) bag {
 		text string
 	}{{fieldDescription, u.Description}, {fieldWhenToUse, u.WhenToUse}} {
 		spans := quotedSpans(ft.text)
+		var rs []rune
 		for _, q := range spans {
+			if rs == nil {
+				rs = []rune(ft.text)
+			}
+			if saysWhenNot(rs, q.from) {
+				// "DO NOT TRIGGER when the user says "optimize this
+				// code"": a task the unit must not answer.
+				b.notQuoted = append(b.notQuoted, q.text)
+				continue
+			}
 			b.quoted = append(b.quoted, q.text)
 		}
 		clauses, who := UseWhen(withoutPhrases(ft.text, spans))

@@ -351,6 +351,9 @@ func UseWhen(text string) (clauses, addressees []string) {
 			if j >= len(ws) || (ws[j] != "when" && ws[j] != "whenever") {
 				continue
 			}
+			if negates(ws[max(0, i-2):i]) {
+				break // "do not use when ...": when not to
+			}
 			rest := ws[j+1:]
 			k := 0
 			for k < len(rest) && k < 2 && addressee[rest[k]] {
@@ -366,6 +369,55 @@ func UseWhen(text string) (clauses, addressees []string) {
 		}
 	}
 	return clauses, addressees
+}
+
+// negates reports whether words hold a negation ("not", "don't",
+// "never").
+func negates(words []string) bool {
+	for _, w := range words {
+		if negation[w] {
+			return true
+		}
+	}
+	return false
+}
+
+var negation = map[string]bool{"not": true, "dont": true, "never": true, "doesnt": true, "shouldnt": true}
+
+// negativeCue are the words that, a few words after a negation, make a
+// sentence say when a unit is not wanted: "do not trigger when", "not
+// for", "never use on".
+var negativeCue = map[string]bool{"use": true, "trigger": true, "invoke": true, "activate": true, "load": true, "when": true, "for": true, "if": true, "on": true}
+
+// negativeCueGap bounds the words between a negation and its cue.
+const negativeCueGap = 3
+
+// saysWhenNot reports whether the sentence of text that holds the rune
+// offset at, up to it, says when the unit is not wanted: a negation
+// followed within negativeCueGap words by a cue ("DO NOT TRIGGER when the
+// user says", "not for"). A phrase quoted there names a task the unit
+// must not answer.
+func saysWhenNot(text []rune, at int) bool {
+	start := at
+	for start > 0 {
+		c := text[start-1]
+		if c == '\n' || c == ';' || ((c == '.' || c == '?' || c == '!') && (text[start] == ' ' || text[start] == '\n')) {
+			break
+		}
+		start--
+	}
+	ws := Words(string(text[start:at]))
+	for i, w := range ws {
+		if !negation[w] {
+			continue
+		}
+		for _, c := range ws[i+1 : min(len(ws), i+1+negativeCueGap)] {
+			if negativeCue[c] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // useWhenGap bounds the words between "use" and "when" in a clause's

@@ -175,6 +175,8 @@ func TestUseWhen(t *testing.T) {
 		{name: "one per sentence", text: "Use when builds are slow; use whenever tests fail", clauses: "builds are slow|tests fail"},
 		{name: "no clause", text: "Used by many. When in doubt, ask.", clauses: ""},
 		{name: "file name is no sentence end", text: "Use when package.json breaks.", clauses: "package json breaks"},
+		{name: "do not use when", text: "Do not use when the user wants a quick fix.", clauses: ""},
+		{name: "don't use this skill when", text: "Review code. Don't use this skill when the diff is generated; use when people wrote it.", clauses: "people wrote it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -184,6 +186,36 @@ func TestUseWhen(t *testing.T) {
 			}
 			if got := strings.Join(who, " "); got != tt.who {
 				t.Errorf("addressees: got %q; want %q", got, tt.who)
+			}
+		})
+	}
+}
+
+// TestSaysWhenNot: a phrase quoted in a sentence that says when a unit
+// is not wanted names a task it must not answer; a negation without a cue
+// after it ("does not know") says no such thing.
+func TestSaysWhenNot(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       bool
+	}{
+		{"do not trigger when", `Improve prompts. DO NOT TRIGGER when the user says "optimize this code".`, true},
+		{"not for", `Draw charts, not for "spreadsheet formulas".`, true},
+		{"never use on", `Never use on "production data".`, true},
+		{"a later positive sentence", `Not for tables. Use when the user says "plot this".`, false},
+		{"positive", `Use when the user says "debug this".`, false},
+		{"a negation without a cue", `Use when the user does not know "where to start".`, false},
+		{"use when, not when", `Use when they say "fix it", not when they say "rewrite it".`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := []rune(tc.text)
+			spans := quotedSpans(tc.text)
+			if len(spans) == 0 {
+				t.Fatal("no quoted phrase")
+			}
+			last := spans[len(spans)-1]
+			if got := saysWhenNot(rs, last.from); got != tc.want {
+				t.Errorf("%q: got %v; want %v", last.text, got, tc.want)
 			}
 		})
 	}
