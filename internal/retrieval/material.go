@@ -31,6 +31,10 @@ var structured = regexp.MustCompile(`^(?:` +
 	`|\s*[\w.\-"]+\s*[:=]\s*\S{0,80}$` + // key: value, key = value
 	`|\s*[<@]\w+[>:]` + // chat and transcript speakers
 	`|\s*\$ ` + // a shell prompt
+	`|#!/` + // a script's interpreter line
+	`|package [\w.]+;?$|import\s+(?:"[^"]*"|\(|[\w.]+(?:\s+as\s+\w+)?;?)$|from\s+[\w.]+\s+import\s` + // a source file's opening
+	`|(?:var|let|const|val)\s+\w+\s*(?::[^=]*)?=|(?:func|def|fn)\s+\w+\s*[(\[]` + // a declaration
+	`|.*\$(?:\{?[A-Za-z_]\w*|\()` + // a shell variable or command substitution
 	`|\s{4,}\S` + `|\t` + // indented code
 	`|[^,\s]+(?:,[^,\s][^,]*){2,}$` + // CSV (a comma then a space is prose's)
 	`)`)

@@ -55,6 +55,11 @@ func TestMaterialSpans(t *testing.T) {
 		// A last paragraph that asks is the instruction, labelled or not,
 		// and a long first one without a question is the document's.
 		{name: "a labelled note that asks is the instruction", task: strings.Replace(noted, "Escalation: platform on-call.", "Which of these lags matter?", 1), want: []string{notedRequest + "\n", notedLog}},
+		{name: "a shell script", task: "Harden this:\n\n#!/bin/bash\nmkdir $TARGET\ncd $TARGET\ngzip appdb.sql\nrm -rf $(ls -t | tail -n +8)\n\nIt deleted the wrong folder.",
+			want: []string{"#!/bin/bash\nmkdir $TARGET\ncd $TARGET\ngzip appdb.sql\nrm -rf $(ls -t | tail -n +8)\n"}},
+		{name: "a source file's opening lines", task: "Add tracing to this handler.\n\npackage main\n\nimport (\n\t\"net/http\"\n)\n\nvar paymentsURL = os.Getenv(\"PAYMENTS_URL\")\n",
+			want: []string{"package main\n", "import (\n\t\"net/http\"\n)\n", "var paymentsURL = os.Getenv(\"PAYMENTS_URL\")\n"}},
+		{name: "prose that starts like code is prose", task: "import the orders CSV into the warehouse, then let me know.\n\nIt costs $5 a run; from there import nothing else.", want: nil},
 		{name: "a CSV row", task: "Forecast this:\n\n2024-03-01,plant-7,412.6\nsite,kwh,peak", want: []string{"2024-03-01,plant-7,412.6\nsite,kwh,peak"}},
 	}
 	for _, tt := range tests {
