@@ -237,8 +237,10 @@ func textOf(body []byte, content span, types ...string) string {
 // versions' <user_instructions>), <environment_context> (the working
 // folder, the shell), <recommended_plugins>, and <skill> (a skill of its
 // own the user invoked, whole). Compiled as the user's, that text routed a
-// project's skills to every prompt, "what is 2+2?" included.
-var clientTags = [...]string{"system-reminder", "environment_details", "INSTRUCTIONS", "user_instructions", "environment_context", "recommended_plugins", "skill"}
+// project's skills to every prompt, "what is 2+2?" included. rlmc's own
+// <skills> block, which a host that already put one in a message sends
+// on, is no request either: its bodies would route on themselves.
+var clientTags = [...]string{"system-reminder", "environment_details", "INSTRUCTIONS", "user_instructions", "environment_context", "recommended_plugins", "skill", "skills"}
 
 // clientPreamble opens the message in which Gemini CLI and the clients
 // built on it (Qwen Code) state the date, the operating system, the

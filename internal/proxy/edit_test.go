@@ -100,6 +100,7 @@ func TestUserText(t *testing.T) {
 		{"codex agents.md under its heading", "# AGENTS.md instructions for /src/app\n\n<INSTRUCTIONS>\ndeploy with flyctl\n</INSTRUCTIONS>", ""},
 		{"codex environment", "<environment_context>\n  <cwd>/src/fly-deploy</cwd>\n</environment_context>", ""},
 		{"codex invoked skill", "<skill>\n<name>ship-it</name>\n</skill>", ""},
+		{"rlmc's own block sent on", "<skills>\n<skill name=\"deploy\">\nRun the deploy script.\n</skill>\n</skills>\n\nwhat is 2+2?", "\n\nwhat is 2+2?"},
 		{"a heading that is the user's stays", "# Plan\n\nship it", "# Plan\n\nship it"},
 		{"a heading with text under it stays", "# Notes\nkeep this\n<system-reminder>x</system-reminder>", "# Notes\nkeep this\n"},
 		{"gemini-family context message", "This is the Qwen Code. We are setting up the context for our chat.\nToday's date is Sunday.\nI'm currently working in the directory: /src/fly-deploy", ""},

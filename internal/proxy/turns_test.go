@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // TestTurnPlace pins the bytes turn placement inserts into each API's user
@@ -309,6 +310,11 @@ func TestBlocksLogged(t *testing.T) {
 	}
 	if !bytes.Contains(f.up.last(t).body, []byte(blockOf("deploy"))) {
 		t.Fatalf("the earlier turn lost its block: %s", f.up.last(t).body)
+	}
+	// The line is written once the answer is sent.
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(f.logs.String(), `"msg":"completion"`) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
 	}
 	if logs := f.logs.String(); !strings.Contains(logs, `"decision":"no_route"`) || !strings.Contains(logs, `"blocks":1`) {
 		t.Errorf("log: got %s; want no_route with \"blocks\":1", logs)
