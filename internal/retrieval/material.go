@@ -234,7 +234,11 @@ func labelled(line string) bool {
 }
 
 // document marks material the paragraphs of a pasted document (see
-// documentMinWords).
+// documentMinWords). Pasted material is no paragraph of the instruction:
+// with two paragraphs one of which is material, the other is the
+// instruction, and with more, the instruction is the last paragraph that
+// is not material ("wire tracing into this handler" above a pasted source
+// file, whose last paragraph was taken for the request).
 func document(paras []paragraph) {
 	total := 0
 	for _, p := range paras {
@@ -245,6 +249,9 @@ func document(paras []paragraph) {
 	}
 	if len(paras) == 2 {
 		a, b := &paras[0], &paras[1]
+		if a.material || b.material {
+			return // the prose one is the instruction
+		}
 		switch {
 		case a.words >= 2*b.words:
 			a.document = true
@@ -253,7 +260,15 @@ func document(paras []paragraph) {
 		}
 		return
 	}
-	from, to := 0, len(paras)-1 // the document: paras[from:to]
+	// The document: paras[from:to], before the last paragraph that is
+	// not material (a request above a pasted file ends with the file).
+	from, to := 0, len(paras)-1
+	for to > 0 && paras[to].material {
+		to--
+	}
+	if to == 0 {
+		return
+	}
 	if paras[0].words <= introWords || paras[0].asks {
 		from = 1
 	}

@@ -24,6 +24,14 @@ var (
 	noted        = notedRequest + "\n\n" + notedLog + "\nDashboards: grafana/d/kafka-lag, grafana/d/fulfillment. Escalation: platform on-call."
 )
 
+// wire is a request of one long paragraph, and handler a source file
+// pasted below it in paragraphs, the last of them code.
+var (
+	wire        = "Wire OpenTelemetry tracing into this checkout handler so that spans show up in Jaeger with context propagated to the downstream HTTP calls, and add Prometheus metrics for the request count and a latency histogram per route, plus the scrape config for it; keep the handler's behaviour the same and do not change its routes or its error codes in any way. It runs behind the gateway today."
+	handlerFunc = "func checkout(w http.ResponseWriter, r *http.Request) {\n\tresp, err := http.Post(inventoryURL+\"/reserve\", \"application/json\", body)\n\tif err != nil || resp.StatusCode != 200 {\n\t\thttp.Error(w, \"inventory unavailable\", 503)\n\t\treturn\n\t}\n\tw.WriteHeader(201)\n}\n"
+	handler     = "package main\n\nimport (\n\t\"net/http\"\n)\n\n" + handlerFunc
+)
+
 func TestMaterialSpans(t *testing.T) {
 	tests := []struct {
 		name, task string
@@ -59,6 +67,13 @@ func TestMaterialSpans(t *testing.T) {
 			want: []string{"#!/bin/bash\nmkdir $TARGET\ncd $TARGET\ngzip appdb.sql\nrm -rf $(ls -t | tail -n +8)\n"}},
 		{name: "a source file's opening lines", task: "Add tracing to this handler.\n\npackage main\n\nimport (\n\t\"net/http\"\n)\n\nvar paymentsURL = os.Getenv(\"PAYMENTS_URL\")\n",
 			want: []string{"package main\n", "import (\n\t\"net/http\"\n)\n", "var paymentsURL = os.Getenv(\"PAYMENTS_URL\")\n"}},
+		// A long request above a pasted file ends with the file: the file
+		// is material, and the request, not its last paragraph, is the
+		// instruction (the request weighed as a document's words, and
+		// nothing as material: no paragraph was left to be the
+		// instruction but the file's last one).
+		{name: "a long request above a file in paragraphs", task: wire + "\n\n" + handler, want: []string{"package main\n", "import (\n\t\"net/http\"\n)\n", handlerFunc}},
+		{name: "a long request and a short snippet", task: wire + " " + asking + "\n\n```\nx := 1\n```\n", want: []string{"```\nx := 1\n```\n"}},
 		{name: "prose that starts like code is prose", task: "import the orders CSV into the warehouse, then let me know.\n\nIt costs $5 a run; from there import nothing else.", want: nil},
 		{name: "a CSV row", task: "Forecast this:\n\n2024-03-01,plant-7,412.6\nsite,kwh,peak", want: []string{"2024-03-01,plant-7,412.6\nsite,kwh,peak"}},
 	}
