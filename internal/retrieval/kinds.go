@@ -31,6 +31,9 @@ var pastedKinds = []pastedKind{
 	{"GitHub Actions workflow", "github actions workflow", []lineIs{
 		equal("jobs:"), indented("runs-on: "), indented("uses: ", "- uses: ", "run: ", "- run: "),
 	}},
+	{"GitLab CI configuration", "gitlab ci pipeline", []lineIs{
+		equal("stages:"), indented("stage: "), indented("script:"),
+	}},
 	{"Kubernetes manifest", "kubernetes manifest", []lineIs{
 		prefix("apiVersion: "), prefix("kind: "), equal("metadata:", "spec:"),
 	}},

@@ -17,6 +17,8 @@ func TestPastedFiles(t *testing.T) {
 		{name: "compose file", task: "services:\n  api:\n    image: acme/api:1.4\n    ports: [\"8000:8000\"]\n", want: []string{"Docker Compose file"}},
 		{name: "github actions workflow", task: "on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: make test\n",
 			want: []string{"GitHub Actions workflow"}},
+		{name: "gitlab ci", task: "stages:\n  - test\n  - deploy\n\ntest:\n  stage: test\n  script:\n    - npm ci\n    - npm test\n", want: []string{"GitLab CI configuration"}},
+		{name: "azure pipelines is no gitlab ci", task: "stages:\n- stage: Build\n  jobs:\n  - job: build\n    steps:\n    - script: make\n", want: nil},
 		{name: "kubernetes manifest", task: "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ledger\nspec:\n  replicas: 2\n", want: []string{"Kubernetes manifest"}},
 		{name: "helm template", task: "spec:\n  replicas: {{ .Values.replicaCount }}\n", want: []string{"Helm chart template"}},
 		{name: "prometheus rules", task: "groups:\n- name: checkout\n  rules:\n  - alert: HighErrorRate\n    expr: rate(errors[5m]) > 0.01\n", want: []string{"Prometheus rule file"}},
