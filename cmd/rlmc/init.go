@@ -22,7 +22,10 @@ type initParams struct {
 	dir        string
 	bare       bool
 	claudeCode bool
-	dryRun     bool
+	// local installs the hook in localSettingsFile, kept out of version
+	// control, rather than in the shared initSettingsFile.
+	local  bool
+	dryRun bool
 	// executable is the rlmc the hook will run: the running binary,
 	// resolved (see hookExecutable).
 	executable string
@@ -65,10 +68,13 @@ with one example skill to delete, or none with --bare. An existing
 .agents/skills is left as it is.
 
 With --claude-code, also install rlmc's UserPromptSubmit hook in the
-project's .claude/settings.json: added to what is there (other settings and
-hooks kept, in their order), running this rlmc by its absolute path. A
-second run changes nothing. A settings file that does not parse is never
-rewritten: init says what to add by hand and exits 1.
+project's .claude/settings.json (with --local, in .claude/settings.local.json,
+which a team keeps out of version control: the command names this
+machine's rlmc): added to what is there (other settings and hooks kept, in
+their order), running this rlmc by its absolute path. A second run changes
+nothing, nor does a run while either file already runs the hook. A
+settings file that does not parse is never rewritten: init says what to
+add by hand and exits 1.
 
 --dry-run shows what would change (a diff for the settings) and writes
 nothing.`,
@@ -91,6 +97,7 @@ nothing.`,
 	fl := cmd.Flags()
 	fl.BoolVar(&p.bare, "bare", false, "make .agents/skills empty, without the example skill")
 	fl.BoolVar(&p.claudeCode, "claude-code", false, "install the UserPromptSubmit hook in .claude/settings.json")
+	fl.BoolVar(&p.local, "local", false, "with --claude-code, install the hook in .claude/settings.local.json, not the shared .claude/settings.json")
 	fl.BoolVar(&p.dryRun, "dry-run", false, "show what would change and write nothing")
 	return cmd
 }
@@ -154,6 +161,9 @@ func goRunBuild(exe string) bool {
 func runInit(p initParams, stdout, stderr io.Writer) error {
 	if err := isFolder(p.dir); err != nil {
 		return usageError("%v", err)
+	}
+	if p.local && !p.claudeCode {
+		return usageError("--local says where --claude-code installs the hook: give both")
 	}
 	var edit hookEdit
 	if p.claudeCode {
@@ -231,6 +241,7 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 // already installed, if any (then nothing is edited).
 type hookEdit struct {
 	file, command, present string
+	rel                    string // the file, within the project
 	old, edited            []byte
 }
 
@@ -239,7 +250,20 @@ type hookEdit struct {
 // edited (edit still names the file and the command).
 func planHook(p initParams) (edit hookEdit, err error) {
 	edit.command = shellQuote(p.executable) + " hook claude-code"
-	edit.file = filepath.Join(p.dir, filepath.FromSlash(initSettingsFile))
+	rel, other := initSettingsFile, localSettingsFile
+	if p.local {
+		rel, other = other, rel
+	}
+	edit.rel = rel
+	edit.file = filepath.Join(p.dir, filepath.FromSlash(rel))
+	// Claude Code runs the hooks of both files: a hook in the other one
+	// would run twice, and every skill reach the model twice.
+	if data, rerr := readSettings(filepath.Join(p.dir, filepath.FromSlash(other))); rerr == nil {
+		if _, present, ierr := installHook(data, edit.command); ierr == nil && present != "" {
+			edit.file, edit.rel, edit.old, edit.edited, edit.present = filepath.Join(p.dir, filepath.FromSlash(other)), other, data, data, present
+			return edit, nil
+		}
+	}
 	if edit.old, err = readSettings(edit.file); err != nil {
 		return edit, err
 	}
@@ -269,7 +293,7 @@ func initHook(p initParams, edit hookEdit, would string, stdout, stderr io.Write
 		// The diff names the file within the project, so that it
 		// applies there whatever the project's path: patch -p0 -d DIR.
 		fmt.Fprintf(stdout, "would install the %s hook in %s (patch -p0 -d %s applies the diff):\n", hookEvent, ir.Printable(file), shellQuote(p.dir))
-		_, err := io.WriteString(stdout, lineDiff(initSettingsFile, old, edited))
+		_, err := io.WriteString(stdout, lineDiff(edit.rel, old, edited))
 		return true, err
 	}
 	if err := writeSettings(file, edited); err != nil {
