@@ -310,16 +310,23 @@ const MaterialWeight = 0.15
 const DocumentWeight = 0.3
 
 // markMaterial sets q.material: the scale of each task term that occurs
-// only in pasted material. A task that is all material (no term outside
-// it) is its own instruction, and nothing is scaled.
+// only in pasted material (scaleMaterial), and then adds the words of the
+// kinds of file the material holds (markPasted).
 func (q *Query) markMaterial(seen map[string]bool, known func(string) bool) {
 	kinds := pastedFiles(q.task)
 	ms := materialSpans(q.task, kinds)
 	if len(ms) == 0 {
 		return
 	}
-	inInstruction := map[string]bool{}
-	defer q.markPasted(kinds, seen, known, inInstruction)
+	q.markPasted(kinds, seen, known, q.scaleMaterial(ms, seen))
+}
+
+// scaleMaterial sets q.material from the material spans ms and returns
+// the terms found outside them, the instruction's. A task that is all
+// material (no term outside it) is its own instruction, and nothing is
+// scaled.
+func (q *Query) scaleMaterial(ms []materialSpan, seen map[string]bool) (inInstruction map[string]bool) {
+	inInstruction = map[string]bool{}
 	inMaterial := map[string]float64{} // the most a stem weighs in the material it is found in
 	j := 0
 	for i, sp := range q.spans {
@@ -337,7 +344,7 @@ func (q *Query) markMaterial(seen map[string]bool, known func(string) bool) {
 		}
 	}
 	if len(inInstruction) == 0 {
-		return
+		return inInstruction
 	}
 	for st, w := range inMaterial {
 		if !inInstruction[st] {
@@ -347,6 +354,7 @@ func (q *Query) markMaterial(seen map[string]bool, known func(string) bool) {
 			q.material[st] = w
 		}
 	}
+	return inInstruction
 }
 
 // markPasted adds to the task's terms the words of each kind of file its
