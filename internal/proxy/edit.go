@@ -242,9 +242,10 @@ func textOf(body []byte, content span, types ...string) string {
 // on, is no request either: its bodies would route on themselves.
 var clientTags = [...]string{"system-reminder", "environment_details", "INSTRUCTIONS", "user_instructions", "environment_context", "recommended_plugins", "skill", "skills"}
 
-// clientPreamble opens the message in which Gemini CLI and the clients
-// built on it (Qwen Code) state the date, the operating system, the
-// working folder and its listing, with no tag around them: such a
+// clientPreamble is in the first line of the message in which Gemini
+// CLI and the clients built on it (Qwen Code) state the date, the
+// operating system, the working folder and its listing, with no tag
+// around them ("This is the Qwen Code. We are setting up ..."): such a
 // message is client context whole.
 const clientPreamble = "We are setting up the context for our chat."
 
@@ -252,9 +253,9 @@ const clientPreamble = "We are setting up the context for our chat."
 // in one of its context tags (clientTags), each from an opening tag to its
 // closing tag (an opening tag never closed is left as written), with the
 // heading line right above one ("# AGENTS.md instructions for /src/app");
-// and nothing of a message opening with clientPreamble.
+// and nothing of a message whose first line holds clientPreamble.
 func userText(s string) string {
-	if i := strings.Index(s, clientPreamble); i >= 0 && i < 200 && !strings.Contains(s[:i], "\n") {
+	if first, _, _ := strings.Cut(s, "\n"); strings.Contains(first, clientPreamble) {
 		return ""
 	}
 	for _, tag := range clientTags {
