@@ -35,6 +35,7 @@ func doctorHooks(ctx context.Context, r *doctorReport, project, home string) {
 			files = append(files, h)
 		}
 	}
+	installed := false
 	for _, file := range files {
 		data, err := readSettings(file)
 		if err == nil && data == nil {
@@ -51,6 +52,7 @@ func doctorHooks(ctx context.Context, r *doctorReport, project, home string) {
 		for _, h := range hooks {
 			switch {
 			case isRlmcHook(h.Command):
+				installed = true
 				doctorHook(ctx, r, file, project, h)
 			case runsRlmc(h.Command):
 				// Mistyped, it fails on every prompt: a usage error exits
@@ -58,6 +60,43 @@ func doctorHooks(ctx context.Context, r *doctorReport, project, home string) {
 				// nothing, and the prompt goes without skills.
 				r.add(secHook, ir.SeverityError, findHookNotClaudeCode, "%s: %s runs rlmc, but not its hook (rlmc hook claude-code): every prompt is blocked or goes without skills", ir.Printable(file), ir.EscapeText(h.Command))
 			}
+		}
+	}
+	if installed {
+		doctorClaudeOwn(r, project, home)
+	}
+}
+
+// doctorClaudeOwn says, for each skill folder the hook leaves to Claude
+// Code (claudeOwnRoots, in the project and the home folder) that holds
+// skills, that the hook never routes them: doctor's roots list them, and
+// a user who put a skill there would look for why it never loads.
+func doctorClaudeOwn(r *doctorReport, project, home string) {
+	var dirs []string
+	for _, d := range claudeOwnRoots {
+		dirs = append(dirs, filepath.Join(project, filepath.FromSlash(d)))
+		if home != "" {
+			dirs = append(dirs, filepath.Join(home, filepath.FromSlash(d)))
+		}
+	}
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		if seen[resolved(dir)] {
+			continue
+		}
+		seen[resolved(dir)] = true
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		n := 0
+		for _, e := range entries {
+			if _, err := os.Stat(filepath.Join(dir, e.Name(), "SKILL.md")); err == nil {
+				n++
+			}
+		}
+		if n > 0 {
+			r.add(secHook, ir.SeverityInfo, findHookLeavesClaudeOwn, "%s: the hook leaves its %d skill folders to Claude Code, which lists them to the model itself, and never selects them: keep the skills rlmc should route in .agents/skills", ir.Printable(dir), n)
 		}
 	}
 }
