@@ -395,7 +395,9 @@ const negativeCueGap = 3
 // saysWhenNot reports whether the sentence of text that holds the rune
 // offset at, up to it, says when the unit is not wanted: a negation
 // followed within negativeCueGap words by a cue ("DO NOT TRIGGER when the
-// user says", "not for"). A phrase quoted there names a task the unit
+// user says", "not for"), outside what the text puts between double
+// quotes (a quoted "users sign up but don't use the product" is a user's
+// words, not the author's). A phrase quoted there names a task the unit
 // must not answer.
 func saysWhenNot(text []rune, at int) bool {
 	start := at
@@ -406,7 +408,22 @@ func saysWhenNot(text []rune, at int) bool {
 		}
 		start--
 	}
-	ws := Words(string(text[start:at]))
+	var prefix []rune
+	quoting := false
+	for _, r := range text[start:at] {
+		switch {
+		case r == '"':
+			quoting = !quoting
+			r = ' '
+		case r == '\u201c' || r == '\u201d':
+			quoting = r == '\u201c'
+			r = ' '
+		case quoting:
+			continue
+		}
+		prefix = append(prefix, r)
+	}
+	ws := Words(string(prefix))
 	for i, w := range ws {
 		if !negation[w] {
 			continue

@@ -206,6 +206,7 @@ func TestSaysWhenNot(t *testing.T) {
 		{"positive", `Use when the user says "debug this".`, false},
 		{"a negation without a cue", `Use when the user does not know "where to start".`, false},
 		{"use when, not when", `Use when they say "fix it", not when they say "rewrite it".`, true},
+		{"a negation inside a quoted phrase", `Use when the user mentions "users sign up but don't use the product," "time to value".`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rs := []rune(tc.text)
