@@ -371,18 +371,11 @@ func UseWhen(text string) (clauses, addressees []string) {
 	return clauses, addressees
 }
 
-// negates reports whether words hold a negation ("not", "don't",
-// "never").
+// negates reports whether words hold a negation (negators: "not",
+// "don't", "never").
 func negates(words []string) bool {
-	for _, w := range words {
-		if negation[w] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(words, func(w string) bool { return negators[w] })
 }
-
-var negation = map[string]bool{"not": true, "dont": true, "never": true, "doesnt": true, "shouldnt": true}
 
 // negativeCue are the words that, a few words after a negation, make a
 // sentence say when a unit is not wanted: "do not trigger when", "not
@@ -400,17 +393,27 @@ const negativeCueGap = 3
 // words, not the author's). A phrase quoted there names a task the unit
 // must not answer.
 func saysWhenNot(text []rune, at int) bool {
-	start := at
-	for start > 0 {
-		c := text[start-1]
-		if c == '\n' || c == ';' || ((c == '.' || c == '?' || c == '!') && (text[start] == ' ' || text[start] == '\n')) {
-			break
-		}
-		start--
+	before := string(text[:at])
+	var sentence string // the sentence at ends, up to it: "" when one ends right there
+	if ss := sentences(before); len(ss) > 0 && strings.HasSuffix(before, ss[len(ss)-1]) {
+		sentence = ss[len(ss)-1]
 	}
-	var prefix []rune
+	ws := Words(unquoted(sentence))
+	for i, w := range ws {
+		cue := ws[i+1 : min(len(ws), i+1+negativeCueGap)]
+		if negators[w] && slices.ContainsFunc(cue, func(c string) bool { return negativeCue[c] }) {
+			return true
+		}
+	}
+	return false
+}
+
+// unquoted returns s without what it puts between double quotes, straight
+// or curly.
+func unquoted(s string) string {
+	var b strings.Builder
 	quoting := false
-	for _, r := range text[start:at] {
+	for _, r := range s {
 		switch {
 		case r == '"':
 			quoting = !quoting
@@ -421,20 +424,9 @@ func saysWhenNot(text []rune, at int) bool {
 		case quoting:
 			continue
 		}
-		prefix = append(prefix, r)
+		b.WriteRune(r)
 	}
-	ws := Words(string(prefix))
-	for i, w := range ws {
-		if !negation[w] {
-			continue
-		}
-		for _, c := range ws[i+1 : min(len(ws), i+1+negativeCueGap)] {
-			if negativeCue[c] {
-				return true
-			}
-		}
-	}
-	return false
+	return b.String()
 }
 
 // useWhenGap bounds the words between "use" and "when" in a clause's
