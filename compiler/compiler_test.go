@@ -182,12 +182,9 @@ func TestNegationOverridden(t *testing.T) {
 			if !found {
 				t.Errorf("got events %+v; want a %s event for %s", r.Events, EventNegationOverridden, tt.unit)
 			}
-			var b strings.Builder
-			if err := WriteExplanation(&b, r); err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(b.String(), "negation overridden") {
-				t.Errorf("got explanation %q; want it to say the negation was overridden", b.String())
+			explained := explanation(t, r)
+			if !strings.Contains(explained, "negation overridden") {
+				t.Errorf("got explanation %q; want it to say the negation was overridden", explained)
 			}
 		})
 	}

@@ -31,11 +31,7 @@ func TestExplanationKeepsHostileNamesOnTheirLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	if err := WriteExplanation(&b, res); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
+	out := explanation(t, res)
 	prefixes := []string{"decision: ", "ambiguous between: ", "negation: ", "quoted value: ", "selected ", "  because ", "  evidence: ", "rejected ", "diagnostic: "}
 	selected := 0
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
@@ -82,12 +78,9 @@ func TestQuotedValueExplained(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var b strings.Builder
-			if err := WriteExplanation(&b, res); err != nil {
-				t.Fatal(err)
-			}
-			if n := strings.Count(b.String(), tt.want+"\n"); n != 1 {
-				t.Errorf("explanation:\n%s\ngot %d lines %q; want one", b.String(), n, tt.want)
+			explained := explanation(t, res)
+			if n := strings.Count(explained, tt.want+"\n"); n != 1 {
+				t.Errorf("explanation:\n%s\ngot %d lines %q; want one", explained, n, tt.want)
 			}
 			if got := res.Names(); len(got) != 1 || got[0] != "request-article" {
 				t.Errorf("selected: got %v; want [request-article]", got)
@@ -109,11 +102,7 @@ func TestExplanationCountsInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	if err := WriteExplanation(&b, res); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
+	out := explanation(t, res)
 	if !strings.Contains(out, "error: invalid_yaml") {
 		t.Errorf("got %q; want the error listed", out)
 	}
@@ -123,4 +112,14 @@ func TestExplanationCountsInfo(t *testing.T) {
 	if !strings.Contains(out, "diagnostics: 3 more at info level (rlmc validate lists them)\n") {
 		t.Errorf("got %q; want the 3 info findings counted", out)
 	}
+}
+
+// explanation is the text explanation of res.
+func explanation(t *testing.T, res *Result) string {
+	t.Helper()
+	var b strings.Builder
+	if err := WriteExplanation(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

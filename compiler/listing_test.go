@@ -197,17 +197,14 @@ func TestExplanationCountsUnlisted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	if err := WriteExplanation(&b, res); err != nil {
-		t.Fatal(err)
-	}
+	explained := explanation(t, res)
 	n := len(c.Catalog().Units)
 	for _, want := range []string{
 		fmt.Sprintf("decision: no_route (0 selected, %d rejected)", n),
 		fmt.Sprintf("rejected and not listed: 1 invalid, %d no_evidence, 2 shadowed\n", n-3),
 	} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("got explanation:\n%s\nwant it to hold %q", b.String(), want)
+		if !strings.Contains(explained, want) {
+			t.Errorf("got explanation:\n%s\nwant it to hold %q", explained, want)
 		}
 	}
 }

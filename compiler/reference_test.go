@@ -52,12 +52,9 @@ func TestReferenceRendering(t *testing.T) {
 		if strings.Contains(res.Prompt, "canary") {
 			t.Errorf("prompt: got the body; want only the reference")
 		}
-		var b strings.Builder
-		if err := WriteExplanation(&b, res); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(b.String(), "rendered as reference") {
-			t.Errorf("explanation: got %q; want it to say rendered as reference", b.String())
+		explained := explanation(t, res)
+		if !strings.Contains(explained, "rendered as reference") {
+			t.Errorf("explanation: got %q; want it to say rendered as reference", explained)
 		}
 		fps = append(fps, res.Fingerprint)
 	}

@@ -82,12 +82,9 @@ func TestReasonsNameTheirRule(t *testing.T) {
 					t.Errorf("got facts %+v; %s", got.Facts, msg)
 				}
 			}
-			var b strings.Builder
-			if err := WriteExplanation(&b, res); err != nil {
-				t.Fatal(err)
-			}
-			if tt.explain != "" && !strings.Contains(b.String(), tt.explain) {
-				t.Errorf("got explanation:\n%s\nwant it to hold %q", b.String(), tt.explain)
+			explained := explanation(t, res)
+			if tt.explain != "" && !strings.Contains(explained, tt.explain) {
+				t.Errorf("got explanation:\n%s\nwant it to hold %q", explained, tt.explain)
 			}
 		})
 	}
@@ -101,13 +98,10 @@ func TestWeakUnitsShowEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	if err := WriteExplanation(&b, res); err != nil {
-		t.Fatal(err)
-	}
+	explained := explanation(t, res)
 	want := "below_threshold [rule 1 evidence: below_candidate_floor] (score is below the candidate floor 1.5)\n  evidence: description \"summariz\""
-	if !strings.Contains(b.String(), want) {
-		t.Errorf("got explanation:\n%s\nwant it to hold %q", b.String(), want)
+	if !strings.Contains(explained, want) {
+		t.Errorf("got explanation:\n%s\nwant it to hold %q", explained, want)
 	}
 }
 
