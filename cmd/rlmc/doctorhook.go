@@ -50,11 +50,11 @@ func doctorHooks(ctx context.Context, r *doctorReport, project, home string) {
 			continue
 		}
 		for _, h := range hooks {
-			switch {
-			case isRlmcHook(h.Command):
+			switch hc := readHookCommand(h.Command); {
+			case hc.prog != "":
 				installed = true
-				doctorHook(ctx, r, file, project, h)
-			case runsRlmc(h.Command):
+				doctorHook(ctx, r, file, project, h, hc)
+			case hc.runsRlmc:
 				// Mistyped, it fails on every prompt: a usage error exits
 				// 2, which blocks the prompt; "hook claude_code" prints
 				// nothing, and the prompt goes without skills.
@@ -101,28 +101,11 @@ func doctorClaudeOwn(r *doctorReport, project, home string) {
 	}
 }
 
-// runsRlmc reports whether a hook command's program is an rlmc (a
-// program named rlmc, or rlmc-something), after any VAR=value words.
-func runsRlmc(command string) bool {
-	for _, w := range shellWords(command) {
-		if !strings.Contains(w, "=") || strings.HasPrefix(w, "=") {
-			return strings.HasPrefix(baseName(w), "rlmc")
-		}
-	}
-	return false
-}
-
-// doctorHook checks one installed hook command.
-func doctorHook(ctx context.Context, r *doctorReport, file, project string, h claudeHook) {
+// doctorHook checks one installed hook command, hc as readHookCommand
+// read it.
+func doctorHook(ctx context.Context, r *doctorReport, file, project string, h claudeHook, hc hookCommand) {
 	where := ir.Printable(file)
-	words := shellWords(h.Command)
-	prog := ""
-	for i := 0; i+2 < len(words); i++ {
-		if strings.HasPrefix(baseName(words[i]), "rlmc") && words[i+1] == "hook" {
-			prog = words[i]
-			break
-		}
-	}
+	words, prog := hc.words, hc.prog
 	if err := commandResolves(prog); err != nil {
 		r.add(secHook, ir.SeverityError, findHookNotFound, "%s: %s: %s; every prompt reports the failure", where, ir.EscapeText(h.Command), ir.EscapeText(err.Error()))
 		return

@@ -131,23 +131,49 @@ func strictDecode(data []byte, v any) error {
 	return nil
 }
 
-// isRlmcHook reports whether a hook command runs rlmc's Claude Code hook,
-// whichever rlmc it names (a program named rlmc, or rlmc-something).
-func isRlmcHook(command string) bool {
-	words := shellWords(command)
-	for i := 0; i+2 < len(words); i++ {
+// hookCommand is what a hook's command line says of rlmc: init and doctor
+// read it the same way.
+type hookCommand struct {
+	// words are the command's words (shellWords).
+	words []string
+	// prog is the word of the rlmc program that runs rlmc's Claude Code
+	// hook (hook claude-code), or "" when the command runs none.
+	prog string
+	// runsRlmc: the command's program, after any VAR=value words, is an
+	// rlmc, whatever it runs.
+	runsRlmc bool
+}
+
+// readHookCommand reads a hook command. An rlmc is a program named rlmc or
+// rlmc-something, by any path.
+func readHookCommand(command string) hookCommand {
+	hc := hookCommand{words: shellWords(command)}
+	for _, w := range hc.words {
+		if !strings.Contains(w, "=") || strings.HasPrefix(w, "=") {
+			hc.runsRlmc = isRlmcProgram(w)
+			break
+		}
+	}
+	for i := 0; i+2 < len(hc.words); i++ {
 		// "claude-code;" still names the hook, with shell syntax after it
 		// (doctor reports it rather than passing it over).
-		sub := words[i+2]
+		sub := hc.words[i+2]
 		if j := strings.IndexAny(sub, shellSyntax); j >= 0 {
 			sub = sub[:j]
 		}
-		if strings.HasPrefix(baseName(words[i]), "rlmc") && words[i+1] == "hook" && sub == "claude-code" {
-			return true
+		if isRlmcProgram(hc.words[i]) && hc.words[i+1] == "hook" && sub == "claude-code" {
+			hc.prog = hc.words[i]
+			break
 		}
 	}
-	return false
+	return hc
 }
+
+// isRlmcHook reports whether a hook command runs rlmc's Claude Code hook,
+// whichever rlmc it names.
+func isRlmcHook(command string) bool { return readHookCommand(command).prog != "" }
+
+func isRlmcProgram(word string) bool { return strings.HasPrefix(baseName(word), "rlmc") }
 
 // baseName is the last element of a slash- or backslash-separated path.
 func baseName(p string) string {
