@@ -697,12 +697,28 @@ func resolveLink(raw string) (rel string, kind linkKind, why string) {
 	}
 	clean := path.Clean(t)
 	switch {
+	case isSiblingSkill(clean):
+		// Collections link their skills to one another. Such a link is
+		// not a resource of this skill but a way around the policy: the
+		// model may follow it into a skill no compile selected.
+		return "", linkEscape, "names another skill's SKILL.md, which the model may read though no compile selected that skill (a requires edge says this skill needs it)"
 	case clean == ".." || strings.HasPrefix(clean, "../"):
 		return "", linkEscape, "leaves the skill folder"
 	case clean == ".":
 		return "", linkNone, ""
 	}
 	return clean, linkLocal, ""
+}
+
+// isSiblingSkill reports whether the cleaned link target clean names the
+// SKILL.md of a folder beside the skill's own ("../other/SKILL.md").
+func isSiblingSkill(clean string) bool {
+	dir, ok := strings.CutPrefix(clean, "../")
+	if !ok {
+		return false
+	}
+	dir, ok = strings.CutSuffix(dir, "/"+SkillFile)
+	return ok && dir != ".." && !strings.Contains(dir, "/")
 }
 
 // backslashes drops the backslash of a Markdown escape and turns every other

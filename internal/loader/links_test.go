@@ -2,6 +2,7 @@ package loader
 
 import (
 	"context"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -191,4 +192,27 @@ func FuzzScanLinks(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestIsSiblingSkill(t *testing.T) {
+	tests := []struct {
+		name, link string
+		want       bool
+	}{
+		{"sibling skill", "../react-testing/SKILL.md", true},
+		{"sibling skill through dot slash", "./../react-testing/./SKILL.md", true},
+		{"sibling resource", "../react-testing/REF.md", false},
+		{"skill two folders up", "../../x/SKILL.md", false},
+		{"skill below a sibling", "../x/y/SKILL.md", false},
+		{"parent's SKILL.md", "../SKILL.md", false},
+		{"own SKILL.md", "SKILL.md", false},
+		{"case differs", "../x/skill.md", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := isSiblingSkill(path.Clean(tt.link)); got != tt.want {
+				t.Errorf("got %v; want %v", got, tt.want)
+			}
+		})
+	}
 }
