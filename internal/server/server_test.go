@@ -915,3 +915,29 @@ func TestEncodedBodyRefused(t *testing.T) {
 		})
 	}
 }
+
+func TestTurns(t *testing.T) {
+	tr := newTurns(1)
+	first := tr.take(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	tr.take(ctx)() // no turn is free: it waits until ctx ends, and gives back nothing
+	if got := len(tr); got != 1 {
+		t.Fatalf("got %d turns taken; want 1", got)
+	}
+	taken := make(chan func())
+	go func() { taken <- tr.take(context.Background()) }()
+	select {
+	case <-taken:
+		t.Fatal("got a second turn while the first was held; want it to wait")
+	case <-time.After(10 * time.Millisecond):
+	}
+	first()
+	(<-taken)()
+	if got := len(tr); got != 0 {
+		t.Errorf("got %d turns taken; want 0", got)
+	}
+	if got := cap(newTurns(0)); got != 1 {
+		t.Errorf("got %d turns for 0; want 1", got)
+	}
+}
