@@ -157,7 +157,10 @@ func TestRedact(t *testing.T) {
 // inside the body cap, is forwarded with the skills its start and end
 // call for, and the host is told the task was clipped.
 func TestLongMessageForwarded(t *testing.T) {
-	f := newFixture(t, nil, Config{})
+	// A compile of the longest task takes a tenth of a second on a quiet
+	// machine and seconds under the race detector or a loaded CI runner:
+	// this test is about forwarding, so the deadline is out of its way.
+	f := newFixture(t, nil, Config{Timeout: time.Minute})
 	pasted := strings.Repeat("lorem ipsum dolor sit amet ", (compiler.MaxTaskBytes/27)+1000)
 	msg, _ := json.Marshal("write the failing test first, test-driven development.\n" + pasted)
 	body := `{"model":"gpt-x","messages":[{"role":"user","content":` + string(msg) + `}]}`
