@@ -323,27 +323,34 @@ func (q *Query) markMaterial(seen map[string]bool, known func(string) bool) {
 
 // scaleMaterial sets q.material from the material spans ms and returns
 // the terms found outside them, the instruction's. A task that is all
-// material (no term outside it) is its own instruction, and nothing is
-// scaled.
+// material (no content word outside it) is its own instruction, and
+// nothing is scaled. An instruction whose words no unit uses ("what does
+// this do?") is an instruction still: counting only the words the catalog
+// knows, it made the paste the task, every word at full weight.
 func (q *Query) scaleMaterial(ms []materialSpan, seen map[string]bool) (inInstruction map[string]bool) {
 	inInstruction = map[string]bool{}
 	inMaterial := map[string]float64{} // the most a stem weighs in the material it is found in
+	instructed := false                // a content word outside the material, known to the catalog or not
 	j := 0
 	for i, sp := range q.spans {
 		st := q.stems[i]
-		if st == "" || !seen[st] {
+		if st == "" {
 			continue
 		}
 		for j < len(ms) && ms[j].end <= sp.start {
 			j++
 		}
-		if j < len(ms) && ms[j].start <= sp.start {
+		inside := j < len(ms) && ms[j].start <= sp.start
+		instructed = instructed || !inside
+		switch {
+		case !seen[st]:
+		case inside:
 			inMaterial[st] = max(inMaterial[st], ms[j].weight)
-		} else {
+		default:
 			inInstruction[st] = true
 		}
 	}
-	if len(inInstruction) == 0 {
+	if !instructed {
 		return inInstruction
 	}
 	for st, w := range inMaterial {

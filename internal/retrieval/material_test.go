@@ -118,7 +118,8 @@ func TestSymbolic(t *testing.T) {
 
 // TestMaterialWeighsLess: a word found only in pasted material weighs
 // MaterialWeight of the same word in the instruction, and its evidence
-// says so; a task that is all material is its own instruction.
+// says so; a task that is all material is its own instruction, and one
+// whose instruction no unit's words are in is not.
 func TestMaterialWeighsLess(t *testing.T) {
 	ix := testIndex(unit("nginx-config", "Tune nginx proxy settings"), unit("incident-review", "Write an incident review"))
 	score := func(task, name string) (float64, string) {
@@ -143,6 +144,11 @@ func TestMaterialWeighsLess(t *testing.T) {
 	_, src = score("```\nupstream nginx timed out\n```\n", "nginx-config")
 	if src != "" {
 		t.Errorf("all material: got source %q; want none (the paste is the task)", src)
+	}
+	// An instruction none of whose words the catalog knows is still the
+	// instruction: the paste weighs as material, as beside "review".
+	if _, src = score("what does this do?\n\n```\nupstream nginx timed out\n```\n", "nginx-config"); src != SourceMaterial {
+		t.Errorf("instruction of words no unit uses: got source %q; want %q", src, SourceMaterial)
 	}
 }
 
