@@ -313,12 +313,11 @@ const DocumentWeight = 0.3
 // only in pasted material (scaleMaterial), and then adds the words of the
 // kinds of file the material holds (markPasted).
 func (q *Query) markMaterial(seen map[string]bool, known func(string) bool) {
-	kinds := pastedFiles(q.task)
-	ms := materialSpans(q.task, kinds)
-	if len(ms) == 0 {
+	p := q.pastedMaterial()
+	if len(p.spans) == 0 {
 		return
 	}
-	q.markPasted(kinds, seen, known, q.scaleMaterial(ms, seen))
+	q.markPasted(p.kinds, seen, known, q.scaleMaterial(p.spans, seen))
 }
 
 // scaleMaterial sets q.material from the material spans ms and returns

@@ -41,6 +41,25 @@ type Query struct {
 	// pasted maps each term that names a kind of file the task's
 	// material holds (markPasted) to that kind's name.
 	pasted map[string]string
+	// pastes caches pastedMaterial's answer; nil until it is asked.
+	pastes *pastes
+}
+
+// pastes is what the task holds of pasted material: the kinds of file
+// (pastedFiles) and the spans (materialSpans).
+type pastes struct {
+	kinds []*pastedKind
+	spans []materialSpan
+}
+
+// pastedMaterial returns the kinds of file and the spans of pasted
+// material the task holds, found once.
+func (q *Query) pastedMaterial() *pastes {
+	if q.pastes == nil {
+		kinds := pastedFiles(q.task)
+		q.pastes = &pastes{kinds, materialSpans(q.task, kinds)}
+	}
+	return q.pastes
 }
 
 // Quoted returns the values the task puts between double quotation marks
@@ -950,7 +969,8 @@ const quoteMarks = "\"\u201c\u201d\u00ab\u00bb"
 // order they come; an unpaired one quotes nothing. A quoted span that is
 // a unit's whole name or alias names that unit and stays evidence, and
 // a task whose every content word is quoted is the task itself, quoted
-// ("\"Can you find ...?\""): nothing is masked then.
+// ("\"Can you find ...?\""), and so is an instruction quoted whole beside
+// pasted material: nothing is masked then.
 func (ix *Index) maskQuoted(q *Query, negated []bool) []bool {
 	var (
 		masked []bool
@@ -1002,8 +1022,17 @@ func (ix *Index) maskQuoted(q *Query, negated []bool) []bool {
 	if masked == nil {
 		return negated
 	}
+	// The instruction quoted whole, under pasted material or above it (a
+	// client that quotes the request it sends beside an attached file),
+	// is the task too.
+	ms := q.pastedMaterial().spans
+	m := 0
 	for i, w := range q.words {
-		if !masked[i] && !isStop(w, Stem(w)) {
+		for m < len(ms) && ms[m].end <= q.spans[i].start {
+			m++
+		}
+		pasted := m < len(ms) && ms[m].start <= q.spans[i].start
+		if !masked[i] && !pasted && !isStop(w, Stem(w)) {
 			q.quoted = quoted
 			return masked
 		}

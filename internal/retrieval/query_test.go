@@ -102,6 +102,7 @@ func TestQuotedValueMasked(t *testing.T) {
 		{name: "an unpaired mark quotes nothing", task: `find the "Immigration Act.`, want: "find the immigration act"},
 		{name: "a unit's whole name", task: `run "code-review" now`, want: "run code review now"},
 		{name: "the whole task quoted", task: `"Can you review the linter config?"`, want: "can you review the linter config"},
+		{name: "the instruction quoted whole below a paste", task: "```\nFROM alpine\n```\n\"review the linter config\"", want: "from alpin review the linter config"},
 		{name: "negated name stays masked", task: `don't use deploy, tag "alpha" builds`, want: "_ _ _ tag _ build"},
 	}
 	for _, tt := range tests {
