@@ -34,8 +34,9 @@ var structured = regexp.MustCompile(`^(?:` +
 	`|#!/` + // a script's interpreter line
 	`|package [\w.]+;?$|import\s+(?:"[^"]*"|\(|[\w.]+(?:\s+as\s+\w+)?;?)$|from\s+[\w.]+\s+import\s` + // a source file's opening
 	`|(?:var|let|const|val)\s+\w+\s*(?::[^=]*)?=|(?:func|def|fn)\s+\w+\s*[(\[]` + // a declaration
+	`|\s*(?:SELECT|INSERT INTO|UPDATE \S+ SET|DELETE FROM|(?:CREATE|ALTER|DROP) (?:TABLE|INDEX|VIEW|UNIQUE INDEX)|FROM|WHERE|(?:INNER |LEFT |RIGHT )?JOIN|GROUP BY|ORDER BY)\b` + // SQL, as its keywords are written
 	`|.*\$(?:\{?[A-Za-z_]\w*|\()` + // a shell variable or command substitution
-	`|\s{4,}\S` + `|\t` + // indented code
+	`|\s{4,}\S` + `|\t` + `|\s{2,}\S.*[,(]$` + // indented code, and a line of a list or a call inside one
 	`|[^,\s]+(?:,[^,\s][^,]*){2,}$` + // CSV (a comma then a space is prose's)
 	`)`)
 
@@ -165,14 +166,28 @@ func paragraphs(task string, kinds []*pastedKind) []paragraph {
 	lines := strings.SplitAfter(task, "\n")
 	off := 0
 	fenced := false
+	opened := "" // the fence that opened the block in progress
 	var cur paragraph
 	n, structuredN := 0, 0 // the current paragraph's lines, and those that read as material
+	// lead is the paragraph's first lines up to the first that reads as
+	// material, when each reads as words addressed to the assistant
+	// (addressed): the request a client or a pipe puts right above a file
+	// ("write a changelog entry\napiVersion: apps/v1\n..."), which is
+	// the instruction, not the file's first line.
+	var lead paragraph
+	leadN := 0
 	flush := func() {
 		if n > 0 {
 			cur.material = 2*structuredN >= n
-			out = append(out, cur)
+			if cur.material && leadN > 0 && leadN < n {
+				rest := cur
+				rest.start, rest.words, rest.note = lead.end, cur.words-lead.words, false
+				out = append(out, lead, rest)
+			} else {
+				out = append(out, cur)
+			}
 		}
-		cur, n, structuredN = paragraph{}, 0, 0
+		cur, n, structuredN, lead, leadN = paragraph{}, 0, 0, paragraph{}, 0
 	}
 	for _, l := range lines {
 		start, end := int32(off), int32(off+len(l))
@@ -183,13 +198,13 @@ func paragraphs(task string, kinds []*pastedKind) []paragraph {
 		switch {
 		case fence && !fenced:
 			flush()
-			fenced = true
+			fenced, opened = true, fenceRun(trimmed)
 			cur = paragraph{span: span{start, end}, material: true}
 			continue
 		case fenced:
 			cur.end = end
 			cur.words += len(strings.Fields(text))
-			if fence {
+			if fence && closes(opened, trimmed) {
 				fenced = false
 				out = append(out, cur)
 				cur = paragraph{}
@@ -212,6 +227,8 @@ func paragraphs(task string, kinds []*pastedKind) []paragraph {
 		n++
 		if structuredLine(text) || ofKind(kinds, strings.TrimRight(text, " \t\r")) {
 			structuredN++
+		} else if structuredN == 0 && leadN == n-1 && addressed(trimmed) {
+			lead, leadN = cur, n
 		}
 	}
 	if fenced { // a fence never closed runs to the end
@@ -219,6 +236,16 @@ func paragraphs(task string, kinds []*pastedKind) []paragraph {
 	}
 	flush()
 	return out
+}
+
+// addressed reports whether a trimmed line reads as words addressed to
+// the assistant rather than a file's first line: it opens with a letter
+// or a quotation mark, not a comment's or a list's mark ("# m h dom mon
+// dow command", "* Getting build dependencies"), and holds two words or
+// more.
+func addressed(trimmed string) bool {
+	r, _ := utf8.DecodeRuneInString(trimmed)
+	return (unicode.IsLetter(r) || strings.ContainsRune(quoteMarks+"'", r)) && strings.ContainsAny(trimmed, " \t")
 }
 
 // labelled reports whether a paragraph's first line opens with a single
@@ -426,6 +453,22 @@ func (q *Query) sourced(e Evidence, stems []string) Evidence {
 		e.Source = SourceMaterial
 	}
 	return e
+}
+
+// fenceRun returns the run of backticks or tildes a fence line opens
+// with.
+func fenceRun(trimmed string) string {
+	return trimmed[:len(trimmed)-len(strings.TrimLeft(trimmed, trimmed[:1]))]
+}
+
+// closes reports whether the fence line trimmed closes a block opened by
+// the fence opened: the same mark, at least as many, and nothing after
+// them (CommonMark). A file that holds a fenced block of its own is
+// pasted inside a longer fence ("````" around "```go"), and stays one
+// block.
+func closes(opened, trimmed string) bool {
+	run := fenceRun(trimmed)
+	return run[0] == opened[0] && len(run) >= len(opened) && strings.TrimSpace(trimmed[len(run):]) == ""
 }
 
 // isFence reports whether a trimmed line opens or closes a fenced code

@@ -75,6 +75,14 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "a long request above a file in paragraphs", task: wire + "\n\n" + handler, want: []string{"package main\n", "import (\n\t\"net/http\"\n)\n", handlerFunc}},
 		{name: "a long request and a short snippet", task: wire + " " + asking + "\n\n```\nx := 1\n```\n", want: []string{"```\nx := 1\n```\n"}},
 		{name: "prose that starts like code is prose", task: "import the orders CSV into the warehouse, then let me know.\n\nIt costs $5 a run; from there import nothing else.", want: nil},
+		{name: "a fence inside a longer one", task: "Tidy this README:\n\n````\nRun it:\n```sh\nmake\n```\nThen deploy the whole service to production by hand.\n````\n\nKeep the headings.",
+			want: []string{"````\nRun it:\n```sh\nmake\n```\nThen deploy the whole service to production by hand.\n````\n"}},
+		{name: "a closing fence is only marks", task: "Look at this, please.\n\n```\nx := 1\n``` not a fence\n```\n\nWhy?", want: []string{"```\nx := 1\n``` not a fence\n```\n"}},
+		{name: "a request right above a file", task: "write a changelog entry for this change\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\n",
+			want: []string{"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\n"}},
+		{name: "SQL", task: "Explain this:\n\nCREATE TABLE customers (\n  id SERIAL PRIMARY KEY,\n  email TEXT NOT NULL\n);\nSELECT email FROM customers WHERE id = 1;",
+			want: []string{"CREATE TABLE customers (\n  id SERIAL PRIMARY KEY,\n  email TEXT NOT NULL\n);\nSELECT email FROM customers WHERE id = 1;"}},
+		{name: "SQL's words in prose are prose", task: "Select the best option, then update the docs.\n\nFrom there, create table stakes for the launch.", want: nil},
 		{name: "a CSV row", task: "Forecast this:\n\n2024-03-01,plant-7,412.6\nsite,kwh,peak", want: []string{"2024-03-01,plant-7,412.6\nsite,kwh,peak"}},
 	}
 	for _, tt := range tests {
