@@ -202,12 +202,13 @@ func encodeString(s string) []byte {
 }
 
 // textOf returns the text of a message content: a string, or the text of
-// the parts of an array whose type is one of types, joined by line breaks
-// (image, audio, tool-result and other parts carry no task text), without
-// what the client wrapped in one of its context tags (userText).
+// the parts of an array whose type is one of types, each a paragraph of
+// its own (image, audio, tool-result and other parts carry no task text),
+// without what the client wrapped in one of its context tags (userText),
+// and with the files it attached fenced (withAttachments).
 func textOf(body []byte, content span, types ...string) string {
 	if s, ok := str(body, content); ok {
-		return userText(s)
+		return withAttachments(userText(s))
 	}
 	parts, ok := elements(body, content)
 	if !ok {
@@ -225,7 +226,11 @@ func textOf(body []byte, content span, types ...string) string {
 			}
 		}
 	}
-	return strings.Join(texts, "\n")
+	// A blank line between parts: a client that sends the user's words
+	// and a file it read as two parts sends two pieces, and the task
+	// reads them apart (the words as the instruction, the file as
+	// pasted material), as it does two paragraphs.
+	return withAttachments(strings.Join(texts, "\n\n"))
 }
 
 // clientTags are the tags agent clients wrap the context they add to the

@@ -66,7 +66,7 @@ func TestPlace(t *testing.T) {
 // TestTask pins where each API's task is read.
 func TestTask(t *testing.T) {
 	for _, tc := range []struct{ name, path, body, want string }{
-		{name: "chat parts", path: "/v1/chat/completions", want: "a\nb",
+		{name: "chat parts", path: "/v1/chat/completions", want: "a\n\nb",
 			body: `{"messages":[{"role":"user","content":"old"},{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"},{"type":"text","text":"b"}]},{"role":"tool","content":"x"}]}`},
 		{name: "chat no user", path: "/v1/chat/completions", want: "", body: `{"messages":[{"role":"system","content":"s"}]}`},
 		{name: "responses string", path: "/v1/responses", want: "t", body: `{"input":"t"}`},
@@ -80,6 +80,50 @@ func TestTask(t *testing.T) {
 			root, _ := rootOf(body)
 			if got := apis[tc.path].task(body, root); got != tc.want {
 				t.Fatalf("got %q; want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestAttachments: the files clients attach to a message (the shapes
+// OpenCode 1.18.33, Codex 0.171.0 and Qwen Code 0.15.10 send) reach the
+// task fenced, as pasted material, without the client's lines about them;
+// the user's words stay as they are.
+func TestAttachments(t *testing.T) {
+	const chat = "/v1/chat/completions"
+	for _, tc := range []struct{ name, path, body, want string }{
+		{name: "opencode -f", path: chat,
+			body: `{"messages":[{"role":"user","content":[` +
+				`{"type":"text","text":"Called the Read tool with the following input: {\"filePath\":\"/p/Dockerfile\"}"},` +
+				`{"type":"text","text":"<path>/p/Dockerfile</path>\n<type>file</type>\n<content>\n1: FROM alpine\n2: \n3: RUN make\n\n(End of file - total 3 lines)\n</content>"},` +
+				`{"type":"text","text":"\"write a changelog entry\""}]}]}`,
+			want: "\n\n```\nFROM alpine\n\nRUN make\n```\n\n\n\"write a changelog entry\""},
+		{name: "codex stdin", path: "/v1/responses",
+			body: `{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"write a changelog entry\n\n<stdin>\nSELECT 1;\n</stdin>"}]}]}`,
+			want: "write a changelog entry\n\n\n```\nSELECT 1;\n```\n"},
+		{name: "qwen code @file", path: chat,
+			body: `{"messages":[{"role":"user","content":[{"type":"text","text":"write a changelog entry for @q.sql"},` +
+				`{"type":"text","text":"\n--- Content from referenced files ---"},{"type":"text","text":"\nContent from /p/q.sql:\n"},` +
+				`{"type":"text","text":"SELECT 1;\n"},{"type":"text","text":"\n--- End of content ---"}]}]}`,
+			want: "write a changelog entry for @q.sql\n\n\n\n```\nSELECT 1;\n```\n"},
+		{name: "a fence in the file is longer outside", path: chat,
+			body: `{"messages":[{"role":"user","content":"see\n<stdin>\n` + "```" + `go\nx\n` + "```" + `\n</stdin>"}]}`,
+			want: "see\n\n````\n```go\nx\n```\n````\n"},
+		{name: "a wrapper never closed is text", path: chat,
+			body: `{"messages":[{"role":"user","content":"what does <stdin> do?\n<stdin>\nnothing"}]}`,
+			want: "what does <stdin> do?\n<stdin>\nnothing"},
+		{name: "numbers only when every line has one", path: chat,
+			body: `{"messages":[{"role":"user","content":"<content>\n1: a\nb\n</content>"}]}`,
+			want: "\n```\n1: a\nb\n```\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := []byte(tc.body)
+			root, ok := rootOf(body)
+			if !ok {
+				t.Fatal("not an object")
+			}
+			if got := apis[tc.path].task(body, root); got != tc.want {
+				t.Errorf("got %q; want %q", got, tc.want)
 			}
 		})
 	}
