@@ -260,7 +260,7 @@ func (q *Query) gapWith(k int, allow gapAllow) (kind gapKind, opened bool) {
 //	bridge  := ("need" | "want") ["you" | "them" | "it"] "to"
 //	want    := ("dont" | "do not" | "never") "want"
 //	start   := the clause's first word, after a bracket, "but" or "and"
-//	names   := [":"] [quantifier] name {("," | connector) [quantifier] name}
+//	names   := [":"] [quantifier] [skillnoun] name {("," | connector) [quantifier] [skillnoun] name}
 //	postfix := start names ["skill"] copula ["not" [intensifier]] predicate
 //	         | start names ["skill"] copula "not" "to" "be" (predicate | participle)
 //	         | start names ["skill"] (modal "not" | negmodal) [intensifier] "be" (predicate | participle)
@@ -653,6 +653,18 @@ func (ix *Index) readNames(q *Query, nameAt []int32, end int, colon, commaEnds, 
 			if k++; quantifiers[q.words[k-1]] && k < len(q.words) && q.words[k] == "of" && q.gap(k-1) == gapSpace {
 				k++
 			}
+		}
+		// A skill noun may stand before a name as after it: "don't use
+		// the skill X", "avoid skills X or Y".
+		if k+1 < len(q.words) && skillNouns[q.words[k]] && nameAt[k+1] >= 0 && q.gap(k) == gapSpace {
+			if !first || k > end {
+				g, opened := q.gapWith(k-1, before)
+				if g == gapBreak {
+					break
+				}
+				wrapped = wrapped || opened
+			}
+			k++
 		}
 		if k >= len(q.words) {
 			break
