@@ -16,7 +16,7 @@ func rel(kind, names string) string {
 
 func TestBuildGraph(t *testing.T) {
 	c := build(t, map[string]string{
-		"a/SKILL.md": skill("a", "A.", `{"schema": 1, "requires": [{"kind": "skill", "name": "b"}, {"kind": "tool", "name": "bash"}], `+rel("conflicts", "c")+`, `+rel("supersedes", "old")+`}`, "A"),
+		"a/SKILL.md": skill("a", "A.", `{"schema": 1, "requires": [{"kind": "skill", "name": "b"}], "conflicts": [{"kind": "skill", "name": "c"}, {"kind": "tool", "name": "bash"}], `+rel("supersedes", "old")+`}`, "A"),
 		"b/SKILL.md": skill("b", "B.", `{"schema": 1, `+rel("suggests", "a")+`}`, "B", "disable-model-invocation: true"),
 		"c/SKILL.md": skill("c", "C.", `{"schema": 1, `+rel("conflicts", "a")+`}`, "C"),
 	}, Policy{})

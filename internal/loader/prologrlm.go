@@ -140,6 +140,12 @@ func ParsePrologRLM(text string) (*PrologRLM, error) {
 			if len(r.Name) == 0 || len(r.Name) > maxRefNameLen {
 				return nil, fmt.Errorf("%s names must be 1..%d characters", field, maxRefNameLen)
 			}
+			if field == "requires" && r.Kind != ir.RefSkill {
+				// Dependencies fail closed, and rlmc cannot tell whether a
+				// host gives the model a tool or a resource: a unit that
+				// needs one would load whatever the host has.
+				return nil, fmt.Errorf("requires %s %q, which rlmc cannot check a host provides: a unit may require skills only (its body can say what else it needs)", r.Kind, r.Name)
+			}
 		}
 	}
 	return &m, nil
