@@ -106,7 +106,7 @@ func doctorClaudeOwn(r *doctorReport, project, home string) {
 func doctorHook(ctx context.Context, r *doctorReport, file, project string, h claudeHook, hc hookCommand) {
 	where := ir.Printable(file)
 	words, prog := hc.words, hc.prog
-	if err := commandResolves(prog); err != nil {
+	if err := commandResolves(expandProgram(prog, project)); err != nil {
 		r.add(secHook, ir.SeverityError, findHookNotFound, "%s: %s: %s; every prompt reports the failure", where, ir.EscapeText(h.Command), ir.EscapeText(err.Error()))
 		return
 	}
@@ -175,6 +175,27 @@ func commandResolves(prog string) error {
 		return fmt.Errorf("%s is not an executable file", prog)
 	}
 	return nil
+}
+
+// expandProgram returns the program word prog as the shell that runs a
+// hook expands it: a leading ~ is the home folder, $NAME and ${NAME} the
+// environment's (CLAUDE_PROJECT_DIR the project, as Claude Code sets it).
+// "$HOME/bin/rlmc" is found where the shell finds it, not reported missing.
+func expandProgram(prog, project string) string {
+	if rest, ok := strings.CutPrefix(prog, "~"); ok && (rest == "" || rest[0] == '/') {
+		if home, err := os.UserHomeDir(); err == nil {
+			prog = home + rest
+		}
+	}
+	return os.Expand(prog, func(name string) string {
+		if v, ok := os.LookupEnv(name); ok {
+			return v
+		}
+		if name == "CLAUDE_PROJECT_DIR" {
+			return project
+		}
+		return ""
+	})
 }
 
 // shellSyntax is what a command line means to the shell beyond plain
