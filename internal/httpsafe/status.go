@@ -16,6 +16,10 @@ const (
 	CodeUnauthorized compiler.ErrorCode = "unauthorized" // 401: a token is configured and the request lacks it
 )
 
+// Codes are every code the front-ends answer beside the compiler's: the
+// published error schema lists them too (schema's tests hold it to this).
+var Codes = []compiler.ErrorCode{CodeNotReady, CodeOverloaded, CodeUnauthorized, CodeForbiddenHost, CodeCrossOrigin}
+
 // StatusOf returns the HTTP status both front-ends answer a compile error
 // with: 400, 422, 503, 504 or 500. err is the error ce came from (it
 // tells a deadline from a cancellation).

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/rlmc-dev/rlmc/schema"
 	"io"
 	"log/slog"
 	"net"
@@ -91,6 +92,10 @@ func errorCode(t *testing.T, body []byte) compiler.ErrorCode {
 	}
 	if err := json.Unmarshal(body, &doc); err != nil || doc.Error == nil || doc.Schema != compiler.Schema {
 		t.Fatalf("not an error document: %s", body)
+	}
+	// The server's own errors are answered in the published shape too.
+	if err := schema.Validate(schema.CompileError, body); err != nil {
+		t.Errorf("error document %s: %v", body, err)
 	}
 	return doc.Error.Code
 }
