@@ -73,7 +73,10 @@ func TestCompileRules(t *testing.T) {
 		{name: "word boundary", req: Request{Task: "read Hacker News"}, reasons: map[string]ReasonCode{"hack": ReasonNoEvidence}},
 		{name: "deny removes outright", req: Request{Task: "test driven development tdd", Deny: []string{"tdd"}}, reasons: map[string]ReasonCode{"tdd": ReasonDenied}},
 		{name: "supersedes", req: Request{Task: "lint the code with the linter"}, selected: "new-lint", reasons: map[string]ReasonCode{"old-lint": ReasonSuperseded}},
-		{name: "conflict by priority", req: Request{Task: "format source with tabs or spaces"}, selected: "spaces", reasons: map[string]ReasonCode{"tabs": ReasonConflict}},
+		// tabs declares a lower priority of its own, which orders
+		// nothing: the higher score settles the conflict (the host's
+		// priority would, TestPolicyOverlay).
+		{name: "conflict, own priority ignored", req: Request{Task: "format source with tabs or spaces"}, selected: "tabs", reasons: map[string]ReasonCode{"spaces": ReasonConflict}},
 		{name: "invalid", req: Request{Task: "broken metadata"}, reasons: map[string]ReasonCode{"broken": ReasonInvalid}},
 		{name: "dependency invalid", req: Request{Task: "summarize changelog entries"}, reasons: map[string]ReasonCode{"needs-broken": ReasonDependencyRejected}},
 		{name: "missing dependency", req: Request{Task: "translate documentation pages"}, reasons: map[string]ReasonCode{"ghost-dep": ReasonMissingDependency}},

@@ -17,7 +17,7 @@ import (
 type facts struct {
 	cat *ir.Catalog
 	// priority holds the host policy's priorities for the units of the
-	// catalog it names; every other unit's is its own (priorityOf).
+	// catalog it names; every other unit's is the default (priorityOf).
 	priority   map[string]int
 	requires   map[string][]string
 	broken     map[string]rules.Closure // units whose closure is missing or cyclic
@@ -153,12 +153,16 @@ func (f *facts) Unit(name string) (rules.UnitFacts, bool) {
 	return rules.UnitFacts{Status: u.Status, Invocation: u.Invocation, Priority: f.priorityOf(u)}, true
 }
 
-// priorityOf is u's priority: the host policy's for it, else its own.
+// priorityOf is u's priority: the host policy's for it, else the
+// default. A skill's own (metadata.prolog-rlm) is recorded and orders
+// nothing: declared beside a conflict, it let a weak skill knock the one
+// the task asked for out of the compile (rule 12 keeps the higher
+// priority of two conflicting units), and only the host re-prioritizes.
 func (f *facts) priorityOf(u *ir.Unit) int {
 	if p, ok := f.priority[u.Name]; ok {
 		return p
 	}
-	return u.Priority
+	return ir.DefaultPriority
 }
 
 // Closure implements rules.Facts. A complete closure lists every
