@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -467,6 +468,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 // goes on without skills, and the user is told why.
 func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, maxChars int) (*compiler.Result, []byte, error) {
 	tooLong := ""
+	var wanted []string // the skills the first compile selected: shrinking never drops one
 	for try := 0; ; try++ {
 		res, err := c.Compile(ctx, req)
 		var ce *compiler.Error
@@ -479,10 +481,17 @@ func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, ma
 		if err != nil {
 			return nil, nil, err
 		}
-		if len(res.Selected) == 0 && tooLong != "" {
-			// The shrunk budget fits not even a reference: say so, as
-			// for an output that never shrinks enough.
+		names := res.Names()
+		slices.Sort(names)
+		if tooLong != "" && !slices.Equal(names, wanted) {
+			// The shrunk budget fits not every reference (or not even
+			// one): a skill the task asked for would be dropped, so the
+			// prompt goes without skills, as for an output that never
+			// shrinks enough.
 			return nil, nil, errors.New(tooLong)
+		}
+		if try == 0 {
+			wanted = names
 		}
 		if len(res.Selected) == 0 {
 			if over := overBudget(res); len(over) > 0 {

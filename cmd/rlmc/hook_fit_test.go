@@ -77,3 +77,41 @@ func TestFitHook(t *testing.T) {
 		})
 	}
 }
+
+// TestFitHookDropsNone: when --max-chars fits the references of some of
+// the selected skills but not all, the prompt goes without skills, with
+// the reason, rather than with some of them: a skill the task asked for
+// is never dropped to make room.
+func TestFitHookDropsNone(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"emoji-widgets", "plain-widgets"} {
+		p := filepath.Join(dir, name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		body := strings.Repeat("Check each widget gadget by hand. ", 300)
+		if err := os.WriteFile(p, []byte("---\nname: "+name+"\ndescription: "+strings.Replace(name, "-", " ", 1)+" gadget skill\n---\n"+body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{dir}}, compiler.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := compiler.Request{Task: "emoji widgets gadget and plain widgets gadget"}
+	res, _, err := fitHook(context.Background(), c, req, hookMaxChars)
+	if err != nil || len(res.Selected) != 2 {
+		t.Fatalf("at the default limit: got %v, %v; want both skills", res, err)
+	}
+	for _, maxChars := range []int{1500, 600, 300, 50} {
+		res, out, err := fitHook(context.Background(), c, req, maxChars)
+		switch {
+		case err != nil:
+			if !strings.Contains(err.Error(), "does not fit") {
+				t.Errorf("--max-chars %d: got error %v; want one saying the output does not fit", maxChars, err)
+			}
+		case len(res.Selected) != 2 || len(out) > maxChars:
+			t.Errorf("--max-chars %d: got %v in %d characters; want both skills within the limit, or no skill and the reason", maxChars, res.Names(), len(out))
+		}
+	}
+}
