@@ -149,7 +149,7 @@ func splitFrontmatterByBuilder(content []byte, start int) (string, int, bool) {
 			lineEnd++
 		}
 		trimmed := strings.TrimRight(string(line), " \t\r")
-		if trimmed == "---" || trimmed == "..." {
+		if trimmed == "---" {
 			return b.String(), lineEnd, true
 		}
 		b.Write(bytes.TrimSuffix(line, []byte("\r")))

@@ -234,7 +234,10 @@ func ParseSkill(path string, content []byte, limits Limits) (*Parsed, ir.Diagnos
 }
 
 // splitFrontmatter finds the frontmatter between a first line "---" and the
-// next line "---" (or "..."). It returns the frontmatter with CRLF folded to
+// next line "---", as clients find it: a "..." line ends a YAML document,
+// not the frontmatter, so what follows it up to "---" is a second document
+// (which DecodeYAML refuses), never body text the model reads while the
+// frontmatter's reader sees none of its keys. It returns the frontmatter with CRLF folded to
 // LF, and the byte offset of the body. ok is false when there is no
 // frontmatter (offset 0) or when it is never closed (offset -1).
 func splitFrontmatter(content []byte, start int) (fm string, bodyOffset int, ok bool) {
@@ -253,7 +256,7 @@ func splitFrontmatter(content []byte, start int) (fm string, bodyOffset int, ok 
 		if more {
 			lineEnd++
 		}
-		if isFence(line, "---") || isFence(line, "...") {
+		if isFence(line, "---") {
 			return foldCRLF(content[fmStart:pos]), lineEnd, true
 		}
 		pos, rest = lineEnd, next

@@ -28,7 +28,11 @@ func TestParseSkill(t *testing.T) {
 	}{
 		{name: "minimal", content: "---\nname: a\ndescription: d\n---\nbody\n", wantName: "a", wantDesc: "d"},
 		{name: "bom and crlf", content: "\xef\xbb\xbf---\r\nname: a\r\ndescription: d\r\n---\r\nbody\r\n", wantName: "a", wantDesc: "d"},
-		{name: "dots close frontmatter", content: "---\nname: a\ndescription: d\n...\nbody\n", wantName: "a"},
+		// "..." ends a YAML document, not the frontmatter: clients read
+		// on to "---", and keys after "..." are a second document.
+		{name: "dots close no frontmatter", content: "---\nname: a\ndescription: d\n...\nbody\n", want: ir.CodeInvalidYAML, wantNil: true},
+		{name: "keys after dots are a second document", content: "---\nname: a\ndescription: d\n...\ndisable-model-invocation: true\n---\nbody\n", want: ir.CodeInvalidYAML, refused: true, wantName: "a"},
+		{name: "dots just before the close", content: "---\nname: a\ndescription: d\n...\n---\nbody\n", wantName: "a"},
 		{name: "no frontmatter", content: "# just markdown\n", want: ir.CodeMissingFrontmatter, wantNil: true},
 		{name: "unterminated", content: "---\nname: a\n", want: ir.CodeInvalidYAML, wantNil: true},
 		{name: "bad yaml", content: "---\nname: [a\ndescription: d\n---\n", want: ir.CodeInvalidYAML, wantNil: true},
