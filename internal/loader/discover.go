@@ -521,6 +521,11 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 		if !e.IsDir() && strings.EqualFold(e.Name(), SkillFile) {
 			s.diag(join(rel, e.Name()), ir.CodeMisnamedSkillFile, ir.SeverityWarning, "%s is not read: a skill's file must be named SKILL.md, in capitals", ir.Printable(e.Name()))
 		}
+		// A folder named SKILL.md is a skill that cannot be read, as a
+		// FIFO in its place is, not a folder to pass over in silence.
+		if e.IsDir() && e.Name() == SkillFile {
+			s.diag(join(rel, e.Name()), ir.CodeReadError, ir.SeverityError, "SKILL.md is a folder, not a regular file")
+		}
 	}
 	for _, e := range entries {
 		child, why := subfolder(s.rootReal, dirReal, e)

@@ -469,6 +469,22 @@ func TestMisnamedSkillFile(t *testing.T) {
 	}
 }
 
+// TestSkillFileFolder: a folder named SKILL.md is a read_error at its
+// path, as a FIFO there is; the skill did not vanish in silence.
+func TestSkillFileFolder(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "s", "SKILL.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := Load(context.Background(), Options{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cat.Diagnostics) != 1 || cat.Diagnostics[0].Code != ir.CodeReadError || cat.Diagnostics[0].Path != "s/SKILL.md" {
+		t.Errorf("got %v; want one read_error at s/SKILL.md", cat.Diagnostics)
+	}
+}
+
 func TestExclude(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(dir, "deprecated", "old", "SKILL.md"), "---\nname: old\ndescription: Old.\n---\n")
