@@ -485,6 +485,15 @@ func (r *Runner) Run(ctx context.Context, c *Case) Outcome {
 		for _, f := range check(c.Wants[i], res, full, cerr) {
 			fail("%s%s", label, f)
 		}
+		// A name no unit bears is never selected: excluding a typo of a
+		// unit's name ("code-reveiw") checks nothing and passes for ever.
+		// A name near none is a unit meant to be absent (one the host
+		// policy excludes), which is what the case checks.
+		for _, n := range compiler.UnknownUnits(primary, c.Wants[i].Excludes) {
+			if meant := suggest.Closest(n, unitNames(primary), 2); meant != "" {
+				fail("%sexcludes %s: no unit is named so, and the case checks nothing (did you mean %s?)", label, n, meant)
+			}
+		}
 		if res != nil {
 			for _, f := range Invariants(primary, req.CompileRequest(), res) {
 				fail("%s%s", label, f)
@@ -783,4 +792,14 @@ func confined(root, file string) bool {
 	}
 	file, err = filepath.Abs(file)
 	return err == nil && loader.Within(real, file)
+}
+
+// unitNames returns the names of c's units.
+func unitNames(c *compiler.Compiler) []string {
+	units := c.Catalog().Units
+	out := make([]string, len(units))
+	for i, u := range units {
+		out[i] = u.Name
+	}
+	return out
 }

@@ -100,3 +100,34 @@ func TestBudgetWrittenAsFloat(t *testing.T) {
 		})
 	}
 }
+
+// TestExcludesTypo: excluding a name one edit from a unit's fails the
+// case, which would otherwise check nothing and pass for ever; a name
+// near none is a unit meant to be absent, and passes.
+func TestExcludesTypo(t *testing.T) {
+	for _, tc := range []struct {
+		name, excluded string
+		fails          bool
+	}{
+		{"a typo of a unit's name", "code-reveiw", true},
+		{"a unit meant to be absent", "evil", false},
+		{"the unit itself, not selected", "code-review", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "case.txtar")
+			data := "A case.\n-- request.json --\n{\"task\": \"write a poem\"}\n-- want.json --\n{\"excludes\": [\"" + tc.excluded + "\"]}\n" +
+				"-- skills/code-review/SKILL.md --\n---\nname: code-review\ndescription: Review a pull request.\n---\n# cr\n"
+			if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Parse(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &Runner{TempDir: func() (string, error) { return os.MkdirTemp(t.TempDir(), "case") }}
+			if out := r.Run(context.Background(), c); (len(out.Failures) > 0) != tc.fails {
+				t.Errorf("got failures %q; want failing %v", out.Failures, tc.fails)
+			}
+		})
+	}
+}
