@@ -511,7 +511,11 @@ func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink, rc *re
 
 	if data, ok := readBeside(f, dir, CodexPolicyFile, s, rc); ok {
 		u.Variant = ir.VariantCodex
-		pol, err := ParseCodexPolicy(data)
+		pol, miss, err := ParseCodexPolicy(data)
+		for _, m := range miss {
+			s.diags.Add(ir.Diagnostic{Path: path.Join(path.Dir(s.path), CodexPolicyFile), Line: m.Line, Code: ir.CodeMisspelledField, Severity: ir.SeverityWarning,
+				Message: fmt.Sprintf("key %q is read as %q: spell it so", m.Key, m.Want)})
+		}
 		if err != nil {
 			s.addBeside(CodexPolicyFile, ir.CodeInvalidCodexPolicy, err)
 		} else if !pol.AllowImplicit {

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ func TestParseCodexPolicy(t *testing.T) {
 		yaml     string
 		wantErr  bool
 		implicit bool
+		miss     []Misspelling
 	}{
 		{name: "empty", yaml: "", implicit: true},
 		{name: "display only", yaml: "interface:\n  display_name: X\n", implicit: true},
@@ -24,15 +26,24 @@ func TestParseCodexPolicy(t *testing.T) {
 		{name: "duplicate key", yaml: "policy: {}\npolicy: {}\n", wantErr: true},
 		{name: "yaml 1.1 no reads as false", yaml: "policy:\n  allow_implicit_invocation: no\n", implicit: false},
 		{name: "not a bool", yaml: "policy:\n  allow_implicit_invocation: [x]\n", wantErr: true},
+		{name: "not a bool word", yaml: "policy:\n  allow_implicit_invocation: maybe\n", wantErr: true},
+		{name: "policy not a mapping", yaml: "policy: off\n", wantErr: true},
+		// Misspelt keys are read as meant, and reported (a red team).
+		{name: "policy in capitals", yaml: "Policy:\n  allow_implicit_invocation: false\n", implicit: false, miss: []Misspelling{{1, "Policy", "policy"}}},
+		{name: "hyphens for underscores", yaml: "policy:\n  allow-implicit-invocation: false\n", implicit: false, miss: []Misspelling{{2, "allow-implicit-invocation", "allow_implicit_invocation"}}},
+		{name: "the key itself wins", yaml: "policy:\n  Allow_Implicit_Invocation: true\n  allow_implicit_invocation: false\n", implicit: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := ParseCodexPolicy([]byte(tt.yaml))
+			p, miss, err := ParseCodexPolicy([]byte(tt.yaml))
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("got error %v; want error %v", err, tt.wantErr)
 			}
 			if err == nil && p.AllowImplicit != tt.implicit {
 				t.Errorf("got AllowImplicit %v; want %v", p.AllowImplicit, tt.implicit)
+			}
+			if !slices.Equal(miss, tt.miss) {
+				t.Errorf("got misspellings %v; want %v", miss, tt.miss)
 			}
 		})
 	}

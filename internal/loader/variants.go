@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // CodexPolicyFile is the Codex per-skill settings file, relative to the
@@ -23,26 +25,74 @@ type CodexPolicy struct {
 	AllowImplicit bool
 }
 
+// Misspelling is a key written with other case or "-" for "_" than the
+// one rlmc reads it as (Key is read as Want), on Line.
+type Misspelling struct {
+	Line      int
+	Key, Want string
+}
+
 // ParseCodexPolicy reads agents/openai.yaml. Only policy.allow_implicit_invocation
-// is interpreted; the display fields are for the client.
-func ParseCodexPolicy(data []byte) (CodexPolicy, error) {
-	var doc struct {
-		Policy struct {
-			AllowImplicitInvocation *bool `yaml:"allow_implicit_invocation"`
-		} `yaml:"policy"`
-	}
+// is interpreted; the display fields are for the client. A key written
+// with other case or "-" for "_" ("Policy", "allow-implicit-invocation")
+// is read as that key and returned among the misspellings, as the
+// frontmatter's are: ignored, "allow-implicit-invocation: false" would
+// leave a skill meant to be explicit-only automatic.
+func ParseCodexPolicy(data []byte) (CodexPolicy, []Misspelling, error) {
 	probe, err := DecodeYAML(data)
 	if err != nil {
-		return CodexPolicy{}, fmt.Errorf("not valid YAML: %w", err)
-	}
-	if err := probe.Decode(&doc); err != nil && probe.Kind != 0 {
-		return CodexPolicy{}, fmt.Errorf("unexpected shape: %w", err)
+		return CodexPolicy{}, nil, fmt.Errorf("not valid YAML: %w", err)
 	}
 	p := CodexPolicy{AllowImplicit: true}
-	if v := doc.Policy.AllowImplicitInvocation; v != nil {
-		p.AllowImplicit = *v
+	if probe.Kind == 0 || len(probe.Content) == 0 {
+		return p, nil, nil
 	}
-	return p, nil
+	var miss []Misspelling
+	root := probe.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return CodexPolicy{}, nil, fmt.Errorf("unexpected shape: the file is %s, not a mapping", NodeShape(root))
+	}
+	policy := keyed(root, "policy", &miss)
+	if policy == nil {
+		return p, miss, nil
+	}
+	if policy.Kind != yaml.MappingNode {
+		return CodexPolicy{}, nil, fmt.Errorf("unexpected shape: policy is %s, not a mapping", NodeShape(policy))
+	}
+	if v := keyed(policy, "allow_implicit_invocation", &miss); v != nil {
+		var allow bool
+		if v.Kind != yaml.ScalarNode || v.Decode(&allow) != nil {
+			return CodexPolicy{}, nil, fmt.Errorf("unexpected shape: policy.allow_implicit_invocation is %s, not true or false", NodeShape(v))
+		}
+		p.AllowImplicit = allow
+	}
+	return p, miss, nil
+}
+
+// keyed returns the value of key in the mapping m, or of the one key
+// written as key with other case or "-" for "_" when key itself is not
+// there, recording that one in miss; nil when there is neither.
+func keyed(m *yaml.Node, key string, miss *[]Misspelling) *yaml.Node {
+	var near *yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		switch {
+		case k.Value == key:
+			return m.Content[i+1]
+		case near == nil && strings.ReplaceAll(strings.ToLower(k.Value), "-", "_") == key:
+			near = k
+		}
+	}
+	if near == nil {
+		return nil
+	}
+	*miss = append(*miss, Misspelling{Line: near.Line, Key: near.Value, Want: key})
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i] == near {
+			return m.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // Manifest is a Skill-Router manifest.json.
