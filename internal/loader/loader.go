@@ -521,6 +521,8 @@ func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink, rc *re
 		} else if !pol.AllowImplicit {
 			explicitOnly = true
 		}
+	} else {
+		misnamedCodexPolicy(f, dir, s, rc)
 	}
 	if data, ok := readBeside(f, dir, ManifestFile, s, rc); ok {
 		u.Variant = ir.VariantSkillRouter
@@ -625,6 +627,34 @@ func readBeside(f found, dir *os.Root, rel string, s *diagSink, rc *recorder) ([
 		return nil, false
 	}
 	return data, true
+}
+
+// misnamedCodexPolicy reports a Codex settings file named otherwise than
+// agents/openai.yaml ("agents/OpenAI.yaml", "agents/openai.yml"), which
+// Codex does not read either: its "allow_implicit_invocation: false"
+// would leave the skill automatic without a word.
+func misnamedCodexPolicy(f found, dir *os.Root, s *diagSink, rc *recorder) {
+	agents := path.Dir(CodexPolicyFile)
+	full := filepath.Join(f.dirReal, agents)
+	if absentFrom(f, full) {
+		return
+	}
+	rc.stamp(full) // a file renamed in it changes its stamp
+	entries, err := fs.ReadDir(dir.FS(), agents)
+	if err != nil {
+		return
+	}
+	want := path.Base(CodexPolicyFile)
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || name == want {
+			continue
+		}
+		if strings.EqualFold(name, want) || strings.EqualFold(name, strings.TrimSuffix(want, ".yaml")+".yml") {
+			s.diags.Add(ir.Diagnostic{Path: path.Join(path.Dir(s.path), agents, name), Code: ir.CodeMisnamedSkillFile, Severity: ir.SeverityWarning,
+				Message: fmt.Sprintf("%s is not read: Codex's settings file must be named %s", ir.Printable(path.Join(agents, name)), CodexPolicyFile)})
+		}
+	}
 }
 
 func applyManifest(u *ir.Unit, m *Manifest) {

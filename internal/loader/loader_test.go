@@ -485,6 +485,31 @@ func TestSkillFileFolder(t *testing.T) {
 	}
 }
 
+// TestMisnamedCodexPolicy: a Codex settings file named otherwise than
+// agents/openai.yaml is reported, not passed over in silence; the skill
+// stays as it is.
+func TestMisnamedCodexPolicy(t *testing.T) {
+	dir := t.TempDir()
+	for i, name := range []string{"OpenAI.yaml", "openai.yml", "openai.yaml"} {
+		testkit.WriteFile(t, filepath.Join(dir, fmt.Sprint("s", i), "SKILL.md"), fmt.Sprintf("---\nname: s%d\ndescription: d\n---\n", i))
+		testkit.WriteFile(t, filepath.Join(dir, fmt.Sprint("s", i), "agents", name), "policy:\n  allow_implicit_invocation: false\n")
+	}
+	cat, err := Load(context.Background(), Options{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range cat.Diagnostics {
+		got = append(got, string(d.Code)+" "+d.Path)
+	}
+	if want := []string{"misnamed_skill_file s0/agents/OpenAI.yaml", "misnamed_skill_file s1/agents/openai.yml"}; !slices.Equal(got, want) {
+		t.Errorf("got %v; want %v", got, want)
+	}
+	if u := unitNamed(cat, "s2", ir.StatusOK); u == nil || u.Invocation != ir.InvocationExplicitUser {
+		t.Errorf("got %+v; want s2 explicit-user-only", u)
+	}
+}
+
 func TestExclude(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(dir, "deprecated", "old", "SKILL.md"), "---\nname: old\ndescription: Old.\n---\n")
