@@ -39,44 +39,100 @@ var clientLine = regexp.MustCompile(`^(?:Called the \w+ tool with the following 
 
 // withAttachments returns text with every attached file fenced (see
 // attachments) and the client's lines about them left out. A wrapper
-// that is opened and never closed is left as written.
+// runs from its opening line to the last closing line before the next
+// opening of its kind (a file that holds a closing line of its own stays
+// inside), and one never closed is left as written; so is a wrapper
+// inside a fenced block the user wrote. One pass over the lines: a
+// message of a million lines with openers never closed costs what one
+// with none does.
 func withAttachments(text string) string {
 	if !strings.Contains(text, "<stdin>") && !strings.Contains(text, "<content>") && !strings.Contains(text, "--- Content from referenced files ---") && !strings.Contains(text, "Called the ") {
 		return text // the common message pays four searches
 	}
 	lines := strings.Split(text, "\n")
+	ends := wrapperEnds(lines)
 	out := make([]string, 0, len(lines))
+	fence := "" // the fence of the user's block the line is in, if any
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
+		if fence != "" || isFenceLine(line) {
+			fence = fenceAfter(fence, line)
+			out = append(out, lines[i])
+			continue
+		}
 		if clientLine.MatchString(line) {
 			continue
 		}
 		a, ok := opening(line)
-		if !ok {
-			out = append(out, lines[i])
-			continue
-		}
-		end := -1
-		for j := i + 1; j < len(lines); j++ {
-			if strings.TrimSpace(lines[j]) == a.close {
-				end = j
-				break
-			}
-		}
-		if end < 0 {
+		if !ok || ends[i] < 0 {
 			out = append(out, lines[i])
 			continue
 		}
 		var file []string
-		for _, l := range lines[i+1 : end] {
+		for _, l := range lines[i+1 : ends[i]] {
 			if a.chatter == nil || !a.chatter.MatchString(strings.TrimSpace(l)) {
 				file = append(file, l)
 			}
 		}
 		out = append(out, fenced(unnumbered(file))...)
-		i = end
+		i = ends[i]
 	}
 	return strings.Join(out, "\n")
+}
+
+// wrapperEnds returns, for each line that opens a wrapper, the line that
+// closes it (the last closing line of its kind before the next opening
+// of its kind), and -1 for every other line and for a wrapper never
+// closed. It walks the lines once, from the end.
+func wrapperEnds(lines []string) []int {
+	ends := make([]int, len(lines))
+	last := make([]int, len(attachments)) // the last closing line seen so far (from the end) of each kind before its next opener
+	for k := range last {
+		last[k] = -1
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		ends[i] = -1
+		line := strings.TrimSpace(lines[i])
+		for k, a := range attachments {
+			switch line {
+			case a.close:
+				if last[k] < 0 {
+					last[k] = i
+				}
+			case a.open:
+				ends[i], last[k] = last[k], -1
+			}
+		}
+	}
+	return ends
+}
+
+// isFenceLine reports whether a trimmed line opens a fenced block: three
+// backticks or tildes or more, and for backticks an info string without
+// one ("```ls``` works" is inline code).
+func isFenceLine(line string) bool {
+	switch {
+	case strings.HasPrefix(line, "~~~"):
+		return true
+	case strings.HasPrefix(line, "```"):
+		return !strings.Contains(strings.TrimLeft(line, "`"), "`")
+	}
+	return false
+}
+
+// fenceAfter returns the fence a block is in after line, given the one it
+// was in before ("" for none): a fence line opens one, and closes the one
+// open when it is of its mark, at least as long, with nothing after
+// (CommonMark).
+func fenceAfter(open, line string) string {
+	run := line[:len(line)-len(strings.TrimLeft(line, line[:min(1, len(line))]))]
+	if open == "" {
+		return run
+	}
+	if len(run) >= len(open) && run[0] == open[0] && strings.TrimSpace(line[len(run):]) == "" {
+		return ""
+	}
+	return open
 }
 
 // opening returns the wrapper line opens, if any.

@@ -433,8 +433,8 @@ func responsesTask(body []byte, root span) string {
 	if !ok {
 		return ""
 	}
-	if s, ok := str(body, in); ok {
-		return s
+	if kind(body, in) == '"' {
+		return textOf(body, in) // a string is read as a message's is
 	}
 	items, _ := elements(body, in)
 	return lastUserText(body, items, "input_text", "text")

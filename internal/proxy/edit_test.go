@@ -70,6 +70,7 @@ func TestTask(t *testing.T) {
 			body: `{"messages":[{"role":"user","content":"old"},{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"},{"type":"text","text":"b"}]},{"role":"tool","content":"x"}]}`},
 		{name: "chat no user", path: "/v1/chat/completions", want: "", body: `{"messages":[{"role":"system","content":"s"}]}`},
 		{name: "responses string", path: "/v1/responses", want: "t", body: `{"input":"t"}`},
+		{name: "responses string without a client's context", path: "/v1/responses", want: "\nt", body: `{"input":"<system-reminder>x</system-reminder>\nt"}`},
 		{name: "responses items", path: "/v1/responses", want: "u2",
 			body: `{"input":[{"role":"user","content":"u1"},{"type":"function_call_output","output":"o"},{"type":"message","role":"user","content":[{"type":"input_text","text":"u2"}]},{"role":"assistant","content":"a"}]}`},
 		{name: "messages past tool results", path: "/v1/messages", want: "u",
@@ -112,6 +113,15 @@ func TestAttachments(t *testing.T) {
 		{name: "a wrapper never closed is text", path: chat,
 			body: `{"messages":[{"role":"user","content":"what does <stdin> do?\n<stdin>\nnothing"}]}`,
 			want: "what does <stdin> do?\n<stdin>\nnothing"},
+		{name: "a file holding the closing line stays inside", path: chat,
+			body: `{"messages":[{"role":"user","content":"see\n<stdin>\nx\n</stdin>\ny\n</stdin>"}]}`,
+			want: "see\n\n```\nx\n</stdin>\ny\n```\n"},
+		{name: "two wrappers each end before the next", path: chat,
+			body: `{"messages":[{"role":"user","content":"<content>\na\n</content>\nmid\n<content>\nb\n</content>"}]}`,
+			want: "\n```\na\n```\n\nmid\n\n```\nb\n```\n"},
+		{name: "a wrapper inside the user's fence is the user's", path: chat,
+			body: `{"messages":[{"role":"user","content":"explain:\n` + "```" + `\n<stdin>\nx\n</stdin>\n` + "```" + `"}]}`,
+			want: "explain:\n```\n<stdin>\nx\n</stdin>\n```"},
 		{name: "numbers only when every line has one", path: chat,
 			body: `{"messages":[{"role":"user","content":"<content>\n1: a\nb\n</content>"}]}`,
 			want: "\n```\n1: a\nb\n```\n"},
@@ -126,6 +136,15 @@ func TestAttachments(t *testing.T) {
 				t.Errorf("got %q; want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// BenchmarkAttachmentsUnclosed: openers never closed cost one pass, not
+// one pass each (a million-line message took minutes).
+func BenchmarkAttachmentsUnclosed(b *testing.B) {
+	text := strings.Repeat("<stdin>\n", 100000)
+	for b.Loop() {
+		withAttachments(text)
 	}
 }
 

@@ -100,7 +100,10 @@ func responsesTurns(body []byte, root span) ([]turn, span) {
 	if !ok {
 		return nil, span{}
 	}
-	if s, ok := str(body, in); ok {
+	if kind(body, in) == '"' {
+		// Read as a message's string is: without a client's context
+		// tags, its attached files fenced.
+		s := textOf(body, in)
 		if s == "" {
 			return nil, in
 		}
