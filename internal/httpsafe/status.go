@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/rlmc-dev/rlmc/compiler"
 )
@@ -40,4 +41,14 @@ func StatusOf(ce *compiler.Error, err error) int {
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
+}
+
+// Encoding returns the Content-Encoding a request body was sent with, ""
+// for none: identity, in any case, is none (it means the body is as is).
+func Encoding(h http.Header) string {
+	enc := strings.TrimSpace(h.Get("Content-Encoding"))
+	if strings.EqualFold(enc, "identity") {
+		return ""
+	}
+	return enc
 }

@@ -460,8 +460,8 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	}
 	rec := logRecord{api: a.name, start: start}
 	root, ok := rootOf(body)
-	if r.Header.Get("Content-Encoding") != "" {
-		ok = false
+	if httpsafe.Encoding(r.Header) != "" {
+		ok = false // a compressed body is forwarded as it is, unread
 	}
 	refuse := func(status int, ce *compiler.Error) {
 		p.fail(w, flavorOf(r.URL.Path), status, ce)

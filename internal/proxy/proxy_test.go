@@ -340,6 +340,7 @@ func TestByteIdenticalWithoutSkills(t *testing.T) {
 		{name: "denied by the host", path: "/v1/messages", body: msgString, decision: "no_route", header: map[string]string{HeaderDeny: "deploy"}},
 		{name: "not JSON", path: "/v1/responses", body: `{"input": "deploy the service`, decision: DecisionUnread},
 		{name: "compressed", path: "/v1/responses", body: respString, decision: DecisionUnread, header: map[string]string{"Content-Encoding": "br"}},
+		{name: "identity is no encoding: read", path: "/v1/chat/completions", body: chatPlain, decision: "no_route", header: map[string]string{"Content-Encoding": "Identity"}},
 		{name: "a task only in an assistant turn", path: "/v1/messages", decision: "no_route",
 			body: `{"messages":[{"role":"assistant","content":"deploy the service to production"}]}`},
 	} {

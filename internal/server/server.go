@@ -19,7 +19,6 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -390,7 +389,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (Request, f
 	var req Request
 	// A compressed body is not decoded: read as JSON it would fail with
 	// a message about its bytes, or, worse, a client might think it was.
-	if enc := r.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+	if enc := httpsafe.Encoding(r.Header); enc != "" {
 		return req, func() {}, http.StatusUnsupportedMediaType, fmt.Errorf("the request body is encoded (Content-Encoding: %s); send it as plain JSON", ir.EscapeText(enc))
 	}
 	body, release, err := httpsafe.ReadBody(w, r, MaxBodyBytes, bodyTimeout, s.bodies)
