@@ -705,14 +705,24 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 	// in one conversation never lands in another that starts with the
 	// same words: two users' first turns are often the same bytes, and
 	// only the host knows whose call it is.
-	salt := a.name + "\x00" + strings.Join(slices.Sorted(slices.Values(ctl.selects)), ",") +
-		"\x00" + strings.Join(slices.Sorted(slices.Values(ctl.denies)), ",")
+	frame := "\x00" + strings.Join(slices.Sorted(slices.Values(ctl.denies)), ",")
 	for _, k := range []string{"system", "tools", "instructions"} {
 		if v, ok := field(body, root, k); ok {
-			salt += "\x00" + k + "\x00" + string(body[v.start:v.end])
+			frame += "\x00" + k + "\x00" + string(body[v.start:v.end])
 		}
 	}
-	keys := turnKeys(p.seed, salt, body, list, turns)
+	keys := turnKeys(p.seed, a.name+"\x00"+strings.Join(slices.Sorted(slices.Values(ctl.selects)), ",")+frame, body, list, turns)
+	// A host that selects a skill after an ambiguous answer sends the
+	// conversation again with X-Rlmc-Select: its earlier turns were sent
+	// without a selection, and keep the blocks they were sent with, found
+	// under the keys of no selection (which hold no host's selection, so
+	// none leaks into another conversation). Compiled again with this
+	// call's selection, every earlier turn got the skill, and the prefix
+	// the upstream caches changed.
+	var plain []uint64
+	if len(ctl.selects) > 0 {
+		plain = turnKeys(p.seed, a.name+"\x00"+frame, body, list, turns)
+	}
 	// One deadline for every compile of the call, and a bound on the
 	// bytes the blocks add: a call of thousands of turns not seen before
 	// must not compile for minutes nor grow without bound.
@@ -726,7 +736,12 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 		b := block
 		if i < last {
 			var ok bool
-			if b, ok = p.blocks.get(blockKey{gen, keys[i]}); !ok {
+			if b, ok = p.blocks.get(blockKey{gen, keys[i]}); !ok && plain != nil {
+				if b, ok = p.blocks.get(blockKey{gen, plain[i]}); ok {
+					p.blocks.put(blockKey{gen, keys[i]}, b)
+				}
+			}
+			if !ok {
 				task, _ := compiler.ClipTask(t.text)
 				res, _, err := p.compile(ctx, live, compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}, false)
 				if err != nil {

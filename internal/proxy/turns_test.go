@@ -66,7 +66,8 @@ func TestTurnPlace(t *testing.T) {
 // on the next calls that carry the same host headers; forgotten (a memory
 // of one entry), it is compiled again from the turn's text with them and
 // comes out the same; a call without the selection gets the turn's block
-// without it; a denial reaches the earlier turns too.
+// without it, and a call that adds one keeps the earlier turns' blocks; a
+// denial reaches the earlier turns too.
 func TestTurnsRemembered(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -85,6 +86,10 @@ func TestTurnsRemembered(t *testing.T) {
 		// conversation that starts with the same words.
 		{name: "selected by the host, not selected again", memory: 0, first: map[string]string{HeaderSelect: "deploy"}, keeps: false},
 		{name: "denied on the next call", memory: 0, next: map[string]string{HeaderDeny: "deploy"}, keeps: false},
+		// What a host does after an ambiguous answer: the earlier turns
+		// keep the blocks they were sent with (a second red team: every
+		// one got the selected skill, and the cached prefix broke).
+		{name: "selected by the host only on the next call", memory: 0, next: map[string]string{HeaderSelect: "tdd"}, keeps: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, nil, Config{Memory: tc.memory})
