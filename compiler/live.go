@@ -213,6 +213,11 @@ func Watch(ctx context.Context, opts Options, p Policy, lo LiveOptions) (*Live, 
 	stopFirst()
 	if r.Err != nil {
 		l.Close()
+		if err := ctx.Err(); err != nil {
+			// The load was stopped through the Live's own context: the
+			// error is ctx's, as Load's is (a deadline reads as one).
+			return nil, canceled("", err)
+		}
 		return nil, r.Err
 	}
 	l.wg.Add(1)

@@ -592,3 +592,24 @@ func TestCompileFromOnReload(t *testing.T) {
 		return err == nil
 	})
 }
+
+// TestWatchCanceled: a first load stopped by Watch's context ends as
+// Load's does, an ErrCanceled *Error that unwraps to the context's error
+// (a second red team: Watch returned a bare context.Canceled, for a
+// deadline too).
+func TestWatchCanceled(t *testing.T) {
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a", "SKILL.md"), []byte("---\nname: a\ndescription: A.\n---\n# a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := compiler.Watch(ctx, loader.Options{Roots: []string{root}}, compiler.Policy{}, compiler.LiveOptions{})
+	var ce *compiler.Error
+	if l != nil || !errors.As(err, &ce) || ce.Code != compiler.ErrCanceled || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, %v; want no Live and an ErrCanceled error unwrapping to context.DeadlineExceeded", l, err)
+	}
+}
