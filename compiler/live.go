@@ -262,29 +262,41 @@ func (l *Live) Current() *Compiler {
 // LoadedAt returns when the current catalog was swapped in; the zero time
 // for a nil *Live.
 func (l *Live) LoadedAt() time.Time {
-	if l == nil {
+	st := l.loaded()
+	if st == nil {
 		return time.Time{}
 	}
-	return l.state.Load().loadedAt
+	return st.loadedAt
+}
+
+// loaded returns the state of the catalog last swapped in: nil for a nil
+// *Live, and for a Live that Watch did not make (a zero &Live{}), which
+// then answers as a nil one does rather than panic.
+func (l *Live) loaded() *liveState {
+	if l == nil {
+		return nil
+	}
+	return l.state.Load()
 }
 
 // Snapshot returns the current catalog's compiler, when it was swapped in
 // and its generation, all three of the same catalog.
 func (l *Live) Snapshot() (*Compiler, time.Time, uint64) {
-	if l == nil {
+	st := l.loaded()
+	if st == nil {
 		return nil, time.Time{}, 0
 	}
-	st := l.state.Load()
 	return st.c, st.loadedAt, st.gen
 }
 
 // Generation counts the catalogs swapped in, the first one included; 0
 // for a nil *Live.
 func (l *Live) Generation() uint64 {
-	if l == nil {
+	st := l.loaded()
+	if st == nil {
 		return 0
 	}
-	return l.state.Load().gen
+	return st.gen
 }
 
 // LastError returns the error of the latest load attempt, or nil when it
@@ -327,7 +339,7 @@ func (l *Live) Watched() int {
 // A nil *Live's Close does nothing, so that "l, err := Watch(...); defer
 // l.Close()" holds whether or not Watch failed.
 func (l *Live) Close() error {
-	if l == nil {
+	if l == nil || l.stop == nil { // nil, or never started by Watch
 		return nil
 	}
 	var err error
@@ -366,11 +378,12 @@ func (l *Live) Compile(ctx context.Context, req Request) (*Result, error) {
 // result comes from, for what a front-end says beside the result (a
 // denied name that catalog lacks): Current may have moved on already.
 func (l *Live) CompileIn(ctx context.Context, req Request) (*Result, *Compiler, error) {
-	if l == nil {
+	st := l.loaded()
+	if st == nil {
 		res, err := (*Compiler)(nil).Compile(ctx, req)
 		return res, nil, err
 	}
-	c := l.state.Load().c
+	c := st.c
 	res, err := c.Compile(ctx, req)
 	var ce *Error
 	if err == nil || !errors.As(err, &ce) || ce.Code != ErrBodyChanged {

@@ -613,3 +613,20 @@ func TestWatchCanceled(t *testing.T) {
 		t.Fatalf("got %v, %v; want no Live and an ErrCanceled error unwrapping to context.DeadlineExceeded", l, err)
 	}
 }
+
+// TestZeroLive: a Live that Watch did not make answers as a nil one does
+// (a second red team: Compile, Generation and Close panicked).
+func TestZeroLive(t *testing.T) {
+	l := &compiler.Live{}
+	if c, at, gen := l.Snapshot(); c != nil || !at.IsZero() || gen != 0 || l.Generation() != 0 || !l.LoadedAt().IsZero() || l.Current() != nil {
+		t.Errorf("got %v %v %d; want nothing", c, at, gen)
+	}
+	var ce *compiler.Error
+	if _, err := l.Compile(context.Background(), compiler.Request{Task: "x"}); !errors.As(err, &ce) || ce.Code != compiler.ErrInvalidRequest {
+		t.Errorf("Compile: got %v; want invalid_request, as a nil Live's", err)
+	}
+	l.Reload()
+	if err := l.Close(); err != nil {
+		t.Errorf("Close: got %v; want nil", err)
+	}
+}

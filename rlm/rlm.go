@@ -161,7 +161,7 @@ func (s *skills) Plan(ctx context.Context, req *Request) (*Response, error) {
 	// A live catalog may become empty, or be emptied, between two calls,
 	// so this is decided at each call.
 	switch c := s.src.Current(); {
-	case c == nil:
+	case c == nil || c.Catalog() == nil: // nil, or a zero *Compiler New did not make
 		return passThrough{next: s.next, why: "there is no compiler"}.Plan(ctx, req)
 	case len(c.Catalog().Units) == 0:
 		return passThrough{next: s.next, why: "the catalog is empty"}.Plan(ctx, req)

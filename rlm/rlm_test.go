@@ -221,6 +221,9 @@ func TestSelectionWithoutSkillsFails(t *testing.T) {
 		{name: "nil *compiler.Compiler", planner: func(n Planner) Planner { return WithSkills(n, (*compiler.Compiler)(nil)) }},
 		// A host's "var live *compiler.Live" left unset panicked.
 		{name: "nil *compiler.Live", planner: func(n Planner) Planner { return WithSkills(n, (*compiler.Live)(nil)) }},
+		// Zero values New and Watch did not make panicked (a second red team).
+		{name: "zero *compiler.Compiler", planner: func(n Planner) Planner { return WithSkills(n, &compiler.Compiler{}) }},
+		{name: "zero *compiler.Live", planner: func(n Planner) Planner { return WithSkills(n, &compiler.Live{}) }},
 		{name: "empty catalog", planner: func(n Planner) Planner { return WithSkills(n, empty) }},
 		{name: "disabled", planner: func(n Planner) Planner { return WithSkills(n, c, Disabled()) }},
 	}
