@@ -433,7 +433,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		// Through statusWriter too, so that an upstream's 1xx carries no
 		// X-Rlmc-* header on paths the proxy does not edit either.
-		p.rp.ServeHTTP(&statusWriter{ResponseWriter: w, status: http.StatusOK}, r)
+		p.rp.ServeHTTP(&statusWriter{ResponseWriter: w, status: http.StatusOK}, withFlavor(r))
 		return
 	}
 	p.complete(w, r, a, ctl)
@@ -823,7 +823,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, parts [][]byte, 
 		}
 		p.record(*rec)
 	}()
-	p.rp.ServeHTTP(sw, r)
+	p.rp.ServeHTTP(sw, withFlavor(r))
 }
 
 // releasingBody is a request body that gives its budget back once the
@@ -928,7 +928,21 @@ func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error
 		}
 	}
 	p.log.Warn("upstream unreachable", "error", msg)
-	p.fail(w, flavorOf(r.URL.Path), http.StatusBadGateway, &compiler.Error{Stage: StageProxy, Code: ErrUpstream, Message: "the upstream gave no response: " + msg})
+	f, ok := r.Context().Value(flavorKey{}).(flavor)
+	if !ok {
+		f = flavorOf(r.URL.Path)
+	}
+	p.fail(w, f, http.StatusBadGateway, &compiler.Error{Stage: StageProxy, Code: ErrUpstream, Message: "the upstream gave no response: " + msg})
+}
+
+// flavorKey carries, in a forwarded request's context, the error shape of
+// the API the client called: the request the reverse proxy hands its
+// error handler has the upstream's path, under a base path of its own
+// ("/anthropic/v1/messages"), which is no API path.
+type flavorKey struct{}
+
+func withFlavor(r *http.Request) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), flavorKey{}, flavorOf(r.URL.Path)))
 }
 
 // fail writes ce with status, in the error shape of flavor's API.

@@ -654,6 +654,26 @@ func TestUpstreamFailures(t *testing.T) {
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(data), ErrUpstream) {
 		t.Fatalf("unreachable upstream: got %d %s; want 502 %s", resp.StatusCode, data, ErrUpstream)
 	}
+
+	// Under a base path of the upstream's (a gateway's), an Anthropic
+	// call's 502 is in Anthropic's shape still: it was chosen from the
+	// upstream's path, and came in OpenAI's (a second red team).
+	u.Path = "/anthropic"
+	p, err = New(Config{Upstream: u, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	based := httptest.NewServer(p)
+	defer based.Close()
+	resp, err = http.Post(based.URL+"/v1/messages", "application/json", strings.NewReader(msgBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(data), `"type": "error"`) {
+		t.Fatalf("unreachable upstream under a base path: got %d %s; want 502 in Anthropic's shape", resp.StatusCode, data)
+	}
 }
 
 // TestSafeDefaults: a token is required in X-Rlmc-Token (never sent
