@@ -3,6 +3,8 @@ package proxy
 import (
 	"regexp"
 	"strings"
+
+	"github.com/rlmc-dev/rlmc/internal/mdfence"
 )
 
 // Agent clients put the files a user attaches into the user's message,
@@ -55,7 +57,7 @@ func withAttachments(text string) string {
 	fence := "" // the fence of the user's block the line is in, if any
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
-		if fence != "" || isFenceLine(line) {
+		if fence != "" || mdfence.Opens(line) {
 			fence = fenceAfter(fence, line)
 			out = append(out, lines[i])
 			continue
@@ -107,29 +109,14 @@ func wrapperEnds(lines []string) []int {
 	return ends
 }
 
-// isFenceLine reports whether a trimmed line opens a fenced block: three
-// backticks or tildes or more, and for backticks an info string without
-// one ("```ls``` works" is inline code).
-func isFenceLine(line string) bool {
-	switch {
-	case strings.HasPrefix(line, "~~~"):
-		return true
-	case strings.HasPrefix(line, "```"):
-		return !strings.Contains(strings.TrimLeft(line, "`"), "`")
-	}
-	return false
-}
-
 // fenceAfter returns the fence a block is in after line, given the one it
 // was in before ("" for none): a fence line opens one, and closes the one
-// open when it is of its mark, at least as long, with nothing after
-// (CommonMark).
+// open by CommonMark's rule (mdfence).
 func fenceAfter(open, line string) string {
-	run := line[:len(line)-len(strings.TrimLeft(line, line[:min(1, len(line))]))]
-	if open == "" {
-		return run
-	}
-	if len(run) >= len(open) && run[0] == open[0] && strings.TrimSpace(line[len(run):]) == "" {
+	switch {
+	case open == "":
+		return mdfence.Run(line)
+	case mdfence.Closes(open, line):
 		return ""
 	}
 	return open

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rlmc-dev/rlmc/internal/mdfence"
 )
 
 // Material is what a user pastes into a task beside the instruction: a
@@ -194,17 +196,17 @@ func paragraphs(task string, kinds []*pastedKind) []paragraph {
 		off += len(l)
 		text := strings.TrimRight(l, "\r\n")
 		trimmed := strings.TrimSpace(text)
-		fence := isFence(trimmed)
+		fence := mdfence.Opens(trimmed)
 		switch {
 		case fence && !fenced:
 			flush()
-			fenced, opened = true, fenceRun(trimmed)
+			fenced, opened = true, mdfence.Run(trimmed)
 			cur = paragraph{span: span{start, end}, material: true}
 			continue
 		case fenced:
 			cur.end = end
 			cur.words += len(strings.Fields(text))
-			if fence && closes(opened, trimmed) {
+			if fence && mdfence.Closes(opened, trimmed) {
 				fenced = false
 				out = append(out, cur)
 				cur = paragraph{}
@@ -453,33 +455,4 @@ func (q *Query) sourced(e Evidence, stems []string) Evidence {
 		e.Source = SourceMaterial
 	}
 	return e
-}
-
-// fenceRun returns the run of backticks or tildes a fence line opens
-// with.
-func fenceRun(trimmed string) string {
-	return trimmed[:len(trimmed)-len(strings.TrimLeft(trimmed, trimmed[:1]))]
-}
-
-// closes reports whether the fence line trimmed closes a block opened by
-// the fence opened: the same mark, at least as many, and nothing after
-// them (CommonMark). A file that holds a fenced block of its own is
-// pasted inside a longer fence ("````" around "```go"), and stays one
-// block.
-func closes(opened, trimmed string) bool {
-	run := fenceRun(trimmed)
-	return run[0] == opened[0] && len(run) >= len(opened) && strings.TrimSpace(trimmed[len(run):]) == ""
-}
-
-// isFence reports whether a trimmed line opens or closes a fenced code
-// block: three backticks or tildes, and for backticks an info string
-// without one (CommonMark), so "```ls``` works" is inline code in prose.
-func isFence(trimmed string) bool {
-	switch {
-	case strings.HasPrefix(trimmed, "~~~"):
-		return true
-	case strings.HasPrefix(trimmed, "```"):
-		return !strings.Contains(strings.TrimLeft(trimmed, "`"), "`")
-	}
-	return false
 }
