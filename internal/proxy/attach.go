@@ -44,9 +44,9 @@ var clientLine = regexp.MustCompile(`^(?:Called the \w+ tool with the following 
 // runs from its opening line to the last closing line before the next
 // opening of its kind (a file that holds a closing line of its own stays
 // inside), and one never closed is left as written; so is a wrapper
-// inside a fenced block the user wrote. One pass over the lines: a
-// message of a million lines with openers never closed costs what one
-// with none does.
+// inside a fenced block the user wrote. It costs a pass or two over the
+// lines whatever they hold: finding each opener's end by scanning ahead
+// made a message of openers never closed cost the square of its lines.
 func withAttachments(text string) string {
 	if !strings.Contains(text, "<stdin>") && !strings.Contains(text, "<content>") && !strings.Contains(text, "--- Content from referenced files ---") && !strings.Contains(text, "Called the ") {
 		return text // the common message pays four searches
