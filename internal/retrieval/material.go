@@ -148,7 +148,68 @@ func materialSpans(task string, kinds []*pastedKind) []materialSpan {
 		}
 		out = append(out, materialSpan{p.span, w})
 	}
-	return out
+	return withMentions(task, out)
+}
+
+// withMentions adds to spans, which are sorted and apart, a span of
+// MaterialWeight for each file the task mentions as clients let a user
+// attach one ("@schema.sql", "@src/app/main.ts"): the client sends the
+// file with the message, and its name is the file's, not the request's.
+// Read as the instruction's words, "write a changelog entry for @schema.sql"
+// routed an SQL skill beside the changelog one. A mention needs a file
+// extension, so a package scope ("@angular/core") or a handle ("@ravi")
+// stays the user's words.
+func withMentions(task string, spans []materialSpan) []materialSpan {
+	if !strings.Contains(task, "@") {
+		return spans
+	}
+	var out []materialSpan
+	j := 0
+	for off := 0; off < len(task); {
+		i := strings.IndexByte(task[off:], '@')
+		if i < 0 {
+			break
+		}
+		start := off + i
+		end := start + 1
+		for end < len(task) && !unicode.IsSpace(rune(task[end])) {
+			end++
+		}
+		off = end
+		if start > 0 && !unicode.IsSpace(rune(task[start-1])) {
+			continue // inside a word: an address, a version
+		}
+		if !isFileMention(task[start+1 : end]) {
+			continue
+		}
+		for j < len(spans) && int(spans[j].end) <= start {
+			out = append(out, spans[j])
+			j++
+		}
+		if j < len(spans) && int(spans[j].start) <= start {
+			continue // already in pasted material
+		}
+		out = append(out, materialSpan{span{int32(start), int32(end)}, MaterialWeight})
+	}
+	return append(out, spans[j:]...)
+}
+
+// isFileMention reports whether name, what follows an @, names a file:
+// a path whose last element has a short extension ("schema.sql",
+// "src/app/main.ts"), trailing punctuation aside.
+func isFileMention(name string) bool {
+	name = strings.TrimRight(name, ".,;:!?)\"'")
+	base := name[strings.LastIndexByte(name, '/')+1:]
+	dot := strings.LastIndexByte(base, '.')
+	if dot <= 0 || dot == len(base)-1 || len(base)-dot-1 > 5 {
+		return false
+	}
+	for _, r := range base[dot+1:] {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // materialSpan is a range of pasted material and the weight of a term
@@ -455,4 +516,14 @@ func (q *Query) sourced(e Evidence, stems []string) Evidence {
 		e.Source = SourceMaterial
 	}
 	return e
+}
+
+// pastedOnly reports whether evidence rests on terms found only in pasted
+// material, at MaterialWeight (a log, a config, code, an attached file),
+// not in a pasted document, whose words say what it is about. Such
+// evidence is no part of the task of a unit's own (Problem.OwnPart): a
+// file attached to "write a changelog entry" is what the change is, not
+// a second request, and its SQL made an SQL skill a second skill.
+func (q *Query) pastedOnly(e Evidence) bool {
+	return e.Source == SourceMaterial && q.weightOfAll(e.Terms) <= MaterialWeight
 }

@@ -83,6 +83,8 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "SQL", task: "Explain this:\n\nCREATE TABLE customers (\n  id SERIAL PRIMARY KEY,\n  email TEXT NOT NULL\n);\nSELECT email FROM customers WHERE id = 1;",
 			want: []string{"CREATE TABLE customers (\n  id SERIAL PRIMARY KEY,\n  email TEXT NOT NULL\n);\nSELECT email FROM customers WHERE id = 1;"}},
 		{name: "SQL's words in prose are prose", task: "Select the best option, then update the docs.\n\nFrom there, create table stakes for the launch.", want: nil},
+		{name: "a file mentioned to attach it", task: "write a changelog entry for @db/schema.sql, please", want: []string{"@db/schema.sql,"}},
+		{name: "a package scope, a handle and an address are the user's", task: "upgrade @angular/core, ask @ravi or bob@example.com", want: nil},
 		{name: "a CSV row", task: "Forecast this:\n\n2024-03-01,plant-7,412.6\nsite,kwh,peak", want: []string{"2024-03-01,plant-7,412.6\nsite,kwh,peak"}},
 	}
 	for _, tt := range tests {

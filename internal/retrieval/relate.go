@@ -115,7 +115,7 @@ func isTriggerEvidence(f string) bool {
 // ownParts computes OwnPart (see Problem.OwnPart) for every ordered pair
 // (a, b) of distinct candidates where b is lexical and has a part of its
 // own beside a.
-func ownParts(cands []Candidate, ev map[string][]Evidence, byName map[[2]string]bool) map[[2]string]float64 {
+func ownParts(cands []Candidate, ev map[string][]Evidence, byName map[[2]string]bool, pasted func(Evidence) bool) map[[2]string]float64 {
 	out := map[[2]string]float64{}
 	if len(cands) < 2 {
 		return out
@@ -129,7 +129,7 @@ func ownParts(cands []Candidate, ev map[string][]Evidence, byName map[[2]string]
 			if a.Name == b.Name || b.Origin != OriginLexical {
 				continue
 			}
-			if w, ok := ownPart(covered[i], covered[j], byName[[2]string{a.Name, b.Name}], ev[b.Name]); ok {
+			if w, ok := ownPart(covered[i], covered[j], byName[[2]string{a.Name, b.Name}], ev[b.Name], pasted); ok {
 				out[[2]string{a.Name, b.Name}] = w
 			}
 		}
@@ -159,10 +159,10 @@ func coveredTerms(ev []Evidence) map[string]bool {
 // as often a word of the same request as a second one: a pasted log or a
 // long description shares a word with every skill. How much own weight
 // is enough is the policy's to say (rule 10).
-func ownPart(covered, mine map[string]float64, byName bool, b []Evidence) (weight float64, ok bool) {
+func ownPart(covered, mine map[string]float64, byName bool, b []Evidence, pasted func(Evidence) bool) (weight float64, ok bool) {
 	var first string // b's first term of its own: two need no set
 	for _, e := range b {
-		if e.Weight <= 0 {
+		if e.Weight <= 0 || (pasted != nil && pasted(e)) {
 			continue
 		}
 		own := false
