@@ -248,12 +248,9 @@ func absPaths(paths []string) []string {
 // Current returns the latest catalog's compiler; it is never nil for a
 // catalog Watch returned, and nil for a nil *Live.
 func (l *Live) Current() *Compiler {
-	if l == nil {
-		// A host's "var live *Live" left unset when skills are off: as a
-		// nil *Compiler, no compiler.
-		return nil
-	}
-	if st := l.state.Load(); st != nil {
+	// A host's "var live *Live" left unset when skills are off: as a nil
+	// *Compiler, no compiler.
+	if st := l.loaded(); st != nil {
 		return st.c
 	}
 	return nil

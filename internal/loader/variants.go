@@ -73,26 +73,22 @@ func ParseCodexPolicy(data []byte) (CodexPolicy, []Misspelling, error) {
 // written as key with other case or "-" for "_" when key itself is not
 // there, recording that one in miss; nil when there is neither.
 func keyed(m *yaml.Node, key string, miss *[]Misspelling) *yaml.Node {
-	var near *yaml.Node
+	near := -1 // the index of the key written otherwise
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k := m.Content[i]
 		switch {
 		case k.Value == key:
 			return m.Content[i+1]
-		case near == nil && strings.ReplaceAll(strings.ToLower(k.Value), "-", "_") == key:
-			near = k
+		case near < 0 && strings.ReplaceAll(strings.ToLower(k.Value), "-", "_") == key:
+			near = i
 		}
 	}
-	if near == nil {
+	if near < 0 {
 		return nil
 	}
-	*miss = append(*miss, Misspelling{Line: near.Line, Key: near.Value, Want: key})
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i] == near {
-			return m.Content[i+1]
-		}
-	}
-	return nil
+	k := m.Content[near]
+	*miss = append(*miss, Misspelling{Line: k.Line, Key: k.Value, Want: key})
+	return m.Content[near+1]
 }
 
 // Manifest is a Skill-Router manifest.json.

@@ -172,11 +172,11 @@ func withMentions(task string, spans []materialSpan) []materialSpan {
 		}
 		start := off + i
 		end := start + 1
-		for end < len(task) && !unicode.IsSpace(rune(task[end])) {
+		for end < len(task) && !blank(task[end]) {
 			end++
 		}
 		off = end
-		if start > 0 && !unicode.IsSpace(rune(task[start-1])) {
+		if start > 0 && !blank(task[start-1]) {
 			continue // inside a word: an address, a version
 		}
 		if !isFileMention(task[start+1 : end]) {
@@ -527,3 +527,7 @@ func (q *Query) sourced(e Evidence, stems []string) Evidence {
 func (q *Query) pastedOnly(e Evidence) bool {
 	return e.Source == SourceMaterial && q.weightOfAll(e.Terms) <= MaterialWeight
 }
+
+// blank reports whether the byte c is an ASCII blank: a byte of a UTF-8
+// sequence is none (unicode.IsSpace would take 0x85 and 0xA0 for one).
+func blank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
