@@ -2,9 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,22 +71,54 @@ func runHookCmd(ts *testscript.TestScript, neg bool, args []string) {
 
 // waitBuildCmd waits for the builder a hook started to finish: `waitbuild
 // DIR` returns once the cache folder DIR holds a catalog cache file and no
-// build lock, and fails after three minutes (a bound on a stuck builder,
-// not a measure of a fast one: on a loaded 2-core machine running the
-// whole suite, one took over a minute to start).
+// build lock whose process runs (a lock left by a process gone is stale,
+// as the next hook finds it), and fails after three minutes, saying what
+// it found (a bound on a stuck builder, not a measure of a fast one: on a
+// loaded 2-core machine running the whole suite, one took over a minute
+// to start).
 func waitBuildCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitbuild DIR")
 	}
+	var caches, held []string
 	for range 3600 {
-		caches, _ := filepath.Glob(filepath.Join(args[0], "*.cache"))
-		locks, _ := filepath.Glob(filepath.Join(args[0], "*.lock"))
-		if len(caches) > 0 && len(locks) == 0 {
+		caches, _ = filepath.Glob(filepath.Join(args[0], "*.cache"))
+		held = heldLocks(args[0])
+		if len(caches) > 0 && len(held) == 0 {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	ts.Fatalf("no catalog cache built in %s within three minutes", args[0])
+	ts.Fatalf("no catalog cache built in %s within three minutes: %d cache files, locks held %q", args[0], len(caches), held)
+}
+
+// heldLocks lists the build locks in dir that a running process holds,
+// each with the process id it names ("" when none yet).
+func heldLocks(dir string) []string {
+	locks, _ := filepath.Glob(filepath.Join(dir, "*.lock"))
+	var held []string
+	for _, l := range locks {
+		data, err := os.ReadFile(l)
+		if err != nil {
+			continue // removed meanwhile
+		}
+		text := strings.TrimSpace(string(data))
+		if pid, err := strconv.Atoi(text); err == nil && gone(pid) {
+			continue
+		}
+		held = append(held, filepath.Base(l)+":"+text)
+	}
+	return held
+}
+
+// gone reports whether process pid has exited (never, where signals
+// cannot tell).
+func gone(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return true
+	}
+	return errors.Is(p.Signal(syscall.Signal(0)), os.ErrProcessDone)
 }
 
 // backdateCmd dates every file and folder below a path an hour back:

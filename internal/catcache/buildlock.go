@@ -201,11 +201,32 @@ func (c *Cache) ReleaseBuild(key Key, startedBy int) {
 	}
 	defer root.Close()
 	name := lockName(key)
-	info, err := root.Lstat(name)
-	if err != nil || !info.Mode().IsRegular() {
-		return
-	}
-	if pid, err := lockOwner(root, name); err == nil && pid > 0 && (pid == os.Getpid() || pid == startedBy) {
-		root.Remove(name)
+	for wait := time.Millisecond; ; wait *= 2 {
+		info, err := root.Lstat(name)
+		if err != nil || !info.Mode().IsRegular() {
+			return
+		}
+		pid, err := lockOwner(root, name)
+		if err != nil {
+			return
+		}
+		if pid > 0 {
+			if pid == os.Getpid() || pid == startedBy {
+				root.Remove(name)
+			}
+			return
+		}
+		// Empty: read between the starter's truncating the file and its
+		// writing this process's id (SetOwner), which comes at once.
+		// Left so, the lock would name a builder that has exited.
+		if wait > releaseWait {
+			return
+		}
+		time.Sleep(wait)
 	}
 }
+
+// releaseWait bounds how long ReleaseBuild waits for an empty lock to
+// name its builder, about twice over: a starter descheduled between its
+// two system calls on a loaded machine.
+const releaseWait = time.Second

@@ -92,6 +92,34 @@ func TestBuildLock(t *testing.T) {
 
 // TestBuildLockOfFinishedProcess: a builder that died holding its lock
 // leaves it stale at once.
+// TestReleaseBuildWhileNamed: a builder done while its starter names it
+// in the lock (the file truncated, the id not yet written) waits for the
+// id and removes the lock, rather than leaving one that names a builder
+// gone (CI once waited three minutes on such a lock).
+func TestReleaseBuildWhileNamed(t *testing.T) {
+	c := newCache(t)
+	key := Key{3}
+	if _, err := c.LockBuild(key); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(c.Dir, lockName(key))
+	if err := os.Truncate(file, 0); err != nil {
+		t.Fatal(err)
+	}
+	named := make(chan error, 1)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		named <- os.WriteFile(file, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	}()
+	c.ReleaseBuild(key, 1<<30-1)
+	if err := <-named; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(file); err == nil {
+		t.Error("ReleaseBuild left the lock its starter was naming it in")
+	}
+}
+
 func TestBuildLockOfFinishedProcess(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("process liveness is not checked here")
