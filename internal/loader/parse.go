@@ -111,7 +111,7 @@ func decodeFlag(v *yaml.Node, b *bool) bool {
 // true" would make an explicit-only skill automatic. Any other key is
 // returned as it is. "when-to-use" and "when_to_use" are both read.
 func spelled(s *diagSink, line int, what, key string, known map[string]string, present map[string]bool) string {
-	canon := strings.ReplaceAll(strings.ToLower(key), "_", "-")
+	canon := spellingOf(key)
 	want, ok := known[canon]
 	if !ok || key == want || (canon == "when-to-use" && key == "when-to-use") || present[want] {
 		return key
@@ -119,6 +119,10 @@ func spelled(s *diagSink, line int, what, key string, known map[string]string, p
 	s.add(line, ir.CodeMisspelledField, ir.SeverityWarning, "%s %q is read as %q: spell it so", what, key, want)
 	return want
 }
+
+// spellingOf is key as rlmc compares a key an author may have written with
+// other case or "_" for "-" (or "-" for "_"): lower case, with "-".
+func spellingOf(key string) string { return strings.ReplaceAll(strings.ToLower(key), "_", "-") }
 
 // NodeShape names the shape of a YAML value for a message ("a list",
 // "a whole number"), for skills and host policies alike.
@@ -428,7 +432,7 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 					// (metadata.openclaw: {requires: ...}): the value is
 					// left out and the skill stays usable. prolog-rlm is
 					// rlmc's own, and must be its JSON string.
-					if strings.ReplaceAll(strings.ToLower(mk.Value), "_", "-") == PrologRLMKey {
+					if spellingOf(mk.Value) == PrologRLMKey {
 						s.add(mk.Line+1, ir.CodeInvalidField, ir.SeverityError, "metadata.%s must be a string", mk.Value)
 						valid = false
 						continue

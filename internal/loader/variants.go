@@ -74,12 +74,13 @@ func ParseCodexPolicy(data []byte) (CodexPolicy, []Misspelling, error) {
 // there, recording that one in miss; nil when there is neither.
 func keyed(m *yaml.Node, key string, miss *[]Misspelling) *yaml.Node {
 	near := -1 // the index of the key written otherwise
+	folded := spellingOf(key)
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k := m.Content[i]
 		switch {
 		case k.Value == key:
 			return m.Content[i+1]
-		case near < 0 && strings.ReplaceAll(strings.ToLower(k.Value), "-", "_") == key:
+		case near < 0 && spellingOf(k.Value) == folded:
 			near = i
 		}
 	}
