@@ -234,6 +234,14 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 		return usageErr{fmt.Errorf("%s: want %s", m[1], want)}
 	}
+	if args := cmd.Flags().Args(); cmd.HasAvailableSubCommands() && len(args) > 0 {
+		// "rlmc comple --task x": cobra found no command "comple" and
+		// parsed the flags meant for it as rlmc's own. The mistyped
+		// command is the error to report, not the flag.
+		if cerr := noCommand(cmd, args); cerr != nil {
+			return usageErr{cerr}
+		}
+	}
 	m := unknownFlagRE.FindStringSubmatch(err.Error())
 	if m == nil {
 		return usageErr{err}
