@@ -195,13 +195,13 @@ func (r *compilation) analyze(req Request) (*input, error) {
 	}
 	for _, n := range p.Mandatory {
 		if _, ok := r.c.cat.Lookup(n); !ok {
-			return nil, &Error{Code: ErrUnknownUnit, Unit: n, Message: fmt.Sprintf("mandatory unit %q is not in the catalog", n)}
+			return nil, &Error{Code: ErrUnknownUnit, Unit: n, Message: fmt.Sprintf("mandatory unit %q is not in the catalog%s", n, nameHint(r.c.cat, n))}
 		}
 		in.mandatory[n] = true
 	}
 	for _, n := range req.Select {
 		if _, ok := r.c.cat.Lookup(n); !ok {
-			return nil, &Error{Code: ErrUnknownUnit, Unit: n, Message: fmt.Sprintf("selected unit %q is not in the catalog", n)}
+			return nil, &Error{Code: ErrUnknownUnit, Unit: n, Message: fmt.Sprintf("selected unit %q is not in the catalog%s", n, nameHint(r.c.cat, n))}
 		}
 		in.explicit[n] = true
 	}

@@ -205,7 +205,7 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	for _, n := range c.policy.names() {
 		if _, ok := cat.Lookup(n); !ok {
 			path, line := c.policy.at("", n)
-			c.diags.Add(ir.Diagnostic{Path: path, Line: line, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog", n)})
+			c.diags.Add(ir.Diagnostic{Path: path, Line: line, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog%s", n, nameHint(cat, n))})
 		}
 	}
 	c.diags.Sort()
@@ -386,7 +386,7 @@ func UnknownNames(c *Compiler, field string, names []string) ir.Diagnostics {
 			break
 		}
 		out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
-			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog", field, ir.Quote(n))})
+			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog%s", field, ir.Quote(n), nameHint(c.cat, n))})
 	}
 	return out
 }

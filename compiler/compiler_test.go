@@ -414,3 +414,37 @@ func TestUnknownNames(t *testing.T) {
 		})
 	}
 }
+
+// TestNameHint: a select, deny or mandatory name one or two edits from a
+// unit's says which unit it most likely meant; a name near none says
+// nothing more.
+func TestNameHint(t *testing.T) {
+	c := build(t, map[string]string{
+		"r/SKILL.md": skill("code-review", "Review code changes.", "", ""),
+		"d/SKILL.md": skill("docker", "Write a Dockerfile.", "", ""),
+	}, Policy{})
+	tests := []struct {
+		name, unit string
+		want       string
+	}{
+		{name: "letters swapped", unit: "code-reveiw", want: `; did you mean "code-review"?`},
+		{name: "upper case", unit: "Docker", want: `; did you mean "docker"?`},
+		{name: "near none", unit: "kubernetes", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := nameHint(c.cat, tt.unit); got != tt.want {
+				t.Errorf("got %q; want %q", got, tt.want)
+			}
+			warn := UnknownNames(c, "deny", []string{tt.unit})
+			if len(warn) != 1 || !strings.HasSuffix(warn[0].Message, "catalog"+tt.want) {
+				t.Errorf("got warnings %v; want one ending %q", warn, "catalog"+tt.want)
+			}
+			_, err := c.Compile(context.Background(), Request{Task: "review", Select: []string{tt.unit}})
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Code != ErrUnknownUnit || !strings.HasSuffix(ce.Message, "catalog"+tt.want) {
+				t.Errorf("got error %v; want %s ending %q", err, ErrUnknownUnit, "catalog"+tt.want)
+			}
+		})
+	}
+}

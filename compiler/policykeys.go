@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/suggest"
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // PolicyKeyError is a policy key the Policy type does not know: most often
@@ -181,6 +182,23 @@ func yamlKeys(t reflect.Type) map[string]reflect.StructField {
 // most a third of its length, and at most 2), or "".
 func closest(key string, names []string) string {
 	return suggest.Closest(key, names, min(2, max(1, len(key)/3)))
+}
+
+// nameHint is "; did you mean NAME?" when a unit of cat is named within a
+// small edit distance of name, which answers to none (closest), else "":
+// a select, deny or mandatory entry one typo from a unit most likely
+// meant that unit.
+func nameHint(cat *ir.Catalog, name string) string {
+	names := make([]string, 0, len(cat.Units))
+	for _, u := range cat.Units {
+		if n := len(names); n == 0 || names[n-1] != u.Name { // sorted by name
+			names = append(names, u.Name)
+		}
+	}
+	if c := closest(name, names); c != "" {
+		return "; did you mean " + ir.Quote(c) + "?"
+	}
+	return ""
 }
 
 // shapeOf names what a value of Go type t must be, as checkShape says it.

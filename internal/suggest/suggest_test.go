@@ -1,6 +1,9 @@
 package suggest
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 func TestDistance(t *testing.T) {
 	for _, tt := range []struct {
@@ -39,5 +42,30 @@ func TestClosest(t *testing.T) {
 				t.Errorf("Closest(%q): got %q; want %q", tt.word, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestWithin: the bounded distance Closest uses agrees with Distance on
+// every pair, within the limit or not, short or long.
+func TestWithin(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	word := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "abc-"[r.IntN(4)]
+		}
+		return string(b)
+	}
+	for range 20000 {
+		a, b := word(r.IntN(8)), word(r.IntN(8))
+		if r.IntN(50) == 0 {
+			a, b = word(60+r.IntN(10)), word(60+r.IntN(10))
+		}
+		limit := r.IntN(4)
+		want := Distance(a, b)
+		got, ok := within(a, b, limit)
+		if ok != (want <= limit) || ok && got != want {
+			t.Fatalf("within(%q, %q, %d): got %d, %v; want %d", a, b, limit, got, ok, want)
+		}
 	}
 }
