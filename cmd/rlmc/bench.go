@@ -68,6 +68,12 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if len(c.Catalog().Units) == 0 && !c.Diagnostics().HasErrors() {
+		// Against no skill every no_route case is right: figures of
+		// nothing, from a mistyped folder or a checkout missing. (A
+		// catalog with errors fails below, saying which.)
+		return &exitError{code: exitFailure, err: fmt.Errorf("--catalog: no skill found under %s: nothing was measured", ir.Printable(p.catalog))}
+	}
 	unknown := bench.UnknownSkills(cases, c.Catalog())
 	for _, u := range unknown {
 		fmt.Fprintf(stderr, "rlmc: %s: %s\n", p.cases, u)

@@ -425,6 +425,14 @@ func (r *Runner) Run(ctx context.Context, c *Case) Outcome {
 		fail("loading: %v", err)
 		return out
 	}
+	if !c.HasCatalog() && len(primary.Catalog().Units) == 0 {
+		// Against no skill, a case that says what must not load passes
+		// whatever rlmc does: a root mistyped or a checkout missing
+		// would turn a safety suite into a vacuous pass. (A case's own
+		// skills/ may leave none on purpose: a policy excluding them.)
+		fail("the catalog has no skill: nothing was checked (%s)", r.catalogWhere())
+		return out
+	}
 	var (
 		relocated, variant *compiler.Compiler
 	)
@@ -543,6 +551,15 @@ func (r *Runner) tempDir() (string, error) {
 		return r.TempDir()
 	}
 	return os.MkdirTemp("", "rlmc-case-")
+}
+
+// catalogWhere names the roots a case without a catalog of its own runs
+// against, for a failure.
+func (r *Runner) catalogWhere() string {
+	if len(r.Roots) == 0 {
+		return "no skill root"
+	}
+	return "roots " + strings.Join(r.Roots, ", ")
 }
 
 // compiler loads the catalog a case runs against.
