@@ -392,16 +392,24 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		// is cut off at its deadline would never get to, prompt after
 		// prompt.
 		key := compiler.CacheKey(opts, pol, cache)
-		if cache.Building(key) {
-			// Another prompt's builder is at work: a load here would
-			// only slow it down.
+		has, busy := cache.Has(key), cache.Building(key)
+		if busy && !has {
+			// Another prompt's builder is at work, and there is no file
+			// to start from: a load here would only slow it down.
 			return nil, notReady()
 		}
 		args := buildArgs(opts.Roots, p.policy)
 		var cancel context.CancelFunc
 		loadCtx, cancel = context.WithCancel(ctx)
 		defer cancel()
-		cold.begin(func() error { return startBuilder(cache, key, args) }, cancel, !cache.Has(key), p.loadBy)
+		// With a builder at work, the file may still serve this prompt
+		// as it stands (the lock may be one left behind): the load is
+		// left at once if it turns out to build.
+		loadBy := p.loadBy
+		if busy {
+			loadBy = time.Time{}
+		}
+		cold.begin(func() error { return startBuilder(cache, key, args) }, cancel, !has, loadBy)
 		defer cold.end()
 		onBuild := cache.OnBuild
 		cache.OnBuild = func() {

@@ -103,7 +103,8 @@ func heldLocks(dir string) []string {
 			continue // removed meanwhile
 		}
 		text := strings.TrimSpace(string(data))
-		if pid, err := strconv.Atoi(text); err == nil && gone(pid) {
+		first, _, _ := strings.Cut(text, " ") // the id, then when its process started
+		if pid, err := strconv.Atoi(first); err == nil && gone(pid) {
 			continue
 		}
 		held = append(held, filepath.Base(l)+":"+text)

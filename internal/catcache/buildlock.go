@@ -17,10 +17,12 @@ import (
 // starts the process that does, and the builder removes it when done.
 //
 // The file holds the process id of whoever took it as it is made, then
-// the builder's once it is started. A lock whose process is gone (a
-// builder killed, or a hook killed before it started one), older than
-// lockAge whatever it holds, empty for longer than emptyLockAge (made by
-// a process killed before it wrote its id) or dated in the future is
+// the builder's once it is started, each with when that process started
+// where the system says (processStart). A lock whose process is gone (a
+// builder killed, or a hook killed before it started one) or is another
+// that has its id since, older than lockAge whatever it holds, without an
+// id for longer than emptyLockAge (made by a process killed before it
+// wrote one, or written by something else) or dated in the future is
 // stale: the next LockBuild removes it and takes the lock.
 
 // lockSuffix ends the name of a build lock.
@@ -86,32 +88,60 @@ func live(root *os.Root, name string, now time.Time) bool {
 	if age := now.Sub(info.ModTime()); age > lockAge || age < -time.Minute {
 		return false
 	}
-	pid, err := lockOwner(root, name)
-	if err != nil {
-		return true // it is there: someone made it
+	o, err := lockOwner(root, name)
+	if err != nil || o.pid <= 0 {
+		// Not written yet, or not by rlmc.
+		return now.Sub(info.ModTime()) <= emptyLockAge
 	}
-	if pid <= 0 {
-		return now.Sub(info.ModTime()) <= emptyLockAge // not written yet
+	if !processAlive(o.pid) {
+		return false
 	}
-	return processAlive(pid)
+	start := processStart(o.pid)
+	return o.start == "" || start == "" || start == o.start
 }
 
-// lockOwner reads the process id a lock file holds, 0 when it holds none
-// yet; opened as a cache file is, never through a link or waiting on a
-// FIFO.
-func lockOwner(root *os.Root, name string) (int, error) {
+// owner is what a lock file holds: a process id, and when that process
+// started ("" where the system does not say).
+type owner struct {
+	pid   int
+	start string
+}
+
+// ownerText is the content of a lock held by process pid.
+func ownerText(pid int) string {
+	if start := processStart(pid); start != "" {
+		return strconv.Itoa(pid) + " " + start + "\n"
+	}
+	return strconv.Itoa(pid) + "\n"
+}
+
+// lockOwner reads the owner a lock file holds, a zero one when it holds
+// none yet; opened as a cache file is, never through a link or waiting on
+// a FIFO.
+func lockOwner(root *os.Root, name string) (owner, error) {
 	f, err := root.OpenFile(name, readFlags, 0)
 	if err != nil {
-		return 0, err
+		return owner{}, err
 	}
 	defer f.Close()
-	var buf [32]byte
+	var buf [64]byte
 	n, _ := f.Read(buf[:])
-	text := strings.TrimSpace(string(buf[:n]))
-	if text == "" {
-		return 0, nil
+	fields := strings.Fields(string(buf[:n]))
+	if len(fields) == 0 {
+		return owner{}, nil
 	}
-	return strconv.Atoi(text)
+	if len(fields) > 2 {
+		return owner{}, errors.New("not a build lock")
+	}
+	pid, err := strconv.Atoi(fields[0])
+	if err != nil {
+		return owner{}, err
+	}
+	o := owner{pid: pid}
+	if len(fields) == 2 {
+		o.start = fields[1]
+	}
+	return o, nil
 }
 
 // LockBuild takes the build lock of key, making the cache folder when it
@@ -133,7 +163,7 @@ func (c *Cache) LockBuild(key Key) (*BuildLock, error) {
 			// This process's id at once: a hook killed before it starts
 			// its builder leaves a lock that is stale as soon as it is
 			// gone, not one that holds nothing for lockAge.
-			_, err = f.WriteString(strconv.Itoa(os.Getpid()) + "\n")
+			_, err = f.WriteString(ownerText(os.Getpid()))
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}
@@ -170,7 +200,7 @@ func (l *BuildLock) SetOwner(pid int) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString(strconv.Itoa(pid) + "\n")
+	_, err = f.WriteString(ownerText(pid))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -206,12 +236,12 @@ func (c *Cache) ReleaseBuild(key Key, startedBy int) {
 		if err != nil || !info.Mode().IsRegular() {
 			return
 		}
-		pid, err := lockOwner(root, name)
+		o, err := lockOwner(root, name)
 		if err != nil {
 			return
 		}
-		if pid > 0 {
-			if pid == os.Getpid() || pid == startedBy {
+		if o.pid > 0 {
+			if o.pid == os.Getpid() || o.pid == startedBy {
 				root.Remove(name)
 			}
 			return

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -148,8 +149,10 @@ func TestBuildLockOfFinishedProcess(t *testing.T) {
 
 // TestBuildLockStaleWithoutOwner: a lock names the process that took it
 // from the start; one that holds no process id (its maker killed before it
-// wrote one) is live for emptyLockAge only, and one dated in the future is
-// stale.
+// wrote one, or something else wrote it) is live for emptyLockAge only,
+// one dated in the future is stale, and so is one naming a running
+// process that started at another time than the lock says (a process id
+// used again: PID 1 held a builder's lock for ten minutes).
 func TestBuildLockStaleWithoutOwner(t *testing.T) {
 	c := newCache(t)
 	key := Key{3}
@@ -161,21 +164,33 @@ func TestBuildLockStaleWithoutOwner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := strconv.Itoa(os.Getpid()) + "\n"; string(data) != want {
+	if want := ownerText(os.Getpid()); string(data) != want || !strings.HasPrefix(want, strconv.Itoa(os.Getpid())) {
 		t.Errorf("a lock just taken holds %q; want %q, its maker's id", data, want)
 	}
+	me := strconv.Itoa(os.Getpid())
 	tests := []struct {
-		name string
-		age  time.Duration
-		live bool
+		name, content string
+		age           time.Duration
+		live          bool
 	}{
-		{"empty, just made", 0, true},
-		{"empty, made long ago", emptyLockAge + time.Second, false},
-		{"empty, dated in the future", -time.Hour, false},
+		{"empty, just made", "", 0, true},
+		{"empty, made long ago", "", emptyLockAge + time.Second, false},
+		{"empty, dated in the future", "", -time.Hour, false},
+		{"not a process id, just made", "not-a-pid\n", 0, true},
+		{"not a process id, made long ago", "not-a-pid\n", emptyLockAge + time.Second, false},
+		{"this process, no start", me + "\n", time.Minute, true},
+		{"this process, its start", ownerText(os.Getpid()), time.Minute, true},
+	}
+	if processStart(os.Getpid()) != "" {
+		tests = append(tests, struct {
+			name, content string
+			age           time.Duration
+			live          bool
+		}{"this process's id, another start", me + " 1\n", time.Minute, false})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := os.WriteFile(name, nil, 0o600); err != nil {
+			if err := os.WriteFile(name, []byte(tt.content), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			when := time.Now().Add(-tt.age)

@@ -28,3 +28,6 @@ const noFollow = 0
 // processAlive cannot tell here: a lock is honoured until it is lockAge
 // old.
 func processAlive(int) bool { return true }
+
+// processStart cannot tell here.
+func processStart(int) string { return "" }

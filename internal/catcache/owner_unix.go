@@ -4,6 +4,8 @@ package catcache
 
 import (
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/rlmc-dev/rlmc/internal/safefs"
@@ -34,4 +36,28 @@ const noFollow = syscall.O_NOFOLLOW
 func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || err == syscall.EPERM
+}
+
+// processStart returns when process pid started, as the system counts it
+// (Linux's /proc/PID/stat start time, in clock ticks since boot), or ""
+// where the system does not say. A process id is used again once its
+// process is gone: a builder killed (by the OOM killer, a reboot) leaves a
+// lock whose id another process may hold minutes later.
+func processStart(pid int) string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	// The command name, in parentheses, may hold blanks and parentheses:
+	// the fields that follow it start after the last ')'.
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(string(data[i+1:]))
+	const startField = 22 - 3 // field 22 counted from the state, field 3
+	if len(f) <= startField {
+		return ""
+	}
+	return f[startField]
 }
