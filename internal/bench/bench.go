@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -66,22 +67,11 @@ func ReadCases(file string) (cases []Case, notes []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var gold struct {
-		Cases []struct {
-			ID           string            `json:"id"`
-			Category     string            `json:"category"`
-			Prompt       string            `json:"prompt"`
-			Expected     compiler.Decision `json:"expected"`
-			Skills       []string          `json:"skills"`
-			Alternatives []string          `json:"alternatives"`
-		} `json:"cases"`
-	}
-	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(data, &gold) == nil && len(gold.Cases) > 0 {
-		out := make([]Case, len(gold.Cases))
-		for i, g := range gold.Cases {
-			out[i] = Case{ID: g.ID, Task: g.Prompt, Expected: g.Expected, Skills: g.Skills, Alternatives: g.Alternatives, Category: g.Category}
+	if gold, notes, ok, err := readGoldSet(file, data); ok || err != nil {
+		if err != nil {
+			return nil, nil, err
 		}
-		return out, nil, checkCases(file, out, nil)
+		return gold, notes, checkCases(file, gold, nil)
 	}
 	var (
 		out   []Case
@@ -89,8 +79,9 @@ func ReadCases(file string) (cases []Case, notes []string, err error) {
 		said  = map[string]bool{}
 	)
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for line := 1; sc.Scan(); line++ {
+	sc.Buffer(make([]byte, 1<<20), maxCaseLine)
+	line := 1
+	for ; sc.Scan(); line++ {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
@@ -99,7 +90,7 @@ func ReadCases(file string) (cases []Case, notes []string, err error) {
 		var c Case
 		unknown, err := strictjson.UnmarshalKnown(sc.Bytes(), &c)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %v", file, line, err)
+			return nil, nil, fmt.Errorf("%s:%d: %w", file, line, strictjson.Explain(err))
 		}
 		for _, k := range unknown {
 			if !said[k] {
@@ -111,12 +102,74 @@ func ReadCases(file string) (cases []Case, notes []string, err error) {
 		lines = append(lines, line)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, err
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, nil, fmt.Errorf("%s:%d: the line is longer than %d MiB: one case per line", file, line, maxCaseLine>>20)
+		}
+		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if len(out) == 0 {
 		return nil, nil, fmt.Errorf("%s: no cases", file)
 	}
 	return out, notes, checkCases(file, out, lines)
+}
+
+// maxCaseLine bounds a JSONL case's line: a task at the compile's limit
+// of 1 MiB, with the escapes JSON writes it with.
+const maxCaseLine = 8 << 20
+
+// goldCase is a case of a Skill Router gold set.
+type goldCase struct {
+	ID           string            `json:"id"`
+	Category     string            `json:"category"`
+	Prompt       string            `json:"prompt"`
+	Expected     compiler.Decision `json:"expected"`
+	Skills       []string          `json:"skills"`
+	Alternatives []string          `json:"alternatives"`
+	// The set's own notes on a case, which nothing here reads.
+	Reason  json.RawMessage `json:"reason"`
+	Ordered json.RawMessage `json:"ordered"`
+}
+
+// readGoldSet reads data as a Skill Router gold set when it is one JSON
+// object holding "cases" (ok): each case read as JSONL's are, its keys as
+// spelt and each once, a key of its own left out and said in notes, a
+// value of the wrong kind refused with the case's number. Other keys of
+// the set (its schema version, a description) are its own.
+func readGoldSet(file string, data []byte) (cases []Case, notes []string, ok bool, err error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
+		return nil, nil, false, nil
+	}
+	var set struct {
+		Cases []json.RawMessage `json:"cases"`
+	}
+	if _, err := strictjson.UnmarshalKnown(trimmed, &set); err != nil {
+		// One JSON object but not a set: a file of one JSONL case,
+		// read as such.
+		return nil, nil, false, nil
+	}
+	if set.Cases == nil {
+		return nil, nil, false, nil
+	}
+	if len(set.Cases) == 0 {
+		return nil, nil, true, fmt.Errorf("%s: no cases", file)
+	}
+	said := map[string]bool{}
+	for i, raw := range set.Cases {
+		var g goldCase
+		unknown, err := strictjson.UnmarshalKnown(raw, &g)
+		if err != nil {
+			return nil, nil, true, fmt.Errorf("%s: case %d: %w", file, i+1, strictjson.Explain(err))
+		}
+		for _, k := range unknown {
+			if !said[k] {
+				said[k] = true
+				notes = append(notes, fmt.Sprintf("%s: case %d: key %q is no case field; left out", file, i+1, k))
+			}
+		}
+		cases = append(cases, Case{ID: g.ID, Task: g.Prompt, Expected: g.Expected, Skills: g.Skills, Alternatives: g.Alternatives, Category: g.Category})
+	}
+	return cases, notes, true, nil
 }
 
 // checkCases refuses a case without an id or a task, one whose id an
@@ -165,14 +218,21 @@ func checkCases(file string, cases []Case, lines []int) error {
 }
 
 // UnknownSkills returns, one line each, the skills the cases name as gold,
-// alternatives or selections that no unit of cat is named: a misspelt
-// label that would count every answer as wrong.
+// alternatives, selections or denials that no unit of cat is named: a
+// misspelt label that would count every answer as wrong, or deny nothing.
 func UnknownSkills(cases []Case, cat *ir.Catalog) []string {
 	var out []string
 	for _, c := range cases {
 		for _, n := range slices.Concat(c.Skills, c.Alternatives, c.Select) {
 			if _, ok := cat.Lookup(n); !ok {
 				out = append(out, fmt.Sprintf("case %q names skill %q, which the catalog does not have", c.ID, n))
+			}
+		}
+		// A deny naming no unit denies nothing: most likely a typo for
+		// a skill that stays allowed.
+		for _, n := range c.Deny {
+			if _, ok := cat.Lookup(n); !ok {
+				out = append(out, fmt.Sprintf("case %q denies skill %q, which the catalog does not have", c.ID, n))
 			}
 		}
 	}

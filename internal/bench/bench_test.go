@@ -347,3 +347,41 @@ func TestStyles(t *testing.T) {
 		t.Errorf("no style: got %v; want nil", got)
 	}
 }
+
+// TestReadCasesGoldSet: a Skill Router gold set is read as strictly as
+// JSONL: a value of the wrong kind or a repeated key is refused with the
+// case's number (it fell through to the JSONL reader as "FILE:1: EOF", or
+// the last "prompt" won), a key of its own is said, and a task line longer
+// than the old 1 MiB bound is read.
+func TestReadCasesGoldSet(t *testing.T) {
+	tests := []struct {
+		name, data string
+		wantErr    string
+		wantNotes  int
+	}{
+		{name: "wrong kind", data: `{"cases": [{"id": "a", "category": "c", "prompt": "x", "expected": "route", "skills": "s"}]}`, wantErr: "case 1: skills: a string where an array goes"},
+		{name: "repeated key", data: `{"cases": [{"id": "a", "category": "c", "prompt": "x", "prompt": "y", "expected": "route", "skills": ["s"]}]}`, wantErr: `case 1: key "prompt" is given more than once`},
+		{name: "misspelt key", data: `{"cases": [{"id": "a", "category": "c", "prompt": "x", "expected": "route", "skills": ["s"], "alternativs": ["t"]}]}`, wantNotes: 1},
+		{name: "the set's own keys", data: `{"schema_version": 1, "note": "n", "cases": [{"id": "a", "category": "c", "prompt": "x", "expected": "route", "skills": ["s"], "reason": "r", "ordered": true}]}`},
+		{name: "no cases", data: `{"cases": []}`, wantErr: "no cases"},
+		{name: "a long JSONL line", data: `{"id": "a", "task": "` + strings.Repeat("x ", 600_000) + `", "expected": "no_route", "category": "c"}`},
+		{name: "JSONL cut short", data: `{"id": "a", "task": "x", "expected"`, wantErr: ":1: the JSON ends before its value does"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := t.TempDir() + "/cases.json"
+			if err := os.WriteFile(file, []byte(tt.data+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, notes, err := ReadCases(file)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("got %v; want no error", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("got error %v; want one holding %q", err, tt.wantErr)
+			case len(notes) != tt.wantNotes:
+				t.Errorf("got notes %q; want %d", notes, tt.wantNotes)
+			}
+		})
+	}
+}
