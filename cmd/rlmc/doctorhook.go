@@ -49,6 +49,9 @@ func doctorHooks(ctx context.Context, r *doctorReport, project, home string) {
 			r.add(secHook, ir.SeverityError, findHookSettings, "%s: %s: Claude Code cannot read it either", ir.Printable(file), ir.EscapeText(err.Error()))
 			continue
 		}
+		if key := repeatedHookKey(data); key != "" {
+			r.add(secHook, ir.SeverityError, findHookSettings, "%s: %s is given more than once: Claude Code reads the last one only, and the hooks of the others never run", ir.Printable(file), key)
+		}
 		for _, h := range hooks {
 			switch hc := readHookCommand(h.Command); {
 			case hc.prog != "":

@@ -199,7 +199,7 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 	default:
 		changed = true
 		fmt.Fprintf(stdout, "%screate %s\n", would, ir.Printable(skills)+string(filepath.Separator))
-		warnOutside(p.dir, skills, passive(would, "created"), stderr)
+		warnOutside(p.dir, skills, passiveIs(would, "created"), stderr)
 		example := filepath.Join(skills, exampleSkillName, "SKILL.md")
 		madeExample = !p.bare
 		if !p.bare {
@@ -288,7 +288,7 @@ func initHook(p initParams, edit hookEdit, would string, stdout, stderr io.Write
 		}
 		return false, nil
 	}
-	warnOutside(p.dir, file, passive(would, "changed"), stderr)
+	warnOutside(p.dir, file, passiveIs(would, "changed"), stderr)
 	if p.dryRun {
 		// The diff names the file within the project, so that it
 		// applies there whatever the project's path: patch -p0 -d DIR.
@@ -312,7 +312,7 @@ func warnOutside(dir, path, change string, stderr io.Writer) {
 	if loader.Within(landsAt(dir), real) {
 		return
 	}
-	fmt.Fprintf(stderr, "rlmc: warning: %s leads outside %s through a link: %s is what is %s\n", ir.Printable(path), ir.Printable(dir), ir.Printable(real), change)
+	fmt.Fprintf(stderr, "rlmc: warning: %s leads outside %s through a link: %s is what %s\n", ir.Printable(path), ir.Printable(dir), ir.Printable(real), change)
 }
 
 // passive is "created" as init says it of what it does, or "would be
@@ -322,6 +322,14 @@ func passive(would, done string) string {
 		return "would be " + done
 	}
 	return done
+}
+
+// passiveIs is passive after "what": "is created", or "would be created".
+func passiveIs(would, done string) string {
+	if would != "" {
+		return passive(would, done)
+	}
+	return "is " + done
 }
 
 // landsAt returns path with the links of its deepest existing part

@@ -75,6 +75,9 @@ func installedHookList(settings []byte) ([]claudeHook, error) {
 	if err := strictDecode(settings, &top); err != nil {
 		return nil, err
 	}
+	if top == nil { // null
+		return nil, fmt.Errorf("the top level is not an object: %w", errSettingsShape)
+	}
 	raw, ok := top["hooks"]
 	if !ok {
 		return nil, nil
@@ -110,6 +113,28 @@ func installedHookList(settings []byte) ([]claudeHook, error) {
 		}
 	}
 	return out, nil
+}
+
+// repeatedHookKey returns the first key on the path to the prompt hooks
+// ("hooks", then hooks.UserPromptSubmit) that settings names twice in one
+// object, "" when none: Claude Code reads the last, and the hooks of the
+// others never run, whatever they hold. settings must parse.
+func repeatedHookKey(settings []byte) string {
+	top, err := scanJSON(settings)
+	if err != nil || top.kind != '{' {
+		return ""
+	}
+	hooks, err := top.member("hooks")
+	switch {
+	case err != nil:
+		return "hooks"
+	case hooks == nil || hooks.kind != '{':
+		return ""
+	}
+	if _, err := hooks.member(hookEvent); err != nil {
+		return "hooks." + hookEvent
+	}
+	return ""
 }
 
 // strictDecode decodes one JSON value into v and refuses trailing data.
