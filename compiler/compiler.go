@@ -202,10 +202,18 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 		}
 	}
 	c.diags = append(c.diags, c.index.Diagnostics()...)
+	hinted := 0
 	for _, n := range c.policy.names() {
 		if _, ok := cat.Lookup(n); !ok {
 			path, line := c.policy.at("", n)
-			c.diags.Add(ir.Diagnostic{Path: path, Line: line, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog%s", n, nameHint(cat, n))})
+			// A policy shared by many catalogs may name thousands of
+			// units this one lacks: the closest name is looked for in
+			// the first few only, a load's bound.
+			hint := ""
+			if hinted < maxUnknownNamed {
+				hint, hinted = nameHint(cat, n), hinted+1
+			}
+			c.diags.Add(ir.Diagnostic{Path: path, Line: line, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog%s", n, hint)})
 		}
 	}
 	c.diags.Sort()

@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -149,9 +148,7 @@ func ParsePolicy(data []byte) (Policy, error) {
 		return Policy{}, err
 	}
 	var p Policy
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&p); err != nil && err.Error() != "EOF" {
+	if err := decodePolicy(doc, &p); err != nil {
 		return Policy{}, fmt.Errorf("invalid policy: %v", err)
 	}
 	// Each value outside its range is named with its key's line.
@@ -167,6 +164,61 @@ func ParsePolicy(data []byte) (Policy, error) {
 	}
 	p.source.lines, p.source.exclude = nameLines(doc), valueLine(doc, "exclude")
 	return p, nil
+}
+
+// decodePolicy decodes the policy document doc, whose keys and shapes
+// checkPolicyKeys has checked, into p. The mappings keyed by unit name
+// (priority, requires) may hold an entry per skill of a large catalog, and
+// yaml.v3 checks a mapping's keys for repeats pairwise as it decodes it,
+// in time quadratic in its length (60,000 priorities took 18 s), though
+// DecodeYAML has refused repeats already: they are decoded entry by entry.
+func decodePolicy(doc *yaml.Node, p *Policy) error {
+	if doc == nil || len(doc.Content) == 0 {
+		return nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return root.Decode(p)
+	}
+	byName := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k, v := root.Content[i].Value, root.Content[i+1]; (k == "priority" || k == "requires") && v.Kind == yaml.MappingNode {
+			byName[k] = v
+		}
+	}
+	// Decoded without their entries, which are put back after.
+	held := map[*yaml.Node][]*yaml.Node{}
+	for _, v := range byName {
+		held[v], v.Content = v.Content, nil
+	}
+	err := root.Decode(p)
+	for v, content := range held {
+		v.Content = content
+	}
+	if err != nil {
+		return err
+	}
+	if v := byName["priority"]; v != nil {
+		p.Priority = make(map[string]int, len(v.Content)/2)
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			var n int
+			if err := v.Content[i+1].Decode(&n); err != nil {
+				return err
+			}
+			p.Priority[v.Content[i].Value] = n
+		}
+	}
+	if v := byName["requires"]; v != nil {
+		p.Requires = make(map[string][]string, len(v.Content)/2)
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			var deps []string
+			if err := v.Content[i+1].Decode(&deps); err != nil {
+				return err
+			}
+			p.Requires[v.Content[i].Value] = deps
+		}
+	}
+	return nil
 }
 
 // Validate checks the ranges ParsePolicy checks, for a Policy built in
@@ -196,6 +248,16 @@ func (p Policy) check(written func(key ...string) bool) (*PolicyValueError, []st
 		if r == "" {
 			// It would name the policy file's own folder.
 			return bad("folder paths", `""`, "roots")
+		}
+	}
+	for _, l := range []struct {
+		key   string
+		names []string
+	}{{"mandatory", p.Mandatory}, {"deny", p.Deny}} {
+		if slices.Contains(l.names, "") {
+			// A unit name left empty names no unit: a deny that denies
+			// nothing.
+			return bad("unit names", `""`, l.key)
 		}
 	}
 	for _, e := range p.Exclude {

@@ -81,11 +81,18 @@ func checkFields(n *yaml.Node, t reflect.Type, prefix string) error {
 // checkShape checks that the value n has the shape Go type t needs (a
 // list for a slice, a mapping for a map or struct, a number for a
 // number), so that a mistake reads as the key and what it wants, not as
-// yaml.v3's "cannot unmarshal !!str into []string". An empty value is
-// the zero value, and any scalar reads as a string.
+// yaml.v3's "cannot unmarshal !!str into []string". An empty value is an
+// empty list or mapping, and no number or string; any scalar reads as a
+// string.
 func checkShape(n *yaml.Node, t reflect.Type, key string) error {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
-		return nil
+		switch t.Kind() {
+		case reflect.Int, reflect.Int64, reflect.Float64, reflect.String:
+			// "budget:" with its value left out, or "~", read as the
+			// default without a word, as 0 would be.
+			return &PolicyValueError{Line: n.Line, Key: key, Want: shapeOf(t), Got: "null"}
+		}
+		return nil // an empty list or mapping: "deny:" with its entries commented out
 	}
 	var ok bool
 	switch t.Kind() {

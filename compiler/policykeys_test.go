@@ -5,6 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"gopkg.in/yaml.v3"
 )
 
 func TestPolicyUnknownKeys(t *testing.T) {
@@ -68,7 +72,14 @@ func TestPolicyValueShapes(t *testing.T) {
 		{name: "a list in a list of names", yaml: "deny: [a, [b]]\n", want: PolicyValueError{Line: 1, Key: "each entry of deny", Want: "a string", Got: "a list"}},
 		{name: "a list for the whole policy", yaml: "- deny\n", want: PolicyValueError{Line: 1, Key: "the policy", Want: "a mapping of keys", Got: "a list"}},
 		{name: "a whole number for a fraction", yaml: "min_confidence: 1\n"},
-		{name: "empty values", yaml: "deny:\nbudget:\nlimits:\n"},
+		{name: "empty lists and mappings", yaml: "deny:\nrequires:\n  a:\nlimits:\n"},
+		// Read as the default without a word, as 0 would be.
+		{name: "an empty budget", yaml: "deny:\nbudget:\n", want: PolicyValueError{Line: 2, Key: "budget", Want: "a whole number", Got: "null"}},
+		{name: "a null limit", yaml: "limits: {max_depth: ~}\n", want: PolicyValueError{Line: 1, Key: "limits.max_depth", Want: "a whole number", Got: "null"}},
+		{name: "a null priority", yaml: "priority:\n  tdd: ~\n", want: PolicyValueError{Line: 2, Key: "priority.tdd", Want: "a whole number", Got: "null"}},
+		{name: "a null tokenizer", yaml: "tokenizer: null\n", want: PolicyValueError{Line: 1, Key: "tokenizer", Want: "a string", Got: "null"}},
+		{name: "an empty deny name", yaml: "deny: [a, \"\"]\n", want: PolicyValueError{Line: 1, Key: "deny", Want: "unit names", Got: `""`}},
+		{name: "an empty mandatory name", yaml: "mandatory: [\"\"]\n", want: PolicyValueError{Line: 1, Key: "mandatory", Want: "unit names", Got: `""`}},
 		{name: "a null document is an empty policy", yaml: "~\n"},
 		{name: "a list for a unit name", yaml: "priority:\n  [a]: 5\n", want: PolicyValueError{Line: 2, Key: "each key of priority", Want: "a unit name", Got: "a list"}},
 		{name: "a null in a list of names", yaml: "deny: [a, null]\n", want: PolicyValueError{Line: 1, Key: "each entry of deny", Want: "a string", Got: "null"}},
@@ -120,4 +131,22 @@ func loadPolicyText(t *testing.T, text string) (string, error) {
 	}
 	_, err := LoadPolicy(file)
 	return file, err
+}
+
+// TestDecodePolicyMaps: the mappings keyed by unit name, decoded entry by
+// entry (yaml.v3's own decoding of a mapping is quadratic in its length),
+// read as yaml.v3 reads them, and the document is left as it was.
+func TestDecodePolicyMaps(t *testing.T) {
+	text := "budget: 900\npriority:\n  a: 5\n  b: 0\nrequires:\n  a: [b, c]\n  d: []\n  e:\nlimits: {max_depth: 3}\n"
+	got, err := ParsePolicy([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want Policy
+	if err := yaml.Unmarshal([]byte(text), &want); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Policy{})); diff != "" {
+		t.Errorf("ParsePolicy differs from yaml.v3 (-want +got):\n%s", diff)
+	}
 }
