@@ -89,12 +89,13 @@ func decodeFrontmatterFast(text string) (doc *yaml.Node, ok bool) {
 	root := node()
 	*doc = yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}}
 	*root = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1, Content: make([]*yaml.Node, 0, 2*top)}
+	topKeys := newKeySet(top)
 	for i := 0; i < len(ls); i++ {
 		l := ls[i]
 		k := node()
 		*k = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: l.key, Line: l.lineNumber, Column: 1}
 		v := node()
-		if fastHasKey(root.Content, l.key) {
+		if topKeys.repeats(root.Content, l.key) {
 			return nil, false // repeated: DecodeYAML refuses it
 		}
 		root.Content = append(root.Content, k, v)
@@ -107,11 +108,12 @@ func decodeFrontmatterFast(text string) (doc *yaml.Node, ok bool) {
 			j++
 		}
 		*v = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: ls[i+1].lineNumber, Column: ls[i+1].indent + 1, Content: make([]*yaml.Node, 0, 2*(j-i-1))}
+		keys := newKeySet(j - i - 1)
 		for _, m := range ls[i+1 : j] {
 			mk, mv := node(), node()
 			*mk = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: m.key, Line: m.lineNumber, Column: m.indent + 1}
 			*mv = m.scalar()
-			if fastHasKey(v.Content, m.key) {
+			if keys.repeats(v.Content, m.key) {
 				return nil, false
 			}
 			v.Content = append(v.Content, mk, mv)
@@ -119,6 +121,35 @@ func decodeFrontmatterFast(text string) (doc *yaml.Node, ok bool) {
 		i = j - 1
 	}
 	return doc, true
+}
+
+// keySet finds a key repeated in one mapping of n keys: by scanning the
+// pairs read so far while n is small (nearly every frontmatter, and
+// faster than a map), by a map past scanKeys (a frontmatter of 5,800
+// metadata keys took 60 ms scanning).
+type keySet map[string]bool
+
+// scanKeys is the most keys a mapping's repeats are found by scanning.
+const scanKeys = 32
+
+func newKeySet(n int) keySet {
+	if n <= scanKeys {
+		return nil
+	}
+	return make(keySet, n)
+}
+
+// repeats reports whether key is one of the mapping's keys read so far
+// (pairs, its content), and records it.
+func (s keySet) repeats(pairs []*yaml.Node, key string) bool {
+	if s == nil {
+		return fastHasKey(pairs, key)
+	}
+	if s[key] {
+		return true
+	}
+	s[key] = true
+	return false
 }
 
 // fastHasKey reports whether the mapping content pairs hold key.
