@@ -143,9 +143,30 @@ const (
 	findHookLeavesClaudeOwn = "hook_leaves_claude_skills"
 	findNoRoot              = "no_root"
 	findNoUnits             = "no_units"
+	findAllDenied           = "all_denied"
 	findOverlappingRoot     = "overlapping_root"
 	findUnreadableBody      = "unreadable_body"
 )
+
+// deniedAll returns how many units c's catalog holds when its host policy
+// denies each of them (a deny list copied from another project, or
+// meant for one skill's name that is all the catalog holds), else 0.
+func deniedAll(c *compiler.Compiler) int {
+	units := c.Catalog().Units
+	if len(units) == 0 {
+		return 0
+	}
+	denied := map[string]bool{}
+	for _, n := range c.Policy().Deny {
+		denied[n] = true
+	}
+	for _, u := range units {
+		if !denied[u.Name] {
+			return 0
+		}
+	}
+	return len(units)
+}
 
 // Sections of the report, in the order they print.
 const (
@@ -279,6 +300,9 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 	}
 	if len(scan) > 0 && r.Units.Units == 0 {
 		r.add(secUnits, ir.SeverityWarning, findNoUnits, "no skill found under any root: every compile selects nothing")
+	}
+	if n := deniedAll(c); n > 0 {
+		r.add(secPolicy, ir.SeverityWarning, findAllDenied, "the host policy denies every unit (%d): every compile selects nothing", n)
 	}
 
 	// Diagnostics, each in its section; those doctor does not list are

@@ -114,6 +114,14 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 			return failed()
 		}
 	}
+	if n := deniedAll(c); n > 0 {
+		// As doctor's all_denied: a catalog that loads, with a policy
+		// under which no compile can select anything.
+		fmt.Fprintf(stderr, "rlmc: warning: the host policy denies every unit (%d): every compile selects nothing\n", n)
+		if p.strict {
+			return failed()
+		}
+	}
 	if v.Errors > 0 || (p.strict && v.Warnings > 0) {
 		return failed()
 	}
