@@ -223,13 +223,20 @@ func isDigest(s string) bool {
 }
 
 // localPath reports whether p is a path a scan writes: slash-separated,
-// clean, relative, not "." and never climbing out with "..". Anything else
-// could never match a file of the checkout, and an absolute path would make
+// clean, relative, not "." and never climbing out with "..", without a
+// backslash or a control character. Anything else could never match a
+// file of the checkout (a NUL), would name another file on another system
+// (a backslash is a separator on Windows), and an absolute path would make
 // the walk up its folders start from "/".
 func localPath(p string) bool {
 	return p != "" && path.Clean(p) == p && !path.IsAbs(p) &&
 		filepath.IsLocal(filepath.FromSlash(p)) && p != "." &&
-		p != ".." && !strings.HasPrefix(p, "../")
+		p != ".." && !strings.HasPrefix(p, "../") && portable(p)
+}
+
+// portable reports whether p holds no backslash and no control character.
+func portable(p string) bool {
+	return !strings.ContainsFunc(p, func(r rune) bool { return r == '\\' || r < 0x20 || r == 0x7f })
 }
 
 // readRegular reads a regular file of at most limit bytes. It opens without
@@ -365,6 +372,10 @@ func scan(dir string, include, more []string) (*Tree, error) {
 			return nil
 		case !t.IsRegular():
 			return fmt.Errorf("%s: %w", p, ErrNotRegular)
+		}
+		if !portable(p) {
+			// A lock pins it under a name that verifies nowhere else.
+			return fmt.Errorf("%q: %w: a backslash or a control character in a file name cannot be pinned", p, ErrBadPath)
 		}
 		if strings.EqualFold(path.Base(p), SkillFile) {
 			// Any case, so a case-insensitive disk cannot hide a skill.

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -351,11 +351,17 @@ func TestReadRefusesMalformedFilePaths(t *testing.T) {
 		{"not clean", "a/./b"},
 		{"trailing slash", "a/"},
 		{"double slash", "a//b"},
+		// A scan never writes these: a backslash separates on Windows,
+		// and no file name holds a NUL.
+		{"backslashes", `skills\alpha\SKILL.md`},
+		{"NUL", "a\x00b"},
+		{"control character", "a\nb"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "x.lock.json")
-			data := `{"commit":"abc123","include":["README.md"],"files":[{"path":` + strconv.Quote(tt.path) + `,"sha256":"00","size":0}]}`
+			quoted, _ := json.Marshal(tt.path)
+			data := `{"commit":"abc123","include":["README.md"],"files":[{"path":` + string(quoted) + `,"sha256":"00","size":0}]}`
 			if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -655,5 +661,27 @@ func TestCheckMeta(t *testing.T) {
 				t.Errorf("got %v; want ok %v", err, tt.ok)
 			}
 		})
+	}
+}
+
+// TestScanRefusesUnportableNames: a file whose name holds a backslash (a
+// name on Unix, two on Windows) is not pinned under a name that verifies
+// nowhere else.
+func TestScanRefusesUnportableNames(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a backslash separates here")
+	}
+	dir := t.TempDir()
+	skill := filepath.Join(dir, "skills", "a")
+	if err := os.MkdirAll(skill, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"SKILL.md": "---\nname: a\ndescription: d\n---\n", `x\y.md`: "z"} {
+		if err := os.WriteFile(filepath.Join(skill, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Scan(dir, []string{"skills/**"}); !errors.Is(err, ErrBadPath) {
+		t.Errorf("got %v; want %v", err, ErrBadPath)
 	}
 }
