@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -124,7 +125,7 @@ func LoadPolicy(file string) (Policy, error) {
 		return Policy{}, ve
 	}
 	if err != nil {
-		return Policy{}, fmt.Errorf("%s: %w", file, err)
+		return Policy{}, policyAt(file, err)
 	}
 	p.source.file = file
 	base := filepath.Dir(file)
@@ -135,6 +136,34 @@ func LoadPolicy(file string) (Policy, error) {
 	}
 	return p, nil
 }
+
+// policyAt places err, from reading the policy file, at its line when it
+// has one (a key given twice, an anchor, a YAML syntax error), as key and
+// value errors are placed: path:line, as an editor or a terminal links it.
+func policyAt(file string, err error) error {
+	var ye *loader.YAMLError
+	if errors.As(err, &ye) {
+		return &lineError{at: fmt.Sprintf("%s:%d", file, ye.Line), msg: "invalid policy: " + ye.Msg, err: err}
+	}
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		return &lineError{at: file + ":" + m[1], msg: "invalid policy: " + m[2], err: err}
+	}
+	return fmt.Errorf("%s: %w", file, err)
+}
+
+// yamlLineRE matches yaml.v3's syntax errors, which place themselves in
+// their own words ("yaml: line 2: found character that cannot start any
+// token"), after ParsePolicy's prefix.
+var yamlLineRE = regexp.MustCompile(`^invalid policy: yaml: line ([0-9]+): (.*)$`)
+
+// lineError is an error placed at path:line.
+type lineError struct {
+	at, msg string
+	err     error
+}
+
+func (e *lineError) Error() string { return e.at + ": " + e.msg }
+func (e *lineError) Unwrap() error { return e.err }
 
 // ParsePolicy parses policy YAML and validates its values.
 func ParsePolicy(data []byte) (Policy, error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -69,7 +70,7 @@ func checkFields(n *yaml.Node, t reflect.Type, prefix string) error {
 			for name := range known {
 				names = append(names, name)
 			}
-			return &PolicyKeyError{Line: k.Line, Key: k.Value, Suggestion: closest(k.Value, names)}
+			return &PolicyKeyError{Line: k.Line, Key: k.Value, Suggestion: closestKey(k.Value, names)}
 		}
 		if err := checkShape(v, f.Type, prefix+k.Value); err != nil {
 			return err
@@ -189,6 +190,27 @@ func yamlKeys(t reflect.Type) map[string]reflect.StructField {
 // most a third of its length, and at most 2), or "".
 func closest(key string, names []string) string {
 	return suggest.Closest(key, names, min(2, max(1, len(key)/3)))
+}
+
+// closestKey is closest for a policy key, or else the known key that
+// shares with it all but at most the last letter of the shorter one, four
+// letters or more: a plural ("priorities", three edits from "priority")
+// or a key cut short.
+func closestKey(key string, names []string) string {
+	if c := closest(key, names); c != "" {
+		return c
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		common := 0
+		for common < min(len(key), len(n)) && key[common] == n[common] {
+			common++
+		}
+		if common >= 4 && common >= min(len(key), len(n))-1 {
+			return n
+		}
+	}
+	return ""
 }
 
 // nameHint is "; did you mean NAME?" when a unit of cat is named within a

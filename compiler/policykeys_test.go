@@ -2,8 +2,10 @@ package compiler
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,6 +25,8 @@ func TestPolicyUnknownKeys(t *testing.T) {
 		{name: "typo in limits", yaml: "limits:\n  max_dept: 3\n", wantLine: 2, wantKey: "max_dept", wantSugg: "max_depth"},
 		{name: "nothing close", yaml: "colour: blue\n", wantLine: 1, wantKey: "colour"},
 		{name: "case only", yaml: "Deny: [x]\n", wantLine: 1, wantKey: "Deny", wantSugg: "deny"},
+		{name: "a plural", yaml: "priorities: {a: 1}\n", wantLine: 1, wantKey: "priorities", wantSugg: "priority"},
+		{name: "cut short", yaml: "limit: {max_depth: 2}\n", wantLine: 1, wantKey: "limit", wantSugg: "limits"},
 		{name: "first in document order", yaml: "mandatry: [a]\nprority: {a: 1}\n", wantLine: 1, wantKey: "mandatry", wantSugg: "mandatory"},
 		{name: "unit names are keys of priority", yaml: "priority:\n  denny: 3\n"},
 		{name: "unit names are keys of requires", yaml: "requires:\n  whatever: [x]\n"},
@@ -148,5 +152,30 @@ func TestDecodePolicyMaps(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Policy{})); diff != "" {
 		t.Errorf("ParsePolicy differs from yaml.v3 (-want +got):\n%s", diff)
+	}
+}
+
+// TestPolicyStructureErrorsPlaced: a key given twice, an anchor, a second
+// document and a YAML syntax error are placed at path:line, as key and
+// value errors are (they read "path: invalid policy: line 2: ...").
+func TestPolicyStructureErrorsPlaced(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		line       int
+	}{
+		{name: "a key given twice", yaml: "deny: [a]\ndeny: [b]\n", line: 2},
+		{name: "an anchor", yaml: "budget: 5\na: &x b\n", line: 2},
+		{name: "a second document", yaml: "budget: 5\n---\nbudget: 6\n", line: 2},
+		// The line yaml.v3 names: the context it was reading.
+		{name: "a syntax error", yaml: "budget: 5\ndeny: [a\n  b: :\n", line: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file, err := loadPolicyText(t, tt.yaml)
+			want := fmt.Sprintf("%s:%d: ", file, tt.line)
+			if err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("got %v; want an error starting %q", err, want)
+			}
+		})
 	}
 }

@@ -57,6 +57,10 @@ var (
 	// ErrBadPath means a lock names a file by a path that is not clean,
 	// relative and inside the checkout, which no scan could have written.
 	ErrBadPath = errors.New("malformed file path in lock")
+	// ErrUnportable means a file in scope has a name a lock cannot pin:
+	// it holds a backslash (a separator on Windows) or a control
+	// character.
+	ErrUnportable = errors.New("file name with a backslash or a control character cannot be pinned")
 	// ErrBadEntry means a lock entry is neither a file (a digest) nor a
 	// link (a target and no digest), has a negative size, or lists a path
 	// listed before, which no scan could have written.
@@ -309,6 +313,14 @@ func Scan(dir string, include []string) (*Tree, error) {
 	if len(t.Files) == 0 {
 		return nil, ErrEmpty
 	}
+	for _, f := range t.Files {
+		if !portable(f.Path) {
+			// A lock would pin it under a name that verifies nowhere
+			// else, and Read refuses such a path. (Verify reports such a
+			// file, added since, as one more file.)
+			return nil, fmt.Errorf("%q: %w", f.Path, ErrUnportable)
+		}
+	}
 	return t, nil
 }
 
@@ -372,10 +384,6 @@ func scan(dir string, include, more []string) (*Tree, error) {
 			return nil
 		case !t.IsRegular():
 			return fmt.Errorf("%s: %w", p, ErrNotRegular)
-		}
-		if !portable(p) {
-			// A lock pins it under a name that verifies nowhere else.
-			return fmt.Errorf("%q: %w: a backslash or a control character in a file name cannot be pinned", p, ErrBadPath)
 		}
 		if strings.EqualFold(path.Base(p), SkillFile) {
 			// Any case, so a case-insensitive disk cannot hide a skill.

@@ -681,7 +681,7 @@ func TestScanRefusesUnportableNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := Scan(dir, []string{"skills/**"}); !errors.Is(err, ErrBadPath) {
-		t.Errorf("got %v; want %v", err, ErrBadPath)
+	if _, err := Scan(dir, []string{"skills/**"}); !errors.Is(err, ErrUnportable) {
+		t.Errorf("got %v; want %v", err, ErrUnportable)
 	}
 }
