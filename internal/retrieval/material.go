@@ -359,7 +359,7 @@ func document(paras []paragraph) {
 	if to == 0 {
 		return
 	}
-	if paras[0].words <= introWords || paras[0].asks {
+	if paras[0].words <= introWords || paras[0].asks || (!paras[0].material && mostlyMaterial(paras[1:to])) {
 		from = 1
 	}
 	if paras[to].note && !paras[0].material {
@@ -377,6 +377,21 @@ func document(paras []paragraph) {
 	for i := from; i < to; i++ {
 		paras[i].document = true
 	}
+}
+
+// mostlyMaterial reports whether paras hold at least as many words in
+// material paragraphs (code, logs, config) as in prose ones: what a user
+// pastes below a request of their own, not a prose document.
+func mostlyMaterial(paras []paragraph) bool {
+	var material, prose int
+	for _, p := range paras {
+		if p.material {
+			material += p.words
+		} else {
+			prose += p.words
+		}
+	}
+	return material > 0 && material >= prose
 }
 
 // SourceMaterial marks evidence from pasted material (Evidence.Source).
@@ -519,13 +534,14 @@ func (q *Query) sourced(e Evidence, stems []string) Evidence {
 }
 
 // pastedOnly reports whether evidence rests on terms found only in pasted
-// material, at MaterialWeight (a log, a config, code, an attached file),
-// not in a pasted document, whose words say what it is about. Such
-// evidence is no part of the task of a unit's own (Problem.OwnPart): a
-// file attached to "write a changelog entry" is what the change is, not
-// a second request, and its SQL made an SQL skill a second skill.
+// material (a log, a config, code, an attached file) or a pasted
+// document (a mail, an article). Such evidence is no part of the task of
+// a unit's own (Problem.OwnPart): a file attached to "write a changelog
+// entry" is what the change is, not a second request, and its SQL made an
+// SQL skill a second skill; a journalist's mail about an audit under
+// "draft a reply" made an audit skill one.
 func (q *Query) pastedOnly(e Evidence) bool {
-	return e.Source == SourceMaterial && q.weightOfAll(e.Terms) <= MaterialWeight
+	return e.Source == SourceMaterial && q.weightOfAll(e.Terms) <= DocumentWeight
 }
 
 // blank reports whether the byte c is an ASCII blank: a byte of a UTF-8

@@ -61,8 +61,11 @@ func TestMaterialSpans(t *testing.T) {
 		// weighs as a document's words, the request as the instruction.
 		{name: "a labelled note after the paste", task: noted, want: []string{notedLog, "Dashboards: grafana/d/kafka-lag, grafana/d/fulfillment. Escalation: platform on-call."}},
 		// A last paragraph that asks is the instruction, labelled or not,
-		// and a long first one without a question is the document's.
-		{name: "a labelled note that asks is the instruction", task: strings.Replace(noted, "Escalation: platform on-call.", "Which of these lags matter?", 1), want: []string{notedRequest + "\n", notedLog}},
+		// and so is a long first one above what is mostly material (a
+		// log): a pasted document is prose, and the user's own request
+		// above a paste was weighed as a document's words.
+		{name: "a labelled note that asks is the instruction", task: strings.Replace(noted, "Escalation: platform on-call.", "Which of these lags matter?", 1), want: []string{notedLog}},
+		{name: "a request above a paste, then thanks", task: notedRequest + "\n" + notedLog + "\nThanks, no rush on this one.", want: []string{notedLog}},
 		{name: "a shell script", task: "Harden this:\n\n#!/bin/bash\nmkdir $TARGET\ncd $TARGET\ngzip appdb.sql\nrm -rf $(ls -t | tail -n +8)\n\nIt deleted the wrong folder.",
 			want: []string{"#!/bin/bash\nmkdir $TARGET\ncd $TARGET\ngzip appdb.sql\nrm -rf $(ls -t | tail -n +8)\n"}},
 		{name: "a source file's opening lines", task: "Add tracing to this handler.\n\npackage main\n\nimport (\n\t\"net/http\"\n)\n\nvar paymentsURL = os.Getenv(\"PAYMENTS_URL\")\n",

@@ -96,9 +96,9 @@
 %                           B's evidence in that clause.
 %   own_part(+Req, +A, +B, -W) B has a part of the task of its own
 %                           beside A: its positive evidence (not on words
-%                           found only in a pasted log, config, code or
-%                           attached file, which is what the task is
-%                           about) rests on at
+%                           found only in a pasted log, config, code,
+%                           attached file or document, which is what the
+%                           task is about) rests on at
 %                           least two task words A's does not cover, or on
 %                           a phrase of several words B declares or quotes
 %                           (its name, an alias, a trigger, a quoted
