@@ -571,6 +571,10 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 // of a catalog would hide every skill under it without a word. Only the
 // subfolders themselves are looked into, one stat each.
 func (s *scanner) nested(dirReal, rel string, entries []fs.DirEntry) {
+	if rel == "." {
+		s.nestedUnderRoot(dirReal, entries)
+		return
+	}
 	for _, e := range entries {
 		name := e.Name()
 		if !e.IsDir() || passedOver(name) {
@@ -585,6 +589,38 @@ func (s *scanner) nested(dirReal, rel string, entries []fs.DirEntry) {
 		}
 		s.diag(join(join(rel, name), SkillFile), ir.CodeNestedSkill, ir.SeverityWarning, "not read: it is inside %s; move it out to make it a skill", where)
 	}
+}
+
+// nestedUnderRoot reports every SKILL.md at any depth below a root that
+// is itself a skill (it holds SKILL.md), the highest of each branch: a
+// catalog grouped by category ("skills/devops/deploy/SKILL.md") under an
+// index SKILL.md put at its top loses every skill without a word, which
+// one level down does not see. It lists the folders as discovery does
+// (so a cached start notices a skill added below), within the scan's
+// depth and folder bounds, not following links.
+func (s *scanner) nestedUnderRoot(rootDir string, entries []fs.DirEntry) {
+	where := "a root that is itself a skill (it holds SKILL.md), whose subfolders are that skill's resources"
+	var look func(dirReal, rel string, entries []fs.DirEntry, depth int)
+	look = func(dirReal, rel string, entries []fs.DirEntry, depth int) {
+		for _, e := range entries {
+			name := e.Name()
+			if !e.IsDir() || passedOver(name) || depth+1 > s.limits.MaxDepth || s.folders >= s.limits.MaxFolders {
+				continue
+			}
+			child, childRel := filepath.Join(dirReal, name), join(rel, name)
+			s.folders++
+			sub, err := s.list(child)
+			if err != nil {
+				continue
+			}
+			if slices.ContainsFunc(sub, func(e fs.DirEntry) bool { return e.Name() == SkillFile && !e.IsDir() }) {
+				s.diag(join(childRel, SkillFile), ir.CodeNestedSkill, ir.SeverityWarning, "not read: it is inside %s; move it out to make it a skill", where)
+				continue
+			}
+			look(child, childRel, sub, depth+1)
+		}
+	}
+	look(rootDir, ".", entries, 0)
 }
 
 func (s *scanner) addSkill(dirReal, rel string, e fs.DirEntry, entries []fs.DirEntry) {

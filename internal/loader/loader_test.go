@@ -612,7 +612,10 @@ func TestRefusedFieldKeepsTheName(t *testing.T) {
 
 // TestNestedSkill: a SKILL.md one folder down in a skill's folder is not
 // read (a skill's subfolders are its resources), and says so: a SKILL.md
-// put at the top of a catalog hid every skill under it without a word.
+// put at the top of a catalog hid every skill under it without a word. A
+// root that is itself a skill says so of every SKILL.md below it, at any
+// depth: a catalog grouped by category under an index SKILL.md lost its
+// skills two levels down without a word.
 func TestNestedSkill(t *testing.T) {
 	skill := func(name string) string {
 		return "---\nname: " + name + "\ndescription: The " + name + " skill.\n---\nBody.\n"
@@ -622,6 +625,8 @@ func TestNestedSkill(t *testing.T) {
 	testkit.WriteFile(t, filepath.Join(root, "tdd", "SKILL.md"), skill("tdd"))
 	testkit.WriteFile(t, filepath.Join(root, "notes", "README.md"), "not a skill")
 	testkit.WriteFile(t, filepath.Join(root, ".hidden", "SKILL.md"), skill("hidden"))
+	testkit.WriteFile(t, filepath.Join(root, "devops", "deploy", "SKILL.md"), skill("deploy"))
+	testkit.WriteFile(t, filepath.Join(root, "devops", "deploy", "more", "SKILL.md"), skill("more"))
 	other := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(other, "parent", "SKILL.md"), skill("parent"))
 	testkit.WriteFile(t, filepath.Join(other, "parent", "child", "SKILL.md"), skill("child"))
@@ -636,7 +641,7 @@ func TestNestedSkill(t *testing.T) {
 			got = append(got, d.Path)
 		}
 	}
-	want := []string{"parent/child/SKILL.md", "tdd/SKILL.md"}
+	want := []string{"devops/deploy/SKILL.md", "parent/child/SKILL.md", "tdd/SKILL.md"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got nested_skill warnings at %v; want %v", got, want)
 	}
