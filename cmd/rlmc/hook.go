@@ -139,10 +139,15 @@ command line, or the policy. The prompt never does.`,
 	fl.MarkHidden("load-timeout")
 	registerNoCache(cc, &p.noCache)
 	hook.AddCommand(cc, newHookBuildCmd(stderr))
-	// Whatever the command library prints itself (--help, as a settings
-	// file may pass it) goes to standard error: standard output is what
-	// the client adds to the prompt.
-	hook.SetOut(stderr)
+	// The help the command library prints (--help, as a settings file
+	// may pass it) goes to standard error: standard output is what the
+	// client adds to the prompt. Only the help: a shell's completion
+	// reads its answers on standard output.
+	help := hook.HelpFunc()
+	hook.SetHelpFunc(func(c *cobra.Command, args []string) {
+		c.SetOut(stderr)
+		help(c, args)
+	})
 	return hook
 }
 

@@ -154,7 +154,36 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	initCompletionCmd(root)
 	registerCompletions(root)
 	wrapArgs(root)
+	initHelpCmd(root)
 	return root
+}
+
+// initHelpCmd adds cobra's help command now, and makes a topic it does
+// not know a usage error with the commands it is close to, as a mistyped
+// command is: cobra's prints the root's help and exits 0 ("rlmc help
+// compiel"). Added after wrapArgs, which would refuse its arguments.
+func initHelpCmd(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "help" {
+			continue
+		}
+		run := c.Run
+		c.Run = nil
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			switch {
+			case err != nil:
+				return usageErr{noCommand(root, args)}
+			case len(rest) > 0 && !target.HasAvailableSubCommands():
+				return usageError("%s has no command %s", target.CommandPath(), ir.Quote(rest[0]))
+			case len(rest) > 0:
+				return usageErr{noCommand(target, rest)}
+			}
+			run(cmd, args)
+			return nil
+		}
+	}
 }
 
 // initCompletionCmd adds cobra's completion command now rather than when
