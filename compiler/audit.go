@@ -3,6 +3,7 @@ package compiler
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"sync"
 	"time"
@@ -60,11 +61,21 @@ func (a *Audit) Compile(ctx context.Context, c Source, req Request) (*Result, er
 		rec.Selected, rec.Bytes, rec.Tokens = res.Names(), len(res.Prompt), res.Budget.Used
 		rec.Rejected = res.RejectedCounts()
 	}
-	if werr := a.Record(rec); werr != nil && err == nil {
-		return res, werr
+	if werr := a.Record(rec); werr != nil {
+		// A failed compile whose record was not written says both: the
+		// trail misses a compile either way.
+		return res, errors.Join(err, &AuditError{Err: werr})
 	}
 	return res, err
 }
+
+// AuditError is an audit record that could not be written. Compile
+// returns it beside the compile's own error, if any (errors.Join), and
+// with the result when the compile succeeded.
+type AuditError struct{ Err error }
+
+func (e *AuditError) Error() string { return "audit record not written: " + e.Err.Error() }
+func (e *AuditError) Unwrap() error { return e.Err }
 
 // Record writes one record as one line.
 func (a *Audit) Record(rec AuditRecord) error {

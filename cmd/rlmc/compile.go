@@ -137,10 +137,16 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		}
 		defer f.Close()
 		res, err = compiler.NewAudit(f).Compile(ctx, c, req)
-		if err != nil && res != nil {
+		var ae *compiler.AuditError
+		switch {
+		case !errors.As(err, &ae):
+		case res != nil:
 			// The compile succeeded and only its record failed: the
 			// result is still printed, and the run fails after it.
-			auditErr, err = &exitError{code: exitFailure, err: fmt.Errorf("--trajectory: %w", err)}, nil
+			auditErr, err = &exitError{code: exitFailure, err: fmt.Errorf("--trajectory: %w", ae.Err)}, nil
+		default:
+			// The compile failed too: both are said.
+			fmt.Fprintf(stderr, "rlmc: --trajectory: %v\n", ae.Err)
 		}
 	} else {
 		res, err = c.Compile(ctx, req)

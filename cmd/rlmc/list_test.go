@@ -89,4 +89,12 @@ func TestTrajectoryLostKeepsResult(t *testing.T) {
 	if !strings.Contains(stdout.String(), `"decision": "route"`) {
 		t.Errorf("got stdout %q; want the result", stdout.String())
 	}
+	// A failed compile whose record is not written says both: the trail
+	// misses it either way (the write's error was dropped).
+	stdout.Reset()
+	stderr.Reset()
+	code = Main([]string{"compile", "--root", skills, "--select", "nope", "--trajectory", "/dev/full", "x"}, nil, &stdout, &stderr)
+	if code != exitFailure || !strings.Contains(stderr.String(), "--trajectory: ") || !strings.Contains(stderr.String(), "unknown_unit") {
+		t.Errorf("got exit %d, stderr %q; want exit 1 naming --trajectory and the compile's error", code, stderr.String())
+	}
 }
