@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 
@@ -131,9 +132,9 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		auditErr error // the compile's record was not written
 	)
 	if p.trajectory != "" {
-		f, ferr := safefs.OpenAppend(p.trajectory)
+		f, ferr := openTrajectory(p.trajectory)
 		if ferr != nil {
-			return usageError("--trajectory: %v", ferr)
+			return ferr
 		}
 		defer f.Close()
 		res, err = compiler.NewAudit(f).Compile(ctx, c, req)
@@ -159,6 +160,21 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		return err
 	}
 	return auditErr
+}
+
+// openTrajectory opens the --trajectory file for appending. "-" is
+// refused rather than made a file of that name: standard output holds the
+// command's own answer, and a newcomer reads "-" as standard output, as
+// --task - reads standard input.
+func openTrajectory(name string) (*os.File, error) {
+	if name == "-" {
+		return nil, usageError("--trajectory -: standard output holds the answer; give a file (/dev/stderr for standard error)")
+	}
+	f, err := safefs.OpenAppend(name)
+	if err != nil {
+		return nil, usageError("--trajectory: %v", err)
+	}
+	return f, nil
 }
 
 // printCompile prints a compile's result as p asks: its explanation, and

@@ -17,7 +17,6 @@ import (
 	"github.com/rlmc-dev/rlmc/internal/httpsafe"
 	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/proxy"
-	"github.com/rlmc-dev/rlmc/internal/safefs"
 )
 
 func newProxyCmd(stderr io.Writer) *cobra.Command {
@@ -60,9 +59,9 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 				return err
 			}
 			if trajectory != "" {
-				f, err := safefs.OpenAppend(trajectory)
+				f, err := openTrajectory(trajectory)
 				if err != nil {
-					return usageError("--trajectory: %v", err)
+					return err
 				}
 				defer f.Close()
 				cfg.Audit = compiler.NewAudit(f)
