@@ -248,6 +248,9 @@ var (
 	}
 )
 
+// givenTwiceRE matches pflag's wrapping of onceValue's refusal.
+var givenTwiceRE = regexp.MustCompile(`^invalid argument ".*" for ".*" flag: (--\S+ is given more than once .*)$`)
+
 // unknownFlagRE matches pflag's error for a long flag it does not know.
 var unknownFlagRE = regexp.MustCompile(`^unknown flag: --([^ =]+)`)
 
@@ -270,6 +273,9 @@ func flagError(cmd *cobra.Command, err error) error {
 		if cerr := noCommand(cmd, args); cerr != nil {
 			return usageErr{cerr}
 		}
+	}
+	if m := givenTwiceRE.FindStringSubmatch(err.Error()); m != nil {
+		return usageErr{errors.New(m[1])}
 	}
 	m := unknownFlagRE.FindStringSubmatch(err.Error())
 	if m == nil {
@@ -320,6 +326,7 @@ func wrapArgs(c *cobra.Command) {
 		}
 		return usageErr{err}
 	}
+	c.Flags().VisitAll(onlyOnce)
 	for _, sub := range c.Commands() {
 		sub.SetFlagErrorFunc(c.FlagErrorFunc())
 		if sub.Args == nil {
@@ -327,6 +334,35 @@ func wrapArgs(c *cobra.Command) {
 		}
 		wrapArgs(sub)
 	}
+}
+
+// onlyOnce makes a flag that holds one value refuse a second one
+// ("--format json --format text"), which would otherwise win in silence:
+// a list flag (--root, --select) takes each, and a switch (--explain)
+// repeated says the same thing twice.
+func onlyOnce(f *pflag.Flag) {
+	switch t := f.Value.Type(); {
+	case t == "bool" || strings.HasSuffix(t, "Array") || strings.HasSuffix(t, "Slice"):
+		return
+	}
+	if _, done := f.Value.(*onceValue); !done {
+		f.Value = &onceValue{Value: f.Value, name: f.Name}
+	}
+}
+
+// onceValue is a flag's value that may be set once.
+type onceValue struct {
+	pflag.Value
+	name string
+	set  bool
+}
+
+func (v *onceValue) Set(s string) error {
+	if v.set {
+		return fmt.Errorf("--%s is given more than once (%s, then %s): give it once", v.name, ir.Quote(v.Value.String()), ir.Quote(s))
+	}
+	v.set = true
+	return v.Value.Set(s)
 }
 
 // noArgs refuses the arguments of a command that takes none. cobra's
