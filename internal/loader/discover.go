@@ -66,6 +66,28 @@ type scanner struct {
 	opaque bool
 	// replayed: the scan was taken from an earlier load's (replay).
 	replayed bool
+	// links are the symlinked folders met, walked once every real
+	// folder has been (walkAll).
+	links []link
+}
+
+// link is a symlinked folder the walk enters after the real ones.
+type link struct {
+	dirReal, rel string
+	depth        int
+}
+
+// walkAll walks the root, then the symlinked folders met on the way: a
+// folder reached both by its own path and through a link ("alias" ->
+// "target" beside it) is read from its own path, and the link is the one
+// said to lead where the walk has been.
+func (s *scanner) walkAll() {
+	s.walk(s.rootReal, ".", 0)
+	for len(s.links) > 0 {
+		l := s.links[0]
+		s.links = s.links[1:]
+		s.walk(l.dirReal, l.rel, l.depth)
+	}
 }
 
 func (s *scanner) diag(rel string, code ir.Code, sev ir.Severity, format string, args ...any) {
@@ -84,7 +106,7 @@ func discover(root string, precedence int, limits Limits, ea *earlier) (*os.Root
 		return nil, nil, err
 	}
 	if s.replayed = s.replay(); !s.replayed {
-		s.walk(s.rootReal, ".", 0)
+		s.walkAll()
 	}
 	return s.fsRoot, s, nil
 }
@@ -254,7 +276,8 @@ type Folder struct {
 }
 
 // Walk calls visit on every folder discovery visits under root, in the
-// order it visits them (the root, then depth first by name), by its rules:
+// order it visits them (the root, then depth first by name, the folders
+// reached through a symlink after the others), by its rules:
 // the subfolders it enters are those Subfolders gives, each folder is
 // visited once, none deeper than limits.MaxDepth below the root nor more
 // than limits.MaxFolders of them. A root that is not a folder is the
@@ -265,7 +288,7 @@ func Walk(root string, limits Limits, visit func(Folder)) error {
 	if err != nil {
 		return err
 	}
-	s.walk(s.rootReal, ".", 0)
+	s.walkAll()
 	return s.fsRoot.Close()
 }
 
@@ -560,6 +583,10 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 				s.diag(childRel, ir.CodeScanLimit, ir.SeverityError, "root has more than %d folders; scan stopped here; the host policy's limits.max_folders raises the bound", s.limits.MaxFolders)
 			}
 			return
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			s.links = append(s.links, link{child, childRel, depth + 1})
+			continue
 		}
 		s.walk(child, childRel, depth+1)
 	}

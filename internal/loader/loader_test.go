@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -653,4 +654,34 @@ func unitNames(cat *ir.Catalog) []string {
 		out = append(out, u.Name+":"+string(u.Status))
 	}
 	return out
+}
+
+// TestLinkAfterRealFolder: a folder reached by its own path and through a
+// symlink beside it sorting first ("alias" -> "target") is read from its
+// own path, and the link is the one said to lead where the walk has been
+// (the unit was read as alias/SKILL.md, with a name_mismatch, and the
+// real folder called a symlink loop).
+func TestLinkAfterRealFolder(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges here")
+	}
+	root := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(root, "target", "SKILL.md"), "---\nname: target\ndescription: The target skill.\n---\nBody.\n")
+	if err := os.Symlink("target", filepath.Join(root, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := Load(context.Background(), Options{Roots: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cat.Units) != 1 || cat.Units[0].Path != "target/SKILL.md" {
+		t.Fatalf("got units %v; want target read from target/SKILL.md", unitNames(cat))
+	}
+	var got []string
+	for _, d := range cat.Diagnostics {
+		got = append(got, fmt.Sprintf("%s %s", d.Path, d.Code))
+	}
+	if want := []string{"alias symlink_loop"}; !slices.Equal(got, want) {
+		t.Errorf("got diagnostics %v; want %v", got, want)
+	}
 }
