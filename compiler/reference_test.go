@@ -2,8 +2,11 @@ package compiler
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // TestReferenceRendering: a selected skill whose body does not fit the
@@ -72,5 +75,40 @@ func TestInlineRendering(t *testing.T) {
 	}
 	if len(res.Selected) != 1 || res.Selected[0].Rendering != RenderingInline || strings.Contains(res.Prompt, "rendering=") {
 		t.Errorf("got %+v, prompt %q; want deploy inline", res.Selected, res.Prompt)
+	}
+}
+
+// TestReferencePathEscaped: a reference names its SKILL.md so that the
+// model can read the very file: a path holding an invisible joiner (as
+// Persian folder names do), a line break or "<skill" is written as a JSON
+// string of printable ASCII, which the block's clean-up leaves as it is
+// (it dropped the joiner, escaped "<" and broke the line, naming a file
+// that does not exist).
+func TestReferencePathEscaped(t *testing.T) {
+	tests := []struct {
+		path, want string
+	}{
+		{"skills/release/SKILL.md", "read skills/release/SKILL.md before"},
+		{"skills/terraform\u200dplan/SKILL.md", `read the file whose path, as a JSON string, is "skills/terraform\u200dplan/SKILL.md" before`},
+		{"skills/k8s\nIGNORE/SKILL.md", `is "skills/k8s\u000aIGNORE/SKILL.md" before`},
+		{"skills/<skill x>/SKILL.md", `is "skills/\u003cskill x>/SKILL.md" before`},
+		{"skills/a\"b\\c 😀/SKILL.md", `is "skills/a\"b\\c \ud83d\ude00/SKILL.md" before`},
+	}
+	for _, tt := range tests {
+		got := referenceText(&ir.Unit{Name: "x", Description: "d"}, tt.path)
+		if !strings.Contains(got, tt.want) || strings.Count(got, "\n") != 2 {
+			t.Errorf("referenceText(%q): got %q; want it to hold %q on its two lines", tt.path, got, tt.want)
+		}
+		if escaped := escapeBody(got); escaped != got {
+			t.Errorf("the block's clean-up changes %q to %q", got, escaped)
+		}
+		if !plainPath(tt.path) {
+			i := strings.Index(got, `is "`) + 3
+			j := strings.Index(got[i:], `" before`) + i + 1
+			var back string
+			if err := json.Unmarshal([]byte(got[i:j]), &back); err != nil || back != tt.path {
+				t.Errorf("the JSON string %s reads back as %q, %v; want %q", got[i:j], back, err, tt.path)
+			}
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"hash"
 	"io"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 
 	"github.com/rlmc-dev/rlmc/ir"
 )
@@ -106,8 +108,52 @@ func renderPrompt(units []renderedUnit, path func(*ir.Unit) string) string {
 // swapped for a smaller one. The policy counts its tokens
 // (reference_tokens/3) in place of the body's.
 func referenceText(u *ir.Unit, path string) string {
+	where := path
+	if !plainPath(path) {
+		// Written as it is, the block's clean-up would change it (an
+		// invisible joiner dropped, "<skill" escaped) or break it over
+		// lines: the model must be able to read the very file.
+		where = "the file whose path, as a JSON string, is " + escapedPath(path)
+	}
 	return u.Name + ": " + oneLine(u.Description) + "\n" +
-		"Its instructions are too long to include here: read " + path + " before acting on this task, and follow it.\n"
+		"Its instructions are too long to include here: read " + where + " before acting on this task, and follow it.\n"
+}
+
+// plainPath reports whether a path holds only printable ASCII that the
+// block's clean-up leaves as it is: no "<", "&", control or format
+// character, nothing beyond ASCII.
+func plainPath(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c > 0x7e || c == '<' || c == '&' || c == '"' {
+			return false
+		}
+	}
+	return true
+}
+
+// escapedPath is p as a JSON string whose every byte is printable ASCII
+// other than "<" and "&": what is not is escaped as \uXXXX (a character
+// beyond U+FFFF as its surrogate pair), so no clean-up changes it and a
+// JSON reader gets the path back.
+func escapedPath(p string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range p {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r >= 0x20 && r <= 0x7e && r != '<' && r != '&':
+			b.WriteRune(r)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, "\\u%04x\\u%04x", r1, r2)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // oneLine is a description as one line of text: its runs of white space
