@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -246,15 +248,32 @@ func catalogWarnings(ds ir.Diagnostics) []ir.Diagnostic {
 	return out
 }
 
+// maxCatalogWarnings is how many catalog warnings of one code a command
+// prints one by one.
+const maxCatalogWarnings = 20
+
 // writeCatalogWarnings prints catalogWarnings, one "rlmc: " line each,
-// naming the root so the user knows which one to fix.
+// naming the root so the user knows which one to fix; past
+// maxCatalogWarnings of a code, one line counts the rest (a policy shared
+// by many projects may name thousands of units a catalog lacks, and every
+// command printed a line for each).
 func writeCatalogWarnings(w io.Writer, ds ir.Diagnostics) {
+	said := map[ir.Code]int{}
 	for _, d := range catalogWarnings(ds) {
+		said[d.Code]++
+		if n := said[d.Code]; n > maxCatalogWarnings {
+			continue
+		}
 		where := ""
 		if d.Root != "" {
 			where = ir.Printable(d.Root) + ": "
 		}
 		fmt.Fprintf(w, "rlmc: %s%s\n", where, d.String())
+	}
+	for _, c := range slices.Sorted(maps.Keys(said)) {
+		if n := said[c]; n > maxCatalogWarnings {
+			fmt.Fprintf(w, "rlmc: %d more %s warnings; rlmc validate lists them all\n", n-maxCatalogWarnings, c)
+		}
 	}
 }
 

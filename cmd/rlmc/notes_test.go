@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,5 +128,25 @@ func TestLockName(t *testing.T) {
 		if got := lockName(tt.name, tt.commit); got != tt.want {
 			t.Errorf("lockName(%q, %q): got %q; want %q", tt.name, tt.commit, got, tt.want)
 		}
+	}
+}
+
+// TestCatalogWarningsBounded: past maxCatalogWarnings of a code one line
+// counts the rest: a policy naming thousands of units a catalog lacks
+// made every command print a line for each.
+func TestCatalogWarningsBounded(t *testing.T) {
+	var ds ir.Diagnostics
+	for i := range maxCatalogWarnings + 30 {
+		ds = append(ds, ir.Diagnostic{Path: "p.yaml", Line: i + 1, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: "host policy names unit"})
+	}
+	ds = append(ds, ir.Diagnostic{Path: "x", Code: ir.CodeScanLimit, Severity: ir.SeverityError, Message: "stopped"})
+	var b bytes.Buffer
+	writeCatalogWarnings(&b, ds)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if got, want := len(lines), maxCatalogWarnings+2; got != want {
+		t.Fatalf("got %d lines; want %d:\n%s", got, want, b.String())
+	}
+	if last := lines[len(lines)-1]; last != "rlmc: 30 more unknown_policy_unit warnings; rlmc validate lists them all" {
+		t.Errorf("got last line %q; want the count of the rest", last)
 	}
 }
