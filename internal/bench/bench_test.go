@@ -199,6 +199,7 @@ func TestReadCasesFormats(t *testing.T) {
 // TestReadCasesRefuses: a case that would skew the figures without a word
 // is refused with its line (a red team's cases: a misspelt task ran as an
 // empty one and was graded right); a key of its own is left out and said.
+// A gold set's cases are refused with their number.
 func TestReadCasesRefuses(t *testing.T) {
 	tests := []struct {
 		name, jsonl string
@@ -220,6 +221,18 @@ func TestReadCasesRefuses(t *testing.T) {
 		{name: "an empty alternative", jsonl: `{"id": "a", "task": "x", "expected": "route", "skills": ["tdd"], "alternatives": [""]}`, wantErr: `names an empty skill`},
 		{name: "no_route with a selection", jsonl: `{"id": "a", "task": "x", "expected": "no_route", "select": ["tdd"]}`, wantErr: `expects no_route and selects tdd`},
 		{name: "a key of its own", jsonl: "{\"id\": \"a\", \"task\": \"x\", \"expected\": \"no_route\", \"source\": \"z\"}\n{\"id\": \"b\", \"task\": \"y\", \"expected\": \"no_route\", \"source\": \"z\"}", wantNotes: 1},
+		// A Skill Router gold set is read as strictly: a value of the
+		// wrong kind or a repeated key is refused with the case's number
+		// (it fell through to the JSONL reader as "FILE:1: EOF", or the
+		// last "prompt" won), a key of its own is said; and a task line
+		// longer than the old 1 MiB bound is read.
+		{name: "wrong kind", jsonl: `{"cases": [{"id": "a", "category": "c", "prompt": "x", "expected": "route", "skills": "s"}]}`, wantErr: "case 1: skills: a string where an array goes"},
+		{name: "repeated key", jsonl: `{"cases": [{"id": "a", "category": "c", "prompt": "x", "prompt": "y", "expected": "route", "skills": ["s"]}]}`, wantErr: `case 1: key "prompt" is given more than once`},
+		{name: "misspelt key", jsonl: `{"cases": [{"id": "a", "category": "c", "prompt": "x", "expected": "route", "skills": ["s"], "alternativs": ["t"]}]}`, wantNotes: 1},
+		{name: "the set's own keys", jsonl: `{"schema_version": 1, "note": "n", "cases": [{"id": "a", "category": "c", "prompt": "x", "expected": "route", "skills": ["s"], "reason": "r", "ordered": true}]}`},
+		{name: "no cases", jsonl: `{"cases": []}`, wantErr: "no cases"},
+		{name: "a long JSONL line", jsonl: `{"id": "a", "task": "` + strings.Repeat("x ", 600_000) + `", "expected": "no_route", "category": "c"}`},
+		{name: "JSONL cut short", jsonl: `{"id": "a", "task": "x", "expected"`, wantErr: ":1: the JSON ends before its value does"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -347,43 +360,5 @@ func TestStyles(t *testing.T) {
 	}
 	if got := styles(outs[3:]); got != nil {
 		t.Errorf("no style: got %v; want nil", got)
-	}
-}
-
-// TestReadCasesGoldSet: a Skill Router gold set is read as strictly as
-// JSONL: a value of the wrong kind or a repeated key is refused with the
-// case's number (it fell through to the JSONL reader as "FILE:1: EOF", or
-// the last "prompt" won), a key of its own is said, and a task line longer
-// than the old 1 MiB bound is read.
-func TestReadCasesGoldSet(t *testing.T) {
-	tests := []struct {
-		name, data string
-		wantErr    string
-		wantNotes  int
-	}{
-		{name: "wrong kind", data: `{"cases": [{"id": "a", "category": "c", "prompt": "x", "expected": "route", "skills": "s"}]}`, wantErr: "case 1: skills: a string where an array goes"},
-		{name: "repeated key", data: `{"cases": [{"id": "a", "category": "c", "prompt": "x", "prompt": "y", "expected": "route", "skills": ["s"]}]}`, wantErr: `case 1: key "prompt" is given more than once`},
-		{name: "misspelt key", data: `{"cases": [{"id": "a", "category": "c", "prompt": "x", "expected": "route", "skills": ["s"], "alternativs": ["t"]}]}`, wantNotes: 1},
-		{name: "the set's own keys", data: `{"schema_version": 1, "note": "n", "cases": [{"id": "a", "category": "c", "prompt": "x", "expected": "route", "skills": ["s"], "reason": "r", "ordered": true}]}`},
-		{name: "no cases", data: `{"cases": []}`, wantErr: "no cases"},
-		{name: "a long JSONL line", data: `{"id": "a", "task": "` + strings.Repeat("x ", 600_000) + `", "expected": "no_route", "category": "c"}`},
-		{name: "JSONL cut short", data: `{"id": "a", "task": "x", "expected"`, wantErr: ":1: the JSON ends before its value does"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			file := t.TempDir() + "/cases.json"
-			if err := os.WriteFile(file, []byte(tt.data+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, notes, err := ReadCases(file)
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("got %v; want no error", err)
-			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Fatalf("got error %v; want one holding %q", err, tt.wantErr)
-			case len(notes) != tt.wantNotes:
-				t.Errorf("got notes %q; want %d", notes, tt.wantNotes)
-			}
-		})
 	}
 }
