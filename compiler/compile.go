@@ -108,6 +108,9 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 		// rather than a panic in a stage (or an unknown tokenizer "").
 		return nil, &Error{Stage: StageAnalyze, Code: ErrInvalidRequest, Message: "the compiler holds no catalog: make one with Load, LoadWith, New or Watch"}
 	}
+	if ctx == nil {
+		return nil, errNilContext(StageAnalyze)
+	}
 	r := &compilation{ctx: ctx, c: c, pulse: pulse.New(ctx)}
 	in, err := step(r, StageAnalyze, func() (*input, error) { return r.analyze(req) })
 	if err != nil {

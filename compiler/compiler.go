@@ -37,6 +37,10 @@ const (
 	StageFingerprint Stage = "fingerprint"
 )
 
+// StageLoad is the stage of an error raised while a catalog is loaded
+// (Load, LoadWith, New, Watch), before any compile.
+const StageLoad Stage = "load"
+
 // Request is one compile's input. Task is untrusted text of at most
 // MaxTaskBytes; Select and Deny are trusted host decisions.
 type Request struct {
@@ -180,7 +184,7 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 		c.index = retrieval.Build(cat, pl)
 	}
 	if pl.Now() {
-		return nil, canceled("", pl.Err())
+		return nil, canceled(StageLoad, pl.Err())
 	}
 	if fp == "" {
 		wg.Go(func() { fp = catalogFingerprint(cat) })
@@ -234,6 +238,9 @@ func Load(ctx context.Context, opts Options, p Policy) (*Compiler, error) {
 // Load's in every output; a cache that cannot be read or written is not
 // used, never an error. See package catcache for what it trusts.
 func LoadWith(ctx context.Context, opts Options, p Policy, cache *Cache) (*Compiler, error) {
+	if ctx == nil {
+		return nil, errNilContext(StageLoad)
+	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -256,7 +263,7 @@ func LoadWith(ctx context.Context, opts Options, p Policy, cache *Cache) (*Compi
 		return nil, loadError(err)
 	}
 	if ix == nil {
-		return nil, canceled("", ctx.Err())
+		return nil, canceled(StageLoad, ctx.Err())
 	}
 	c, err := newCompilerIndex(ctx, cat, p, ix, fp, policy)
 	if err != nil {
@@ -267,13 +274,19 @@ func LoadWith(ctx context.Context, opts Options, p Policy, cache *Cache) (*Compi
 	return c, nil
 }
 
+// errNilContext is the error of a call given a nil context, which a
+// worker goroutine would otherwise meet as a panic no caller can recover.
+func errNilContext(stage Stage) *Error {
+	return &Error{Stage: stage, Code: ErrInvalidRequest, Message: "nil context: pass context.Background() or the caller's own"}
+}
+
 // loadError is a load's error as Load documents it: a context done while
 // the loader read the catalog is an ErrCanceled *Error, as it is while the
 // index is built (the loader returned the context's error bare).
 func loadError(err error) error {
 	var ce *Error
 	if !errors.As(err, &ce) && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return canceled("", err)
+		return canceled(StageLoad, err)
 	}
 	return err
 }

@@ -171,6 +171,9 @@ type liveState struct {
 // folders held still enough around it that it reads them as they were at
 // one moment (see load), so no catalog mixes two states of the folders.
 func Watch(ctx context.Context, opts Options, p Policy, lo LiveOptions) (*Live, error) {
+	if ctx == nil {
+		return nil, errNilContext(StageLoad)
+	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -216,7 +219,7 @@ func Watch(ctx context.Context, opts Options, p Policy, lo LiveOptions) (*Live, 
 		if err := ctx.Err(); err != nil {
 			// The load was stopped through the Live's own context: the
 			// error is ctx's, as Load's is (a deadline reads as one).
-			return nil, canceled("", err)
+			return nil, canceled(StageLoad, err)
 		}
 		return nil, r.Err
 	}
@@ -350,6 +353,10 @@ func (l *Live) Close() error {
 		close(l.stop)
 		l.cancel()
 		err = l.w.Close()
+		// The watcher holds no path now: Watched says so.
+		l.watchMu.Lock()
+		clear(l.files)
+		l.watchMu.Unlock()
 		if l.inReload.Load() {
 			// Called from OnReload (or beside it): the watching
 			// goroutine ends once the callback returns.

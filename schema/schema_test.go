@@ -415,7 +415,7 @@ func TestCodesMatchGo(t *testing.T) {
 		{"decisions", decisions, constsOf(t, "../compiler", "Decision")},
 		// rlmc serve answers the compiler's errors and its own in one shape.
 		{"error codes", enum(t, d["errorCode"].(map[string]any)), sortedAll(constsOf(t, "../compiler", "ErrorCode"), sorted(httpsafe.Codes))},
-		{"stages", enum(t, d["stage"].(map[string]any)), sortedAll(sorted(compiler.Stages()), []string{string(server.StageServe)})},
+		{"stages", enum(t, d["stage"].(map[string]any)), sortedAll(sorted(compiler.Stages()), []string{string(server.StageServe), string(compiler.StageLoad)})},
 		{"stage constants", enum(t, d["stage"].(map[string]any)), sortedAll(constsOf(t, "../compiler", "Stage"), []string{string(server.StageServe)})},
 		{"diagnostic codes", enum(t, d["diagnosticCode"].(map[string]any)), constsOf(t, "../ir", "Code")},
 		{"severities", enum(t, d["severity"].(map[string]any)), constsOf(t, "../ir", "Severity")},
