@@ -167,3 +167,29 @@ func TestHasherEncoding(t *testing.T) {
 		t.Errorf("got %s; want %s", got, want)
 	}
 }
+
+// TestCatalogFingerprintRootRanks: a root listed twice (loaded once)
+// shifts the places of the roots after it and changes nothing a compile
+// decides, nor the catalog fingerprint (it did: a unit's root counted by
+// its place in the list).
+func TestCatalogFingerprintRootRanks(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	testkit.WriteFile(t, filepath.Join(a, "x", "SKILL.md"), "---\nname: x\ndescription: Write a Dockerfile.\n---\nBody.\n")
+	testkit.WriteFile(t, filepath.Join(b, "x", "SKILL.md"), "---\nname: x\ndescription: Write a Makefile.\n---\nBody.\n")
+	testkit.WriteFile(t, filepath.Join(b, "y", "SKILL.md"), "---\nname: y\ndescription: Review code.\n---\nBody.\n")
+	fp := func(roots ...string) string {
+		t.Helper()
+		c, err := Load(context.Background(), Options{Roots: roots}, Policy{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.CatalogFingerprint()
+	}
+	once, twice := fp(a, b), fp(a, a, b)
+	if once != twice {
+		t.Errorf("got %s with a root listed twice; want %s, as with it once", twice, once)
+	}
+	if swapped := fp(b, a); swapped == once {
+		t.Errorf("got the same fingerprint with the roots swapped; want another: the other x shadows")
+	}
+}

@@ -119,6 +119,9 @@ func TestCatalogFingerprintCoversEveryUnitField(t *testing.T) {
 		"Variant":      true, // informational, and derived from the root's path
 		"HostFields":   true, // recorded, never interpreted; covered by SHA256
 		"RequiresLine": true, // a line number, for diagnostics; never encoded (json:"-")
+		// Counted by its rank among the roots that hold units, which one
+		// unit alone does not move (TestCatalogFingerprintRootRanks).
+		"Precedence": true,
 	}
 	unit := func() *ir.Unit {
 		return &ir.Unit{Name: "a", Status: ir.StatusOK, Invocation: ir.InvocationAutomatic, Priority: ir.DefaultPriority, SHA256: "00"}

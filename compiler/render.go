@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -235,12 +237,23 @@ func catalogFingerprint(cat *ir.Catalog) string {
 		}
 		return units[i].Precedence < units[j].Precedence
 	})
+	// A unit's root counts by its rank among the roots that hold units,
+	// not by its place in the list of roots: a default root that does
+	// not exist, or a root listed twice (loaded once), shifts the places
+	// of the others and changes nothing a compile decides.
+	rank := map[int]int{}
+	for _, u := range units {
+		rank[u.Precedence] = 0
+	}
+	for i, p := range slices.Sorted(maps.Keys(rank)) {
+		rank[p] = i
+	}
 	h := newHasher()
-	h.add("rlmc/catalog/v2")
+	h.add("rlmc/catalog/v3")
 	for _, u := range units {
 		h.add(u.Name)
 		h.add(string(u.Status))
-		h.add(strconv.Itoa(u.Precedence))
+		h.add(strconv.Itoa(rank[u.Precedence]))
 		if u.Status == ir.StatusOK {
 			h.addBytes(decisionFields(u))
 		}
@@ -249,7 +262,8 @@ func catalogFingerprint(cat *ir.Catalog) string {
 }
 
 // decisionFields is the canonical JSON of a unit without the fields that
-// only locate it or that no decision reads: Root, Path and File (a catalog
+// only locate it or that no decision reads: Root, Path, File and
+// Precedence, which the caller counts by rank (a catalog
 // moved elsewhere keeps its fingerprint), ShadowedBy (a path), Variant
 // (informational, and partly derived from the root's path) and HostFields
 // (recorded, never interpreted, and already covered by SHA256). JSON of a
@@ -258,6 +272,7 @@ func catalogFingerprint(cat *ir.Catalog) string {
 func decisionFields(u *ir.Unit) []byte {
 	v := *u
 	v.Root, v.Path, v.File, v.ShadowedBy, v.Variant, v.HostFields = "", "", "", "", "", nil
+	v.Precedence = 0 // counted by its rank (catalogFingerprint)
 	data, err := json.Marshal(&v)
 	if err != nil {
 		// Every remaining field is a string, a number or a list or map of
