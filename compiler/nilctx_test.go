@@ -38,7 +38,10 @@ func TestNilContext(t *testing.T) {
 		stage Stage
 	}{
 		{"Load", func() error { _, err := Load(nilCtx, Options{Roots: []string{root}}, Policy{}); return err }, StageLoad},
-		{"Watch", func() error { _, err := Watch(nilCtx, Options{Roots: []string{root}}, Policy{}, LiveOptions{}); return err }, StageLoad},
+		{"Watch", func() error {
+			_, err := Watch(nilCtx, Options{Roots: []string{root}}, Policy{}, LiveOptions{})
+			return err
+		}, StageLoad},
 		{"Compile", func() error { _, err := c.Compile(nilCtx, Request{Task: "dockerfile"}); return err }, StageAnalyze},
 		{"Live.Compile", func() error { _, err := l.Compile(nilCtx, Request{Task: "dockerfile"}); return err }, StageAnalyze},
 	}
