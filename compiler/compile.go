@@ -304,7 +304,7 @@ func (r *compilation) request(in *input) *rules.Request {
 		Budget:   in.budget,
 		Explicit: in.explicit, Mandatory: in.mandatory, Denied: in.denied,
 		Negated:   make(map[string]bool, len(negs)),
-		Ambiguity: string(r.c.policy.Ambiguity), Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor),
+		Ambiguity: string(r.c.policy.Ambiguity), Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor), CandidateFloor: milli(CandidateFloor),
 		MarginRatio: MarginRatio, MinBreadth: MinBreadth, TieTaskShare: milli(TieTaskShare), MaterialFloor: milli(MaterialFloor),
 		MinConfidence: milliUp(r.c.policy.MinConfidence), IntentConfidence: milliUp(IntentConfidence),
 	}

@@ -131,6 +131,11 @@ type Request struct {
 	// SupportFloor is the score (x 1000) a candidate below Threshold needs
 	// to be selected as a clear best or beside a stronger kept candidate.
 	SupportFloor int
+	// CandidateFloor is the score (x 1000) a unit needs to be a lexical
+	// candidate at all: what a candidate's evidence from the instruction
+	// alone must reach for the instruction to point at it (rule 10,
+	// pasted_only).
+	CandidateFloor int
 	// Withdrawn is the best score (x 1000) of a unit with evidence that
 	// Eligible kept from the candidates, or 0: rule 10 measures a weak
 	// candidate's margin against it too.

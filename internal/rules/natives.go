@@ -461,6 +461,7 @@ func natives(f Facts) []native {
 		{"whole_task", reqName, requestFact(func(r *Request) map[string]bool { return r.WholeTask })},
 		{"threshold", reqValue("T"), number(func(r *Request) int { return r.Threshold })},
 		{"support_floor", reqValue("F"), number(func(r *Request) int { return r.SupportFloor })},
+		{"candidate_floor", reqValue("F"), number(func(r *Request) int { return r.CandidateFloor })},
 		{"tie_ratio", reqValue("R"), number(func(r *Request) int { return r.TieRatio })},
 		{"margin_ratio", reqValue("M"), number(func(r *Request) int { return r.MarginRatio })},
 		{"min_breadth", reqValue("B"), number(func(r *Request) int { return r.MinBreadth })},
@@ -507,6 +508,13 @@ func natives(f Facts) []native {
 			engine.Predicate3(func(vm *engine.VM, req, a, b engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
 				r := reqOf(req)
 				if r.ExplainsMore == nil || !r.ExplainsMore(atomOf(a), atomOf(b)) {
+					return engine.Bool(false)
+				}
+				return k(env)
+			})},
+		{"pasted", []arg{{"Req", argRequest}},
+			engine.Predicate1(func(vm *engine.VM, req engine.Term, k engine.Cont, env *engine.Env) *engine.Promise {
+				if len(reqOf(req).Material) == 0 {
 					return engine.Bool(false)
 				}
 				return k(env)

@@ -135,6 +135,14 @@
 %   support_floor(+Req, -F) 2000: the score a candidate below the threshold
 %                           needs to be selected as a clear best, or beside
 %                           a stronger kept candidate (SupportFloor 2.0).
+%   pasted(+Req)            some candidate has evidence found only in
+%                           material the user pasted (material/3): a
+%                           request without a paste pays one call for
+%                           rule 10's pasted_only clause.
+%   candidate_floor(+Req, -F) 1500: the score a unit needs to be a
+%                           lexical candidate at all (CandidateFloor 1.5);
+%                           rule 10's pasted_only clause holds what the
+%                           instruction alone gives a candidate to it.
 %   tie_ratio(+Req, -R)     75: a rival scoring at least R percent of the
 %                           best is close enough to make a tie (TieRatio).
 %   margin_ratio(+Req, -M)  2: a clear best below the threshold scores at
@@ -269,7 +277,8 @@ settled(_, _, _, _, _, _, Selected, Rejected, _, Selected, Rejected).
 
 admission(Req, X, Ok, Powers, Pins, Budget, Selected, Rejected, Cited) :-
     supersession(Ok, Powers, Live, Superseded),             % rule 7
-    rank(Live, Ranked),                                     % rule 8
+    rank(Live, Ranked0),                                    % rule 8
+    unpasted(Req, Ranked0, Ranked, Pasted),                 % rule 10
     ambiguity(Req, X, Ranked, Clear, Tied, Ambiguous, Tie), % rule 9
     strength(Req, X, Clear, Tied, Strong, Weak, Whys),  % rule 10
     redundancy(Req, Strong, Tied, Powers, Distinct, Covered), % rule 11
@@ -277,8 +286,42 @@ admission(Req, X, Ok, Powers, Pins, Budget, Selected, Rejected, Cited) :-
     unpin(Admissible, Pins, Packable0, Pinned),             % settle/8
     pinned_riders(Pinned, Whys, Packable0, Packable, Riders), % rule 12
     pack(Packable, Req, Budget, Whys, [], 0, Selected, Unpacked), % rule 12
-    append([Superseded, Ambiguous, Weak, Covered, Held, Pinned, Riders, Unpacked], Rejected),
+    append([Superseded, Pasted, Ambiguous, Weak, Covered, Held, Pinned, Riders, Unpacked], Rejected),
     append([Superseded, Covered, Pinned], Cited).
+
+% unpasted(+Req, +Ranked, -Kept, -Rejected): rule 10's pasted_only
+% clause, asked before the others. A lexical candidate whose evidence
+% rests only on what the user pasted (material/3 is all of its score) is
+% no candidate when the instruction itself gives another lexical
+% candidate evidence reaching the support floor: the request asks for
+% that one, and the paste is what it is about ("answer this email for
+% me" above a mail about an audit). The instruction points at a
+% candidate when what it alone gives it (its score less its material/3)
+% reaches the candidate floor. The pasted-only candidate is dropped, and
+% takes no part in the ties and margins of rules 9 and 10. A request
+% whose instruction points nowhere ("what is this?") leaves the material
+% to route.
+unpasted(Req, Ranked, Kept, Rejected) :-
+    pasted(Req),
+    candidate_floor(Req, CF),
+    instructed(Ranked, Req, CF), !,
+    support_floor(Req, F),
+    drop_pasted(Ranked, Req, F, Kept, Rejected).
+unpasted(_, Ranked, Ranked, []).
+
+instructed([cand(N, lexical, S)|_], Req, CF) :- instruction_score(Req, N, S, I), I >= CF, !.
+instructed([_|Cs], Req, CF) :- instructed(Cs, Req, CF).
+
+instruction_score(Req, N, S, I) :- material(Req, N, M), !, I is S - M.
+instruction_score(_, _, S, S).
+
+drop_pasted([], _, _, [], []).
+drop_pasted([cand(N, lexical, S)|Cs], Req, F, Kept, Rs) :-
+    material(Req, N, M), M >= S, !,
+    threshold(Req, T),
+    Rs = [reject(N, below_threshold, because(strength, [clause(pasted_only), score(S), threshold(T), support_floor(F), material(M)]))|Rs1],
+    drop_pasted(Cs, Req, F, Kept, Rs1).
+drop_pasted([C|Cs], Req, F, [C|Kept], Rs) :- drop_pasted(Cs, Req, F, Kept, Rs).
 
 % unpin(+Cands, +Pins, -Rest, -Pinned): a candidate that lost its power to
 % supersede or cover keeps the rejection it had then.

@@ -237,6 +237,11 @@ const (
 	// the task's words this much, as they share a long request's or a
 	// pasted log's.
 	ClauseInCrowd Clause = "in_crowd"
+	// ClausePastedOnly: its evidence rests only on what the user pasted,
+	// while the instruction itself gives another candidate evidence
+	// reaching the support floor: the request asks for that one, and the
+	// paste is what it is about.
+	ClausePastedOnly Clause = "pasted_only"
 	// ClauseExplicitOnlyWords: an explicit-user-only unit, which may not
 	// be selected from the task, scores at least the margin ratio times
 	// it, and beside that unit it answers no part of the task of its own:
@@ -257,7 +262,7 @@ var Clauses = []Clause{
 	ClauseBelowCandidateFloor, ClauseOutsideCap, ClauseAsk, ClauseTop,
 	ClauseAboveThreshold, ClauseMargin, ClauseSole, ClauseSecondary, ClauseTied,
 	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOutweighs, ClauseConfirmed, ClauseWholeTask, ClauseOneWord, ClauseNotBest,
-	ClauseBelowMinConfidence, ClauseIntents, ClauseNoOwnPart, ClauseInCrowd, ClauseExplicitOnlyWords, ClauseWithoutKept,
+	ClauseBelowMinConfidence, ClauseIntents, ClauseNoOwnPart, ClauseInCrowd, ClausePastedOnly, ClauseExplicitOnlyWords, ClauseWithoutKept,
 }
 
 // factKeys are the facts a decision's because(Rule, Facts) may carry, by

@@ -154,9 +154,19 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 		{name: "material a rival shares confirms nothing", cands: []Candidate{lex("a", 3000), lex("b", 2500)},
 			material: map[string]int{"a": 1200, "b": 601},
 			want:     "a:below_threshold:strength/no_margin{s3000 r=b:2500 m2} b:below_threshold:strength/not_best{s2500}"},
+		// A candidate resting only on what the user pasted is no
+		// candidate when the instruction points at another (at least the
+		// candidate floor of its own): it neither routes nor stands as
+		// the other's runner-up.
 		{name: "material alone confirms nothing", cands: []Candidate{lex("a", 3000), lex("b", 2500)},
 			material: map[string]int{"a": 3000},
-			want:     "a:below_threshold:strength/no_margin{s3000 r=b:2500 m2} b:below_threshold:strength/not_best{s2500}"},
+			want:     "a:below_threshold:strength/pasted_only{s3000} b:below_threshold:strength/one_word{s2500 r=none}"},
+		{name: "pasted only, above the threshold, beside the instruction's", cands: []Candidate{lex("a", 4844), lex("b", 2314)},
+			material: map[string]int{"a": 4844, "b": 388}, breadth: map[string]int{"b": 3},
+			want:     "b:lexical:strength/sole{s2314 r=none} a:below_threshold:strength/pasted_only{s4844}"},
+		{name: "pasted only, when the instruction points nowhere", cands: []Candidate{lex("a", 4844), lex("b", 1600)},
+			material: map[string]int{"a": 4844, "b": 400},
+			want:     "a:lexical:strength/above_threshold{s4844} b:below_threshold:strength/below_support_floor{s1600}"},
 		{name: "over budget names what is left", cands: []Candidate{lex("a", 9000), lex("b", 8000)}, budget: 150,
 			want: "a:lexical:strength/above_threshold{s9000} b:over_budget:packing{t100/50}"},
 		{name: "below min confidence drops every lexical candidate", cands: []Candidate{sel("c"), lex("a", 9000), lex("b", 3000)},
@@ -188,7 +198,7 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 				Candidates: tt.cands, Budget: budget, Tokens: func(string) int { return 100 },
 				Explicit: set(), Mandatory: set(), Denied: set(), Negated: set(),
 				Redundant: tt.redundant, SameObject: map[[2]string]bool{}, Breadth: tt.breadth, OwnWords: tt.own,
-				Threshold: 4500, TieRatio: 75, SupportFloor: 2000, MarginRatio: 2, MinBreadth: 2, Withdrawn: tt.withdrawn,
+				Threshold: 4500, TieRatio: 75, SupportFloor: 2000, CandidateFloor: 1500, MarginRatio: 2, MinBreadth: 2, Withdrawn: tt.withdrawn,
 				Material: tt.material, MaterialFloor: 1000,
 				MinConfidence: tt.minConf, IntentConfidence: 700,
 				Confidence: func(n string) (int, bool) {
