@@ -163,7 +163,7 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 			want:     "a:below_threshold:strength/pasted_only{s3000} b:below_threshold:strength/one_word{s2500 r=none}"},
 		{name: "pasted only, above the threshold, beside the instruction's", cands: []Candidate{lex("a", 4844), lex("b", 2314)},
 			material: map[string]int{"a": 4844, "b": 388}, breadth: map[string]int{"b": 3},
-			want:     "b:lexical:strength/sole{s2314 r=none} a:below_threshold:strength/pasted_only{s4844}"},
+			want: "b:lexical:strength/sole{s2314 r=none} a:below_threshold:strength/pasted_only{s4844}"},
 		{name: "pasted only, when the instruction points nowhere", cands: []Candidate{lex("a", 4844), lex("b", 1600)},
 			material: map[string]int{"a": 4844, "b": 400},
 			want:     "a:lexical:strength/above_threshold{s4844} b:below_threshold:strength/below_support_floor{s1600}"},
