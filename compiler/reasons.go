@@ -248,7 +248,7 @@ func strength(c rules.Clause, f *Facts) string {
 	case rules.ClauseInCrowd:
 		return fmt.Sprintf("score %.3f beside %s (%.3f), but below %.3f, %gx the crowd's %.3f (%s, ranked %d on this task: many skills share the task's words this much), and no clause of the task is its own", f.Score, f.Kept, f.KeptScore, f.CrowdBar, CrowdRatio, f.Crowd, f.CrowdUnit, CrowdRank)
 	case rules.ClausePastedOnly:
-		return fmt.Sprintf("score %.3f rests only on what the user pasted (%.3f), while the instruction itself asks for another candidate with evidence reaching the support floor %.1f: the paste is what the request is about", f.Score, f.Material, f.SupportFloor)
+		return fmt.Sprintf("score %.3f rests only on what the user pasted (%.3f), while the instruction itself points at another candidate, its own evidence reaching the candidate floor %.1f: the paste is what the request is about", f.Score, f.Material, CandidateFloor)
 	case rules.ClauseExplicitOnlyWords:
 		return fmt.Sprintf("score %.3f, but the task's words are %s's (%s), which is explicit-user-only: the user asks for it by name (/%s), never the task; it scores at least %gx this candidate, and beside it this one answers no part of the task of its own", f.Score, f.By, fmt.Sprintf("%.3f", deref(f.RunnerUpScore)), f.By, f.Margin)
 	case rules.ClauseNotBest:

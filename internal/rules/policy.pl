@@ -305,8 +305,8 @@ unpasted(Req, Ranked, Kept, Rejected) :-
     pasted(Req),
     candidate_floor(Req, CF),
     instructed(Ranked, Req, CF), !,
-    support_floor(Req, F),
-    drop_pasted(Ranked, Req, F, Kept, Rejected).
+    threshold(Req, T),
+    drop_pasted(Ranked, Req, T, Kept, Rejected).
 unpasted(_, Ranked, Ranked, []).
 
 instructed([cand(N, lexical, S)|_], Req, CF) :- instruction_score(Req, N, S, I), I >= CF, !.
@@ -316,12 +316,11 @@ instruction_score(Req, N, S, I) :- material(Req, N, M), !, I is S - M.
 instruction_score(_, _, S, S).
 
 drop_pasted([], _, _, [], []).
-drop_pasted([cand(N, lexical, S)|Cs], Req, F, Kept, Rs) :-
+drop_pasted([cand(N, lexical, S)|Cs], Req, T, Kept, Rs) :-
     material(Req, N, M), M >= S, !,
-    threshold(Req, T),
-    Rs = [reject(N, below_threshold, because(strength, [clause(pasted_only), score(S), threshold(T), support_floor(F), material(M)]))|Rs1],
-    drop_pasted(Cs, Req, F, Kept, Rs1).
-drop_pasted([C|Cs], Req, F, [C|Kept], Rs) :- drop_pasted(Cs, Req, F, Kept, Rs).
+    Rs = [reject(N, below_threshold, because(strength, [clause(pasted_only), score(S), threshold(T), material(M)]))|Rs1],
+    drop_pasted(Cs, Req, T, Kept, Rs1).
+drop_pasted([C|Cs], Req, T, [C|Kept], Rs) :- drop_pasted(Cs, Req, T, Kept, Rs).
 
 % unpin(+Cands, +Pins, -Rest, -Pinned): a candidate that lost its power to
 % supersede or cover keeps the rejection it had then.
