@@ -251,6 +251,10 @@ var (
 // givenTwiceRE matches pflag's wrapping of onceValue's refusal.
 var givenTwiceRE = regexp.MustCompile(`^invalid argument ".*" for ".*" flag: (--\S+ is given more than once .*)$`)
 
+// shorthandRE matches pflag's error for a single-dash word it read as
+// shorthand flags.
+var shorthandRE = regexp.MustCompile(`^unknown shorthand flag: '.' in -([^ =]+)`)
+
 // unknownFlagRE matches pflag's error for a long flag it does not know.
 var unknownFlagRE = regexp.MustCompile(`^unknown flag: --([^ =]+)`)
 
@@ -278,6 +282,11 @@ func flagError(cmd *cobra.Command, err error) error {
 		return usageErr{errors.New(m[1])}
 	}
 	m := unknownFlagRE.FindStringSubmatch(err.Error())
+	if s := shorthandRE.FindStringSubmatch(err.Error()); s != nil && len(s[1]) > 1 {
+		// "-select": a long flag written with one dash, read as the
+		// shorthands s, e, l, ...; rlmc has none.
+		m = []string{err.Error(), s[1]}
+	}
 	if m == nil {
 		return usageErr{err}
 	}

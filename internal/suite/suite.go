@@ -37,6 +37,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -128,9 +129,21 @@ type Want struct {
 
 // Load reads every *.txtar case below dir, sorted by name. A file that is
 // not a valid case is returned as a Case with Err set, not as an error:
+// causedError is an error said in the user's terms that wraps its cause.
+type causedError struct {
+	msg string
+	err error
+}
+
+func (e *causedError) Error() string { return e.msg }
+func (e *causedError) Unwrap() error { return e.err }
+
 // the error result is for a folder without case files.
 func Load(dir string) ([]*Case, error) {
-	if info, err := os.Stat(dir); err != nil {
+	if info, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		// Said as a missing root is, not as the stat that found it.
+		return nil, &causedError{msg: "case folder " + ir.Printable(dir) + " does not exist", err: err}
+	} else if err != nil {
 		return nil, err
 	} else if !info.IsDir() {
 		if name, ok := strings.CutSuffix(filepath.Base(dir), ".txtar"); ok && !strings.Contains(name, "'") {
