@@ -228,6 +228,12 @@ func strength(c rules.Clause, f *Facts) string {
 	case rules.ClauseBelowSupportFloor:
 		return fmt.Sprintf("score %.3f is below the support floor %.1f (and the threshold %.1f): it could only reveal a tie", f.Score, f.SupportFloor, f.Threshold)
 	case rules.ClauseNoMargin:
+		if f.RunnerUp != "" && deref(f.RunnerUpScore) > f.Score {
+			// The runner-up drew more of the task's words but cannot be
+			// selected from it (denied, negated, explicit-user-only):
+			// "the best candidate" would read as a contradiction.
+			return fmt.Sprintf("score %.3f is below the threshold %.1f, and the best candidate that may be selected needs %gx its runner-up %s, which the task's words point to more but which cannot be selected from the task", f.Score, f.Threshold, f.Margin, runnerUp(f))
+		}
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, and the best candidate needs %gx its runner-up %s", f.Score, f.Threshold, f.Margin, runnerUp(f))
 	case rules.ClauseOwnWords:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f and less than %gx its runner-up %s, but the best candidate at least the support floor %.1f rests on %d task words, one of them its own trigger words, and the runner-up on one word and none of its own", f.Score, f.Threshold, f.Margin, runnerUp(f), f.SupportFloor, deref(f.Breadth))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -186,5 +187,27 @@ func TestInitRefusesAGoRunBuild(t *testing.T) {
 	}
 	if err := runInit(initParams{dir: dir, claudeCode: true, dryRun: true, executable: "/tmp/go-build1/b001/exe/rlmc"}, &out, &errs); err != nil {
 		t.Errorf("--dry-run: got %v; want the diff shown", err)
+	}
+}
+
+// TestSettingsSyntaxErrorPlaced: a settings file that is not JSON is said
+// with the line and column where reading stopped: a trailing comma in a
+// large file was guesswork.
+func TestSettingsSyntaxErrorPlaced(t *testing.T) {
+	tests := []struct {
+		name, data, want string
+	}{
+		{"trailing comma", "{\n  \"hooks\": {\n    \"x\": 1,\n  }\n}\n", "line 4, column 3: "},
+		{"first byte", "}", "line 1, column 1: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := installedHooks([]byte(tt.data)); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("got %v; want an error starting %q", err, tt.want)
+			}
+		})
+	}
+	if l, c := position(nil, 5); l != 1 || c != 1 {
+		t.Errorf("position of empty data: got %d:%d; want 1:1", l, c)
 	}
 }
