@@ -127,8 +127,6 @@ type Want struct {
 	Match json.RawMessage `json:"match,omitempty"`
 }
 
-// Load reads every *.txtar case below dir, sorted by name. A file that is
-// not a valid case is returned as a Case with Err set, not as an error:
 // causedError is an error said in the user's terms that wraps its cause.
 type causedError struct {
 	msg string
@@ -138,6 +136,8 @@ type causedError struct {
 func (e *causedError) Error() string { return e.msg }
 func (e *causedError) Unwrap() error { return e.err }
 
+// Load reads every *.txtar case below dir, sorted by name. A file that is
+// not a valid case is returned as a Case with Err set, not as an error:
 // the error result is for a folder without case files.
 func Load(dir string) ([]*Case, error) {
 	if info, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
