@@ -38,7 +38,10 @@ func (e edge) at(code ir.Code, format string, args ...any) ir.Diagnostic {
 // closed), so each is an error, located where the edge was declared (the
 // unit's metadata line, or "policy"): a catalog that cannot work must not
 // validate. A unit whose closure fails only further down is not reported
-// again; its own edges are fine. The result is sorted.
+// again; its own edges are fine. A suggests, conflicts or supersedes edge
+// that names no unit of the catalog (unknown_reference) or the unit itself
+// (self_reference) is a warning: the policy reads it as nothing, so what
+// its author meant is lost without a word. The result is sorted.
 func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 	var (
 		out   ir.Diagnostics
@@ -86,7 +89,51 @@ func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 		out.Add(e.at(ir.CodeDependencyCycle, "%s", e.cycle))
 	}
 	out = append(out, mandatoryProblems(cat, p)...)
+	out = append(out, referenceProblems(cat)...)
 	out.Sort()
+	return out
+}
+
+// referenceProblems warns of each suggests, conflicts and supersedes edge
+// of a unit that can activate that names no unit of the catalog
+// (unknown_reference, with the name one or two edits away when there is
+// one: a conflict with a misspelt name leaves both skills free to load
+// together) or the unit itself (self_reference). An edge to a tool or a
+// resource records what the host provides and is not checked.
+func referenceProblems(cat *ir.Catalog) ir.Diagnostics {
+	var (
+		out    ir.Diagnostics
+		names  []string // the catalog's unit names, built at the first unknown one
+		hinted int
+	)
+	for _, u := range cat.Units {
+		if u.Status != ir.StatusOK {
+			continue
+		}
+		for _, e := range [...]struct {
+			verb string
+			refs []ir.Ref
+		}{{"suggests", u.Suggests}, {"conflicts with", u.Conflicts}, {"supersedes", u.Supersedes}} {
+			for _, to := range slices.Compact(slices.Sorted(slices.Values(ir.SkillRefs(e.refs)))) {
+				if to == u.Name {
+					out.Add(u.DeclaredAt(ir.CodeSelfReference, ir.SeverityWarning, fmt.Sprintf("%s %s itself; the edge has no effect", u.Name, e.verb)))
+					continue
+				}
+				if _, ok := cat.Lookup(to); ok {
+					continue
+				}
+				hint := ""
+				if hinted < maxUnknownNamed {
+					if names == nil {
+						names = unitNames(cat)
+					}
+					hint, hinted = namesHint(names, to), hinted+1
+				}
+				out.Add(u.DeclaredAt(ir.CodeUnknownReference, ir.SeverityWarning,
+					fmt.Sprintf("%s %s %s, which is not in the catalog; the edge has no effect%s", u.Name, e.verb, ir.Quote(to), hint)))
+			}
+		}
+	}
 	return out
 }
 

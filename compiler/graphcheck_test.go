@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -88,6 +89,63 @@ func TestGraphProblems(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("graph diagnostics (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestReferenceProblems pins that a suggests, conflicts or supersedes
+// edge the policy reads as nothing is a warning located where it was
+// declared: one naming no unit of the catalog (with the unit one edit
+// away named) or the unit itself. Both went unreported: a conflict with a
+// misspelt name let the two skills load together without a word.
+func TestReferenceProblems(t *testing.T) {
+	skill := func(name, refs string) string {
+		return "---\nname: " + name + "\ndescription: The " + name + " skill.\nmetadata:\n  prolog-rlm: '{\"schema\": 1, " + refs + "}'\n---\nBody.\n"
+	}
+	type diag struct {
+		Path    string
+		Line    int
+		Code    ir.Code
+		Hint    bool
+		Warning bool
+	}
+	tests := []struct {
+		name   string
+		skills map[string]string
+		want   []diag
+	}{
+		{name: "known", skills: map[string]string{"a": skill("a", `"conflicts": [{"kind": "skill", "name": "b"}], "supersedes": [{"kind": "skill", "name": "b"}], "suggests": [{"kind": "skill", "name": "b"}]`), "b": skill("b", `"schema": 1`)}},
+		{name: "misspelt conflict", skills: map[string]string{"a": skill("a", `"conflicts": [{"kind": "skill", "name": "code-reveiw"}]`), "code-review": skill("code-review", `"schema": 1`)},
+			want: []diag{{"a/SKILL.md", 5, ir.CodeUnknownReference, true, true}}},
+		{name: "unknown suggests, stated twice", skills: map[string]string{"a": skill("a", `"suggests": [{"kind": "skill", "name": "elsewhere"}, {"kind": "skill", "name": "elsewhere"}]`)},
+			want: []diag{{"a/SKILL.md", 5, ir.CodeUnknownReference, false, true}}},
+		{name: "itself", skills: map[string]string{"a": skill("a", `"supersedes": [{"kind": "skill", "name": "a"}], "conflicts": [{"kind": "skill", "name": "a"}]`)},
+			want: []diag{{"a/SKILL.md", 5, ir.CodeSelfReference, false, true}, {"a/SKILL.md", 5, ir.CodeSelfReference, false, true}}},
+		{name: "a tool is not checked", skills: map[string]string{"a": skill("a", `"conflicts": [{"kind": "tool", "name": "bash"}]`)}},
+		{name: "manifest", skills: map[string]string{"r": "---\nname: r\ndescription: Route.\n---\nBody.\n", "r/manifest.json": `{"name": "r", "conflicts_with": ["nosuch"]}`},
+			want: []diag{{"r/manifest.json", 0, ir.CodeUnknownReference, false, true}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			for name, text := range tt.skills {
+				file := filepath.Join(root, name, "SKILL.md")
+				if filepath.Ext(name) != "" {
+					file = filepath.Join(root, name)
+				}
+				testkit.WriteFile(t, file, text)
+			}
+			c, err := Load(context.Background(), loader.Options{Roots: []string{root}}, Policy{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []diag
+			for _, d := range GraphProblems(c.Catalog(), Policy{}) {
+				got = append(got, diag{d.Path, d.Line, d.Code, strings.Contains(d.Message, `did you mean "code-review"?`), d.Severity == ir.SeverityWarning})
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("reference diagnostics (-want +got):\n%s", diff)
 			}
 		})
 	}

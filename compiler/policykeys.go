@@ -217,17 +217,26 @@ func closestKey(key string, names []string) string {
 // small edit distance of name, which answers to none (closest), else "":
 // a select, deny or mandatory entry one typo from a unit most likely
 // meant that unit.
-func nameHint(cat *ir.Catalog, name string) string {
+func nameHint(cat *ir.Catalog, name string) string { return namesHint(unitNames(cat), name) }
+
+// namesHint is nameHint over the catalog's unit names, for a caller that
+// looks up many names.
+func namesHint(names []string, name string) string {
+	if c := closest(name, names); c != "" {
+		return "; did you mean " + ir.Quote(c) + "?"
+	}
+	return ""
+}
+
+// unitNames returns the names of cat's units, each once, sorted.
+func unitNames(cat *ir.Catalog) []string {
 	names := make([]string, 0, len(cat.Units))
 	for _, u := range cat.Units {
 		if n := len(names); n == 0 || names[n-1] != u.Name { // sorted by name
 			names = append(names, u.Name)
 		}
 	}
-	if c := closest(name, names); c != "" {
-		return "; did you mean " + ir.Quote(c) + "?"
-	}
-	return ""
+	return names
 }
 
 // shapeOf names what a value of Go type t must be, as checkShape says it.

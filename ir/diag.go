@@ -66,6 +66,11 @@ const (
 	CodeUnusableDependency Code = "unusable_dependency" // invalid, or explicit-user-only
 	CodeUnusableMandatory  Code = "unusable_mandatory"  // no compile can honor it
 	CodeSelectionDenied    Code = "selection_denied"    // validate --select of a denied unit
+
+	// Reference warnings (compiler.GraphProblems): a suggests, conflicts
+	// or supersedes edge the policy reads as nothing.
+	CodeUnknownReference Code = "unknown_reference"
+	CodeSelfReference    Code = "self_reference"
 )
 
 // Diagnostic is one finding about the catalog, located at Path:Line.

@@ -3,6 +3,8 @@
 // It imports nothing else from rlmc, so every stage can depend on it.
 package ir
 
+import "path"
+
 // Variant names the skill layout a unit was read from. It is informational:
 // every variant normalizes into the same fields.
 type Variant string
@@ -16,6 +18,10 @@ const (
 	VariantSkillRouter Variant = "skill_router"
 	VariantPrologRLM   Variant = "prolog_rlm"
 )
+
+// ManifestFile is the Skill Router manifest a unit of that variant is
+// read from, beside its SKILL.md.
+const ManifestFile = "manifest.json"
 
 // Invocation says who may activate a unit.
 type Invocation string
@@ -143,4 +149,19 @@ func SkillRefs(refs []Ref) []string {
 		}
 	}
 	return out
+}
+
+// DeclaredAt returns a diagnostic about u located where its routing
+// metadata is declared (aliases, triggers, requires, suggests, conflicts,
+// supersedes): the metadata.prolog-rlm line of its SKILL.md, or the
+// manifest.json beside it; else its SKILL.md.
+func (u *Unit) DeclaredAt(code Code, sev Severity, msg string) Diagnostic {
+	d := Diagnostic{Root: u.Root, Path: u.Path, Code: code, Severity: sev, Message: msg}
+	switch u.Variant {
+	case VariantPrologRLM:
+		d.Line = u.RequiresLine
+	case VariantSkillRouter:
+		d.Path = path.Join(path.Dir(u.Path), ManifestFile)
+	}
+	return d
 }

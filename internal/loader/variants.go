@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // CodexPolicyFile is the Codex per-skill settings file, relative to the
@@ -17,7 +19,7 @@ import (
 const CodexPolicyFile = "agents/openai.yaml"
 
 // ManifestFile is the Skill-Router routing manifest beside SKILL.md.
-const ManifestFile = "manifest.json"
+const ManifestFile = ir.ManifestFile
 
 // CodexPolicy is the part of agents/openai.yaml that rlmc acts on.
 type CodexPolicy struct {

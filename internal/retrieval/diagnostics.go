@@ -2,7 +2,6 @@ package retrieval
 
 import (
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/rlmc-dev/rlmc/internal/pulse"
@@ -21,22 +20,10 @@ func diagnostics(cat *ir.Catalog, names map[string]string, p *pulse.Pulse) ir.Di
 	return append(out, aliasCollisions(cat, names)...)
 }
 
-// manifestFile is the Skill Router manifest beside a SKILL.md (the
-// loader's ManifestFile; a test ties the two).
-const manifestFile = "manifest.json"
-
-// declared returns a diagnostic of code about u, located where its
-// aliases and triggers are declared: the metadata.prolog-rlm line of its
-// SKILL.md, or its manifest.json; else its SKILL.md.
+// declared returns a warning of code about u, located where its aliases
+// and triggers are declared.
 func declared(u *ir.Unit, code ir.Code, msg string) ir.Diagnostic {
-	d := ir.Diagnostic{Root: u.Root, Path: u.Path, Code: code, Severity: ir.SeverityWarning, Message: msg}
-	switch u.Variant {
-	case ir.VariantPrologRLM:
-		d.Line = u.RequiresLine
-	case ir.VariantSkillRouter:
-		d.Path = path.Join(path.Dir(u.Path), manifestFile)
-	}
-	return d
+	return u.DeclaredAt(code, ir.SeverityWarning, msg)
 }
 
 // contentless reports every alias and trigger made only of stop words: the

@@ -14,9 +14,6 @@ import (
 // it is declared, the metadata.prolog-rlm line of SKILL.md or the
 // manifest.json beside it; it was reported at SKILL.md with no line.
 func TestDiagnosticsLocated(t *testing.T) {
-	if manifestFile != loader.ManifestFile {
-		t.Fatalf("manifestFile is %q; want the loader's %q", manifestFile, loader.ManifestFile)
-	}
 	root := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(root, "charts", "SKILL.md"), "---\nname: charts\ndescription: Draw sales charts.\nmetadata:\n  prolog-rlm: '{\"schema\": 1, \"aliases\": [\"the\"]}'\n---\nBody.\n")
 	testkit.WriteFile(t, filepath.Join(root, "router", "SKILL.md"), "---\nname: router\ndescription: Route the requests.\n---\nBody.\n")
