@@ -206,7 +206,10 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 		}
 	}
 	c.diags = append(c.diags, c.index.Diagnostics()...)
-	hinted := 0
+	var (
+		names  []string // the catalog's unit names, built at the first unknown one
+		hinted int
+	)
 	for _, n := range c.policy.names() {
 		if _, ok := cat.Lookup(n); !ok {
 			path, line := c.policy.at("", n)
@@ -215,7 +218,10 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 			// the first few only, a load's bound.
 			hint := ""
 			if hinted < maxUnknownNamed {
-				hint, hinted = nameHint(cat, n), hinted+1
+				if names == nil {
+					names = unitNames(cat)
+				}
+				hint, hinted = namesHint(names, n), hinted+1
 			}
 			c.diags.Add(ir.Diagnostic{Path: path, Line: line, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog%s", n, hint)})
 		}
@@ -400,6 +406,10 @@ func milliUp(f float64) int { return int(math.Ceil(math.Round(f*1e6) / 1000)) }
 func UnknownNames(c *Compiler, field string, names []string) ir.Diagnostics {
 	var out ir.Diagnostics
 	unknown := UnknownUnits(c, names)
+	if len(unknown) == 0 {
+		return nil
+	}
+	all := unitNames(c.cat)
 	for i, n := range unknown {
 		if i == maxUnknownNamed {
 			out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
@@ -407,7 +417,7 @@ func UnknownNames(c *Compiler, field string, names []string) ir.Diagnostics {
 			break
 		}
 		out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
-			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog%s", field, ir.Quote(n), nameHint(c.cat, n))})
+			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog%s", field, ir.Quote(n), namesHint(all, n))})
 	}
 	return out
 }
