@@ -101,7 +101,10 @@ func TestStem(t *testing.T) {
 		{name: "ing undoubles", word: "stopping", want: "stop"},
 		{name: "ed undoubles", word: "stopped", want: "stop"},
 		{name: "ll is kept", word: "calling", want: "call"},
-		{name: "ies", word: "libraries", want: "library"},
+		{name: "ies", word: "libraries", want: "librari"},
+		{name: "final y after a consonant", word: "library", want: "librari"},
+		{name: "final y after a vowel", word: "deploys", want: "deploy"},
+		{name: "final y with no vowel before it", word: "sky", want: "sky"},
 		{name: "short ies is a plural s", word: "ties", want: "tie"},
 		{name: "sses", word: "classes", want: "class"},
 		{name: "xes", word: "boxes", want: "box"},
@@ -109,7 +112,8 @@ func TestStem(t *testing.T) {
 		{name: "shes", word: "pushes", want: "push"},
 		{name: "ss stays", word: "class", want: "class"},
 		{name: "us stays", word: "status", want: "status"},
-		{name: "is stays", word: "analysis", want: "analysis"},
+		{name: "is stays", word: "basis", want: "basis"},
+		{name: "a noun in sis", word: "analysis", want: "analys"},
 		{name: "eed stays", word: "feed", want: "feed"},
 		{name: "short ing stays", word: "sing", want: "sing"},
 		{name: "three letters stay", word: "bus", want: "bus"},
@@ -157,6 +161,14 @@ func TestStemFamilies(t *testing.T) {
 		{"metric", "metrics"},
 		{"statistic", "statistics"},
 		{"view", "views"},
+		{"query", "queries", "queried", "querying"},
+		{"copy", "copies", "copied", "copying"},
+		{"policy", "policies"},
+		{"movie", "movies"},
+		{"calorie", "calories"},
+		{"analysis", "analyses", "analyse"},
+		{"diagnosis", "diagnoses", "diagnose"},
+		{"hypothesis", "hypotheses"},
 	}
 	for _, family := range same {
 		for _, w := range family[1:] {
@@ -166,7 +178,7 @@ func TestStemFamilies(t *testing.T) {
 		}
 	}
 	apart := [][2]string{{"note", "not"}, {"state", "stats"}, {"hope", "hop"}, {"hoping", "hopping"}, {"site", "sit"}, {"file", "fil"}, {"rate", "rat"},
-		{"news", "new"}, {"series", "sery"}, {"species", "specy"}, {"physics", "physic"}}
+		{"news", "new"}, {"sky", "ski"}, {"basis", "base"}, {"series", "sery"}, {"species", "specy"}, {"physics", "physic"}}
 	for _, p := range apart {
 		if Stem(p[0]) == Stem(p[1]) {
 			t.Errorf("Stem(%q) = Stem(%q) = %q; want them apart", p[0], p[1], Stem(p[0]))

@@ -170,20 +170,26 @@ func toSet(words string) map[string]bool {
 
 // Stem reduces a folded word to a light stem: plural and common verb
 // endings only, conservative enough that distinct words rarely collide
-// ("hacker" stays "hacker", "tests" and "testing" become "test"). A verb's
+// ("hacker" stays "hacker", "tests" and "testing" become "test"). A
+// noun in -sis and its plural in -ses meet ("analysis", "analyses" and
+// "analyse" are all "analys"). A verb's
 // forms share one stem whether or not it ends in a silent e: "analyze",
 // "analyzes", "analyzed" and "analyzing" are all "analyz", and "write",
 // "writes" and "writing" all "write" (Porter's rules for the final e:
 // it is kept after one consonant-vowel-consonant syllable, as in "note" or
 // "state", so these stay apart from "not" and "stat").
-func Stem(w string) string {
+func Stem(w string) string { return finalY(stem(w)) }
+
+func stem(w string) string {
 	n := len(w)
 	switch {
 	case n <= 3 || wholeS[w]:
 		return w
 	case strings.HasSuffix(w, "ies") && n > 4:
-		return w[:n-3] + "y"
+		return w[:n-3] + "i"
 	case strings.HasSuffix(w, "sses"):
+		return w[:n-2]
+	case strings.HasSuffix(w, "sis") && n >= 7:
 		return w[:n-2]
 	case strings.HasSuffix(w, "ing") && n > 5:
 		return restoreE(w[:n-3])
@@ -195,6 +201,19 @@ func Stem(w string) string {
 		return dropE(w[:n-1])
 	}
 	return dropE(w)
+}
+
+// finalY spells a final y after a consonant as i when the rest holds a
+// vowel (Porter's step 1c), the way the plural and the past take it
+// ("query", "queries" and "querying" are all "queri"; "copy" and "copied"
+// "copi"), so that a noun in -ie ("movie", "calorie") and its plural in
+// -ies meet too. "sky", "key" and "day" keep theirs.
+func finalY(w string) string {
+	n := len(w)
+	if n < 3 || w[n-1] != 'y' || !consonant(w, n-2) || !strings.ContainsAny(w[:n-1], "aeiou") {
+		return w
+	}
+	return w[:n-1] + "i"
 }
 
 // wholeS are singular nouns whose final s is part of the word, no plural
