@@ -333,8 +333,9 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) (o
 // clauses maps each stem of the task to the clauses it occurs in, as a
 // bit set (clauses past the 64th share the last bit). A clause ends at a
 // comma, semicolon, colon or blank line, at a full stop, question or
-// exclamation mark followed by a blank ("package.json" is one clause), and
-// before a word that joins two requests (clauseJoins). A stem found only
+// exclamation mark followed by a blank ("package.json" is one clause), at
+// a "+" or "&" between blanks, and before a word that joins two requests
+// (clauseJoins). A stem found only
 // in pasted material is in no clause: a clause is a part of the request,
 // and the material asks for nothing.
 func (q *Query) clauses() map[string]uint64 {
@@ -366,6 +367,12 @@ var clauseJoins = map[string]bool{"and": true, "then": true, "also": true, "plus
 func (q *Query) endsClause(k int) bool {
 	gap := q.task[q.spans[k].end:q.spans[k+1].start]
 	if strings.Contains(gap, "\n\n") || strings.ContainsAny(gap, ",;:") {
+		return true
+	}
+	if j := strings.TrimSpace(gap); (j == "+" || j == "&") && len(j) < len(gap)-1 {
+		// A "+" or "&" standing between blanks joins two requests as
+		// "and" does ("skeleton states + data fetching"); "C++" and
+		// "R&D" are words.
 		return true
 	}
 	for i := 0; i+1 < len(gap); i++ {

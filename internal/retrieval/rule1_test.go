@@ -1058,6 +1058,37 @@ func TestClauseBests(t *testing.T) {
 	}
 }
 
+// TestClauseBoundaries: where a task's clauses end, as the parts of a
+// request rule 10 reads apart. A "+" or "&" between blanks joins two
+// requests as "and" does; one inside a word ("C++", "R&D") does not.
+func TestClauseBoundaries(t *testing.T) {
+	ix := testIndex(unit("skeleton-states", "Skeleton loading states."), unit("data-fetching", "Data fetching with queries."))
+	tests := []struct {
+		name, task, a, b string
+		apart            bool
+	}{
+		{name: "and", task: "skeleton states and data fetching", a: "skeleton", b: "fetch", apart: true},
+		{name: "plus sign", task: "skeleton states + data fetching", a: "skeleton", b: "fetch", apart: true},
+		{name: "ampersand", task: "skeleton states & data fetching", a: "skeleton", b: "fetch", apart: true},
+		{name: "comma", task: "skeleton states, data fetching", a: "skeleton", b: "fetch", apart: true},
+		{name: "one clause", task: "skeleton states for data fetching", a: "skeleton", b: "fetch"},
+		{name: "plus inside a word", task: "c++ skeleton states for data fetching", a: "skeleton", b: "fetch"},
+		{name: "plus against a word", task: "skeleton states +data fetching", a: "skeleton", b: "fetch"},
+		{name: "ampersand inside a word", task: "r&d skeleton states for data fetching", a: "skeleton", b: "fetch"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cl := ix.Analyze(tt.task, nil).clauses()
+			if cl[tt.a] == 0 || cl[tt.b] == 0 {
+				t.Fatalf("clauses of %q: got %v; want %q and %q in some clause", tt.task, cl, tt.a, tt.b)
+			}
+			if got := cl[tt.a]&cl[tt.b] == 0; got != tt.apart {
+				t.Errorf("clauses of %q: %q and %q apart: got %v; want %v", tt.task, tt.a, tt.b, got, tt.apart)
+			}
+		})
+	}
+}
+
 // TestNameAcronymSpelledOut: a name word the description spells out by
 // its initials is a word the description uses, so it keeps the name's
 // weight (the fields agree on it); initials that start or end on a stop
