@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"net/url"
+	"path/filepath"
 	"testing"
 
 	"github.com/rlmc-dev/rlmc/internal/testkit"
@@ -53,5 +54,27 @@ func TestEmptyCatalogWarned(t *testing.T) {
 	}
 	if !warned {
 		t.Fatal("got no warning for an empty catalog; want one")
+	}
+}
+
+// TestCatalogErrorsWarned: a proxy whose catalog has a skill that cannot
+// load says so when it loads; the calls that skill would answer went on
+// without it, and the proxy has no endpoint that lists the catalog.
+func TestCatalogErrorsWarned(t *testing.T) {
+	root := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(root, "broken", "SKILL.md"), "---\nname: broken\ndescription: [unclosed\n---\nBody.\n")
+	warned := false
+	log := testkit.OnLog("the catalog has errors; the skills they name never load (rlmc validate lists them all)", func() { warned = true })
+	up, _ := url.Parse("http://127.0.0.1:1")
+	p, err := New(Config{Upstream: up, Roots: []string{root}, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	if err := p.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !warned {
+		t.Fatal("got no warning for a catalog with an invalid skill; want one")
 	}
 }

@@ -41,6 +41,7 @@ import (
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/httpsafe"
 	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // Defaults of Config.
@@ -299,6 +300,7 @@ func (p *Proxy) Watch(ctx context.Context) error {
 				return
 			}
 			p.log.Info("catalog reloaded", "trigger", r.Trigger, "units", len(r.Compiler.Catalog().Units), "catalog_fingerprint", r.Compiler.CatalogFingerprint())
+			p.warnErrors(r.Compiler)
 		},
 	})
 	if err != nil {
@@ -318,7 +320,21 @@ func (p *Proxy) Watch(ctx context.Context) error {
 		}
 		p.log.Warn("the catalog has no skills; every call goes on without skills until one is added", "roots", dirs)
 	}
+	p.warnErrors(c)
 	return nil
+}
+
+// maxLoggedErrors bounds the catalog errors a load's warning quotes.
+const maxLoggedErrors = 5
+
+// warnErrors says, once a load, that the catalog has errors: a skill
+// whose YAML broke goes without a word from then on, and the proxy has
+// no endpoint that lists the catalog.
+func (p *Proxy) warnErrors(c *compiler.Compiler) {
+	if ds := c.Diagnostics(); ds.HasErrors() {
+		p.log.Warn("the catalog has errors; the skills they name never load (rlmc validate lists them all)",
+			"errors", ds.Count(ir.SeverityError), "first", ds.First(ir.SeverityError, maxLoggedErrors))
+	}
 }
 
 // Close stops watching the catalog.

@@ -2,8 +2,12 @@ package server
 
 import (
 	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
 )
 
@@ -42,5 +46,36 @@ func TestEmptyCatalogWarned(t *testing.T) {
 	}
 	if !warned {
 		t.Fatal("got no warning for an empty catalog; want one")
+	}
+}
+
+// TestCatalogErrorsWarned: a server whose catalog has a skill that cannot
+// load says so at load and at every reload that keeps it broken; its log
+// said only "catalog loaded" with the count of units, and the skill
+// answered no_route from then on.
+func TestCatalogErrorsWarned(t *testing.T) {
+	root := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(root, "broken", "SKILL.md"), "---\nname: broken\ndescription: [unclosed\n---\nBody.\n")
+	var first []string
+	warned := 0
+	log := testkit.OnLogRecord("the catalog has errors; the skills they name never load (rlmc validate lists them all)", func(r slog.Record) {
+		warned++
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "first" {
+				first, _ = a.Value.Any().([]string)
+			}
+			return true
+		})
+	})
+	s, _ := newTestServer(t, Config{Roots: []string{root}, Logger: log})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if warned != 1 || len(first) != 1 || !strings.Contains(first[0], filepath.ToSlash(filepath.Join(root, "broken", "SKILL.md"))) {
+		t.Fatalf("got %d warnings quoting %q; want one quoting broken/SKILL.md under its root", warned, first)
+	}
+	s.reloaded(compiler.Reload{Compiler: s.Live().Current()})
+	if warned != 2 {
+		t.Fatalf("got %d warnings after a reload that kept the error; want 2", warned)
 	}
 }

@@ -183,7 +183,21 @@ func (s *Server) Watch(ctx context.Context) error {
 		// that matched nothing: started from the wrong folder, say.
 		s.log.Warn("the catalog has no skills; every compile answers no_route until one is added", "roots", rootDirs(c))
 	}
+	s.warnErrors(c)
 	return nil
+}
+
+// maxLoggedErrors bounds the catalog errors a load's warning quotes.
+const maxLoggedErrors = 5
+
+// warnErrors says, once a load, that the catalog has errors: a skill
+// whose YAML broke answers no_route from then on, and a server's
+// operator would otherwise learn it only from /v1/catalog.
+func (s *Server) warnErrors(c *compiler.Compiler) {
+	if ds := c.Diagnostics(); ds.HasErrors() {
+		s.log.Warn("the catalog has errors; the skills they name never load (rlmc validate lists them all)",
+			"errors", ds.Count(ir.SeverityError), "first", ds.First(ir.SeverityError, maxLoggedErrors))
+	}
 }
 
 // rootDirs lists the roots a catalog was loaded from.
@@ -212,6 +226,7 @@ func (s *Server) reloaded(r compiler.Reload) {
 		attrs = append(attrs, "watch_error", r.WatchErr.Error())
 	}
 	s.log.Info("catalog reloaded", attrs...)
+	s.warnErrors(r.Compiler)
 }
 
 // Close stops watching the catalog.
