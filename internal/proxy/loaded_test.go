@@ -2,8 +2,10 @@ package proxy
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rlmc-dev/rlmc/internal/testkit"
@@ -76,5 +78,30 @@ func TestCatalogErrorsWarned(t *testing.T) {
 	}
 	if !warned {
 		t.Fatal("got no warning for a catalog with an invalid skill; want one")
+	}
+}
+
+// TestNearMissWarned: a completion posted to a path that ends as one of
+// the edited calls but is not one (an SDK's base URL without /v1, or with
+// a /v1 it adds again) goes upstream without skills, as it must, and the
+// proxy warns once a path; it went without a line. Other paths, such as
+// Anthropic's count_tokens or a GET of the models, are no slip.
+func TestNearMissWarned(t *testing.T) {
+	f := newFixture(t, nil, Config{})
+	for range 2 {
+		f.do(t, http.MethodPost, "/chat/completions", chatNoSystem, nil)
+		f.do(t, http.MethodPost, "/v1/v1/messages", msgString, nil)
+	}
+	f.do(t, http.MethodPost, "/v1/messages/count_tokens", msgString, nil)
+	f.do(t, http.MethodGet, "/v1/models", "", nil)
+	f.do(t, http.MethodPost, "/v1/chat/completions", chatNoSystem, nil)
+	logs := f.logs.String()
+	for _, want := range []string{`"path":"/chat/completions","meant":"/v1/chat/completions"`, `"path":"/v1/v1/messages","meant":"/v1/messages"`} {
+		if n := strings.Count(logs, want); n != 1 {
+			t.Errorf("got %d warnings with %s; want 1:\n%s", n, want, logs)
+		}
+	}
+	if n := strings.Count(logs, "base URL is likely off"); n != 2 {
+		t.Errorf("got %d near-miss warnings; want 2:\n%s", n, logs)
 	}
 }

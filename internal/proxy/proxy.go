@@ -27,6 +27,7 @@ import (
 	"hash/maphash"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -35,6 +36,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -165,6 +167,8 @@ type Proxy struct {
 	seed    maphash.Seed
 	blocks  *lru[blockKey, string]      // earlier user turns' blocks (PlacementTurn)
 	convs   *lru[string, *conversation] // Responses conversations, by response id
+	misses  sync.Map                    // near-miss paths warned about (warnNearMiss)
+	nmisses atomic.Int32                // how many misses holds
 }
 
 // New checks cfg and returns a proxy with no catalog yet: until Watch (or
@@ -447,6 +451,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 				Message: fmt.Sprintf("%s on %s %s, which carries no skills", HeaderSelect, r.Method, r.URL.Path)})
 			return
 		}
+		if r.Method == http.MethodPost {
+			p.warnNearMiss(r.URL.EscapedPath())
+		}
 		// Through statusWriter too, so that an upstream's 1xx carries no
 		// X-Rlmc-* header on paths the proxy does not edit either.
 		p.rp.ServeHTTP(&statusWriter{ResponseWriter: w, status: http.StatusOK}, withFlavor(r))
@@ -454,6 +461,42 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	p.complete(w, r, a, ctl)
 }
+
+// maxNearMisses bounds the distinct paths warnNearMiss warns about, so
+// that a client's stream of odd paths cannot grow the proxy's memory.
+const maxNearMisses = 32
+
+// warnNearMiss warns, once a path, that a POST to a path that ends as a
+// completion path does but is not one (a client's base URL without /v1,
+// or with a /v1 the SDK adds again: "/chat/completions",
+// "/v1/v1/messages") goes upstream without skills: the call succeeds, and
+// nothing else would tell the user that no skill ever reached it.
+func (p *Proxy) warnNearMiss(path string) {
+	meant := nearMiss(path)
+	if meant == "" || p.nmisses.Load() >= maxNearMisses {
+		return
+	}
+	if _, seen := p.misses.LoadOrStore(path, true); seen {
+		return
+	}
+	p.nmisses.Add(1)
+	p.log.Warn("a completion call on a path rlmc does not edit goes upstream without skills; the client's base URL is likely off",
+		"path", path, "meant", meant)
+}
+
+// nearMiss returns the completion path that path ends as, when path is not
+// that one itself, else "".
+func nearMiss(path string) string {
+	for _, meant := range completionPaths {
+		if path != meant && strings.HasSuffix(path, strings.TrimPrefix(meant, "/v1")) {
+			return meant
+		}
+	}
+	return ""
+}
+
+// completionPaths are apis' paths, sorted.
+var completionPaths = slices.Sorted(maps.Keys(apis))
 
 // complete compiles the skills of one completion and forwards it.
 func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl controls) {
