@@ -145,7 +145,10 @@ func fieldNames(t reflect.Type) map[string]bool {
 // rather than "EOF". Other errors are returned as they are. The result
 // wraps err.
 func Explain(err error) error {
-	var te *json.UnmarshalTypeError
+	var (
+		te *json.UnmarshalTypeError
+		se *json.SyntaxError
+	)
 	switch {
 	case err == nil:
 		return nil
@@ -157,6 +160,10 @@ func Explain(err error) error {
 		return &explained{fmt.Sprintf("%s: %s where %s goes", where, kindOfValue(te.Value), kindOfType(te.Type)), err}
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), err.Error() == "unexpected end of JSON input":
 		return &explained{"the JSON ends before its value does", err}
+	case errors.As(err, &se) && se.Offset > 0:
+		// Go's own words ("invalid character 'o' in literal null")
+		// say what the parser expected, not where.
+		return &explained{fmt.Sprintf("not JSON at byte %d: %s", se.Offset, se.Error()), err}
 	}
 	return err
 }

@@ -128,6 +128,7 @@ func TestExplain(t *testing.T) {
 		{"an object for a string", `{"name": {}}`, "name: an object where a string goes"},
 		{"a number for a bool", `{"on": 1}`, "on: a number where true or false goes"},
 		{"cut short", `{"budget": `, "the JSON ends before its value does"},
+		{"not JSON", `not json`, "not JSON at byte 2: invalid character 'o' in literal null (expecting 'u')"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
