@@ -182,7 +182,7 @@ func (r *compilation) analyze(req Request) (*input, error) {
 	in := &input{req: req, budget: p.Budget, tokenizer: p.Tokenizer,
 		explicit: map[string]bool{}, mandatory: map[string]bool{}, denied: map[string]bool{}}
 	if len(req.Task) > MaxTaskBytes {
-		return nil, &Error{Code: ErrInvalidRequest, Message: fmt.Sprintf("task is %d bytes; the limit is %d", len(req.Task), MaxTaskBytes)}
+		return nil, &Error{Code: ErrInvalidRequest, Message: fmt.Sprintf("task is %d bytes; the limit is %d: send the instruction with less of what was pasted (compiler.ClipTask keeps a task's head and tail)", len(req.Task), MaxTaskBytes)}
 	}
 	if req.Budget < 0 {
 		return nil, &Error{Code: ErrInvalidRequest, Message: "budget must be positive"}
