@@ -245,8 +245,9 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The probes tell only that the process answers and that a
 		// catalog serves, and an orchestrator's probe cannot always send
-		// a header (Kubernetes does not expand a secret in one).
-		if r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz") {
+		// a header (Kubernetes does not expand a secret in one). A HEAD
+		// is a GET without its body, as load balancers' checks send it.
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz") {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -247,8 +247,8 @@ func TestToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		name, path, header string
-		status             int
+		name, method, path, header string
+		status                     int
 	}{
 		{name: "no header", path: "/v1/compile", status: 401},
 		{name: "wrong token", path: "/v1/compile", header: "Bearer s3cret-tokeN", status: 401},
@@ -258,11 +258,17 @@ func TestToken(t *testing.T) {
 		{name: "scheme in lower case", path: "/v1/compile", header: "bearer s3cret-token", status: 200},
 		{name: "healthz answers without it", path: "/healthz", status: 200},
 		{name: "readyz answers without it", path: "/readyz", status: 200},
+		{name: "a HEAD of readyz answers without it", method: http.MethodHead, path: "/readyz", status: 200},
+		{name: "a HEAD of healthz answers without it", method: http.MethodHead, path: "/healthz", status: 200},
+		{name: "an OPTIONS of readyz needs it", method: http.MethodOptions, path: "/readyz", status: 401},
 		{name: "metrics needs it too", path: "/metrics", status: 401},
 		{name: "metrics with it", path: "/metrics", header: "Bearer s3cret-token", status: 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			method := http.MethodGet
+			if tc.method != "" {
+				method = tc.method
+			}
 			var body io.Reader
 			if tc.path == "/v1/compile" {
 				method, body = http.MethodPost, strings.NewReader(`{"task": "x"}`)
