@@ -105,6 +105,7 @@ type Compiler struct {
 	engine    *rules.Engine
 	tokens    tokenCache
 	catalogFP string
+	policyFP  string
 	diags     ir.Diagnostics
 	denied    map[string]bool
 	rows      []unitRow // what a rejected entry takes from each unit, by position
@@ -197,6 +198,7 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	}
 	c.engine = engine
 	c.catalogFP = fp
+	c.policyFP = policyFingerprint(c.policy)
 	c.diags = append(ir.Diagnostics{}, cat.Diagnostics...)
 	// The loader knows the policy's exclude entries, not the file they
 	// came from: its diagnostics about them are placed at the list.
@@ -345,6 +347,11 @@ func (c *Compiler) Policy() Policy { return c.policy }
 // CatalogFingerprint identifies everything in the catalog a decision can
 // read; see docs/how-a-compile-decides.md ("Output") for what it covers.
 func (c *Compiler) CatalogFingerprint() string { return c.catalogFP }
+
+// PolicyFingerprint identifies the host policy c decides under (its
+// roots aside): with CatalogFingerprint, what a compile's answer depends
+// on besides the request.
+func (c *Compiler) PolicyFingerprint() string { return c.policyFP }
 
 // Diagnostics returns the catalog's and the policy's diagnostics.
 func (c *Compiler) Diagnostics() ir.Diagnostics { return c.diags }

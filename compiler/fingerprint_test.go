@@ -193,3 +193,46 @@ func TestCatalogFingerprintRootRanks(t *testing.T) {
 		t.Errorf("got the same fingerprint with the roots swapped; want another: the other x shadows")
 	}
 }
+
+// TestPolicyFingerprint: a host policy that changes what a compile may
+// decide changes the policy fingerprint, and the catalog's stays (a deny
+// lifted on replicas changed their answers under one catalog
+// fingerprint, with nothing to tell them apart); where the roots are
+// read from changes neither.
+func TestPolicyFingerprint(t *testing.T) {
+	a := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(a, "x", "SKILL.md"), "---\nname: x\ndescription: Write a Dockerfile.\n---\nBody.\n")
+	load := func(p Policy, roots ...string) *Compiler {
+		t.Helper()
+		c, err := Load(context.Background(), Options{Roots: roots}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	base := load(Policy{}, a)
+	tests := []struct {
+		name   string
+		policy Policy
+		same   bool
+	}{
+		{name: "same policy", policy: Policy{}, same: true},
+		{name: "defaults spelled out", policy: Policy{Budget: DefaultBudget, Tokenizer: DefaultTokenizer}, same: true},
+		{name: "policy roots", policy: Policy{Roots: []string{a}}, same: true},
+		{name: "deny", policy: Policy{Deny: []string{"x"}}},
+		{name: "priority", policy: Policy{Priority: map[string]int{"x": 5}}},
+		{name: "budget", policy: Policy{Budget: 100}},
+		{name: "min confidence", policy: Policy{MinConfidence: 0.5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := load(tt.policy, a)
+			if got := c.PolicyFingerprint() == base.PolicyFingerprint(); got != tt.same {
+				t.Errorf("policy fingerprint the same as with no policy: got %v; want %v", got, tt.same)
+			}
+			if c.CatalogFingerprint() != base.CatalogFingerprint() {
+				t.Errorf("got catalog fingerprint %s; want %s, the policy aside", c.CatalogFingerprint(), base.CatalogFingerprint())
+			}
+		})
+	}
+}

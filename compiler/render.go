@@ -261,6 +261,25 @@ func catalogFingerprint(cat *ir.Catalog) string {
 	return h.sum()
 }
 
+// policyFingerprint covers everything in the host policy p a decision can
+// read: the catalog fingerprint covers the skills alone, and a policy
+// rolled out to replicas (a deny lifted) changes answers while the
+// catalog stays. Roots are left out: where the skills are read from is
+// not what is decided, and the catalog fingerprint counts them by rank.
+// JSON of the fixed struct is canonical, as in decisionFields.
+func policyFingerprint(p Policy) string {
+	p.Roots = nil
+	data, err := json.Marshal(&p)
+	if err != nil {
+		// Every field is a string, a number or a list or map of them.
+		panic("rlmc: cannot encode a policy for its fingerprint: " + err.Error())
+	}
+	h := newHasher()
+	h.add("rlmc/policy/v1")
+	h.addBytes(data)
+	return h.sum()
+}
+
 // decisionFields is the canonical JSON of a unit without the fields that
 // only locate it or that no decision reads: Root, Path, File and
 // Precedence, which the caller counts by rank (a catalog

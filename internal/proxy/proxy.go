@@ -303,7 +303,7 @@ func (p *Proxy) Watch(ctx context.Context) error {
 				p.log.Error("catalog reload failed; the previous catalog keeps serving", "trigger", r.Trigger, "error", r.Err.Error())
 				return
 			}
-			p.log.Info("catalog reloaded", "trigger", r.Trigger, "units", len(r.Compiler.Catalog().Units), "catalog_fingerprint", r.Compiler.CatalogFingerprint())
+			p.log.Info("catalog reloaded", "trigger", r.Trigger, "units", len(r.Compiler.Catalog().Units), "catalog_fingerprint", r.Compiler.CatalogFingerprint(), "policy_fingerprint", r.Compiler.PolicyFingerprint())
 			p.warnErrors(r.Compiler)
 		},
 	})
@@ -314,7 +314,7 @@ func (p *Proxy) Watch(ctx context.Context) error {
 	// Serving first, then the line: a client that starts on it is
 	// answered.
 	p.live.Store(l)
-	p.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(), "watched", l.Watched())
+	p.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(), "policy_fingerprint", c.PolicyFingerprint(), "watched", l.Watched())
 	if len(c.Catalog().Units) == 0 {
 		// Every call would go on without skills, as if no task matched
 		// one: started from the wrong folder, say.

@@ -176,7 +176,7 @@ func (s *Server) Watch(ctx context.Context) error {
 	// Serving first, then the line: a client that starts on it is
 	// answered.
 	s.live.Store(l)
-	s.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(),
+	s.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(), "policy_fingerprint", c.PolicyFingerprint(),
 		"watched", l.Watched(), "duration_ms", ms(time.Since(start)))
 	if len(c.Catalog().Units) == 0 {
 		// Every compile would answer no_route, which reads as a task
@@ -220,7 +220,7 @@ func (s *Server) reloaded(r compiler.Reload) {
 	s.m.reloads.Inc()
 	s.m.units.Set(float64(len(r.Compiler.Catalog().Units)))
 	s.m.loadedAt.Set(float64(r.At.UnixNano()) / 1e9)
-	attrs := []any{"trigger", r.Trigger, "units", len(r.Compiler.Catalog().Units), "catalog_fingerprint", r.Compiler.CatalogFingerprint(),
+	attrs := []any{"trigger", r.Trigger, "units", len(r.Compiler.Catalog().Units), "catalog_fingerprint", r.Compiler.CatalogFingerprint(), "policy_fingerprint", r.Compiler.PolicyFingerprint(),
 		"watched", r.Watched, "duration_ms", ms(r.Duration)}
 	if r.WatchErr != nil {
 		attrs = append(attrs, "watch_error", r.WatchErr.Error())
@@ -472,6 +472,7 @@ type catalogUnit struct {
 type catalogDoc struct {
 	Schema             int            `json:"schema"`
 	CatalogFingerprint string         `json:"catalog_fingerprint"`
+	PolicyFingerprint  string         `json:"policy_fingerprint"`
 	LoadedAt           time.Time      `json:"loaded_at"`
 	Generation         uint64         `json:"generation"`
 	LastReloadError    string         `json:"last_reload_error,omitempty"`
@@ -489,7 +490,7 @@ func (s *Server) catalog(w http.ResponseWriter, _ *http.Request) {
 	// One read of the current state, so that every field describes the
 	// same catalog.
 	c, at, gen := l.Snapshot()
-	doc := catalogDoc{Schema: compiler.Schema, CatalogFingerprint: c.CatalogFingerprint(), LoadedAt: at.UTC(), Generation: gen,
+	doc := catalogDoc{Schema: compiler.Schema, CatalogFingerprint: c.CatalogFingerprint(), PolicyFingerprint: c.PolicyFingerprint(), LoadedAt: at.UTC(), Generation: gen,
 		Units: []catalogUnit{}, Diagnostics: c.Diagnostics()}
 	if err := l.LastError(); err != nil {
 		doc.LastReloadError = err.Error()
@@ -525,7 +526,8 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 		compiler.WriteJSON(w, map[string]any{"ready": false, "error": err.Error()})
 		return
 	}
-	compiler.WriteJSON(w, map[string]any{"ready": true, "catalog_fingerprint": l.Current().CatalogFingerprint()})
+	c := l.Current()
+	compiler.WriteJSON(w, map[string]any{"ready": true, "catalog_fingerprint": c.CatalogFingerprint(), "policy_fingerprint": c.PolicyFingerprint()})
 }
 
 // bodiesThere reports whether every folder cat's units were read from

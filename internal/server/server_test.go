@@ -394,15 +394,24 @@ func TestCatalogAndProbes(t *testing.T) {
 	if err := s.Watch(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if status, _ := get("/readyz"); status != 200 {
-		t.Fatalf("readyz: got %d; want 200", status)
+	status, body := get("/readyz")
+	var ready struct {
+		Ready              bool   `json:"ready"`
+		CatalogFingerprint string `json:"catalog_fingerprint"`
+		PolicyFingerprint  string `json:"policy_fingerprint"`
 	}
-	status, body := get("/v1/catalog")
+	if err := json.Unmarshal([]byte(body), &ready); err != nil || status != 200 || !ready.Ready {
+		t.Fatalf("readyz: got %d %s; want 200, ready", status, body)
+	}
+	if c := s.Live().Current(); ready.CatalogFingerprint != c.CatalogFingerprint() || ready.PolicyFingerprint != c.PolicyFingerprint() {
+		t.Fatalf("readyz: got %s; want the catalog's and the policy's fingerprints", body)
+	}
+	status, body = get("/v1/catalog")
 	var doc catalogDoc
 	if err := json.Unmarshal([]byte(body), &doc); err != nil || status != 200 {
 		t.Fatalf("catalog: got %d %v", status, err)
 	}
-	if doc.CatalogFingerprint != s.Live().Current().CatalogFingerprint() || len(doc.Units) != 3 || doc.LoadedAt.IsZero() || doc.Generation != 1 {
+	if doc.CatalogFingerprint != s.Live().Current().CatalogFingerprint() || doc.PolicyFingerprint != s.Live().Current().PolicyFingerprint() || len(doc.Units) != 3 || doc.LoadedAt.IsZero() || doc.Generation != 1 {
 		t.Fatalf("catalog: got %+v", doc)
 	}
 	post(t, ts.URL+"/v1/compile", "", `{"task": "write the failing test first, test-driven development"}`)
