@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,6 +48,13 @@ func TestEmptyCatalogWarned(t *testing.T) {
 	}
 	if !warned {
 		t.Fatal("got no warning for an empty catalog; want one")
+	}
+	// Nor does it say it is ready: a replica whose skills volume is
+	// missing took traffic and answered no_route to every compile.
+	rec := httptest.NewRecorder()
+	s.readyz(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "the catalog has no skills") {
+		t.Fatalf("readyz of an empty catalog: got %d %s; want 503 saying it has no skills", rec.Code, rec.Body)
 	}
 }
 

@@ -527,6 +527,14 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	c := l.Current()
+	if len(c.Catalog().Units) == 0 {
+		// Every compile would answer no_route: a replica whose skills
+		// volume is missing or empty must not take traffic as if it
+		// served them. It is ready once a skill is added.
+		w.WriteHeader(http.StatusServiceUnavailable)
+		compiler.WriteJSON(w, map[string]any{"ready": false, "error": "the catalog has no skills", "catalog_fingerprint": c.CatalogFingerprint(), "policy_fingerprint": c.PolicyFingerprint()})
+		return
+	}
 	compiler.WriteJSON(w, map[string]any{"ready": true, "catalog_fingerprint": c.CatalogFingerprint(), "policy_fingerprint": c.PolicyFingerprint()})
 }
 
