@@ -33,15 +33,18 @@ func newListCmd(stdout, stderr io.Writer) *cobra.Command {
 
 // listedUnit is one row of `rlmc list`.
 type listedUnit struct {
-	Name       string        `json:"name"`
-	Root       string        `json:"root"`
-	Path       string        `json:"path"`
-	Variant    ir.Variant    `json:"variant"`
-	Invocation ir.Invocation `json:"invocation"`
-	Status     ir.Status     `json:"status"`
-	Tokens     *int          `json:"tokens"`
-	Priority   int           `json:"priority"`
-	ShadowedBy string        `json:"shadowed_by,omitempty"`
+	Name string `json:"name"`
+	// Description is what a client that lists skills shows the model,
+	// and what routing reads first.
+	Description string        `json:"description"`
+	Root        string        `json:"root"`
+	Path        string        `json:"path"`
+	Variant     ir.Variant    `json:"variant"`
+	Invocation  ir.Invocation `json:"invocation"`
+	Status      ir.Status     `json:"status"`
+	Tokens      *int          `json:"tokens"`
+	Priority    int           `json:"priority"`
+	ShadowedBy  string        `json:"shadowed_by,omitempty"`
 }
 
 type listing struct {
@@ -63,7 +66,7 @@ func runList(ctx context.Context, f catalogFlags, stdout, stderr io.Writer) erro
 	out := listing{Units: make([]listedUnit, len(units)), Diagnostics: c.Diagnostics()}
 	counts := bodyTokens(c, units, func(u *ir.Unit) bool { return u.Status != ir.StatusInvalid })
 	for i, u := range units {
-		out.Units[i] = listedUnit{Name: u.Name, Root: u.Root, Path: u.Path, Variant: u.Variant,
+		out.Units[i] = listedUnit{Name: u.Name, Description: u.Description, Root: u.Root, Path: u.Path, Variant: u.Variant,
 			Invocation: u.Invocation, Status: u.Status, Priority: u.Priority, ShadowedBy: u.ShadowedBy}
 		if counts[i].err == nil && counts[i].counted {
 			out.Units[i].Tokens = &counts[i].n
