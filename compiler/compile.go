@@ -772,8 +772,9 @@ func (r *compilation) assemble(v *verdict, rd *rendered, fp string) *Result {
 
 // evidence is the evidence the compile computed, by unit name: the
 // candidates', that of the units the explanation shows (judged
-// ineligible among the best, or best-ranked below the floor), and the
-// near misses' (catalog positions), which the result lists.
+// ineligible among the best, or best-ranked below the floor), the near
+// misses' (catalog positions), which the result lists, and that of the
+// units the request asks about (Request.Why).
 func (r *compilation) evidence(st *statement, near []int) map[string][]Evidence {
 	evidence := make(map[string][]Evidence, len(st.problem.Evidence))
 	// Weights to three decimals, like scores: the last bits of a float
@@ -798,6 +799,13 @@ func (r *compilation) evidence(st *statement, near []int) map[string][]Evidence 
 	}
 	for _, i := range near {
 		if n := r.c.rows[i].name; evidence[n] == nil {
+			add(n, st.problem.EvidenceOf(n))
+		}
+	}
+	// A unit asked about is asked about for its evidence above all: one
+	// outside the candidates showed a score and nothing it came from.
+	for _, n := range st.req.Why {
+		if evidence[n] == nil {
 			add(n, st.problem.EvidenceOf(n))
 		}
 	}

@@ -111,7 +111,13 @@ func WriteExplanation(w io.Writer, r *Result) error {
 			fmt.Fprintf(&b, " %s", ir.EscapeText(describe(rs)))
 		}
 		b.WriteByte('\n')
-		writeEvidence(&b, evidence[rj.Name])
+		ev := evidence[rj.Name]
+		if ev == nil {
+			// A unit asked about (Request.Why) outside the candidates
+			// has its evidence in its entry alone.
+			ev = rj.Evidence
+		}
+		writeEvidence(&b, ev)
 	}
 	for _, code := range order {
 		fmt.Fprintf(&b, "rejected for %s: %s\n", code, printableList(grouped[code]))

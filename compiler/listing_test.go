@@ -208,3 +208,42 @@ func TestExplanationCountsUnlisted(t *testing.T) {
 		}
 	}
 }
+
+// TestWhyGivesEvidence: a unit asked about that the task's words reach,
+// but outside the candidates, is listed with the evidence its score came
+// from, in the result and in the explanation. It was listed with a score
+// and nothing it came from.
+func TestWhyGivesEvidence(t *testing.T) {
+	root := t.TempDir()
+	// s0 to s13 rank in order; s13 is outside the four candidates and
+	// the five near misses.
+	for i := range 14 {
+		extra := strings.Repeat(" deploy rollout", 14-i) // fewer task words, further down
+		testkit.WriteFile(t, filepath.Join(root, fmt.Sprintf("s%d", i), "SKILL.md"),
+			fmt.Sprintf("---\nname: s%d\ndescription: Kubernetes%s.\n---\nBody.\n", i, extra))
+	}
+	c, err := Load(context.Background(), Options{Roots: []string{root}}, Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Compile(context.Background(), Request{Task: "kubernetes deploy rollout", Why: []string{"s13"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rj := range res.Rejected {
+		if rj.Name != "s13" {
+			continue
+		}
+		if rj.Reasons[0].Rule.Clause != "outside_cap" {
+			t.Fatalf("s13 rejected by %s; this test needs it outside the candidates", rj.Reasons[0].Rule)
+		}
+		if len(rj.Evidence) == 0 {
+			t.Fatalf("got s13 listed with score %.3f and no evidence; want the evidence", rj.Score)
+		}
+		if e := explanation(t, res); !strings.Contains(e, "rejected s13 (s13/SKILL.md): score") || !strings.HasPrefix(e[strings.Index(e, "rejected s13"):], "rejected s13 (s13/SKILL.md): score") || !strings.Contains(strings.SplitN(e[strings.Index(e, "rejected s13"):], "\nrejected", 2)[0], "\n  evidence: ") {
+			t.Fatalf("explanation shows no evidence for s13:\n%s", e)
+		}
+		return
+	}
+	t.Fatal("s13 not listed; want it, as asked about")
+}

@@ -151,11 +151,31 @@ func whyNotes(res *compiler.Result, names []string) []string {
 		}
 		for _, rj := range res.Rejected {
 			if rj.Name == n && len(rj.Reasons) > 0 {
-				out = append(out, fmt.Sprintf("why %s (%s): rejected, score %.3f: %s", noteName(n), ir.Printable(rj.Path), rj.Score, ir.EscapeText(rj.Reasons[0].String())))
+				out = append(out, fmt.Sprintf("why %s (%s): rejected, score %.3f: %s%s", noteName(n), ir.Printable(rj.Path), rj.Score, ir.EscapeText(rj.Reasons[0].String()), evidenceNote(rj.Evidence)))
 			}
 		}
 	}
 	return out
+}
+
+// maxNoteEvidence is how many pieces of evidence a --why note quotes.
+const maxNoteEvidence = 3
+
+// evidenceNote is "; evidence: ..." quoting the largest pieces of ev, the
+// words a rejected unit's score came from, or "" when it has none.
+func evidenceNote(ev []compiler.Evidence) string {
+	if len(ev) == 0 {
+		return ""
+	}
+	var parts []string
+	for i, e := range ev {
+		if i == maxNoteEvidence {
+			parts = append(parts, fmt.Sprintf("%d more", len(ev)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %+.3f", e.Field, ir.Quote(strings.Join(e.Terms, " ")), e.Weight))
+	}
+	return "; evidence: " + strings.Join(parts, ", ")
 }
 
 // maxNameRunes is how much of a name a note prints: a skill that is invalid
