@@ -168,7 +168,12 @@ func TestStemFamilies(t *testing.T) {
 		{"calorie", "calories"},
 		{"analysis", "analyses", "analyse"},
 		{"diagnosis", "diagnoses", "diagnose"},
-		{"hypothesis", "hypotheses"},
+		{"hypothesis", "hypotheses", "hypothesise"},
+		{"synthesis", "syntheses", "synthesise", "synthesised", "synthesising"},
+		{"emphasis", "emphasise"},
+		{"try", "tries", "tried"},
+		{"dry", "dries", "dried"},
+		{"study", "studies", "studied"},
 	}
 	for _, family := range same {
 		for _, w := range family[1:] {
@@ -178,7 +183,7 @@ func TestStemFamilies(t *testing.T) {
 		}
 	}
 	apart := [][2]string{{"note", "not"}, {"state", "stats"}, {"hope", "hop"}, {"hoping", "hopping"}, {"site", "sit"}, {"file", "fil"}, {"rate", "rat"},
-		{"news", "new"}, {"sky", "ski"}, {"basis", "base"}, {"series", "sery"}, {"species", "specy"}, {"physics", "physic"}}
+		{"news", "new"}, {"sky", "ski"}, {"skies", "ski"}, {"spies", "spi"}, {"basis", "base"}, {"series", "sery"}, {"species", "specy"}, {"physics", "physic"}}
 	for _, p := range apart {
 		if Stem(p[0]) == Stem(p[1]) {
 			t.Errorf("Stem(%q) = Stem(%q) = %q; want them apart", p[0], p[1], Stem(p[0]))

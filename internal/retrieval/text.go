@@ -178,7 +178,7 @@ func toSet(words string) map[string]bool {
 // "writes" and "writing" all "write" (Porter's rules for the final e:
 // it is kept after one consonant-vowel-consonant syllable, as in "note" or
 // "state", so these stay apart from "not" and "stat").
-func Stem(w string) string { return finalY(stem(w)) }
+func Stem(w string) string { return finalY(sisNoun(stem(w))) }
 
 func stem(w string) string {
 	n := len(w)
@@ -186,10 +186,10 @@ func stem(w string) string {
 	case n <= 3 || wholeS[w]:
 		return w
 	case strings.HasSuffix(w, "ies") && n > 4:
-		return w[:n-3] + "i"
+		return yOrI(w[:n-3])
+	case strings.HasSuffix(w, "ied") && n > 4:
+		return yOrI(w[:n-3])
 	case strings.HasSuffix(w, "sses"):
-		return w[:n-2]
-	case strings.HasSuffix(w, "sis") && n >= 7:
 		return w[:n-2]
 	case strings.HasSuffix(w, "ing") && n > 5:
 		return restoreE(w[:n-3])
@@ -203,6 +203,17 @@ func stem(w string) string {
 	return dropE(w)
 }
 
+// yOrI finishes a word whose "ies" or "ied" was taken off as its base
+// form stems: "i" after a vowel-holding base ("queries" "queri", as
+// "query" stems, see finalY), else "y" ("tries" and "tried" "try",
+// "spies" "spy", not the "spi" of SPI).
+func yOrI(base string) string {
+	if strings.ContainsAny(base, "aeiou") {
+		return base + "i"
+	}
+	return base + "y"
+}
+
 // finalY spells a final y after a consonant as i when the rest holds a
 // vowel (Porter's step 1c), the way the plural and the past take it
 // ("query", "queries" and "querying" are all "queri"; "copy" and "copied"
@@ -214,6 +225,19 @@ func finalY(w string) string {
 		return w
 	}
 	return w[:n-1] + "i"
+}
+
+// sisNoun takes the "is" off a noun in -sis of seven letters or more,
+// after any ending came off: the noun meets its plural in -ses and its
+// verb in -se or -ise ("analysis", "analyses", "analyse", "analysed" are
+// "analys"; "synthesis", "synthesise", "synthesised" "synthes"). Shorter
+// ones ("basis", "crisis") stay whole, apart from the words their
+// plurals would stem as ("base").
+func sisNoun(w string) string {
+	if len(w) >= 7 && strings.HasSuffix(w, "sis") {
+		return w[:len(w)-2]
+	}
+	return w
 }
 
 // wholeS are singular nouns whose final s is part of the word, no plural
