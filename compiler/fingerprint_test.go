@@ -219,10 +219,15 @@ func TestPolicyFingerprint(t *testing.T) {
 		{name: "same policy", policy: Policy{}, same: true},
 		{name: "defaults spelled out", policy: Policy{Budget: DefaultBudget, Tokenizer: DefaultTokenizer}, same: true},
 		{name: "policy roots", policy: Policy{Roots: []string{a}}, same: true},
+		{name: "loading only", policy: Policy{Exclude: []string{"nope"}, Limits: Limits{MaxDepth: 5}}, same: true},
+		{name: "empty deny", policy: Policy{Deny: []string{}}, same: true},
 		{name: "deny", policy: Policy{Deny: []string{"x"}}},
 		{name: "priority", policy: Policy{Priority: map[string]int{"x": 5}}},
 		{name: "budget", policy: Policy{Budget: 100}},
 		{name: "min confidence", policy: Policy{MinConfidence: 0.5}},
+	}
+	if x, y := load(Policy{Deny: []string{"x", "y"}}, a), load(Policy{Deny: []string{"y", "x", "x"}}, a); x.PolicyFingerprint() != y.PolicyFingerprint() {
+		t.Errorf("a deny list in another order, with a repeat, changed the policy fingerprint")
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -261,15 +261,39 @@ func catalogFingerprint(cat *ir.Catalog) string {
 	return h.sum()
 }
 
-// policyFingerprint covers everything in the host policy p a decision can
-// read: the catalog fingerprint covers the skills alone, and a policy
-// rolled out to replicas (a deny lifted) changes answers while the
-// catalog stays. Roots are left out: where the skills are read from is
-// not what is decided, and the catalog fingerprint counts them by rank.
-// JSON of the fixed struct is canonical, as in decisionFields.
+// policyFingerprint covers what a decision reads of the host policy p:
+// the catalog fingerprint covers the skills alone, and a policy rolled
+// out to replicas (a deny lifted) changes answers while the catalog
+// stays. What p says of loading (roots, exclude, limits) is left out: it
+// acts through the catalog, which its fingerprint covers. A deny list is
+// a set (order and repeats aside), and an empty list or map is none;
+// mandatory units and requires edges keep their order, which orders what
+// is admitted. JSON of a fixed struct is canonical, as in decisionFields.
 func policyFingerprint(p Policy) string {
-	p.Roots = nil
-	data, err := json.Marshal(&p)
+	deny := slices.Compact(slices.Sorted(slices.Values(p.Deny)))
+	d := struct {
+		Budget        int
+		Tokenizer     string
+		Mandatory     []string
+		Deny          []string
+		Priority      map[string]int
+		Requires      map[string][]string
+		Ambiguity     AmbiguityMode
+		MinConfidence float64
+	}{p.Budget, p.Tokenizer, p.Mandatory, deny, p.Priority, p.Requires, p.Ambiguity, p.MinConfidence}
+	if len(d.Mandatory) == 0 {
+		d.Mandatory = nil
+	}
+	if len(d.Deny) == 0 {
+		d.Deny = nil
+	}
+	if len(d.Priority) == 0 {
+		d.Priority = nil
+	}
+	if len(d.Requires) == 0 {
+		d.Requires = nil
+	}
+	data, err := json.Marshal(&d)
 	if err != nil {
 		// Every field is a string, a number or a list or map of them.
 		panic("rlmc: cannot encode a policy for its fingerprint: " + err.Error())

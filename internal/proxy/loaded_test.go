@@ -44,7 +44,7 @@ func TestLoadedLineMeansReady(t *testing.T) {
 // "units": 0 said why.
 func TestEmptyCatalogWarned(t *testing.T) {
 	warned := false
-	log := testkit.OnLog("the catalog has no skills; every call goes on without skills until one is added", func() { warned = true })
+	log := testkit.OnLog("no skill can be selected; every call goes on without skills until one can", func() { warned = true })
 	up, _ := url.Parse("http://127.0.0.1:1")
 	p, err := New(Config{Upstream: up, Roots: []string{t.TempDir()}, Logger: log})
 	if err != nil {
@@ -66,7 +66,7 @@ func TestCatalogErrorsWarned(t *testing.T) {
 	root := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(root, "broken", "SKILL.md"), "---\nname: broken\ndescription: [unclosed\n---\nBody.\n")
 	warned := false
-	log := testkit.OnLog("the catalog has errors; the skills they name never load (rlmc validate lists them all)", func() { warned = true })
+	log := testkit.OnLog("the catalog has new errors; the skills they name never load (rlmc validate lists them all)", func() { warned = true })
 	up, _ := url.Parse("http://127.0.0.1:1")
 	p, err := New(Config{Upstream: up, Roots: []string{root}, Logger: log})
 	if err != nil {
@@ -103,5 +103,33 @@ func TestNearMissWarned(t *testing.T) {
 	}
 	if n := strings.Count(logs, "base URL is likely off"); n != 2 {
 		t.Errorf("got %d near-miss warnings; want 2:\n%s", n, logs)
+	}
+	// A path is the client's to choose: the line quotes a bounded part.
+	before := len(f.logs.String())
+	f.do(t, http.MethodPost, "/"+strings.Repeat("a", 100_000)+"/v1/chat/completions", chatNoSystem, nil)
+	if grew := len(f.logs.String()) - before; grew == 0 || grew > 2000 {
+		t.Errorf("the warning for a 100 KB path took %d bytes of log; want one line of at most 2,000", grew)
+	}
+}
+
+// TestNearMiss: which paths are one slip from a completion path. A path
+// that only ends as one does belongs to another API: OpenAI's Assistants
+// post to /v1/threads/ID/messages, which was warned about as a slip.
+func TestNearMiss(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"/v1/chat/completions", ""},
+		{"/chat/completions", "/v1/chat/completions"},
+		{"/v1/v1/messages", "/v1/messages"},
+		{"/api/v1/responses", "/v1/responses"},
+		{"/v1/chat/completions/", "/v1/chat/completions"},
+		{"/messages/", "/v1/messages"},
+		{"/v1/threads/t1/messages", ""},
+		{"/v1/messages/count_tokens", ""},
+		{"/api/chat/completions", ""},
+		{"/v1/models", ""},
+	} {
+		if got := nearMiss(tc.path); got != tc.want {
+			t.Errorf("nearMiss(%q): got %q; want %q", tc.path, got, tc.want)
+		}
 	}
 }

@@ -43,7 +43,6 @@ import (
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/httpsafe"
 	"github.com/rlmc-dev/rlmc/internal/loader"
-	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // Defaults of Config.
@@ -167,6 +166,7 @@ type Proxy struct {
 	seed    maphash.Seed
 	blocks  *lru[blockKey, string]      // earlier user turns' blocks (PlacementTurn)
 	convs   *lru[string, *conversation] // Responses conversations, by response id
+	loads   *httpsafe.CatalogLog        // what each load tells the operator
 	misses  sync.Map                    // near-miss paths warned about (warnNearMiss)
 	nmisses atomic.Int32                // how many misses holds
 }
@@ -244,6 +244,7 @@ func New(cfg Config) (*Proxy, error) {
 			return entryCost + len(c.prompt) + len(c.fingerprint) + len(c.task) + 16*(len(c.selected)+len(c.selects))
 		}),
 	}
+	p.loads = &httpsafe.CatalogLog{Log: p.log, Consequence: "every call goes on without skills"}
 	p.handler = httpsafe.Guard(http.HandlerFunc(p.serve), p.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, r *http.Request, rf httpsafe.Refusal) {
 		p.fail(w, flavorOf(r.URL.Path), rf.Status, &compiler.Error{Stage: StageProxy, Code: compiler.ErrorCode(rf.Code), Message: rf.Msg})
 	})
@@ -304,7 +305,7 @@ func (p *Proxy) Watch(ctx context.Context) error {
 				return
 			}
 			p.log.Info("catalog reloaded", "trigger", r.Trigger, "units", len(r.Compiler.Catalog().Units), "catalog_fingerprint", r.Compiler.CatalogFingerprint(), "policy_fingerprint", r.Compiler.PolicyFingerprint())
-			p.warnErrors(r.Compiler)
+			p.loads.Loaded(r.Compiler)
 		},
 	})
 	if err != nil {
@@ -315,30 +316,8 @@ func (p *Proxy) Watch(ctx context.Context) error {
 	// answered.
 	p.live.Store(l)
 	p.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(), "policy_fingerprint", c.PolicyFingerprint(), "watched", l.Watched())
-	if len(c.Catalog().Units) == 0 {
-		// Every call would go on without skills, as if no task matched
-		// one: started from the wrong folder, say.
-		var dirs []string
-		for _, r := range c.Catalog().Roots {
-			dirs = append(dirs, r.Dir)
-		}
-		p.log.Warn("the catalog has no skills; every call goes on without skills until one is added", "roots", dirs)
-	}
-	p.warnErrors(c)
+	p.loads.Loaded(c)
 	return nil
-}
-
-// maxLoggedErrors bounds the catalog errors a load's warning quotes.
-const maxLoggedErrors = 5
-
-// warnErrors says, once a load, that the catalog has errors: a skill
-// whose YAML broke goes without a word from then on, and the proxy has
-// no endpoint that lists the catalog.
-func (p *Proxy) warnErrors(c *compiler.Compiler) {
-	if ds := c.Diagnostics(); ds.HasErrors() {
-		p.log.Warn("the catalog has errors; the skills they name never load (rlmc validate lists them all)",
-			"errors", ds.Count(ir.SeverityError), "first", ds.First(ir.SeverityError, maxLoggedErrors))
-	}
 }
 
 // Close stops watching the catalog.
@@ -466,11 +445,12 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 // that a client's stream of odd paths cannot grow the proxy's memory.
 const maxNearMisses = 32
 
-// warnNearMiss warns, once a path, that a POST to a path that ends as a
-// completion path does but is not one (a client's base URL without /v1,
-// or with a /v1 the SDK adds again: "/chat/completions",
-// "/v1/v1/messages") goes upstream without skills: the call succeeds, and
-// nothing else would tell the user that no skill ever reached it.
+// warnNearMiss warns, once a path, that a POST to a path one slip from a
+// completion path (a client's base URL without /v1, or with a /v1 the SDK
+// adds again, or a trailing slash: "/chat/completions",
+// "/v1/v1/messages", "/v1/chat/completions/") goes upstream without
+// skills: the call succeeds, and nothing else would tell the user that no
+// skill ever reached it.
 func (p *Proxy) warnNearMiss(path string) {
 	meant := nearMiss(path)
 	if meant == "" || p.nmisses.Load() >= maxNearMisses {
@@ -481,14 +461,21 @@ func (p *Proxy) warnNearMiss(path string) {
 	}
 	p.nmisses.Add(1)
 	p.log.Warn("a completion call on a path rlmc does not edit goes upstream without skills; the client's base URL is likely off",
-		"path", path, "meant", meant)
+		"path", httpsafe.Clip(path), "meant", meant)
 }
 
-// nearMiss returns the completion path that path ends as, when path is not
-// that one itself, else "".
+// nearMiss returns the completion path that path is one slip from, else
+// "": the same path without its /v1 ("/chat/completions"), with a prefix
+// before its /v1 ("/v1/v1/messages", "/api/v1/responses"), or with a
+// trailing slash. A path that only ends as one does is another API's
+// ("/v1/threads/ID/messages").
 func nearMiss(path string) string {
+	trimmed := strings.TrimSuffix(path, "/")
 	for _, meant := range completionPaths {
-		if path != meant && strings.HasSuffix(path, strings.TrimPrefix(meant, "/v1")) {
+		switch {
+		case path == meant:
+			return ""
+		case trimmed == meant, trimmed == strings.TrimPrefix(meant, "/v1"), strings.HasSuffix(trimmed, "/"+strings.TrimPrefix(meant, "/")):
 			return meant
 		}
 	}

@@ -41,7 +41,7 @@ func TestLoadedLineMeansReady(t *testing.T) {
 // "units": 0 as the only sign.
 func TestEmptyCatalogWarned(t *testing.T) {
 	warned := false
-	log := testkit.OnLog("the catalog has no skills; every compile answers no_route until one is added", func() { warned = true })
+	log := testkit.OnLog("no skill can be selected; every compile answers no_route until one can", func() { warned = true })
 	s, _ := newTestServer(t, Config{Roots: []string{t.TempDir()}, Logger: log})
 	if err := s.Watch(context.Background()); err != nil {
 		t.Fatal(err)
@@ -58,19 +58,26 @@ func TestEmptyCatalogWarned(t *testing.T) {
 	}
 }
 
-// TestCatalogErrorsWarned: a server whose catalog has a skill that cannot
-// load says so at load and at every reload that keeps it broken; its log
-// said only "catalog loaded" with the count of units, and the skill
-// answered no_route from then on.
+// TestCatalogErrorsWarned: a server whose catalog has skills that cannot
+// load says so at load, and a reload quotes the errors that are new,
+// whatever sorts before them; a reload that finds nothing new says
+// nothing more. Its log said only "catalog loaded" with the count of
+// units, and the skill answered no_route from then on.
 func TestCatalogErrorsWarned(t *testing.T) {
 	root := t.TempDir()
-	testkit.WriteFile(t, filepath.Join(root, "broken", "SKILL.md"), "---\nname: broken\ndescription: [unclosed\n---\nBody.\n")
+	broken := func(name string) {
+		testkit.WriteFile(t, filepath.Join(root, name, "SKILL.md"), "---\nname: "+name+"\ndescription: [unclosed\n---\nBody.\n")
+	}
+	for _, n := range []string{"a1", "a2", "a3", "a4", "a5", "a6"} {
+		broken(n)
+	}
+	testkit.WriteFile(t, filepath.Join(root, "good", "SKILL.md"), "---\nname: good\ndescription: Review Go code.\n---\nBody.\n")
 	var first []string
 	warned := 0
-	log := testkit.OnLogRecord("the catalog has errors; the skills they name never load (rlmc validate lists them all)", func(r slog.Record) {
+	log := testkit.OnLogRecord("the catalog has new errors; the skills they name never load (rlmc validate lists them all)", func(r slog.Record) {
 		warned++
 		r.Attrs(func(a slog.Attr) bool {
-			if a.Key == "first" {
+			if a.Key == "first_new" {
 				first, _ = a.Value.Any().([]string)
 			}
 			return true
@@ -80,11 +87,51 @@ func TestCatalogErrorsWarned(t *testing.T) {
 	if err := s.Watch(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if warned != 1 || len(first) != 1 || !strings.Contains(first[0], filepath.ToSlash(filepath.Join(root, "broken", "SKILL.md"))) {
-		t.Fatalf("got %d warnings quoting %q; want one quoting broken/SKILL.md under its root", warned, first)
+	if warned != 1 || len(first) != 5 || !strings.Contains(first[0], filepath.ToSlash(filepath.Join(root, "a1", "SKILL.md"))) {
+		t.Fatalf("got %d warnings quoting %q; want one quoting the first five, a1/SKILL.md under its root first", warned, first)
 	}
 	s.reloaded(compiler.Reload{Compiler: s.Live().Current()})
-	if warned != 2 {
-		t.Fatalf("got %d warnings after a reload that kept the error; want 2", warned)
+	if warned != 1 {
+		t.Fatalf("got %d warnings after a reload that found nothing new; want 1", warned)
+	}
+	broken("zeta")
+	c, err := compiler.Load(context.Background(), compiler.Options{Roots: []string{root}}, compiler.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.reloaded(compiler.Reload{Compiler: c})
+	if warned != 2 || len(first) != 1 || !strings.Contains(first[0], "zeta/SKILL.md") {
+		t.Fatalf("got %d warnings quoting %q after zeta broke; want 2, the second quoting zeta/SKILL.md alone", warned, first)
+	}
+}
+
+// TestNothingSelectableNotReady: a catalog whose every skill is invalid,
+// or denied by the host policy, answers no_route to every compile like an
+// empty one: the server warns and is not ready. It said ready.
+func TestNothingSelectableNotReady(t *testing.T) {
+	for _, tc := range []struct{ name, skill, policy string }{
+		{"every skill invalid", "---\nname: x\ndescription: [unclosed\n---\nBody.\n", ""},
+		{"every skill denied", "---\nname: x\ndescription: Review Go code.\n---\nBody.\n", "deny: [x]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			testkit.WriteFile(t, filepath.Join(root, "x", "SKILL.md"), tc.skill)
+			cfg := Config{Roots: []string{root}}
+			if tc.policy != "" {
+				cfg.PolicyFile = filepath.Join(t.TempDir(), "policy.yaml")
+				testkit.WriteFile(t, cfg.PolicyFile, tc.policy)
+			}
+			warned := false
+			cfg.Logger = testkit.OnLog("no skill can be selected; every compile answers no_route until one can", func() { warned = true })
+			s, _ := newTestServer(t, cfg)
+			if err := s.Watch(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			rec := httptest.NewRecorder()
+			s.readyz(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+			if !warned || rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "no skill of the catalog can be selected") {
+				t.Fatalf("got warned %v, readyz %d %s; want a warning and 503 saying no skill can be selected", warned, rec.Code, rec.Body)
+			}
+		})
 	}
 }

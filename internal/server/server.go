@@ -99,6 +99,7 @@ type Server struct {
 	reg     *prometheus.Registry
 	m       *metrics
 	handler http.Handler
+	loads   *httpsafe.CatalogLog // what each load tells the operator
 }
 
 // New checks cfg and returns a server with no catalog yet: it answers 503
@@ -129,6 +130,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sem: make(chan struct{}, cfg.MaxInflight), cores: newTurns(runtime.GOMAXPROCS(0)), token: httpsafe.NewToken(cfg.Token),
 		bodies: httpsafe.NewBudget(int64(cfg.MaxInflight) * MaxBodyBytes)}
+	s.loads = &httpsafe.CatalogLog{Log: s.log, Consequence: "every compile answers no_route"}
 	s.reg, s.m = newMetrics()
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/compile", s.compile)
@@ -178,35 +180,8 @@ func (s *Server) Watch(ctx context.Context) error {
 	s.live.Store(l)
 	s.log.Info("catalog loaded", "units", len(c.Catalog().Units), "catalog_fingerprint", c.CatalogFingerprint(), "policy_fingerprint", c.PolicyFingerprint(),
 		"watched", l.Watched(), "duration_ms", ms(time.Since(start)))
-	if len(c.Catalog().Units) == 0 {
-		// Every compile would answer no_route, which reads as a task
-		// that matched nothing: started from the wrong folder, say.
-		s.log.Warn("the catalog has no skills; every compile answers no_route until one is added", "roots", rootDirs(c))
-	}
-	s.warnErrors(c)
+	s.loads.Loaded(c)
 	return nil
-}
-
-// maxLoggedErrors bounds the catalog errors a load's warning quotes.
-const maxLoggedErrors = 5
-
-// warnErrors says, once a load, that the catalog has errors: a skill
-// whose YAML broke answers no_route from then on, and a server's
-// operator would otherwise learn it only from /v1/catalog.
-func (s *Server) warnErrors(c *compiler.Compiler) {
-	if ds := c.Diagnostics(); ds.HasErrors() {
-		s.log.Warn("the catalog has errors; the skills they name never load (rlmc validate lists them all)",
-			"errors", ds.Count(ir.SeverityError), "first", ds.First(ir.SeverityError, maxLoggedErrors))
-	}
-}
-
-// rootDirs lists the roots a catalog was loaded from.
-func rootDirs(c *compiler.Compiler) []string {
-	var dirs []string
-	for _, r := range c.Catalog().Roots {
-		dirs = append(dirs, r.Dir)
-	}
-	return dirs
 }
 
 // reloaded records one reload in the metrics and the log.
@@ -226,7 +201,7 @@ func (s *Server) reloaded(r compiler.Reload) {
 		attrs = append(attrs, "watch_error", r.WatchErr.Error())
 	}
 	s.log.Info("catalog reloaded", attrs...)
-	s.warnErrors(r.Compiler)
+	s.loads.Loaded(r.Compiler)
 }
 
 // Close stops watching the catalog.
@@ -527,15 +502,16 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	c := l.Current()
-	if len(c.Catalog().Units) == 0 {
+	if why := httpsafe.Unselectable(c); why != "" {
 		// Every compile would answer no_route: a replica whose skills
-		// volume is missing or empty must not take traffic as if it
-		// served them. It is ready once a skill is added.
+		// volume is missing or empty, or whose skills all broke, must not
+		// take traffic as if it served them. It is ready once a skill
+		// can be selected.
 		w.WriteHeader(http.StatusServiceUnavailable)
-		compiler.WriteJSON(w, map[string]any{"ready": false, "error": "the catalog has no skills", "catalog_fingerprint": c.CatalogFingerprint(), "policy_fingerprint": c.PolicyFingerprint()})
+		compiler.WriteJSON(w, map[string]any{"ready": false, "error": why, "catalog_fingerprint": c.CatalogFingerprint()})
 		return
 	}
-	compiler.WriteJSON(w, map[string]any{"ready": true, "catalog_fingerprint": c.CatalogFingerprint(), "policy_fingerprint": c.PolicyFingerprint()})
+	compiler.WriteJSON(w, map[string]any{"ready": true, "catalog_fingerprint": c.CatalogFingerprint()})
 }
 
 // bodiesThere reports whether every folder cat's units were read from

@@ -1,0 +1,117 @@
+package httpsafe
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/ir"
+)
+
+// Unselectable says why no compile over c can select a skill: the
+// catalog has none, or every one is invalid or denied by the host policy
+// (a skills volume that is missing, a YAML error in the only skill). It
+// returns "" when some unit may be selected. A front-end whose catalog is
+// so is not ready: every answer would be no skill, which reads as a task
+// that matched nothing.
+func Unselectable(c *compiler.Compiler) string {
+	units := c.Catalog().Units
+	if len(units) == 0 {
+		return "the catalog has no skills"
+	}
+	denied := map[string]bool{}
+	for _, n := range c.Policy().Deny {
+		denied[n] = true
+	}
+	invalid, refused := 0, 0
+	for _, u := range units {
+		switch {
+		case u.Status == ir.StatusInvalid:
+			invalid++
+		case u.Status != ir.StatusOK:
+			// Shadowed: its namesake is counted.
+		case denied[u.Name]:
+			refused++
+		default:
+			return ""
+		}
+	}
+	return fmt.Sprintf("no skill of the catalog can be selected: %d invalid, %d denied by the host policy", invalid, refused)
+}
+
+// maxLoggedErrors bounds the catalog errors a load's warning quotes.
+const maxLoggedErrors = 5
+
+// maxLoggedBytes bounds what a log line quotes of one value a client or a
+// folder chose (a path, a diagnostic): the line must stay a line.
+const maxLoggedBytes = 512
+
+// Clip returns s cut to maxLoggedBytes, between characters, with "..."
+// when cut.
+func Clip(s string) string {
+	if len(s) <= maxLoggedBytes {
+		return s
+	}
+	cut := maxLoggedBytes
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+// CatalogLog tells the operator of `rlmc serve` or `rlmc proxy`, at each
+// load of the catalog, what the log line of the load does not: that no
+// skill can be selected, and the errors that appeared since the last load
+// (a skill whose YAML broke answers no skill from then on). Errors the
+// previous load reported are counted, not quoted again: a reload that
+// fixes nothing says nothing new.
+type CatalogLog struct {
+	// Log receives the warnings.
+	Log *slog.Logger
+	// Consequence says what a catalog that selects nothing means for the
+	// front-end's answers ("every compile answers no_route").
+	Consequence string
+
+	mu   sync.Mutex
+	seen map[string]bool // the errors the last load found, as rendered
+}
+
+// Loaded reports one load of c, the first or a reload.
+func (l *CatalogLog) Loaded(c *compiler.Compiler) {
+	if why := Unselectable(c); why != "" {
+		// Started from the wrong folder, say: the roots tell.
+		var roots []string
+		for _, r := range c.Catalog().Roots {
+			roots = append(roots, r.Dir)
+		}
+		l.Log.Warn("no skill can be selected; "+l.Consequence+" until one can", "why", why, "roots", roots)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	errs := ir.Diagnostics{}
+	seen := map[string]bool{}
+	var fresh []string
+	for _, d := range c.Diagnostics() {
+		if d.Severity != ir.SeverityError {
+			continue
+		}
+		errs = append(errs, d)
+		line := ir.Diagnostics{d}.First(ir.SeverityError, 1)[0]
+		seen[line] = true
+		if !l.seen[line] && len(fresh) < maxLoggedErrors {
+			fresh = append(fresh, Clip(line))
+		}
+	}
+	newCount := 0
+	for line := range seen {
+		if !l.seen[line] {
+			newCount++
+		}
+	}
+	l.seen = seen
+	if newCount > 0 {
+		l.Log.Warn("the catalog has new errors; the skills they name never load (rlmc validate lists them all)",
+			"errors", len(errs), "new", newCount, "first_new", fresh)
+	}
+}
