@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -120,6 +121,13 @@ func referenceProblems(cat *ir.Catalog) ir.Diagnostics {
 					continue
 				}
 				if _, ok := cat.Lookup(to); ok {
+					continue
+				}
+				if !loader.ValidName(to) {
+					// Control characters, capitals, look-alike letters
+					// of another script: no unit can bear the name.
+					out.Add(u.DeclaredAt(ir.CodeUnknownReference, ir.SeverityWarning,
+						fmt.Sprintf("%s %s %s, which is not a skill name (lowercase letters, digits and hyphens); the edge has no effect", u.Name, e.verb, ir.Quote(to))))
 					continue
 				}
 				hint := ""

@@ -122,6 +122,8 @@ func TestReferenceProblems(t *testing.T) {
 			want: []diag{{"a/SKILL.md", 5, ir.CodeUnknownReference, false, true}}},
 		{name: "itself", skills: map[string]string{"a": skill("a", `"supersedes": [{"kind": "skill", "name": "a"}], "conflicts": [{"kind": "skill", "name": "a"}]`)},
 			want: []diag{{"a/SKILL.md", 5, ir.CodeSelfReference, false, true}, {"a/SKILL.md", 5, ir.CodeSelfReference, false, true}}},
+		{name: "not a name", skills: map[string]string{"a": skill("a", `"conflicts": [{"kind": "skill", "name": "Code-Review"}]`), "code-review": skill("code-review", `"schema": 1`)},
+			want: []diag{{"a/SKILL.md", 5, ir.CodeUnknownReference, false, true}}},
 		{name: "a tool is not checked", skills: map[string]string{"a": skill("a", `"conflicts": [{"kind": "tool", "name": "bash"}]`)}},
 		{name: "manifest", skills: map[string]string{"r": "---\nname: r\ndescription: Route.\n---\nBody.\n", "r/manifest.json": `{"name": "r", "conflicts_with": ["nosuch"]}`},
 			want: []diag{{"r/manifest.json", 0, ir.CodeUnknownReference, false, true}}},
