@@ -152,23 +152,14 @@ func (l Diagnostics) Count(s Severity) int {
 	return n
 }
 
-// First renders, one string each, at most n diagnostics of severity s in
-// l's order, each at its path joined to its root: what a server's log
-// shows of a catalog's problems, where no `rlmc validate` is at hand.
-func (l Diagnostics) First(s Severity, n int) []string {
-	var out []string
-	for _, d := range l {
-		if len(out) == n {
-			break
-		}
-		if d.Severity == s {
-			if d.Root != "" && !path.IsAbs(d.Path) {
-				d.Path = path.Join(d.Root, d.Path)
-			}
-			out = append(out, d.String())
-		}
+// Rooted renders d as String does, at its path joined to its root: what
+// a server's log shows of a catalog's problem, where no `rlmc validate`
+// is at hand.
+func (d Diagnostic) Rooted() string {
+	if d.Root != "" && !path.IsAbs(d.Path) {
+		d.Path = path.Join(d.Root, d.Path)
 	}
-	return out
+	return d.String()
 }
 
 // Error implements error so that a list of errors can be returned as one,

@@ -170,3 +170,23 @@ func TestIgnorableBelowSoftHyphen(t *testing.T) {
 		}
 	}
 }
+
+// TestRooted: a diagnostic placed for a log names its file under its
+// root, as an operator with no `rlmc validate` at hand can open it.
+func TestRooted(t *testing.T) {
+	tests := []struct {
+		name string
+		d    Diagnostic
+		want string
+	}{
+		{"under its root", Diagnostic{Root: "/srv/skills", Path: "a/SKILL.md", Line: 3, Code: CodeInvalidYAML, Severity: SeverityError, Message: "m"}, "/srv/skills/a/SKILL.md:3: error: invalid_yaml: m"},
+		{"no root", Diagnostic{Path: "policy.yaml", Line: 1, Code: CodeUnknownPolicyUnit, Severity: SeverityWarning, Message: "m"}, "policy.yaml:1: warning: unknown_policy_unit: m"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.d.Rooted(); got != tt.want {
+				t.Errorf("got %q; want %q", got, tt.want)
+			}
+		})
+	}
+}

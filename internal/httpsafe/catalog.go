@@ -89,29 +89,25 @@ func (l *CatalogLog) Loaded(c *compiler.Compiler) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	errs := ir.Diagnostics{}
 	seen := map[string]bool{}
 	var fresh []string
 	for _, d := range c.Diagnostics() {
 		if d.Severity != ir.SeverityError {
 			continue
 		}
-		errs = append(errs, d)
-		line := ir.Diagnostics{d}.First(ir.SeverityError, 1)[0]
+		line := d.Rooted()
+		if !seen[line] && !l.seen[line] {
+			fresh = append(fresh, line)
+		}
 		seen[line] = true
-		if !l.seen[line] && len(fresh) < maxLoggedErrors {
-			fresh = append(fresh, Clip(line))
-		}
-	}
-	newCount := 0
-	for line := range seen {
-		if !l.seen[line] {
-			newCount++
-		}
 	}
 	l.seen = seen
-	if newCount > 0 {
+	if len(fresh) > 0 {
+		quoted := make([]string, min(len(fresh), maxLoggedErrors))
+		for i := range quoted {
+			quoted[i] = Clip(fresh[i])
+		}
 		l.Log.Warn("the catalog has new errors; the skills they name never load (rlmc validate lists them all)",
-			"errors", len(errs), "new", newCount, "first_new", fresh)
+			"errors", len(seen), "new", len(fresh), "first_new", quoted)
 	}
 }
