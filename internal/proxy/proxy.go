@@ -456,12 +456,14 @@ func (p *Proxy) warnNearMiss(path string) {
 	if meant == "" || p.nmisses.Load() >= maxNearMisses {
 		return
 	}
+	// Held and quoted clipped: a path is the client's to choose.
+	path = httpsafe.Clip(path)
 	if _, seen := p.misses.LoadOrStore(path, true); seen {
 		return
 	}
 	p.nmisses.Add(1)
 	p.log.Warn("a completion call on a path rlmc does not edit goes upstream without skills; the client's base URL is likely off",
-		"path", httpsafe.Clip(path), "meant", meant)
+		"path", path, "meant", meant)
 }
 
 // nearMiss returns the completion path that path is one slip from, else
