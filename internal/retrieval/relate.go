@@ -333,7 +333,8 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) (o
 // clauses maps each stem of the task to the clauses it occurs in, as a
 // bit set (clauses past the 64th share the last bit). A clause ends at a
 // comma, semicolon, colon or blank line, at a full stop, question or
-// exclamation mark followed by a blank ("package.json" is one clause), at
+// exclamation mark followed by a blank ("package.json" is one clause) or
+// at their full-width forms (and the ideographic comma), at
 // a "+" or "&" between blanks, and before a word that joins two requests
 // (clauseJoins). A stem found only
 // in pasted material is in no clause: a clause is a part of the request,
@@ -366,7 +367,9 @@ var clauseJoins = map[string]bool{"and": true, "then": true, "also": true, "plus
 // endsClause reports whether a clause ends between word k and word k+1.
 func (q *Query) endsClause(k int) bool {
 	gap := q.task[q.spans[k].end:q.spans[k+1].start]
-	if strings.Contains(gap, "\n\n") || strings.ContainsAny(gap, ",;:") {
+	if strings.Contains(gap, "\n\n") || strings.ContainsAny(gap, ",;:") || strings.ContainsAny(gap, "，；：、。？！") {
+		// The full-width marks of Chinese and Japanese need no blank
+		// after them.
 		return true
 	}
 	if j := strings.TrimSpace(gap); (j == "+" || j == "&") && len(j) < len(gap)-1 {

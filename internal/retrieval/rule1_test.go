@@ -51,6 +51,10 @@ func TestWords(t *testing.T) {
 		{name: "kelvin sign folds to k", text: "\u212aelvin", want: "kelvin"},
 		{name: "accented letters fold", text: "\u00c9COLE", want: "\u00e9cole"},
 		{name: "combining mark stays in the word", text: "cafe\u0301 bar", want: "cafe\u0301 bar"},
+		{name: "Han characters are words", text: "查询天气", want: "查 询 天 气"},
+		{name: "kana, with the prolonged sound mark", text: "データの", want: "デ ー タ の"},
+		{name: "Hangul syllables are words", text: "마이그레이션을", want: "마 이 그 레 이 션 을"},
+		{name: "CJK beside Latin", text: "weather天气forecast", want: "weather 天 气 forecast"},
 		{name: "punctuation only", text: "... -- !!", want: ""},
 		{name: "empty", text: "", want: ""},
 	}
@@ -1080,6 +1084,8 @@ func TestClauseBoundaries(t *testing.T) {
 		{name: "plus inside a word", task: "c++ skeleton states for data fetching", a: "skeleton", b: "fetch"},
 		{name: "plus against a word", task: "skeleton states +data fetching", a: "skeleton", b: "fetch"},
 		{name: "ampersand inside a word", task: "r&d skeleton states for data fetching", a: "skeleton", b: "fetch"},
+		{name: "full-width comma", task: "skeleton states，data fetching", a: "skeleton", b: "fetch", apart: true},
+		{name: "ideographic full stop", task: "skeleton states。data fetching", a: "skeleton", b: "fetch", apart: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
