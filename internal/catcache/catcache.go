@@ -794,7 +794,7 @@ func (c *Cache) write(name string, size, limit int64, emit func(io.Writer) error
 		c.debugf("%s: not written: %v", c.path(name), err)
 		return false
 	}
-	prune(root, time.Now())
+	prune(root, time.Now(), maxBytes)
 	return true
 }
 
@@ -825,13 +825,22 @@ const (
 	tmpAge = 5 * time.Minute
 )
 
+// maxBytes bounds the cache files of a folder in all: past it, prune
+// removes the files written longest ago. A catalog of 20,000 skills
+// makes a file of about 75 MB, and every build of rlmc, policy and set of
+// roots makes one of its own: a machine that loads many large catalogs
+// (a harness, a series of builds) filled 564 MB in days, which maxAge
+// alone keeps for a month. The file just written is always kept.
+const maxBytes = 1 << 30
+
 // prune removes the cache files and temporary files of the folder root
 // that are older than their bound: every root, policy and build makes a
 // file of its own, and a folder of generated catalogs or a series of
-// builds would otherwise fill the cache folder for ever. Only names this
-// package writes are touched, in root alone, and a link is removed, never
-// followed.
-func prune(root *os.Root, now time.Time) {
+// builds would otherwise fill the cache folder for ever. Then, while the
+// cache files left hold more than limit bytes, it removes the one written
+// longest ago, never the newest. Only names this package writes are
+// touched, in root alone, and a link is removed, never followed.
+func prune(root *os.Root, now time.Time, limit int64) {
 	dir, err := root.OpenFile(".", safefs.ReadOnly, 0)
 	if err != nil {
 		return
@@ -841,13 +850,20 @@ func prune(root *os.Root, now time.Time) {
 	if err != nil {
 		return
 	}
+	type kept struct {
+		name string
+		size int64
+		at   time.Time
+	}
+	var files []kept
 	for _, e := range entries {
 		name := e.Name()
 		var age time.Duration
+		cache := false
 		switch {
 		case strings.HasSuffix(name, ".cache") && len(name) == 32+len(".cache"),
 			strings.HasSuffix(name, countsSuffix) && len(name) == 32+len(countsSuffix):
-			age = maxAge
+			age, cache = maxAge, true
 		case strings.HasPrefix(name, ".tmp-"):
 			age = tmpAge
 		case strings.HasSuffix(name, lockSuffix) && len(name) == 32+len(lockSuffix):
@@ -858,10 +874,28 @@ func prune(root *os.Root, now time.Time) {
 		// A file dated more than a minute in the future (a clock set
 		// back since, a copy that kept its dates) would otherwise never
 		// reach its bound.
-		if info, err := root.Lstat(name); err == nil && info.Mode().IsRegular() {
-			if d := now.Sub(info.ModTime()); d > age || d < -time.Minute {
-				root.Remove(name)
-			}
+		info, err := root.Lstat(name)
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		if d := now.Sub(info.ModTime()); d > age || d < -time.Minute {
+			root.Remove(name)
+		} else if cache {
+			files = append(files, kept{name, info.Size(), info.ModTime()})
+		}
+	}
+	// Newest first, by name among equals, so that the bound keeps the
+	// same files whatever order the folder lists them in.
+	slices.SortFunc(files, func(a, b kept) int {
+		if c := b.at.Compare(a.at); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	var total int64
+	for i, f := range files {
+		if total += f.size; total > limit && i > 0 {
+			root.Remove(f.name)
 		}
 	}
 }

@@ -657,6 +657,48 @@ func TestPrune(t *testing.T) {
 	}
 }
 
+// TestPruneBound: past the folder's bound in bytes, the cache files
+// written longest ago go, the newest never; other files are not counted.
+// Only age bounded the folder, which filled 564 MB in days on a machine
+// that loads many large catalogs.
+func TestPruneBound(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	files := []struct {
+		name string
+		size int
+		ago  time.Duration
+		kept bool
+	}{
+		{strings.Repeat("a", 32) + ".cache", 600, time.Minute, true},         // newest: kept even alone over the bound
+		{strings.Repeat("b", 32) + ".cache", 300, 2 * time.Minute, true},     // 900 in all
+		{strings.Repeat("c", 32) + ".cache", 200, 3 * time.Minute, false},    // 1,100: over
+		{strings.Repeat("d", 32) + countsSuffix, 50, 4 * time.Minute, false}, // older still
+		{"notes.txt", 5000, 5 * time.Minute, true},                           // not ours
+	}
+	for _, f := range files {
+		file := filepath.Join(dir, f.name)
+		must(t, os.WriteFile(file, make([]byte, f.size), 0o600))
+		at := now.Add(-f.ago)
+		must(t, os.Chtimes(file, at, at))
+	}
+	root, err := os.OpenRoot(dir)
+	must(t, err)
+	defer root.Close()
+	prune(root, now, 1000)
+	for _, f := range files {
+		_, err := os.Stat(filepath.Join(dir, f.name))
+		if got := err == nil; got != f.kept {
+			t.Errorf("%s kept: got %v; want %v", f.name, got, f.kept)
+		}
+	}
+	// The newest alone over the bound stays: it was just written.
+	prune(root, now, 100)
+	if _, err := os.Stat(filepath.Join(dir, files[0].name)); err != nil {
+		t.Errorf("the newest file was removed: %v", err)
+	}
+}
+
 // TestConcurrentProcesses: two processes storing the same cache file over
 // and over (each removes it first, so each load writes), while this one
 // reads it: every file read parses whole.
