@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -809,7 +810,40 @@ func (r *compilation) evidence(st *statement, near []int) map[string][]Evidence 
 			add(n, st.problem.EvidenceOf(n))
 		}
 	}
+	withWords(evidence, st.q)
 	return evidence
+}
+
+// withWords gives each piece of evidence the task's words its terms stand
+// for (Evidence.Words), where one differs from its term: a stem ("polici")
+// is how rlmc matches, not what a reader recognises.
+func withWords(evidence map[string][]Evidence, q *retrieval.Query) {
+	terms := map[string]bool{}
+	for _, ev := range evidence {
+		for _, e := range ev {
+			for _, t := range e.Terms {
+				terms[t] = true
+			}
+		}
+	}
+	said := q.Surface(terms)
+	if len(said) == 0 {
+		return
+	}
+	for _, ev := range evidence {
+		for i := range ev {
+			e := &ev[i]
+			var words []string
+			for k, t := range e.Terms {
+				if w, ok := said[t]; ok && words == nil {
+					words = append(slices.Clone(e.Terms[:k:k]), w)
+				} else if words != nil {
+					words = append(words, cmp.Or(said[t], t))
+				}
+			}
+			e.Words = words
+		}
+	}
 }
 
 // attachEvidence gives the selected units their evidence; buildRejected

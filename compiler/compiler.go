@@ -366,14 +366,18 @@ func sourceText(e Evidence) string {
 	return e.Source
 }
 
+// summarized is how many pieces of a unit's strongest evidence its
+// lexical reason quotes.
+const summarized = 3
+
 // summarize renders a unit's strongest evidence for its lexical reason.
 func summarize(ev []Evidence) string {
-	if len(ev) > 3 {
-		ev = ev[:3]
+	if len(ev) > summarized {
+		ev = ev[:summarized]
 	}
 	parts := make([]string, len(ev))
 	for i, e := range ev {
-		parts[i] = fmt.Sprintf("%s %q %+.2f", e.Field, strings.Join(e.Terms, " "), e.Weight)
+		parts[i] = fmt.Sprintf("%s %q %+.2f", e.Field, e.Said(), e.Weight)
 		if s := sourceText(e); s != "" {
 			parts[i] += " (" + s + ")"
 		}

@@ -87,7 +87,7 @@ func WriteExplanation(w io.Writer, r *Result) error {
 		for _, rs := range s.Reasons {
 			fmt.Fprintf(&b, "  because %s\n", ir.EscapeText(describe(rs)))
 		}
-		writeEvidence(&b, evidence[s.Name])
+		writeEvidence(&b, firstOf(s.Evidence, evidence[s.Name]))
 	}
 	grouped := map[ReasonCode][]string{}
 	var order []ReasonCode
@@ -111,13 +111,9 @@ func WriteExplanation(w io.Writer, r *Result) error {
 			fmt.Fprintf(&b, " %s", ir.EscapeText(describe(rs)))
 		}
 		b.WriteByte('\n')
-		ev := evidence[rj.Name]
-		if ev == nil {
-			// A unit asked about (Request.Why) outside the candidates
-			// has its evidence in its entry alone.
-			ev = rj.Evidence
-		}
-		writeEvidence(&b, ev)
+		// The entry's evidence, with the task's words; a unit asked
+		// about (Request.Why) outside the candidates has it there alone.
+		writeEvidence(&b, firstOf(rj.Evidence, evidence[rj.Name]))
 	}
 	for _, code := range order {
 		fmt.Fprintf(&b, "rejected for %s: %s\n", code, printableList(grouped[code]))
@@ -151,13 +147,21 @@ func WriteExplanation(w io.Writer, r *Result) error {
 	return err
 }
 
+// firstOf returns a unless it is empty, else b.
+func firstOf(a, b []Evidence) []Evidence {
+	if len(a) > 0 {
+		return a
+	}
+	return b
+}
+
 func writeEvidence(b *strings.Builder, ev []Evidence) {
 	for i, e := range ev {
 		if i == 5 {
 			fmt.Fprintf(b, "  evidence: ... %d more\n", len(ev)-5)
 			break
 		}
-		fmt.Fprintf(b, "  evidence: %s %s %+.3f", e.Field, ir.Quote(strings.Join(e.Terms, " ")), e.Weight)
+		fmt.Fprintf(b, "  evidence: %s %s %+.3f", e.Field, ir.Quote(e.Said()), e.Weight)
 		if s := sourceText(e); s != "" {
 			fmt.Fprintf(b, " (%s)", s)
 		}

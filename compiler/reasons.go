@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rlmc-dev/rlmc/internal/retrieval"
@@ -138,7 +139,14 @@ func (st *statement) facts(d rules.Decision) *Facts {
 // says the same for people.
 func (st *statement) reason(d rules.Decision) Reason {
 	rs := Reason{Code: d.Reason, Rule: ruleOf(d.Rule, d.Facts.Clause), Facts: st.facts(d)}
-	rs.Detail = detail(d, rs.Facts, st.problem.Evidence[d.Name])
+	ev := st.problem.Evidence[d.Name]
+	if d.Reason == ReasonLexical && len(ev) > 0 {
+		// The detail quotes the task's words, not their stems.
+		m := map[string][]Evidence{d.Name: slices.Clone(ev[:min(len(ev), summarized)])}
+		withWords(m, st.q)
+		ev = m[d.Name]
+	}
+	rs.Detail = detail(d, rs.Facts, ev)
 	if d.Selected && d.Facts.Reference {
 		rs.Detail += "; " + referenceDetail(rs.Facts)
 	}

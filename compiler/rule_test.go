@@ -99,7 +99,7 @@ func TestWeakUnitsShowEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	explained := explanation(t, res)
-	want := "below_threshold [rule 1 evidence: below_candidate_floor] (score is below the candidate floor 1.5)\n  evidence: description \"summariz\""
+	want := "below_threshold [rule 1 evidence: below_candidate_floor] (score is below the candidate floor 1.5)\n  evidence: description \"summarize\""
 	if !strings.Contains(explained, want) {
 		t.Errorf("got explanation:\n%s\nwant it to hold %q", explained, want)
 	}
@@ -184,10 +184,22 @@ func TestJSONEvidence(t *testing.T) {
 				field, _ := e["field"].(string)
 				terms, _ := e["terms"].([]any)
 				_, weighed := e["weight"].(float64)
-				if field == "" || len(terms) == 0 || !weighed || len(e) != 3 {
-					t.Errorf("got evidence item %v; want field, terms and weight only", e)
+				words, said := e["words"].([]any)
+				if said && len(words) != len(terms) {
+					t.Errorf("got evidence item %v; want a word for each term", e)
+				}
+				if n := 3 + b2i(said); field == "" || len(terms) == 0 || !weighed || len(e) != n {
+					t.Errorf("got evidence item %v; want field, terms, weight and, where a word differs from its term, words only", e)
 				}
 			}
 		})
 	}
+}
+
+// b2i is 1 for true.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -173,7 +173,7 @@ func evidenceNote(ev []compiler.Evidence) string {
 			parts = append(parts, fmt.Sprintf("%d more", len(ev)-i))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s %s %+.3f", e.Field, ir.Quote(strings.Join(e.Terms, " ")), e.Weight))
+		parts = append(parts, fmt.Sprintf("%s %s %+.3f", e.Field, ir.Quote(e.Said()), e.Weight))
 	}
 	return "; evidence: " + strings.Join(parts, ", ")
 }

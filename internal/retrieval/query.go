@@ -62,6 +62,22 @@ func (q *Query) pastedMaterial() *pastes {
 	return q.pastes
 }
 
+// Surface returns, for each of terms a word of the task stems to and
+// differs from, the first such word as the task folds it ("policy" for
+// "polici"): what an explanation shows a reader of a stem. The task is
+// read once, whatever the number of terms.
+func (q *Query) Surface(terms map[string]bool) map[string]string {
+	out := map[string]string{}
+	for i, st := range q.stems {
+		if terms[st] && st != q.words[i] {
+			if _, done := out[st]; !done {
+				out[st] = q.words[i]
+			}
+		}
+	}
+	return out
+}
+
 // Quoted returns the values the task puts between double quotation marks
 // whose words are evidence for no unit, as the task writes them, in task
 // order, each once: the first maxQuoted of them.

@@ -29,6 +29,20 @@ type Evidence struct {
 	// empty for the instruction's words.
 	Source string `json:"source,omitempty"`
 	Kind   string `json:"kind,omitempty"`
+	// Words are the task's words the terms stand for, one a term, as the
+	// task folds them ("policy" for the term "polici"), when one differs
+	// from its term; a term no word of the task stems to (a pasted
+	// file's kind, an object the task lacks) stands for itself.
+	Words []string `json:"words,omitempty"`
+}
+
+// Said is the evidence as a reader recognises it: its words, else its
+// terms, joined by blanks.
+func (e Evidence) Said() string {
+	if e.Words != nil {
+		return strings.Join(e.Words, " ")
+	}
+	return strings.Join(e.Terms, " ")
 }
 
 // scored is a unit with its evidence score.
