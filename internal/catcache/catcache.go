@@ -794,7 +794,7 @@ func (c *Cache) write(name string, size, limit int64, emit func(io.Writer) error
 		c.debugf("%s: not written: %v", c.path(name), err)
 		return false
 	}
-	prune(root, time.Now(), maxBytes)
+	prune(root, time.Now(), maxBytes, name)
 	return true
 }
 
@@ -837,10 +837,12 @@ const maxBytes = 1 << 30
 // that are older than their bound: every root, policy and build makes a
 // file of its own, and a folder of generated catalogs or a series of
 // builds would otherwise fill the cache folder for ever. Then, while the
-// cache files left hold more than limit bytes, it removes the one written
-// longest ago, never the newest. Only names this package writes are
-// touched, in root alone, and a link is removed, never followed.
-func prune(root *os.Root, now time.Time, limit int64) {
+// cache files left hold more than limit bytes, it removes those written
+// longest ago that do not fit beside the newer ones, never written, the
+// file just written (whatever its date). Only names this
+// package writes are touched, in root alone, and a link is removed, never
+// followed.
+func prune(root *os.Root, now time.Time, limit int64, written string) {
 	dir, err := root.OpenFile(".", safefs.ReadOnly, 0)
 	if err != nil {
 		return
@@ -861,12 +863,11 @@ func prune(root *os.Root, now time.Time, limit int64) {
 		var age time.Duration
 		cache := false
 		switch {
-		case strings.HasSuffix(name, ".cache") && len(name) == 32+len(".cache"),
-			strings.HasSuffix(name, countsSuffix) && len(name) == 32+len(countsSuffix):
+		case ourName(name, ".cache"), ourName(name, countsSuffix):
 			age, cache = maxAge, true
 		case strings.HasPrefix(name, ".tmp-"):
 			age = tmpAge
-		case strings.HasSuffix(name, lockSuffix) && len(name) == 32+len(lockSuffix):
+		case ourName(name, lockSuffix):
 			age = lockAge
 		default:
 			continue
@@ -878,9 +879,13 @@ func prune(root *os.Root, now time.Time, limit int64) {
 		if err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		if d := now.Sub(info.ModTime()); d > age || d < -time.Minute {
+		switch d := now.Sub(info.ModTime()); {
+		case name == written:
+			// Counted first, whatever its date says.
+			files = append(files, kept{name, info.Size(), now.Add(time.Hour)})
+		case d > age || d < -time.Minute:
 			root.Remove(name)
-		} else if cache {
+		case cache:
 			files = append(files, kept{name, info.Size(), info.ModTime()})
 		}
 	}
@@ -893,9 +898,26 @@ func prune(root *os.Root, now time.Time, limit int64) {
 		return strings.Compare(a.name, b.name)
 	})
 	var total int64
-	for i, f := range files {
-		if total += f.size; total > limit && i > 0 {
+	for _, f := range files {
+		if total+f.size > limit && f.name != written {
 			root.Remove(f.name)
+			continue
+		}
+		total += f.size
+	}
+}
+
+// ourName reports whether name is one this package writes with suffix:
+// 32 lower-case hexadecimal digits, then the suffix.
+func ourName(name, suffix string) bool {
+	stem, ok := strings.CutSuffix(name, suffix)
+	if !ok || len(stem) != 32 {
+		return false
+	}
+	for _, c := range []byte(stem) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
 		}
 	}
+	return true
 }

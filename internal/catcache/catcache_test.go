@@ -658,22 +658,26 @@ func TestPrune(t *testing.T) {
 }
 
 // TestPruneBound: past the folder's bound in bytes, the cache files
-// written longest ago go, the newest never; other files are not counted.
-// Only age bounded the folder, which filled 564 MB in days on a machine
-// that loads many large catalogs.
+// written longest ago go, never the one just written, whatever the others'
+// dates; files of other names are neither counted nor removed. Only age
+// bounded the folder, which filled 564 MB in days on a machine that loads
+// many large catalogs.
 func TestPruneBound(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Now()
+	written := strings.Repeat("a", 32) + ".cache"
 	files := []struct {
 		name string
 		size int
 		ago  time.Duration
 		kept bool
 	}{
-		{strings.Repeat("a", 32) + ".cache", 600, time.Minute, true},         // newest: kept even alone over the bound
+		{written, 600, time.Minute, true},
+		{strings.Repeat("e", 32) + ".cache", 5000, -30 * time.Second, false}, // dated ahead, too large
 		{strings.Repeat("b", 32) + ".cache", 300, 2 * time.Minute, true},     // 900 in all
 		{strings.Repeat("c", 32) + ".cache", 200, 3 * time.Minute, false},    // 1,100: over
-		{strings.Repeat("d", 32) + countsSuffix, 50, 4 * time.Minute, false}, // older still
+		{strings.Repeat("d", 32) + countsSuffix, 50, 4 * time.Minute, true},  // 950: fits
+		{strings.Repeat("g", 32) + ".cache", 5000, 5 * time.Minute, true},    // not hexadecimal: not ours
 		{"notes.txt", 5000, 5 * time.Minute, true},                           // not ours
 	}
 	for _, f := range files {
@@ -685,17 +689,17 @@ func TestPruneBound(t *testing.T) {
 	root, err := os.OpenRoot(dir)
 	must(t, err)
 	defer root.Close()
-	prune(root, now, 1000)
+	prune(root, now, 1000, written)
 	for _, f := range files {
 		_, err := os.Stat(filepath.Join(dir, f.name))
 		if got := err == nil; got != f.kept {
 			t.Errorf("%s kept: got %v; want %v", f.name, got, f.kept)
 		}
 	}
-	// The newest alone over the bound stays: it was just written.
-	prune(root, now, 100)
-	if _, err := os.Stat(filepath.Join(dir, files[0].name)); err != nil {
-		t.Errorf("the newest file was removed: %v", err)
+	// The file just written stays alone over the bound.
+	prune(root, now, 100, written)
+	if _, err := os.Stat(filepath.Join(dir, written)); err != nil {
+		t.Errorf("the file just written was removed: %v", err)
 	}
 }
 

@@ -62,18 +62,26 @@ func (q *Query) pastedMaterial() *pastes {
 	return q.pastes
 }
 
-// Surface returns, for each of terms a word of the task stems to and
-// differs from, the first such word as the task folds it ("policy" for
-// "polici"): what an explanation shows a reader of a stem. The task is
-// read once, whatever the number of terms.
+// Surface returns, for each of terms that no word of the task spells as
+// it is but some word stems to, the first such word as the task folds it
+// ("policy" for "polici"): what an explanation shows a reader of a stem.
+// A term the task spells as it is ("file" in "the file, and other
+// files") is shown as it is. The task is read once, whatever the number
+// of terms.
 func (q *Query) Surface(terms map[string]bool) map[string]string {
 	out := map[string]string{}
+	verbatim := map[string]bool{}
 	for i, st := range q.stems {
-		if terms[st] && st != q.words[i] {
-			if _, done := out[st]; !done {
-				out[st] = q.words[i]
-			}
+		switch w := q.words[i]; {
+		case !terms[st]:
+		case st == w:
+			verbatim[st] = true
+		case out[st] == "":
+			out[st] = w
 		}
+	}
+	for t := range verbatim {
+		delete(out, t)
 	}
 	return out
 }

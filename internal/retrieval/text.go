@@ -84,18 +84,6 @@ func appendWords(words []string, spans []span, text string, off int, withSpan bo
 				plain = false
 				b = append(b[:0], text[start:i]...)
 			}
-		case isCJK(r):
-			// Chinese and Japanese write no blank between words, and
-			// Korean attaches its particles to them: each character is a
-			// word of its own, and the bigrams of neighbouring words match
-			// the words they spell. A run of such text read as one word
-			// matched nothing but itself.
-			flush(i)
-			n := utf8.RuneLen(r)
-			words = append(words, text[i:i+n])
-			if withSpan {
-				spans = append(spans, span{int32(off + i), int32(off + i + n)})
-			}
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
 			if start < 0 {
 				start = i
@@ -114,12 +102,6 @@ func appendWords(words []string, spans []span, text string, off int, withSpan bo
 	}
 	flush(len(text))
 	return words, spans
-}
-
-// isCJK reports whether r is written in Han, Hiragana, Katakana (with its
-// prolonged sound mark) or Hangul.
-func isCJK(r rune) bool {
-	return r >= 0x1100 && (unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == '\u30fc' || r == '\uff70')
 }
 
 // isApostrophe reports whether r is one of the marks people and keyboards

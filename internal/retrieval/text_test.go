@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -237,5 +238,30 @@ func TestTermsSkipNumbers(t *testing.T) {
 func TestTermsSkipContractions(t *testing.T) {
 	if got, want := strings.Join(Terms("it isn't converting, we can't tell, they'll retry and it won't help"), " "), "convert tell retri"; got != want {
 		t.Errorf("Terms: got %q; want %q", got, want)
+	}
+}
+
+// TestSurface: a stem is shown as the task's own word for it, the first
+// one, unless the task also spells the stem as it is: "rename the file,
+// then check other files" matched "file", which it says.
+func TestSurface(t *testing.T) {
+	ix := testIndex(unit("files", "Rename files and fix policy rules."))
+	tests := []struct {
+		name, task string
+		want       map[string]string
+	}{
+		{"a stem", "fix the policies", map[string]string{"polici": "policies"}},
+		{"the first word for it", "policy and policies", map[string]string{"polici": "policy"}},
+		{"spelt as it is too", "rename the file, then check other files", map[string]string{}},
+		{"not asked about", "the policy", map[string]string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			terms := map[string]bool{"polici": tt.name != "not asked about", "file": true}
+			got := ix.Analyze(tt.task, nil).Surface(terms)
+			if !maps.Equal(got, tt.want) {
+				t.Errorf("Surface(%q): got %v; want %v", tt.task, got, tt.want)
+			}
+		})
 	}
 }
