@@ -39,45 +39,36 @@ func TestLoadedLineMeansReady(t *testing.T) {
 	}
 }
 
-// TestEmptyCatalogWarned: a proxy whose roots hold no skill says so once
-// loaded; every call went on without skills, and only an INFO line's
-// "units": 0 said why.
-func TestEmptyCatalogWarned(t *testing.T) {
-	warned := false
-	log := testkit.OnLog("no skill can be selected; every call goes on without skills until one can", func() { warned = true })
-	up, _ := url.Parse("http://127.0.0.1:1")
-	p, err := New(Config{Upstream: up, Roots: []string{t.TempDir()}, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	if err := p.Watch(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if !warned {
-		t.Fatal("got no warning for an empty catalog; want one")
-	}
-}
-
-// TestCatalogErrorsWarned: a proxy whose catalog has a skill that cannot
-// load says so when it loads; the calls that skill would answer went on
-// without it, and the proxy has no endpoint that lists the catalog.
-func TestCatalogErrorsWarned(t *testing.T) {
-	root := t.TempDir()
-	testkit.WriteFile(t, filepath.Join(root, "broken", "SKILL.md"), "---\nname: broken\ndescription: [unclosed\n---\nBody.\n")
-	warned := false
-	log := testkit.OnLog("the catalog has new errors; the skills they name never load (rlmc validate lists them all)", func() { warned = true })
-	up, _ := url.Parse("http://127.0.0.1:1")
-	p, err := New(Config{Upstream: up, Roots: []string{root}, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	if err := p.Watch(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if !warned {
-		t.Fatal("got no warning for a catalog with an invalid skill; want one")
+// TestLoadWarnings: a proxy says, once loaded, what its load line does
+// not: that no skill can be selected (its roots hold none: every call
+// went on without skills, and only an INFO line's "units": 0 said why),
+// and that the catalog has a skill that cannot load (the calls it would
+// answer went on without it, and the proxy has no endpoint that lists
+// the catalog).
+func TestLoadWarnings(t *testing.T) {
+	for _, tc := range []struct{ name, skill, warning string }{
+		{"no skills", "", "no skill can be selected; every call goes on without skills until one can"},
+		{"a broken skill", "---\nname: broken\ndescription: [unclosed\n---\nBody.\n", "the catalog has new errors; the skills they name never load (rlmc validate lists them all)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			if tc.skill != "" {
+				testkit.WriteFile(t, filepath.Join(root, "broken", "SKILL.md"), tc.skill)
+			}
+			warned := false
+			up, _ := url.Parse("http://127.0.0.1:1")
+			p, err := New(Config{Upstream: up, Roots: []string{root}, Logger: testkit.OnLog(tc.warning, func() { warned = true })})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(p.Close)
+			if err := p.Watch(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if !warned {
+				t.Fatalf("got no %q; want it", tc.warning)
+			}
+		})
 	}
 }
 
