@@ -60,6 +60,9 @@ type statement struct {
 	// confidences keeps the confidences (x 1000) the policy asked for,
 	// so that the result reports the very numbers it compared.
 	confidences map[string]int
+	// said maps the task's stems to its own words (Query.Surface), found
+	// at the first evidence shown (withWords).
+	said map[string]string
 }
 
 // verdict is decide's value: the policy's decisions, and the selected
@@ -810,38 +813,29 @@ func (r *compilation) evidence(st *statement, near []int) map[string][]Evidence 
 			add(n, st.problem.EvidenceOf(n))
 		}
 	}
-	withWords(evidence, st.q)
+	for _, ev := range evidence {
+		st.withWords(ev)
+	}
 	return evidence
 }
 
-// withWords gives each piece of evidence the task's words its terms stand
-// for (Evidence.Words), where one differs from its term: a stem ("polici")
-// is how rlmc matches, not what a reader recognises.
-func withWords(evidence map[string][]Evidence, q *retrieval.Query) {
-	terms := map[string]bool{}
-	for _, ev := range evidence {
-		for _, e := range ev {
-			for _, t := range e.Terms {
-				terms[t] = true
-			}
-		}
+// withWords gives each piece of ev the task's words its terms stand for
+// (Evidence.Words), where one differs from its term: a stem ("polici") is
+// how rlmc matches, not what a reader recognises.
+func (st *statement) withWords(ev []Evidence) {
+	if st.said == nil {
+		// Once a compile: the reasons and the result's evidence share it.
+		st.said = st.q.Surface(nil)
 	}
-	said := q.Surface(terms)
-	if len(said) == 0 {
-		return
-	}
-	for _, ev := range evidence {
-		for i := range ev {
-			e := &ev[i]
-			var words []string
-			for k, t := range e.Terms {
-				if w, ok := said[t]; ok && words == nil {
-					words = append(slices.Clone(e.Terms[:k:k]), w)
-				} else if words != nil {
-					words = append(words, cmp.Or(said[t], t))
-				}
+	for i := range ev {
+		e := &ev[i]
+		e.Words = nil
+		for k, t := range e.Terms {
+			if w, ok := st.said[t]; ok && e.Words == nil {
+				e.Words = append(slices.Clone(e.Terms[:k:k]), w)
+			} else if e.Words != nil {
+				e.Words = append(e.Words, cmp.Or(st.said[t], t))
 			}
-			e.Words = words
 		}
 	}
 }

@@ -142,9 +142,8 @@ func (st *statement) reason(d rules.Decision) Reason {
 	ev := st.problem.Evidence[d.Name]
 	if d.Reason == ReasonLexical && len(ev) > 0 {
 		// The detail quotes the task's words, not their stems.
-		m := map[string][]Evidence{d.Name: slices.Clone(ev[:min(len(ev), summarized)])}
-		withWords(m, st.q)
-		ev = m[d.Name]
+		ev = slices.Clone(ev[:min(len(ev), summarized)])
+		st.withWords(ev)
 	}
 	rs.Detail = detail(d, rs.Facts, ev)
 	if d.Selected && d.Facts.Reference {

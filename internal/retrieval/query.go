@@ -62,18 +62,18 @@ func (q *Query) pastedMaterial() *pastes {
 	return q.pastes
 }
 
-// Surface returns, for each of terms that no word of the task spells as
-// it is but some word stems to, the first such word as the task folds it
-// ("policy" for "polici"): what an explanation shows a reader of a stem.
-// A term the task spells as it is ("file" in "the file, and other
-// files") is shown as it is. The task is read once, whatever the number
-// of terms.
+// Surface returns, for each of terms (every stem of the task when terms
+// is nil) that no word of the task spells as it is but some word stems
+// to, the first such word as the task folds it ("policy" for "polici"):
+// what an explanation shows a reader of a stem. A term the task spells as
+// it is ("file" in "the file, and other files") is shown as it is. The
+// task is read once, whatever the number of terms.
 func (q *Query) Surface(terms map[string]bool) map[string]string {
 	out := map[string]string{}
 	verbatim := map[string]bool{}
 	for i, st := range q.stems {
 		switch w := q.words[i]; {
-		case !terms[st]:
+		case st == "" || terms != nil && !terms[st]:
 		case st == w:
 			verbatim[st] = true
 		case out[st] == "":

@@ -367,7 +367,7 @@ var clauseJoins = map[string]bool{"and": true, "then": true, "also": true, "plus
 // endsClause reports whether a clause ends between word k and word k+1.
 func (q *Query) endsClause(k int) bool {
 	gap := q.task[q.spans[k].end:q.spans[k+1].start]
-	if strings.Contains(gap, "\n\n") || strings.ContainsAny(gap, ",;:") || strings.ContainsAny(gap, "，；：、。？！") {
+	if strings.Contains(gap, "\n\n") || strings.ContainsAny(gap, ",;:，；：、。？！") {
 		// The full-width marks of Chinese and Japanese need no blank
 		// after them.
 		return true
