@@ -344,6 +344,41 @@ func (c *Compiler) Catalog() *ir.Catalog { return c.cat }
 // Policy returns the host policy in effect, with defaults filled in.
 func (c *Compiler) Policy() Policy { return c.policy }
 
+// Reach counts the catalog's units by what the host policy and their
+// status leave a compile: a catalog with units of which none is
+// Selectable answers every task with no skill, which reads as a task that
+// matched nothing.
+type Reach struct {
+	Units      int // every unit, whatever its status
+	Selectable int // valid, not shadowed, not denied
+	Invalid    int
+	Denied     int // valid and not shadowed, but denied by the host policy
+	// DeniedAll says the policy denies every unit's name, whatever
+	// its status (a deny list copied from another project).
+	DeniedAll bool
+}
+
+// Reach returns what c's catalog leaves its compiles.
+func (c *Compiler) Reach() Reach {
+	units := c.cat.Units
+	r := Reach{Units: len(units), DeniedAll: len(units) > 0}
+	for _, u := range units {
+		denied := c.denied[u.Name]
+		r.DeniedAll = r.DeniedAll && denied
+		switch {
+		case u.Status == ir.StatusInvalid:
+			r.Invalid++
+		case u.Status != ir.StatusOK:
+			// Shadowed: its namesake is counted.
+		case denied:
+			r.Denied++
+		default:
+			r.Selectable++
+		}
+	}
+	return r
+}
+
 // CatalogFingerprint identifies everything in the catalog a decision can
 // read; see docs/how-a-compile-decides.md ("Output") for what it covers.
 func (c *Compiler) CatalogFingerprint() string { return c.catalogFP }

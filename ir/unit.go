@@ -85,6 +85,29 @@ type Ref struct {
 	Name string  `json:"name"`
 }
 
+// Summary is a unit as a listing of the catalog shows it: one row of
+// `rlmc list --format json` (which adds its body's tokens) and of serve's
+// GET /v1/catalog.
+type Summary struct {
+	Name string `json:"name"`
+	// Description is what a client that lists skills shows the model,
+	// and what routing reads first.
+	Description string     `json:"description"`
+	Root        string     `json:"root"`
+	Path        string     `json:"path"`
+	Variant     Variant    `json:"variant"`
+	Invocation  Invocation `json:"invocation"`
+	Status      Status     `json:"status"`
+	Priority    int        `json:"priority"`
+	ShadowedBy  string     `json:"shadowed_by,omitempty"`
+}
+
+// Summary returns u as a listing shows it.
+func (u *Unit) Summary() Summary {
+	return Summary{Name: u.Name, Description: u.Description, Root: u.Root, Path: u.Path, Variant: u.Variant,
+		Invocation: u.Invocation, Status: u.Status, Priority: u.Priority, ShadowedBy: u.ShadowedBy}
+}
+
 // DefaultPriority is the priority of units that do not state one.
 const DefaultPriority = 100
 

@@ -152,20 +152,10 @@ const (
 // denies each of them (a deny list copied from another project, or
 // meant for one skill's name that is all the catalog holds), else 0.
 func deniedAll(c *compiler.Compiler) int {
-	units := c.Catalog().Units
-	if len(units) == 0 {
-		return 0
+	if r := c.Reach(); r.DeniedAll {
+		return r.Units
 	}
-	denied := map[string]bool{}
-	for _, n := range c.Policy().Deny {
-		denied[n] = true
-	}
-	for _, u := range units {
-		if !denied[u.Name] {
-			return 0
-		}
-	}
-	return len(units)
+	return 0
 }
 
 // Sections of the report, in the order they print.

@@ -31,20 +31,11 @@ func newListCmd(stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-// listedUnit is one row of `rlmc list`.
+// listedUnit is one row of `rlmc list`: the unit as any listing shows
+// it, and its body's tokens.
 type listedUnit struct {
-	Name string `json:"name"`
-	// Description is what a client that lists skills shows the model,
-	// and what routing reads first.
-	Description string        `json:"description"`
-	Root        string        `json:"root"`
-	Path        string        `json:"path"`
-	Variant     ir.Variant    `json:"variant"`
-	Invocation  ir.Invocation `json:"invocation"`
-	Status      ir.Status     `json:"status"`
-	Tokens      *int          `json:"tokens"`
-	Priority    int           `json:"priority"`
-	ShadowedBy  string        `json:"shadowed_by,omitempty"`
+	ir.Summary
+	Tokens *int `json:"tokens"`
 }
 
 type listing struct {
@@ -66,8 +57,7 @@ func runList(ctx context.Context, f catalogFlags, stdout, stderr io.Writer) erro
 	out := listing{Units: make([]listedUnit, len(units)), Diagnostics: c.Diagnostics()}
 	counts := bodyTokens(c, units, func(u *ir.Unit) bool { return u.Status != ir.StatusInvalid })
 	for i, u := range units {
-		out.Units[i] = listedUnit{Name: u.Name, Description: u.Description, Root: u.Root, Path: u.Path, Variant: u.Variant,
-			Invocation: u.Invocation, Status: u.Status, Priority: u.Priority, ShadowedBy: u.ShadowedBy}
+		out.Units[i] = listedUnit{Summary: u.Summary()}
 		if counts[i].err == nil && counts[i].counted {
 			out.Units[i].Tokens = &counts[i].n
 		}

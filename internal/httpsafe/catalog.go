@@ -16,28 +16,14 @@ import (
 // so is not ready: every answer would be no skill, which reads as a task
 // that matched nothing.
 func Unselectable(c *compiler.Compiler) string {
-	units := c.Catalog().Units
-	if len(units) == 0 {
+	r := c.Reach()
+	switch {
+	case r.Units == 0:
 		return "the catalog has no skills"
+	case r.Selectable > 0:
+		return ""
 	}
-	denied := map[string]bool{}
-	for _, n := range c.Policy().Deny {
-		denied[n] = true
-	}
-	invalid, refused := 0, 0
-	for _, u := range units {
-		switch {
-		case u.Status == ir.StatusInvalid:
-			invalid++
-		case u.Status != ir.StatusOK:
-			// Shadowed: its namesake is counted.
-		case denied[u.Name]:
-			refused++
-		default:
-			return ""
-		}
-	}
-	return fmt.Sprintf("no skill of the catalog can be selected: %d invalid, %d denied by the host policy", invalid, refused)
+	return fmt.Sprintf("no skill of the catalog can be selected: %d invalid, %d denied by the host policy", r.Invalid, r.Denied)
 }
 
 // maxLoggedErrors bounds the catalog errors a load's warning quotes.

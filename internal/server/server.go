@@ -430,19 +430,6 @@ func (s *Server) fail(w http.ResponseWriter, status int, ce *compiler.Error) {
 	compiler.WriteJSON(w, compiler.ErrorDocument(ce))
 }
 
-// catalogUnit is one unit in GET /v1/catalog.
-type catalogUnit struct {
-	Name        string        `json:"name"`
-	Description string        `json:"description"`
-	Root        string        `json:"root"`
-	Path        string        `json:"path"`
-	Variant     ir.Variant    `json:"variant"`
-	Invocation  ir.Invocation `json:"invocation"`
-	Status      ir.Status     `json:"status"`
-	Priority    int           `json:"priority"`
-	ShadowedBy  string        `json:"shadowed_by,omitempty"`
-}
-
 // catalogDoc is GET /v1/catalog.
 type catalogDoc struct {
 	Schema             int            `json:"schema"`
@@ -451,7 +438,7 @@ type catalogDoc struct {
 	LoadedAt           time.Time      `json:"loaded_at"`
 	Generation         uint64         `json:"generation"`
 	LastReloadError    string         `json:"last_reload_error,omitempty"`
-	Units              []catalogUnit  `json:"units"`
+	Units              []ir.Summary   `json:"units"`
 	Diagnostics        ir.Diagnostics `json:"diagnostics"`
 }
 
@@ -466,7 +453,7 @@ func (s *Server) catalog(w http.ResponseWriter, _ *http.Request) {
 	// same catalog.
 	c, at, gen := l.Snapshot()
 	doc := catalogDoc{Schema: compiler.Schema, CatalogFingerprint: c.CatalogFingerprint(), PolicyFingerprint: c.PolicyFingerprint(), LoadedAt: at.UTC(), Generation: gen,
-		Units: []catalogUnit{}, Diagnostics: c.Diagnostics()}
+		Units: []ir.Summary{}, Diagnostics: c.Diagnostics()}
 	if err := l.LastError(); err != nil {
 		doc.LastReloadError = err.Error()
 	}
@@ -474,8 +461,7 @@ func (s *Server) catalog(w http.ResponseWriter, _ *http.Request) {
 		doc.Diagnostics = ir.Diagnostics{}
 	}
 	for _, u := range c.Catalog().Units {
-		doc.Units = append(doc.Units, catalogUnit{Name: u.Name, Description: u.Description, Root: u.Root, Path: u.Path,
-			Variant: u.Variant, Invocation: u.Invocation, Status: u.Status, Priority: u.Priority, ShadowedBy: u.ShadowedBy})
+		doc.Units = append(doc.Units, u.Summary())
 	}
 	w.Header().Set("Content-Type", "application/json")
 	compiler.WriteJSON(w, doc)
