@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/rlmc-dev/rlmc/internal/strictjson"
 )
 
 // Claude Code's settings.json, as `rlmc init --claude-code` edits it and
@@ -151,7 +153,7 @@ func strictDecode(data []byte, v any) error {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			// A settings file is edited by hand: say where.
-			line, col := position(data, se.Offset)
+			line, col := strictjson.Position(data, se.Offset)
 			return fmt.Errorf("line %d, column %d: %w", line, col, err)
 		}
 		return err
@@ -160,18 +162,6 @@ func strictDecode(data []byte, v any) error {
 		return errors.New("data after the JSON value")
 	}
 	return nil
-}
-
-// position is the 1-based line and column (in bytes) of offset in data,
-// where a JSON decoder stopped: the byte it read last.
-func position(data []byte, offset int64) (line, col int) {
-	if len(data) == 0 {
-		return 1, 1
-	}
-	offset = min(max(offset, 1), int64(len(data)))
-	before := data[:offset-1]
-	line = bytes.Count(before, []byte("\n")) + 1
-	return line, len(before) - bytes.LastIndexByte(before, '\n')
 }
 
 // hookCommand is what a hook's command line says of rlmc: init and doctor

@@ -207,7 +207,4 @@ func TestSettingsSyntaxErrorPlaced(t *testing.T) {
 			}
 		})
 	}
-	if l, c := position(nil, 5); l != 1 || c != 1 {
-		t.Errorf("position of empty data: got %d:%d; want 1:1", l, c)
-	}
 }

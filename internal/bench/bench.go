@@ -90,7 +90,7 @@ func ReadCases(file string) (cases []Case, notes []string, err error) {
 		var c Case
 		unknown, err := strictjson.UnmarshalKnown(sc.Bytes(), &c)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %w", file, line, strictjson.Explain(err))
+			return nil, nil, fmt.Errorf("%s:%d: %w", file, line, strictjson.Explain(sc.Bytes(), err))
 		}
 		for _, k := range unknown {
 			if !said[k] {
@@ -159,7 +159,7 @@ func readGoldSet(file string, data []byte) (cases []Case, notes []string, ok boo
 		var g goldCase
 		unknown, err := strictjson.UnmarshalKnown(raw, &g)
 		if err != nil {
-			return nil, nil, true, fmt.Errorf("%s: case %d: %w", file, i+1, strictjson.Explain(err))
+			return nil, nil, true, fmt.Errorf("%s: case %d: %w", file, i+1, strictjson.Explain(raw, err))
 		}
 		for _, k := range unknown {
 			if !said[k] {

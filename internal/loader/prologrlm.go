@@ -77,7 +77,7 @@ func ParsePrologRLM(text string) (*PrologRLM, error) {
 	dec.DisallowUnknownFields()
 	var m PrologRLM
 	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("not a schema-1 object: %w", strictjson.Explain(err))
+		return nil, fmt.Errorf("not a schema-1 object: %w", strictjson.Explain([]byte(text), err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("trailing data after the JSON object")

@@ -392,7 +392,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (Request, f
 		return req, release, status, err
 	}
 	if err := strictjson.Unmarshal(body, &req); err != nil {
-		return req, release, http.StatusBadRequest, fmt.Errorf("the request body is not a compile request: %w", strictjson.Explain(err))
+		return req, release, http.StatusBadRequest, fmt.Errorf("the request body is not a compile request: %w", strictjson.Explain(body, err))
 	}
 	if req.Task == nil {
 		return req, release, http.StatusBadRequest, errors.New(`the request has no "task" (a string; "" with a "select" for none)`)

@@ -138,13 +138,14 @@ func fieldNames(t reflect.Type) map[string]bool {
 	return names
 }
 
-// Explain returns err, from decoding JSON into Go values, said in the
+// Explain returns err, from decoding data into Go values, said in the
 // JSON's terms for the person who wrote the JSON: a value of the wrong
 // kind names its key and both kinds ("budget: a number (1.5) where a whole
-// number goes") rather than Go types, and input that stops short says so
-// rather than "EOF". Other errors are returned as they are. The result
-// wraps err.
-func Explain(err error) error {
+// number goes") rather than Go types, input that stops short says so
+// rather than "EOF", and input that is no JSON says where, by line and
+// column when data has several lines (a file written by hand), else by
+// byte. Other errors are returned as they are. The result wraps err.
+func Explain(data []byte, err error) error {
 	var (
 		te *json.UnmarshalTypeError
 		se *json.SyntaxError
@@ -163,9 +164,25 @@ func Explain(err error) error {
 	case errors.As(err, &se) && se.Offset > 0:
 		// Go's own words ("invalid character 'o' in literal null")
 		// say what the parser expected, not where.
+		if line, col := Position(data, se.Offset); line > 1 || bytes.IndexByte(data, '\n') >= 0 {
+			return &explained{fmt.Sprintf("not JSON at line %d, column %d: %s", line, col, se.Error()), err}
+		}
 		return &explained{fmt.Sprintf("not JSON at byte %d: %s", se.Offset, se.Error()), err}
 	}
 	return err
+}
+
+// Position is the 1-based line and column (in bytes) of offset in data,
+// where a JSON decoder stopped (a json.SyntaxError's Offset): the byte it
+// read last.
+func Position(data []byte, offset int64) (line, col int) {
+	if len(data) == 0 {
+		return 1, 1
+	}
+	offset = min(max(offset, 1), int64(len(data)))
+	before := data[:offset-1]
+	line = bytes.Count(before, []byte("\n")) + 1
+	return line, len(before) - bytes.LastIndexByte(before, '\n')
 }
 
 // explained is an error said again in the JSON's terms.

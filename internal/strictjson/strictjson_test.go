@@ -129,11 +129,12 @@ func TestExplain(t *testing.T) {
 		{"a number for a bool", `{"on": 1}`, "on: a number where true or false goes"},
 		{"cut short", `{"budget": `, "the JSON ends before its value does"},
 		{"not JSON", `not json`, "not JSON at byte 2: invalid character 'o' in literal null (expecting 'u')"},
+		{"not JSON, on a line of several", "{\n  \"budget\": 5,,\n}", "not JSON at line 2, column 15: invalid character ',' looking for beginning of object key string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var d doc
-			err := Explain(json.Unmarshal([]byte(tt.in), &d))
+			err := Explain([]byte(tt.in), json.Unmarshal([]byte(tt.in), &d))
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("got %v; want %q", err, tt.want)
 			}
@@ -142,7 +143,7 @@ func TestExplain(t *testing.T) {
 			}
 		})
 	}
-	if Explain(nil) != nil {
+	if Explain(nil, nil) != nil {
 		t.Error("Explain(nil): got an error; want nil")
 	}
 }
@@ -173,7 +174,7 @@ func TestInt(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var d doc
-			err := Explain(Unmarshal([]byte(tt.in), &d))
+			err := Explain([]byte(tt.in), Unmarshal([]byte(tt.in), &d))
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
 					t.Errorf("got %v; want %q", err, tt.err)
@@ -211,7 +212,7 @@ func TestStrings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var r req
-			err := Explain(Unmarshal([]byte(tt.body), &r))
+			err := Explain([]byte(tt.body), Unmarshal([]byte(tt.body), &r))
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
 					t.Fatalf("got error %v; want %q", err, tt.err)
@@ -220,6 +221,27 @@ func TestStrings(t *testing.T) {
 			}
 			if err != nil || !slices.Equal(r.Deny, tt.want) {
 				t.Fatalf("got %q, %v; want %q", r.Deny, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestPosition(t *testing.T) {
+	tests := []struct {
+		name      string
+		data      string
+		offset    int64
+		line, col int
+	}{
+		{"empty data", "", 5, 1, 1},
+		{"first byte", "}", 1, 1, 1},
+		{"second line", "{\n  x", 5, 2, 3},
+		{"past the end", "ab", 9, 1, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if l, c := Position([]byte(tt.data), tt.offset); l != tt.line || c != tt.col {
+				t.Errorf("got %d:%d; want %d:%d", l, c, tt.line, tt.col)
 			}
 		})
 	}

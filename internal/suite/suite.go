@@ -296,11 +296,12 @@ func (c *Case) checkComparisons() error {
 // case whose "Deny" passed for deny would pin the wrong guarantee. It
 // returns each entry's JSON beside it.
 func oneOrMany[T any](data []byte) ([]T, []json.RawMessage, error) {
-	data = bytes.TrimSpace(data)
+	// The section is decoded as written, blank lines around it and all,
+	// so that a syntax error's line is the section's.
 	raws := []json.RawMessage{data}
-	if len(data) > 0 && data[0] == '[' {
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '[' {
 		if err := json.Unmarshal(data, &raws); err != nil {
-			return nil, nil, err
+			return nil, nil, strictjson.Explain(data, err)
 		}
 		if len(raws) == 0 {
 			return nil, nil, fmt.Errorf("empty list")
@@ -309,7 +310,7 @@ func oneOrMany[T any](data []byte) ([]T, []json.RawMessage, error) {
 	many := make([]T, len(raws))
 	for i, raw := range raws {
 		if err := strictjson.Unmarshal(raw, &many[i]); err != nil {
-			return nil, nil, fmt.Errorf("%s%w", entry(i, len(raws)), strictjson.Explain(err))
+			return nil, nil, fmt.Errorf("%s%w", entry(i, len(raws)), strictjson.Explain(raw, err))
 		}
 	}
 	return many, raws, nil
