@@ -206,6 +206,9 @@ func detail(d rules.Decision, f *Facts, ev []Evidence) string {
 		}
 		return "too close to call against " + f.By + ": they compete for the same task words or object"
 	case ReasonCovered:
+		if d.Facts.Clause == rules.ClauseSameClause {
+			return f.By + " answers better every clause of the task this one has evidence in: a second skill is asked for in a clause of its own"
+		}
 		return "its evidence is already covered by " + f.By
 	case ReasonHeldBack:
 		return "the task is ambiguous between " + f.By + " and a rival: no unit is selected from the task until the host settles it"

@@ -14,10 +14,12 @@ import (
 // ruleCatalog: sales-charts wins a charts task; figure-digest draws one of
 // its words; release-notes and changelog answer a second request.
 var ruleCatalog = map[string]string{
-	"sales-charts/SKILL.md":  skill("sales-charts", "Build charts of quarterly sales figures.", "", "# sales-charts"),
-	"figure-digest/SKILL.md": skill("figure-digest", "Summarize quarterly figures.", "", "# figure-digest"),
-	"css-tips/SKILL.md":      skill("css-tips", "Tips for css layout.", "", "# css-tips"),
-	"git-bisect/SKILL.md":    skill("git-bisect", "Find the commit that broke a test with git bisect.", "", "# git-bisect"),
+	"sales-charts/SKILL.md":   skill("sales-charts", "Build charts of quarterly sales figures.", "", "# sales-charts"),
+	"figure-digest/SKILL.md":  skill("figure-digest", "Summarize quarterly figures.", "", "# figure-digest"),
+	"css-tips/SKILL.md":       skill("css-tips", "Tips for css layout.", "", "# css-tips"),
+	"git-bisect/SKILL.md":     skill("git-bisect", "Find the commit that broke a test with git bisect.", "", "# git-bisect"),
+	"server-actions/SKILL.md": skill("server-actions", "Next.js server actions that perform mutations from client components, such as saving a form.", "", "# server-actions"),
+	"zod-validation/SKILL.md": skill("zod-validation", "Validate input with zod schemas.", "", "# zod-validation"),
 }
 
 // TestReasonsNameTheirRule checks that a compile's decisions name the rule
@@ -50,6 +52,12 @@ func TestReasonsNameTheirRule(t *testing.T) {
 		{name: "selected above the threshold", task: "build charts of the quarterly sales figures",
 			unit: "sales-charts", code: ReasonLexical, rule: 10, clause: rules.ClauseAboveThreshold,
 			explain: "because lexical [rule 10 strength: above_threshold]"},
+		// Rule 11 says which of its clauses covered the unit: here not its
+		// evidence, which the other's does not cover, but the one clause
+		// of the task, which the other answers better.
+		{name: "covered in a clause the other answers better", task: "Write a server action for the settings form that validates the input with a zod schema before saving.",
+			unit: "zod-validation", code: ReasonCovered, rule: 11, clause: rules.ClauseSameClause,
+			explain: "(server-actions answers better every clause of the task this one has evidence in"},
 		{name: "no evidence is rule 1", task: "build charts of the quarterly sales figures",
 			unit: "css-tips", code: ReasonNoEvidence, rule: 1},
 	}

@@ -1031,7 +1031,8 @@ redundancy(_, [], _, _, _, [], []).
 redundancy(Req, [cand(N, lexical, _)|Cs], Tied, Powers, Seen, Kept, Rs) :-
     covered_by(Req, N, Seen, By),
     \+ memberchk(N, Tied), !,
-    Rs = [reject(N, covered, because(redundancy, [by(By)]))|Rs1],
+    coverage(Req, By, N, Clause),
+    Rs = [reject(N, covered, because(redundancy, [by(By), Clause]))|Rs1],
     redundancy(Req, Cs, Tied, Powers, Seen, Kept, Rs1).
 redundancy(Req, [cand(N, O, S)|Cs], Tied, Powers, Seen, [cand(N, O, S)|Kept], Rs) :-
     coverer(N, Powers, Seen, Seen1),
@@ -1050,6 +1051,12 @@ covered_by(Req, N, [_|As], By) :- covered_by(Req, N, As, By).
 
 covers(Req, A, N) :- redundant(Req, A, N), !.
 covers(Req, A, N) :- clauses_compared(Req), \+ apart(Req, A, N).
+
+% coverage(+Req, +A, +N, -Clause): which of covers/3's clauses found N
+% covered by A, asked once a rejection is made rather than at every test:
+% redundant, or same_clause (N answers no clause of the task as well).
+coverage(Req, A, N, clause(redundant)) :- redundant(Req, A, N), !.
+coverage(_, _, _, clause(same_clause)).
 
 % ---------------------------------------------------------------------------
 % Rule 12 (conflicts, packing): walk the ranked candidates once. A unit and

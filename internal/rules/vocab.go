@@ -249,6 +249,20 @@ const (
 	ClauseExplicitOnlyWords Clause = "explicit_only_words"
 )
 
+// Clauses of rule 11 (redundancy): why a lexical candidate is covered
+// by a stronger one kept before it.
+const (
+	// ClauseRedundant: its evidence resting on task words the other's
+	// does not rest on scores under a quarter of its score: beside the
+	// other, it would add almost nothing.
+	ClauseRedundant Clause = "redundant"
+	// ClauseSameClause: the task was read clause by clause, and it
+	// answers none of them at least as well as the other: the words it
+	// rests on are in a clause the other answers better, and a second
+	// skill is asked for in a clause of its own.
+	ClauseSameClause Clause = "same_clause"
+)
+
 // Clauses of rule 12 (packing).
 const (
 	// ClauseWithoutKept: kept by rule 10 only beside a stronger candidate
@@ -262,7 +276,8 @@ var Clauses = []Clause{
 	ClauseBelowCandidateFloor, ClauseOutsideCap, ClauseAsk, ClauseTop,
 	ClauseAboveThreshold, ClauseMargin, ClauseSole, ClauseSecondary, ClauseTied,
 	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOutweighs, ClauseConfirmed, ClauseWholeTask, ClauseOneWord, ClauseNotBest,
-	ClauseBelowMinConfidence, ClauseIntents, ClauseNoOwnPart, ClauseInCrowd, ClausePastedOnly, ClauseExplicitOnlyWords, ClauseWithoutKept,
+	ClauseBelowMinConfidence, ClauseIntents, ClauseNoOwnPart, ClauseInCrowd, ClausePastedOnly, ClauseExplicitOnlyWords,
+	ClauseRedundant, ClauseSameClause, ClauseWithoutKept,
 }
 
 // factKeys are the facts a decision's because(Rule, Facts) may carry, by

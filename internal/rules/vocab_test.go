@@ -116,7 +116,9 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 		own map[string]bool
 		// material: the candidates' evidence from pasted material x 1000.
 		material map[string]int
-		want     string // name:reason:rule/clause{facts}, space-separated
+		// apart and ownPart: Request.Apart and Request.OwnPart.
+		apart, ownPart map[[2]string]int
+		want           string // name:reason:rule/clause{facts}, space-separated
 	}{
 		{name: "no margin over the runner-up", cands: []Candidate{lex("a", 3880), lex("b", 2050)},
 			want: "a:below_threshold:strength/no_margin{s3880 r=b:2050 m2} b:below_threshold:strength/not_best{s2050}"},
@@ -183,7 +185,10 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 			want: "a:below_threshold:strength/no_margin{s3000 r=b:2500 m2} b:below_threshold:strength/not_best{s2500}"},
 		{name: "a rival the best explains more of is no tie", cands: []Candidate{lex("a", 9000), lex("b", 8000)},
 			breadth: map[string]int{"a": 2}, redundant: map[[2]string]bool{{"a", "b"}: true}, more: map[[2]string]bool{{"a", "b"}: true},
-			want: "a:lexical:strength/above_threshold{s9000} b:covered:redundancy{by=a}"},
+			want: "a:lexical:strength/above_threshold{s9000} b:covered:redundancy/redundant{by=a}"},
+		{name: "a part of its own in a clause the best answers better", cands: []Candidate{lex("a", 9000), lex("b", 5000)},
+			ownPart: map[[2]string]int{{"a", "b"}: 5000}, apart: map[[2]string]int{},
+			want: "a:lexical:strength/above_threshold{s9000} b:covered:redundancy/same_clause{by=a}"},
 		{name: "a rival explaining as much ties", cands: []Candidate{lex("a", 9000), lex("b", 8000)},
 			breadth: map[string]int{"a": 2}, redundant: map[[2]string]bool{{"a", "b"}: true},
 			want: "a:ambiguous:ambiguity/ask{by=a} b:ambiguous:ambiguity/ask{by=a}"},
@@ -199,7 +204,7 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 				Explicit: set(), Mandatory: set(), Denied: set(), Negated: set(),
 				Redundant: tt.redundant, SameObject: map[[2]string]bool{}, Breadth: tt.breadth, OwnWords: tt.own,
 				Threshold: 4500, TieRatio: 75, SupportFloor: 2000, CandidateFloor: 1500, MarginRatio: 2, MinBreadth: 2, Withdrawn: tt.withdrawn,
-				Material: tt.material, MaterialFloor: 1000,
+				Material: tt.material, MaterialFloor: 1000, Apart: tt.apart, OwnPart: tt.ownPart,
 				MinConfidence: tt.minConf, IntentConfidence: 700,
 				Confidence: func(n string) (int, bool) {
 					c, ok := tt.conf[n]
