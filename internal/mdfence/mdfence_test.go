@@ -17,6 +17,12 @@ func TestFences(t *testing.T) {
 		{name: "a shorter one does not", opened: "````", line: "```", opens: true},
 		{name: "another mark does not", opened: "```", line: "~~~", opens: true},
 		{name: "text after it does not", opened: "```", line: "``` not a fence", opens: true},
+		{name: "indented three spaces", opened: "```", line: "   ```", opens: true, closes: true},
+		// A line indented four spaces is code: tsc and Python underline
+		// the code they quote with tildes.
+		{name: "indented as code", opened: "~~~", line: "                     ~~~~~~~"},
+		{name: "after a tab", opened: "```", line: "\t```"},
+		{name: "with its line ending", opened: "```", line: "```\r\n", opens: true, closes: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

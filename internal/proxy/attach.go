@@ -57,8 +57,8 @@ func withAttachments(text string) string {
 	fence := "" // the fence of the user's block the line is in, if any
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
-		if fence != "" || mdfence.Opens(line) {
-			fence = fenceAfter(fence, line)
+		if fence != "" || mdfence.Opens(lines[i]) {
+			fence = fenceAfter(fence, lines[i])
 			out = append(out, lines[i])
 			continue
 		}

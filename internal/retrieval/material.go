@@ -25,6 +25,7 @@ var structured = regexp.MustCompile(`^(?:` +
 	`|\s*\[?\d{1,4}[-/:.]\d{1,2}` + // a time or date first: log lines, transcripts, CSV rows
 	`|\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|PANIC)\b` +
 	`|\s*(?:error|warning|fatal|note|help|hint)(?:\[[\w-]+\])?: ` + // a compiler's or a tool's diagnostic (error[E0308]: ...)
+	`|\s*[\w.~/\\-]*\w\.\w{1,5}(?::\d+:\d+[: ]|:\d+: |\(\d+,\d+\)[: ])` + // a diagnostic placed in a file (src/a.ts:71:18 - error, app.py:12: error, App.tsx(12,5): error)
 	`|npm (?:ERR!|WARN) ` +
 	`|\s+at\s+\S+` + // Java and JavaScript stack frames
 	`|\s*File "` + `|Traceback\b|goroutine \d+|panic:` +
@@ -257,17 +258,17 @@ func paragraphs(task string, kinds []*pastedKind) []paragraph {
 		off += len(l)
 		text := strings.TrimRight(l, "\r\n")
 		trimmed := strings.TrimSpace(text)
-		fence := mdfence.Opens(trimmed)
+		fence := mdfence.Opens(text)
 		switch {
 		case fence && !fenced:
 			flush()
-			fenced, opened = true, mdfence.Run(trimmed)
+			fenced, opened = true, mdfence.Run(text)
 			cur = paragraph{span: span{start, end}, material: true}
 			continue
 		case fenced:
 			cur.end = end
 			cur.words += len(strings.Fields(text))
-			if fence && mdfence.Closes(opened, trimmed) {
+			if fence && mdfence.Closes(opened, text) {
 				fenced = false
 				out = append(out, cur)
 				cur = paragraph{}

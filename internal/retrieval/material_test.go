@@ -55,6 +55,12 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "a sentence naming a file and a flag is prose", task: "Run go test -race ./... on the api package and fix what fails.", want: nil},
 		{name: "a build tool's output", task: "$ cargo build\n   Compiling api v0.3.0\nerror[E0308]: mismatched types\nhelp: consider borrowing here\n\nWhy does this not compile?", want: []string{"$ cargo build\n   Compiling api v0.3.0\nerror[E0308]: mismatched types\nhelp: consider borrowing here\n"}},
 		{name: "a tool's lowercase diagnostics", task: "* Getting build dependencies for sdist...\nerror: Multiple top-level packages discovered in a flat-layout.\n\nFix the packaging.", want: []string{"* Getting build dependencies for sdist...\nerror: Multiple top-level packages discovered in a flat-layout.\n"}},
+		// tsc underlines the code it quotes with tildes, indented as code:
+		// no fence, which, never closed, made the request that follows
+		// the paste material too.
+		{name: "a compiler's placed diagnostics and underlines", task: "src/a.tsx:71:18 - error TS2339: Property 'dueDate' does not exist on type 'Invoice'.\n71       {row.dueDate}\n             ~~~~~~~\nsrc/b.ts:33:5 - error TS2322: Type 'string' is not assignable to type 'number'.\n33     baseURL: process.env.URL,\n       ~~~~~~~\n\nfix all of these so CI goes green", want: []string{"src/a.tsx:71:18 - error TS2339: Property 'dueDate' does not exist on type 'Invoice'.\n71       {row.dueDate}\n             ~~~~~~~\nsrc/b.ts:33:5 - error TS2322: Type 'string' is not assignable to type 'number'.\n33     baseURL: process.env.URL,\n       ~~~~~~~\n"}},
+		{name: "diagnostics placed in files", task: "./main.go:12:5: undefined: cfg\napp.py:40: error: Incompatible types in assignment\nsrc\\App.cs(10,4): error CS1002: ; expected\n\nWhy does none of this build?", want: []string{"./main.go:12:5: undefined: cfg\napp.py:40: error: Incompatible types in assignment\nsrc\\App.cs(10,4): error CS1002: ; expected\n"}},
+		{name: "a host and port at a line's start is prose", task: "example.com:8080 is down since the deploy.\n\nFind out why.", want: nil},
 		{name: "npm's errors", task: "npm ERR! code ERESOLVE\nnpm ERR! Could not resolve dependency\n\nHow do I fix this install?", want: []string{"npm ERR! code ERESOLVE\nnpm ERR! Could not resolve dependency\n"}},
 		{name: "a sentence that starts with a word like note is prose", task: "Note that the build fails on Windows only.\n\nFix it.", want: nil},
 		// A request, the paste, then a labelled note of context: the note
