@@ -948,9 +948,10 @@ confirmation(C, _, _, _, _, C).
 
 % confirmed(+Req, +N, +S, +Ranked, -W): N, scoring S, has evidence W
 % found only in pasted material (material/3) that reaches the material
-% floor and is at least the margin ratio times every other candidate's,
-% and evidence from the instruction too (W < S): the log, trace or code
-% the user pasted points at N, and at no rival nearly as much, while the
+% floor and is at least the margin ratio times that of every other
+% candidate the instruction gives evidence (outmatched/5), and evidence
+% from the instruction too (W < S): the log, trace or code the user
+% pasted points at N, and at no rival nearly as much, while the
 % instruction asks about it.
 confirmed(Req, N, S, Ranked, W) :-
     material(Req, N, W),
@@ -960,9 +961,11 @@ confirmed(Req, N, S, Ranked, W) :-
     margin_ratio(Req, M),
     \+ outmatched(Req, N, W, M, Ranked).
 
-% outmatched(+Req, +N, +W, +M, +Ranked): another candidate's material
-% evidence is more than W / M.
-outmatched(Req, N, W, M, [cand(O, lexical, _)|_]) :- O \== N, material(Req, O, MO), W < M * MO, !.
+% outmatched(+Req, +N, +W, +M, +Ranked): another candidate that the
+% instruction gives evidence too has material evidence of more than
+% W / M. One resting only on the paste (its material is its score) is
+% what the paste is about, no rival for what the instruction asks.
+outmatched(Req, N, W, M, [cand(O, lexical, SO)|_]) :- O \== N, material(Req, O, MO), MO < SO, W < M * MO, !.
 outmatched(Req, N, W, M, [_|Cs]) :- outmatched(Req, N, W, M, Cs).
 
 sole(B, Min, sole(B)) :- B >= Min, !.

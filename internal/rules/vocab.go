@@ -205,8 +205,8 @@ const (
 	// the support floor and less than twice the runner-up, but the
 	// material the user pasted (a log, a trace, code) confirms it: its
 	// evidence found only there reaches the material floor and is at
-	// least twice every other candidate's, and the instruction gives it
-	// evidence too.
+	// least twice that of every other candidate the instruction gives
+	// evidence too, and the instruction gives it evidence.
 	ClauseConfirmed Clause = "confirmed"
 	// ClauseWholeTask: the only unit with evidence, below the threshold
 	// and at least the support floor, on one task word, but its evidence

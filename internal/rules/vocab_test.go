@@ -156,6 +156,13 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 		{name: "material a rival shares confirms nothing", cands: []Candidate{lex("a", 3000), lex("b", 2500)},
 			material: map[string]int{"a": 1200, "b": 601},
 			want:     "a:below_threshold:strength/no_margin{s3000 r=b:2500 m2} b:below_threshold:strength/not_best{s2500}"},
+		// A rival resting only on the paste is what the paste is about,
+		// not what the instruction asks: its material does not outmatch
+		// the confirmation (lint output under "fix all of these" points
+		// at a React skill as much as at the one fixing lint errors).
+		{name: "material a rival only the paste points at confirms", cands: []Candidate{lex("a", 2769), lex("c", 1913), lex("b", 1565)},
+			material: map[string]int{"a": 1478, "c": 609, "b": 1565},
+			want:     "a:lexical:strength/confirmed{s2769 r=c:1913 m2} c:below_threshold:strength/below_support_floor{s1913} b:below_threshold:strength/below_support_floor{s1565}"},
 		// A candidate resting only on what the user pasted is no
 		// candidate when the instruction points at another (at least the
 		// candidate floor of its own): it neither routes nor stands as
