@@ -1,7 +1,9 @@
 package retrieval
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -452,6 +454,17 @@ func (q *Query) scaleMaterial(ms []materialSpan, seen map[string]bool) (inInstru
 		case inside:
 			inMaterial[st] = max(inMaterial[st], ms[j].weight)
 		default:
+			inInstruction[st] = true
+		}
+	}
+	// A term the catalog writes as one word, which the task writes as
+	// two ("team_id" for "teamid"), is found where its first word is.
+	for st, i := range q.joined {
+		at := q.spans[i].start
+		k, _ := slices.BinarySearchFunc(ms, at, func(m materialSpan, at int32) int { return cmp.Compare(m.end, at+1) })
+		if k < len(ms) && ms[k].start <= at {
+			inMaterial[st] = max(inMaterial[st], ms[k].weight)
+		} else {
 			inInstruction[st] = true
 		}
 	}

@@ -60,6 +60,7 @@ func TestMaterialSpans(t *testing.T) {
 		// the paste material too.
 		{name: "a compiler's placed diagnostics and underlines", task: "src/a.tsx:71:18 - error TS2339: Property 'dueDate' does not exist on type 'Invoice'.\n71       {row.dueDate}\n             ~~~~~~~\nsrc/b.ts:33:5 - error TS2322: Type 'string' is not assignable to type 'number'.\n33     baseURL: process.env.URL,\n       ~~~~~~~\n\nfix all of these so CI goes green", want: []string{"src/a.tsx:71:18 - error TS2339: Property 'dueDate' does not exist on type 'Invoice'.\n71       {row.dueDate}\n             ~~~~~~~\nsrc/b.ts:33:5 - error TS2322: Type 'string' is not assignable to type 'number'.\n33     baseURL: process.env.URL,\n       ~~~~~~~\n"}},
 		{name: "diagnostics placed in files", task: "./main.go:12:5: undefined: cfg\napp.py:40: error: Incompatible types in assignment\nsrc\\App.cs(10,4): error CS1002: ; expected\n\nWhy does none of this build?", want: []string{"./main.go:12:5: undefined: cfg\napp.py:40: error: Incompatible types in assignment\nsrc\\App.cs(10,4): error CS1002: ; expected\n"}},
+		{name: "a sentence about importing is prose", task: "import the customers from the old CRM into Salesforce\n\nand keep their owners", want: nil},
 		{name: "a host and port at a line's start is prose", task: "example.com:8080 is down since the deploy.\n\nFind out why.", want: nil},
 		{name: "npm's errors", task: "npm ERR! code ERESOLVE\nnpm ERR! Could not resolve dependency\n\nHow do I fix this install?", want: []string{"npm ERR! code ERESOLVE\nnpm ERR! Could not resolve dependency\n"}},
 		{name: "a sentence that starts with a word like note is prose", task: "Note that the build fails on Windows only.\n\nFix it.", want: nil},
@@ -168,6 +169,27 @@ func TestMaterialWeighsLess(t *testing.T) {
 	// instruction: the paste weighs as material, as beside "review".
 	if _, src = score("what does this do?\n\n```\nupstream nginx timed out\n```\n", "nginx-config"); src != SourceMaterial {
 		t.Errorf("instruction of words no unit uses: got source %q; want %q", src, SourceMaterial)
+	}
+}
+
+// TestJoinedWordInMaterial: a term the catalog writes as one word and the
+// task as two ("team_id" for "teamid") weighs where the task wrote it: in
+// pasted code it is material, as its two words are.
+func TestJoinedWordInMaterial(t *testing.T) {
+	ix := testIndex(unit("team-settings", "Edit the teamid of an account"), unit("incident-review", "Write an incident review"))
+	source := func(task string) (string, bool) {
+		for _, e := range ix.evidence(ix.Analyze(task, nil), ix.ids["team-settings"], never) {
+			if e.Terms[0] == "teamid" {
+				return e.Source, true
+			}
+		}
+		return "", false
+	}
+	if src, ok := source("Write the incident review for this:\n\n```\nSELECT * FROM reports WHERE team_id = 1\n```\n"); !ok || src != SourceMaterial {
+		t.Errorf("pasted: got source %q (found %v); want %q", src, ok, SourceMaterial)
+	}
+	if src, ok := source("change the team id of the account\n\n```\nSELECT * FROM reports\n```\n"); !ok || src != "" {
+		t.Errorf("in the instruction: got source %q (found %v); want none", src, ok)
 	}
 }
 
