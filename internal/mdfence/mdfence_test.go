@@ -1,37 +1,47 @@
 package mdfence
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
-func TestFences(t *testing.T) {
+func TestBlocks(t *testing.T) {
 	tests := []struct {
-		name, opened, line string
-		opens, closes      bool
+		name, text string
+		want       []int // each line's closer, or -1
 	}{
-		{name: "backticks", line: "```", opens: true},
-		{name: "with an info string", line: "```go", opens: true},
-		{name: "inline code", line: "```ls``` works"},
-		{name: "tildes", line: "~~~", opens: true},
-		{name: "two backticks", line: "``"},
-		{name: "closes its own", opened: "```", line: "```", opens: true, closes: true},
-		{name: "a longer one closes", opened: "```", line: "`````", opens: true, closes: true},
-		{name: "a shorter one does not", opened: "````", line: "```", opens: true},
-		{name: "another mark does not", opened: "```", line: "~~~", opens: true},
-		{name: "text after it does not", opened: "```", line: "``` not a fence", opens: true},
-		{name: "indented three spaces", opened: "```", line: "   ```", opens: true, closes: true},
-		// A line indented four spaces is code: tsc and Python underline
-		// the code they quote with tildes.
-		{name: "indented as code", opened: "~~~", line: "                     ~~~~~~~"},
-		{name: "after a tab", opened: "```", line: "\t```"},
-		{name: "with its line ending", opened: "```", line: "```\r\n", opens: true, closes: true},
+		{name: "backticks", text: "```\nx\n```", want: []int{2, -1, -1}},
+		{name: "with an info string", text: "```go\nx\n```", want: []int{2, -1, -1}},
+		{name: "inline code", text: "```ls``` works\n```", want: []int{-1, -1}},
+		{name: "tildes", text: "~~~\nx\n~~~", want: []int{2, -1, -1}},
+		{name: "two backticks", text: "``\nx\n``", want: []int{-1, -1, -1}},
+		{name: "a longer one closes", text: "```\nx\n`````", want: []int{2, -1, -1}},
+		{name: "a shorter one does not", text: "````\n```go\nx\n```\n````", want: []int{4, -1, -1, -1, -1}},
+		{name: "another mark does not", text: "```\n~~~\n```", want: []int{2, -1, -1}},
+		{name: "text after it does not", text: "```\n``` not a fence\n```", want: []int{2, -1, -1}},
+		{name: "with line endings", text: "```\r\nx\r\n```\r\n", want: []int{2, -1, -1, -1}},
+		// tsc underlines the code it quotes with tildes: a run no later
+		// line closes is no fence, and the request after it stays out.
+		{name: "never closed", text: "3 describe('app', () => {\n  ~~~~~~~~\n\nwrite a changelog entry", want: []int{-1, -1, -1, -1}},
+		{name: "a later block after one never closed", text: "~~~~~~~~\nx\n```\ny\n```", want: []int{-1, -1, 4, -1, -1}},
+		{name: "in a list item", text: "- first I ran:\n  ```\n  kubectl apply\n      ```\n- then", want: []int{-1, 3, -1, -1, -1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Opens(tt.line); got != tt.opens {
-				t.Errorf("Opens(%q): got %v; want %v", tt.line, got, tt.opens)
-			}
-			if got := Closes(tt.opened, tt.line); got != tt.closes {
-				t.Errorf("Closes(%q, %q): got %v; want %v", tt.opened, tt.line, got, tt.closes)
+			if got := Blocks(strings.SplitAfter(tt.text, "\n")); !slices.Equal(got, tt.want) {
+				t.Errorf("got %v; want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestBlocksLinear: a flood of fences no line closes, or of long ones
+// that short closers do not close, is read in one pass.
+func TestBlocksLinear(t *testing.T) {
+	lines := slices.Repeat([]string{"`````go", "```"}, 100_000)
+	got := Blocks(lines)
+	if got[0] != -1 || got[1] != 3 {
+		t.Errorf("got %v; want -1, 3", got[:4])
 	}
 }

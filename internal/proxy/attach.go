@@ -53,13 +53,13 @@ func withAttachments(text string) string {
 	}
 	lines := strings.Split(text, "\n")
 	ends := wrapperEnds(lines)
+	blocks := mdfence.Blocks(lines) // the user's fenced blocks
 	out := make([]string, 0, len(lines))
-	fence := "" // the fence of the user's block the line is in, if any
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
-		if fence != "" || mdfence.Opens(lines[i]) {
-			fence = fenceAfter(fence, lines[i])
-			out = append(out, lines[i])
+		if c := blocks[i]; c >= 0 {
+			out = append(out, lines[i:c+1]...)
+			i = c
 			continue
 		}
 		if clientLine.MatchString(line) {
@@ -107,19 +107,6 @@ func wrapperEnds(lines []string) []int {
 		}
 	}
 	return ends
-}
-
-// fenceAfter returns the fence a block is in after line, given the one it
-// was in before ("" for none): a fence line opens one, and closes the one
-// open by CommonMark's rule (mdfence).
-func fenceAfter(open, line string) string {
-	switch {
-	case open == "":
-		return mdfence.Run(line)
-	case mdfence.Closes(open, line):
-		return ""
-	}
-	return open
 }
 
 // opening returns the wrapper line opens, if any.

@@ -122,6 +122,13 @@ func TestAttachments(t *testing.T) {
 		{name: "a wrapper inside the user's fence is the user's", path: chat,
 			body: `{"messages":[{"role":"user","content":"explain:\n` + "```" + `\n<stdin>\nx\n</stdin>\n` + "```" + `"}]}`,
 			want: "explain:\n```\n<stdin>\nx\n</stdin>\n```"},
+		{name: "a wrapper inside the user's fence in a list item is the user's", path: chat,
+			body: `{"messages":[{"role":"user","content":"1. the input:\n    ` + "```" + `\n    <stdin>\n    x\n    </stdin>\n    ` + "```" + `"}]}`,
+			want: "1. the input:\n    ```\n    <stdin>\n    x\n    </stdin>\n    ```"},
+		// tsc's underline is no fence: no line closes it.
+		{name: "a tilde underline never closed fences nothing", path: chat,
+			body: `{"messages":[{"role":"user","content":"3 describe('app')\n  ~~~~~~~~\nwhy?\n<stdin>\nx\n</stdin>"}]}`,
+			want: "3 describe('app')\n  ~~~~~~~~\nwhy?\n\n```\nx\n```\n"},
 		{name: "numbers only when every line has one", path: chat,
 			body: `{"messages":[{"role":"user","content":"<content>\n1: a\nb\n</content>"}]}`,
 			want: "\n```\n1: a\nb\n```\n"},

@@ -27,7 +27,7 @@ var structured = regexp.MustCompile(`^(?:` +
 	`|\s*\[?\d{1,4}[-/:.]\d{1,2}` + // a time or date first: log lines, transcripts, CSV rows
 	`|\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|PANIC)\b` +
 	`|\s*(?:error|warning|fatal|note|help|hint)(?:\[[\w-]+\])?: ` + // a compiler's or a tool's diagnostic (error[E0308]: ...)
-	`|\s*[\w.~/\\-]*\w\.\w{1,5}(?::\d+:\d+[: ]|:\d+: |\(\d+,\d+\)[: ])` + // a diagnostic placed in a file (src/a.ts:71:18 - error, app.py:12: error, App.tsx(12,5): error)
+	`|\s*(?:[A-Za-z]:)?[\pL\pN_.~/\\@-]*[\pL\pN_]\.\w{1,5}(?::\d+(?::\d+)?|\(\d+(?:,\d+)?\))[: ]\s*(?:-\s*)?(?:(?i:fatal error|error|warning|note|info|hint)|[A-Z]{1,3}\d{3,5})\b` + // a tool's diagnostic placed in a file (src/a.ts:71:18 - error TS2339, app.py:12: error:, App.cs(10,4): error, x.py:1:1: E401), not a request that points at a line ("src/App.tsx:12:5 extract this")
 	`|npm (?:ERR!|WARN) ` +
 	`|\s+at\s+\S+` + // Java and JavaScript stack frames
 	`|\s*File "` + `|Traceback\b|goroutine \d+|panic:` +
@@ -231,8 +231,8 @@ func paragraphs(task string, kinds []*pastedKind) []paragraph {
 	var out []paragraph
 	lines := strings.SplitAfter(task, "\n")
 	off := 0
-	fenced := false
-	opened := "" // the fence that opened the block in progress
+	closers := mdfence.Blocks(lines)
+	closeAt := -1 // the line that closes the block in progress, if any
 	var cur paragraph
 	n, structuredN := 0, 0 // the current paragraph's lines, and those that read as material
 	// lead is the paragraph's first lines up to the first that reads as
@@ -255,23 +255,22 @@ func paragraphs(task string, kinds []*pastedKind) []paragraph {
 		}
 		cur, n, structuredN, lead, leadN = paragraph{}, 0, 0, paragraph{}, 0
 	}
-	for _, l := range lines {
+	for i, l := range lines {
 		start, end := int32(off), int32(off+len(l))
 		off += len(l)
 		text := strings.TrimRight(l, "\r\n")
 		trimmed := strings.TrimSpace(text)
-		fence := mdfence.Opens(text)
 		switch {
-		case fence && !fenced:
+		case closeAt < 0 && closers[i] >= 0:
 			flush()
-			fenced, opened = true, mdfence.Run(text)
+			closeAt = closers[i]
 			cur = paragraph{span: span{start, end}, material: true}
 			continue
-		case fenced:
+		case closeAt >= 0:
 			cur.end = end
 			cur.words += len(strings.Fields(text))
-			if fence && mdfence.Closes(opened, text) {
-				fenced = false
+			if i == closeAt {
+				closeAt = -1
 				out = append(out, cur)
 				cur = paragraph{}
 			}
@@ -296,9 +295,6 @@ func paragraphs(task string, kinds []*pastedKind) []paragraph {
 		} else if structuredN == 0 && leadN == n-1 && addressed(trimmed) {
 			lead, leadN = cur, n
 		}
-	}
-	if fenced { // a fence never closed runs to the end
-		out = append(out, cur)
 	}
 	flush()
 	return out
@@ -458,14 +454,17 @@ func (q *Query) scaleMaterial(ms []materialSpan, seen map[string]bool) (inInstru
 		}
 	}
 	// A term the catalog writes as one word, which the task writes as
-	// two ("team_id" for "teamid"), is found where its first word is.
-	for st, i := range q.joined {
-		at := q.spans[i].start
-		k, _ := slices.BinarySearchFunc(ms, at, func(m materialSpan, at int32) int { return cmp.Compare(m.end, at+1) })
-		if k < len(ms) && ms[k].start <= at {
-			inMaterial[st] = max(inMaterial[st], ms[k].weight)
-		} else {
-			inInstruction[st] = true
+	// two ("team_id" for "teamid"), is found where its first word is, at
+	// each place the task writes it.
+	for st, ats := range q.joined {
+		for _, i := range ats {
+			at := q.spans[i].start
+			k, _ := slices.BinarySearchFunc(ms, at, func(m materialSpan, at int32) int { return cmp.Compare(m.end, at+1) })
+			if k < len(ms) && ms[k].start <= at {
+				inMaterial[st] = max(inMaterial[st], ms[k].weight)
+			} else {
+				inInstruction[st] = true
+			}
 		}
 	}
 	if !instructed {

@@ -59,7 +59,13 @@ func TestMaterialSpans(t *testing.T) {
 		// no fence, which, never closed, made the request that follows
 		// the paste material too.
 		{name: "a compiler's placed diagnostics and underlines", task: "src/a.tsx:71:18 - error TS2339: Property 'dueDate' does not exist on type 'Invoice'.\n71       {row.dueDate}\n             ~~~~~~~\nsrc/b.ts:33:5 - error TS2322: Type 'string' is not assignable to type 'number'.\n33     baseURL: process.env.URL,\n       ~~~~~~~\n\nfix all of these so CI goes green", want: []string{"src/a.tsx:71:18 - error TS2339: Property 'dueDate' does not exist on type 'Invoice'.\n71       {row.dueDate}\n             ~~~~~~~\nsrc/b.ts:33:5 - error TS2322: Type 'string' is not assignable to type 'number'.\n33     baseURL: process.env.URL,\n       ~~~~~~~\n"}},
-		{name: "diagnostics placed in files", task: "./main.go:12:5: undefined: cfg\napp.py:40: error: Incompatible types in assignment\nsrc\\App.cs(10,4): error CS1002: ; expected\n\nWhy does none of this build?", want: []string{"./main.go:12:5: undefined: cfg\napp.py:40: error: Incompatible types in assignment\nsrc\\App.cs(10,4): error CS1002: ; expected\n"}},
+		// An underline indented less than four spaces (an error at
+		// column 1) is no fence either: no line closes it.
+		{name: "an underline no line closes", task: "src/app.test.ts:3:1 - error TS2582: Cannot find name 'describe'.\n\n3 describe('app', () => {\n  ~~~~~~~~\n\nFound 1 error.\n\nwrite a changelog entry for this", want: []string{"src/app.test.ts:3:1 - error TS2582: Cannot find name 'describe'.\n", "3 describe('app', () => {\n  ~~~~~~~~\n"}},
+		{name: "a block in a list item closed deeper", task: "- first I ran:\n  ```\n  kubectl apply -f deploy.yaml\n      ```\n- then the pods crashlooped\n\nwrite the incident review for the outage", want: []string{"  ```\n  kubectl apply -f deploy.yaml\n      ```\n"}},
+		{name: "diagnostics placed in files", task: "app.py:40: error: Incompatible types in assignment\nC:\\src\\App.cs(10,4): error CS1002: ; expected\nnode_modules/@types/x/index.d.ts:3:1 - error TS2300: Duplicate identifier\nlib/süß.py:1:1: E401 multiple imports on one line\n\nWhy does none of this build?", want: []string{"app.py:40: error: Incompatible types in assignment\nC:\\src\\App.cs(10,4): error CS1002: ; expected\nnode_modules/@types/x/index.d.ts:3:1 - error TS2300: Duplicate identifier\nlib/süß.py:1:1: E401 multiple imports on one line\n"}},
+		{name: "requests that point at lines are the request", task: "Two things.\nsrc/App.tsx:12:5 extract this into a React component with its own hooks\nsrc/api.ts:40:1 write a jest test for this function", want: nil},
+		{name: "a request after a placed line is the request", task: "tests/test_api.py:88: the assertion here is brittle, rewrite it with a pytest fixture", want: nil},
 		{name: "a sentence about importing is prose", task: "import the customers from the old CRM into Salesforce\n\nand keep their owners", want: nil},
 		{name: "a host and port at a line's start is prose", task: "example.com:8080 is down since the deploy.\n\nFind out why.", want: nil},
 		{name: "npm's errors", task: "npm ERR! code ERESOLVE\nnpm ERR! Could not resolve dependency\n\nHow do I fix this install?", want: []string{"npm ERR! code ERESOLVE\nnpm ERR! Could not resolve dependency\n"}},
@@ -190,6 +196,11 @@ func TestJoinedWordInMaterial(t *testing.T) {
 	}
 	if src, ok := source("change the team id of the account\n\n```\nSELECT * FROM reports\n```\n"); !ok || src != "" {
 		t.Errorf("in the instruction: got source %q (found %v); want none", src, ok)
+	}
+	// Written in the paste first and in the instruction after: the
+	// instruction's.
+	if src, ok := source("```\nSELECT * FROM reports WHERE team_id = 1\n```\n\nchange the team id of this account"); !ok || src != "" {
+		t.Errorf("in the paste, then the instruction: got source %q (found %v); want none", src, ok)
 	}
 }
 

@@ -30,8 +30,9 @@ type Query struct {
 	phrases       []phraseMatch
 	objects, acts map[string]bool
 	// joined maps a term made of two consecutive task words written as
-	// one ("Chuck Norris" for "chucknorris") to the first word's position.
-	joined map[string]int
+	// one ("Chuck Norris" for "chucknorris") to the first word's position
+	// at each place the task writes it.
+	joined map[string][]int
 	// quoted are the values the task quotes whose words are masked, as
 	// the task writes them, in task order.
 	quoted []string
@@ -983,15 +984,19 @@ func (ix *Index) joinWords(q *Query, masked []bool, seen map[string]bool) {
 			continue
 		}
 		t := Stem(a + b)
+		if at, ok := q.joined[t]; ok {
+			q.joined[t] = append(at, i)
+			continue
+		}
 		if known := ix.postings.has(t); !known || seen[t] {
 			continue
 		}
 		seen[t] = true
 		q.uniqueTerms = append(q.uniqueTerms, t)
 		if q.joined == nil {
-			q.joined = map[string]int{}
+			q.joined = map[string][]int{}
 		}
-		q.joined[t] = i
+		q.joined[t] = []int{i}
 	}
 }
 

@@ -352,9 +352,11 @@ func (q *Query) clauses() map[string]uint64 {
 		}
 		clause[i] = c
 	}
-	for t, at := range q.joined {
+	for t, ats := range q.joined {
 		if _, pasted := q.material[t]; !pasted {
-			out[t] |= 1 << clause[at]
+			for _, at := range ats {
+				out[t] |= 1 << clause[at]
+			}
 		}
 	}
 	return out

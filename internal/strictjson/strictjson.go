@@ -17,6 +17,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrNotObject is data that holds a JSON value other than an object.
@@ -163,7 +164,14 @@ func Explain(data []byte, err error) error {
 		return &explained{"the JSON ends before its value does", err}
 	case errors.As(err, &se) && se.Offset > 0:
 		// Go's own words ("invalid character 'o' in literal null")
-		// say what the parser expected, not where.
+		// say what the parser expected, not where. A json.Decoder's
+		// offset counts from where its value began and stops a byte
+		// short on some errors: the place is taken from a check of
+		// the whole of data, which runs before anything is decoded.
+		var whole *json.SyntaxError
+		if errors.As(json.Unmarshal(data, new(any)), &whole) {
+			se = whole
+		}
 		if line, col := Position(data, se.Offset); line > 1 || bytes.IndexByte(data, '\n') >= 0 {
 			return &explained{fmt.Sprintf("not JSON at line %d, column %d: %s", line, col, se.Error()), err}
 		}
@@ -172,9 +180,9 @@ func Explain(data []byte, err error) error {
 	return err
 }
 
-// Position is the 1-based line and column (in bytes) of offset in data,
-// where a JSON decoder stopped (a json.SyntaxError's Offset): the byte it
-// read last.
+// Position is the 1-based line and column (in characters, as an editor
+// counts them) of offset in data, where a JSON decoder stopped (a
+// json.SyntaxError's Offset): the byte it read last.
 func Position(data []byte, offset int64) (line, col int) {
 	if len(data) == 0 {
 		return 1, 1
@@ -182,7 +190,7 @@ func Position(data []byte, offset int64) (line, col int) {
 	offset = min(max(offset, 1), int64(len(data)))
 	before := data[:offset-1]
 	line = bytes.Count(before, []byte("\n")) + 1
-	return line, len(before) - bytes.LastIndexByte(before, '\n')
+	return line, utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
 }
 
 // explained is an error said again in the JSON's terms.

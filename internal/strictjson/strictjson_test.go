@@ -130,6 +130,7 @@ func TestExplain(t *testing.T) {
 		{"cut short", `{"budget": `, "the JSON ends before its value does"},
 		{"not JSON", `not json`, "not JSON at byte 2: invalid character 'o' in literal null (expecting 'u')"},
 		{"not JSON, on a line of several", "{\n  \"budget\": 5,,\n}", "not JSON at line 2, column 15: invalid character ',' looking for beginning of object key string"},
+		{"a literal cut at a line's end", "{\n  \"name\": nul\n}", "not JSON at line 2, column 14: invalid character '\\n' in literal null (expecting 'l')"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,6 +146,33 @@ func TestExplain(t *testing.T) {
 	}
 	if Explain(nil, nil) != nil {
 		t.Error("Explain(nil): got an error; want nil")
+	}
+}
+
+// TestExplainPlacesDecoderErrors: a syntax error the strict decoder meets
+// is placed where it is in data, as a check of the whole text places it:
+// the decoder's own offset counts from where its value began and stops a
+// byte short on some errors.
+func TestExplainPlacesDecoderErrors(t *testing.T) {
+	type doc struct {
+		Task   string   `json:"task"`
+		Select []string `json:"select"`
+	}
+	tests := []struct {
+		name, in, want string
+	}{
+		{"a trailing comma", "{\n  \"task\": \"use tdd\",\n  \"select\": [\"tdd\",]\n}", "not JSON at line 3, column 20"},
+		{"a blank line first", "\n{\"task\": tdd}", "not JSON at line 2, column 11"},
+		{"CRLF", "{\r\n  \"task\": \"a\"\r\n  \"select\": []\r\n}", "not JSON at line 3, column 3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d doc
+			err := Explain([]byte(tt.in), Unmarshal([]byte(tt.in), &d))
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want+":") {
+				t.Errorf("got %v; want it to start %q", err, tt.want)
+			}
+		})
 	}
 }
 
@@ -237,6 +265,7 @@ func TestPosition(t *testing.T) {
 		{"first byte", "}", 1, 1, 1},
 		{"second line", "{\n  x", 5, 2, 3},
 		{"past the end", "ab", 9, 1, 2},
+		{"characters, not bytes", "{\"ü✓\": x", 11, 1, 8},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
