@@ -90,6 +90,9 @@ func ReadCases(file string) (cases []Case, notes []string, err error) {
 		var c Case
 		unknown, err := strictjson.UnmarshalKnown(sc.Bytes(), &c)
 		if err != nil {
+			if whole := brokenDocument(data, line); whole != nil {
+				return nil, nil, fmt.Errorf("%s: %w", file, whole)
+			}
 			return nil, nil, fmt.Errorf("%s:%d: %w", file, line, strictjson.Explain(sc.Bytes(), err))
 		}
 		for _, k := range unknown {
@@ -128,6 +131,23 @@ type goldCase struct {
 	// The set's own notes on a case, which nothing here reads.
 	Reason  json.RawMessage `json:"reason"`
 	Ordered json.RawMessage `json:"ordered"`
+}
+
+// brokenDocument returns why data is not JSON when it reads as one JSON
+// document broken below line, the first line of a case that did not
+// decode: a gold set written by hand with a trailing comma is no JSONL
+// and no gold set, and its first line, "{", said only that the JSON
+// ends there. It returns nil for a file of JSONL lines.
+func brokenDocument(data []byte, line int) error {
+	err := json.Unmarshal(data, new(any))
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return nil
+	}
+	if l, _ := strictjson.Position(data, se.Offset); l <= line {
+		return nil
+	}
+	return strictjson.Explain(data, err)
 }
 
 // readGoldSet reads data as a Skill Router gold set when it is one JSON

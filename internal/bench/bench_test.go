@@ -231,6 +231,12 @@ func TestReadCasesRefuses(t *testing.T) {
 		{name: "misspelt key", jsonl: `{"cases": [{"id": "a", "category": "c", "prompt": "x", "expected": "route", "skills": ["s"], "alternativs": ["t"]}]}`, wantNotes: 1},
 		{name: "the set's own keys", jsonl: `{"schema_version": 1, "note": "n", "cases": [{"id": "a", "category": "c", "prompt": "x", "expected": "route", "skills": ["s"], "reason": "r", "ordered": true}]}`},
 		{name: "no cases", jsonl: `{"cases": []}`, wantErr: "no cases"},
+		// A gold set of many lines broken below its first is placed in
+		// the whole text, not read as JSONL whose first line, "{", ends
+		// too soon.
+		{name: "a gold set with a trailing comma", jsonl: "{\n  \"cases\": [\n    {\"id\": \"a\", \"category\": \"c\", \"prompt\": \"x\", \"expected\": \"route\", \"skills\": [\"s\"]},\n  ]\n}", wantErr: ": not JSON at line 4, column 3: invalid character ']'"},
+		{name: "a gold set cut short", jsonl: "{\n  \"cases\": [\n", wantErr: ": the JSON ends before its value does"},
+		{name: "a broken JSONL line after good ones", jsonl: "{\"id\": \"a\", \"task\": \"x\", \"expected\": \"no_route\"}\n{\"id\": \"b\", \"task\": x}", wantErr: ":2: not JSON at byte"},
 		{name: "a long JSONL line", jsonl: `{"id": "a", "task": "` + strings.Repeat("x ", 600_000) + `", "expected": "no_route", "category": "c"}`},
 		{name: "JSONL cut short", jsonl: `{"id": "a", "task": "x", "expected"`, wantErr: ":1: the JSON ends before its value does"},
 	}
