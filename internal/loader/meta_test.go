@@ -149,6 +149,10 @@ func TestCheckJSONShape(t *testing.T) {
 			}
 		})
 	}
+	// A syntax error says where, as strictjson places it.
+	if err := checkJSONShape([]byte("{\"schema\": 1,\n \"requires\": [\"a\",]}")); err == nil || !strings.Contains(err.Error(), "not JSON at line 2, column 19") {
+		t.Errorf("a trailing comma: got %v; want it placed at line 2, column 19", err)
+	}
 }
 
 // TestPrologRLMErrorIsDeterministic parses metadata with an error in each

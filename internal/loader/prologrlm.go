@@ -179,7 +179,7 @@ func checkJSONShape(data []byte) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("invalid JSON: %v", err)
+			return fmt.Errorf("invalid JSON: %w", strictjson.Explain(data, err))
 		}
 		var top *frame
 		if len(stack) > 0 {
