@@ -242,6 +242,7 @@ func (c *Cache) load(ctx context.Context, r loader.Resolved, policy []byte, deri
 		ix, err := prior.index(cat, lazy)
 		if err == nil {
 			st.IndexReused = true
+			c.used(file)
 			return cat, ix, prior.derived, st, nil
 		}
 		c.debugf("%s: index not used: %v", c.path(file), err)
@@ -813,20 +814,45 @@ func (c *capped) Write(p []byte) (int, error) {
 	return c.w.Write(p)
 }
 
-// Bounds of prune: a cache file not written for maxAge (its catalog
-// unchanged, or not loaded, for that long) and a temporary file not
-// written for tmpAge are removed. A cache file is written only when its
-// catalog changes, so a catalog loaded every day but unchanged for maxAge
-// is read from scratch once. A writer writes its temporary file without
-// a pause, so one unchanged for minutes was left by a process that ended
+// Bounds of prune: a cache file not written or used for maxAge (its
+// catalog not loaded for that long) and a temporary file not written for
+// tmpAge are removed. A writer writes its temporary file without a
+// pause, so one unchanged for minutes was left by a process that ended
 // as it wrote (a hook at its deadline): tens of MB each at 20,000 skills.
 const (
 	maxAge = 30 * 24 * time.Hour
 	tmpAge = 5 * time.Minute
 )
 
+// usedAge is how old a cache file's date may grow while its catalog is
+// loaded from it before a load dates it again (used): once a day at most,
+// so that a start costs no write, while prune, which goes by the date,
+// keeps a catalog loaded every day but unchanged. Without it such a file
+// was removed after maxAge, or first past maxBytes, and the next load
+// (a hook's prompt) went without skills while it was built again.
+const usedAge = 24 * time.Hour
+
+// used dates the cache file name now when its date is older than
+// usedAge: its catalog was loaded from it. It never fails the load.
+func (c *Cache) used(name string) {
+	root, err := c.open(false)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	info, err := root.Lstat(name)
+	if err != nil || !info.Mode().IsRegular() {
+		return
+	}
+	if now := time.Now(); now.Sub(info.ModTime()) > usedAge {
+		if err := root.Chtimes(name, now, now); err != nil {
+			c.debugf("%s: not dated: %v", c.path(name), err)
+		}
+	}
+}
+
 // maxBytes bounds the cache files of a folder in all: past it, prune
-// removes the files written longest ago. A catalog of 20,000 skills
+// removes the files written or used longest ago. A catalog of 20,000 skills
 // makes a file of about 75 MB, and every build of rlmc, policy and set of
 // roots makes one of its own: a machine that loads many large catalogs
 // (a harness, a series of builds) filled 564 MB in days, which maxAge

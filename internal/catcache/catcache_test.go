@@ -657,6 +657,27 @@ func TestPrune(t *testing.T) {
 	}
 }
 
+// TestUsedFileKept: a cache file its catalog is loaded from is dated
+// again, so that prune, which goes by the date, keeps a catalog loaded
+// every day but unchanged; it was removed after maxAge, and the next
+// load built it again.
+func TestUsedFileKept(t *testing.T) {
+	root, c := base(t), newCache(t)
+	opts := loader.Options{Roots: []string{root}}
+	load(t, c, opts, "")
+	file := cacheFile(t, c)
+	old := time.Now().Add(-maxAge + time.Hour)
+	must(t, os.Chtimes(file, old, old))
+	if st := load(t, c, opts, ""); !st.IndexReused {
+		t.Fatalf("second load: got %+v; want the index reused", st)
+	}
+	info, err := os.Stat(file)
+	must(t, err)
+	if age := time.Since(info.ModTime()); age > time.Hour {
+		t.Errorf("after a load from it: got the file dated %v ago; want now", age.Round(time.Hour))
+	}
+}
+
 // TestPruneBound: past the folder's bound in bytes, the cache files
 // written longest ago go, never the one just written, whatever the others'
 // dates; files of other names are neither counted nor removed. Only age
