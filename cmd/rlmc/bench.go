@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -16,8 +17,11 @@ import (
 )
 
 type benchParams struct {
-	catalog, cases, policy, format string
-	outcomes, noCache              bool
+	// catalogs are the skill roots, in precedence order: a catalog of a
+	// project's skills and a user's own is measured as compile loads it.
+	catalogs              []string
+	cases, policy, format string
+	outcomes, noCache     bool
 }
 
 func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -26,7 +30,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "bench --catalog DIR --cases FILE",
 		Short: "Measure routing quality on labelled cases (JSONL or a Skill Router gold set)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if p.catalog == "" || p.cases == "" {
+			if len(p.catalogs) == 0 || p.cases == "" {
 				return usageError("bench needs --catalog DIR and --cases FILE")
 			}
 			if p.format != "text" && p.format != "json" {
@@ -36,7 +40,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&p.catalog, "catalog", "", "skill root `DIR`")
+	fl.StringArrayVar(&p.catalogs, "catalog", nil, "skill root `DIR` (repeatable; first wins, as compile's --root)")
 	fl.StringVar(&p.cases, "cases", "", "cases `FILE`: JSONL or gold-set JSON")
 	fl.StringVar(&p.policy, "policy", "", "host policy YAML `FILE`")
 	fl.StringVar(&p.format, "format", "text", "output format: text or json")
@@ -64,7 +68,7 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 			return usageError("%v", err)
 		}
 	}
-	c, err := loadCatalog(ctx, loader.Options{Roots: []string{p.catalog}}, pol, "--catalog: ", catalogCache(p.noCache, stderr), stderr)
+	c, err := loadCatalog(ctx, loader.Options{Roots: p.catalogs}, pol, "--catalog: ", catalogCache(p.noCache, stderr), stderr)
 	if err != nil {
 		return err
 	}
@@ -72,7 +76,7 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 		// Against no skill every no_route case is right: figures of
 		// nothing, from a mistyped folder or a checkout missing. (A
 		// catalog with errors fails below, saying which.)
-		return &exitError{code: exitFailure, err: fmt.Errorf("--catalog: no skill found under %s: nothing was measured", ir.Printable(p.catalog))}
+		return &exitError{code: exitFailure, err: fmt.Errorf("--catalog: no skill found under %s: nothing was measured", ir.Printable(strings.Join(p.catalogs, ", ")))}
 	}
 	unknown := bench.UnknownSkills(cases, c.Catalog())
 	for _, u := range unknown {
