@@ -57,6 +57,11 @@ type statement struct {
 	policyReq *rules.Request            // the request facts; decide adds the candidates' pair facts
 	cands     []rules.Candidate         // problem's candidates, as the policy reads them
 	judged    map[string]rules.Decision // eligible/3's rejections, by unit
+	// plain says the request's facts are the host policy's alone: no
+	// unit selected or denied by the request, none negated by the task.
+	// A lexical candidate's eligibility then reads only the catalog and
+	// the policy, and is kept (Compiler.eligibility).
+	plain bool
 	// confidences keeps the confidences (x 1000) the policy asked for,
 	// so that the result reports the very numbers it compared.
 	confidences map[string]int
@@ -233,6 +238,7 @@ func (r *compilation) analyze(req Request) (*input, error) {
 // (rules 2-6) is the policy's: retrieval asks it through judge.
 func (r *compilation) retrieve(in *input) (*statement, error) {
 	st := &statement{input: in, policyReq: r.request(in)}
+	st.plain = len(in.req.Select) == 0 && len(in.req.Deny) == 0 && len(in.q.Negations()) == 0
 	pr, err := r.c.index.Retrieve(r.ctx, in.q, retrieval.Request{
 		Mandatory: slices.Collect(maps.Keys(in.mandatory)),
 		Explicit:  slices.Collect(maps.Keys(in.explicit)),
@@ -279,14 +285,41 @@ type judge struct {
 }
 
 func (j judge) Ineligible(ctx context.Context, cands []retrieval.Candidate) ([]retrieval.Verdict, error) {
-	in := make([]rules.Candidate, len(cands))
-	for i, c := range cands {
-		in[i] = rules.Candidate{Name: c.Name, Origin: rules.Origin(c.Origin), Score: milli(c.Score)}
+	var (
+		in   []rules.Candidate
+		kept []rules.Decision // verdicts of a plain request kept from an earlier one
+	)
+	for _, c := range cands {
+		if j.st.plain && c.Origin == retrieval.OriginLexical {
+			if d, ok := j.r.c.eligibility.Load(c.Name); ok {
+				if d := d.(*rules.Decision); d != nil {
+					kept = append(kept, *d)
+				}
+				continue
+			}
+		}
+		in = append(in, rules.Candidate{Name: c.Name, Origin: rules.Origin(c.Origin), Score: milli(c.Score)})
 	}
-	ds, err := j.r.c.engine.Ineligible(ctx, j.st.policyReq, in)
-	if err != nil {
-		return nil, j.r.policyError(err)
+	var ds []rules.Decision
+	if len(in) > 0 {
+		var err error
+		if ds, err = j.r.c.engine.Ineligible(ctx, j.st.policyReq, in); err != nil {
+			return nil, j.r.policyError(err)
+		}
 	}
+	if j.st.plain {
+		for _, c := range in {
+			if c.Origin != rules.OriginLexical {
+				continue
+			}
+			var d *rules.Decision
+			if i := slices.IndexFunc(ds, func(d rules.Decision) bool { return d.Name == c.Name }); i >= 0 {
+				d = &ds[i]
+			}
+			j.r.c.eligibility.Store(c.Name, d)
+		}
+	}
+	ds = append(kept, ds...)
 	out := make([]retrieval.Verdict, len(ds))
 	for i, d := range ds {
 		// Retrieval needs only the name and code; the result needs the

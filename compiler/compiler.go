@@ -109,6 +109,13 @@ type Compiler struct {
 	diags     ir.Diagnostics
 	denied    map[string]bool
 	rows      []unitRow // what a rejected entry takes from each unit, by position
+	// eligibility keeps eligible/3's verdict on each lexical candidate
+	// judged in a plain request (see statement.plain), by name: a
+	// *rules.Decision rejecting it, or nil when it is eligible. In such a
+	// request the verdict reads only the catalog and the host policy,
+	// which a Compiler never changes, and asking the interpreter again
+	// was a tenth of a compile.
+	eligibility sync.Map
 	// cache is the catalog cache LoadWith used (nil: none), and
 	// storedCounts the token counts it held then: StoreCache writes back
 	// the counts made since.
