@@ -45,3 +45,42 @@ func TestBlocksLinear(t *testing.T) {
 		t.Errorf("got %v; want -1, 3", got[:4])
 	}
 }
+
+// blocksByScan is Blocks as the rule says it, line by line: each fence
+// line outside a block looks ahead for its closer. It reads the lines
+// again for every fence, which Blocks must not.
+func blocksByScan(lines []string) []int {
+	out := make([]int, len(lines))
+	for i := range out {
+		out[i] = -1
+	}
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if !opens(t) {
+			continue
+		}
+		r := run(t)
+		for k := i + 1; k < len(lines); k++ {
+			c := strings.TrimSpace(lines[k])
+			if closer(c) && run(c)[0] == r[0] && len(run(c)) >= len(r) {
+				out[i] = k
+				i = k
+				break
+			}
+		}
+	}
+	return out
+}
+
+// FuzzBlocks: Blocks finds the blocks the rule says, whatever the lines.
+func FuzzBlocks(f *testing.F) {
+	for _, s := range []string{"```\nx\n```", "~~~~\n```\n~~~~~", "````go\n```\n````\n```", "  ~~~~\nx\n```js\ny\n   ```\n~~~", "```ls``` x\n```\n```"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		lines := strings.Split(text, "\n")
+		if got, want := Blocks(lines), blocksByScan(lines); !slices.Equal(got, want) {
+			t.Errorf("got %v; want %v", got, want)
+		}
+	})
+}
