@@ -67,6 +67,9 @@ func ReadCases(file string) (cases []Case, notes []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// A byte-order mark, which editors on Windows write first, is no
+	// part of the JSON: read, it was "invalid character 'ï'".
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if gold, notes, ok, err := readGoldSet(file, data); ok || err != nil {
 		if err != nil {
 			return nil, nil, err

@@ -236,7 +236,11 @@ func TestReadCasesRefuses(t *testing.T) {
 		// too soon.
 		{name: "a gold set with a trailing comma", jsonl: "{\n  \"cases\": [\n    {\"id\": \"a\", \"category\": \"c\", \"prompt\": \"x\", \"expected\": \"route\", \"skills\": [\"s\"]},\n  ]\n}", wantErr: ": not JSON at line 4, column 3: invalid character ']'"},
 		{name: "a gold set cut short", jsonl: "{\n  \"cases\": [\n", wantErr: ": the JSON ends before its value does"},
-		{name: "a broken JSONL line after good ones", jsonl: "{\"id\": \"a\", \"task\": \"x\", \"expected\": \"no_route\"}\n{\"id\": \"b\", \"task\": x}", wantErr: ":2: not JSON at byte"},
+		{name: "a broken JSONL line after good ones", jsonl: "{\"id\": \"a\", \"task\": \"x\", \"expected\": \"no_route\"}\n{\"id\": \"b\", \"task\": x}", wantErr: ":2: not JSON at column 21"},
+		// A byte-order mark, which editors on Windows write, is no
+		// part of the JSON.
+		{name: "a gold set after a byte-order mark", jsonl: "\ufeff{\"cases\": [{\"id\": \"a\", \"category\": \"c\", \"prompt\": \"x\", \"expected\": \"route\", \"skills\": \"s\"}]}", wantErr: "case 1: skills: a string where an array goes"},
+		{name: "JSONL after a byte-order mark", jsonl: "\ufeff{\"id\": \"a\", \"taks\": \"x\", \"expected\": \"no_route\"}", wantErr: ":1: case \"a\" has no task", wantNotes: 1},
 		{name: "a long JSONL line", jsonl: `{"id": "a", "task": "` + strings.Repeat("x ", 600_000) + `", "expected": "no_route", "category": "c"}`},
 		{name: "JSONL cut short", jsonl: `{"id": "a", "task": "x", "expected"`, wantErr: ":1: the JSON ends before its value does"},
 	}

@@ -28,6 +28,11 @@ func opens(trimmed string) bool {
 	return false
 }
 
+// Opens reports whether a line, as written, could open a block: a run
+// of three backticks or tildes or more at any indentation. Whether it
+// does depends on the lines after it (Blocks).
+func Opens(line string) bool { return opens(strings.TrimSpace(line)) }
+
 // run returns the run of backticks or tildes a trimmed line starts with.
 func run(trimmed string) string {
 	if trimmed == "" {

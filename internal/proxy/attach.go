@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/rlmc-dev/rlmc/internal/mdfence"
@@ -44,22 +45,33 @@ var clientLine = regexp.MustCompile(`^(?:Called the \w+ tool with the following 
 // runs from its opening line to the last closing line before the next
 // opening of its kind (a file that holds a closing line of its own stays
 // inside), and one never closed is left as written; so is a wrapper
-// inside a fenced block the user wrote. It costs a pass or two over the
-// lines whatever they hold: finding each opener's end by scanning ahead
-// made a message of openers never closed cost the square of its lines.
+// inside a fenced block the user wrote. The user's blocks are read in
+// the user's lines alone: a fence the user left open is not closed by a
+// line of an attached file, and, no fence, it is written escaped, so
+// that the fences added around the files do not close it either (the
+// text is what routing reads, never what the upstream gets). It costs a
+// pass or two over the lines whatever they hold: finding each opener's
+// end by scanning ahead made a message of openers never closed cost the
+// square of its lines.
 func withAttachments(text string) string {
 	if !strings.Contains(text, "<stdin>") && !strings.Contains(text, "<content>") && !strings.Contains(text, "--- Content from referenced files ---") && !strings.Contains(text, "Called the ") {
 		return text // the common message pays four searches
 	}
 	lines := strings.Split(text, "\n")
 	ends := wrapperEnds(lines)
-	blocks := mdfence.Blocks(lines) // the user's fenced blocks
+	blocks := mdfence.Blocks(usersLines(lines, ends)) // the user's fenced blocks
 	out := make([]string, 0, len(lines))
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
 		if c := blocks[i]; c >= 0 {
 			out = append(out, lines[i:c+1]...)
 			i = c
+			continue
+		}
+		if mdfence.Opens(line) {
+			// A fence the user left open is no fence: escaped, it
+			// stays text beside the fences added below.
+			out = append(out, strings.Replace(lines[i], line[:1], `\`+line[:1], 1))
 			continue
 		}
 		if clientLine.MatchString(line) {
@@ -80,6 +92,25 @@ func withAttachments(text string) string {
 		i = ends[i]
 	}
 	return strings.Join(out, "\n")
+}
+
+// usersLines returns lines with the lines inside each wrapper (ends)
+// blanked: what the user wrote, in which the user's fences are read.
+func usersLines(lines []string, ends []int) []string {
+	out := lines
+	for i := 0; i < len(lines); i++ {
+		if ends[i] < 0 {
+			continue
+		}
+		if &out[0] == &lines[0] {
+			out = slices.Clone(lines)
+		}
+		for k := i + 1; k < ends[i]; k++ {
+			out[k] = ""
+		}
+		i = ends[i]
+	}
+	return out
 }
 
 // wrapperEnds returns, for each line that opens a wrapper, the line that

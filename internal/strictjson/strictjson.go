@@ -144,8 +144,9 @@ func fieldNames(t reflect.Type) map[string]bool {
 // kind names its key and both kinds ("budget: a number (1.5) where a whole
 // number goes") rather than Go types, input that stops short says so
 // rather than "EOF", and input that is no JSON says where, by line and
-// column when data has several lines (a file written by hand), else by
-// byte. Other errors are returned as they are. The result wraps err.
+// column (in characters) when data has several lines (a file written by
+// hand), else by column. Other errors are returned as they are. The
+// result wraps err.
 func Explain(data []byte, err error) error {
 	var (
 		te *json.UnmarshalTypeError
@@ -172,10 +173,11 @@ func Explain(data []byte, err error) error {
 		if errors.As(json.Unmarshal(data, new(any)), &whole) {
 			se = whole
 		}
-		if line, col := Position(data, se.Offset); line > 1 || bytes.IndexByte(data, '\n') >= 0 {
+		line, col := Position(data, se.Offset)
+		if line > 1 || bytes.IndexByte(data, '\n') >= 0 {
 			return &explained{fmt.Sprintf("not JSON at line %d, column %d: %s", line, col, se.Error()), err}
 		}
-		return &explained{fmt.Sprintf("not JSON at byte %d: %s", se.Offset, se.Error()), err}
+		return &explained{fmt.Sprintf("not JSON at column %d: %s", col, se.Error()), err}
 	}
 	return err
 }

@@ -128,7 +128,8 @@ func TestExplain(t *testing.T) {
 		{"an object for a string", `{"name": {}}`, "name: an object where a string goes"},
 		{"a number for a bool", `{"on": 1}`, "on: a number where true or false goes"},
 		{"cut short", `{"budget": `, "the JSON ends before its value does"},
-		{"not JSON", `not json`, "not JSON at byte 2: invalid character 'o' in literal null (expecting 'u')"},
+		{"not JSON", `not json`, "not JSON at column 2: invalid character 'o' in literal null (expecting 'u')"},
+		{"not JSON after characters of several bytes", `{"task": "déploy ☃", x}`, "not JSON at column 22: invalid character 'x' looking for beginning of object key string"},
 		{"not JSON, on a line of several", "{\n  \"budget\": 5,,\n}", "not JSON at line 2, column 15: invalid character ',' looking for beginning of object key string"},
 		{"a literal cut at a line's end", "{\n  \"name\": nul\n}", "not JSON at line 2, column 14: invalid character '\\n' in literal null (expecting 'l')"},
 	}
