@@ -78,6 +78,11 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 		// catalog with errors fails below, saying which.)
 		return &exitError{code: exitFailure, err: fmt.Errorf("--catalog: no skill found under %s: nothing was measured", ir.Printable(strings.Join(p.catalogs, ", ")))}
 	}
+	// The errors validate lists: the graph's too (a dependency missing,
+	// explicit-only or invalid), which leave a skill as unselectable as
+	// an invalid one does; bench said one error where validate said
+	// seven.
+	diags := append(append(ir.Diagnostics{}, c.Diagnostics()...), compiler.GraphProblems(c.Catalog(), c.Policy())...)
 	unknown := bench.UnknownSkills(cases, c.Catalog())
 	for _, u := range unknown {
 		fmt.Fprintf(stderr, "rlmc: %s: %s\n", p.cases, u)
@@ -93,12 +98,12 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
-		return benchFailure(c.Diagnostics(), unknown, stderr)
+		return benchFailure(diags, unknown, stderr)
 	}
 	if err := writeBenchTable(stdout, rep); err != nil {
 		return err
 	}
-	return benchFailure(c.Diagnostics(), unknown, stderr)
+	return benchFailure(diags, unknown, stderr)
 }
 
 // benchFailure fails (exit 1) a run whose figures are printed but are not
