@@ -66,19 +66,34 @@ func (q *Query) pastedMaterial() *pastes {
 // Surface returns, for each of terms (every stem of the task when terms
 // is nil) that no word of the task spells as it is but some word stems
 // to, the first such word as the task folds it ("policy" for "polici"):
-// what an explanation shows a reader of a stem. A term the task spells as
-// it is ("file" in "the file, and other files") is shown as it is. The
-// task is read once, whatever the number of terms.
+// what an explanation shows a reader of a stem. The instruction's word
+// comes first, a pasted file's only when the instruction has none: a
+// term the instruction says is evidence from the instruction, and showed
+// the word of a log pasted above it ("routes" for "rout" beside "route
+// this"). A term the task spells as it is ("file" in "the file, and
+// other files") is shown as it is. The task is read once, whatever the
+// number of terms.
 func (q *Query) Surface(terms map[string]bool) map[string]string {
 	out := map[string]string{}
+	pasted := map[string]bool{} // terms whose word in out is the material's
 	verbatim := map[string]bool{}
+	ms := q.pastedMaterial().spans
+	m := 0
 	for i, st := range q.stems {
-		switch w := q.words[i]; {
-		case st == "" || terms != nil && !terms[st]:
-		case st == w:
+		w := q.words[i]
+		if st == "" || terms != nil && !terms[st] {
+			continue
+		}
+		if st == w {
 			verbatim[st] = true
-		case out[st] == "":
-			out[st] = w
+			continue
+		}
+		for m < len(ms) && ms[m].end <= q.spans[i].start {
+			m++
+		}
+		inMaterial := m < len(ms) && ms[m].start <= q.spans[i].start
+		if out[st] == "" || pasted[st] && !inMaterial {
+			out[st], pasted[st] = w, inMaterial
 		}
 	}
 	for t := range verbatim {

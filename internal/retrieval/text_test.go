@@ -254,6 +254,8 @@ func TestSurface(t *testing.T) {
 		{"the first word for it", "policy and policies", map[string]string{"polici": "policy"}},
 		{"spelt as it is too", "rename the file, then check other files", map[string]string{}},
 		{"not asked about", "the policy", map[string]string{}},
+		{"the instruction's word over a paste's", "```\nPolicies: 3 denied\n```\n\nexplain this policy", map[string]string{"polici": "policy"}},
+		{"a paste's word when the instruction has none", "```\nPolicies: 3 denied\n```\n\nexplain this", map[string]string{"polici": "policies"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
