@@ -58,6 +58,7 @@ const (
 	CodeMisnamedSkillFile    Code = "misnamed_skill_file"
 	CodeNestedSkill          Code = "nested_skill"
 	CodeUnmatchedExclude     Code = "unmatched_exclude"
+	CodeDeprecatedSkill      Code = "deprecated_skill"
 
 	// Dependency-graph errors (compiler.GraphProblems): each makes a unit
 	// impossible to select in any compile, so a catalog holding one does

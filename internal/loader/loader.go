@@ -551,9 +551,18 @@ func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink, rc *re
 	}
 	if explicitOnly {
 		u.Invocation = ir.InvocationExplicitUser
+	} else if deprecated.MatchString(fm.Description) {
+		s.add(fm.DescriptionLine, ir.CodeDeprecatedSkill, ir.SeverityWarning, "the description says the skill is deprecated, yet a task's words can still select it: set disable-model-invocation: true (it then loads only when asked for by name), or remove it")
 	}
 	u.Resources = resources(f, p.Links, s, rc)
 }
+
+// deprecated matches a description that opens by marking its skill
+// deprecated, as collections mark a skill they keep for old commands
+// ("[DEPRECATED] Write failing tests ...", "Deprecated: use x instead"):
+// a mark, not a description that starts with the word ("Deprecated API
+// finder").
+var deprecated = regexp.MustCompile(`^\s*(?:[\[(](?i:deprecated)[\])]|(?i:deprecated)\s*[:\x{2014}\x{2013}]|DEPRECATED\b)`)
 
 // nameUnit names u, so far named after its folder, by the frontmatter's
 // name, reporting a missing, invalid or mismatched one to s.
