@@ -82,7 +82,7 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 	// explicit-only or invalid), which leave a skill as unselectable as
 	// an invalid one does; bench said one error where validate said
 	// seven.
-	diags := append(append(ir.Diagnostics{}, c.Diagnostics()...), compiler.GraphProblems(c.Catalog(), c.Policy())...)
+	diags := catalogProblems(c)
 	unknown := bench.UnknownSkills(cases, c.Catalog())
 	for _, u := range unknown {
 		fmt.Fprintf(stderr, "rlmc: %s: %s\n", p.cases, u)

@@ -52,6 +52,13 @@ the names a host would pass to compile.`,
 	return cmd
 }
 
+// catalogProblems returns c's diagnostics and its dependency graph's
+// (compiler.GraphProblems), in a list of their own: what validate lists
+// of a catalog, and what bench counts.
+func catalogProblems(c *compiler.Compiler) ir.Diagnostics {
+	return append(append(ir.Diagnostics{}, c.Diagnostics()...), compiler.GraphProblems(c.Catalog(), c.Policy())...)
+}
+
 type validation struct {
 	Units       int            `json:"units"`
 	Errors      int            `json:"errors"`
@@ -68,8 +75,7 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	ds := append(ir.Diagnostics{}, c.Diagnostics()...)
-	ds = append(ds, compiler.GraphProblems(c.Catalog(), c.Policy())...)
+	ds := catalogProblems(c)
 	selects, denies := splitNames(p.selects), splitNames(p.denies)
 	ds = append(ds, compiler.UnknownNames(c, "--select", selects)...)
 	ds = append(ds, compiler.UnknownNames(c, "--deny", denies)...)
