@@ -29,7 +29,7 @@ func TestFormatVersionPinned(t *testing.T) {
 	review := &ir.Unit{Name: "code-review", Description: "Review a pull request. Use when the user asks to \"check my diff\".", Status: ir.StatusOK, Invocation: ir.InvocationAutomatic,
 		Headings: []string{"Steps"}, Lead: "Read the diff, then the tests.", Aliases: []string{"review"},
 		Triggers: []ir.Trigger{{Kind: ir.TriggerKeyword, Value: "lint", Weight: ir.DefaultTriggerWeight}, {Kind: ir.TriggerObject, Value: "pull request", Weight: ir.DefaultTriggerWeight}}}
-	deploy := &ir.Unit{Name: "deploy", Description: "Deploy the service to staging.", Status: ir.StatusOK, Invocation: ir.InvocationExplicitUser}
+	deploy := &ir.Unit{Name: "deploy", Description: "Deploy the service to staging. 把服务部署到预发环境。ステージングへデプロイ。", Status: ir.StatusOK, Invocation: ir.InvocationExplicitUser}
 	cat := ir.NewCatalog(nil, []*ir.Unit{review, deploy}, nil)
 	w := binenc.NewWriter()
 	for _, u := range cat.Units {

@@ -592,7 +592,7 @@ func (s *bagScratch) bagOf(u *ir.Unit, aliases []string) bag {
 			}
 			freqs[j][pt.f] += pt.weight
 			b.lens[pt.f]++
-			if pt.paired && i+1 < len(ts) {
+			if pt.paired && i+1 < len(ts) && !hanOverlap(t, ts[i+1]) {
 				grams = append(grams, bigram{t, ts[i+1]})
 			}
 		}

@@ -19,6 +19,7 @@ import (
 type Query struct {
 	task        string
 	words       []string // folded words, for negation and whole-name matching
+	cjk         bool     // some word is Chinese, Japanese or Korean (cjk.go)
 	spans       []span   // where each word is in task
 	stems       []string // stems of every word, for phrases; "" for a masked word
 	uniqueTerms []string // indexed stems minus stop words, deduplicated, sorted
@@ -160,12 +161,16 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 		off = end
 	}
 	q.words, q.spans = words, spans
+	q.cjk = hasCJK(words)
 	// Negation reads words before terms are counted: the words a negation
 	// names are masked, so naming a unit to refuse it is evidence for no
 	// unit at all, neither the refused one nor another sharing its words.
 	var masked []bool
 	q.negated, masked = ix.negations(q, p)
 	masked = maskRefused(q, masked)
+	if q.cjk {
+		masked = maskRefusedCJK(q, masked)
+	}
 	masked = ix.maskQuoted(q, masked)
 	q.stems = make([]string, len(q.words))
 	seen := map[string]bool{}
@@ -198,7 +203,7 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 			seen[st] = true
 			q.uniqueTerms = append(q.uniqueTerms, st)
 		}
-		if g := (bigram{prev, st}); prev != "" && !grams[g] {
+		if g := (bigram{prev, st}); prev != "" && !grams[g] && !hanOverlap(prev, st) {
 			if known := ix.bigrams.has(g); known {
 				grams[g] = true
 				q.bigrams = append(q.bigrams, g)
@@ -621,6 +626,15 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 		}
 		// A cue among the names just read is one of them, not a new cue.
 		i = max(i, end-1)
+	}
+	if q.cjk && names() {
+		q.cjkRefusals(nameAt, func(s int32) int { return int(ix.wholeNames.depth[s]) }, func(l listName, text string) {
+			_, seen := said[l.state]
+			refuse(l, l.at, 0, l.at+l.len)
+			if !seen {
+				said[l.state] = text
+			}
+		})
 	}
 	for _, state := range states {
 		for _, id := range ix.wholeNames.ends[state] {

@@ -51,11 +51,15 @@ func TestWords(t *testing.T) {
 		{name: "kelvin sign folds to k", text: "\u212aelvin", want: "kelvin"},
 		{name: "accented letters fold", text: "\u00c9COLE", want: "\u00e9cole"},
 		{name: "combining mark stays in the word", text: "cafe\u0301 bar", want: "cafe\u0301 bar"},
-		// A run of Chinese or Japanese is one word: splitting it into
-		// characters routed CJK catalogs, but made refusals written in
-		// those languages load the skill they refuse (see
-		// TestCJKRefusalLoadsNothing) and particles route.
-		{name: "a run of Han is one word", text: "查询天气", want: "查询天气"},
+		// Chinese, Japanese and Korean are read by script (cjk.go).
+		{name: "a run of Han gives its pairs", text: "查询天气", want: "查询 询天 天气"},
+		{name: "one Han character is a word", text: "写 code", want: "写 code"},
+		{name: "a change of script ends a word", text: "帮我优化ClickHouse查询", want: "帮 优化 clickhouse 查询"},
+		{name: "Han grammar ends a run", text: "查询的性能", want: "查询 性能"},
+		{name: "hiragana is no word", text: "データベースのクエリを最適化して", want: "データベース クエリ 最適 適化"},
+		{name: "katakana with its prolonged sound mark", text: "サーバー", want: "サーバー"},
+		{name: "Hangul word whole", text: "쿼리를 최적화해줘", want: "쿼리를 최적화해줘"},
+		{name: "Hangul against Latin", text: "SQL쿼리", want: "sql 쿼리"},
 		{name: "punctuation only", text: "... -- !!", want: ""},
 		{name: "empty", text: "", want: ""},
 	}

@@ -28,9 +28,11 @@ func Words(text string) []string {
 // and, withSpan, where each is to spans; text starts at byte off of the
 // whole.
 func appendWords(words []string, spans []span, text string, off int, withSpan bool) ([]string, []span) {
-	start := -1   // byte offset where the current word starts
-	plain := true // the word so far is text[start:i] verbatim: already folded, no apostrophe
-	var b []byte  // the folded word, once it differs from the text
+	start := -1        // byte offset where the current word starts
+	plain := true      // the word so far is text[start:i] verbatim: already folded, no apostrophe
+	var b []byte       // the folded word, once it differs from the text
+	cur := scriptOther // the script of the current word (cjk.go)
+	skip := 0          // a run of Han characters read ahead ends here
 	flush := func(end int) {
 		switch {
 		case start < 0:
@@ -43,9 +45,16 @@ func appendWords(words []string, spans []span, text string, off int, withSpan bo
 		if withSpan {
 			spans = append(spans, span{int32(off + start), int32(off + end)})
 		}
-		start, plain, b = -1, true, b[:0]
+		start, plain, b, cur = -1, true, b[:0], scriptOther
 	}
 	for i, r := range text {
+		if i < skip {
+			continue
+		}
+		if cur != scriptOther && start >= 0 && (r < utf8.RuneSelf || scriptOf(r) != cur) {
+			// A change of script ends a word: "优化ClickHouse".
+			flush(i)
+		}
 		if r < utf8.RuneSelf && r != '\'' && r != '`' {
 			// ASCII, but for the two apostrophes: a letter or digit is a
 			// word's, folded by lowering A-Z (fold does the same to
@@ -83,6 +92,21 @@ func appendWords(words []string, spans []span, text string, off int, withSpan bo
 			if plain {
 				plain = false
 				b = append(b[:0], text[start:i]...)
+			}
+		case r >= 0x1100 && scriptOf(r) != scriptOther:
+			switch sc := scriptOf(r); {
+			case start >= 0 && cur == scriptOther:
+				flush(i)
+				fallthrough
+			case start < 0:
+				switch sc {
+				case scriptHan:
+					if !isHanGrammar(r) {
+						words, spans, skip = appendHan(words, spans, text, off, i, withSpan)
+					}
+				case scriptKatakana, scriptHangul:
+					start, cur = i, sc
+				}
 			}
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
 			if start < 0 {
@@ -158,7 +182,8 @@ im ive youre youve weve theyre theyve thats whats heres theres
 isnt arent wasnt werent doesnt didnt cant cannot couldnt wouldnt shouldnt wont hasnt havent hadnt
 youll theyll itll youd theyd shes whos wheres hows
 much many lot lots little less least enough really actually quite rather still even yet already always often sometimes maybe perhaps
-now today later soon ago thing things something anything everything nothing way ways`)
+now today later soon ago thing things something anything everything nothing way ways
+` + cjkStopWords)
 
 func toSet(words string) map[string]bool {
 	m := map[string]bool{}
@@ -178,7 +203,12 @@ func toSet(words string) map[string]bool {
 // "writes" and "writing" all "write" (Porter's rules for the final e:
 // it is kept after one consonant-vowel-consonant syllable, as in "note" or
 // "state", so these stay apart from "not" and "stat").
-func Stem(w string) string { return finalY(sisNoun(stem(w))) }
+func Stem(w string) string {
+	if endsHangul(w) {
+		return hangulStem(w)
+	}
+	return finalY(sisNoun(stem(w)))
+}
 
 func stem(w string) string {
 	n := len(w)

@@ -1,0 +1,278 @@
+package retrieval
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Chinese, Japanese and Korean are written without blanks between words
+// (Korean has blanks, but its particles and endings are written onto the
+// word), and people mix English terms into them without a blank
+// ("帮我优化ClickHouse查询"). Words reads such text by script:
+//
+//   - a change of script ends a word, so "ClickHouse" is a word of its own
+//     wherever it stands;
+//   - a run of Han characters gives its overlapping pairs ("数据库" gives
+//     "数据" and "据库"), the usual way to match Chinese without a
+//     dictionary, and a run of one character gives that character. A
+//     handful of characters that are grammar, not content (the "的" of
+//     possession, the "了" of completion, "和" for "and"), end a run;
+//   - hiragana, which in Japanese writes particles and verb endings, ends
+//     a word and is none ("データベースのクエリを最適化して" gives
+//     "データベース", "クエリ", "最適" and "適化");
+//   - a run of katakana (loanwords: "テスト") is one word;
+//   - a Hangul word is one word, and Stem takes a particle or a request's
+//     ending off it ("쿼리를" reads "쿼리", "최적화해줘" "최적화").
+//
+// Nothing here names a skill: these are properties of the scripts.
+
+// script is the writing system a letter belongs to, as Words reads it.
+type script uint8
+
+const (
+	scriptOther script = iota // Latin, Cyrillic, Greek ...: words end at blanks and punctuation
+	scriptHan
+	scriptHiragana
+	scriptKatakana
+	scriptHangul
+)
+
+// scriptOf returns the script of a non-ASCII letter or mark.
+func scriptOf(r rune) script {
+	switch {
+	case r < 0x1100:
+		return scriptOther
+	case unicode.Is(unicode.Han, r):
+		return scriptHan
+	case unicode.Is(unicode.Hiragana, r):
+		return scriptHiragana
+	case unicode.Is(unicode.Katakana, r) || r == 'ー':
+		// The prolonged sound mark lengthens a katakana vowel
+		// ("データ"); Unicode gives it to no one script.
+		return scriptKatakana
+	case unicode.Is(unicode.Hangul, r):
+		return scriptHangul
+	}
+	return scriptOther
+}
+
+// hanGrammar are Han characters that are grammar rather than content in
+// nearly every word they stand in: a particle of possession, aspect or
+// question, a conjunction, a preposition of the object, a pronoun.
+// They end a run of Han characters, so a pair never spans them ("查询的性能"
+// gives "查询" and "性能", not "询的" and "的性").
+const hanGrammar = "的了吗呢吧啊呀嘛和与及或把被给很也都就是我你他她它"
+
+// isHanGrammar reports whether r is one of hanGrammar.
+func isHanGrammar(r rune) bool { return strings.ContainsRune(hanGrammar, r) }
+
+// appendHan appends the words of the run of Han characters that starts at
+// text[i:] (see the top of this file) and returns where the run ends. The
+// spans of a run's pairs do not overlap: each pair's span is its first
+// character, the last pair's both, so they tile the run and the gap between
+// two of them is empty, as between the words of one clause.
+func appendHan(words []string, spans []span, text string, off, i int, withSpan bool) ([]string, []span, int) {
+	var buf [32]int
+	starts := buf[:0]
+	j := i
+	for j < len(text) {
+		r, n := utf8.DecodeRuneInString(text[j:])
+		if scriptOf(r) != scriptHan || isHanGrammar(r) {
+			break
+		}
+		starts = append(starts, j)
+		j += n
+	}
+	starts = append(starts, j)
+	emit := func(from, to, spanEnd int) {
+		words = append(words, text[from:to])
+		if withSpan {
+			spans = append(spans, span{int32(off + from), int32(off + spanEnd)})
+		}
+	}
+	if n := len(starts) - 1; n == 1 {
+		emit(starts[0], starts[1], starts[1])
+	} else {
+		for k := 0; k+2 <= n; k++ {
+			end := starts[k+1]
+			if k+2 == n {
+				end = starts[k+2]
+			}
+			emit(starts[k], starts[k+2], end)
+		}
+	}
+	return words, spans, j
+}
+
+// hanOverlap reports whether a and b are neighbouring pairs of one run of
+// Han characters ("用户" and "户反" of "用户反馈"): together they are one
+// run of three characters, which the pairs already match, not a phrase of
+// two words, so they earn no phrase's weight (a four-character phrase
+// would count as two phrases and its three pairs).
+func hanOverlap(a, b string) bool {
+	ra, na := utf8.DecodeLastRuneInString(a)
+	rb, _ := utf8.DecodeRuneInString(b)
+	return na > 0 && ra == rb && ra >= 0x1100 && scriptOf(ra) == scriptHan
+}
+
+// hangulEndings are the particles and request endings Stem takes off a
+// Hangul word, longest first: the object, subject and topic markers, the
+// locatives, "and", "too", and "do (it) for me" in its common forms. One
+// is taken, and only from a word it leaves two syllables of: "속도"
+// (speed) keeps its "도", "전문가" (expert) becomes "전문" (specialty).
+var hangulEndings = func() []string {
+	es := strings.Fields(`에서는 에서도 으로는 으로 에서 에게 까지 부터 처럼 보다 이나 라는 이라는 하고 과 와 을 를 이 가 은 는 에 의 로 도 만
+해주세요 해주십시오 해줘요 해줘 해주 하세요 하려면 하려고 하는 하기 해서 했는데 합니다 한다 하다 하지 해 할 한`)
+	// Longest first, so "에서는" is taken whole rather than its "는".
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && utf8.RuneCountInString(es[j]) > utf8.RuneCountInString(es[j-1]); j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+	return es
+}()
+
+// hangulStem takes one of hangulEndings off a Hangul word.
+func hangulStem(w string) string {
+	for _, e := range hangulEndings {
+		if base, ok := strings.CutSuffix(w, e); ok && utf8.RuneCountInString(base) >= 2 {
+			return base
+		}
+	}
+	return w
+}
+
+// endsHangul reports whether w's last letter is Hangul.
+func endsHangul(w string) bool {
+	r, _ := utf8.DecodeLastRuneInString(w)
+	return r >= 0x1100 && scriptOf(r) == scriptHangul
+}
+
+// cjkStopWords carry no evidence, as stopWords' English ones: pairs of
+// Chinese characters that are pronouns, question words, conjunctions,
+// "can", "need", "use", "help me", "please", "thing"; lone characters
+// of the same kind; their Japanese and Korean like.
+const cjkStopWords = `这个 那个 一个 一下 一些 这些 那些 我们 你们 他们 帮忙 帮助 如何 怎么 怎样 什么 为什 为何 可以 能够 需要 使用 进行 以及 或者
+所有 现在 然后 还是 但是 因为 所以 如果 时候 已经 应该 一直 总是 非常 比较 其他 其它 其中 对于 关于 通过 根据 由于 虽然 而且 并且
+不过 只是 只要 一样 这样 那样 这里 那里 哪里 哪个 能否 是否 谢谢 麻烦 东西 用于 一点 有点 有没 没有 不要 要用 不用 不想 想要 希望 时使
+一 个 这 那 有 不 要 会 能 让 请 帮 对 在 从 到 用 使 些 想 下 该 时 当 中 为 并 而 等 其 之 以 于 可 将 已 由
+場合 必要 使用 方法 以下 時 際 等 用 上 下 中
+사용 이거 이것 그거 그것 저것 좀 그리고 그냥 지금 어떻게 무엇 뭐 왜 있는 없는 같은 위한 위해 대한 통해 및 또는 하지만 수 등 더 것 때`
+
+// A refusal in Chinese, Japanese or Korean names the skill as English does,
+// in Latin letters, but its cue stands where those languages put it:
+// before the name in Chinese ("不要用X", "别用X", "避免X"), after it in
+// Japanese ("Xを使わないで", "Xなしで") and Korean ("X 사용하지 마",
+// "X 없이"), and after it in Chinese too when the clause ends there ("X就不用了").
+// The cues are read on the text around a name rather than as words, as
+// the pairs a run of Han characters gives do not line up with them.
+var (
+	// cjkList is the rest of a list of names in Latin letters a cue
+	// refuses as one: "别用 exa 或 deep-research", "AやBは使わないで".
+	cjkList = `(?:` + cjkQuotes + `*[A-Za-z0-9][A-Za-z0-9_.\-/]*` + cjkQuotes + `*(?:或者|或|和|与|及|还有|以及|、|,|，|/|や|と|또는|이나|과|와|랑)\s*)*`
+	// cjkBefore matches a cue that ends right before a name.
+	cjkBefore = regexp.MustCompile(`(?:` +
+		`(?:不要|不用|别|勿|禁止|无需|不需要|不必|不想|不准|不许|没必要)(?:再|继续|去)?(?:使用|用|调用|加载|启用|载入|开启)?` +
+		`|不(?:再|去)?(?:使用|调用|加载|启用|载入)` +
+		`|(避免|跳过|排除|去掉|不包括|而不是|代替|替代)(?:使用|用)?` +
+		`)(?:这个|那个|该)?(?:技能)?` + cjkQuotes + `*` + cjkList + `$`)
+	// cjkNegated matches a negator that ends right before a refuser
+	// (cjkBefore's group): "不要跳过X" asks for X.
+	cjkNegated = regexp.MustCompile(`(?:不|别|勿|没|千万)(?:要|能|可以|可|准|许|用|必|有)?\s*$`)
+	// cjkAfter matches a cue that starts right after a name.
+	cjkAfter = regexp.MustCompile(`^` + cjkQuotes + `*` + cjkListAfter + `(?:` +
+		// Chinese, where the clause ends after the cue.
+		`(?:这个)?(?:技能)?(?:就|也)?(?:(?:不用|不需要|不要)了|(?:不用|不需要)(?:[，。,.!！？?；;\s]|$)|除外)` +
+		// Japanese.
+		`|(?:スキル)?(?:は|を|も)?(?:使わないで|使わずに|使わない|使用しないで|使用せずに|使用しない|呼ばないで|不要|なしで|抜きで|はいらない|いらない|は要らない|要らない)` +
+		// Korean.
+		`|(?:스킬)?(?:은|는|을|를|도)?\s*(?:(?:사용|이용)\s?하지|쓰지)\s*(?:마|말|않)` +
+		`|(?:스킬)?(?:은|는)?\s*(?:없이|빼고|제외|필요\s?없)` +
+		`)`)
+)
+
+// cjkQuotes are the blanks and quotes that may wrap a name.
+const cjkQuotes = "[\\s\"'“”「」『』`]"
+
+// cjkListAfter is cjkList read forwards: the further names between a
+// name and a cue after the list.
+const cjkListAfter = `(?:(?:或者|或|和|与|及|还有|以及|、|,|，|/|や|と|또는|이나|과|와|랑)` + cjkQuotes + `*[A-Za-z0-9][A-Za-z0-9_.\-/]*` + cjkQuotes + `*)*`
+
+// cjkCueReach is how many bytes around a name cjkBefore and cjkAfter read:
+// the longest cue with its blanks and quotes, in three-byte characters.
+const cjkCueReach = 160
+
+// hasCJK reports whether a word is in one of the scripts of this file.
+func hasCJK(words []string) bool {
+	for _, w := range words {
+		// U+1100, where Hangul starts, is the first rune of three bytes
+		// that opens with 0xE1.
+		if w[0] >= 0xe1 {
+			if r, _ := utf8.DecodeRuneInString(w); scriptOf(r) != scriptOther {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// A clause that refuses, as maskRefused reads English ones, asks for
+// nothing: its words are evidence for no unit. In Chinese the refusal
+// opens the clause ("无需写 E2E 测试，只补单元测试"); in Japanese and Korean
+// it closes it ("Playwright は使わずに、", "TDD 워크플로우는 쓰지 말고,").
+var (
+	cjkRefusalOpens  = regexp.MustCompile(`^(?:这次|这回|请|也|就|先|暂时|千万)?(?:不要|别|无需|不需要|不用|不必|请勿|勿|禁止|不想)`)
+	cjkRefusalCloses = regexp.MustCompile(`(?:使わないで|使わずに|使わない|しないで|せずに|なしで|抜きで|は不要|いらない|(?:쓰|사용하|하)지\s*(?:마|말고|말아|마세요|않아도))[\s、，,。.!！]*$`)
+	// cjkAsks are the verbs whose refusal asks ("不要忘记", "别漏了").
+	cjkAsks = regexp.MustCompile(`^(?:这次|这回|请|也|就|先|暂时|千万)?(?:不要|别|勿|不)(?:再)?(?:忘|漏|跳过|省略|错过)`)
+)
+
+// maskRefusedCJK marks, in masked (allocated when nil and needed), the
+// words of each clause that refuses (cjkRefusalOpens, cjkRefusalCloses).
+func maskRefusedCJK(q *Query, masked []bool) []bool {
+	for from := 0; from < len(q.words); {
+		to := from + 1
+		for to < len(q.words) && !q.endsClause(to-1) {
+			to++
+		}
+		end := len(q.task)
+		if to < len(q.words) {
+			end = int(q.spans[to].start)
+		}
+		clause := q.task[q.spans[from].start:end]
+		if (cjkRefusalOpens.MatchString(clause) && !cjkAsks.MatchString(clause)) || cjkRefusalCloses.MatchString(clause) {
+			if masked == nil {
+				masked = make([]bool, len(q.words))
+			}
+			for j := from; j < to; j++ {
+				masked[j] = true
+			}
+		}
+		from = to
+	}
+	return masked
+}
+
+// cjkRefusals calls refuse for each whole name the text around it refuses
+// (see cjkBefore), with the words that did it. nameAt is the longest name
+// at each word, depth a name's length in words.
+func (q *Query) cjkRefusals(nameAt []int32, depth func(int32) int, refuse func(l listName, said string)) {
+	for k := 0; k < len(q.words); k++ {
+		state := nameAt[k]
+		if state < 0 {
+			continue
+		}
+		m := depth(state)
+		from, to := int(q.spans[k].start), int(q.spans[k+m-1].end)
+		before := q.task[max(0, from-cjkCueReach):from]
+		after := q.task[to:min(len(q.task), to+cjkCueReach)]
+		if loc := cjkBefore.FindStringSubmatchIndex(before); loc != nil && !(loc[2] >= 0 && cjkNegated.MatchString(before[:loc[2]])) {
+			refuse(listName{state: state, at: k, len: m, from: k}, strings.TrimSpace(before[loc[0]:]+q.task[from:to]))
+		} else if loc := cjkAfter.FindStringIndex(after); loc != nil {
+			refuse(listName{state: state, at: k, len: m, from: k}, strings.TrimSpace(q.task[from:to]+after[:loc[1]]))
+		}
+		k += m - 1
+	}
+}

@@ -1,0 +1,104 @@
+package retrieval
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCJKNegation: refusals written in Chinese, Japanese and Korean, the
+// cue before the name or after it, with lists; and the tasks that name a
+// skill in those languages without refusing it.
+func TestCJKNegation(t *testing.T) {
+	ix := negationIndex()
+	tests := []struct {
+		name, task, want, said string
+	}{
+		{name: "不要用X", task: "不要用tdd技能", want: "tdd", said: "不要用tdd"},
+		{name: "不要使用 X", task: "请不要使用 tdd 来写这个", want: "tdd", said: "不要使用 tdd"},
+		{name: "别用X", task: "别用deploy", want: "deploy", said: "别用deploy"},
+		{name: "无需X", task: "无需 tdd，直接改代码", want: "tdd"},
+		{name: "避免X", task: "避免 code-review-bot", want: "code-review-bot"},
+		{name: "a list after the cue", task: "别用 deploy 或 tdd 去做", want: "deploy tdd"},
+		{name: "a list of a word and a name", task: "别用 exa 或 tdd", want: "tdd"},
+		{name: "X就不用了", task: "tdd 就不用了，帮我部署", want: "tdd", said: "tdd 就不用了"},
+		{name: "Xを使わないで", task: "tddを使わないで", want: "tdd", said: "tddを使わないで"},
+		{name: "Xは使わずに", task: "deploy は使わずに、tdd で書いて", want: "deploy"},
+		{name: "AやBは使わないで", task: "deployやtddは使わないで", want: "deploy tdd"},
+		{name: "Xなしで", task: "tddなしで実装して", want: "tdd"},
+		{name: "X 사용하지 마", task: "tdd 사용하지 마세요", want: "tdd"},
+		{name: "X는 쓰지 마", task: "tdd는 쓰지 마", want: "tdd"},
+		{name: "X 없이", task: "tdd 없이 그냥 고쳐 줘", want: "tdd"},
+		{name: "Chinese asks for X", task: "用tdd写测试", want: ""},
+		{name: "Chinese, don't skip X", task: "不要跳过 tdd 的步骤", want: ""},
+		{name: "Chinese, X does not need", task: "tdd不用写文档", want: ""},
+		{name: "Japanese asks for X", task: "tddを使って", want: ""},
+		{name: "Korean asks for X", task: "tdd를 사용해 줘", want: ""},
+		{name: "a refusal of something else", task: "不要用 jest，用 tdd", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ix.Analyze(tt.task, nil)
+			got := make([]string, 0)
+			for _, n := range q.Negations() {
+				got = append(got, n.Unit)
+			}
+			if strings.Join(got, " ") != tt.want {
+				t.Errorf("negated in %q: got %q; want %q", tt.task, strings.Join(got, " "), tt.want)
+			}
+			if tt.said != "" {
+				if got := q.Negated(strings.Fields(tt.want)[0]); got != tt.said {
+					t.Errorf("said in %q: got %q; want %q", tt.task, got, tt.said)
+				}
+			}
+		})
+	}
+}
+
+// TestHangulStem: a particle or a request's ending is taken off a Hangul
+// word that keeps two syllables.
+func TestHangulStem(t *testing.T) {
+	tests := []struct{ name, word, want string }{
+		{name: "object marker", word: "쿼리를", want: "쿼리"},
+		{name: "do it for me", word: "최적화해줘", want: "최적화"},
+		{name: "longest ending", word: "서버에서는", want: "서버"},
+		{name: "two syllables kept", word: "속도", want: "속도"},
+		{name: "no ending", word: "데이터베이스", want: "데이터베이스"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Stem(tt.word); got != tt.want {
+				t.Errorf("Stem(%q): got %q; want %q", tt.word, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCJKRefusedClauseIsNoEvidence: a clause that refuses in Chinese
+// (opening with the refusal), Japanese or Korean (closing with it) is
+// evidence for no unit; a clause after it, or one whose refusal asks, is.
+func TestCJKRefusedClauseIsNoEvidence(t *testing.T) {
+	ix := testIndex(
+		unit("e2e-browser", "端到端 浏览器 E2E テスト 브라우저 테스트"),
+		unit("unit-tests", "单元测试 pytest"),
+	)
+	tests := []struct {
+		name, task, unit string
+		want             bool // some evidence
+	}{
+		{name: "Chinese refusal opens the clause", task: "无需写 E2E 端到端用例，只补上 pytest 单元测试", unit: "e2e-browser", want: false},
+		{name: "the next clause counts", task: "无需写 E2E 端到端用例，只补上 pytest 单元测试", unit: "unit-tests", want: true},
+		{name: "Chinese refusal that asks", task: "别忘了写 E2E 端到端用例", unit: "e2e-browser", want: true},
+		{name: "Japanese refusal closes the clause", task: "E2E テストは使わずに、pytest で書いて", unit: "e2e-browser", want: false},
+		{name: "Korean refusal closes the clause", task: "E2E 브라우저 테스트는 쓰지 말고, pytest로 작성해 줘", unit: "e2e-browser", want: false},
+		{name: "a plain request", task: "写 E2E 端到端用例", unit: "e2e-browser", want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ix.Analyze(tt.task, nil)
+			scores, _ := ix.score(q, never)
+			if got := scores[ix.ids[tt.unit]]; (got > 0) != tt.want {
+				t.Errorf("score of %s for %q: got %.3f; want evidence %v", tt.unit, tt.task, got, tt.want)
+			}
+		})
+	}
+}
