@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestAnalyzeInPieces checks that splitting a long task in pieces, to look
@@ -34,13 +35,27 @@ func TestAnalyzeInPieces(t *testing.T) {
 // evidence must not panic, every word's span must hold the word, and every
 // unit's evidence must add up to its score.
 func FuzzAnalyze(f *testing.F) {
-	for _, s := range []string{"don't use deploy or code-review.", "avoid tdd, deploy and/or code review bot", "no. tdd", "neither `tdd` nor \u201cdeploy\u201d", "don\u02bct use code-review-bot;"} {
+	for _, s := range []string{"don't use deploy or code-review.", "avoid tdd, deploy and/or code review bot", "no. tdd", "neither `tdd` nor \u201cdeploy\u201d", "don\u02bct use code-review-bot;",
+		"别用 deploy 或 tdd，帮我部署", "tddやdeployは使わないで", "tdd는 쓰지 말고, 배포해 줘", "不要跳过tdd的步骤"} {
 		f.Add(s)
 	}
 	ix := negationIndex()
 	f.Fuzz(func(t *testing.T, task string) {
 		q := ix.Analyze(task, nil)
+		end := int32(0)
 		for i, sp := range q.spans {
+			if sp.start < end {
+				t.Fatalf("word %d: span %v overlaps the one before, which ends at %d", i, sp, end)
+			}
+			end = sp.end
+			if w := q.words[i]; utf8.RuneCountInString(w) == 2 && scriptOf([]rune(w)[0]) == scriptHan {
+				// A pair of Han characters spans its first character,
+				// the last pair of a run both (appendHan).
+				if !strings.HasPrefix(task[sp.start:], w) || int(sp.end) > int(sp.start)+len(w) {
+					t.Fatalf("word %d: span %v of %q; want within the pair", i, sp, w)
+				}
+				continue
+			}
 			if got := Words(task[sp.start:sp.end]); len(got) != 1 || got[0] != q.words[i] {
 				t.Fatalf("word %d: span %v holds %q; want %q", i, sp, got, q.words[i])
 			}

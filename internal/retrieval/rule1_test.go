@@ -60,6 +60,7 @@ func TestWords(t *testing.T) {
 		{name: "katakana with its prolonged sound mark", text: "サーバー", want: "サーバー"},
 		{name: "Hangul word whole", text: "쿼리를 최적화해줘", want: "쿼리를 최적화해줘"},
 		{name: "Hangul against Latin", text: "SQL쿼리", want: "sql 쿼리"},
+		{name: "full-width Latin is Latin", text: "优化ＣｌｉｃｋＨｏｕｓｅ２４", want: "优化 clickhouse24"},
 		{name: "punctuation only", text: "... -- !!", want: ""},
 		{name: "empty", text: "", want: ""},
 	}
