@@ -93,7 +93,13 @@ func appendHan(words []string, spans []span, text string, off, i int, withSpan b
 		}
 	}
 	if n := len(starts) - 1; n == 1 {
-		emit(starts[0], starts[1], starts[1])
+		// One character is a word only standing alone ("写 code"): one
+		// left over beside a grammar character is most often the rest of a
+		// word the grammar character began or ended ("们" of "我们", "否"
+		// of "是否").
+		if !nextToGrammar(text, i, j) {
+			emit(starts[0], starts[1], starts[1])
+		}
 	} else {
 		for k := 0; k+2 <= n; k++ {
 			end := starts[k+1]
@@ -117,6 +123,14 @@ func hanOverlap(a, b string) bool {
 	return na > 0 && ra == rb && ra >= 0x1100 && scriptOf(ra) == scriptHan
 }
 
+// nextToGrammar reports whether a Han grammar character stands right
+// before text[i:] or at text[j:].
+func nextToGrammar(text string, i, j int) bool {
+	r, _ := utf8.DecodeLastRuneInString(text[:i])
+	s, _ := utf8.DecodeRuneInString(text[j:])
+	return isHanGrammar(r) || isHanGrammar(s)
+}
+
 // hangulEndings are the particles and request endings Stem takes off a
 // Hangul word, longest first: the object, subject and topic markers, the
 // locatives, "and", "too", and "do (it) for me" in its common forms. One
@@ -134,11 +148,20 @@ var hangulEndings = func() []string {
 	return es
 }()
 
-// hangulStem takes one of hangulEndings off a Hangul word.
+// hangulStem takes up to two of hangulEndings off a Hangul word: a
+// particle, then an ending the word itself ends in, so that a word reads
+// alike with a particle and without ("게이트웨이를" and "게이트웨이").
 func hangulStem(w string) string {
-	for _, e := range hangulEndings {
-		if base, ok := strings.CutSuffix(w, e); ok && utf8.RuneCountInString(base) >= 2 {
-			return base
+	for range 2 {
+		cut := false
+		for _, e := range hangulEndings {
+			if base, ok := strings.CutSuffix(w, e); ok && utf8.RuneCountInString(base) >= 2 {
+				w, cut = base, true
+				break
+			}
+		}
+		if !cut {
+			break
 		}
 	}
 	return w
@@ -159,6 +182,7 @@ const cjkStopWords = `这个 那个 一个 一下 一些 这些 那些 我们 �
 不过 只是 只要 一样 这样 那样 这里 那里 哪里 哪个 能否 是否 谢谢 麻烦 东西 用于 一点 有点 有没 没有 不要 要用 不用 不想 想要 希望 时使
 一 个 这 那 有 不 要 会 能 让 请 帮 对 在 从 到 用 使 些 想 下 该 时 当 中 为 并 而 等 其 之 以 于 可 将 已 由
 場合 必要 使用 方法 以下 時 際 等 用 上 下 中
+이 가 을 를 은 는 에 의 로 도 와 과 만 에서 으로 에게
 사용 이거 이것 그거 그것 저것 좀 그리고 그냥 지금 어떻게 무엇 뭐 왜 있는 없는 같은 위한 위해 대한 통해 및 또는 하지만 수 등 더 것 때`
 
 // A refusal in Chinese, Japanese or Korean names the skill as English does,
@@ -170,49 +194,76 @@ const cjkStopWords = `这个 那个 一个 一下 一些 这些 那些 我们 �
 // the pairs a run of Han characters gives do not line up with them.
 var (
 	// cjkList is the rest of a list of names in Latin letters a cue
-	// refuses as one: "别用 exa 或 deep-research", "AやBは使わないで".
-	cjkList = `(?:` + cjkQuotes + `*[A-Za-z0-9][A-Za-z0-9_.\-/]*` + cjkQuotes + `*(?:或者|或|和|与|及|还有|以及|、|,|，|/|や|と|또는|이나|과|와|랑)\s*)*`
-	// cjkBefore matches a cue that ends right before a name.
-	cjkBefore = regexp.MustCompile(`(?:` +
-		`(?:不要|不用|别|勿|禁止|无需|不需要|不必|不想|不准|不许|没必要)(?:再|继续|去)?(?:使用|用|调用|加载|启用|载入|开启)?` +
-		`|不(?:再|去)?(?:使用|调用|加载|启用|载入)` +
-		`|(避免|跳过|排除|去掉|不包括|而不是|代替|替代)(?:使用|用)?` +
-		`)(?:这个|那个|该)?(?:技能)?` + cjkQuotes + `*` + cjkList + `$`)
+	// refuses as one: "别用 exa 或 deep-research", "AやBは使わないで". A
+	// comma is no connector: "别用 MySQL，postgres-patterns 更合适" wants
+	// the second.
+	cjkList = `(?:` + cjkQuotes + `*[A-Za-z0-9][A-Za-z0-9_.\-/]*` + cjkQuotes + `*(?:` + cjkConnectors + `)\s*){0,4}`
+	// cjkBefore matches a cue that ends right before a name. The cue must
+	// open its clause or follow a word that may lead it ("我不要用X",
+	// "也别用X"): "识别", "个别", "分别" are no "别", and "不得不用X",
+	// "何不用X", "要不要用X" ask for X.
+	cjkBefore = regexp.MustCompile(`(^|[^\p{Han}]|` + cjkLeads + `)(?:` +
+		`(?:不要|不用|别|別|勿|禁止|无需|無需|无须|無須|毋须|毋須|不需要|不需|不必|不想|不准|不许|不許|没必要|沒必要|用不着|用不著)(?:再|继续|繼續|去)?(?:使用|用|调用|調用|加载|載入|载入|启用|啟用|开启|開啟|依赖|依賴)?` +
+		`|不(?:再|去)?(?:使用|调用|調用|加载|载入|載入|启用|啟用|考虑|考慮|依赖|依賴)` +
+		`|忽略` +
+		`|(避免|跳过|跳過|排除|去掉|不包括|而不是|代替|替代)(?:使用|用)?` +
+		`)(?:这个|這個|那个|那個|该|該)?(?:技能)?` + cjkQuotes + `*` + cjkList + `$`)
 	// cjkNegated matches a negator that ends right before a refuser
 	// (cjkBefore's group): "不要跳过X" asks for X.
-	cjkNegated = regexp.MustCompile(`(?:不|别|勿|没|千万)(?:要|能|可以|可|准|许|用|必|有)?\s*$`)
+	cjkNegated = regexp.MustCompile(`(?:不|别|別|勿|没|沒|千万|千萬)(?:要|能|可以|可|准|许|許|用|必|有)?\s*$`)
+	// cjkObjectEnds matches what may follow the names a refuser (cjkBefore's
+	// group) takes: the clause's end or the word "skill". "避免 seo 排名下降"
+	// avoids a drop, not the skill; "去掉 benchmark 里的异常值" removes values.
+	cjkObjectEnds = regexp.MustCompile(`^` + cjkQuotes + `*(?:技能|skill)?` + cjkQuotes + `*(?:[，。,.!！？?；;、\n]|$|了|吧)`)
 	// cjkAfter matches a cue that starts right after a name.
-	cjkAfter = regexp.MustCompile(`^` + cjkQuotes + `*` + cjkListAfter + `(?:` +
-		// Chinese, where the clause ends after the cue.
-		`(?:这个)?(?:技能)?(?:就|也)?(?:(?:不用|不需要|不要)了|(?:不用|不需要)(?:[，。,.!！？?；;\s]|$)|除外)` +
+	cjkAfter = regexp.MustCompile(`^` + cjkQuotes + `*(?:` +
+		// Chinese, where the clause ends after the cue: "X就不用了",
+		// "X都不要用", "X先别用了"; "X不要太激进" and "X 不用 手动检查"
+		// go on, and refuse nothing.
+		`(?:这个|這個)?(?:技能)?(?:就|也|都|先|暂时|暫時)?(?:(?:不要|不用|别|別|不需要|不需)(?:再)?(?:用|使用)?了?|就算了|除外)(?:[，。,.!！？?；;\n]|$)` +
 		// Japanese.
-		`|(?:スキル)?(?:は|を|も)?(?:使わないで|使わずに|使わない|使用しないで|使用せずに|使用しない|呼ばないで|不要|なしで|抜きで|はいらない|いらない|は要らない|要らない)` +
-		// Korean.
-		`|(?:스킬)?(?:은|는|을|를|도)?\s*(?:(?:사용|이용)\s?하지|쓰지)\s*(?:마|말|않)` +
-		`|(?:스킬)?(?:은|는)?\s*(?:없이|빼고|제외|필요\s?없)` +
+		`|(?:スキル)?(?:は|を|も)?(?:使わないで|使わずに|使わず|使用しないで|使用せずに|使用せず|使用しない(?:で|こと)|用いずに|使いたくない|使わなくていい|使わなくて(?:も)?いい|呼び出さないで|ロードしないで|使うな|なしで|抜きで|(?:は)?(?:いらない|いりません|要らない|要りません|必要(?:ありません|ない))|(?:は|も)?不要(?:です|だ)?(?:[、。,.!！\s]|$)|(?:は)?(?:使用)?禁止|ではなく|じゃなくて|の代わりに|はやめて|を?除外して)` +
+		// Korean: "X 말고 Y" and "X 대신 Y" want Y.
+		`|(?:스킬)?(?:은|는|을|를|도)?\s*(?:(?:사용|이용)\s?하지|쓰지)\s*(?:마|말고|말아|않고|않아도|않도록)` +
+		`|(?:스킬)?(?:은|는|을|를)?\s*(?:안\s?(?:써도|쓸래|쓸게)|빼\s?줘|빼고|제외하고|사용\s?금지|말고|대신|필요\s?없(?:어|어요|음|습니다)?(?:[\s,.!]|$)|없이(?:[\s,.!]|$))` +
 		`)`)
+	// cjkAfterAsks matches the forms of cjkAfter that ask after all:
+	// "Xを使わないといけない" (must use X), "X 없이는 안 돼".
+	cjkAfterAsks = regexp.MustCompile(`^` + cjkQuotes + `*(?:スキル)?(?:は|を|も)?(?:使わない(?:と|理由|わけ)|使わずには|なしでは|なしには)` +
+		`|^` + cjkQuotes + `*(?:스킬)?(?:은|는|을|를|도)?\s*(?:(?:사용|이용)\s?하지|쓰지)\s*않(?:으면|을)` +
+		`|^` + cjkQuotes + `*(?:스킬)?(?:은|는)?\s*없이는`)
 )
 
 // cjkQuotes are the blanks and quotes that may wrap a name.
-const cjkQuotes = "[\\s\"'“”「」『』`]"
+const cjkQuotes = "[\\s\"'“”‘’「」『』《》【】（）()/@`]"
 
-// cjkListAfter is cjkList read forwards: the further names between a
-// name and a cue after the list.
-const cjkListAfter = `(?:(?:或者|或|和|与|及|还有|以及|、|,|，|/|や|と|또는|이나|과|와|랑)` + cjkQuotes + `*[A-Za-z0-9][A-Za-z0-9_.\-/]*` + cjkQuotes + `*)*`
+// cjkConnectors join the names of a list.
+const cjkConnectors = `或者|或|和|与|與|跟|及|还有|還有|以及|、|/|や|と|또는|이나|과|와|랑`
+
+// cjkLeads may stand before a cue that opens a clause: a pronoun, "please",
+// "also", "just", "first", "for now", "both".
+const cjkLeads = `我|你|请|請|也|就|先|千万|千萬|这次|這次|这回|暂时|暫時|都|还|還|所以|那就|可以`
+
+// cjkJoin matches the gap between two names of one list ("A 和 B",
+// "A、B"): a cue after the last refuses them all.
+var cjkJoin = regexp.MustCompile(`^` + cjkQuotes + `*(?:` + cjkConnectors + `)` + cjkQuotes + `*$`)
 
 // cjkCueReach is how many bytes around a name cjkBefore and cjkAfter read:
 // the longest cue with its blanks and quotes, in three-byte characters.
 const cjkCueReach = 160
 
-// hasCJK reports whether a word is in one of the scripts of this file.
-func hasCJK(words []string) bool {
-	for _, w := range words {
+// hasCJK reports whether text holds a letter of the scripts of this file
+// (hiragana too, which gives no word: "tddではなく").
+func hasCJK(text string) bool {
+	for i := 0; i < len(text); i++ {
 		// U+1100, where Hangul starts, is the first rune of three bytes
-		// that opens with 0xE1.
-		if w[0] >= 0xe1 {
-			if r, _ := utf8.DecodeRuneInString(w); scriptOf(r) != scriptOther {
+		// that opens with 0xE1: a byte below it starts no such letter.
+		if text[i] >= 0xe1 {
+			r, n := utf8.DecodeRuneInString(text[i:])
+			if scriptOf(r) != scriptOther {
 				return true
 			}
+			i += n - 1
 		}
 	}
 	return false
@@ -258,21 +309,79 @@ func maskRefusedCJK(q *Query, masked []bool) []bool {
 // cjkRefusals calls refuse for each whole name the text around it refuses
 // (see cjkBefore), with the words that did it. nameAt is the longest name
 // at each word, depth a name's length in words.
-func (q *Query) cjkRefusals(nameAt []int32, depth func(int32) int, refuse func(l listName, said string)) {
-	for k := 0; k < len(q.words); k++ {
+func (q *Query) cjkRefusals(nameAt []int32, depth func(int32) int, stop func() bool, refuse func(l listName, said string)) {
+	var list []listName // the names of the list the name at k ends
+	last := -1          // where the last name ends, in bytes
+	for k := 0; k < len(q.words) && !stop(); k++ {
 		state := nameAt[k]
 		if state < 0 {
 			continue
 		}
 		m := depth(state)
 		from, to := int(q.spans[k].start), int(q.spans[k+m-1].end)
+		if last < 0 || from-last > 16 || !cjkJoin.MatchString(q.task[last:from]) {
+			list = list[:0]
+		}
+		list, last = append(list, listName{state: state, at: k, len: m, from: k}), to
 		before := q.task[max(0, from-cjkCueReach):from]
 		after := q.task[to:min(len(q.task), to+cjkCueReach)]
-		if loc := cjkBefore.FindStringSubmatchIndex(before); loc != nil && !(loc[2] >= 0 && cjkNegated.MatchString(before[:loc[2]])) {
-			refuse(listName{state: state, at: k, len: m, from: k}, strings.TrimSpace(before[loc[0]:]+q.task[from:to]))
-		} else if loc := cjkAfter.FindStringIndex(after); loc != nil {
-			refuse(listName{state: state, at: k, len: m, from: k}, strings.TrimSpace(q.task[from:to]+after[:loc[1]]))
+		// Most names stand near no cue: a character every cue before a
+		// name holds, or one a cue after it opens with, is looked for
+		// before the patterns are run.
+		if !strings.ContainsAny(before, cjkBeforeMarks) && !strings.ContainsAny(firstRune(strings.TrimLeftFunc(after, isCJKQuote)), cjkAfterMarks) {
+			k += m - 1
+			continue
+		}
+		if loc := cjkBefore.FindStringSubmatchIndex(before); loc != nil && (loc[4] < 0 || !cjkNegated.MatchString(before[:loc[4]]) && cjkObjectEnds.MatchString(after)) {
+			// The quote starts at the cue, past the lead that let it in.
+			cue := loc[0]
+			if loc[2] >= 0 {
+				cue = loc[3]
+			}
+			refuse(listName{state: state, at: k, len: m, from: k}, strings.TrimSpace(before[cue:]+q.task[from:to]))
+		} else if loc := cjkAfter.FindStringIndex(after); loc != nil && !cjkAfterAsks.MatchString(after) {
+			said := q.task[int(q.spans[list[0].at].start):to] + wholeCue(after, loc[1])
+			for _, l := range list {
+				refuse(l, strings.TrimSpace(said))
+			}
 		}
 		k += m - 1
 	}
 }
+
+// wholeCue returns the cue that ends at byte end of after, to quote: the
+// punctuation that ended its clause left off, the word it ends in read to
+// its end ("사용하지 마" of "사용하지 마세요").
+func wholeCue(after string, end int) string {
+	if r, _ := utf8.DecodeLastRuneInString(after[:end]); unicode.IsPunct(r) || unicode.IsSpace(r) {
+		return strings.TrimRightFunc(after[:end], func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
+	}
+	for end < len(after) {
+		r, n := utf8.DecodeRuneInString(after[end:])
+		if !unicode.IsLetter(r) || r < utf8.RuneSelf {
+			break
+		}
+		end += n
+	}
+	return after[:end]
+}
+
+// cjkBeforeMarks holds a character of every cue cjkBefore matches;
+// cjkAfterMarks the first character of every cue cjkAfter matches after
+// the quotes.
+const (
+	cjkBeforeMarks = "不别別勿禁无無毋没沒忽避跳排去代替"
+	cjkAfterMarks  = "这這技就也都先暂暫不别別除スはをも使用呼ロなで抜いい要必禁じの스은는을를도사이쓰안빼제말대필없"
+)
+
+// isCJKQuote reports whether r is one of cjkQuotes.
+func isCJKQuote(r rune) bool {
+	return unicode.IsSpace(r) || strings.ContainsRune("\"'“”‘’「」『』《》【】（）()/@`", r)
+}
+
+// firstRune returns the first rune of s, as a string.
+func firstRune(s string) string {
+	_, n := utf8.DecodeRuneInString(s)
+	return s[:n]
+}
+

@@ -25,7 +25,7 @@ func TestCJKNegation(t *testing.T) {
 		{name: "Xは使わずに", task: "deploy は使わずに、tdd で書いて", want: "deploy"},
 		{name: "AやBは使わないで", task: "deployやtddは使わないで", want: "deploy tdd"},
 		{name: "Xなしで", task: "tddなしで実装して", want: "tdd"},
-		{name: "X 사용하지 마", task: "tdd 사용하지 마세요", want: "tdd"},
+		{name: "X 사용하지 마", task: "tdd 사용하지 마세요", want: "tdd", said: "tdd 사용하지 마세요"},
 		{name: "X는 쓰지 마", task: "tdd는 쓰지 마", want: "tdd"},
 		{name: "X 없이", task: "tdd 없이 그냥 고쳐 줘", want: "tdd"},
 		{name: "Chinese asks for X", task: "用tdd写测试", want: ""},
@@ -34,6 +34,28 @@ func TestCJKNegation(t *testing.T) {
 		{name: "Japanese asks for X", task: "tddを使って", want: ""},
 		{name: "Korean asks for X", task: "tdd를 사용해 줘", want: ""},
 		{name: "a refusal of something else", task: "不要用 jest，用 tdd", want: ""},
+		// What a red team found read as refusals.
+		{name: "have to use", task: "不得不用tdd写测试", want: ""},
+		{name: "why not use", task: "何不用tdd", want: ""},
+		{name: "whether to use", task: "我不知道要不要用tdd，帮我部署", want: ""},
+		{name: "identify", task: "帮我识别 tdd 问题", want: ""},
+		{name: "each", task: "分别用 deploy 和 tdd 检查", want: ""},
+		{name: "avoid a drop", task: "避免 deploy 失败", want: ""},
+		{name: "remove values from", task: "去掉 deploy 里的异常值", want: ""},
+		{name: "a comma is no connector", task: "别用 MySQL，tdd 更合适", want: ""},
+		{name: "X should not be", task: "deploy不要太激进", want: ""},
+		{name: "X no need by hand", task: "用 tdd 不用 手动检查", want: ""},
+		{name: "other than X", task: "deploy 除外的技能都别用", want: ""},
+		{name: "Japanese must use", task: "tddを使わないといけない", want: ""},
+		{name: "Korean must use", task: "tdd를 사용하지 않으면 안 돼", want: ""},
+		{name: "Korean not without", task: "tdd 없이는 안 돼", want: ""},
+		// What a red team found missed.
+		{name: "Traditional", task: "別用tdd，幫我部署", want: "tdd"},
+		{name: "both not", task: "tdd和deploy都不要用，帮我审查", want: "deploy tdd"},
+		{name: "skip as an object", task: "跳过 tdd，直接部署", want: "tdd"},
+		{name: "quoted in brackets", task: "不要用【tdd】", want: "tdd"},
+		{name: "Japanese instead", task: "tddではなく deploy で", want: "tdd"},
+		{name: "Korean not X but", task: "tdd 말고 deploy로 해 줘", want: "tdd"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,6 +84,7 @@ func TestHangulStem(t *testing.T) {
 		{name: "do it for me", word: "최적화해줘", want: "최적화"},
 		{name: "longest ending", word: "서버에서는", want: "서버"},
 		{name: "two syllables kept", word: "속도", want: "속도"},
+		{name: "a particle, then the word's own ending", word: "게이트웨이를", want: Stem("게이트웨이")},
 		{name: "no ending", word: "데이터베이스", want: "데이터베이스"},
 	}
 	for _, tt := range tests {

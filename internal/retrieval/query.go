@@ -161,7 +161,7 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 		off = end
 	}
 	q.words, q.spans = words, spans
-	q.cjk = hasCJK(words)
+	q.cjk = hasCJK(task)
 	// Negation reads words before terms are counted: the words a negation
 	// names are masked, so naming a unit to refuse it is evidence for no
 	// unit at all, neither the refused one nor another sharing its words.
@@ -628,7 +628,7 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 		i = max(i, end-1)
 	}
 	if q.cjk && names() {
-		q.cjkRefusals(nameAt, func(s int32) int { return int(ix.wholeNames.depth[s]) }, func(l listName, text string) {
+		q.cjkRefusals(nameAt, func(s int32) int { return int(ix.wholeNames.depth[s]) }, p.Stop, func(l listName, text string) {
 			_, seen := said[l.state]
 			refuse(l, l.at, 0, l.at+l.len)
 			if !seen {

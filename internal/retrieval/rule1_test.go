@@ -54,8 +54,9 @@ func TestWords(t *testing.T) {
 		// Chinese, Japanese and Korean are read by script (cjk.go).
 		{name: "a run of Han gives its pairs", text: "查询天气", want: "查询 询天 天气"},
 		{name: "one Han character is a word", text: "写 code", want: "写 code"},
-		{name: "a change of script ends a word", text: "帮我优化ClickHouse查询", want: "帮 优化 clickhouse 查询"},
+		{name: "a change of script ends a word", text: "帮我优化ClickHouse查询", want: "优化 clickhouse 查询"},
 		{name: "Han grammar ends a run", text: "查询的性能", want: "查询 性能"},
+		{name: "a character left beside grammar is no word", text: "我们是否", want: ""},
 		{name: "hiragana is no word", text: "データベースのクエリを最適化して", want: "データベース クエリ 最適 適化"},
 		{name: "katakana with its prolonged sound mark", text: "サーバー", want: "サーバー"},
 		{name: "Hangul word whole", text: "쿼리를 최적화해줘", want: "쿼리를 최적화해줘"},

@@ -175,7 +175,7 @@ func wordsByScript(text string) []string {
 		case scriptHan:
 			for _, run := range strings.FieldsFunc(piece, isHanGrammar) {
 				rs := []rune(run)
-				if len(rs) == 1 {
+				if len(rs) == 1 && run == piece {
 					words = append(words, run)
 				}
 				for k := 0; k+1 < len(rs); k++ {
