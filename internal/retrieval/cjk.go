@@ -384,4 +384,3 @@ func firstRune(s string) string {
 	_, n := utf8.DecodeRuneInString(s)
 	return s[:n]
 }
-
