@@ -276,8 +276,10 @@ func hasCJK(text string) bool {
 var (
 	cjkRefusalOpens  = regexp.MustCompile(`^(?:这次|这回|请|也|就|先|暂时|千万)?(?:不要|别|无需|不需要|不用|不必|请勿|勿|禁止|不想)`)
 	cjkRefusalCloses = regexp.MustCompile(`(?:使わないで|使わずに|使わない|しないで|せずに|なしで|抜きで|は不要|いらない|(?:쓰|사용하|하)지\s*(?:마|말고|말아|마세요|않아도))[\s、，,。.!！]*$`)
-	// cjkAsks are the verbs whose refusal asks ("不要忘记", "别漏了").
-	cjkAsks = regexp.MustCompile(`^(?:这次|这回|请|也|就|先|暂时|千万)?(?:不要|别|勿|不)(?:再)?(?:忘|漏|跳过|省略|错过)`)
+	// cjkAsks are the verbs whose refusal asks ("不要忘记", "别漏了"), and
+	// the words that open with a refusal's characters and are none
+	// ("别人写的查询", "不用的查询").
+	cjkAsks = regexp.MustCompile(`^(?:这次|这回|请|也|就|先|暂时|千万)?(?:(?:不要|别|勿|不)(?:再)?(?:忘|漏|跳过|省略|错过)|(?:别|別)(?:人|的|处|處|说|說)|(?:不用|不要|不需要)的)`)
 )
 
 // maskRefusedCJK marks, in masked (allocated when nil and needed), the

@@ -114,6 +114,8 @@ func TestCJKRefusedClauseIsNoEvidence(t *testing.T) {
 		{name: "Japanese refusal closes the clause", task: "E2E テストは使わずに、pytest で書いて", unit: "e2e-browser", want: false},
 		{name: "Korean refusal closes the clause", task: "E2E 브라우저 테스트는 쓰지 말고, pytest로 작성해 줘", unit: "e2e-browser", want: false},
 		{name: "a plain request", task: "写 E2E 端到端用例", unit: "e2e-browser", want: true},
+		{name: "other people wrote", task: "别人写的 E2E 端到端用例太慢", unit: "e2e-browser", want: true},
+		{name: "the unused", task: "不用的 E2E 端到端用例帮我删掉", unit: "e2e-browser", want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
