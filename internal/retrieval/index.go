@@ -542,11 +542,14 @@ func (s *bagScratch) bagOf(u *ir.Unit, aliases []string) bag {
 	}{{fieldDescription, u.Description}, {fieldWhenToUse, u.WhenToUse}} {
 		spans := quotedSpans(ft.text)
 		var rs []rune
+		// Only a text with a negator can say when its unit is not
+		// wanted: it is looked for once, not in each quote's sentence.
+		negated := len(spans) > 0 && slices.ContainsFunc(Words(ft.text), func(w string) bool { return negators[w] })
 		for _, q := range spans {
-			if rs == nil {
+			if rs == nil && negated {
 				rs = []rune(ft.text)
 			}
-			if saysWhenNot(rs, q.from) {
+			if negated && saysWhenNot(rs, q.from) {
 				// "DO NOT TRIGGER when the user says "optimize this
 				// code"": a task the unit must not answer.
 				b.notQuoted = append(b.notQuoted, q.text)

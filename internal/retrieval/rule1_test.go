@@ -57,6 +57,7 @@ func TestWords(t *testing.T) {
 		{name: "a change of script ends a word", text: "帮我优化ClickHouse查询", want: "优化 clickhouse 查询"},
 		{name: "Han grammar ends a run", text: "查询的性能", want: "查询 性能"},
 		{name: "a character left beside grammar is no word", text: "我们是否", want: ""},
+		{name: "a measure word and a preposition are grammar", text: "发个消息，在准备", want: "消息 准备"},
 		{name: "hiragana is no word", text: "データベースのクエリを最適化して", want: "データベース クエリ 最適 適化"},
 		{name: "katakana with its prolonged sound mark", text: "サーバー", want: "サーバー"},
 		{name: "Hangul word whole", text: "쿼리를 최적화해줘", want: "쿼리를 최적화해줘"},

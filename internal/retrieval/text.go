@@ -420,6 +420,10 @@ func isNumber(w string) bool {
 // says who asks, not what for. Each clause is returned as folded words
 // joined by spaces.
 func UseWhen(text string) (clauses, addressees []string) {
+	if !containsUse(text) {
+		// Most texts hold no "use": their sentences are not split.
+		return nil, nil
+	}
 	for _, sentence := range sentences(text) {
 		ws := Words(sentence)
 		for i := 0; i < len(ws); i++ {
@@ -451,6 +455,18 @@ func UseWhen(text string) (clauses, addressees []string) {
 		}
 	}
 	return clauses, addressees
+}
+
+// containsUse reports whether text may hold the word "use" as Words
+// reads it: "use" in any ASCII case, or any non-ASCII letter (which may
+// fold to one, as full-width letters do).
+func containsUse(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf || i+3 <= len(text) && text[i]|0x20 == 'u' && text[i+1]|0x20 == 's' && text[i+2]|0x20 == 'e' {
+			return true
+		}
+	}
+	return false
 }
 
 // negates reports whether words hold a negation (negators: "not",

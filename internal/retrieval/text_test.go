@@ -215,6 +215,8 @@ func TestUseWhen(t *testing.T) {
 		{name: "no clause", text: "Used by many. When in doubt, ask.", clauses: ""},
 		{name: "file name is no sentence end", text: "Use when package.json breaks.", clauses: "package json breaks"},
 		{name: "do not use when", text: "Do not use when the user wants a quick fix.", clauses: ""},
+		{name: "full-width letters", text: "Ｕｓｅ ｗｈｅｎ deploying.", clauses: "deploying"},
+		{name: "no use at all", text: "Deploy the service. When in doubt, ask.", clauses: ""},
 		{name: "don't use this skill when", text: "Review code. Don't use this skill when the diff is generated; use when people wrote it.", clauses: "people wrote it"},
 	}
 	for _, tt := range tests {
