@@ -624,8 +624,11 @@ func readHookInput(stdin io.Reader) (hookInput, error) {
 	}
 	// Keys are read as spelt, each once: "PROMPT" or a second "prompt"
 	// is no prompt (encoding/json would take either); a client's other
-	// keys (session_id, transcript_path, ...) are left out.
-	_, err = strictjson.UnmarshalKnown(data, &in)
+	// keys (session_id, transcript_path, ...) are left out. A byte that
+	// is not UTF-8 (a paste of binary output) is read as U+FFFD rather than
+	// refused, as a file written by hand would be: the prompt still gets
+	// its skills.
+	_, err = strictjson.UnmarshalKnown(bytes.ToValidUTF8(data, []byte("\uFFFD")), &in)
 	var ke *strictjson.KeyError
 	if errors.As(err, &ke) {
 		return in, fmt.Errorf("the hook input gives %q more than once", ke.Key)

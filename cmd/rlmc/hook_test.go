@@ -176,3 +176,22 @@ func TestHookRoots(t *testing.T) {
 		})
 	}
 }
+
+// TestHookInputNotUTF8: a prompt holding bytes that are not UTF-8 (a paste
+// of binary output) is read with U+FFFD for them, not refused, as a file
+// written by hand is (strictjson.EncodingError): the prompt still gets its
+// skills.
+func TestHookInputNotUTF8(t *testing.T) {
+	in, err := readHookInput(strings.NewReader("{\"hook_event_name\": \"UserPromptSubmit\", \"prompt\": \"review my code \xff\xfe changes\", \"cwd\": \"/tmp\"}"))
+	if err != nil {
+		t.Fatalf("got %v; want the input read", err)
+	}
+	got := ""
+	if in.Prompt != nil {
+		got = *in.Prompt
+	}
+	// A run of such bytes is one U+FFFD.
+	if want := "review my code \ufffd changes"; got != want {
+		t.Errorf("got prompt %q; want %q", got, want)
+	}
+}

@@ -243,6 +243,9 @@ func TestReadCasesRefuses(t *testing.T) {
 		{name: "JSONL after a byte-order mark", jsonl: "\ufeff{\"id\": \"a\", \"taks\": \"x\", \"expected\": \"no_route\"}", wantErr: ":1: case \"a\" has no task", wantNotes: 1},
 		{name: "a long JSONL line", jsonl: `{"id": "a", "task": "` + strings.Repeat("x ", 600_000) + `", "expected": "no_route", "category": "c"}`},
 		{name: "JSONL cut short", jsonl: `{"id": "a", "task": "x", "expected"`, wantErr: ":1: the JSON ends before its value does"},
+		// A file saved in Latin-1 is refused where its first such byte
+		// is: read as U+FFFD, its accents were replaced without a word.
+		{name: "JSONL not UTF-8", jsonl: "{\"id\": \"a\", \"task\": \"x\", \"expected\": \"no_route\"}\n{\"id\": \"b\", \"task\": \"r\xe9sum\xe9\", \"expected\": \"no_route\"}", wantErr: ":2: not UTF-8 at column 23"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

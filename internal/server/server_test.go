@@ -129,6 +129,9 @@ func TestCompileStatuses(t *testing.T) {
 		{name: "route", body: `{"task": "write the failing test first, test-driven development"}`, status: 200},
 		{name: "task at the cap with an escape", body: atCap, status: 200},
 		{name: "not JSON", body: `{"task": `, status: 400, code: compiler.ErrInvalidRequest},
+		// JSON is UTF-8: a Latin-1 body is refused where it is not, not
+		// read with U+FFFD for its accents.
+		{name: "not UTF-8", body: "{\"task\": \"caf\xe9\"}", status: 400, code: compiler.ErrInvalidRequest},
 		{name: "no task", body: `{}`, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "a null task", body: `{"task": null}`, status: 400, code: compiler.ErrInvalidRequest},
 		{name: "an empty task with a selection", body: `{"task": "", "select": ["tdd"]}`, status: 200},

@@ -23,6 +23,33 @@ import (
 // ErrNotObject is data that holds a JSON value other than an object.
 var ErrNotObject = errors.New("the body is not a JSON object")
 
+// EncodingError is data that is not UTF-8, as JSON text must be (RFC 8259,
+// section 8.1). encoding/json would read each bad byte as U+FFFD without a
+// word: a case file saved in Latin-1 would run with its accents replaced.
+type EncodingError struct {
+	Offset int64 // the first byte that is not UTF-8, from 0
+}
+
+func (e *EncodingError) Error() string {
+	return fmt.Sprintf("not UTF-8 at byte %d", e.Offset)
+}
+
+// checkUTF8 returns an *EncodingError for data that is not UTF-8.
+func checkUTF8(data []byte) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	off := 0
+	for off < len(data) {
+		r, n := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		off += n
+	}
+	return &EncodingError{Offset: int64(off)}
+}
+
 // KeyError is a key the object may not hold: unknown, or repeated.
 type KeyError struct {
 	Key      string
@@ -39,7 +66,8 @@ func (e *KeyError) Error() string {
 // Unmarshal decodes the JSON object in data into v, a pointer to a
 // struct, after checking that every key of the object is the exact JSON
 // name of one of v's fields, given once; a *KeyError says which is not.
-// data must hold one JSON value and nothing after it.
+// data must hold one JSON value and nothing after it, in UTF-8 (else an
+// *EncodingError).
 func Unmarshal(data []byte, v any) error {
 	unknown, err := members(data, v, nil)
 	if err != nil {
@@ -76,6 +104,9 @@ func UnmarshalKnown(data []byte, v any) (unknown []string, err error) {
 // v's fields' names, in order; known, when not nil, gets the members whose
 // keys are. A repeated key is a *KeyError.
 func members(data []byte, v any, known map[string]json.RawMessage) (unknown []string, err error) {
+	if err := checkUTF8(data); err != nil {
+		return nil, err
+	}
 	names := fieldNames(reflect.TypeOf(v).Elem())
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
@@ -151,10 +182,13 @@ func Explain(data []byte, err error) error {
 	var (
 		te *json.UnmarshalTypeError
 		se *json.SyntaxError
+		ee *EncodingError
 	)
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &ee):
+		return &explained{"not UTF-8 at " + place(data, ee.Offset+1) + " (save the file as UTF-8)", err}
 	case errors.As(err, &te):
 		where := te.Field
 		if where == "" {
@@ -173,13 +207,19 @@ func Explain(data []byte, err error) error {
 		if errors.As(json.Unmarshal(data, new(any)), &whole) {
 			se = whole
 		}
-		line, col := Position(data, se.Offset)
-		if line > 1 || bytes.IndexByte(data, '\n') >= 0 {
-			return &explained{fmt.Sprintf("not JSON at line %d, column %d: %s", line, col, se.Error()), err}
-		}
-		return &explained{fmt.Sprintf("not JSON at column %d: %s", col, se.Error()), err}
+		return &explained{"not JSON at " + place(data, se.Offset) + ": " + se.Error(), err}
 	}
 	return err
+}
+
+// place says where offset (as Position takes it) is in data: by line and
+// column when data has several lines, else by column.
+func place(data []byte, offset int64) string {
+	line, col := Position(data, offset)
+	if line > 1 || bytes.IndexByte(data, '\n') >= 0 {
+		return fmt.Sprintf("line %d, column %d", line, col)
+	}
+	return fmt.Sprintf("column %d", col)
 }
 
 // Position is the 1-based line and column (in characters, as an editor
