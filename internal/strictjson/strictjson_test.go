@@ -89,7 +89,7 @@ func TestUnmarshalKnown(t *testing.T) {
 // Unmarshal agree, value and error alike; with unknown keys, the known
 // fields are those of the object without them.
 func FuzzUnmarshalKnown(f *testing.F) {
-	for _, s := range []string{`{"task": "x", "select": ["a"], "budget": 3}`, `{"TASK": "x", "task": "y"}`, `{"task": "x", "task": "y"}`, `[1]`, `{"source": {"a": [1, 2]}, "Plain": 2}`, `{}`} {
+	for _, s := range []string{`{"task": "x", "select": ["a"], "budget": 3}`, `{"TASK": "x", "task": "y"}`, `{"task": "x", "task": "y"}`, `[1]`, `{"source": {"a": [1, 2]}, "Plain": 2}`, `{}`, "{\"task\": \"\xff\"}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
