@@ -70,6 +70,12 @@ func ReadCases(file string) (cases []Case, notes []string, err error) {
 	// A byte-order mark, which editors on Windows write first, is no
 	// part of the JSON: read, it was "invalid character 'ï'".
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	// Text that is not UTF-8 is placed in the whole file, before it is
+	// read as a gold set or as lines: a set of several lines failed the
+	// set's check and was read as JSONL whose "{" ends too soon.
+	if err := strictjson.ValidUTF8(data); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", file, strictjson.Explain(data, err))
+	}
 	if gold, notes, ok, err := readGoldSet(file, data); ok || err != nil {
 		if err != nil {
 			return nil, nil, err

@@ -245,7 +245,8 @@ func TestReadCasesRefuses(t *testing.T) {
 		{name: "JSONL cut short", jsonl: `{"id": "a", "task": "x", "expected"`, wantErr: ":1: the JSON ends before its value does"},
 		// A file saved in Latin-1 is refused where its first such byte
 		// is: read as U+FFFD, its accents were replaced without a word.
-		{name: "JSONL not UTF-8", jsonl: "{\"id\": \"a\", \"task\": \"x\", \"expected\": \"no_route\"}\n{\"id\": \"b\", \"task\": \"r\xe9sum\xe9\", \"expected\": \"no_route\"}", wantErr: ":2: not UTF-8 at column 23"},
+		{name: "JSONL not UTF-8", jsonl: "{\"id\": \"a\", \"task\": \"x\", \"expected\": \"no_route\"}\n{\"id\": \"b\", \"task\": \"r\xe9sum\xe9\", \"expected\": \"no_route\"}", wantErr: "cases.jsonl: not UTF-8 at line 2, column 23"},
+		{name: "a gold set of several lines not UTF-8", jsonl: "{\n  \"cases\": [\n    {\"id\": \"a\", \"category\": \"c\", \"prompt\": \"caf\xe9\", \"expected\": \"route\", \"skills\": [\"s\"]}\n  ]\n}", wantErr: "cases.jsonl: not UTF-8 at line 3, column 48"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -175,8 +175,6 @@ func fold(r rune) rune {
 // more asked for by a task that says it in passing (number words are not:
 // "the sum of two numbers" names what a function takes). Negation cues
 // are among them: "avoid X" is no evidence for a skill about avoiding.
-// So are the scheme and the common parts of a web address: "com" of a
-// pasted link routed a skill whose description names its own site.
 // Contractions of stop words fold to one word ("I'm" reads "im") and are
 // stop words too: "I'm" is no evidence for a unit whose name ends in "im".
 var stopWords = toSet(`a an the and or but if then else of to in on at by for from with as is are was were be been being
@@ -191,7 +189,6 @@ isnt arent wasnt werent doesnt didnt cant cannot couldnt wouldnt shouldnt wont h
 youll theyll itll youd theyd shes whos wheres hows
 much many lot lots little less least enough really actually quite rather still even yet already always often sometimes maybe perhaps
 now today later soon ago thing things something anything everything nothing way ways
-http https www com
 ` + cjkStopWords)
 
 func toSet(words string) map[string]bool {

@@ -34,8 +34,8 @@ func (e *EncodingError) Error() string {
 	return fmt.Sprintf("not UTF-8 at byte %d", e.Offset)
 }
 
-// checkUTF8 returns an *EncodingError for data that is not UTF-8.
-func checkUTF8(data []byte) error {
+// ValidUTF8 returns an *EncodingError for data that is not UTF-8.
+func ValidUTF8(data []byte) error {
 	if utf8.Valid(data) {
 		return nil
 	}
@@ -104,7 +104,7 @@ func UnmarshalKnown(data []byte, v any) (unknown []string, err error) {
 // v's fields' names, in order; known, when not nil, gets the members whose
 // keys are. A repeated key is a *KeyError.
 func members(data []byte, v any, known map[string]json.RawMessage) (unknown []string, err error) {
-	if err := checkUTF8(data); err != nil {
+	if err := ValidUTF8(data); err != nil {
 		return nil, err
 	}
 	names := fieldNames(reflect.TypeOf(v).Elem())
@@ -188,7 +188,7 @@ func Explain(data []byte, err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &ee):
-		return &explained{"not UTF-8 at " + place(data, ee.Offset+1) + " (save the file as UTF-8)", err}
+		return &explained{"not UTF-8 at " + place(data, ee.Offset+1), err}
 	case errors.As(err, &te):
 		where := te.Field
 		if where == "" {
