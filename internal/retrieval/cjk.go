@@ -67,7 +67,7 @@ func scriptOf(r rune) script {
 // skill 9 times in 105 with them, 5 without.
 // They end a run of Han characters, so a pair never spans them ("查询的性能"
 // gives "查询" and "性能", not "询的" and "的性").
-const hanGrammar = "的了吗呢吧啊呀嘛和与及或把被给很也都就是我你他她它在个"
+const hanGrammar = "的了吗呢吧啊呀嘛和与及或把被给很也都就是我你他她它在个個嗎與給"
 
 // isHanGrammar reports whether r is one of hanGrammar.
 func isHanGrammar(r rune) bool { return strings.ContainsRune(hanGrammar, r) }
@@ -185,6 +185,9 @@ const cjkStopWords = `这个 那个 一个 一下 一些 这些 那些 我们 �
 所有 现在 然后 还是 但是 因为 所以 如果 时候 已经 应该 一直 总是 非常 比较 其他 其它 其中 对于 关于 通过 根据 由于 虽然 而且 并且
 不过 只是 只要 一样 这样 那样 这里 那里 哪里 哪个 能否 是否 谢谢 麻烦 东西 用于 一点 有点 有没 没有 不要 要用 不用 不想 想要 希望 时使
 一 个 这 那 有 不 要 会 能 让 请 帮 对 在 从 到 用 使 些 想 下 该 时 当 中 为 并 而 等 其 之 以 于 可 将 已 由
+這個 那個 一個 這些 那些 我們 你們 他們 什麼 為什 為何 怎麼 怎樣 時候 現在 然後 還是 但是 因為 所以 如果 已經 應該 總是 比較 對於 關於
+通過 根據 由於 雖然 而且 並且 只是 只要 一樣 這樣 那樣 這裡 那裡 哪裡 哪個 謝謝 麻煩 東西 用於 一點 有點 沒有 不要 要用 不用 想要 能夠 需要 進行 幫忙 幫助
+這 個 們 讓 請 幫 對 從 將 於 該 時 當 為 並
 場合 必要 使用 方法 以下 時 際 等 用 上 下 中
 이 가 을 를 은 는 에 의 로 도 와 과 만 에서 으로 에게
 사용 이거 이것 그거 그것 저것 좀 그리고 그냥 지금 어떻게 무엇 뭐 왜 있는 없는 같은 위한 위해 대한 통해 및 또는 하지만 수 등 더 것 때`
@@ -207,7 +210,7 @@ var (
 	// "也别用X"): "识别", "个别", "分别" are no "别", and "不得不用X",
 	// "何不用X", "要不要用X" ask for X.
 	cjkBefore = regexp.MustCompile(`(^|[^\p{Han}]|` + cjkLeads + `)(?:` +
-		`(?:不要|不用|别|別|勿|禁止|无需|無需|无须|無須|毋须|毋須|不需要|不需|不必|不想|不准|不许|不許|没必要|沒必要|用不着|用不著)(?:再|继续|繼續|去)?(?:使用|用|调用|調用|加载|載入|载入|启用|啟用|开启|開啟|依赖|依賴)?` +
+		`(?:不要|不用|别|別|切勿|勿|甭|禁止|无需|無需|无须|無須|毋需|毋须|毋須|不需要|不需|不必|不想|不准|不许|不許|没必要|沒必要|用不着|用不著)(?:再|继续|繼續|去)?(?:使用|用|调用|調用|加载|載入|载入|启用|啟用|开启|開啟|依赖|依賴)?` +
 		`|不(?:再|去)?(?:使用|调用|調用|加载|载入|載入|启用|啟用|考虑|考慮|依赖|依賴)` +
 		`|忽略` +
 		`|(避免|跳过|跳過|排除|去掉|不包括|而不是|代替|替代)(?:使用|用)?` +
@@ -226,11 +229,15 @@ var (
 		// go on, and refuse nothing.
 		`(?:这个|這個)?(?:技能)?(?:就|也|都|先|暂时|暫時)?(?:(?:不要|不用|别|別|不需要|不需)(?:再)?(?:用|使用)?了?|就算了|除外)(?:[，。,.!！？?；;\n]|$)` +
 		// Japanese.
-		`|(?:スキル)?(?:は|を|も)?(?:使わないで|使わずに|使わず|使用しないで|使用せずに|使用せず|使用しない(?:で|こと)|用いずに|使いたくない|使わなくていい|使わなくて(?:も)?いい|呼び出さないで|ロードしないで|使うな|なしで|抜きで|(?:は)?(?:いらない|いりません|要らない|要りません|必要(?:ありません|ない))|(?:は|も)?不要(?:です|だ)?(?:[、。,.!！\s]|$)|(?:は)?(?:使用)?禁止|ではなく|じゃなくて|の代わりに|はやめて|を?除外して)` +
+		`|(?:スキル)?(?:は|を|も)?(?:[、,，]\s*)?(?:絶対に|今回は|もう|決して)?(?:使いません|使用しません|使うのはやめて|使ってはいけ|使っちゃだめ|使っちゃダメ|使わないように|避けて|使用不可|無しで|スキップして|読み込まないで|使う必要はな|使わなくても|使わないで|使わずに|使わず|使用しないで|使用せずに|使用せず|使用しない(?:で|こと)|用いずに|使いたくない|使わなくていい|使わなくて(?:も)?いい|呼び出さないで|ロードしないで|使うな|なしで|抜きで|(?:は)?(?:いらない|いりません|要らない|要りません|必要(?:ありません|ない))|(?:は|も)?不要(?:です|だ)?(?:[、。,.!！\s]|$)|(?:は)?(?:使用)?禁止|ではなく|じゃなくて|の代わりに|はやめて|を?除外して)` +
 		// Korean: "X 말고 Y" and "X 대신 Y" want Y.
-		`|(?:스킬)?(?:은|는|을|를|도)?\s*(?:(?:사용|이용)\s?하지|쓰지)\s*(?:마|말고|말아|않고|않아도|않도록)` +
-		`|(?:스킬)?(?:은|는|을|를)?\s*(?:안\s?(?:써도|쓸래|쓸게)|빼\s?줘|빼고|제외하고|사용\s?금지|말고|대신|필요\s?없(?:어|어요|음|습니다)?(?:[\s,.!]|$)|없이(?:[\s,.!]|$))` +
+		`|(?:스킬)?(?:은|는|을|를|도)?(?:[,，、]\s*)?\s*(?:(?:사용|이용)\s?하지|쓰지)\s*(?:마|말고|말아|않고|않아도|않도록|않겠|않을|않았으면|말라)` +
+		`|(?:스킬)?(?:은|는|을|를|도)?(?:[,，、]\s*)?\s*(?:안\s?쓸|쓰면\s?안|사용하면\s?안|제외해|사용\s?안\s?해|피해|불필요|생략해|건너뛰어)` +
+		`|(?:스킬)?(?:은|는|을|를)?\s*(?:안\s?(?:써도|쓸래|쓸게)|빼\s?줘|빼고|제외하고|사용\s?금지|말고(?:[^도]|$)|대신|필요\s?없(?:어|어요|음|습니다)?(?:[\s,.!]|$)|없이(?:[\s,.!]|$))` +
 		`)`)
+	// cjkOnlyAfter matches what makes a refused name the one thing
+	// allowed: "不要用 X 以外的技能", "别用 X 之外的".
+	cjkOnlyAfter = regexp.MustCompile(`^` + cjkQuotes + `*(?:技能)?(?:以外|之外|外的|除外)`)
 	// cjkAfterAsks matches the forms of cjkAfter that ask after all:
 	// "Xを使わないといけない" (must use X), "X 없이는 안 돼".
 	cjkAfterAsks = regexp.MustCompile(`^` + cjkQuotes + `*(?:スキル)?(?:は|を|も)?(?:使わない(?:と|理由|わけ)|使わずには|なしでは|なしには)` +
@@ -246,7 +253,7 @@ const cjkConnectors = `或者|或|和|与|與|跟|及|还有|還有|以及|、|/
 
 // cjkLeads may stand before a cue that opens a clause: a pronoun, "please",
 // "also", "just", "first", "for now", "both".
-const cjkLeads = `我|你|请|請|也|就|先|千万|千萬|这次|這次|这回|暂时|暫時|都|还|還|所以|那就|可以`
+const cjkLeads = `我们|我們|咱们|咱們|你们|你們|大家|我|你|请|請|也|就|先|千万|千萬|这次|這次|这回|暂时|暫時|都|还|還|所以|那就|可以|最好|尽量|盡量|建议|建議|一定|绝对|絕對|完全|根本|目前|以后|以後|这里|這裡|今天|麻烦|麻煩|拜托|拜託|注意|记得|記得|但|但是|能不能|可不可以|能否`
 
 // cjkJoin matches the gap between two names of one list ("A 和 B",
 // "A、B"): a cue after the last refuses them all.
@@ -278,12 +285,19 @@ func hasCJK(text string) bool {
 // opens the clause ("无需写 E2E 测试，只补单元测试"); in Japanese and Korean
 // it closes it ("Playwright は使わずに、", "TDD 워크플로우는 쓰지 말고,").
 var (
-	cjkRefusalOpens  = regexp.MustCompile(`^(?:这次|这回|请|也|就|先|暂时|千万)?(?:不要|别|无需|不需要|不用|不必|请勿|勿|禁止|不想)`)
-	cjkRefusalCloses = regexp.MustCompile(`(?:使わないで|使わずに|使わない|しないで|せずに|なしで|抜きで|は不要|いらない|(?:쓰|사용하|하)지\s*(?:마|말고|말아|마세요|않아도))[\s、，,。.!！]*$`)
+	cjkRefusalOpens  = regexp.MustCompile(`^(?:` + cjkLeads + `)*(?:不要|别|別|无需|無需|不需要|不用|不必|请勿|請勿|切勿|勿|甭|禁止|不想)`)
+	cjkRefusalCloses = regexp.MustCompile(`(?:使わないで|使わずに|使わない|使いません|しないで|せずに|なしで|抜きで|は不要|いらない|(?:쓰|사용하|하)지\s*(?:마|말고|말아|마세요|않아도))[\s、，,。.!！]*$`)
+	// cjkOnly matches a clause that refuses everything but what it names
+	// ("不要用 X 以外的技能", "Xしか使わないで", "X 외에는 쓰지 마"): it asks
+	// for X.
+	cjkOnly = regexp.MustCompile(`以外|之外|除了|しか|だけ|외에|외엔|만\s?(?:쓰|사용)|말고는|빼고는`)
+	// cjkTurn ends the scope of a Chinese refusal that opens a clause: what
+	// follows is asked for ("不要用 MySQL 而用 X", "别用 ORM 直接用 X").
+	cjkTurn = regexp.MustCompile(`而|但|却|卻|直接|改用|换用|換用|还要|還要|就用|只用`)
 	// cjkAsks are the verbs whose refusal asks ("不要忘记", "别漏了"), and
 	// the words that open with a refusal's characters and are none
 	// ("别人写的查询", "不用的查询").
-	cjkAsks = regexp.MustCompile(`^(?:这次|这回|请|也|就|先|暂时|千万)?(?:(?:不要|别|勿|不)(?:再)?(?:忘|漏|跳过|省略|错过)|(?:别|別)(?:人|的|处|處|说|說)|(?:不用|不要|不需要)的)`)
+	cjkAsks = regexp.MustCompile(`^(?:` + cjkLeads + `)*(?:(?:不要|别|別|勿|不)(?:再)?(?:忘|漏|跳过|跳過|省略|错过|錯過|只|犹豫|猶豫|担心|擔心|怕)|(?:别|別)(?:人|的|处|處|说|說)|(?:不用|不要|不需要)的)`)
 )
 
 // maskRefusedCJK marks, in masked (allocated when nil and needed), the
@@ -298,14 +312,27 @@ func maskRefusedCJK(q *Query, masked []bool) []bool {
 		if to < len(q.words) {
 			end = int(q.spans[to].start)
 		}
-		clause := q.task[q.spans[from].start:end]
-		if (cjkRefusalOpens.MatchString(clause) && !cjkAsks.MatchString(clause)) || cjkRefusalCloses.MatchString(clause) {
+		start := int(q.spans[from].start)
+		clause := q.task[start:end]
+		stop := to // the words up to here are masked
+		switch {
+		case cjkOnly.MatchString(clause):
+			stop = from
+		case cjkRefusalOpens.MatchString(clause) && !cjkAsks.MatchString(clause):
+			cue := cjkRefusalOpens.FindStringIndex(clause)[1]
+			if loc := cjkTurn.FindStringIndex(clause[cue:]); loc != nil {
+				for stop = from; stop < to && int(q.spans[stop].start) < start+cue+loc[0]; stop++ {
+				}
+			}
+		case cjkRefusalCloses.MatchString(clause):
+		default:
+			stop = from
+		}
+		for j := from; j < stop; j++ {
 			if masked == nil {
 				masked = make([]bool, len(q.words))
 			}
-			for j := from; j < to; j++ {
-				masked[j] = true
-			}
+			masked[j] = true
 		}
 		from = to
 	}
@@ -338,7 +365,7 @@ func (q *Query) cjkRefusals(nameAt []int32, depth func(int32) int, stop func() b
 			k += m - 1
 			continue
 		}
-		if loc := cjkBefore.FindStringSubmatchIndex(before); loc != nil && (loc[4] < 0 || !cjkNegated.MatchString(before[:loc[4]]) && cjkObjectEnds.MatchString(after)) {
+		if loc := cjkBefore.FindStringSubmatchIndex(before); loc != nil && !cjkOnlyAfter.MatchString(after) && (loc[4] < 0 || !cjkNegated.MatchString(before[:loc[4]]) && cjkObjectEnds.MatchString(after)) {
 			// The quote starts at the cue, past the lead that let it in.
 			cue := loc[0]
 			if loc[2] >= 0 {
@@ -377,7 +404,7 @@ func wholeCue(after string, end int) string {
 // the quotes.
 const (
 	cjkBeforeMarks = "不别別勿禁无無毋没沒忽避跳排去代替"
-	cjkAfterMarks  = "这這技就也都先暂暫不别別除スはをも使用呼ロなで抜いい要必禁じの스은는을를도사이쓰안빼제말대필없"
+	cjkAfterMarks  = "这這技就也都先暂暫不别別除スはをも使用呼ロなで抜いい要必禁じの避無読스은는을를도사이쓰안빼제말대필없피불생건、，,"
 )
 
 // isCJKQuote reports whether r is one of cjkQuotes.

@@ -49,6 +49,20 @@ func TestCJKNegation(t *testing.T) {
 		{name: "Japanese must use", task: "tddを使わないといけない", want: ""},
 		{name: "Korean must use", task: "tdd를 사용하지 않으면 안 돼", want: ""},
 		{name: "Korean not without", task: "tdd 없이는 안 돼", want: ""},
+		// What a second red team found read as refusals.
+		{name: "nothing but X", task: "不要用 tdd 以外的技能", want: ""},
+		{name: "nothing besides X", task: "别用 tdd 之外的", want: ""},
+		{name: "Korean besides X also", task: "tdd 말고도 deploy도 써줘", want: ""},
+		// What a second red team found missed.
+		{name: "we should not use", task: "我们不要用 tdd，帮我部署", want: "tdd"},
+		{name: "best not to use", task: "最好别用 tdd", want: "tdd"},
+		{name: "could we not use", task: "能不能不用 tdd", want: "tdd"},
+		{name: "Japanese polite no", task: "tddは使いません", want: "tdd"},
+		{name: "Japanese with a comma", task: "tdd は、使わないで", want: "tdd"},
+		{name: "Japanese with an adverb", task: "tddは絶対に使わないでください", want: "tdd"},
+		{name: "Korean will not use", task: "tdd는 사용하지 않겠습니다", want: "tdd"},
+		{name: "Korean must not use", task: "tdd는 쓰면 안 돼", want: "tdd"},
+		{name: "Korean with a comma", task: "tdd는, 사용하지 마세요", want: "tdd"},
 		// What a red team found missed.
 		{name: "Traditional", task: "別用tdd，幫我部署", want: "tdd"},
 		{name: "both not", task: "tdd和deploy都不要用，帮我审查", want: "deploy tdd"},
@@ -116,6 +130,11 @@ func TestCJKRefusedClauseIsNoEvidence(t *testing.T) {
 		{name: "a plain request", task: "写 E2E 端到端用例", unit: "e2e-browser", want: true},
 		{name: "other people wrote", task: "别人写的 E2E 端到端用例太慢", unit: "e2e-browser", want: true},
 		{name: "the unused", task: "不用的 E2E 端到端用例帮我删掉", unit: "e2e-browser", want: true},
+		// A second red team's finds.
+		{name: "a refusal's scope ends at a turn", task: "不要用 pytest 而写 E2E 端到端用例", unit: "e2e-browser", want: true},
+		{name: "don't use only", task: "别只用 E2E 端到端用例", unit: "e2e-browser", want: true},
+		{name: "Japanese nothing but", task: "E2E テストしか使わないで", unit: "e2e-browser", want: true},
+		{name: "Korean nothing besides", task: "E2E 브라우저 테스트 외에는 쓰지 마", unit: "e2e-browser", want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
