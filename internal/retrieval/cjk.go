@@ -256,8 +256,14 @@ const cjkConnectors = `或者|或|和|与|與|跟|及|还有|還有|以及|、|/
 const cjkLeads = `我们|我們|咱们|咱們|你们|你們|大家|我|你|请|請|也|就|先|千万|千萬|这次|這次|这回|暂时|暫時|都|还|還|所以|那就|可以|最好|尽量|盡量|建议|建議|一定|绝对|絕對|完全|根本|目前|以后|以後|这里|這裡|今天|麻烦|麻煩|拜托|拜託|注意|记得|記得|但|但是|能不能|可不可以|能否`
 
 // cjkJoin matches the gap between two names of one list ("A 和 B",
-// "A、B"): a cue after the last refuses them all.
-var cjkJoin = regexp.MustCompile(`^` + cjkQuotes + `*(?:` + cjkConnectors + `)` + cjkQuotes + `*$`)
+// "A、B"): a cue after the last refuses them all. cjkJoinWide lets a
+// comma join them too, which a cue after them takes only when it says
+// "all" (cjkAll): "用 A，B 不用了" wants A.
+var (
+	cjkJoin     = regexp.MustCompile(`^` + cjkQuotes + `*(?:` + cjkConnectors + `)` + cjkQuotes + `*$`)
+	cjkJoinWide = regexp.MustCompile(`^` + cjkQuotes + `*(?:` + cjkConnectors + `|[,，])` + cjkQuotes + `*$`)
+	cjkAll      = regexp.MustCompile(`^` + cjkQuotes + `*(?:技能)?(?:都|全都|也都|全部|均|とも|どちらも|両方とも|모두|둘 다|다)`)
+)
 
 // cjkCueReach is how many bytes around a name cjkBefore and cjkAfter read:
 // the longest cue with its blanks and quotes, in three-byte characters.
@@ -344,6 +350,7 @@ func maskRefusedCJK(q *Query, masked []bool) []bool {
 // at each word, depth a name's length in words.
 func (q *Query) cjkRefusals(nameAt []int32, depth func(int32) int, stop func() bool, refuse func(l listName, said string)) {
 	var list []listName // the names of the list the name at k ends
+	var wide []listName // the same, commas joining names too
 	last := -1          // where the last name ends, in bytes
 	for k := 0; k < len(q.words) && !stop(); k++ {
 		state := nameAt[k]
@@ -352,10 +359,18 @@ func (q *Query) cjkRefusals(nameAt []int32, depth func(int32) int, stop func() b
 		}
 		m := depth(state)
 		from, to := int(q.spans[k].start), int(q.spans[k+m-1].end)
-		if last < 0 || from-last > 16 || !cjkJoin.MatchString(q.task[last:from]) {
+		gap := ""
+		if last >= 0 && from-last <= 16 {
+			gap = q.task[last:from]
+		}
+		if !cjkJoin.MatchString(gap) {
 			list = list[:0]
 		}
-		list, last = append(list, listName{state: state, at: k, len: m, from: k}), to
+		if !cjkJoinWide.MatchString(gap) {
+			wide = wide[:0]
+		}
+		l := listName{state: state, at: k, len: m, from: k}
+		list, wide, last = append(list, l), append(wide, l), to
 		before := q.task[max(0, from-cjkCueReach):from]
 		after := q.task[to:min(len(q.task), to+cjkCueReach)]
 		// Most names stand near no cue: a character every cue before a
@@ -373,8 +388,13 @@ func (q *Query) cjkRefusals(nameAt []int32, depth func(int32) int, stop func() b
 			}
 			refuse(listName{state: state, at: k, len: m, from: k}, strings.TrimSpace(before[cue:]+q.task[from:to]))
 		} else if loc := cjkAfter.FindStringIndex(after); loc != nil && !cjkAfterAsks.MatchString(after) {
-			said := q.task[int(q.spans[list[0].at].start):to] + wholeCue(after, loc[1])
-			for _, l := range list {
+			names := list
+			if cjkAll.MatchString(after) {
+				// "A，B 都不要用": "all" takes the names a comma lists.
+				names = wide
+			}
+			said := q.task[int(q.spans[names[0].at].start):to] + wholeCue(after, loc[1])
+			for _, l := range names {
 				refuse(l, strings.TrimSpace(said))
 			}
 		}

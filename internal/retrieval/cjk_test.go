@@ -63,6 +63,8 @@ func TestCJKNegation(t *testing.T) {
 		{name: "Korean will not use", task: "tdd는 사용하지 않겠습니다", want: "tdd"},
 		{name: "Korean must not use", task: "tdd는 쓰면 안 돼", want: "tdd"},
 		{name: "Korean with a comma", task: "tdd는, 사용하지 마세요", want: "tdd"},
+		{name: "a comma list all refused", task: "tdd，deploy 都不要用", want: "deploy tdd"},
+		{name: "a comma list, the last refused", task: "用 tdd，deploy 不用了", want: "deploy"},
 		// What a red team found missed.
 		{name: "Traditional", task: "別用tdd，幫我部署", want: "tdd"},
 		{name: "both not", task: "tdd和deploy都不要用，帮我审查", want: "deploy tdd"},

@@ -38,6 +38,7 @@ func TestUnmarshal(t *testing.T) {
 		{name: "dash key", data: `{"-": "x"}`, wantKey: "-"},
 		{name: "plain field by lower case", data: `{"plain": 1}`, wantKey: "plain"},
 		{name: "not an object", data: `[1]`, wantErr: true},
+		{name: "after a byte-order mark", data: "\ufeff{\"task\": \"x\"}"},
 		{name: "two values", data: `{} {}`, wantErr: true},
 		{name: "wrong type", data: `{"task": 1}`, wantErr: true},
 		{name: "truncated", data: `{"task": "x"`, wantErr: true},
