@@ -269,6 +269,15 @@ var (
 // the longest cue with its blanks and quotes, in three-byte characters.
 const cjkCueReach = 160
 
+// isCJKTerm reports whether a term is a word of the scripts of this file.
+func isCJKTerm(t string) bool {
+	if t == "" || t[0] < 0xe1 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(t)
+	return scriptOf(r) != scriptOther
+}
+
 // hasCJK reports whether text holds a letter of the scripts of this file
 // (hiragana too, which gives no word: "tddではなく").
 func hasCJK(text string) bool {

@@ -63,7 +63,6 @@ func (pr *Problem) confidence(name string, score float64) float64 {
 // term evidence (a field match, not a phrase, bigram or declared key)
 // rests on.
 func (pr *Problem) explained(ev []Evidence) float64 {
-	n := float64(len(pr.ix.units))
 	seen := map[string]bool{}
 	var sum float64
 	for _, e := range ev {
@@ -74,7 +73,7 @@ func (pr *Problem) explained(ev []Evidence) float64 {
 			if !seen[t] {
 				seen[t] = true
 				if df := len(pr.ix.postings.get(t)); df > 0 {
-					sum += pr.ix.idf(n, df)
+					sum += pr.ix.idf(t, df)
 				}
 			}
 		}
@@ -96,11 +95,10 @@ func isFieldEvidence(f string) bool {
 // weightOf is the task's informative weight: the idf of each distinct task
 // term the catalog knows.
 func (ix *Index) weightOf(q *Query) float64 {
-	n := float64(len(ix.units))
 	var w float64
 	for _, t := range q.uniqueTerms {
 		if df := len(ix.postings.get(t)); df > 0 {
-			w += ix.idf(n, df)
+			w += ix.idf(t, df)
 		}
 	}
 	return w
@@ -178,14 +176,13 @@ func (pr *Problem) nameTask(name string) float64 {
 	if !ok || pr.taskWeight <= 0 {
 		return 0
 	}
-	n := float64(len(pr.ix.units))
 	var stated float64
 	seen := map[string]bool{}
 	for _, s := range Terms(nameWords(pr.ix.units[id])) {
 		if df := len(pr.ix.postings.get(s)); df > 0 && !seen[s] {
 			seen[s] = true
 			if _, in := slices.BinarySearch(pr.Query.uniqueTerms, s); in {
-				stated += pr.ix.idf(n, df)
+				stated += pr.ix.idf(s, df)
 			}
 		}
 	}
@@ -205,14 +202,13 @@ func (pr *Problem) nameStated(name string) float64 {
 
 // nameStated is Problem.nameStated for the unit at index position id.
 func (ix *Index) nameStated(q *Query, id int32) float64 {
-	n := float64(len(ix.units))
 	var all, stated float64
 	for _, s := range Terms(nameWords(ix.units[id])) {
 		df := len(ix.postings.get(s))
 		if df == 0 {
 			continue
 		}
-		w := ix.idf(n, df)
+		w := ix.idf(s, df)
 		all += w
 		if _, in := slices.BinarySearch(q.uniqueTerms, s); in {
 			stated += w

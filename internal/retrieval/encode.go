@@ -19,6 +19,7 @@ import (
 // so a field added to Index without a place here fails it.
 func (ix *Index) Encode(w *binenc.Writer) {
 	w.Uint(uint64(len(ix.units)))
+	w.Uint(uint64(ix.cjkUnits))
 	encodeTable(w, maps.All(ix.postings.m), strings.Compare, w.Strs, putPostings)
 	w.Count(len(ix.phrases), ix.phrases == nil)
 	for _, ph := range ix.phrases {
@@ -127,6 +128,9 @@ func DecodeUnbound(r *binenc.Reader) (u *Unbound, err error) {
 	}()
 	ix := &Index{}
 	units := r.Len()
+	if ix.cjkUnits = r.Len(); ix.cjkUnits > units {
+		r.Fail()
+	}
 	ix.postings.lz = readTable(r, r.Strs(), func(t string) string { return t }, strings.Compare, decodePostings, units)
 	if n, isNil := r.Count(); !isNil {
 		ix.phrases = make([]phrase, n)

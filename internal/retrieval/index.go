@@ -157,6 +157,9 @@ type Index struct {
 	// compile walks every catalog unit, and a slice beats a name lookup.
 	byCatalog []int32
 	postings  postingMap
+	// cjkUnits counts the units with a Chinese, Japanese or Korean term:
+	// the catalog such a term's idf is taken over (see idf).
+	cjkUnits int
 	// phrases are the units' phrases by id; phraseSeqs finds their stems
 	// in a task.
 	phrases    []phrase
@@ -288,6 +291,7 @@ func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool
 		bags[id].countUseWhen(useDF, quotedCap, t.useAt[id])
 	}
 	t.average(bags)
+	ix.cjkUnits = t.cjkUnits
 	for id, u := range ix.units {
 		if p.Now() {
 			return ix, nil
@@ -364,8 +368,7 @@ func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool
 // word ("Holidays" among a dozen holiday tools) earns a share of it, so it
 // cannot outrank the unit whose description says what the task asks.
 func (ix *Index) weighNames() {
-	n := float64(len(ix.units))
-	most := ix.idf(n, 1)
+	most := ix.idf("", 1)
 	for i := range ix.phrases {
 		ph := &ix.phrases[i]
 		if ph.kind != fieldName && ph.kind != fieldAlias {
@@ -374,7 +377,7 @@ func (ix *Index) weighNames() {
 		var info float64
 		for _, s := range ph.stems {
 			if df := len(ix.postings.get(s)); df > 0 && !stopWords[s] {
-				info += ix.idf(n, df)
+				info += ix.idf(s, df)
 			}
 		}
 		ph.weight = min(1, info/most)
@@ -856,6 +859,9 @@ type table struct {
 	released bool
 	// numbering is the table's while bags are added; nil once averaged.
 	numbering *tableNumbering
+	// cjkUnits counts the bags with a Chinese, Japanese or Korean term
+	// (Index.cjkUnits).
+	cjkUnits int
 }
 
 // tableNumbering is the state of a table being built: the numbers given
@@ -879,7 +885,9 @@ func newTable(n int) *table {
 func (t *table) add(i int, b *bag, release bool) {
 	n := t.numbering
 	t.useAt[i] = b.locateUseWhen()
+	cjk := false
 	for _, term := range b.terms {
+		cjk = cjk || isCJKTerm(term)
 		k, ok := n.termID[term]
 		if !ok {
 			k = int32(len(t.terms))
@@ -901,6 +909,9 @@ func (t *table) add(i int, b *bag, release bool) {
 		t.gids = append(t.gids, k)
 	}
 	t.sizes[i] = [2]int32{int32(len(b.terms)), int32(len(b.grams))}
+	if cjk {
+		t.cjkUnits++
+	}
 	if release {
 		b.terms, b.grams, b.gramStems = nil, nil, nil
 		t.released = true

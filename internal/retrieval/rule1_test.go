@@ -709,24 +709,29 @@ func TestScoreIsEvidence(t *testing.T) {
 }
 
 func TestIDF(t *testing.T) {
-	ix := &Index{}
 	tests := []struct {
-		name  string
-		n     float64
-		df    int
-		want  float64
-		claim string
+		name   string
+		n, cjk int // units, and those with a CJK term
+		term   string
+		df     int
+		want   float64
+		claim  string
 	}{
-		{name: "small catalog counts as 30", n: 3, df: 1, want: 3.028522096376982},
-		{name: "30 units", n: 30, df: 1, want: 3.028522096376982},
-		{name: "rarer in a larger catalog", n: 100, df: 1, want: 4.209655408733095},
-		{name: "in every unit", n: 30, df: 30, want: 0.016260520871780326},
-		{name: "ten of a thousand", n: 1000, df: 10, want: 4.557379522151743},
+		{name: "small catalog counts as 30", n: 3, term: "test", df: 1, want: 3.028522096376982},
+		{name: "30 units", n: 30, term: "test", df: 1, want: 3.028522096376982},
+		{name: "rarer in a larger catalog", n: 100, term: "test", df: 1, want: 4.209655408733095},
+		{name: "in every unit", n: 30, term: "test", df: 30, want: 0.016260520871780326},
+		{name: "ten of a thousand", n: 1000, term: "test", df: 10, want: 4.557379522151743},
+		// A CJK term is counted among the units with such terms.
+		{name: "a CJK term among its own", n: 1000, cjk: 30, term: "测试", df: 10, want: 1.082611947321669},
+		{name: "an English term beside them", n: 1000, cjk: 30, term: "test", df: 10, want: 4.557379522151743},
+		{name: "a CJK term in a catalog without", n: 1000, term: "测试", df: 10, want: 4.557379522151743},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ix.idf(tt.n, tt.df); math.Abs(got-tt.want) > 1e-12 {
-				t.Errorf("idf(%g, %d): got %.15f; want %.15f", tt.n, tt.df, got, tt.want)
+			ix := &Index{units: make([]*ir.Unit, tt.n), cjkUnits: tt.cjk}
+			if got := ix.idf(tt.term, tt.df); math.Abs(got-tt.want) > 1e-9 {
+				t.Errorf("idf(%q, %d) of %d units, %d with CJK terms: got %.15f; want %.15f", tt.term, tt.df, tt.n, tt.cjk, got, tt.want)
 			}
 		})
 	}

@@ -56,7 +56,6 @@ type scored struct {
 // early, with partial scores, when stop reports true.
 func (ix *Index) score(q *Query, stop func() bool) (scores []float64, above []scored) {
 	scores = make([]float64, len(ix.units))
-	n := float64(len(ix.units))
 	for _, t := range q.uniqueTerms {
 		if stop() {
 			return scores, nil
@@ -65,7 +64,7 @@ func (ix *Index) score(q *Query, stop func() bool) (scores []float64, above []sc
 		if len(ps) == 0 {
 			continue
 		}
-		idf := ix.idf(n, len(ps)) * q.weightOf(t)
+		idf := ix.idf(t, len(ps)) * q.weightOf(t)
 		for _, p := range ps {
 			scores[p.unit] += idf * float64(p.sat)
 		}
@@ -188,7 +187,16 @@ func (ix *Index) top(scores []float64, k int) []Ranked {
 // least idfMinCatalog units: in a catalog of three skills every word is
 // "common" by the raw formula, yet a word that only one of them uses is as
 // telling as it would be among hundreds.
-func (ix *Index) idf(n float64, df int) float64 {
+//
+// A Chinese, Japanese or Korean term's catalog is the units that hold
+// such terms: in a catalog of English skills with a few described in
+// Chinese, "测试" (test), in a third of those few, is as common as "test"
+// is among all, not as rare as a word of one skill in the whole.
+func (ix *Index) idf(term string, df int) float64 {
+	n := float64(len(ix.units))
+	if ix.cjkUnits > 0 && isCJKTerm(term) {
+		n = float64(ix.cjkUnits)
+	}
 	n = math.Max(n, idfMinCatalog)
 	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 }
@@ -278,11 +286,10 @@ func (ix *Index) nameShare(ph *phrase, task float64) float64 {
 	if task <= 0 {
 		return 1
 	}
-	n := float64(len(ix.units))
 	var info float64
 	for _, s := range ph.stems {
 		if df := len(ix.postings.get(s)); df > 0 && !stopWords[s] {
-			info += ix.idf(n, df)
+			info += ix.idf(s, df)
 		}
 	}
 	return min(1, info/(nameShareFull*task))
@@ -293,7 +300,6 @@ func (ix *Index) nameShare(ph *phrase, task float64) float64 {
 // reports true.
 func (ix *Index) evidence(q *Query, unit int32, stop func() bool) []Evidence {
 	var out []Evidence
-	n := float64(len(ix.units))
 	for _, t := range q.uniqueTerms {
 		if stop() {
 			return nil
@@ -309,7 +315,7 @@ func (ix *Index) evidence(q *Query, unit int32, stop func() bool) []Evidence {
 				fs = append(fs, fieldNames[f])
 			}
 		}
-		e := Evidence{Field: strings.Join(fs, "+"), Terms: []string{t}, Weight: ix.idf(n, len(ps)) * q.weightOf(t) * float64(ps[i].sat)}
+		e := Evidence{Field: strings.Join(fs, "+"), Terms: []string{t}, Weight: ix.idf(t, len(ps)) * q.weightOf(t) * float64(ps[i].sat)}
 		if _, pasted := q.material[t]; pasted {
 			e.Source = SourceMaterial
 		} else if kind, ok := q.pasted[t]; ok {
@@ -424,7 +430,6 @@ func (ix *Index) clauseBests(q *Query, stop func() bool) []int32 {
 	if last == 0 {
 		return nil
 	}
-	n := float64(len(ix.units))
 	scores := make([]float64, len(ix.units))
 	var touched []int32
 	var out []int32
@@ -437,7 +442,7 @@ func (ix *Index) clauseBests(q *Query, stop func() bool) []int32 {
 				continue
 			}
 			ps := ix.postings.get(t)
-			idf := ix.idf(n, len(ps))
+			idf := ix.idf(t, len(ps))
 			for _, p := range ps {
 				if scores[p.unit] == 0 {
 					touched = append(touched, p.unit)
