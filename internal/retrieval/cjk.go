@@ -241,7 +241,7 @@ var (
 	// cjkAfterAsks matches the forms of cjkAfter that ask after all:
 	// "Xを使わないといけない" (must use X), "X 없이는 안 돼".
 	cjkAfterAsks = regexp.MustCompile(`^` + cjkQuotes + `*(?:スキル)?(?:は|を|も)?(?:使わない(?:と|理由|わけ)|使わずには|なしでは|なしには)` +
-		`|^` + cjkQuotes + `*(?:스킬)?(?:은|는|을|를|도)?\s*(?:(?:사용|이용)\s?하지|쓰지)\s*않(?:으면|을)` +
+		`|^` + cjkQuotes + `*(?:스킬)?(?:은|는|을|를|도)?\s*(?:(?:사용|이용)\s?하지|쓰지)\s*않(?:으면|을\s?이유)` +
 		`|^` + cjkQuotes + `*(?:스킬)?(?:은|는)?\s*없이는`)
 )
 
@@ -252,7 +252,7 @@ const cjkQuotes = "[\\s\"'“”‘’「」『』《》【】（）()/@`]"
 const cjkConnectors = `或者|或|和|与|與|跟|及|还有|還有|以及|、|/|や|と|또는|이나|과|와|랑`
 
 // cjkLeads may stand before a cue that opens a clause: a pronoun, "please",
-// "also", "just", "first", "for now", "both".
+// "also", "just", "first", "for now", "both", "better", "could we", "but".
 const cjkLeads = `我们|我們|咱们|咱們|你们|你們|大家|我|你|请|請|也|就|先|千万|千萬|这次|這次|这回|暂时|暫時|都|还|還|所以|那就|可以|最好|尽量|盡量|建议|建議|一定|绝对|絕對|完全|根本|目前|以后|以後|这里|這裡|今天|麻烦|麻煩|拜托|拜託|注意|记得|記得|但|但是|能不能|可不可以|能否`
 
 // cjkJoin matches the gap between two names of one list ("A 和 B",

@@ -62,6 +62,8 @@ func TestCJKNegation(t *testing.T) {
 		{name: "Japanese with an adverb", task: "tddは絶対に使わないでください", want: "tdd"},
 		{name: "Korean will not use", task: "tdd는 사용하지 않겠습니다", want: "tdd"},
 		{name: "Korean must not use", task: "tdd는 쓰면 안 돼", want: "tdd"},
+		{name: "Korean promises not to use", task: "tdd은 쓰지 않을게요", want: "tdd"},
+		{name: "Korean no reason not to use", task: "tdd를 사용하지 않을 이유가 없어", want: ""},
 		{name: "Korean with a comma", task: "tdd는, 사용하지 마세요", want: "tdd"},
 		{name: "a comma list all refused", task: "tdd，deploy 都不要用", want: "deploy tdd"},
 		{name: "a comma list, the last refused", task: "用 tdd，deploy 不用了", want: "deploy"},
