@@ -67,9 +67,9 @@ func ReadCases(file string) (cases []Case, notes []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// A byte-order mark, which editors on Windows write first, is no
-	// part of the JSON: read, it was "invalid character 'ï'".
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	// A byte-order mark is no part of the JSON, of the whole file as of
+	// its first line.
+	data = strictjson.WithoutBOM(data)
 	// Text that is not UTF-8 is placed in the whole file, before it is
 	// read as a gold set or as lines: a set of several lines failed the
 	// set's check and was read as JSONL whose "{" ends too soon.

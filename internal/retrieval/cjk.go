@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -144,11 +145,7 @@ var hangulEndings = func() []string {
 	es := strings.Fields(`에서는 에서도 으로는 으로 에서 에게 까지 부터 처럼 보다 이나 라는 이라는 하고 과 와 을 를 이 가 은 는 에 의 로 도 만
 해주세요 해주십시오 해줘요 해줘 해주 하세요 하려면 하려고 하는 하기 해서 했는데 합니다 한다 하다 하지 해 할 한`)
 	// Longest first, so "에서는" is taken whole rather than its "는".
-	for i := 1; i < len(es); i++ {
-		for j := i; j > 0 && utf8.RuneCountInString(es[j]) > utf8.RuneCountInString(es[j-1]); j-- {
-			es[j], es[j-1] = es[j-1], es[j]
-		}
-	}
+	slices.SortStableFunc(es, func(a, b string) int { return utf8.RuneCountInString(b) - utf8.RuneCountInString(a) })
 	return es
 }()
 
@@ -245,8 +242,12 @@ var (
 		`|^` + cjkQuotes + `*(?:스킬)?(?:은|는)?\s*없이는`)
 )
 
-// cjkQuotes are the blanks and quotes that may wrap a name.
-const cjkQuotes = "[\\s\"'“”‘’「」『』《》【】（）()/@`]"
+// cjkQuoteMarks are the quotes, brackets and marks that may wrap a name;
+// cjkQuotes is the pattern of one of them or a blank.
+const (
+	cjkQuoteMarks = "\"'“”‘’「」『』《》【】（）()/@`"
+	cjkQuotes     = `[\s` + cjkQuoteMarks + `]`
+)
 
 // cjkConnectors join the names of a list.
 const cjkConnectors = `或者|或|和|与|與|跟|及|还有|還有|以及|、|/|や|と|또는|이나|과|와|랑`
@@ -437,9 +438,7 @@ const (
 )
 
 // isCJKQuote reports whether r is one of cjkQuotes.
-func isCJKQuote(r rune) bool {
-	return unicode.IsSpace(r) || strings.ContainsRune("\"'“”‘’「」『』《》【】（）()/@`", r)
-}
+func isCJKQuote(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(cjkQuoteMarks, r) }
 
 // firstRune returns the first rune of s, as a string.
 func firstRune(s string) string {

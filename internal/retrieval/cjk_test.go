@@ -94,26 +94,6 @@ func TestCJKNegation(t *testing.T) {
 	}
 }
 
-// TestHangulStem: a particle or a request's ending is taken off a Hangul
-// word that keeps two syllables.
-func TestHangulStem(t *testing.T) {
-	tests := []struct{ name, word, want string }{
-		{name: "object marker", word: "쿼리를", want: "쿼리"},
-		{name: "do it for me", word: "최적화해줘", want: "최적화"},
-		{name: "longest ending", word: "서버에서는", want: "서버"},
-		{name: "two syllables kept", word: "속도", want: "속도"},
-		{name: "a particle, then the word's own ending", word: "게이트웨이를", want: Stem("게이트웨이")},
-		{name: "no ending", word: "데이터베이스", want: "데이터베이스"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Stem(tt.word); got != tt.want {
-				t.Errorf("Stem(%q): got %q; want %q", tt.word, got, tt.want)
-			}
-		})
-	}
-}
-
 // TestCJKRefusedClauseIsNoEvidence: a clause that refuses in Chinese
 // (opening with the refusal), Japanese or Korean (closing with it) is
 // evidence for no unit; a clause after it, or one whose refusal asks, is.

@@ -19,7 +19,7 @@ import (
 type Query struct {
 	task        string
 	words       []string // folded words, for negation and whole-name matching
-	cjk         bool     // some word is Chinese, Japanese or Korean (cjk.go)
+	cjk         bool     // the task holds Chinese, Japanese or Korean letters (hasCJK)
 	spans       []span   // where each word is in task
 	stems       []string // stems of every word, for phrases; "" for a masked word
 	uniqueTerms []string // indexed stems minus stop words, deduplicated, sorted

@@ -108,6 +108,14 @@ func TestStem(t *testing.T) {
 		name, word, want string
 	}{
 		{name: "hacker stays hacker", word: "hacker", want: "hacker"},
+		// A Hangul word loses a particle or a request's ending, then its
+		// own, and keeps two syllables.
+		{name: "Hangul object marker", word: "쿼리를", want: "쿼리"},
+		{name: "Hangul do it for me", word: "최적화해줘", want: "최적화"},
+		{name: "Hangul longest ending", word: "서버에서는", want: "서버"},
+		{name: "Hangul two syllables kept", word: "속도", want: "속도"},
+		{name: "Hangul particle, then the word's own ending", word: "게이트웨이를", want: Stem("게이트웨이")},
+		{name: "Hangul without ending", word: "데이터베이스", want: "데이터베이스"},
 		{name: "plural s", word: "tests", want: "test"},
 		{name: "ing", word: "testing", want: "test"},
 		{name: "ing undoubles", word: "stopping", want: "stop"},

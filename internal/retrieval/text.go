@@ -148,10 +148,10 @@ func nextIsLetter(text string, i int) bool {
 	return n > 0 && unicode.IsLetter(r)
 }
 
-// fold maps a rune to its lower-case form (and a full-width letter or digit
-// to its ASCII one), using the smallest rune of its
-// case-folding orbit for runes whose lower case is ambiguous (e.g. the Kelvin
-// sign and "k").
+// fold maps a rune to its lower-case form (and a full-width letter or
+// digit to its ASCII one), using the smallest rune of its case-folding
+// orbit for runes whose lower case is ambiguous (e.g. the Kelvin sign and
+// "k").
 func fold(r rune) rune {
 	if '！' <= r && r <= '～' {
 		// The full-width forms of ASCII, as Chinese and Japanese input

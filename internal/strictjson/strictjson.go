@@ -34,11 +34,11 @@ func (e *EncodingError) Error() string {
 	return fmt.Sprintf("not UTF-8 at byte %d", e.Offset)
 }
 
-// withoutBOM returns data without the byte-order mark an editor on
+// WithoutBOM returns data without the byte-order mark an editor on
 // Windows writes first, which RFC 8259 lets a parser ignore and
 // encoding/json calls "invalid character 'ï'". Explain reads the same
 // text, so that places count from after it.
-func withoutBOM(data []byte) []byte { return bytes.TrimPrefix(data, []byte("\ufeff")) }
+func WithoutBOM(data []byte) []byte { return bytes.TrimPrefix(data, []byte("\ufeff")) }
 
 // ValidUTF8 returns an *EncodingError for data that is not UTF-8.
 func ValidUTF8(data []byte) error {
@@ -75,7 +75,7 @@ func (e *KeyError) Error() string {
 // data must hold one JSON value and nothing after it, in UTF-8 (else an
 // *EncodingError).
 func Unmarshal(data []byte, v any) error {
-	data = withoutBOM(data)
+	data = WithoutBOM(data)
 	unknown, err := members(data, v, nil)
 	if err != nil {
 		return err
@@ -93,7 +93,7 @@ func Unmarshal(data []byte, v any) error {
 // ("TASK") is one of them, never read as the field; a repeated key is
 // still refused.
 func UnmarshalKnown(data []byte, v any) (unknown []string, err error) {
-	data = withoutBOM(data)
+	data = WithoutBOM(data)
 	known := map[string]json.RawMessage{}
 	if unknown, err = members(data, v, known); err != nil {
 		return nil, err
@@ -192,7 +192,7 @@ func Explain(data []byte, err error) error {
 		se *json.SyntaxError
 		ee *EncodingError
 	)
-	data = withoutBOM(data)
+	data = WithoutBOM(data)
 	switch {
 	case err == nil:
 		return nil
