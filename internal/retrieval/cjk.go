@@ -316,6 +316,19 @@ var (
 	cjkAsks = regexp.MustCompile(`^(?:` + cjkLeads + `)*(?:(?:不要|别|別|勿|不)(?:再)?(?:忘|漏|跳过|跳過|省略|错过|錯過|只|犹豫|猶豫|担心|擔心|怕)|(?:别|別)(?:人|的|处|處|说|說)|(?:不用|不要|不需要)的)`)
 )
 
+// cjkSupposes matches what makes a Chinese refusal a supposition: "不用 X
+// 的话", "不用 X 会怎样？" ask what follows from going without X.
+var cjkSupposes = regexp.MustCompile(`的话|的話|会怎|會怎|会如何|會如何|会发生什么|會發生什麼|会有什么|會有什麼|会不会|會不會`)
+
+// supposes reports whether the clause that after (the text after a name)
+// goes on in supposes (cjkSupposes).
+func supposes(after string) bool {
+	if end := strings.IndexAny(after, "，。,.!！？?；;\n"); end >= 0 {
+		after = after[:end]
+	}
+	return cjkSupposes.MatchString(after)
+}
+
 // maskRefusedCJK marks, in masked (allocated when nil and needed), the
 // words of each clause that refuses (cjkRefusalOpens, cjkRefusalCloses).
 func maskRefusedCJK(q *Query, masked []bool) []bool {
@@ -332,7 +345,7 @@ func maskRefusedCJK(q *Query, masked []bool) []bool {
 		clause := q.task[start:end]
 		stop := to // the words up to here are masked
 		switch {
-		case cjkOnly.MatchString(clause):
+		case cjkOnly.MatchString(clause), cjkSupposes.MatchString(clause):
 			stop = from
 		case cjkRefusalOpens.MatchString(clause) && !cjkAsks.MatchString(clause):
 			cue := cjkRefusalOpens.FindStringIndex(clause)[1]
@@ -390,7 +403,7 @@ func (q *Query) cjkRefusals(nameAt []int32, depth func(int32) int, stop func() b
 			k += m - 1
 			continue
 		}
-		if loc := cjkBefore.FindStringSubmatchIndex(before); loc != nil && !cjkOnlyAfter.MatchString(after) && (loc[4] < 0 || !cjkNegated.MatchString(before[:loc[4]]) && cjkObjectEnds.MatchString(after)) {
+		if loc := cjkBefore.FindStringSubmatchIndex(before); loc != nil && !cjkOnlyAfter.MatchString(after) && !supposes(after) && (loc[4] < 0 || !cjkNegated.MatchString(before[:loc[4]]) && cjkObjectEnds.MatchString(after)) {
 			// The quote starts at the cue, past the lead that let it in.
 			cue := loc[0]
 			if loc[2] >= 0 {

@@ -289,6 +289,14 @@ func TestNegation(t *testing.T) {
 		{name: "don't need", task: "I don't need tdd here", want: "tdd"},
 		{name: "no need for", task: "fix it, no need for tdd", want: "tdd"},
 		{name: "wanting is no cue", task: "I don't want the tdd notes to be long", want: ""},
+		// A subject's negation in a clause that supposes asks about the
+		// unit; an imperative after "if possible," still refuses it.
+		{name: "what if we don't use", task: "what if we don't use tdd?", want: ""},
+		{name: "if you skip", task: "if you skip tdd, what breaks in the deploy?", want: ""},
+		{name: "unless they never run", task: "it is fine unless they never run deploy", want: ""},
+		{name: "if possible, don't use", task: "if possible, don't use tdd", want: "tdd"},
+		{name: "if no subject", task: "deploy it, and if needed don't use tdd", want: "tdd"},
+		{name: "a statement refuses", task: "I don't use tdd anymore, deploy it", want: "tdd"},
 		{name: "cue is case-folded", task: "AVOID TDD", want: "tdd"},
 		{name: "alias", task: "avoid red green", want: "tdd"},
 		{name: "slash name", task: "avoid /tdd", want: "tdd"},
