@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -206,7 +207,7 @@ var (
 	// open its clause or follow a word that may lead it ("我不要用X",
 	// "也别用X"): "识别", "个别", "分别" are no "别", and "不得不用X",
 	// "何不用X", "要不要用X" ask for X.
-	cjkBefore = regexp.MustCompile(`(^|[^\p{Han}]|` + cjkLeads + `)(?:` +
+	cjkBefore = lazyRegexp(`(^|[^\p{Han}]|` + cjkLeads + `)(?:` +
 		`(?:不要|不用|别|別|切勿|勿|甭|禁止|无需|無需|无须|無須|毋需|毋须|毋須|不需要|不需|不必|不想|不准|不许|不許|没必要|沒必要|用不着|用不著)(?:再|继续|繼續|去)?(?:使用|用|调用|調用|加载|載入|载入|启用|啟用|开启|開啟|依赖|依賴)?` +
 		`|不(?:再|去)?(?:使用|调用|調用|加载|载入|載入|启用|啟用|考虑|考慮|依赖|依賴)` +
 		`|忽略` +
@@ -214,13 +215,13 @@ var (
 		`)(?:这个|這個|那个|那個|该|該)?(?:技能)?` + cjkQuotes + `*` + cjkList + `$`)
 	// cjkNegated matches a negator that ends right before a refuser
 	// (cjkBefore's group): "不要跳过X" asks for X.
-	cjkNegated = regexp.MustCompile(`(?:不|别|別|勿|没|沒|千万|千萬)(?:要|能|可以|可|准|许|許|用|必|有)?\s*$`)
+	cjkNegated = lazyRegexp(`(?:不|别|別|勿|没|沒|千万|千萬)(?:要|能|可以|可|准|许|許|用|必|有)?\s*$`)
 	// cjkObjectEnds matches what may follow the names a refuser (cjkBefore's
 	// group) takes: the clause's end or the word "skill". "避免 seo 排名下降"
 	// avoids a drop, not the skill; "去掉 benchmark 里的异常值" removes values.
-	cjkObjectEnds = regexp.MustCompile(`^` + cjkQuotes + `*(?:技能|skill)?` + cjkQuotes + `*(?:[，。,.!！？?；;、\n]|$|了|吧)`)
+	cjkObjectEnds = lazyRegexp(`^` + cjkQuotes + `*(?:技能|skill)?` + cjkQuotes + `*(?:[，。,.!！？?；;、\n]|$|了|吧)`)
 	// cjkAfter matches a cue that starts right after a name.
-	cjkAfter = regexp.MustCompile(`^` + cjkQuotes + `*(?:` +
+	cjkAfter = lazyRegexp(`^` + cjkQuotes + `*(?:` +
 		// Chinese, where the clause ends after the cue: "X就不用了",
 		// "X都不要用", "X先别用了"; "X不要太激进" and "X 不用 手动检查"
 		// go on, and refuse nothing.
@@ -234,13 +235,21 @@ var (
 		`)`)
 	// cjkOnlyAfter matches what makes a refused name the one thing
 	// allowed: "不要用 X 以外的技能", "别用 X 之外的".
-	cjkOnlyAfter = regexp.MustCompile(`^` + cjkQuotes + `*(?:技能)?(?:以外|之外|外的|除外)`)
+	cjkOnlyAfter = lazyRegexp(`^` + cjkQuotes + `*(?:技能)?(?:以外|之外|外的|除外)`)
 	// cjkAfterAsks matches the forms of cjkAfter that ask after all:
 	// "Xを使わないといけない" (must use X), "X 없이는 안 돼".
-	cjkAfterAsks = regexp.MustCompile(`^` + cjkQuotes + `*(?:スキル)?(?:は|を|も)?(?:使わない(?:と|理由|わけ)|使わずには|なしでは|なしには)` +
+	cjkAfterAsks = lazyRegexp(`^` + cjkQuotes + `*(?:スキル)?(?:は|を|も)?(?:使わない(?:と|理由|わけ)|使わずには|なしでは|なしには)` +
 		`|^` + cjkQuotes + `*(?:스킬)?(?:은|는|을|를|도)?\s*(?:(?:사용|이용)\s?하지|쓰지)\s*않(?:으면|을\s?이유)` +
 		`|^` + cjkQuotes + `*(?:스킬)?(?:은|는)?\s*없이는`)
 )
+
+// lazyRegexp returns a function that compiles src on its first call: the
+// patterns of this file are wanted only by a task in these scripts, and
+// compiling them all took a start without one about 0.7 ms.
+// TestCJKPatternsCompile compiles every one.
+func lazyRegexp(src string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
+}
 
 // cjkQuoteMarks are the quotes, brackets and marks that may wrap a name;
 // cjkQuotes is the pattern of one of them or a blank.
@@ -261,9 +270,9 @@ const cjkLeads = `我们|我們|咱们|咱們|你们|你們|大家|我|你|请|�
 // comma join them too, which a cue after them takes only when it says
 // "all" (cjkAll): "用 A，B 不用了" wants A.
 var (
-	cjkJoin     = regexp.MustCompile(`^` + cjkQuotes + `*(?:` + cjkConnectors + `)` + cjkQuotes + `*$`)
-	cjkJoinWide = regexp.MustCompile(`^` + cjkQuotes + `*(?:` + cjkConnectors + `|[,，])` + cjkQuotes + `*$`)
-	cjkAll      = regexp.MustCompile(`^` + cjkQuotes + `*(?:技能)?(?:都|全都|也都|全部|均|とも|どちらも|両方とも|모두|둘 다|다)`)
+	cjkJoin     = lazyRegexp(`^` + cjkQuotes + `*(?:` + cjkConnectors + `)` + cjkQuotes + `*$`)
+	cjkJoinWide = lazyRegexp(`^` + cjkQuotes + `*(?:` + cjkConnectors + `|[,，])` + cjkQuotes + `*$`)
+	cjkAll      = lazyRegexp(`^` + cjkQuotes + `*(?:技能)?(?:都|全都|也都|全部|均|とも|どちらも|両方とも|모두|둘 다|다)`)
 )
 
 // cjkCueReach is how many bytes around a name cjkBefore and cjkAfter read:
@@ -301,24 +310,24 @@ func hasCJK(text string) bool {
 // opens the clause ("无需写 E2E 测试，只补单元测试"); in Japanese and Korean
 // it closes it ("Playwright は使わずに、", "TDD 워크플로우는 쓰지 말고,").
 var (
-	cjkRefusalOpens  = regexp.MustCompile(`^(?:` + cjkLeads + `)*(?:不要|别|別|无需|無需|不需要|不用|不必|请勿|請勿|切勿|勿|甭|禁止|不想)`)
-	cjkRefusalCloses = regexp.MustCompile(`(?:使わないで|使わずに|使わない|使いません|しないで|せずに|なしで|抜きで|は不要|いらない|(?:쓰|사용하|하)지\s*(?:마|말고|말아|마세요|않아도))[\s、，,。.!！]*$`)
+	cjkRefusalOpens  = lazyRegexp(`^(?:` + cjkLeads + `)*(?:不要|别|別|无需|無需|不需要|不用|不必|请勿|請勿|切勿|勿|甭|禁止|不想)`)
+	cjkRefusalCloses = lazyRegexp(`(?:使わないで|使わずに|使わない|使いません|しないで|せずに|なしで|抜きで|は不要|いらない|(?:쓰|사용하|하)지\s*(?:마|말고|말아|마세요|않아도))[\s、，,。.!！]*$`)
 	// cjkOnly matches a clause that refuses everything but what it names
 	// ("不要用 X 以外的技能", "Xしか使わないで", "X 외에는 쓰지 마"): it asks
 	// for X.
-	cjkOnly = regexp.MustCompile(`以外|之外|除了|しか|だけ|외에|외엔|만\s?(?:쓰|사용)|말고는|빼고는`)
+	cjkOnly = lazyRegexp(`以外|之外|除了|しか|だけ|외에|외엔|만\s?(?:쓰|사용)|말고는|빼고는`)
 	// cjkTurn ends the scope of a Chinese refusal that opens a clause: what
 	// follows is asked for ("不要用 MySQL 而用 X", "别用 ORM 直接用 X").
-	cjkTurn = regexp.MustCompile(`而|但|却|卻|直接|改用|换用|換用|还要|還要|就用|只用`)
+	cjkTurn = lazyRegexp(`而|但|却|卻|直接|改用|换用|換用|还要|還要|就用|只用`)
 	// cjkAsks are the verbs whose refusal asks ("不要忘记", "别漏了"), and
 	// the words that open with a refusal's characters and are none
 	// ("别人写的查询", "不用的查询").
-	cjkAsks = regexp.MustCompile(`^(?:` + cjkLeads + `)*(?:(?:不要|别|別|勿|不)(?:再)?(?:忘|漏|跳过|跳過|省略|错过|錯過|只|犹豫|猶豫|担心|擔心|怕)|(?:别|別)(?:人|的|处|處|说|說)|(?:不用|不要|不需要)的)`)
+	cjkAsks = lazyRegexp(`^(?:` + cjkLeads + `)*(?:(?:不要|别|別|勿|不)(?:再)?(?:忘|漏|跳过|跳過|省略|错过|錯過|只|犹豫|猶豫|担心|擔心|怕)|(?:别|別)(?:人|的|处|處|说|說)|(?:不用|不要|不需要)的)`)
 )
 
 // cjkSupposes matches what makes a Chinese refusal a supposition: "不用 X
 // 的话", "不用 X 会怎样？" ask what follows from going without X.
-var cjkSupposes = regexp.MustCompile(`的话|的話|会怎|會怎|会如何|會如何|会发生什么|會發生什麼|会有什么|會有什麼|会不会|會不會`)
+var cjkSupposes = lazyRegexp(`的话|的話|会怎|會怎|会如何|會如何|会发生什么|會發生什麼|会有什么|會有什麼|会不会|會不會`)
 
 // supposes reports whether the clause that after (the text after a name)
 // goes on in supposes (cjkSupposes).
@@ -326,7 +335,7 @@ func supposes(after string) bool {
 	if end := strings.IndexAny(after, "，。,.!！？?；;\n"); end >= 0 {
 		after = after[:end]
 	}
-	return cjkSupposes.MatchString(after)
+	return cjkSupposes().MatchString(after)
 }
 
 // maskRefusedCJK marks, in masked (allocated when nil and needed), the
@@ -345,15 +354,15 @@ func maskRefusedCJK(q *Query, masked []bool) []bool {
 		clause := q.task[start:end]
 		stop := to // the words up to here are masked
 		switch {
-		case cjkOnly.MatchString(clause), cjkSupposes.MatchString(clause):
+		case cjkOnly().MatchString(clause), cjkSupposes().MatchString(clause):
 			stop = from
-		case cjkRefusalOpens.MatchString(clause) && !cjkAsks.MatchString(clause):
-			cue := cjkRefusalOpens.FindStringIndex(clause)[1]
-			if loc := cjkTurn.FindStringIndex(clause[cue:]); loc != nil {
+		case cjkRefusalOpens().MatchString(clause) && !cjkAsks().MatchString(clause):
+			cue := cjkRefusalOpens().FindStringIndex(clause)[1]
+			if loc := cjkTurn().FindStringIndex(clause[cue:]); loc != nil {
 				for stop = from; stop < to && int(q.spans[stop].start) < start+cue+loc[0]; stop++ {
 				}
 			}
-		case cjkRefusalCloses.MatchString(clause):
+		case cjkRefusalCloses().MatchString(clause):
 		default:
 			stop = from
 		}
@@ -386,10 +395,10 @@ func (q *Query) cjkRefusals(nameAt []int32, depth func(int32) int, stop func() b
 		if last >= 0 && from-last <= 16 {
 			gap = q.task[last:from]
 		}
-		if !cjkJoin.MatchString(gap) {
+		if !cjkJoin().MatchString(gap) {
 			list = list[:0]
 		}
-		if !cjkJoinWide.MatchString(gap) {
+		if !cjkJoinWide().MatchString(gap) {
 			wide = wide[:0]
 		}
 		l := listName{state: state, at: k, len: m, from: k}
@@ -403,16 +412,16 @@ func (q *Query) cjkRefusals(nameAt []int32, depth func(int32) int, stop func() b
 			k += m - 1
 			continue
 		}
-		if loc := cjkBefore.FindStringSubmatchIndex(before); loc != nil && !cjkOnlyAfter.MatchString(after) && !supposes(after) && (loc[4] < 0 || !cjkNegated.MatchString(before[:loc[4]]) && cjkObjectEnds.MatchString(after)) {
+		if loc := cjkBefore().FindStringSubmatchIndex(before); loc != nil && !cjkOnlyAfter().MatchString(after) && !supposes(after) && (loc[4] < 0 || !cjkNegated().MatchString(before[:loc[4]]) && cjkObjectEnds().MatchString(after)) {
 			// The quote starts at the cue, past the lead that let it in.
 			cue := loc[0]
 			if loc[2] >= 0 {
 				cue = loc[3]
 			}
 			refuse(listName{state: state, at: k, len: m, from: k}, strings.TrimSpace(before[cue:]+q.task[from:to]))
-		} else if loc := cjkAfter.FindStringIndex(after); loc != nil && !cjkAfterAsks.MatchString(after) {
+		} else if loc := cjkAfter().FindStringIndex(after); loc != nil && !cjkAfterAsks().MatchString(after) {
 			names := list
-			if cjkAll.MatchString(after) {
+			if cjkAll().MatchString(after) {
 				// "A，B 都不要用": "all" takes the names a comma lists.
 				names = wide
 			}

@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -133,5 +134,22 @@ func TestCJKRefusedClauseIsNoEvidence(t *testing.T) {
 				t.Errorf("score of %s for %q: got %.3f; want evidence %v", tt.unit, tt.task, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestCJKPatternsCompile compiles every pattern of cjk.go, which compile
+// on their first use (lazyRegexp): a bad one fails here, not in a user's
+// first Chinese task.
+func TestCJKPatternsCompile(t *testing.T) {
+	for name, re := range map[string]func() *regexp.Regexp{
+		"cjkBefore": cjkBefore, "cjkNegated": cjkNegated, "cjkObjectEnds": cjkObjectEnds,
+		"cjkAfter": cjkAfter, "cjkOnlyAfter": cjkOnlyAfter, "cjkAfterAsks": cjkAfterAsks,
+		"cjkJoin": cjkJoin, "cjkJoinWide": cjkJoinWide, "cjkAll": cjkAll,
+		"cjkRefusalOpens": cjkRefusalOpens, "cjkRefusalCloses": cjkRefusalCloses, "cjkOnly": cjkOnly,
+		"cjkTurn": cjkTurn, "cjkAsks": cjkAsks, "cjkSupposes": cjkSupposes,
+	} {
+		if re() == nil {
+			t.Errorf("%s: got no pattern", name)
+		}
 	}
 }
