@@ -2,9 +2,6 @@ package proxy
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
@@ -46,54 +43,14 @@ func Run(ctx context.Context, cfg Config) error {
 		ReadHeaderTimeout: 5 * time.Second,
 		// No read or write timeout: a completion streams for minutes.
 		IdleTimeout: 2 * time.Minute,
-		ErrorLog:    slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	p.log.Info("listening", "addr", ln.Addr().String(), "network", ln.Addr().Network(), "upstream", Redact(p.cfg.Upstream), "token", p.token.Set())
-	if cfg.Listening != nil {
-		cfg.Listening(ln.Addr())
-	}
-	loaded := make(chan error, 1)
-	go func() { loaded <- p.Watch(ctx) }()
 	defer p.Close()
-	for {
-		select {
-		case err := <-loaded:
-			loaded = nil
-			if err != nil {
-				p.drain(srv)
-				if ctx.Err() != nil {
-					return nil
-				}
-				return err
-			}
-		case <-cfg.Reload:
-			if l := p.Live(); l != nil {
-				p.log.Info("reload requested")
-				l.Reload()
-			}
-		case err := <-served:
-			return fmt.Errorf("serving: %w", err)
-		case <-ctx.Done():
-			p.log.Info("shutting down", "drain_timeout", p.cfg.DrainTimeout.String())
-			p.drain(srv)
-			if loaded != nil {
-				<-loaded
-			}
-			return nil
+	life := httpsafe.Life{Log: p.log, Watch: p.Watch, Live: p.Live, Reload: cfg.Reload,
+		DrainTimeout: p.cfg.DrainTimeout, Cut: "calls still running after the drain timeout were cut"}
+	return life.Run(ctx, srv, ln, func() {
+		p.log.Info("listening", "addr", ln.Addr().String(), "network", ln.Addr().Network(), "upstream", Redact(p.cfg.Upstream), "token", p.token.Set())
+		if cfg.Listening != nil {
+			cfg.Listening(ln.Addr())
 		}
-	}
-}
-
-// drain stops accepting and waits for the calls in flight, at most
-// DrainTimeout; past it, the remaining connections are closed.
-func (p *Proxy) drain(srv *http.Server) {
-	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.DrainTimeout)
-	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
-		p.log.Warn("calls still running after the drain timeout were cut", "error", err.Error())
-		srv.Close()
-	}
+	})
 }

@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -50,64 +48,16 @@ func Run(ctx context.Context, cfg Config) error {
 		// (the body itself has bodyTimeout).
 		ReadTimeout: 30 * time.Second,
 		IdleTimeout: 2 * time.Minute,
-		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	s.log.Info("listening", "addr", ln.Addr().String(), "network", ln.Addr().Network(), "token", s.token.Set())
-	if cfg.Listening != nil {
-		cfg.Listening(ln.Addr())
-	}
-
-	loaded := make(chan error, 1)
-	go func() { loaded <- s.Watch(ctx) }()
 	defer s.Close()
-	for {
-		select {
-		case err := <-loaded:
-			loaded = nil
-			if err != nil {
-				s.drain(srv)
-				if ctx.Err() != nil {
-					return nil
-				}
-				return err
-			}
-		case <-cfg.Reload:
-			if l := s.Live(); l != nil {
-				s.log.Info("reload requested")
-				l.Reload()
-			}
-		case err := <-served:
-			return fmt.Errorf("serving: %w", err)
-		case <-ctx.Done():
-			s.log.Info("shutting down", "drain_timeout", cfg.drain().String())
-			s.drain(srv)
-			if loaded != nil {
-				<-loaded // the first load stops with ctx
-			}
-			return nil
+	life := httpsafe.Life{Log: s.log, Watch: s.Watch, Live: s.Live, Reload: cfg.Reload,
+		DrainTimeout: s.cfg.DrainTimeout, Cut: "requests still running after the drain timeout were cut"}
+	return life.Run(ctx, srv, ln, func() {
+		s.log.Info("listening", "addr", ln.Addr().String(), "network", ln.Addr().Network(), "token", s.token.Set())
+		if cfg.Listening != nil {
+			cfg.Listening(ln.Addr())
 		}
-	}
-}
-
-func (cfg Config) drain() time.Duration {
-	if cfg.DrainTimeout <= 0 {
-		return DefaultDrainTimeout
-	}
-	return cfg.DrainTimeout
-}
-
-// drain stops accepting and waits for the requests in flight, at most
-// DrainTimeout; past it, the remaining connections are closed.
-func (s *Server) drain(srv *http.Server) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.DrainTimeout)
-	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
-		s.log.Warn("requests still running after the drain timeout were cut", "error", err.Error())
-		srv.Close()
-	}
+	})
 }
 
 // Listen opens the server's listener: TCP on Addr, or a unix socket at
