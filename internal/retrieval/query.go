@@ -610,7 +610,7 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 			interject := w == "dont" || w == "never" || (w == "not" && i > 0 && q.words[i-1] == "do" && q.gap(i-1) == gapSpace)
 			scope = q.afterNegator(i+1, interject)
 		}
-		if c == nil || (c.scoped && inScope) || q.supposed(i) {
+		if c == nil || (c.scoped && inScope) {
 			continue
 		}
 		if !names() {
@@ -899,22 +899,6 @@ func (q *Query) cueAt(i int) (*cue, int) {
 		}
 	}
 	return nil, 0
-}
-
-// conditionals open a clause that supposes, and subjects name who it
-// supposes does something.
-var (
-	conditionals = map[string]bool{"if": true, "unless": true, "whether": true, "suppose": true, "supposing": true, "assuming": true, "when": true, "whenever": true}
-	subjects     = map[string]bool{"i": true, "we": true, "you": true, "they": true, "he": true, "she": true, "someone": true, "somebody": true, "anyone": true, "anybody": true, "people": true, "users": true}
-)
-
-// supposed reports whether the cue at word i is a subject's in a clause
-// that supposes: "what happens if we don't use X?" and "if you skip X,
-// what breaks?" ask about X rather than refuse it. An imperative has no
-// subject, so "if possible, don't use X" still refuses X.
-func (q *Query) supposed(i int) bool {
-	return i >= 2 && subjects[q.words[i-1]] && conditionals[q.words[i-2]] &&
-		q.gap(i-2) == gapSpace && q.gap(i-1) == gapSpace
 }
 
 // wordsAt returns the end of words when the task has them at word i, in

@@ -289,14 +289,11 @@ func TestNegation(t *testing.T) {
 		{name: "don't need", task: "I don't need tdd here", want: "tdd"},
 		{name: "no need for", task: "fix it, no need for tdd", want: "tdd"},
 		{name: "wanting is no cue", task: "I don't want the tdd notes to be long", want: ""},
-		// A subject's negation in a clause that supposes asks about the
-		// unit; an imperative after "if possible," still refuses it.
-		{name: "what if we don't use", task: "what if we don't use tdd?", want: ""},
-		{name: "if you skip", task: "if you skip tdd, what breaks in the deploy?", want: ""},
-		{name: "unless they never run", task: "it is fine unless they never run deploy", want: ""},
+		// A polite request is a refusal, however it is framed with "if".
+		{name: "prefer if you don't", task: "I'd prefer if you don't use tdd here, just write the function", want: "tdd"},
+		{name: "if you don't, that would be great", task: "If you don't use tdd for this, that would be great.", want: "tdd"},
+		{name: "fine if you don't", task: "It's fine if you don't use deploy, I'll do it myself", want: "deploy"},
 		{name: "if possible, don't use", task: "if possible, don't use tdd", want: "tdd"},
-		{name: "if no subject", task: "deploy it, and if needed don't use tdd", want: "tdd"},
-		{name: "a statement refuses", task: "I don't use tdd anymore, deploy it", want: "tdd"},
 		{name: "cue is case-folded", task: "AVOID TDD", want: "tdd"},
 		{name: "alias", task: "avoid red green", want: "tdd"},
 		{name: "slash name", task: "avoid /tdd", want: "tdd"},
