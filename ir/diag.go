@@ -59,6 +59,7 @@ const (
 	CodeNestedSkill          Code = "nested_skill"
 	CodeUnmatchedExclude     Code = "unmatched_exclude"
 	CodeDeprecatedSkill      Code = "deprecated_skill"
+	CodeHiddenSkills         Code = "hidden_skills"
 
 	// Dependency-graph errors (compiler.GraphProblems): each makes a unit
 	// impossible to select in any compile, so a catalog holding one does

@@ -70,7 +70,11 @@ func compileNotes(res *compiler.Result, cat *ir.Catalog) []string {
 	if len(res.Ambiguous) > 0 {
 		notes = append(notes, fmt.Sprintf("ambiguous: %s; choose with --select NAME", ambiguousNames(res, ir.Printable)))
 	} else if res.Decision == compiler.DecisionNoRoute && len(res.Selected) == 0 && len(notes) == 0 {
-		notes = append(notes, noRouteNote(res))
+		if len(cat.Units) == 0 {
+			notes = append(notes, noRouteLead+noSkillFound)
+		} else {
+			notes = append(notes, noRouteNote(res))
+		}
 	}
 	if invalid := invalidNames(cat); len(invalid) > 0 {
 		notes = append(notes, fmt.Sprintf("%s in the catalog: %s; run rlmc validate", plural(len(invalid), "invalid skill"), listSome(invalid)))
@@ -99,6 +103,11 @@ func noRouteNote(res *compiler.Result) string {
 
 // noRouteLead opens the note of a compile that selected nothing.
 const noRouteLead = "no skill selected: "
+
+// noSkillFound says that the roots hold no skill: "0 units" and an empty
+// prompt read as a catalog that was checked and a task that matched
+// nothing.
+const noSkillFound = "no skill found under the roots"
 
 // ambiguousNames lists the rivals of an ambiguous result, each as print
 // renders a name.
@@ -250,7 +259,7 @@ func unloadedNote(cat *ir.Catalog) string {
 
 // isCatalogWarning reports the codes catalogWarnings reports.
 func isCatalogWarning(c ir.Code) bool {
-	return c == ir.CodeScanLimit || c == ir.CodeUnknownPolicyUnit || c == ir.CodeUnmatchedExclude
+	return c == ir.CodeScanLimit || c == ir.CodeUnknownPolicyUnit || c == ir.CodeUnmatchedExclude || c == ir.CodeHiddenSkills
 }
 
 // catalogWarnings returns the diagnostics every command reports on

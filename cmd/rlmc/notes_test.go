@@ -47,6 +47,8 @@ func TestCompileNotes(t *testing.T) {
 		}}, want: []string{"no skill selected: the closest, b (score 3.50)"}},
 		{name: "no route, no evidence", res: compiler.Result{Decision: compiler.DecisionNoRoute, Rejected: []compiler.Rejected{rejected("c", compiler.ReasonNoEvidence, 0)}},
 			want: []string{"no skill selected: the task's words are in no skill of the catalog"}},
+		{name: "no route, no skill at all", res: compiler.Result{Decision: compiler.DecisionNoRoute},
+			want: []string{"no skill selected: no skill found under the roots"}},
 		{name: "no route said by another note", res: compiler.Result{Decision: compiler.DecisionNoRoute, Rejected: []compiler.Rejected{rejected("tdd", compiler.ReasonNegated, 3)}},
 			want: []string{"tdd not loaded: the task asks not to use it"}},
 		// A result counts invalid units without naming them: the names
@@ -60,6 +62,9 @@ func TestCompileNotes(t *testing.T) {
 			var units []*ir.Unit
 			for _, n := range tt.invalid {
 				units = append(units, &ir.Unit{Name: n, Status: ir.StatusInvalid})
+			}
+			for _, rj := range tt.res.Rejected {
+				units = append(units, &ir.Unit{Name: rj.Name, Status: ir.StatusOK})
 			}
 			got := compileNotes(&tt.res, ir.NewCatalog(nil, units, nil))
 			if len(got) != len(tt.want) {

@@ -184,6 +184,11 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 			continue
 		}
 		founds, ds := sc.found, sc.diags
+		if len(founds) == 0 {
+			// Read at every load, not recorded with the scan: what the
+			// hidden folders hold is no part of the root's listing.
+			ds = append(slices.Clone(ds), hiddenSkills(fsRoot, root.Dir)...)
+		}
 		existing++
 		if sc.replayed {
 			replayed++

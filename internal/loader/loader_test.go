@@ -133,7 +133,7 @@ func TestVariants(t *testing.T) {
 
 func TestEveryDiagnosticCodeHasAFixture(t *testing.T) {
 	seen := map[ir.Code]bool{}
-	for _, f := range []string{"testdata/catalogs/variants.txtar", "testdata/catalogs/diagnostics.txtar"} {
+	for _, f := range []string{"testdata/catalogs/variants.txtar", "testdata/catalogs/diagnostics.txtar", "testdata/catalogs/hidden.txtar"} {
 		cat, _ := loadArchive(t, f)
 		for _, d := range cat.Diagnostics {
 			seen[d.Code] = true
@@ -157,7 +157,7 @@ func TestEveryDiagnosticCodeHasAFixture(t *testing.T) {
 		ir.CodeUnsupportedPrologRLM, ir.CodePathEscape, ir.CodeShadowed, ir.CodeScanLimit,
 		ir.CodeMissingFrontmatter, ir.CodeCompatibilityTooLong, ir.CodeInvalidManifest,
 		ir.CodeInvalidCodexPolicy, ir.CodeResourceEscape, ir.CodeUnknownField, ir.CodeNULByte,
-		ir.CodeSymlinkLoop, ir.CodeMissingResource,
+		ir.CodeSymlinkLoop, ir.CodeMissingResource, ir.CodeHiddenSkills,
 	} {
 		if !seen[c] {
 			t.Errorf("no fixture produces %s", c)
