@@ -83,7 +83,7 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 	// an invalid one does; bench said one error where validate said
 	// seven.
 	diags := catalogProblems(c)
-	unknown := bench.UnknownSkills(cases, c.Catalog())
+	unknown := bench.LabelProblems(cases, c.Catalog())
 	for _, u := range unknown {
 		fmt.Fprintf(stderr, "rlmc: %s: %s\n", p.cases, u)
 	}
@@ -108,15 +108,15 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 
 // benchFailure fails (exit 1) a run whose figures are printed but are not
 // the catalog's and the cases': the catalog has errors (catalogFailure),
-// or cases name gold skills the catalog lacks (unknown, each said on
-// stderr before the run), which can never be right: a misspelt label
-// lowers the figures without a failing run.
+// or cases name gold skills no answer can match (unknown: the catalog
+// lacks them, or they are explicit-user-only; each said on stderr before
+// the run): a misspelt label lowers the figures without a failing run.
 func benchFailure(ds ir.Diagnostics, unknown []string, stderr io.Writer) error {
 	if err := catalogFailure(ds, stderr); err != nil {
 		return err
 	}
 	if len(unknown) > 0 {
-		fmt.Fprintf(stderr, "rlmc: the cases name skills the catalog lacks (%d, above): the figures count them as wrong; fix the cases or the catalog\n", len(unknown))
+		fmt.Fprintf(stderr, "rlmc: the cases name skills no answer can match (%d, above): the figures count them as wrong; fix the cases or the catalog\n", len(unknown))
 		return failed()
 	}
 	return nil

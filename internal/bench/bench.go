@@ -80,6 +80,7 @@ func ReadCases(file string) (cases []Case, notes []string, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		implyExpected(gold)
 		return gold, notes, checkCases(file, gold, nil)
 	}
 	var (
@@ -122,7 +123,25 @@ func ReadCases(file string) (cases []Case, notes []string, err error) {
 	if len(out) == 0 {
 		return nil, nil, fmt.Errorf("%s: no cases", file)
 	}
+	implyExpected(out)
 	return out, notes, checkCases(file, out, lines)
+}
+
+// implyExpected gives each case without an expected decision the one its
+// labels imply: route when it names a skill to route to (or selects one),
+// no_route when it names none. A helper's first case file left the key
+// out of every case, and each was refused as expecting "".
+func implyExpected(cases []Case) {
+	for i := range cases {
+		c := &cases[i]
+		if c.Expected != "" {
+			continue
+		}
+		c.Expected = compiler.DecisionNoRoute
+		if len(c.Skills)+len(c.Alternatives)+len(c.Select) > 0 {
+			c.Expected = compiler.DecisionRoute
+		}
+	}
 }
 
 // maxCaseLine bounds a JSONL case's line: a task at the compile's limit
@@ -246,15 +265,23 @@ func checkCases(file string, cases []Case, lines []int) error {
 	return nil
 }
 
-// UnknownSkills returns, one line each, the skills the cases name as gold,
-// alternatives, selections or denials that no unit of cat is named: a
-// misspelt label that would count every answer as wrong, or deny nothing.
-func UnknownSkills(cases []Case, cat *ir.Catalog) []string {
+// LabelProblems returns, one line each, the labels of the cases that no
+// answer can match: a skill named as gold, alternative, selection or
+// denial that no unit of cat is named (a misspelt label that would count
+// every answer as wrong, or deny nothing), and a gold skill that is
+// explicit-user-only, which no task selects, in a case that does not
+// select it (git helpers that load only as /name).
+func LabelProblems(cases []Case, cat *ir.Catalog) []string {
 	var out []string
 	for _, c := range cases {
 		for _, n := range slices.Concat(c.Skills, c.Alternatives, c.Select) {
 			if _, ok := cat.Lookup(n); !ok {
 				out = append(out, fmt.Sprintf("case %q names skill %q, which the catalog does not have", c.ID, n))
+			}
+		}
+		for _, n := range c.Skills {
+			if u, ok := cat.Lookup(n); ok && u.Invocation == ir.InvocationExplicitUser && !slices.Contains(c.Select, n) {
+				out = append(out, fmt.Sprintf("case %q expects skill %q, which is explicit-user-only: no task selects it; add it to the case's select, or expect no_route", c.ID, n))
 			}
 		}
 		// A deny naming no unit denies nothing: most likely a typo for

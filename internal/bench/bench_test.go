@@ -210,6 +210,9 @@ func TestReadCasesRefuses(t *testing.T) {
 		{name: "task in capitals", jsonl: `{"id": "a", "TASK": "deploy it", "expected": "no_route"}`, wantErr: "has no task"},
 		{name: "unknown decision", jsonl: `{"id": "b", "task": "x", "expected": "rout"}`, wantErr: `expects "rout"`},
 		{name: "no id", jsonl: `{"task": "x", "expected": "route"}`, wantErr: "no id"},
+		// A case may leave out its decision when its labels imply it.
+		{name: "route implied", jsonl: `{"id": "a", "task": "x", "skills": ["tdd"]}`},
+		{name: "no_route implied", jsonl: `{"id": "a", "task": "x", "skills": []}`},
 		{name: "repeated id", jsonl: "{\"id\": \"a\", \"task\": \"x\", \"expected\": \"no_route\"}\n{\"id\": \"a\", \"task\": \"y\", \"expected\": \"no_route\"}", wantErr: ":2: id \"a\""},
 		{name: "repeated key", jsonl: `{"id": "a", "task": "x", "task": "y", "expected": "no_route"}`, wantErr: "more than once"},
 		{name: "route to nothing", jsonl: `{"id": "a", "task": "x", "expected": "route", "skills": []}`, wantErr: `expects route and names no skill`},
@@ -374,5 +377,29 @@ func TestStyles(t *testing.T) {
 	}
 	if got := styles(outs[3:]); got != nil {
 		t.Errorf("no style: got %v; want nil", got)
+	}
+}
+
+// TestReadCasesImpliesExpected: a case without "expected" expects route
+// when it names a skill or selects one, no_route when it names none.
+func TestReadCasesImpliesExpected(t *testing.T) {
+	file := t.TempDir() + "/cases.jsonl"
+	jsonl := `{"id": "a", "task": "x", "skills": ["tdd"]}
+{"id": "b", "task": "x"}
+{"id": "c", "task": "x", "select": ["tdd"]}
+{"id": "d", "task": "x", "expected": "ambiguous", "skills": ["tdd", "deploy"]}
+`
+	if err := os.WriteFile(file, []byte(jsonl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases, _, err := ReadCases(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []compiler.Decision{compiler.DecisionRoute, compiler.DecisionNoRoute, compiler.DecisionRoute, compiler.DecisionAmbiguous}
+	for i, c := range cases {
+		if c.Expected != want[i] {
+			t.Errorf("case %s: got %q; want %q", c.ID, c.Expected, want[i])
+		}
 	}
 }
