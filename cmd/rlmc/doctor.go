@@ -314,7 +314,7 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 			r.add(secPolicy, d.Severity, string(d.Code), "%s: %s", where, ir.EscapeText(d.Message))
 		case d.Code == ir.CodeUnknownPolicyUnit || d.Code == ir.CodeUnmatchedExclude:
 			r.add(secPolicy, d.Severity, string(d.Code), "%s", ir.EscapeText(d.Message))
-		case d.Code == ir.CodeScanLimit:
+		case d.Code == ir.CodeScanLimit || d.Code == ir.CodeHiddenSkills:
 			r.add(secRoots, d.Severity, string(d.Code), "%s: %s", where, ir.EscapeText(d.Message))
 		case d.Code == ir.CodeMissingResource || d.Code == ir.CodeResourceEscape:
 			r.add(secResources, d.Severity, string(d.Code), "%s: %s", where, ir.EscapeText(d.Message))

@@ -56,7 +56,7 @@ func runList(ctx context.Context, f catalogFlags, stdout, stderr io.Writer) erro
 	units := c.Catalog().Units
 	if len(units) == 0 {
 		// A listing of nothing reads as a catalog that was looked at.
-		fmt.Fprintln(stderr, "rlmc: warning: "+noSkillFound)
+		fmt.Fprintln(stderr, "rlmc: warning: "+noSkill(c.Catalog()))
 	}
 	out := listing{Units: make([]listedUnit, len(units)), Diagnostics: c.Diagnostics()}
 	counts := bodyTokens(c, units, func(u *ir.Unit) bool { return u.Status != ir.StatusInvalid })

@@ -71,7 +71,7 @@ func compileNotes(res *compiler.Result, cat *ir.Catalog) []string {
 		notes = append(notes, fmt.Sprintf("ambiguous: %s; choose with --select NAME", ambiguousNames(res, ir.Printable)))
 	} else if res.Decision == compiler.DecisionNoRoute && len(res.Selected) == 0 && len(notes) == 0 {
 		if len(cat.Units) == 0 {
-			notes = append(notes, noRouteLead+noSkillFound)
+			notes = append(notes, noRouteLead+noSkill(cat))
 		} else {
 			notes = append(notes, noRouteNote(res))
 		}
@@ -108,6 +108,15 @@ const noRouteLead = "no skill selected: "
 // prompt read as a catalog that was checked and a task that matched
 // nothing.
 const noSkillFound = "no skill found under the roots"
+
+// noSkill says why a catalog of no unit has none: the roots hold no
+// skill, or the host policy's exclude leaves out every one found.
+func noSkill(cat *ir.Catalog) string {
+	if slices.ContainsFunc(cat.Diagnostics, func(d ir.Diagnostic) bool { return d.Code == ir.CodeExcluded }) {
+		return "the host policy's exclude leaves out every skill found"
+	}
+	return noSkillFound
+}
 
 // ambiguousNames lists the rivals of an ambiguous result, each as print
 // renders a name.

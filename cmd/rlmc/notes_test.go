@@ -155,3 +155,23 @@ func TestCatalogWarningsBounded(t *testing.T) {
 		t.Errorf("got last line %q; want the count of the rest", last)
 	}
 }
+
+// TestNoSkill: a catalog of no unit says why: no skill under the roots,
+// or an exclude of the host policy that leaves out every one found.
+func TestNoSkill(t *testing.T) {
+	excluded := ir.Diagnostics{{Path: "only/SKILL.md", Code: ir.CodeExcluded, Severity: ir.SeverityInfo}}
+	for _, tt := range []struct {
+		name  string
+		diags ir.Diagnostics
+		want  string
+	}{
+		{name: "nothing found", want: "no skill found under the roots"},
+		{name: "all excluded", diags: excluded, want: "the host policy's exclude leaves out every skill found"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := noSkill(ir.NewCatalog(nil, nil, tt.diags)); got != tt.want {
+				t.Errorf("got %q; want %q", got, tt.want)
+			}
+		})
+	}
+}

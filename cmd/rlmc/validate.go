@@ -115,7 +115,7 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 	if v.Units == 0 {
 		// "0 units, 0 errors" reads as a pass: say that nothing was
 		// checked (doctor's no_units), and fail --strict on it.
-		fmt.Fprintln(stderr, "rlmc: warning: "+noSkillFound+": nothing was checked")
+		fmt.Fprintln(stderr, "rlmc: warning: "+noSkill(c.Catalog())+": nothing was checked")
 		if p.strict {
 			return failed()
 		}

@@ -268,10 +268,11 @@ func checkCases(file string, cases []Case, lines []int) error {
 // LabelProblems returns, one line each, the labels of the cases that no
 // answer can match: a skill named as gold, alternative, selection or
 // denial that no unit of cat is named (a misspelt label that would count
-// every answer as wrong, or deny nothing), and a gold skill that is
-// explicit-user-only, which no task selects, in a case that does not
-// select it (git helpers that load only as /name).
-func LabelProblems(cases []Case, cat *ir.Catalog) []string {
+// every answer as wrong, or deny nothing), and a gold skill or
+// alternative that is explicit-user-only, which no task selects, when
+// neither the case selects it nor the host policy makes it mandatory
+// (mandatory: git helpers that load only as /name).
+func LabelProblems(cases []Case, cat *ir.Catalog, mandatory []string) []string {
 	var out []string
 	for _, c := range cases {
 		for _, n := range slices.Concat(c.Skills, c.Alternatives, c.Select) {
@@ -279,9 +280,9 @@ func LabelProblems(cases []Case, cat *ir.Catalog) []string {
 				out = append(out, fmt.Sprintf("case %q names skill %q, which the catalog does not have", c.ID, n))
 			}
 		}
-		for _, n := range c.Skills {
-			if u, ok := cat.Lookup(n); ok && u.Invocation == ir.InvocationExplicitUser && !slices.Contains(c.Select, n) {
-				out = append(out, fmt.Sprintf("case %q expects skill %q, which is explicit-user-only: no task selects it; add it to the case's select, or expect no_route", c.ID, n))
+		for _, n := range slices.Concat(c.Skills, c.Alternatives) {
+			if u, ok := cat.Lookup(n); ok && u.Invocation == ir.InvocationExplicitUser && !slices.Contains(c.Select, n) && !slices.Contains(mandatory, n) {
+				out = append(out, fmt.Sprintf("case %q expects skill %q, which is explicit-user-only: no task selects it, only a selection does (the case's select, or the policy's mandatory)", c.ID, n))
 			}
 		}
 		// A deny naming no unit denies nothing: most likely a typo for

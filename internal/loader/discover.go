@@ -691,52 +691,46 @@ func (s *scanner) newFound(dirReal, rel, file string, linked bool, info fs.FileI
 	return f
 }
 
-// maxHiddenEntries bounds the entries hiddenSkills reads in each folder
-// it looks into: a root pointed at a home folder must not cost a walk.
-const maxHiddenEntries = 256
-
 // hiddenSkills looks, in a root where discovery found no skill, for the
-// skill folders a hidden folder holds (".agents/skills/x/SKILL.md",
-// ".claude/x/SKILL.md"), which discovery never enters: a package that
-// ships its skills under .agents/skills, named as a root, loaded nothing
-// and said nothing. Each folder holding some is a warning naming it.
-func hiddenSkills(fsRoot *os.Root, root string) []ir.Diagnostic {
-	entries, err := safefs.ReadDir(fsRoot, ".")
-	if err != nil {
-		return nil
-	}
+// project skill folders of the clients (ProjectRootDirs: ".agents/skills",
+// ".claude/skills", ...) that hold skill folders: discovery enters no
+// hidden folder, so a package that ships its skills under .agents/skills,
+// named as a root, loaded nothing and said nothing. Each such folder is a
+// warning naming it, unless it is a root of this load already (roots
+// holds their real paths). Only those folders are read, each listed once
+// with one stat a subfolder, so a root whose hidden folders are caches of
+// thousands of files costs nothing more.
+func hiddenSkills(fsRoot *os.Root, root, rootReal string, roots map[string]bool) []ir.Diagnostic {
 	var out []ir.Diagnostic
-	for _, e := range entries[:min(len(entries), maxHiddenEntries)] {
-		name := e.Name()
-		if !e.IsDir() || !strings.HasPrefix(name, ".") || name == ".git" {
+	for _, dir := range ProjectRootDirs {
+		if roots[filepath.Join(rootReal, filepath.FromSlash(dir))] {
 			continue
 		}
-		for _, dir := range []string{name + "/skills", name} {
-			if n := skillFolders(fsRoot, dir); n > 0 {
-				folders := "skill folders"
-				if n == 1 {
-					folders = "skill folder"
-				}
-				out = append(out, ir.Diagnostic{Root: root, Path: dir, Code: ir.CodeHiddenSkills, Severity: ir.SeverityWarning,
-					Message: fmt.Sprintf("%d %s here and none elsewhere under the root: discovery does not enter hidden folders; name %s as a root to load them",
-						n, folders, filepath.Join(root, filepath.FromSlash(dir)))})
-				break
-			}
+		n := skillFolders(fsRoot, dir)
+		if n == 0 {
+			continue
 		}
+		folders := "skill folders"
+		if n == 1 {
+			folders = "skill folder"
+		}
+		out = append(out, ir.Diagnostic{Root: root, Path: dir, Code: ir.CodeHiddenSkills, Severity: ir.SeverityWarning,
+			Message: fmt.Sprintf("%d %s here and none elsewhere under the root: discovery does not enter hidden folders; name %s as a root to load them",
+				n, folders, filepath.Join(root, filepath.FromSlash(dir)))})
 	}
 	return out
 }
 
 // skillFolders counts the subfolders of dir (slash-separated, under
-// fsRoot) that hold a SKILL.md, among its first maxHiddenEntries entries.
+// fsRoot) that hold a SKILL.md.
 func skillFolders(fsRoot *os.Root, dir string) int {
 	entries, err := safefs.ReadDir(fsRoot, dir)
 	if err != nil {
 		return 0
 	}
 	n := 0
-	for _, e := range entries[:min(len(entries), maxHiddenEntries)] {
-		if !e.IsDir() {
+	for _, e := range entries {
+		if !e.IsDir() || passedOver(e.Name()) {
 			continue
 		}
 		if info, err := fsRoot.Lstat(dir + "/" + e.Name() + "/" + SkillFile); err == nil && info.Mode().IsRegular() {

@@ -150,11 +150,7 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 	}
 	// The roots are scanned on every core, each on its own; what they
 	// found is taken in precedence order below.
-	scanned := make([]struct {
-		fsRoot *os.Root
-		sc     *scanner
-		err    error
-	}, len(roots))
+	scanned := make([]scannedRoot, len(roots))
 	err := parallel(ctx, len(roots), func(i int) {
 		d := &scanned[i]
 		d.fsRoot, d.sc, d.err = discover(roots[i].Dir, i, opts.Limits, ea)
@@ -167,6 +163,7 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	hidden := map[string]bool{} // roots looked into for hidden skills (hiddenSkills)
 	for i, root := range roots {
 		irRoots = append(irRoots, ir.Root{Dir: root.Dir, Precedence: i})
 		fsRoot, sc, err := scanned[i].fsRoot, scanned[i].sc, scanned[i].err
@@ -184,10 +181,13 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 			continue
 		}
 		founds, ds := sc.found, sc.diags
-		if len(founds) == 0 {
+		if len(founds) == 0 && root.Required() && !hidden[sc.rootReal] {
 			// Read at every load, not recorded with the scan: what the
-			// hidden folders hold is no part of the root's listing.
-			ds = append(slices.Clone(ds), hiddenSkills(fsRoot, root.Dir)...)
+			// hidden folders hold is no part of the root's listing. A
+			// default root is a place skills may be, and says nothing;
+			// a root named twice says it once.
+			hidden[sc.rootReal] = true
+			ds = append(slices.Clone(ds), hiddenSkills(fsRoot, root.Dir, sc.rootReal, rootsReal(scanned))...)
 		}
 		existing++
 		if sc.replayed {
@@ -266,6 +266,24 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 		sorted[j] = kept[i]
 	}
 	return ir.NewCatalog(irRoots, sorted, diags), rec, nil
+}
+
+// scannedRoot is a root as discovery left it: open, scanned, or why not.
+type scannedRoot struct {
+	fsRoot *os.Root
+	sc     *scanner
+	err    error
+}
+
+// rootsReal returns the real paths of the roots scanned.
+func rootsReal(scanned []scannedRoot) map[string]bool {
+	out := make(map[string]bool, len(scanned))
+	for _, d := range scanned {
+		if d.sc != nil {
+			out[d.sc.rootReal] = true
+		}
+	}
+	return out
 }
 
 // catalogOrder returns the catalog's order of units (see Record.Order):

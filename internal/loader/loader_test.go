@@ -685,3 +685,48 @@ func TestLinkAfterRealFolder(t *testing.T) {
 		t.Errorf("got diagnostics %v; want %v", got, want)
 	}
 }
+
+// TestHiddenSkillsSaidOnce: a root named twice says its hidden skills
+// once, a hidden folder that is a root of the load already says nothing,
+// and neither does a default root (a place skills may be: Codex keeps its
+// own under ~/.codex/skills/.system).
+func TestHiddenSkillsSaidOnce(t *testing.T) {
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "pkg")
+	for _, f := range []string{filepath.Join(pkg, ".agents", "skills", "fmt", SkillFile), filepath.Join(dir, "home", ".codex", "skills", ".agents", "skills", "x", SkillFile)} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("---\nname: "+filepath.Base(filepath.Dir(f))+"\ndescription: d\n---\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name  string
+		roots []string // none: the default roots of a project with none, and the home above
+		want  int
+	}{
+		{name: "named once", roots: []string{pkg}, want: 1},
+		{name: "named twice", roots: []string{pkg, pkg}, want: 1},
+		{name: "the hidden folder a root too", roots: []string{pkg, filepath.Join(pkg, ".agents", "skills")}, want: 0},
+		{name: "a default root", want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Resolve(Options{Roots: tt.roots}, Policy{}, Env{Cwd: filepath.Join(dir, "project"), Home: filepath.Join(dir, "home"), Getenv: func(string) string { return "" }})
+			cat, _, err := LoadResolved(context.Background(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, d := range cat.Diagnostics {
+				if d.Code == ir.CodeHiddenSkills {
+					n++
+				}
+			}
+			if n != tt.want {
+				t.Errorf("got %d hidden_skills warnings; want %d", n, tt.want)
+			}
+		})
+	}
+}

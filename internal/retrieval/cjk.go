@@ -207,11 +207,12 @@ var (
 	// open its clause or follow a word that may lead it ("我不要用X",
 	// "也别用X"): "识别", "个别", "分别" are no "别", and "不得不用X",
 	// "何不用X", "要不要用X" ask for X.
-	cjkBefore = lazyRegexp(`(^|[^\p{Han}]|` + cjkLeads + `)(?:` +
+	cjkBefore = lazyRegexp(`(?:(^|[^\p{Han}]|` + cjkLeads + `)(?:` +
 		`(?:不要|不用|别|別|切勿|勿|甭|禁止|无需|無需|无须|無須|毋需|毋须|毋須|不需要|不需|不必|不想|不准|不许|不許|没必要|沒必要|用不着|用不著)(?:再|继续|繼續|去)?(?:使用|用|调用|調用|加载|載入|载入|启用|啟用|开启|開啟|依赖|依賴)?` +
 		`|不(?:再|去)?(?:使用|调用|調用|加载|载入|載入|启用|啟用|考虑|考慮|依赖|依賴)` +
 		`|忽略` +
 		`|(避免|跳过|跳過|排除|去掉|不包括|而不是|代替|替代)(?:使用|用)?` +
+		`)|(` + cjkCommandLeads + `)` + cjkCommands +
 		`)(?:这个|這個|那个|那個|该|該)?(?:技能)?` + cjkQuotes + `*` + cjkList + `$`)
 	// cjkNegated matches a negator that ends right before a refuser
 	// (cjkBefore's group): "不要跳过X" asks for X.
@@ -227,10 +228,10 @@ var (
 		// go on, and refuse nothing.
 		`(?:这个|這個)?(?:技能)?(?:就|也|都|先|暂时|暫時)?(?:(?:不要|不用|别|別|不需要|不需)(?:再)?(?:用|使用)?了?|就算了|除外)(?:[，。,.!！？?；;\n]|$)` +
 		// Japanese.
-		`|(?:スキル)?(?:は|を|も)?(?:[、,，]\s*)?(?:絶対に|今回は|もう|決して)?(?:使いません|使用しません|使うのはやめて|使ってはいけ|使っちゃだめ|使っちゃダメ|使わないように|避けて|使用不可|無しで|スキップして|読み込まないで|使う必要はな|使わなくても|使わないで|使わずに|使わず|使用しないで|使用せずに|使用せず|使用しない(?:で|こと)|用いずに|使いたくない|使わなくていい|使わなくて(?:も)?いい|(?:使わない|使用しない)(?:方|ほう)が(?:いい|良い)|呼び出さないで|ロードしないで|使うな|なしで|抜きで|(?:は)?(?:いらない|いりません|要らない|要りません|必要(?:ありません|ない))|(?:は|も)?不要(?:です|だ)?(?:[、。,.!！\s]|$)|(?:は)?(?:使用)?禁止|ではなく|じゃなくて|の代わりに|はやめて|を?除外して)` +
+		`|(?:スキル)?(?:は|を|も)?(?:[、,，]\s*)?(?:絶対に|今回は|もう|決して)?(?:使いません|使用しません|使うのはやめて|使ってはいけ|使っちゃだめ|使っちゃダメ|使わないように|避けて|使用不可|無しで|スキップして|読み込まないで|使う必要はな|使わなくても|使わないで|使わずに|使わず|使用しないで|使用せずに|使用せず|使用しない(?:で|こと)|用いずに|使いたくない|使わなくていい|使わなくて(?:も)?いい|(?:使わない|使用しない)(?:方|ほう)が(?:いい|良い)(?:です|でしょう)?(?:[。．.!！、,，\s]|$)|呼び出さないで|ロードしないで|使うな|なしで|抜きで|(?:は)?(?:いらない|いりません|要らない|要りません|必要(?:ありません|ない))|(?:は|も)?不要(?:です|だ)?(?:[、。,.!！\s]|$)|(?:は)?(?:使用)?禁止|ではなく|じゃなくて|の代わりに|はやめて|を?除外して)` +
 		// Korean: "X 말고 Y" and "X 대신 Y" want Y.
 		`|(?:스킬)?(?:은|는|을|를|도)?(?:[,，、]\s*)?\s*(?:(?:사용|이용)\s?하지|쓰지)\s*(?:마|말고|말아|않고|않아도|않도록|않겠|않을|않았으면|말라)` +
-		`|(?:스킬)?(?:은|는|을|를|도)?(?:[,，、]\s*)?\s*(?:안\s?(?:쓰면|썼으면|사용하면|사용했으면)\s?좋겠|(?:쓰지|사용하지)\s?않는\s?(?:게|것이)\s?좋겠|안\s?쓸|쓰면\s?안|사용하면\s?안|제외해|사용\s?안\s?해|피해|불필요|생략해|건너뛰어)` +
+		`|(?:스킬)?(?:은|는|을|를|도)?(?:[,，、]\s*)?\s*(?:(?:안\s?(?:쓰면|썼으면|사용하면|사용했으면)|(?:쓰지|사용하지)\s?않는\s?(?:게|것이))\s?좋겠(?:어요|어|습니다|네요)?(?:[.!。,，\s]|$)|안\s?쓸|쓰면\s?안|사용하면\s?안|제외해|사용\s?안\s?해|피해|불필요|생략해|건너뛰어)` +
 		`|(?:스킬)?(?:은|는|을|를)?\s*(?:안\s?(?:써도|쓸래|쓸게)|빼\s?줘|빼고|제외하고|사용\s?금지|말고(?:[^도]|$)|대신|필요\s?없(?:어|어요|음|습니다)?(?:[\s,.!]|$)|없이(?:[\s,.!]|$))` +
 		`)`)
 	// cjkOnlyAfter matches what makes a refused name the one thing
@@ -258,13 +259,23 @@ const (
 	cjkQuotes     = `[\s` + cjkQuoteMarks + `]`
 )
 
+// cjkCommandLeads may stand before a cue that commands (cjkCommands), and
+// before no other: "写测试的时候不要用X", "部署时别用X", "可以的话别用X" refuse X,
+// while "平时不用X" (usually without X), "老板觉得不用X太冒险" and "方便的话用X，
+// 不方便的话不用X" say what happens without it.
+const cjkCommandLeads = `的时候|的時候|时候|時候|时|時|的话|的話|觉得|覺得|需求`
+
+// cjkCommands are the cues that command: "不用" may say "no need", "不想"
+// a wish.
+const cjkCommands = `(?:不要|别|別|禁止|切勿|请勿|請勿|不准|不许|不許)(?:再|继续|繼續|去)?(?:使用|用|调用|調用|加载|載入|载入|启用|啟用|开启|開啟|依赖|依賴)?`
+
 // cjkConnectors join the names of a list.
 const cjkConnectors = `或者|或|和|与|與|跟|及|还有|還有|以及|、|/|や|と|또는|이나|과|와|랑`
 
 // cjkLeads may stand before a cue that opens a clause: a pronoun, "please",
 // "also", "just", "first", "for now", "both", "better", "could we", "but",
-// "I think", "when" ("写测试的时候不要用X"), "if so" ("可以的话别用X"), "and".
-const cjkLeads = `另外|此外|同时|同時|然后|然後|而且|并且|並且|不过|不過|还是|還是|我觉得|我覺得|觉得|覺得|的时候|的時候|时|時|需求|的话|的話|顺便|順便|我们|我們|咱们|咱們|你们|你們|大家|我|你|请|請|也|就|先|千万|千萬|这次|這次|这回|暂时|暫時|都|还|還|所以|那就|可以|最好|尽量|盡量|建议|建議|一定|绝对|絕對|完全|根本|目前|以后|以後|这里|這裡|今天|麻烦|麻煩|拜托|拜託|注意|记得|記得|但|但是|能不能|可不可以|能否`
+// "I think", "and".
+const cjkLeads = `另外|此外|同时|同時|然后|然後|而且|并且|並且|不过|不過|最好还是|最好還是|我觉得|我覺得|顺便|順便|我们|我們|咱们|咱們|你们|你們|大家|我|你|请|請|也|就|先|千万|千萬|这次|這次|这回|暂时|暫時|都|还|還|所以|那就|可以|最好|尽量|盡量|建议|建議|一定|绝对|絕對|完全|根本|目前|以后|以後|这里|這裡|今天|麻烦|麻煩|拜托|拜託|注意|记得|記得|但|但是|能不能|可不可以|能否`
 
 // cjkJoin matches the gap between two names of one list ("A 和 B",
 // "A、B"): a cue after the last refuses them all. cjkJoinWide lets a
@@ -326,19 +337,28 @@ var (
 	cjkAsks = lazyRegexp(`^(?:` + cjkLeads + `)*(?:(?:不要|别|別|勿|不)(?:再)?(?:忘|漏|跳过|跳過|省略|错过|錯過|只|犹豫|猶豫|担心|擔心|怕)|(?:别|別)(?:人|的|处|處|说|說)|(?:不用|不要|不需要)的)`)
 )
 
-// cjkSupposes matches what makes a Chinese refusal a question about
-// going without the skill: "不用 X 会怎样？", "别用 X 会不会更快？", "不用 X
-// 会有问题吗？". A refusal followed by "的话" alone is no question: "不用 X
-// 的话更好" (better without X) refuses X.
-var cjkSupposes = lazyRegexp(`会怎|會怎|会如何|會如何|会发生什么|會發生什麼|会[有出]什么|會[有出]什麼|会不会|會不會|[会會][^，。,.!！？?；;\n]{0,10}[吗嗎]`)
+// cjkSupposes matches what, right after a refused name, makes a Chinese
+// refusal a statement or a question about going without the skill: what
+// follows from it ("不用 X 会怎样？", "不用 X 会慢一点", "别用 X 会不会更快？",
+// "不用 X 的话会怎么样") or whether it is all right ("不用 X 也行吗？").
+// cjkBetter is the one consequence that refuses: "不用 X 会更好" (better
+// without X); "不用 X 的话更好" and "不要用 X 我会自己写" (don't, I will write
+// it) refuse X too. cjkAsksWhether is a clause that ends as a yes-or-no
+// question.
+var (
+	cjkSupposes    = lazyRegexp(`^` + cjkQuotes + `*(?:的话|的話)?(?:[会會]|也?(?:行|可以|好|没关系|沒關係|没问题|沒問題)[吗嗎])`)
+	cjkBetter      = lazyRegexp(`^` + cjkQuotes + `*(?:的话|的話)?[会會](?:更|比较|比較|还是|還是)?(?:好|合适|合適)`)
+	cjkAsksWhether = lazyRegexp(`[吗嗎][\s？?]*$`)
+)
 
-// supposes reports whether the clause that after (the text after a name)
-// goes on in supposes (cjkSupposes).
-func supposes(after string) bool {
+// supposesAfter reports whether the clause that after (the text after a
+// refused name) goes on in supposes: cjkSupposes but not cjkBetter, or a
+// yes-or-no question.
+func supposesAfter(after string) bool {
 	if end := strings.IndexAny(after, "，。,.!！？?；;\n"); end >= 0 {
 		after = after[:end]
 	}
-	return cjkSupposes().MatchString(after)
+	return cjkSupposes().MatchString(after) && !cjkBetter().MatchString(after) || cjkAsksWhether().MatchString(after)
 }
 
 // maskRefusedCJK marks, in masked (allocated when nil and needed), the
@@ -357,7 +377,7 @@ func maskRefusedCJK(q *Query, masked []bool) []bool {
 		clause := q.task[start:end]
 		stop := to // the words up to here are masked
 		switch {
-		case cjkOnly().MatchString(clause), cjkSupposes().MatchString(clause):
+		case cjkOnly().MatchString(clause), cjkAsksWhether().MatchString(clause), strings.ContainsAny(clause, "会會"):
 			stop = from
 		case cjkRefusalOpens().MatchString(clause) && !cjkAsks().MatchString(clause):
 			cue := cjkRefusalOpens().FindStringIndex(clause)[1]
@@ -415,11 +435,13 @@ func (q *Query) cjkRefusals(nameAt []int32, depth func(int32) int, stop func() b
 			k += m - 1
 			continue
 		}
-		if loc := cjkBefore().FindStringSubmatchIndex(before); loc != nil && !cjkOnlyAfter().MatchString(after) && !supposes(after) && (loc[4] < 0 || !cjkNegated().MatchString(before[:loc[4]]) && cjkObjectEnds().MatchString(after)) {
+		if loc := cjkBefore().FindStringSubmatchIndex(before); loc != nil && !cjkOnlyAfter().MatchString(after) && !supposesAfter(after) && (loc[4] < 0 || !cjkNegated().MatchString(before[:loc[4]]) && cjkObjectEnds().MatchString(after)) {
 			// The quote starts at the cue, past the lead that let it in.
 			cue := loc[0]
 			if loc[2] >= 0 {
 				cue = loc[3]
+			} else if loc[6] >= 0 {
+				cue = loc[7]
 			}
 			refuse(listName{state: state, at: k, len: m, from: k}, strings.TrimSpace(before[cue:]+q.task[from:to]))
 		} else if loc := cjkAfter().FindStringIndex(after); loc != nil && !cjkAfterAsks().MatchString(after) {

@@ -57,6 +57,21 @@ func TestCJKNegation(t *testing.T) {
 		{name: "Korean, I'd like you not to use X", task: "tdd는 안 쓰면 좋겠어요", want: "tdd"},
 		{name: "Korean, better not to use X", task: "deploy는 쓰지 않는 게 좋겠어요", want: "deploy"},
 		{name: "use them separately", task: "分别用 tdd 和 deploy 检查", want: ""},
+		// What a red team found the leads above refused: a lead of one
+		// character or a reported opinion before "不用" (no need), an
+		// either-or question, and polite forms asked or reported.
+		{name: "usually without X", task: "平时不用 deploy 的，这次要用 deploy 部署", want: ""},
+		{name: "the boss thinks no X is risky", task: "老板觉得不用 code-review 太冒险，所以请用 code-review", want: ""},
+		{name: "use X or not", task: "用还是不用 tdd，你来决定", want: ""},
+		{name: "use X or don't", task: "是用 tdd 还是别用 tdd？帮我判断", want: ""},
+		{name: "an error without X", task: "不用 deploy 会出错，请用 deploy 部署", want: ""},
+		{name: "is it all right without X", task: "我觉得不用 tdd 也行吗？", want: ""},
+		{name: "better without X", task: "不用 tdd 会更好", want: "tdd"},
+		{name: "don't, I will", task: "不要用 tdd 我会自己写测试", want: "tdd"},
+		{name: "Japanese, is it better not to", task: "tddは使わない方がいいですか？", want: ""},
+		{name: "Japanese, why better not to", task: "tddを使わない方がいい理由を教えてください", want: ""},
+		{name: "Korean, asked", task: "tdd는 안 쓰면 좋겠어요?", want: ""},
+		{name: "Korean, reported", task: "deploy는 쓰지 않는 게 좋겠다고 했지만 이번에는 deploy 써 주세요", want: ""},
 		{name: "would it be faster", task: "别用 deploy 会不会更快？", want: ""},
 		{name: "a refusal that asks politely", task: "能不能不要用 tdd？", want: "tdd"},
 		{name: "identify", task: "帮我识别 tdd 问题", want: ""},
@@ -161,7 +176,7 @@ func TestCJKPatternsCompile(t *testing.T) {
 		"cjkAfter": cjkAfter, "cjkOnlyAfter": cjkOnlyAfter, "cjkAfterAsks": cjkAfterAsks,
 		"cjkJoin": cjkJoin, "cjkJoinWide": cjkJoinWide, "cjkAll": cjkAll,
 		"cjkRefusalOpens": cjkRefusalOpens, "cjkRefusalCloses": cjkRefusalCloses, "cjkOnly": cjkOnly,
-		"cjkTurn": cjkTurn, "cjkAsks": cjkAsks, "cjkSupposes": cjkSupposes,
+		"cjkTurn": cjkTurn, "cjkAsks": cjkAsks, "cjkSupposes": cjkSupposes, "cjkBetter": cjkBetter, "cjkAsksWhether": cjkAsksWhether,
 	} {
 		if re() == nil {
 			t.Errorf("%s: got no pattern", name)
