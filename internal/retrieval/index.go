@@ -113,15 +113,6 @@ const (
 	// other's evidence on it weighs less than this share of the unit's
 	// (see ownTerm). Chosen on the even halves.
 	ownNameShare = 0.25
-	// passingShare: beside another unit, a task word of an instruction
-	// without pasted material stays a unit's own while the other's
-	// evidence on it weighs less than this share of the unit's (see
-	// ownTerm): a skill whose body's headings name a word once does not
-	// answer the request of a skill that declares it. Set on six fresh
-	// task sets written for other catalogs (a quarter kept two of the
-	// tasks it made right, a half added wrong skills); on the public sets
-	// it costs one realskills task (to extra) and one BFCL case.
-	passingShare = 1.0 / 3
 	// CandidateCap bounds the lexical candidates put before the policy; the
 	// interpreter's cost grows with them.
 	CandidateCap = 4

@@ -249,7 +249,6 @@ func TestOwnPart(t *testing.T) {
 		name  string
 		b     []Evidence
 		named bool // the task states b's name
-		plain bool // the task pastes no material
 		want  bool
 		own   float64 // the weight of b's evidence outside kept's
 	}{
@@ -264,17 +263,10 @@ func TestOwnPart(t *testing.T) {
 		{name: "the same words, its name not stated", b: []Evidence{ev("name phrase", "commit"), ev("name+description", "commit")}, want: false},
 		{name: "its stated name, which the kept one weighs as much", b: []Evidence{ev("name", "deploy")}, named: true, want: false},
 		{name: "its stated name, the kept one's word in another field", b: []Evidence{ev("description", "commit"), ev("description", "commit")}, named: true, want: false},
-		// In an instruction alone, a word the kept one mentions in passing
-		// (0.4, in its lead) is the other's when it weighs more than three
-		// times that; not a word of its name, nor beside pasted material.
-		{name: "words the kept one mentions in passing", b: []Evidence{ev("description", "commit"), ev("description+heading", "commit"), ev("description", "log")}, plain: true, want: true, own: 3},
-		{name: "the same beside pasted material", b: []Evidence{ev("description", "commit"), ev("description+heading", "commit"), ev("description", "log")}, want: false, own: 1},
-		{name: "a name word mentioned in passing", b: []Evidence{ev("name", "commit"), ev("name+description", "commit")}, plain: true, want: false},
-		{name: "a word the kept one weighs more than a third of", b: []Evidence{ev("description", "commit"), ev("description", "log")}, plain: true, want: false, own: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			own, got := ownPart(termWeights(kept), termWeights(tt.b), tt.named, tt.plain, tt.b, nil)
+			own, got := ownPart(termWeights(kept), termWeights(tt.b), tt.named, tt.b, nil)
 			if got != tt.want || own != tt.own {
 				t.Errorf("got %v, own weight %v; want %v, %v", got, own, tt.want, tt.own)
 			}

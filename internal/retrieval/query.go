@@ -54,10 +54,6 @@ type pastes struct {
 	spans []materialSpan
 }
 
-// plain reports whether the task is an instruction alone, with no pasted
-// material.
-func (q *Query) plain() bool { return len(q.pastedMaterial().spans) == 0 }
-
 // pastedMaterial returns the kinds of file and the spans of pasted
 // material the task holds, found once.
 func (q *Query) pastedMaterial() *pastes {

@@ -792,7 +792,6 @@ func TestResidual(t *testing.T) {
 		name  string
 		a, b  []Evidence
 		named bool // the task states b's name
-		plain bool // the task pastes no material
 		want  float64
 	}{
 		{name: "nothing covered", b: []Evidence{ev(2, "x"), ev(1, "y")}, want: 3},
@@ -805,12 +804,10 @@ func TestResidual(t *testing.T) {
 		{name: "a stated name's word covered in passing is its own", a: []Evidence{ev(0.5, "x")}, b: []Evidence{{Field: "name phrase", Terms: []string{"x"}, Weight: 3}}, named: true, want: 3},
 		{name: "a stated name's word covered as much is not", a: []Evidence{ev(1, "x")}, b: []Evidence{{Field: "name", Terms: []string{"x"}, Weight: 1.5}}, named: true, want: 0},
 		{name: "a name's word covered in passing, the name not stated", a: []Evidence{ev(0.5, "x")}, b: []Evidence{{Field: "name phrase", Terms: []string{"x"}, Weight: 3}}, want: 0},
-		{name: "a word covered in passing, in an instruction alone", a: []Evidence{ev(0.5, "x")}, b: []Evidence{ev(2, "x")}, plain: true, want: 2},
-		{name: "the same beside pasted material", a: []Evidence{ev(0.5, "x")}, b: []Evidence{ev(2, "x")}, want: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := residual(tt.a, tt.b, tt.named, tt.plain); math.Abs(got-tt.want) > 1e-9 {
+			if got := residual(tt.a, tt.b, tt.named); math.Abs(got-tt.want) > 1e-9 {
 				t.Errorf("residual: got %g; want %g", got, tt.want)
 			}
 		})
@@ -832,7 +829,7 @@ func TestIsRedundant(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := isRedundant(a, tt.b, false, false, tt.score); got != tt.want {
+			if got := isRedundant(a, tt.b, false, tt.score); got != tt.want {
 				t.Errorf("isRedundant: got %v; want %v", got, tt.want)
 			}
 		})
