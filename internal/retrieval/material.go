@@ -151,7 +151,96 @@ func materialSpans(task string, kinds []*pastedKind) []materialSpan {
 		}
 		out = append(out, materialSpan{p.span, w})
 	}
+	if len(out) == 0 {
+		out = contextSentences(task)
+	}
 	return withMentions(task, out)
+}
+
+// A request of a few sentences often states context after what it asks:
+// "Create a Mongoose schema for orders. The orders arrive from Shopify
+// webhooks." The second sentence says what the schema is about, not that
+// webhooks are wanted, and it drew a webhook skill in beside the schema
+// one. So, in a task without pasted material, a sentence that states
+// (its subject first: contextSubjects; no question, no need or wish:
+// askingWords) after one that asks (a question, a need, or an
+// imperative: a first word none of nonImperative) weighs as a document
+// does (DocumentWeight): it can confirm what the request points at and
+// never asks for a skill of its own beside it (rule 10). A statement
+// before any ask is the problem the request is about ("Our Redux store
+// has 60 slices ... Show me how to migrate"), and stays the request's.
+var (
+	// contextSubjects open a sentence that states: a determiner or a
+	// pronoun of the things talked about.
+	contextSubjects = set([]string{"the", "our", "my", "its", "it", "this", "these", "those", "that", "there", "they", "we", "a", "an", "their", "his", "her"})
+	// askingWords make a sentence that opens as a statement ask: "We
+	// need a schema", "The page should load faster".
+	askingWords = set([]string{"need", "needs", "want", "wants", "should", "must", "please", "like", "lets", "let's", "help", "wish", "require", "requires"})
+	// enumerators after "the" make a stated sentence one of several
+	// requests: "The first one is to calculate the integral".
+	enumerators = set([]string{"first", "second", "third", "fourth", "fifth", "next", "last", "other", "final", "main", "goal", "task", "problem", "issue", "question", "idea", "plan"})
+	// nonImperative open a sentence that is no command: prepositions,
+	// conjunctions, adverbs, quantifiers and the speaker's own pronouns
+	// ("In a park, there is ...", "I'm studying genetics").
+	nonImperative = set([]string{"in", "on", "at", "for", "with", "after", "before", "when", "if", "since", "because", "as", "next", "then", "also", "so", "but", "and", "now", "today", "currently", "here", "yesterday", "recently", "sometimes", "every", "each", "some", "most", "all", "both", "no", "one", "i", "you", "he", "she", "i'm", "im", "i've", "ive", "i'd", "id", "there's", "it's", "we're", "we've"})
+)
+
+// maxContextTask bounds the tasks contextSentences reads: a request
+// someone typed, not a megabyte of prose pasted whole, which reads as a
+// document when it has paragraphs and costs a pass per sentence when not.
+const maxContextTask = 8 << 10
+
+// contextSentences returns the spans of the sentences of task that state
+// context after a sentence that asks (see contextSubjects), at
+// DocumentWeight; none when no sentence asks, or the task is longer than
+// maxContextTask.
+func contextSentences(task string) []materialSpan {
+	if len(task) > maxContextTask {
+		return nil
+	}
+	var out []materialSpan
+	asked := false
+	start := 0
+	trim := func(w string) string { return strings.Trim(w, `.,;:!?"'()*_`) }
+	sentence := func(end int) {
+		text := task[start:end]
+		from := start
+		start = end
+		words := strings.Fields(strings.ToLower(text))
+		if len(words) == 0 {
+			return
+		}
+		first := trim(words[0])
+		question := strings.HasSuffix(strings.TrimSpace(text), "?")
+		asking := question || slices.ContainsFunc(words, func(w string) bool { return askingWords[trim(w)] })
+		states := contextSubjects[first] && !asking && !(len(words) > 1 && enumerators[trim(words[1])])
+		switch {
+		case states && asked:
+			out = append(out, materialSpan{span{int32(from), int32(end)}, DocumentWeight})
+		case asking || (!states && !nonImperative[first]):
+			// A sentence asks what it has two content words for; "Fix
+			// it." asks, but says nothing the sentences around it do not.
+			content := 0
+			for _, w := range words {
+				if w = trim(w); w != "" && !isStop(w, Stem(w)) {
+					content++
+				}
+			}
+			asked = asked || content >= 2
+		}
+	}
+	for i := 0; i < len(task); i++ {
+		switch c := task[i]; {
+		case c == '\n':
+			sentence(i + 1)
+		case (c == '.' || c == '!' || c == '?') && (i+1 == len(task) || task[i+1] == ' ' || task[i+1] == '\n'):
+			sentence(i + 1)
+		}
+	}
+	if start < len(task) {
+		sentence(len(task))
+	}
+	return out
 }
 
 // withMentions adds to spans, which are sorted and apart, a span of

@@ -90,7 +90,21 @@ func TestMaterialSpans(t *testing.T) {
 		// instruction but the file's last one).
 		{name: "a long request above a file in paragraphs", task: wire + "\n\n" + handler, want: []string{"package main\n", "import (\n\t\"net/http\"\n)\n", handlerFunc}},
 		{name: "a long request and a short snippet", task: wire + " " + asking + "\n\n```\nx := 1\n```\n", want: []string{"```\nx := 1\n```\n"}},
-		{name: "prose that starts like code is prose", task: "import the orders CSV into the warehouse, then let me know.\n\nIt costs $5 a run; from there import nothing else.", want: nil},
+		// Prose, not code: the second paragraph is context the request
+		// states after it (contextSentences), at a document's weight.
+		{name: "prose that starts like code is prose", task: "import the orders CSV into the warehouse, then let me know.\n\nIt costs $5 a run; from there import nothing else.", want: []string{"It costs $5 a run; from there import nothing else."}},
+		// A request that states context after what it asks: the stating
+		// sentences are material; a statement before the ask is the
+		// problem the request is about, and a question, a need, an
+		// enumerated request or a first-person sentence is none.
+		{name: "context after the request", task: "Create a Mongoose schema for orders. The orders arrive from Shopify webhooks.", want: []string{" The orders arrive from Shopify webhooks."}},
+		{name: "two sentences of context", task: "Write React Testing Library tests for the SearchBox. It debounces input. Our design system is Tailwind.", want: []string{" It debounces input.", " Our design system is Tailwind."}},
+		{name: "the problem before the request", task: "Our Redux store has 60 slices. Show me how to migrate one feature to a query cache.", want: nil},
+		{name: "a need stated", task: "Add retries to the API client. We need a circuit breaker too.", want: nil},
+		{name: "a question after the request", task: "Add retries to the API client. Is a circuit breaker worth it?", want: nil},
+		{name: "an enumerated request", task: "Help me with two problems. The first one is to calculate the integral of x^2.", want: nil},
+		{name: "no sentence asks", task: "In a park there is a fountain. A circular fountain has a radius of 3 meters.", want: nil},
+		{name: "an ask with nothing to say", task: "Fix it. The login page is broken on Safari.", want: nil},
 		{name: "a fence inside a longer one", task: "Tidy this README:\n\n````\nRun it:\n```sh\nmake\n```\nThen deploy the whole service to production by hand.\n````\n\nKeep the headings.",
 			want: []string{"````\nRun it:\n```sh\nmake\n```\nThen deploy the whole service to production by hand.\n````\n"}},
 		{name: "a closing fence is only marks", task: "Look at this, please.\n\n```\nx := 1\n``` not a fence\n```\n\nWhy?", want: []string{"```\nx := 1\n``` not a fence\n```\n"}},
