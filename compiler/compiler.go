@@ -398,16 +398,6 @@ func (c *Compiler) PolicyFingerprint() string { return c.policyFP }
 // Diagnostics returns the catalog's and the policy's diagnostics.
 func (c *Compiler) Diagnostics() ir.Diagnostics { return c.diags }
 
-// sourceText says where evidence came from when not from the
-// instruction: "material", or "pasted Dockerfile" for a word naming the
-// kind of file the user pasted.
-func sourceText(e Evidence) string {
-	if e.Source == retrieval.SourcePastedKind {
-		return "pasted " + e.Kind
-	}
-	return e.Source
-}
-
 // summarized is how many pieces of a unit's strongest evidence its
 // lexical reason quotes.
 const summarized = 3
@@ -420,7 +410,7 @@ func summarize(ev []Evidence) string {
 	parts := make([]string, len(ev))
 	for i, e := range ev {
 		parts[i] = fmt.Sprintf("%s %q %+.2f", e.Field, e.Said(), e.Weight)
-		if s := sourceText(e); s != "" {
+		if s := e.From(); s != "" {
 			parts[i] += " (" + s + ")"
 		}
 	}

@@ -162,7 +162,7 @@ func writeEvidence(b *strings.Builder, ev []Evidence) {
 			break
 		}
 		fmt.Fprintf(b, "  evidence: %s %s %+.3f", e.Field, ir.Quote(e.Said()), e.Weight)
-		if s := sourceText(e); s != "" {
+		if s := e.From(); s != "" {
 			fmt.Fprintf(b, " (%s)", s)
 		}
 		b.WriteString("\n")

@@ -191,7 +191,11 @@ func evidenceNote(ev []compiler.Evidence) string {
 			parts = append(parts, fmt.Sprintf("%d more", len(ev)-i))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s %s %+.3f", e.Field, ir.Quote(e.Said()), e.Weight))
+		part := fmt.Sprintf("%s %s %+.3f", e.Field, ir.Quote(e.Said()), e.Weight)
+		if from := e.From(); from != "" {
+			part += " (" + from + ")"
+		}
+		parts = append(parts, part)
 	}
 	return "; evidence: " + strings.Join(parts, ", ")
 }

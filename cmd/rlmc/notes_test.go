@@ -175,3 +175,17 @@ func TestNoSkill(t *testing.T) {
 		})
 	}
 }
+
+// TestEvidenceNoteSource: a --why note says which evidence came from the
+// material rather than the instruction, as the JSON's source does.
+func TestEvidenceNoteSource(t *testing.T) {
+	got := evidenceNote([]compiler.Evidence{
+		{Field: "description", Terms: []string{"schema"}, Weight: 2},
+		{Field: "lead", Terms: []string{"webhook"}, Weight: 0.5, Source: "material"},
+		{Field: "heading", Terms: []string{"docker"}, Weight: 1, Source: "pasted_kind", Kind: "Dockerfile"},
+	})
+	want := `; evidence: description "schema" +2.000, lead "webhook" +0.500 (material), heading "docker" +1.000 (pasted Dockerfile)`
+	if got != want {
+		t.Errorf("got %q; want %q", got, want)
+	}
+}

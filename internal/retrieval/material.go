@@ -174,11 +174,19 @@ var (
 	// pronoun of the things talked about.
 	contextSubjects = set([]string{"the", "our", "my", "its", "it", "this", "these", "those", "that", "there", "they", "we", "a", "an", "their", "his", "her"})
 	// askingWords make a sentence that opens as a statement ask: "We
-	// need a schema", "The page should load faster".
+	// need a schema", "The page should load faster"; so do "have to"
+	// and "has to".
 	askingWords = set([]string{"need", "needs", "want", "wants", "should", "must", "please", "like", "lets", "let's", "help", "wish", "require", "requires"})
 	// enumerators after "the" make a stated sentence one of several
 	// requests: "The first one is to calculate the integral".
 	enumerators = set([]string{"first", "second", "third", "fourth", "fifth", "next", "last", "other", "final", "main", "goal", "task", "problem", "issue", "question", "idea", "plan"})
+	// addingWords anywhere in a stated sentence make it a further
+	// request: "The webhook events also have to be documented", "The
+	// email sequence is part of this too", "The slow query is next".
+	addingWords = set([]string{"also", "too", "next", "second", "third", "another", "plus", "additionally", "part"})
+	// lookWords ask for attention, not for anything a skill does: "Please
+	// take a look." asks, and the statement after it is the request.
+	lookWords = set([]string{"take", "look", "check", "see", "glance", "eyes", "out", "thoughts", "advice"})
 	// nonImperative open a sentence that is no command: prepositions,
 	// conjunctions, adverbs, quantifiers and the speaker's own pronouns
 	// ("In a park, there is ...", "I'm studying genetics").
@@ -213,7 +221,14 @@ func contextSentences(task string) []materialSpan {
 		first := trim(words[0])
 		question := strings.HasSuffix(strings.TrimSpace(text), "?")
 		asking := question || slices.ContainsFunc(words, func(w string) bool { return askingWords[trim(w)] })
-		states := contextSubjects[first] && !asking && !(len(words) > 1 && enumerators[trim(words[1])])
+		for i := 1; i < len(words) && !asking; i++ {
+			// "have to", "has to": a need.
+			if prev := trim(words[i-1]); (prev == "have" || prev == "has") && trim(words[i]) == "to" {
+				asking = true
+			}
+		}
+		adds := slices.ContainsFunc(words, func(w string) bool { return addingWords[trim(w)] })
+		states := contextSubjects[first] && !asking && !adds && !(len(words) > 1 && enumerators[trim(words[1])])
 		switch {
 		case states && asked:
 			out = append(out, materialSpan{span{int32(from), int32(end)}, DocumentWeight})
@@ -222,7 +237,7 @@ func contextSentences(task string) []materialSpan {
 			// it." asks, but says nothing the sentences around it do not.
 			content := 0
 			for _, w := range words {
-				if w = trim(w); w != "" && !isStop(w, Stem(w)) {
+				if w = trim(w); w != "" && !lookWords[w] && !isStop(w, Stem(w)) {
 					content++
 				}
 			}

@@ -45,6 +45,16 @@ func (e Evidence) Said() string {
 	return strings.Join(e.Terms, " ")
 }
 
+// From says where the evidence came from when not from the instruction:
+// "material", or "pasted Dockerfile" for a word naming the kind of file
+// the user pasted; "" for the instruction's words.
+func (e Evidence) From() string {
+	if e.Source == SourcePastedKind {
+		return "pasted " + e.Kind
+	}
+	return e.Source
+}
+
 // scored is a unit with its evidence score.
 type scored struct {
 	unit  int32
