@@ -200,14 +200,16 @@ const maxContextTask = 8 << 10
 
 // contextSentences returns the spans of the sentences of task that state
 // context after a sentence that asks (see contextSubjects), at
-// DocumentWeight; none when no sentence asks, or the task is longer than
-// maxContextTask.
+// DocumentWeight; none when no sentence asks, when those sentences hold
+// more than twice the words of the asking ones (a side remark is not the
+// bulk of a message), or when the task is longer than maxContextTask.
 func contextSentences(task string) []materialSpan {
 	if len(task) > maxContextTask {
 		return nil
 	}
 	var out []materialSpan
 	asked := false
+	asking, stating := 0, 0 // the words of the sentences that ask, and of those marked
 	start := 0
 	trim := func(w string) string { return strings.Trim(w, `.,;:!?"'()*_`) }
 	sentence := func(end int) {
@@ -220,19 +222,21 @@ func contextSentences(task string) []materialSpan {
 		}
 		first := trim(words[0])
 		question := strings.HasSuffix(strings.TrimSpace(text), "?")
-		asking := question || slices.ContainsFunc(words, func(w string) bool { return askingWords[trim(w)] })
-		for i := 1; i < len(words) && !asking; i++ {
+		asks := question || slices.ContainsFunc(words, func(w string) bool { return askingWords[trim(w)] })
+		for i := 1; i < len(words) && !asks; i++ {
 			// "have to", "has to": a need.
 			if prev := trim(words[i-1]); (prev == "have" || prev == "has") && trim(words[i]) == "to" {
-				asking = true
+				asks = true
 			}
 		}
 		adds := slices.ContainsFunc(words, func(w string) bool { return addingWords[trim(w)] })
-		states := contextSubjects[first] && !asking && !adds && !(len(words) > 1 && enumerators[trim(words[1])])
+		states := contextSubjects[first] && !asks && !adds && !(len(words) > 1 && enumerators[trim(words[1])])
 		switch {
 		case states && asked:
 			out = append(out, materialSpan{span{int32(from), int32(end)}, DocumentWeight})
-		case asking || (!states && !nonImperative[first]):
+			stating += len(words)
+		case asks || (!states && !nonImperative[first]):
+			asking += len(words)
 			// A sentence asks what it has two content words for; "Fix
 			// it." asks, but says nothing the sentences around it do not.
 			content := 0
@@ -254,6 +258,12 @@ func contextSentences(task string) []materialSpan {
 	}
 	if start < len(task) {
 		sentence(len(task))
+	}
+	if stating > 2*asking {
+		// Much more said after the ask than in it: the ask was an opener
+		// ("Please help me with our networking gear."), and what follows
+		// is the request.
+		return nil
 	}
 	return out
 }

@@ -108,6 +108,7 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "an ask for a look", task: "Please take a look. Our workflows check out the fork's code with a write token.", want: nil},
 		{name: "a further request stated", task: "Add Stripe checkout. The webhook events also have to be documented in our OpenAPI spec.", want: nil},
 		{name: "a further part stated", task: "Draft the launch plan. The announcement email sequence is part of this too.", want: nil},
+		{name: "an opener, then the request", task: "Please help me with our networking gear. A core switch port keeps flapping every few minutes and the counters show CRC errors. It is a Cisco Catalyst 9300 running IOS-XE.", want: nil},
 		{name: "a fence inside a longer one", task: "Tidy this README:\n\n````\nRun it:\n```sh\nmake\n```\nThen deploy the whole service to production by hand.\n````\n\nKeep the headings.",
 			want: []string{"````\nRun it:\n```sh\nmake\n```\nThen deploy the whole service to production by hand.\n````\n"}},
 		{name: "a closing fence is only marks", task: "Look at this, please.\n\n```\nx := 1\n``` not a fence\n```\n\nWhy?", want: []string{"```\nx := 1\n``` not a fence\n```\n"}},
