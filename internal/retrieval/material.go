@@ -172,7 +172,8 @@ func materialSpans(task string, kinds []*pastedKind) []materialSpan {
 var (
 	// contextSubjects open a sentence that states: a determiner or a
 	// pronoun of the things talked about.
-	contextSubjects = set([]string{"the", "our", "my", "its", "it", "this", "these", "those", "that", "there", "they", "we", "a", "an", "their", "his", "her"})
+	contextSubjects = set([]string{"the", "our", "my", "its", "it", "this", "these", "those", "that", "there", "they", "we", "a", "an", "their", "his", "her",
+		"it's", "it'll", "that's", "there's", "they're", "they'll", "we're", "we'll", "we've"})
 	// askingWords make a sentence that opens as a statement ask: "We
 	// need a schema", "The page should load faster"; so do "have to"
 	// and "has to".
@@ -183,14 +184,14 @@ var (
 	// addingWords anywhere in a stated sentence make it a further
 	// request: "The webhook events also have to be documented", "The
 	// email sequence is part of this too", "The slow query is next".
-	addingWords = set([]string{"also", "too", "next", "second", "third", "another", "plus", "additionally", "part"})
+	addingWords = set([]string{"also", "too", "next", "second", "third", "another", "plus", "additionally"})
 	// lookWords ask for attention, not for anything a skill does: "Please
 	// take a look." asks, and the statement after it is the request.
 	lookWords = set([]string{"take", "look", "check", "see", "glance", "eyes", "out", "thoughts", "advice"})
 	// nonImperative open a sentence that is no command: prepositions,
 	// conjunctions, adverbs, quantifiers and the speaker's own pronouns
 	// ("In a park, there is ...", "I'm studying genetics").
-	nonImperative = set([]string{"in", "on", "at", "for", "with", "after", "before", "when", "if", "since", "because", "as", "next", "then", "also", "so", "but", "and", "now", "today", "currently", "here", "yesterday", "recently", "sometimes", "every", "each", "some", "most", "all", "both", "no", "one", "i", "you", "he", "she", "i'm", "im", "i've", "ive", "i'd", "id", "there's", "it's", "we're", "we've"})
+	nonImperative = set([]string{"in", "on", "at", "for", "with", "after", "before", "when", "if", "since", "because", "as", "next", "then", "also", "so", "but", "and", "now", "today", "currently", "here", "yesterday", "recently", "sometimes", "every", "each", "some", "most", "all", "both", "no", "one", "i", "you", "he", "she", "i'm", "im", "i've", "ive", "i'd", "id"})
 )
 
 // maxContextTask bounds the tasks contextSentences reads: a request
@@ -216,7 +217,7 @@ func contextSentences(task string) []materialSpan {
 		text := task[start:end]
 		from := start
 		start = end
-		words := strings.Fields(strings.ToLower(text))
+		words := strings.Fields(strings.ReplaceAll(strings.ToLower(text), "\u2019", "'"))
 		if len(words) == 0 {
 			return
 		}

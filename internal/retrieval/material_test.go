@@ -108,6 +108,8 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "an ask for a look", task: "Please take a look. Our workflows check out the fork's code with a write token.", want: nil},
 		{name: "a further request stated", task: "Add Stripe checkout. The webhook events also have to be documented in our OpenAPI spec.", want: nil},
 		{name: "a further part stated", task: "Draft the launch plan. The announcement email sequence is part of this too.", want: nil},
+		{name: "context in a contraction", task: "Turn our response-time CSV into a Plotly histogram. We\u2019ll paste the chart into a PowerPoint deck later.", want: []string{" We\u2019ll paste the chart into a PowerPoint deck later."}},
+		{name: "a part already done", task: "Handle the orders/create Shopify webhook and verify the HMAC. We store orders with Mongoose, but that part is already done.", want: []string{" We store orders with Mongoose, but that part is already done."}},
 		{name: "an opener, then the request", task: "Please help me with our networking gear. A core switch port keeps flapping every few minutes and the counters show CRC errors. It is a Cisco Catalyst 9300 running IOS-XE.", want: nil},
 		{name: "a fence inside a longer one", task: "Tidy this README:\n\n````\nRun it:\n```sh\nmake\n```\nThen deploy the whole service to production by hand.\n````\n\nKeep the headings.",
 			want: []string{"````\nRun it:\n```sh\nmake\n```\nThen deploy the whole service to production by hand.\n````\n"}},
