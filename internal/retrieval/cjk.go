@@ -376,11 +376,15 @@ func maskRefusedCJK(q *Query, masked []bool) []bool {
 		start := int(q.spans[from].start)
 		clause := q.task[start:end]
 		stop := to // the words up to here are masked
+		opens := cjkRefusalOpens().FindStringIndex(clause)
 		switch {
 		case cjkOnly().MatchString(clause), cjkAsksWhether().MatchString(clause), strings.ContainsAny(clause, "会會"):
+			// A clause that allows nothing but a name, asks whether, or
+			// says what follows ("会") is masked nowhere: negation reads
+			// the clause right after the name more closely (supposesAfter).
 			stop = from
-		case cjkRefusalOpens().MatchString(clause) && !cjkAsks().MatchString(clause):
-			cue := cjkRefusalOpens().FindStringIndex(clause)[1]
+		case opens != nil && !cjkAsks().MatchString(clause):
+			cue := opens[1]
 			if loc := cjkTurn().FindStringIndex(clause[cue:]); loc != nil {
 				for stop = from; stop < to && int(q.spans[stop].start) < start+cue+loc[0]; stop++ {
 				}

@@ -221,17 +221,18 @@ func contextSentences(task string) []materialSpan {
 		if len(words) == 0 {
 			return
 		}
-		first := trim(words[0])
+		for i, w := range words {
+			words[i] = trim(w)
+		}
+		first := words[0]
 		question := strings.HasSuffix(strings.TrimSpace(text), "?")
-		asks := question || slices.ContainsFunc(words, func(w string) bool { return askingWords[trim(w)] })
+		asks := question || slices.ContainsFunc(words, func(w string) bool { return askingWords[w] })
 		for i := 1; i < len(words) && !asks; i++ {
 			// "have to", "has to": a need.
-			if prev := trim(words[i-1]); (prev == "have" || prev == "has") && trim(words[i]) == "to" {
-				asks = true
-			}
+			asks = (words[i-1] == "have" || words[i-1] == "has") && words[i] == "to"
 		}
-		adds := slices.ContainsFunc(words, func(w string) bool { return addingWords[trim(w)] })
-		states := contextSubjects[first] && !asks && !adds && !(len(words) > 1 && enumerators[trim(words[1])])
+		adds := slices.ContainsFunc(words, func(w string) bool { return addingWords[w] })
+		states := contextSubjects[first] && !asks && !adds && !(len(words) > 1 && enumerators[words[1]])
 		switch {
 		case states && asked:
 			out = append(out, materialSpan{span{int32(from), int32(end)}, DocumentWeight})
@@ -242,7 +243,7 @@ func contextSentences(task string) []materialSpan {
 			// it." asks, but says nothing the sentences around it do not.
 			content := 0
 			for _, w := range words {
-				if w = trim(w); w != "" && !lookWords[w] && !isStop(w, Stem(w)) {
+				if w != "" && !lookWords[w] && !isStop(w, Stem(w)) {
 					content++
 				}
 			}
