@@ -211,21 +211,18 @@ func contextSentences(task string) []materialSpan {
 	var out []materialSpan
 	asked := false
 	asking, stating := 0, 0 // the words of the sentences that ask, and of those marked
-	start := 0
 	trim := func(w string) string { return strings.Trim(w, `.,;:!?"'()*_`) }
-	sentence := func(end int) {
+	for start, end := range sentenceBounds(task, false) {
 		text := task[start:end]
-		from := start
-		start = end
 		words := strings.Fields(strings.ReplaceAll(strings.ToLower(text), "\u2019", "'"))
 		if len(words) == 0 {
-			return
+			continue
 		}
 		for i, w := range words {
 			words[i] = trim(w)
 		}
 		first := words[0]
-		question := strings.HasSuffix(strings.TrimSpace(text), "?")
+		question := strings.HasSuffix(strings.TrimSpace(text), "?") || end < len(task) && task[end] == '?'
 		asks := question || slices.ContainsFunc(words, func(w string) bool { return askingWords[w] })
 		for i := 1; i < len(words) && !asks; i++ {
 			// "have to", "has to": a need.
@@ -235,7 +232,8 @@ func contextSentences(task string) []materialSpan {
 		states := contextSubjects[first] && !asks && !adds && !(len(words) > 1 && enumerators[words[1]])
 		switch {
 		case states && asked:
-			out = append(out, materialSpan{span{int32(from), int32(end)}, DocumentWeight})
+			// The span takes the sentence's closing mark with it.
+			out = append(out, materialSpan{span{int32(start), int32(min(end+1, len(task)))}, DocumentWeight})
 			stating += len(words)
 		case asks || (!states && !nonImperative[first]):
 			asking += len(words)
@@ -249,17 +247,6 @@ func contextSentences(task string) []materialSpan {
 			}
 			asked = asked || content >= 2
 		}
-	}
-	for i := 0; i < len(task); i++ {
-		switch c := task[i]; {
-		case c == '\n':
-			sentence(i + 1)
-		case (c == '.' || c == '!' || c == '?') && (i+1 == len(task) || task[i+1] == ' ' || task[i+1] == '\n'):
-			sentence(i + 1)
-		}
-	}
-	if start < len(task) {
-		sentence(len(task))
 	}
 	if stating > 2*asking {
 		// Much more said after the ask than in it: the ask was an opener

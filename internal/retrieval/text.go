@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"iter"
 	"slices"
 	"strings"
 	"unicode"
@@ -533,25 +534,41 @@ const useWhenGap = 3
 var addressee = map[string]bool{"the": true, "a": true, "user": true, "users": true, "you": true, "agent": true}
 
 // sentences splits text at full stops, question and exclamation marks
-// followed by a blank or the end, semicolons and line breaks.
+// followed by a blank or the end, semicolons and line breaks, leaving out
+// the marks and the empty pieces.
 func sentences(text string) []string {
 	var out []string
-	start := 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		end := c == '\n' || c == ';'
-		if (c == '.' || c == '?' || c == '!') && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n') {
-			end = true
+	for start, end := range sentenceBounds(text, true) {
+		if end > start {
+			out = append(out, text[start:end])
 		}
-		if end {
-			if i > start {
-				out = append(out, text[start:i])
-			}
-			start = i + 1
-		}
-	}
-	if start < len(text) {
-		out = append(out, text[start:])
 	}
 	return out
+}
+
+// sentenceBounds yields the start and end of each sentence of text, in
+// order: a sentence ends before a full stop, question or exclamation mark
+// followed by a blank or the end, before a line break and, with
+// semicolons, before a semicolon; the next starts after that mark. The
+// last runs to the end of text. It is the one place text is cut into
+// sentences, for a skill's fields (sentences) as for a task
+// (contextSentences).
+func sentenceBounds(text string, semicolons bool) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		start := 0
+		for i := 0; i < len(text); i++ {
+			c := text[i]
+			end := c == '\n' || (semicolons && c == ';') ||
+				(c == '.' || c == '?' || c == '!') && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n')
+			if end {
+				if !yield(start, i) {
+					return
+				}
+				start = i + 1
+			}
+		}
+		if start < len(text) {
+			yield(start, len(text))
+		}
+	}
 }
