@@ -166,9 +166,12 @@ func materialSpans(task string, kinds []*pastedKind) []materialSpan {
 // askingWords) after one that asks (a question, a need, or an
 // imperative: a first word none of nonImperative) weighs as a document
 // does (DocumentWeight): it can confirm what the request points at and
-// never asks for a skill of its own beside it (rule 10). A statement
-// before any ask is the problem the request is about ("Our Redux store
-// has 60 slices ... Show me how to migrate"), and stays the request's.
+// never asks for a skill of its own beside it (rule 10). A semicolon ends
+// a sentence here too: "Write a Dockerfile for the app; the build already
+// happens in our GitHub Actions workflow." A statement before any ask is
+// the problem the request is about ("Our Redux store has 60 slices ...
+// Show me how to migrate"), and stays the request's; but its words are
+// no second skill's own by another's mere mention (Query.passingTerms).
 var (
 	// contextSubjects open a sentence that states: a determiner or a
 	// pronoun of the things talked about.
@@ -205,14 +208,62 @@ const maxContextTask = 8 << 10
 // more than twice the words of the asking ones (a side remark is not the
 // bulk of a message), or when the task is longer than maxContextTask.
 func contextSentences(task string) []materialSpan {
-	if len(task) > maxContextTask {
-		return nil
-	}
 	var out []materialSpan
 	asked := false
 	asking, stating := 0, 0 // the words of the sentences that ask, and of those marked
+	for _, r := range readSentences(task) {
+		switch {
+		case r.states && asked:
+			out = append(out, materialSpan{r.span, DocumentWeight})
+			stating += r.words
+		case r.asks || (!r.states && !r.opensAside):
+			asking += r.words
+			// A sentence asks what it has two content words for; "Fix
+			// it." asks, but says nothing the sentences around it do not.
+			asked = asked || r.content >= 2
+		}
+	}
+	if stating > 2*asking {
+		// Much more said after the ask than in it: the ask was an opener
+		// ("Please help me with our networking gear."), and what follows
+		// is the request.
+		return nil
+	}
+	return out
+}
+
+// statedSpans returns the spans of the sentences of task that state (see
+// contextSentences), wherever they are; none for a task longer than
+// maxContextTask.
+func statedSpans(task string) []span {
+	var out []span
+	for _, r := range readSentences(task) {
+		if r.states {
+			out = append(out, r.span)
+		}
+	}
+	return out
+}
+
+// sentenceRead is how contextSentences reads one sentence of a task.
+type sentenceRead struct {
+	span       span // the sentence with its closing mark
+	words      int
+	content    int  // its content words, lookWords aside
+	asks       bool // a question, a need or a wish (askingWords, "have to")
+	states     bool // opens with its subject and neither asks nor adds a request
+	opensAside bool // opens with a word of nonImperative: no command
+}
+
+// readSentences reads each sentence of task (semicolons end one too), or
+// none when task is longer than maxContextTask.
+func readSentences(task string) []sentenceRead {
+	if len(task) > maxContextTask {
+		return nil
+	}
+	var out []sentenceRead
 	trim := func(w string) string { return strings.Trim(w, `.,;:!?"'()*_`) }
-	for start, end := range sentenceBounds(task, false) {
+	for start, end := range sentenceBounds(task, true) {
 		text := task[start:end]
 		words := strings.Fields(strings.ReplaceAll(strings.ToLower(text), "\u2019", "'"))
 		if len(words) == 0 {
@@ -229,30 +280,21 @@ func contextSentences(task string) []materialSpan {
 			asks = (words[i-1] == "have" || words[i-1] == "has") && words[i] == "to"
 		}
 		adds := slices.ContainsFunc(words, func(w string) bool { return addingWords[w] })
-		states := contextSubjects[first] && !asks && !adds && !(len(words) > 1 && enumerators[words[1]])
-		switch {
-		case states && asked:
-			// The span takes the sentence's closing mark with it.
-			out = append(out, materialSpan{span{int32(start), int32(min(end+1, len(task)))}, DocumentWeight})
-			stating += len(words)
-		case asks || (!states && !nonImperative[first]):
-			asking += len(words)
-			// A sentence asks what it has two content words for; "Fix
-			// it." asks, but says nothing the sentences around it do not.
-			content := 0
-			for _, w := range words {
-				if w != "" && !lookWords[w] && !isStop(w, Stem(w)) {
-					content++
-				}
+		content := 0
+		for _, w := range words {
+			if w != "" && !lookWords[w] && !isStop(w, Stem(w)) {
+				content++
 			}
-			asked = asked || content >= 2
 		}
-	}
-	if stating > 2*asking {
-		// Much more said after the ask than in it: the ask was an opener
-		// ("Please help me with our networking gear."), and what follows
-		// is the request.
-		return nil
+		out = append(out, sentenceRead{
+			// The span takes the sentence's closing mark with it.
+			span:       span{int32(start), int32(min(end+1, len(task)))},
+			words:      len(words),
+			content:    content,
+			asks:       asks,
+			states:     contextSubjects[first] && !asks && !adds && !(len(words) > 1 && enumerators[words[1]]),
+			opensAside: nonImperative[first],
+		})
 	}
 	return out
 }

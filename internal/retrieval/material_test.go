@@ -92,7 +92,7 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "a long request and a short snippet", task: wire + " " + asking + "\n\n```\nx := 1\n```\n", want: []string{"```\nx := 1\n```\n"}},
 		// Prose, not code: the second paragraph is context the request
 		// states after it (contextSentences), at a document's weight.
-		{name: "prose that starts like code is prose", task: "import the orders CSV into the warehouse, then let me know.\n\nIt costs $5 a run; from there import nothing else.", want: []string{"It costs $5 a run; from there import nothing else."}},
+		{name: "prose that starts like code is prose", task: "import the orders CSV into the warehouse, then let me know.\n\nIt costs $5 a run; from there import nothing else.", want: []string{"It costs $5 a run;"}},
 		// A request that states context after what it asks: the stating
 		// sentences are material; a statement before the ask is the
 		// problem the request is about, and a question, a need, an
@@ -110,6 +110,7 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "a further part stated", task: "Draft the launch plan. The announcement email sequence is part of this too.", want: nil},
 		{name: "context in a contraction", task: "Turn our response-time CSV into a Plotly histogram. We\u2019ll paste the chart into a PowerPoint deck later.", want: []string{" We\u2019ll paste the chart into a PowerPoint deck later."}},
 		{name: "a part already done", task: "Handle the orders/create Shopify webhook and verify the HMAC. We store orders with Mongoose, but that part is already done.", want: []string{" We store orders with Mongoose, but that part is already done."}},
+		{name: "context after a semicolon", task: "Write a multi-stage Dockerfile for our Next.js app; the build already happens in our GitHub Actions workflow.", want: []string{" the build already happens in our GitHub Actions workflow."}},
 		{name: "an opener, then the request", task: "Please help me with our networking gear. A core switch port keeps flapping every few minutes and the counters show CRC errors. It is a Cisco Catalyst 9300 running IOS-XE.", want: nil},
 		{name: "a fence inside a longer one", task: "Tidy this README:\n\n````\nRun it:\n```sh\nmake\n```\nThen deploy the whole service to production by hand.\n````\n\nKeep the headings.",
 			want: []string{"````\nRun it:\n```sh\nmake\n```\nThen deploy the whole service to production by hand.\n````\n"}},
@@ -195,6 +196,38 @@ func TestMaterialWeighsLess(t *testing.T) {
 	// instruction: the paste weighs as material, as beside "review".
 	if _, src = score("what does this do?\n\n```\nupstream nginx timed out\n```\n", "nginx-config"); src != SourceMaterial {
 		t.Errorf("instruction of words no unit uses: got source %q; want %q", src, SourceMaterial)
+	}
+}
+
+// TestPassingTerms: the terms a second unit may claim where another
+// mentions them in passing are those of an instruction alone, outside the
+// sentences that state (Query.passingTerms).
+func TestPassingTerms(t *testing.T) {
+	ix := testIndex(unit("state", "Manage React state with Redux"), unit("fetching", "Cache API responses"))
+	tests := []struct {
+		name, task string
+		want       []string // some terms passing
+		not        []string // some terms not
+	}{
+		{name: "an instruction alone", task: "Migrate the Redux store and cache the API responses.", want: []string{"migrat", "redux", "cach", "api"}},
+		{name: "the problem stated before the ask", task: "Our Redux store caches API responses. Show me how to migrate them.", want: []string{"show", "migrat"}, not: []string{"redux", "cach", "api"}},
+		{name: "context stated after the ask", task: "Migrate the Redux store. It caches API responses.", not: []string{"migrat", "cach"}},
+		{name: "pasted material", task: "Migrate this:\n\n```\nconst store = createStore(reducer)\n```\n", not: []string{"migrat", "store"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ix.Analyze(tt.task, nil).passingTerms()
+			for _, w := range tt.want {
+				if !got[w] {
+					t.Errorf("%q: got no %q among %v; want it", tt.task, w, got)
+				}
+			}
+			for _, w := range tt.not {
+				if got[w] {
+					t.Errorf("%q: got %q among %v; want it not", tt.task, w, got)
+				}
+			}
+		})
 	}
 }
 

@@ -362,11 +362,12 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 	}
 	var byName map[[2]string]bool
 	pr.Apart, byName = ix.apart(q, related, relatedEv)
-	pr.Redundant, pr.SameObject, pr.Breadth = ix.relate(q, pr.Candidates, pr.Evidence, byName)
+	passing := q.passingTerms()
+	pr.Redundant, pr.SameObject, pr.Breadth = ix.relate(q, pr.Candidates, pr.Evidence, byName, passing)
 	pr.OwnWords = ownWords(pr.Candidates, pr.Evidence)
 	pr.Material = materialWeights(pr.Candidates, pr.Evidence)
 	pr.WholeTask = wholeTask(q, pr.Candidates, pr.Evidence)
-	pr.OwnPart = ownParts(related, relatedEv, byName, q.pastedOnly)
+	pr.OwnPart = ownParts(related, relatedEv, byName, passing, q.pastedOnly)
 	pr.Ranking = ix.top(scores, RankingSize)
 	for _, c := range pr.Candidates {
 		if i, ok := ix.catalogPos(c.Name); ok {

@@ -246,11 +246,12 @@ func TestOwnPart(t *testing.T) {
 	ev := func(field string, terms ...string) Evidence { return Evidence{Field: field, Terms: terms, Weight: 1} }
 	kept := []Evidence{ev("description", "deploy"), ev("description", "servic"), {Field: "lead", Terms: []string{"commit"}, Weight: 0.4}}
 	tests := []struct {
-		name  string
-		b     []Evidence
-		named bool // the task states b's name
-		want  bool
-		own   float64 // the weight of b's evidence outside kept's
+		name    string
+		b       []Evidence
+		named   bool     // the task states b's name
+		passing []string // the terms an instruction alone says in passing (Query.passingTerms)
+		want    bool
+		own     float64 // the weight of b's evidence outside kept's
 	}{
 		{name: "two words of its own", b: []Evidence{ev("description", "deploy"), ev("description", "log"), ev("description", "alert")}, want: true, own: 2},
 		{name: "one word of its own", b: []Evidence{ev("description", "deploy"), ev("description", "log")}, want: false, own: 1},
@@ -263,10 +264,18 @@ func TestOwnPart(t *testing.T) {
 		{name: "the same words, its name not stated", b: []Evidence{ev("name phrase", "commit"), ev("name+description", "commit")}, want: false},
 		{name: "its stated name, which the kept one weighs as much", b: []Evidence{ev("name", "deploy")}, named: true, want: false},
 		{name: "its stated name, the kept one's word in another field", b: []Evidence{ev("description", "commit"), ev("description", "commit")}, named: true, want: false},
+		// In an instruction alone, a word the kept one mentions in passing
+		// (0.4, in its lead) is the other's when it weighs more than three
+		// times that; not a word of its name, nor beside pasted material.
+		{name: "words the kept one mentions in passing", b: []Evidence{ev("description", "commit"), ev("description+heading", "commit"), ev("description", "log")}, passing: []string{"commit", "log"}, want: true, own: 3},
+		{name: "the same beside pasted material", b: []Evidence{ev("description", "commit"), ev("description+heading", "commit"), ev("description", "log")}, want: false, own: 1},
+		{name: "the same said in a sentence that states", b: []Evidence{ev("description", "commit"), ev("description+heading", "commit"), ev("description", "log")}, passing: []string{"log"}, want: false, own: 1},
+		{name: "a name word mentioned in passing", b: []Evidence{ev("name", "commit"), ev("name+description", "commit")}, passing: []string{"commit"}, want: false},
+		{name: "a word the kept one weighs more than a third of", b: []Evidence{ev("description", "commit"), ev("description", "log")}, passing: []string{"commit", "log"}, want: false, own: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			own, got := ownPart(termWeights(kept), termWeights(tt.b), tt.named, tt.b, nil)
+			own, got := ownPart(termWeights(kept), termWeights(tt.b), tt.named, set(tt.passing), tt.b, nil)
 			if got != tt.want || own != tt.own {
 				t.Errorf("got %v, own weight %v; want %v, %v", got, own, tt.want, tt.own)
 			}

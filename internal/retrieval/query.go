@@ -54,6 +54,34 @@ type pastes struct {
 	spans []materialSpan
 }
 
+// passingTerms returns the terms a second unit may claim as its own where
+// another unit mentions them only in passing (see ownTerm): in a task
+// that is an instruction alone, with no pasted material and at most
+// maxContextTask long, the terms of its sentences that do not state
+// (statedSpans). Nil for any other task.
+func (q *Query) passingTerms() map[string]bool {
+	if len(q.task) > maxContextTask || len(q.pastedMaterial().spans) > 0 {
+		return nil
+	}
+	stated := statedSpans(q.task)
+	out := map[string]bool{}
+	k := 0
+	for i, st := range q.stems {
+		if st == "" {
+			continue
+		}
+		at := q.spans[i].start
+		for k < len(stated) && stated[k].end <= at {
+			k++
+		}
+		if k < len(stated) && stated[k].start <= at {
+			continue
+		}
+		out[st] = true
+	}
+	return out
+}
+
 // pastedMaterial returns the kinds of file and the spans of pasted
 // material the task holds, found once.
 func (q *Query) pastedMaterial() *pastes {

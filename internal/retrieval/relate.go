@@ -10,7 +10,7 @@ import "strings"
 // b share an object when the task names an object both declare. It is a
 // pure function of the index, the query, the candidates and their
 // evidence (as evidence computes it).
-func (ix *Index) relate(q *Query, cands []Candidate, ev map[string][]Evidence, byName map[[2]string]bool) (redundant, sameObject map[[2]string]bool, width map[string]int) {
+func (ix *Index) relate(q *Query, cands []Candidate, ev map[string][]Evidence, byName map[[2]string]bool, passing map[string]bool) (redundant, sameObject map[[2]string]bool, width map[string]int) {
 	redundant, sameObject = map[[2]string]bool{}, map[[2]string]bool{}
 	width = make(map[string]int, len(cands))
 	for _, c := range cands {
@@ -41,7 +41,7 @@ func (ix *Index) relate(q *Query, cands []Candidate, ev map[string][]Evidence, b
 				continue
 			}
 			pair := [2]string{a.Name, b.Name}
-			if isRedundant(ev[a.Name], ev[b.Name], byName[pair], b.Score) {
+			if isRedundant(ev[a.Name], ev[b.Name], byName[pair], passing, b.Score) {
 				redundant[pair] = true
 			}
 			if shares(objects[a.Name], set(objects[b.Name])) {
@@ -114,8 +114,8 @@ func isTriggerEvidence(f string) bool {
 
 // ownParts computes OwnPart (see Problem.OwnPart) for every ordered pair
 // (a, b) of distinct candidates where b is lexical and has a part of its
-// own beside a.
-func ownParts(cands []Candidate, ev map[string][]Evidence, byName map[[2]string]bool, pasted func(Evidence) bool) map[[2]string]float64 {
+// own beside a; passing as ownTerm's.
+func ownParts(cands []Candidate, ev map[string][]Evidence, byName map[[2]string]bool, passing map[string]bool, pasted func(Evidence) bool) map[[2]string]float64 {
 	out := map[[2]string]float64{}
 	if len(cands) < 2 {
 		return out
@@ -129,7 +129,7 @@ func ownParts(cands []Candidate, ev map[string][]Evidence, byName map[[2]string]
 			if a.Name == b.Name || b.Origin != OriginLexical {
 				continue
 			}
-			if w, ok := ownPart(covered[i], covered[j], byName[[2]string{a.Name, b.Name}], ev[b.Name], pasted); ok {
+			if w, ok := ownPart(covered[i], covered[j], byName[[2]string{a.Name, b.Name}], passing, ev[b.Name], pasted); ok {
 				out[[2]string{a.Name, b.Name}] = w
 			}
 		}
@@ -159,7 +159,7 @@ func coveredTerms(ev []Evidence) map[string]bool {
 // as often a word of the same request as a second one: a pasted log or a
 // long description shares a word with every skill. How much own weight
 // is enough is the policy's to say (rule 10).
-func ownPart(covered, mine map[string]float64, byName bool, b []Evidence, pasted func(Evidence) bool) (weight float64, ok bool) {
+func ownPart(covered, mine map[string]float64, byName bool, passing map[string]bool, b []Evidence, pasted func(Evidence) bool) (weight float64, ok bool) {
 	var first string // b's first term of its own: two need no set
 	for _, e := range b {
 		if e.Weight <= 0 || (pasted != nil && pasted(e)) {
@@ -167,7 +167,7 @@ func ownPart(covered, mine map[string]float64, byName bool, b []Evidence, pasted
 		}
 		own := false
 		for _, s := range e.Terms {
-			if !ownTerm(covered, mine, byName, e, s) {
+			if !ownTerm(covered, mine, byName, passing, e, s) {
 				continue
 			}
 			own = true
@@ -203,26 +203,35 @@ func termWeights(ev []Evidence) map[string]float64 {
 
 // ownTerm reports whether the task term s of b's evidence item e is b's
 // own beside a unit whose evidence weighs covered on each term (b's own
-// weighs mine): that unit's evidence does not rest on s; or, when byName
-// (the task states b's whole name in a clause b answers: see apart), e
-// matches b's name and that unit's evidence weighs less than
-// ownNameShare of b's on s. "squash and open a pull request" asks for a
-// squash skill by name in a clause of its own; a pull-request skill whose
-// body mentions squashing answers the other clause, not that one.
-func ownTerm(covered, mine map[string]float64, byName bool, e Evidence, s string) bool {
+// weighs mine): that unit's evidence does not rest on s; or, when s is
+// one of passing (a term of a sentence of an instruction without pasted
+// material that does not state: Query.passingTerms) and e is not b's
+// name, that unit's evidence on s weighs less than passingShare of b's, a
+// mention in passing ("containerize it and add a GitHub Actions workflow":
+// a Dockerfile skill with a heading on GitHub Actions does not answer the
+// workflow's clause); or, when byName (the task states b's whole name in
+// a clause b answers: see apart), e matches b's name and that unit's
+// evidence weighs less than ownNameShare of b's on s. "squash and open a
+// pull request" asks for a squash skill by name in a clause of its own; a
+// pull-request skill whose body mentions squashing answers the other
+// clause, not that one. A name word needs its name stated ("find local
+// plumbers" is no request for a skill named "local"), and a task with
+// pasted material mentions everything in passing.
+func ownTerm(covered, mine map[string]float64, byName bool, passing map[string]bool, e Evidence, s string) bool {
 	c := covered[s]
-	if c == 0 {
+	name := isNameEvidence(e.Field) || e.Field == fieldNames[fieldName]+" phrase"
+	if c == 0 || (passing[s] && !name && c < passingShare*mine[s]) {
 		return true
 	}
-	name := isNameEvidence(e.Field) || e.Field == fieldNames[fieldName]+" phrase"
 	return byName && name && c < ownNameShare*mine[s]
 }
 
 // isRedundant reports whether b, scoring score, adds too little beside a:
 // less than redundantShare of its score rests on terms a's positive
-// evidence does not cover.
-func isRedundant(a, b []Evidence, named bool, score float64) bool {
-	return residual(a, b, named) < redundantShare*score
+// evidence does not cover (named and passing as ownTerm's byName and
+// passing).
+func isRedundant(a, b []Evidence, named bool, passing map[string]bool, score float64) bool {
+	return residual(a, b, named, passing) < redundantShare*score
 }
 
 func set(keys []string) map[string]bool {

@@ -789,10 +789,11 @@ func ev(w float64, terms ...string) Evidence { return Evidence{Field: "test", Te
 
 func TestResidual(t *testing.T) {
 	tests := []struct {
-		name  string
-		a, b  []Evidence
-		named bool // the task states b's name
-		want  float64
+		name    string
+		a, b    []Evidence
+		named   bool     // the task states b's name
+		passing []string // the terms an instruction alone says in passing (Query.passingTerms)
+		want    float64
 	}{
 		{name: "nothing covered", b: []Evidence{ev(2, "x"), ev(1, "y")}, want: 3},
 		{name: "all covered", a: []Evidence{ev(1, "x"), ev(1, "y")}, b: []Evidence{ev(2, "x"), ev(1, "y")}, want: 0},
@@ -804,10 +805,12 @@ func TestResidual(t *testing.T) {
 		{name: "a stated name's word covered in passing is its own", a: []Evidence{ev(0.5, "x")}, b: []Evidence{{Field: "name phrase", Terms: []string{"x"}, Weight: 3}}, named: true, want: 3},
 		{name: "a stated name's word covered as much is not", a: []Evidence{ev(1, "x")}, b: []Evidence{{Field: "name", Terms: []string{"x"}, Weight: 1.5}}, named: true, want: 0},
 		{name: "a name's word covered in passing, the name not stated", a: []Evidence{ev(0.5, "x")}, b: []Evidence{{Field: "name phrase", Terms: []string{"x"}, Weight: 3}}, want: 0},
+		{name: "a word covered in passing, in an instruction alone", a: []Evidence{ev(0.5, "x")}, b: []Evidence{ev(2, "x")}, passing: []string{"x"}, want: 2},
+		{name: "the same beside pasted material", a: []Evidence{ev(0.5, "x")}, b: []Evidence{ev(2, "x")}, want: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := residual(tt.a, tt.b, tt.named); math.Abs(got-tt.want) > 1e-9 {
+			if got := residual(tt.a, tt.b, tt.named, set(tt.passing)); math.Abs(got-tt.want) > 1e-9 {
 				t.Errorf("residual: got %g; want %g", got, tt.want)
 			}
 		})
@@ -829,7 +832,7 @@ func TestIsRedundant(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := isRedundant(a, tt.b, false, tt.score); got != tt.want {
+			if got := isRedundant(a, tt.b, false, nil, tt.score); got != tt.want {
 				t.Errorf("isRedundant: got %v; want %v", got, tt.want)
 			}
 		})
@@ -891,7 +894,7 @@ func TestRelate(t *testing.T) {
 		cands = append(cands, Candidate{Name: n, Origin: OriginLexical, Score: scores[id]})
 		evs[n] = ix.evidence(q, id, never)
 	}
-	redundant, same, width := ix.relate(q, cands, evs, nil)
+	redundant, same, width := ix.relate(q, cands, evs, nil, q.passingTerms())
 	pairs := func(m map[[2]string]bool) string {
 		var out []string
 		for _, p := range slices.SortedFunc(maps.Keys(m), func(x, y [2]string) int { return strings.Compare(x[0]+" "+x[1], y[0]+" "+y[1]) }) {

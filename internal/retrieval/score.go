@@ -404,7 +404,7 @@ func breadth(ev []Evidence) int {
 // residual is the part of b's evidence that rests on task terms a's
 // evidence does not (see ownTerm): what b would add to a prompt that
 // already has a.
-func residual(a, b []Evidence, byName bool) float64 {
+func residual(a, b []Evidence, byName bool, passing map[string]bool) float64 {
 	covered, mine := termWeights(a), termWeights(b)
 	var r float64
 	for _, e := range b {
@@ -412,7 +412,7 @@ func residual(a, b []Evidence, byName bool) float64 {
 			continue
 		}
 		for _, s := range e.Terms {
-			if ownTerm(covered, mine, byName, e, s) {
+			if ownTerm(covered, mine, byName, passing, e, s) {
 				r += e.Weight
 				break
 			}
