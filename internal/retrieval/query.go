@@ -329,7 +329,7 @@ func (q *Query) gapWith(k int, allow gapAllow) (kind gapKind, opened bool) {
 //	         | refuser [gerund]
 //	         | "stop" gerund
 //	         | want                      (names must end the object)
-//	         | start "not"               (names must end the object)
+//	         | start "not" [gerund | "with" | "via" | "through"]  (names must end the object)
 //	bridge  := ("need" | "want") ["you" | "them" | "it"] "to"
 //	want    := ("dont" | "do not" | "never") "want"
 //	start   := the clause's first word, after a bracket, "but" or "and"
@@ -342,6 +342,7 @@ func (q *Query) gapWith(k int, allow gapAllow) (kind gapKind, opened bool) {
 // use X", "I don't need to run X", "avoid X", "avoid using X", "stop using
 // X", "exclude: X", "don't use any of X, Y", "instead of X", "leave out
 // X", "don't bother with X", "I don't want X", "use X, not Y", "(not Y)",
+// "..., not using Y", "other than X", "anything but X", "forget X",
 // "Y is not needed". The words of a cue must stand in one clause: "Ready
 // or not. Use X" negates nothing, and a comma right after a cue ends it
 // ("No, X is what I want").
@@ -449,6 +450,10 @@ var negationCues = []cue{
 	{words: []string{"rather", "than"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true},
 	{words: []string{"leave", "out"}, kind: cueRefuse, colon: true, scoped: true},
 	{words: []string{"ignore"}, kind: cueRefuse, colon: true, scoped: true, object: true},
+	{words: []string{"other", "than"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true},
+	{words: []string{"anything", "but"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true},
+	{words: []string{"forget", "about"}, kind: cueRefuse, colon: true, scoped: true, object: true},
+	{words: []string{"forget"}, kind: cueRefuse, colon: true, scoped: true, object: true},
 }
 
 // cuesFrom holds negationCues by their first word, longest first, so a
@@ -496,6 +501,12 @@ var negators = map[string]bool{
 // skip X" skips X.
 var scopeEnders = map[string]bool{"but": true, "so": true, "then": true, "yet": true, "instead": true, "just": true, "rather": true}
 
+// bareMeans may follow a bare "not" before the names, as a gerund may:
+// "write the Dockerfile, not with X", "..., not via X". Inside a clause
+// ("it does not work with X", "why is it not using X?") "not" is no bare
+// one, and says what goes wrong with X.
+var bareMeans = map[string]bool{"with": true, "via": true, "through": true}
+
 // clauseOpeners may stand before a bare "not" or a postfix refusal's
 // names as if a clause started there: "use X but not Y".
 var clauseOpeners = map[string]bool{"but": true, "and": true}
@@ -511,6 +522,8 @@ var objectFollowers = map[string]bool{
 	"on": true, "this": true, "but": true, "either": true, "too": true, "though": true, "then": true,
 	"so": true, "because": true, "since": true, "as": true, "when": true, "while": true, "if": true,
 	"unless": true, "until": true, "whatsoever": true, "anywhere": true, "instead": true,
+	// The verbs of a choice made instead: "instead of X use Y".
+	"use": true, "try": true, "pick": true, "choose": true, "prefer": true, "go": true,
 }
 
 // skillNouns name what a name is: "the X skill".
@@ -916,6 +929,8 @@ func (q *Query) cueAt(i int) (*cue, int) {
 		case cueBare:
 			if i > 0 && q.gap(i-1) == gapSpace && !clauseOpeners[q.words[i-1]] {
 				k = -1
+			} else if q.nextIn(k, gerunds) || q.nextIn(k, bareMeans) {
+				k++ // ", not using X", ", not with X"
 			}
 		default:
 			if q.nextIn(k, gerunds) {
