@@ -127,7 +127,7 @@ func doctorHook(ctx context.Context, r *doctorReport, file, project string, h cl
 	}
 	timeout := claudeDefaultTimeout
 	if h.Timeout > 0 {
-		timeout = time.Duration(h.Timeout) * time.Second
+		timeout = time.Duration(h.Timeout * float64(time.Second))
 	}
 	took, out, note, err := runHookCommand(ctx, words, project, timeout)
 	switch {

@@ -28,7 +28,9 @@ const hookTimeoutSeconds = 5
 type claudeHook struct {
 	Type    string `json:"type"`
 	Command string `json:"command"`
-	Timeout int    `json:"timeout,omitempty"`
+	// Timeout is in seconds. Claude Code reads it as a JavaScript number,
+	// so 5.0 and 2.5 are timeouts as 5 is.
+	Timeout float64 `json:"timeout,omitempty"`
 }
 
 // claudeHookGroup is one entry of hooks.UserPromptSubmit.

@@ -42,6 +42,8 @@ func TestInstallHook(t *testing.T) {
 		// is not installed (a red team's settings, taken for installed).
 		{name: "hook keys in capitals", settings: `{"hooks": {"UserPromptSubmit": [{"Hooks": [{"Type": "command", "Command": "/opt/bin/rlmc hook claude-code"}]}]}}`},
 		{name: "hooks in capitals", settings: `{"Hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/opt/bin/rlmc hook claude-code"}]}]}}`},
+		// Claude Code reads a timeout as a JavaScript number.
+		{name: "timeouts that are no integers", settings: `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo hi", "timeout": 2.5}]}, {"hooks": [{"type": "command", "command": "/opt/bin/rlmc hook claude-code", "timeout": 5.0}]}]}}`, wantPresent: cmd},
 		{name: "not an object", settings: `[1]`, wantErr: errSettingsShape},
 		{name: "hooks not an object", settings: `{"hooks": []}`, wantErr: errSettingsShape},
 		{name: "prompt hooks not an array", settings: `{"hooks": {"UserPromptSubmit": {}}}`, wantErr: errSettingsShape},
