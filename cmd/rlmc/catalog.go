@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -88,6 +89,31 @@ func catalogCache(noCache bool, stderr io.Writer) *catcache.Cache {
 		c.Warn = warn
 	}
 	return c
+}
+
+// doctorCache is catalogCache for doctor: why the cache is off is kept
+// for its report rather than said on stderr, and offs returns it.
+func doctorCache(noCache bool, stderr io.Writer) (cache *catcache.Cache, offs func() []*catcache.Off) {
+	var (
+		mu   sync.Mutex
+		seen []*catcache.Off
+	)
+	c, off := newCatalogCache(noCache, stderr)
+	if off != nil {
+		seen = append(seen, off)
+	}
+	if c != nil {
+		c.Warn = func(o *catcache.Off) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, o)
+		}
+	}
+	return c, func() []*catcache.Off {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
 }
 
 // newCatalogCache is catalogCache saying nothing: it returns why there is

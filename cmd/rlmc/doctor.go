@@ -126,6 +126,7 @@ func (r *doctorReport) add(section string, sev ir.Severity, code, format string,
 
 // Codes of doctor's own findings; the rest are diagnostic codes (ir.Code).
 const (
+	findCacheOff            = "cache_off"
 	findCheckoutNotFound    = "checkout_not_found"
 	findDuplicateRoot       = "duplicate_root"
 	findLockMismatch        = "lock_mismatch"
@@ -254,7 +255,14 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 		err error
 	)
 	if len(scan) > 0 {
-		c, err = compiler.LoadWith(ctx, loader.Options{Roots: scan}, pol, catalogCache(p.noCache, stderr))
+		cache, offs := doctorCache(p.noCache, stderr)
+		c, err = compiler.LoadWith(ctx, loader.Options{Roots: scan}, pol, cache)
+		// A cache that is off is a finding, not a line on stderr: a
+		// command runs without it, but a hook on a large catalog answers
+		// only from it.
+		for _, off := range offs() {
+			r.add(secHook, ir.SeverityWarning, findCacheOff, "%s; the hook answers a large catalog's prompts only from the cache", ir.EscapeText(cacheOffText(off)))
+		}
 	} else {
 		c, err = compiler.New(ir.NewCatalog(nil, nil, nil), pol)
 	}

@@ -324,6 +324,10 @@ func (c *coldLoad) leaveLocked() {
 		// that cannot be made): it goes on to the deadline, as a load
 		// without a cache does.
 		c.note = "the catalog cache could not be built: " + err.Error()
+		var off *catcache.Off
+		if errors.As(err, &off) {
+			c.note = cacheOffText(off)
+		}
 		return
 	}
 	if c.building {

@@ -174,7 +174,7 @@ func (c *Cache) LockBuild(key Key) (*BuildLock, error) {
 			return &BuildLock{c: c, name: name}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) || try > 0 {
-			return nil, err
+			return nil, c.refusedWrite(err)
 		}
 		if live(root, name, time.Now()) {
 			return nil, ErrBuilding

@@ -792,7 +792,7 @@ func (c *Cache) write(name string, size, limit int64, emit func(io.Writer) error
 	}
 	defer root.Close()
 	if err := writeAtomic(root, name, func(w io.Writer) error { return emit(&capped{w: w, left: limit}) }); err != nil {
-		c.debugf("%s: not written: %v", c.path(name), err)
+		c.debugf("%s: not written: %v", c.path(name), c.refusedWrite(err))
 		return false
 	}
 	prune(root, time.Now(), maxBytes, name)

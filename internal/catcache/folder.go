@@ -38,6 +38,12 @@ const (
 	// the folder it would be made in: a mistyped path, of which rlmc makes
 	// no tree (it makes the user cache folder's parents, not these).
 	OffNoParent OffCode = "cache_dir_no_parent"
+	// OffReadOnly: the cache folder is the user's, but no file can be
+	// made in it (its mode leaves the owner no write, or the system
+	// refuses a write: a read-only file system). A cache never written
+	// is never read, and the hook, whose first prompt leaves the load to
+	// a builder that writes one, would answer no prompt at all.
+	OffReadOnly OffCode = "cache_dir_read_only"
 )
 
 // Off is why a cache is off: neither read, written nor pruned, for the
@@ -47,7 +53,7 @@ type Off struct {
 	Code OffCode
 	// Dir is the folder refused, or RLMC_CACHE_DIR's value.
 	Dir string
-	// Err is what the system said, for OffNoFolder.
+	// Err is what the system said, for OffNoFolder and OffReadOnly.
 	Err error
 }
 
@@ -68,6 +74,11 @@ func (o *Off) Error() string {
 		why = fmt.Sprintf("cache folder %s is writable by its group or others", o.Dir)
 	case OffNoParent:
 		why = fmt.Sprintf("cache folder %s is missing, and so is the folder it would be made in", o.Dir)
+	case OffReadOnly:
+		why = fmt.Sprintf("no file can be written in cache folder %s", o.Dir)
+		if o.Err != nil {
+			why += fmt.Sprintf(" (%v)", o.Err)
+		}
 	default:
 		why = fmt.Sprintf("cache folder %s is refused", o.Dir)
 	}
@@ -132,11 +143,7 @@ func (c *Cache) open(create bool) (*os.Root, error) {
 		code = checkFolder(info)
 	}
 	if code != "" {
-		off := &Off{Code: code, Dir: c.Dir}
-		if c.off.CompareAndSwap(nil, off) && c.Warn != nil {
-			c.Warn(off)
-		}
-		return nil, off
+		return nil, c.turnOff(&Off{Code: code, Dir: c.Dir})
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -151,10 +158,32 @@ func (c *Cache) open(create bool) (*os.Root, error) {
 	return root, nil
 }
 
+// turnOff turns c off for good with off, unless it is off already, and
+// says so once to c.Warn; it returns why c is off.
+func (c *Cache) turnOff(off *Off) *Off {
+	if c.off.CompareAndSwap(nil, off) {
+		if c.Warn != nil {
+			c.Warn(off)
+		}
+		return off
+	}
+	return c.off.Load()
+}
+
+// refusedWrite returns err, or, when err says the system refuses to write
+// in c's folder at all (no permission, a read-only file system), the
+// *Off that c is now off with: every later write would fail the same way.
+func (c *Cache) refusedWrite(err error) error {
+	if errors.Is(err, fs.ErrPermission) || readOnlyFS(err) {
+		return c.turnOff(&Off{Code: OffReadOnly, Dir: c.Dir, Err: err})
+	}
+	return err
+}
+
 // checkFolder returns why the folder info describes (from Lstat) is not
 // one to keep a cache in, or "": it must be a folder, not a link to one,
-// of this user's, that no one else may write, as ssh and gpg require of
-// theirs.
+// of this user's, that no one else may write and its owner may, as ssh
+// and gpg require of theirs.
 func checkFolder(info os.FileInfo) OffCode {
 	switch {
 	case info.Mode()&fs.ModeSymlink != 0:
@@ -165,6 +194,8 @@ func checkFolder(info os.FileInfo) OffCode {
 		return OffNotOwn
 	case folderWritableByOthers(info):
 		return OffWritable
+	case info.Mode().Perm()&0o200 == 0:
+		return OffReadOnly
 	}
 	return ""
 }

@@ -365,3 +365,59 @@ func TestWriteOverCap(t *testing.T) {
 		})
 	}
 }
+
+// TestFolderReadOnly: a cache folder of the user's that its owner may not
+// write is off, said once with its code: a cache never written is never
+// read, and a hook would leave every prompt to a builder that cannot
+// write.
+func TestFolderReadOnly(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permissions")
+	}
+	root, c := base(t), newCache(t)
+	must(t, os.Mkdir(c.Dir, 0o500))
+	var offs []*Off
+	c.Warn = func(o *Off) { offs = append(offs, o) }
+	for range 2 {
+		if st := load(t, c, loader.Options{Roots: []string{root}}, ""); st.Hit || st.Stored {
+			t.Errorf("got %+v; want the cache off", st)
+		}
+	}
+	if _, err := c.LockBuild(Key{}); !isOff(err, OffReadOnly) {
+		t.Errorf("LockBuild: got %v; want the cache off", err)
+	}
+	if len(offs) != 1 || offs[0].Code != OffReadOnly {
+		t.Fatalf("warnings: got %v; want one of code %s", offs, OffReadOnly)
+	}
+}
+
+// TestRefusedWrite: a write the system refuses for want of permission
+// turns the cache off, said once; any other failure is only that
+// write's.
+func TestRefusedWrite(t *testing.T) {
+	c := newCache(t)
+	var offs []*Off
+	c.Warn = func(o *Off) { offs = append(offs, o) }
+	other := errors.New("disk full")
+	if err := c.refusedWrite(other); err != other {
+		t.Errorf("another failure: got %v; want it as it is", err)
+	}
+	denied := &fs.PathError{Op: "open", Path: "x", Err: fs.ErrPermission}
+	for range 2 {
+		if err := c.refusedWrite(denied); !isOff(err, OffReadOnly) {
+			t.Errorf("refused: got %v; want the cache off", err)
+		}
+	}
+	if len(offs) != 1 || offs[0].Code != OffReadOnly || !errors.Is(offs[0].Err, fs.ErrPermission) {
+		t.Fatalf("warnings: got %v; want one of code %s, with the system's error", offs, OffReadOnly)
+	}
+	if c.Off() == nil {
+		t.Error("Off: got nil; want the cache off")
+	}
+}
+
+// isOff reports whether err is an *Off of code.
+func isOff(err error, code OffCode) bool {
+	var off *Off
+	return errors.As(err, &off) && off.Code == code
+}

@@ -3,6 +3,7 @@
 package catcache
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -61,3 +62,7 @@ func processStart(pid int) string {
 	}
 	return f[startField]
 }
+
+// readOnlyFS reports whether err says the file system is mounted
+// read-only.
+func readOnlyFS(err error) bool { return errors.Is(err, syscall.EROFS) }
