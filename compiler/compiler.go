@@ -395,6 +395,18 @@ func (c *Compiler) CatalogFingerprint() string { return c.catalogFP }
 // on besides the request.
 func (c *Compiler) PolicyFingerprint() string { return c.policyFP }
 
+// Equivalent reports whether o answers every request as c does: the same
+// catalog and policy fingerprints, and each unit in the same file (which
+// a reference to a skill names, and the fingerprint leaves out). A host
+// that keeps what it compiled keeps it across a reload that changed
+// nothing a compile reads, such as a log written under a root.
+func (c *Compiler) Equivalent(o *Compiler) bool {
+	if c.catalogFP != o.catalogFP || c.policyFP != o.policyFP {
+		return false
+	}
+	return slices.EqualFunc(c.cat.Units, o.cat.Units, func(a, b *ir.Unit) bool { return a.Name == b.Name && a.File == b.File })
+}
+
 // Diagnostics returns the catalog's and the policy's diagnostics.
 func (c *Compiler) Diagnostics() ir.Diagnostics { return c.diags }
 

@@ -77,3 +77,29 @@ func ExampleWriteExplanation() {
 	//   evidence: name+description "deploy" +2.019
 	// rejected tdd (tdd/SKILL.md): negated [rule 5 negation] (task says "do not use tdd")
 }
+
+// A host that keeps what it compiled keeps it across a reload that
+// changed nothing a compile reads: a file written under a root that is no
+// skill's loads an equivalent catalog.
+func ExampleCompiler_Equivalent() {
+	root, _ := os.MkdirTemp("", "skills")
+	defer os.RemoveAll(root)
+	writeSkill(root, "deploy", "Deploy the service to production.", "Run the pipeline.\n")
+	load := func(p compiler.Policy) *compiler.Compiler {
+		c, err := compiler.Load(context.Background(), compiler.Options{Roots: []string{root}}, p)
+		if err != nil {
+			panic(err)
+		}
+		return c
+	}
+	before := load(compiler.Policy{})
+	os.WriteFile(filepath.Join(root, "compiles.log"), []byte("a log line\n"), 0o644)
+	fmt.Println(before.Equivalent(load(compiler.Policy{})))
+	fmt.Println(before.Equivalent(load(compiler.Policy{Deny: []string{"deploy"}})))
+	writeSkill(root, "deploy", "Deploy the service to staging.", "Run the pipeline.\n")
+	fmt.Println(before.Equivalent(load(compiler.Policy{})))
+	// Output:
+	// true
+	// false
+	// false
+}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -67,6 +68,9 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 				cfg.Audit = compiler.NewAudit(f)
 			}
 			cfg.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
+			if root := rootHolding(cfg.Roots, trajectory); root != "" {
+				cfg.Logger.Warn("--trajectory lies under a root: every line it writes reloads the catalog; write it elsewhere", "trajectory", trajectory, "root", root)
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			hup := make(chan os.Signal, 1)
@@ -96,4 +100,25 @@ func newProxyCmd(stderr io.Writer) *cobra.Command {
 	fl.DurationVar(&cfg.DrainTimeout, "drain-timeout", proxy.DefaultDrainTimeout, "how long shutdown waits for calls in flight")
 	fl.DurationVar(&cfg.Debounce, "debounce", 50*time.Millisecond, "quiet time after a change before the catalog reloads")
 	return cmd
+}
+
+// rootHolding returns the first of roots that file lies under, or "".
+func rootHolding(roots []string, file string) string {
+	if file == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return ""
+	}
+	for _, r := range roots {
+		ar, err := filepath.Abs(r)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(ar, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return r
+		}
+	}
+	return ""
 }

@@ -23,6 +23,7 @@ func TestProxyRefuses(t *testing.T) {
 		{name: "an upstream that does not parse", args: []string{"proxy", "--upstream", "http://[::1/?key=SECRET"}, want: "is not a URL"},
 		{name: "an upstream whose port does not parse", args: []string{"proxy", "--upstream", "http://h:SECRET8/"}, want: "is not a URL"},
 		{name: "an upstream that is not HTTP", args: []string{"proxy", "--upstream", "ftp://example.com"}, want: "http or https"},
+		{name: "an upstream that is an endpoint", args: []string{"proxy", "--upstream", "https://api.openai.com/v1/chat/completions"}, want: "names an endpoint"},
 		{name: "addr and socket", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "127.0.0.1:0", "--socket", "s.sock"}, want: "not both"},
 		{name: "all interfaces without a token", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "0.0.0.0:0"}, want: "not a loopback address"},
 		{name: "an unknown placement", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--addr", "127.0.0.1:0", "--placement", "front"}, want: "--placement"},
@@ -47,5 +48,24 @@ func TestProxyRefuses(t *testing.T) {
 				t.Fatalf("stderr: got %q; want nothing listening", stderr.String())
 			}
 		})
+	}
+}
+
+// TestRootHolding: a --trajectory file under a root reloads the catalog
+// with every line, and is warned about.
+func TestRootHolding(t *testing.T) {
+	for _, tc := range []struct {
+		roots      []string
+		file, want string
+	}{
+		{roots: []string{"/a/skills"}, file: "/a/skills/audit.jsonl", want: "/a/skills"},
+		{roots: []string{"/a/skills", "/b"}, file: "/b/x/audit.jsonl", want: "/b"},
+		{roots: []string{"/a/skills"}, file: "/a/skills-audit.jsonl", want: ""},
+		{roots: []string{"/a/skills"}, file: "/a/audit.jsonl", want: ""},
+		{roots: []string{"/a/skills"}, file: "", want: ""},
+	} {
+		if got := rootHolding(tc.roots, tc.file); got != tc.want {
+			t.Errorf("rootHolding(%q, %q): got %q; want %q", tc.roots, tc.file, got, tc.want)
+		}
 	}
 }

@@ -41,9 +41,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var req struct {
 		Stream bool `json:"stream"`
+		// Instructions are repeated in a Responses answer, as the API
+		// does, in its first event too: an agent's long instructions make
+		// that event large.
+		Instructions json.RawMessage `json:"instructions"`
 	}
 	json.Unmarshal(body, &req) // a body that is not JSON gets the JSON answer
-	events, whole := answers(r.URL.Path, fmt.Sprintf("resp_%d", s.calls.Add(1)))
+	instructions := "null"
+	if json.Valid(req.Instructions) {
+		instructions = string(req.Instructions)
+	}
+	events, whole := answers(r.URL.Path, fmt.Sprintf("resp_%d", s.calls.Add(1)), instructions)
 	if events == nil {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"object":"list","data":[{"id":"fake-model","object":"model"}]}`)
@@ -80,9 +88,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type event struct{ name, data string }
 
 // answers returns the stream and the whole answer of the API at path,
-// with id as a Responses answer's id; nil for a path that is not a
-// completion.
-func answers(path, id string) ([]event, string) {
+// with id as a Responses answer's id and instructions (JSON) as its
+// instructions; nil for a path that is not a completion.
+func answers(path, id, instructions string) ([]event, string) {
 	switch path {
 	case "/v1/chat/completions":
 		chunk := func(delta, finish string) string {
@@ -99,7 +107,7 @@ func answers(path, id string) ([]event, string) {
 	case "/v1/responses":
 		resp := func(status, output string) string {
 			return `{"id":"` + id + `","object":"response","created_at":1,"status":"` + status + `","model":"fake-model","output":` + output +
-				`,"parallel_tool_calls":true,"tool_choice":"auto","tools":[],"temperature":1,"top_p":1,"error":null,"incomplete_details":null,"instructions":null,"metadata":{}}`
+				`,"parallel_tool_calls":true,"tool_choice":"auto","tools":[],"temperature":1,"top_p":1,"error":null,"incomplete_details":null,"instructions":` + instructions + `,"metadata":{}}`
 		}
 		out := `[{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"ok","annotations":[]}]}]`
 		return []event{

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -408,6 +409,33 @@ func TestChainedCallHonorsDeny(t *testing.T) {
 	}
 	if bytes.Contains(f.up.last(t).body, []byte("<skills>")) {
 		t.Errorf("chained turn with deploy denied: the upstream got a skill block: %s", f.up.last(t).body)
+	}
+}
+
+// TestChainedAfterLargeFirstEvent: a streamed answer's response.created
+// repeats the request's instructions, which an agent's run past the
+// proxy's capture bound: the id at the start of the event is read all the
+// same, and the tool turn chained to it keeps its skills (it said
+// unknown_conversation, and went without them).
+func TestChainedAfterLargeFirstEvent(t *testing.T) {
+	f := newFixture(t, nil, Config{Placement: PlacementSystem})
+	long := strings.Repeat("Be brief. ", 2*captureMax/10)
+	first := `{"model":"gpt-x","stream":true,"instructions":"` + long + `","input":"deploy the service to production"}`
+	resp, data := f.do(t, "POST", "/v1/responses", first, nil)
+	if resp.StatusCode != 200 || resp.Header.Get(HeaderSelected) != "deploy" {
+		t.Fatalf("first turn: got %d %q %.200s; want 200 deploy", resp.StatusCode, resp.Header.Get(HeaderSelected), data)
+	}
+	id := regexp.MustCompile(`"id":"(resp_[0-9]+)"`).FindSubmatch(data)
+	if id == nil {
+		t.Fatalf("no response id in the stream: %.300s", data)
+	}
+	chained := `{"model":"gpt-x","instructions":"` + long + `","previous_response_id":"` + string(id[1]) + `","input":[{"type":"function_call_output","call_id":"c1","output":"done"}]}`
+	resp, data = f.do(t, "POST", "/v1/responses", chained, nil)
+	if got := resp.Header.Get(HeaderDecision); resp.StatusCode != 200 || got != "route" {
+		t.Fatalf("chained turn: got %d, %s %q %.200s; want 200 route", resp.StatusCode, HeaderDecision, got, data)
+	}
+	if !bytes.Contains(f.up.last(t).body, []byte(blockOf("deploy"))) {
+		t.Errorf("chained turn: the upstream got no skill block")
 	}
 }
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlmc-dev/rlmc/internal/testkit"
 )
@@ -103,6 +105,25 @@ func TestNearMissWarned(t *testing.T) {
 	}
 }
 
+// TestWebSocketWarned: the SDKs' Responses WebSocket mode (a GET upgraded
+// on /v1/responses) passes through without skills, as the proxy edits
+// HTTP calls only; it is warned about once, where it passed without a
+// word. Another path's upgrade is no completion.
+func TestWebSocketWarned(t *testing.T) {
+	f := newFixture(t, nil, Config{})
+	upgrade := map[string]string{"Connection": "keep-alive, Upgrade", "Upgrade": "websocket"}
+	f.do(t, http.MethodGet, "/v1/realtime", "", upgrade)
+	if strings.Contains(f.logs.String(), "WebSocket") {
+		t.Fatalf("another path's upgrade warned about:\n%s", f.logs.String())
+	}
+	for range 2 {
+		f.do(t, http.MethodGet, "/v1/responses", "", upgrade)
+	}
+	if n := strings.Count(f.logs.String(), "over a WebSocket goes upstream without skills"); n != 1 {
+		t.Errorf("got %d warnings; want 1:\n%s", n, f.logs.String())
+	}
+}
+
 // TestNearMiss: which paths are one slip from a completion path. A path
 // that only ends as one does belongs to another API: OpenAI's Assistants
 // post to /v1/threads/ID/messages, which was warned about as a slip.
@@ -122,5 +143,41 @@ func TestNearMiss(t *testing.T) {
 		if got := nearMiss(tc.path); got != tc.want {
 			t.Errorf("nearMiss(%q): got %q; want %q", tc.path, got, tc.want)
 		}
+	}
+}
+
+// TestEpochKeptAcrossEquivalentReloads: a file written under a root that
+// no skill is made of (a trajectory, a log) reloads the catalog; earlier
+// turns' blocks stay remembered, since the catalog compiles as before,
+// where every such reload threw them away and a long conversation was
+// compiled again turn by turn. A skill edited is a new catalog.
+func TestEpochKeptAcrossEquivalentReloads(t *testing.T) {
+	f := newFixture(t, nil, Config{})
+	live := f.p.live.Load()
+	first := f.p.epochOf(live)
+	reloaded := func(write func()) {
+		t.Helper()
+		g := live.Generation()
+		write()
+		for deadline := time.Now().Add(10 * time.Second); live.Generation() == g; {
+			if time.Now().After(deadline) {
+				t.Fatal("no reload")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	reloaded(func() {
+		if err := os.WriteFile(filepath.Join(f.skillDir, "trajectory.jsonl"), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if got := f.p.epochOf(live); got != first {
+		t.Errorf("after a reload that changed no skill: got epoch %d; want %d", got, first)
+	}
+	reloaded(func() {
+		writeSkill(t, f.skillDir, "deploy", "Deploy the service to staging.", "Run the deploy script.")
+	})
+	if got := f.p.epochOf(live); got == first {
+		t.Errorf("after a skill was edited: got epoch %d; want a new one", got)
 	}
 }

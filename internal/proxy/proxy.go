@@ -169,6 +169,40 @@ type Proxy struct {
 	loads   *httpsafe.CatalogLog        // what each load tells the operator
 	misses  sync.Map                    // near-miss paths warned about (warnNearMiss)
 	nmisses atomic.Int32                // how many misses holds
+	sockets sync.Once                   // a WebSocket completion warned about (warnSocket)
+	epoch   atomic.Pointer[epoch]       // the catalog earlier turns' blocks were compiled from (epochOf)
+}
+
+// epoch numbers the catalogs blocks are compiled from: a Live's
+// generation, but kept across a reload that changes nothing a compile
+// reads (compiler.Compiler.Equivalent), so that earlier turns' blocks stay
+// remembered when a file written under a root (a log, a trajectory)
+// reloads the catalog.
+type epoch struct {
+	gen uint64
+	c   *compiler.Compiler
+	n   uint64
+}
+
+// epochOf returns the number of live's current catalog (see epoch).
+func (p *Proxy) epochOf(live *compiler.Live) uint64 {
+	c, _, gen := live.Snapshot()
+	for {
+		old := p.epoch.Load()
+		if old != nil && old.gen == gen {
+			return old.n
+		}
+		next := &epoch{gen: gen, c: c, n: 1}
+		if old != nil {
+			next.n = old.n + 1
+			if c != nil && old.c != nil && old.c.Equivalent(c) {
+				next.n = old.n
+			}
+		}
+		if p.epoch.CompareAndSwap(old, next) {
+			return next.n
+		}
+	}
 }
 
 // New checks cfg and returns a proxy with no catalog yet: until Watch (or
@@ -185,6 +219,12 @@ func New(cfg Config) (*Proxy, error) {
 		// The reverse proxy sends no user info: the credentials would be
 		// dropped, and calls made without them.
 		return nil, &httpsafe.ConfigError{Msg: fmt.Sprintf("--upstream %s: credentials in the URL are not sent; the client's own Authorization (or x-api-key) header goes through", Redact(cfg.Upstream))}
+	}
+	if path := strings.TrimSuffix(cfg.Upstream.Path, "/"); endpointPath(path) {
+		// Every call's path is put after the upstream's: an endpoint
+		// there would send each to ".../chat/completions/v1/chat/completions".
+		return nil, &httpsafe.ConfigError{Msg: fmt.Sprintf("--upstream %s names an endpoint: give the API's base URL (such as %s://%s), and the client calls its paths on the proxy",
+			Redact(cfg.Upstream), cfg.Upstream.Scheme, cfg.Upstream.Host)}
 	}
 	if cfg.Addr != "" && cfg.Socket != "" {
 		return nil, &httpsafe.ConfigError{Msg: "give --addr or --socket, not both"}
@@ -433,6 +473,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			p.warnNearMiss(r.URL.EscapedPath())
 		}
+		if a != nil && isWebSocket(r) {
+			p.warnSocket(r.URL.Path)
+		}
 		// Through statusWriter too, so that an upstream's 1xx carries no
 		// X-Rlmc-* header on paths the proxy does not edit either.
 		p.rp.ServeHTTP(&statusWriter{ResponseWriter: w, status: http.StatusOK}, withFlavor(r))
@@ -466,6 +509,35 @@ func (p *Proxy) warnNearMiss(path string) {
 		"path", path, "meant", meant)
 }
 
+// warnSocket warns, once a process, that a completion API reached over a
+// WebSocket (the SDKs' Responses WebSocket mode: a GET upgraded on
+// /v1/responses) goes upstream without skills: the proxy edits HTTP
+// calls, and the upgraded connection passes through as it is.
+func (p *Proxy) warnSocket(path string) {
+	p.sockets.Do(func() {
+		p.log.Warn("a completion API over a WebSocket goes upstream without skills: rlmc edits HTTP calls only; use the client's HTTP transport", "path", path)
+	})
+}
+
+// isWebSocket reports whether r asks to upgrade its connection to a
+// WebSocket.
+func isWebSocket(r *http.Request) bool {
+	return hasToken(r.Header.Values("Connection"), "upgrade") && hasToken(r.Header.Values("Upgrade"), "websocket")
+}
+
+// hasToken reports whether a header's comma-separated values hold token,
+// in any case.
+func hasToken(values []string, token string) bool {
+	for _, v := range values {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // nearMiss returns the completion path that path is one slip from, else
 // "": the same path without its /v1 ("/chat/completions"), with a prefix
 // before its /v1 ("/v1/v1/messages", "/api/v1/responses"), or with a
@@ -482,6 +554,17 @@ func nearMiss(path string) string {
 		}
 	}
 	return ""
+}
+
+// endpointPath reports whether path, an --upstream URL's, ends with a
+// completion API's path, with or without its /v1.
+func endpointPath(path string) bool {
+	for _, p := range completionPaths {
+		if strings.HasSuffix(path, p) || strings.HasSuffix(path, strings.TrimPrefix(p, "/v1")) {
+			return true
+		}
+	}
+	return false
 }
 
 // completionPaths are apis' paths, sorted.
@@ -746,7 +829,7 @@ func (p *Proxy) refuseCompile(w http.ResponseWriter, err error, refuse func(int,
 // one compile, and a conversation the proxy has not seen one per user
 // turn, once.
 func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body []byte, root, list span, turns []turn, block string, ctl controls) ([]edit, error) {
-	gen := live.Generation()
+	gen := p.epochOf(live)
 	// A turn's key is the conversation up to it with what frames it
 	// (Anthropic's system and tools; Chat's are among the messages) and
 	// the host's selections and denials, so that a block a host selected

@@ -725,6 +725,33 @@ func TestNewRefusesCredentialsInTheUpstream(t *testing.T) {
 	}
 }
 
+// TestNewRefusesAnEndpointUpstream: an --upstream naming a completion
+// endpoint was taken, and every call went to that path with its own put
+// after it. A base URL, with or without its /v1 or another prefix, is
+// taken.
+func TestNewRefusesAnEndpointUpstream(t *testing.T) {
+	for _, tc := range []struct {
+		raw    string
+		refuse bool
+	}{
+		{"https://api.openai.com/v1/chat/completions", true},
+		{"https://api.openai.com/v1/responses/", true},
+		{"https://gateway.example.com/anthropic/messages", true},
+		{"https://api.openai.com/v1", false},
+		{"https://gateway.example.com/openai", false},
+	} {
+		u, err := url.Parse(tc.raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = New(Config{Upstream: u, Roots: []string{t.TempDir()}})
+		var ce *httpsafe.ConfigError
+		if got := errors.As(err, &ce); got != tc.refuse {
+			t.Errorf("%s: got %v; want refused %v", tc.raw, err, tc.refuse)
+		}
+	}
+}
+
 // TestReadControlsSkipGivenTwice: X-Rlmc-Skip: 1 then X-Rlmc-Skip: 0 was
 // read as a skip (the first value alone).
 func TestReadControlsSkipGivenTwice(t *testing.T) {

@@ -219,9 +219,9 @@ func (c *lru[K, V]) len() int {
 	return c.ll.Len()
 }
 
-// blockKey names an earlier turn's block: the catalog generation it was
-// compiled with (a reload of the skills or the policy compiles again), and
-// the turn's key.
+// blockKey names an earlier turn's block: the catalog it was compiled
+// with (its epoch: a reload that changes the skills or the policy compiles
+// again), and the turn's key.
 type blockKey struct {
 	gen uint64
 	key uint64
@@ -244,8 +244,9 @@ type conversation struct {
 type convKey struct{}
 
 // captureMax bounds the bytes of an answer kept to find its response id:
-// the id is in the first event of a stream and among the first members of
-// a JSON answer.
+// the id is at the start of the first event of a stream and among the
+// first members of a JSON answer, and is read as soon as it has arrived
+// (idIn).
 const captureMax = 64 << 10
 
 // maxResponseID bounds the response ids remembered (OpenAI's are about 50
@@ -306,23 +307,46 @@ func gunzipPrefix(data []byte) []byte {
 
 // jsonID returns the top-level "id" of the JSON object data starts with;
 // final is true when data shows there is none.
-func jsonID(data []byte) (id string, final bool) {
+func jsonID(data []byte) (id string, final bool) { return idIn(data) }
+
+// idIn returns the string at key "id" of the JSON object data starts
+// with, or of the object found under the keys of path, one level each
+// ("response" for a stream's response.created event); final is true when
+// data shows there is none. data may be a prefix of the JSON: only what
+// comes before the id must have arrived, so an id at the start of an
+// event is found however large the event grows after it (a
+// response.created repeats the request's instructions and tools, which
+// an agent's run the proxy's capture bound many times over).
+func idIn(data []byte, path ...string) (id string, final bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil {
-		return "", false
-	} else if t != json.Delim('{') {
-		return "", true
-	}
-	for {
-		t, err := dec.Token()
-		if err != nil {
+	for depth := 0; ; depth++ {
+		if t, err := dec.Token(); err != nil {
 			return "", false
+		} else if t != json.Delim('{') {
+			return "", true
 		}
-		key, ok := t.(string)
-		if !ok {
-			return "", true // the object's end
+		want := "id"
+		if depth < len(path) {
+			want = path[depth]
 		}
-		if key == "id" {
+		for {
+			t, err := dec.Token()
+			if err != nil {
+				return "", false
+			}
+			key, ok := t.(string)
+			if !ok {
+				return "", true // the object's end
+			}
+			if key == want {
+				break
+			}
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return "", false
+			}
+		}
+		if depth == len(path) {
 			t, err := dec.Token()
 			if err != nil {
 				return "", false
@@ -330,39 +354,34 @@ func jsonID(data []byte) (id string, final bool) {
 			s, _ := t.(string)
 			return s, true
 		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return "", false
-		}
 	}
 }
 
 // sseResponseID returns the response id of the first event of a
-// Responses stream (response.created) once that event has arrived whole.
-// Blocks without data before it (comments, keep-alives, as some gateways
-// send while the model starts) are no event and are passed over.
+// Responses stream (response.created), as soon as the part of the event
+// that holds it has arrived (see idIn). Blocks without data before it
+// (comments, keep-alives, as some gateways send while the model starts)
+// are no event and are passed over.
 func sseResponseID(data []byte) (id string, final bool) {
 	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	for {
-		end := bytes.Index(data, []byte("\n\n"))
-		if end < 0 {
-			return "", false
-		}
+		block, rest, whole := bytes.Cut(data, []byte("\n\n"))
 		var payload []byte
-		for line := range strings.SplitSeq(string(data[:end]), "\n") {
-			if d, ok := strings.CutPrefix(line, "data:"); ok {
-				payload = append(payload, strings.TrimPrefix(d, " ")...)
+		for line := range bytes.SplitSeq(block, []byte("\n")) {
+			if d, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+				payload = append(payload, bytes.TrimPrefix(d, []byte(" "))...)
 			}
 		}
-		if payload == nil {
-			data = data[end+2:]
+		switch {
+		case payload == nil && whole:
+			data = rest
 			continue
+		case payload == nil:
+			return "", false
 		}
-		var ev struct {
-			Response struct{ ID string }
-		}
-		json.Unmarshal(payload, &ev)
-		return ev.Response.ID, true
+		id, final = idIn(payload, "response")
+		// A whole event that shows no id is the answer: there is none.
+		return id, final || whole
 	}
 }
 

@@ -293,6 +293,13 @@ func TestSSEResponseID(t *testing.T) {
 		{name: "CRLF keep-alives first", data: ":\r\n\r\n: ping\r\n\r\n" + strings.ReplaceAll(created, "\n", "\r\n"), want: "resp_1", final: true},
 		{name: "event not whole yet", data: ": PROCESSING\n\nevent: response.created\ndata: {", final: false},
 		{name: "another first event", data: "data: {\"type\":\"error\"}\n\n" + created, want: "", final: true},
+		// The real response.created repeats the request's instructions
+		// and tools after the id: the id is read before the event ends,
+		// however long it grows (a chain was lost past captureMax).
+		{name: "the id before the event ends", data: "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_2\",\"instructions\":\"" + strings.Repeat("x", 2*captureMax), want: "resp_2", final: true},
+		{name: "the id not yet whole", data: "data: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_", final: false},
+		{name: "a whole event of broken JSON", data: "data: {\"response\":{\"id\n\n", want: "", final: true},
+		{name: "an event without a response", data: "data: {\"type\":\"response.created\",\"sequence_number\":0}\n\n", want: "", final: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id, final := sseResponseID([]byte(tc.data))
