@@ -393,12 +393,25 @@ func doctorLock(r *doctorReport, p doctorParams, roots []string) {
 		return
 	}
 	if !rep.OK() {
-		r.add(secLock, ir.SeverityError, findLockMismatch, "%s at %s: %d missing, %d extra, %d changed files in %s; rlmc vendor verify %s --lock %s lists them",
-			ir.Printable(l.Name), ir.EscapeText(short(l.Commit)), len(rep.Missing), len(rep.Extra), len(rep.Changed), ir.Printable(dir), ir.Printable(dir), ir.Printable(p.lock))
+		r.add(secLock, ir.SeverityError, findLockMismatch, "%s: %d missing, %d extra, %d changed files in %s; rlmc vendor verify %s --lock %s lists them",
+			lockTitle(l, p.lock), len(rep.Missing), len(rep.Extra), len(rep.Changed), ir.Printable(dir), ir.Printable(dir), ir.Printable(p.lock))
 		return
 	}
-	r.add(secLock, ir.SeverityInfo, findLockOk, "%s at %s: %d files match in %s (%d not covered by the lock)",
-		ir.Printable(l.Name), ir.EscapeText(short(l.Commit)), rep.Checked, ir.Printable(dir), len(rep.Uncovered))
+	r.add(secLock, ir.SeverityInfo, findLockOk, "%s: %d files match in %s (%d not covered by the lock)",
+		lockTitle(l, p.lock), rep.Checked, ir.Printable(dir), len(rep.Uncovered))
+}
+
+// lockTitle names a lock in doctor's findings: its name and commit, as
+// far as it says them (`vendor lock` may write neither), else its file.
+func lockTitle(l *lockfile.Lock, file string) string {
+	name := ir.Printable(l.Name)
+	if l.Name == "" {
+		name = "the lock " + ir.Printable(file)
+	}
+	if l.Commit == "" {
+		return name
+	}
+	return name + " at " + ir.EscapeText(short(l.Commit))
 }
 
 // findCheckout returns the nearest folder holding one of the roots (the

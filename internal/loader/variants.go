@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rlmc-dev/rlmc/internal/strictjson"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -144,7 +145,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	dec.DisallowUnknownFields()
 	var m Manifest
 	if err := dec.Decode(&m); err != nil {
-		return nil, err
+		return nil, strictjson.Explain(data, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("trailing data after the JSON object")

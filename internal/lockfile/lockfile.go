@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/rlmc-dev/rlmc/internal/safefs"
+	"github.com/rlmc-dev/rlmc/internal/strictjson"
 )
 
 // Errors a scan reports; they wrap the path concerned, so test them with
@@ -96,6 +97,31 @@ type File struct {
 	Link   string `json:"link,omitempty"`
 }
 
+// UnmarshalJSON reads an entry strictly: a file (one with no link) must
+// say its size, since a size left out would read as an empty file and the
+// file as changed, rather than the lock as malformed.
+func (f *File) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Path   string `json:"path"`
+		SHA256 string `json:"sha256"`
+		Size   *int64 `json:"size"`
+		Link   string `json:"link"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	if v.Size == nil && v.Link == "" {
+		return fmt.Errorf("%q: %w: a file without its size", v.Path, ErrBadEntry)
+	}
+	*f = File{Path: v.Path, SHA256: v.SHA256, Link: v.Link}
+	if v.Size != nil {
+		f.Size = *v.Size
+	}
+	return nil
+}
+
 // MarshalJSON writes a file as {path, sha256, size}, as locks always had
 // it, and a link as {path, link}: a size of 0 would read as an empty file.
 func (f File) MarshalJSON() ([]byte, error) {
@@ -139,7 +165,9 @@ func Read(file string) (*Lock, error) {
 	dec.DisallowUnknownFields()
 	var l Lock
 	if err := dec.Decode(&l); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
+		// Said in the JSON's terms ("files[2].size: a string where a
+		// number goes"), not in Go's.
+		return nil, fmt.Errorf("%s: %w", file, strictjson.Explain(data, err))
 	}
 	if len(l.Include) == 0 || len(l.Files) == 0 {
 		return nil, fmt.Errorf("%s: a lock needs include patterns and files", file)

@@ -577,6 +577,8 @@ func TestLockEntries(t *testing.T) {
 		{name: "neither a digest nor a link", entry: `{"path":"LICENSE","size":3}`, wantErr: ErrBadEntry},
 		{name: "a digest that is none", entry: `{"path":"LICENSE","sha256":"ZZ","size":3}`, wantErr: ErrBadEntry},
 		{name: "a digest in capitals", entry: `{"path":"LICENSE","sha256":"` + strings.ToUpper(digest) + `","size":3}`, wantErr: ErrBadEntry},
+		{name: "a file without its size", entry: `{"path":"LICENSE","sha256":"` + digest + `"}`, wantErr: ErrBadEntry},
+		{name: "an unknown key in an entry", entry: `{"path":"LICENSE","sha256":"` + digest + `","size":3,"mode":420}`, wantErr: errAnyDecode},
 		{name: "a negative size", entry: `{"path":"LICENSE","sha256":"` + digest + `","size":-1}`, wantErr: ErrBadEntry},
 		{name: "a path listed twice", entry: `{"path":"LICENSE","sha256":"` + digest + `","size":1068},{"path":"LICENSE","sha256":"` + digest + `","size":1068}`, wantErr: ErrBadEntry},
 	}
@@ -587,6 +589,12 @@ func TestLockEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 			l, err := Read(file)
+			if tt.wantErr == errAnyDecode {
+				if err == nil {
+					t.Fatal("got no error; want the entry refused")
+				}
+				return
+			}
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("got %v; want %v", err, tt.wantErr)
@@ -685,3 +693,6 @@ func TestScanRefusesUnportableNames(t *testing.T) {
 		t.Errorf("got %v; want %v", err, ErrUnportable)
 	}
 }
+
+// errAnyDecode stands for any decoding error in a table of cases.
+var errAnyDecode = errors.New("any decoding error")

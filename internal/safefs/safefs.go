@@ -8,6 +8,7 @@ package safefs
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -19,8 +20,20 @@ import (
 // file (a FIFO, socket, device or folder).
 var ErrNotRegular = errors.New("not a regular file")
 
-// ErrTooLarge reports a file larger than the limit given to a read.
+// ErrTooLarge reports a file larger than the limit given to a read; the
+// error a read returns is a *TooLargeError, which says the limit.
 var ErrTooLarge = errors.New("file too large")
+
+// TooLargeError is a file over Limit bytes, the limit given to a read. It
+// is ErrTooLarge (errors.Is).
+type TooLargeError struct{ Limit int64 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%v: over %d bytes", ErrTooLarge, e.Limit)
+}
+
+// Is reports whether target is ErrTooLarge.
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
 // ReadOnly is the flag set for opening, read-only, a file that may turn out
 // to be a FIFO: the open returns at once instead of waiting for a writer.
@@ -110,7 +123,7 @@ func readRegular(f *os.File, name string, limit int64) ([]byte, error) {
 	data := make([]byte, 0, size+1)
 	for {
 		if limit >= 0 && int64(len(data)) > limit {
-			return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+			return nil, &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Limit: limit}}
 		}
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]
@@ -132,7 +145,7 @@ func readRegular(f *os.File, name string, limit int64) ([]byte, error) {
 		}
 	}
 	if limit >= 0 && int64(len(data)) > limit {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Limit: limit}}
 	}
 	return data, nil
 }

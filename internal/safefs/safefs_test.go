@@ -198,8 +198,9 @@ func TestReadFileSizes(t *testing.T) {
 			write(t, filepath.Join(dir, "f"), want)
 			got, err := ReadFile(root, "f", tt.limit)
 			if tt.large {
-				if !errors.Is(err, ErrTooLarge) {
-					t.Fatalf("got %v; want ErrTooLarge", err)
+				var tl *TooLargeError
+				if !errors.Is(err, ErrTooLarge) || !errors.As(err, &tl) || tl.Limit != tt.limit {
+					t.Fatalf("got %v; want ErrTooLarge saying the limit %d", err, tt.limit)
 				}
 				return
 			}
