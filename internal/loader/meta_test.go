@@ -206,3 +206,14 @@ func TestParseManifestLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestParseManifestSaysJSON: a manifest of the wrong shape is said in the
+// JSON's terms, as the host policy and bench cases are; it read "json:
+// cannot unmarshal string into Go struct field Manifest.keywords of type
+// []string".
+func TestParseManifestSaysJSON(t *testing.T) {
+	_, err := ParseManifest([]byte(`{"keywords":"abc"}`))
+	if err == nil || !strings.Contains(err.Error(), "keywords: a string where an array goes") || strings.Contains(err.Error(), "Go struct") {
+		t.Errorf("got %v; want it said in the JSON's terms", err)
+	}
+}
