@@ -99,6 +99,10 @@ func TestParseRefusesEmptyChecks(t *testing.T) {
 		{"no task", "x\n-- request.json --\n{\"select\": [\"a\"]}\n-- want.json --\n{}\n", `has no "task"`},
 		{"a null task in a list", "x\n-- request.json --\n[{\"task\": \"t\"}, {\"task\": null}]\n-- want.json --\n{}\n", `entry 2: has no "task"`},
 		{"a budget with a fraction", "x\n-- request.json --\n{\"task\": \"t\", \"budget\": 10.5}\n-- want.json --\n{}\n", "budget: a number (10.5) where a whole number goes"},
+		// What a red team found passing whatever the compile did.
+		{"a decision no compile reaches", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"decision\": \"routed\"}\n", `decision is "routed"`},
+		{"a decision beside an error", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"error\": \"unknown_unit\", \"decision\": \"route\"}\n", "has no decision to check"},
+		{"an empty prompt substring", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"prompt_contains\": [\"\"]}\n", "prompt_contains holds an empty string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

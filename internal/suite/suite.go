@@ -287,6 +287,47 @@ func (c *Case) checkComparisons() error {
 		if w.Fingerprints != "" && len(c.Requests) < 2 && !hasB {
 			return errors.New("want.json: fingerprints compares two requests, or skills/ with skills-b/, and the case has one request and no skills-b/")
 		}
+		if err := w.checkNothingSkipped(); err != nil {
+			return fmt.Errorf("want.json: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkNothingSkipped refuses an expectation that would pass whatever the
+// compile did: a decision no compile reaches ("routed"), an empty string
+// the prompt always contains, and, beside an error, what a compile that
+// fails never gets to check.
+func (w *Want) checkNothingSkipped() error {
+	switch compiler.Decision(w.Decision) {
+	case "", compiler.DecisionRoute, compiler.DecisionNoRoute, compiler.DecisionAmbiguous:
+	default:
+		return fmt.Errorf("decision is %q; want route, no_route or ambiguous", w.Decision)
+	}
+	for _, l := range []struct {
+		key  string
+		list []string
+	}{{"includes", w.Includes}, {"excludes", w.Excludes}, {"diagnostics", w.Diagnostics}, {"prompt_contains", w.PromptContains}, {"prompt_excludes", w.PromptExcludes}} {
+		if slices.Contains(l.list, "") {
+			return fmt.Errorf("%s holds an empty string, which checks nothing", l.key)
+		}
+	}
+	if w.Error == "" {
+		return nil
+	}
+	var unchecked []string
+	for key, given := range map[string]bool{
+		"decision": w.Decision != "", "selected": w.Selected != nil, "includes": len(w.Includes) > 0, "excludes": len(w.Excludes) > 0,
+		"rejected": len(w.Rejected) > 0, "diagnostics": len(w.Diagnostics) > 0, "prompt_contains": len(w.PromptContains) > 0,
+		"prompt_excludes": len(w.PromptExcludes) > 0, "match": len(w.Match) > 0,
+	} {
+		if given {
+			unchecked = append(unchecked, key)
+		}
+	}
+	if len(unchecked) > 0 {
+		slices.Sort(unchecked)
+		return fmt.Errorf("error %q is checked alone: a compile that fails has no %s to check", w.Error, strings.Join(unchecked, ", "))
 	}
 	return nil
 }
