@@ -173,7 +173,7 @@ func writeBenchTable(stdout io.Writer, rep *bench.Report) error {
 			row("no category", rep.Categories[k]) // cases that name none
 			continue
 		}
-		row(k, rep.Categories[k])
+		row(ir.Printable(k), rep.Categories[k]) // a case file's words: no escape reaches the terminal
 	}
 	styles := make([]string, 0, len(rep.Styles))
 	for k := range rep.Styles {
@@ -181,7 +181,7 @@ func writeBenchTable(stdout io.Writer, rep *bench.Report) error {
 	}
 	sort.Strings(styles)
 	for _, k := range styles {
-		row("style "+k, rep.Styles[k])
+		row("style "+ir.Printable(k), rep.Styles[k])
 	}
 	return tw.Flush()
 }

@@ -118,6 +118,15 @@ func TestSpecialFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, code: ir.CodePathEscape}, // refused before any read: it leaves the folder
+		// A dangling link is no escape: said as a dangling SKILL.md is.
+		{name: "dangling symlink at agents/openai.yaml", make: func(t *testing.T, dir string) {
+			if err := os.MkdirAll(filepath.Join(dir, "agents"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("nope.yaml", filepath.Join(dir, CodexPolicyFile)); err != nil {
+				t.Fatal(err)
+			}
+		}, code: ir.CodeSymlinkLoop},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -511,7 +511,9 @@ func normalize(u *ir.Unit, p *Parsed, f found, dir *os.Root, s *diagSink, rc *re
 	u.BodyOffset, u.Headings, u.Lead = p.BodyOffset, p.Headings, p.Lead
 	nameUnit(u, fm, s)
 	switch n := len([]rune(fm.Description)); {
-	case strings.TrimSpace(fm.Description) == "":
+	case strings.TrimSpace(ir.StripIgnorable(fm.Description)) == "":
+		// Invisible characters alone (a zero-width space) say nothing,
+		// as blanks do.
 		s.add(max(fm.DescriptionLine, 1), ir.CodeMissingDescription, ir.SeverityError, "description is required")
 	case n > 1024:
 		s.add(fm.DescriptionLine, ir.CodeDescriptionTooLong, ir.SeverityError, "description is %d characters; the limit is 1024", n)
@@ -649,7 +651,13 @@ func readBeside(f found, dir *os.Root, rel string, s *diagSink, rc *recorder) ([
 	// Resolving the path only classifies an escape for the diagnostic;
 	// the read below is confined by dir whatever happens in between.
 	real, err := filepath.EvalSymlinks(filepath.Join(f.dirReal, filepath.FromSlash(rel)))
-	if err != nil || !Within(f.dirReal, real) {
+	if err != nil {
+		// As for a SKILL.md link: the file is there, and cannot be
+		// read, so the unit is no more permissive than it says.
+		s.add(0, ir.CodeSymlinkLoop, ir.SeverityError, "%s symlink cannot be resolved (loop or dangling); rejected", rel)
+		return nil, false
+	}
+	if !Within(f.dirReal, real) {
 		s.add(0, ir.CodePathEscape, ir.SeverityError, "%s resolves outside the skill folder; rejected", rel)
 		return nil, false
 	}
