@@ -718,6 +718,70 @@ func hiddenSkills(fsRoot *os.Root, root, rootReal string, roots map[string]bool)
 			Message: fmt.Sprintf("%d %s here and none elsewhere under the root: discovery does not enter hidden folders; name %s as a root to load them",
 				n, folders, filepath.Join(root, filepath.FromSlash(dir)))})
 	}
+	for _, dir := range packageSkillDirs(fsRoot) {
+		if roots[filepath.Join(rootReal, filepath.FromSlash(dir))] {
+			continue
+		}
+		n := skillFolders(fsRoot, dir)
+		if n == 0 {
+			continue
+		}
+		folders := "skill folders"
+		if n == 1 {
+			folders = "skill folder"
+		}
+		out = append(out, ir.Diagnostic{Root: root, Path: dir, Code: ir.CodeHiddenSkills, Severity: ir.SeverityWarning,
+			Message: fmt.Sprintf("%d %s in this npm package and none elsewhere under the root: discovery does not enter node_modules; name %s as a root to load them",
+				n, folders, filepath.Join(root, filepath.FromSlash(dir)))})
+	}
+	return out
+}
+
+// packageSkills are the folders, under an npm package, where packages
+// that ship skills keep them.
+var packageSkills = []string{"skills", "dist/skills", "agent-skills", "dist/agent-skills", ".agents/skills", ".claude/skills"}
+
+// maxPackages bounds the packages of node_modules packageSkillDirs looks
+// into: a project's few thousand, not a monorepo's every dependency.
+const maxPackages = 4096
+
+// packageSkillDirs returns, sorted, the folders of packageSkills that
+// exist in the packages of the root's node_modules (a scope's packages
+// too: "@acme/skills"), where a project that installed skills from npm
+// has them: discovery enters no node_modules, so a root named for such a
+// project loaded nothing and said nothing. A package installed as a link
+// (pnpm's) is looked into where it leads, inside the root.
+func packageSkillDirs(fsRoot *os.Root) []string {
+	const modules = "node_modules"
+	entries, err := safefs.ReadDir(fsRoot, modules)
+	if err != nil {
+		return nil
+	}
+	var pkgs []string
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, "."):
+		case strings.HasPrefix(name, "@"):
+			scoped, err := safefs.ReadDir(fsRoot, modules+"/"+name)
+			if err != nil {
+				continue
+			}
+			for _, p := range scoped {
+				pkgs = append(pkgs, modules+"/"+name+"/"+p.Name())
+			}
+		default:
+			pkgs = append(pkgs, modules+"/"+name)
+		}
+	}
+	var out []string
+	for _, pkg := range pkgs[:min(len(pkgs), maxPackages)] {
+		for _, sub := range packageSkills {
+			if info, err := fsRoot.Stat(pkg + "/" + sub); err == nil && info.IsDir() {
+				out = append(out, pkg+"/"+sub)
+			}
+		}
+	}
 	return out
 }
 
