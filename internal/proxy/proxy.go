@@ -573,6 +573,19 @@ var completionPaths = slices.Sorted(maps.Keys(apis))
 // complete compiles the skills of one completion and forwards it.
 func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl controls) {
 	start := time.Now()
+	if r.ContentLength > p.cfg.MaxBodyBytes && len(ctl.selects) == 0 && !ctl.skip {
+		// A body larger than the proxy reads (an image or a file sent
+		// inline) goes upstream as it is, unread and without skills: the
+		// API may well take it, and a 413 failed a call that works
+		// without the proxy. A selection has no place in an unread body
+		// and is still refused below.
+		p.log.Warn("a completion over --max-body goes upstream unread, without skills", "path", r.URL.Path, "bytes", r.ContentLength, "max_body", p.cfg.MaxBodyBytes)
+		rec := logRecord{api: a.name, start: start, decision: DecisionUnread}
+		own := http.Header{}
+		own.Set(HeaderDecision, DecisionUnread)
+		p.send(w, r, own, &rec)
+		return
+	}
 	body, release, err := httpsafe.ReadBody(w, r, p.cfg.MaxBodyBytes, p.cfg.BodyTimeout, p.bodies)
 	// The body is held until the upstream has it: the budget counts it
 	// until then.
@@ -936,6 +949,12 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, parts [][]byte, 
 	r.Body = &releasingBody{Reader: io.MultiReader(readers...), release: release}
 	r.ContentLength = n
 	r.TransferEncoding = nil
+	p.send(w, r, own, rec)
+}
+
+// send forwards r, its body as it stands, and logs rec once the answer
+// has gone to the client.
+func (p *Proxy) send(w http.ResponseWriter, r *http.Request, own http.Header, rec *logRecord) {
 	sw := &statusWriter{ResponseWriter: w, own: own}
 	defer func() {
 		rec.status = sw.status

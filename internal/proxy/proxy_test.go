@@ -678,7 +678,8 @@ func TestUpstreamFailures(t *testing.T) {
 
 // TestSafeDefaults: a token is required in X-Rlmc-Token (never sent
 // upstream), an address that is not loopback is refused without one, and
-// a body over the cap is a 413.
+// a body over the cap is forwarded unread when its length is known, else
+// a 413.
 func TestSafeDefaults(t *testing.T) {
 	u, _ := url.Parse("http://127.0.0.1:1")
 	if _, err := New(Config{Upstream: u, Addr: "0.0.0.0:8788"}); err == nil {
@@ -702,10 +703,31 @@ func TestSafeDefaults(t *testing.T) {
 	if resp.StatusCode != 200 || f.up.last(t).header.Get(HeaderToken) != "" {
 		t.Fatalf("with the token: got %d, forwarded %q; want 200 and no token upstream", resp.StatusCode, f.up.last(t).header.Get(HeaderToken))
 	}
-	big := `{"messages":[{"role":"user","content":"` + strings.Repeat("a", 5000) + `"}]}`
+	// A body over the cap whose length is known goes upstream as it is,
+	// unread (an image sent inline: the API may take it, and a 413
+	// failed the call); one with a selection, which has no place in an
+	// unread body, or of unknown length is a 413.
+	big := `{"messages":[{"role":"user","content":"deploy the service to production ` + strings.Repeat("a", 5000) + `"}]}`
 	resp, _ = f.do(t, "POST", "/v1/chat/completions", big, map[string]string{HeaderToken: "tok"})
+	if resp.StatusCode != 200 || resp.Header.Get(HeaderDecision) != DecisionUnread || string(f.up.last(t).body) != big {
+		t.Fatalf("over the cap: got %d, %s %q; want 200, unread, the body as sent", resp.StatusCode, HeaderDecision, resp.Header.Get(HeaderDecision))
+	}
+	if !strings.Contains(f.logs.String(), "over --max-body goes upstream unread") {
+		t.Errorf("over the cap: no warning in the log")
+	}
+	resp, _ = f.do(t, "POST", "/v1/chat/completions", big, map[string]string{HeaderToken: "tok", HeaderSelect: "deploy"})
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Fatalf("over the cap: got %d; want 413", resp.StatusCode)
+		t.Fatalf("over the cap with a selection: got %d; want 413", resp.StatusCode)
+	}
+	req, _ := http.NewRequest("POST", f.url+"/v1/chat/completions", io.MultiReader(strings.NewReader(big)))
+	req.Header.Set(HeaderToken, "tok")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if req.ContentLength != 0 || resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("over the cap, chunked: got %d; want 413", resp.StatusCode)
 	}
 }
 
