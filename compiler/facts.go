@@ -3,6 +3,7 @@ package compiler
 import (
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/rlmc-dev/rlmc/internal/rules"
 	"github.com/rlmc-dev/rlmc/ir"
@@ -24,6 +25,7 @@ type facts struct {
 	done       map[string]bool          // units whose outcome is known
 	conflicts  map[[2]string]bool       // both orders
 	supersedes map[[2]string]bool       // [superseder, superseded]
+	runs       map[[2]string]bool       // [command, unit it runs] (runsOf)
 }
 
 func newFacts(cat *ir.Catalog, p Policy) *facts {
@@ -35,10 +37,14 @@ func newFacts(cat *ir.Catalog, p Policy) *facts {
 		done:       map[string]bool{},
 		conflicts:  map[[2]string]bool{},
 		supersedes: map[[2]string]bool{},
+		runs:       map[[2]string]bool{},
 	}
 	for _, u := range cat.Units {
 		if u.Status == ir.StatusShadowed {
 			continue
+		}
+		for _, dep := range runsOf(u, cat) {
+			f.runs[[2]string{u.Name, dep}] = true
 		}
 		// A unit that requires nothing has no entry: most have none.
 		if reqs := dedupe(ir.SkillRefs(u.Requires)); len(reqs) > 0 {
@@ -190,10 +196,45 @@ func (f *facts) Closure(name string) rules.Closure {
 	return rules.Closure{Deps: deps}
 }
 
-// wraps reports whether unit's complete closure holds dep (retrieval's
-// Request.Wraps).
+// wraps reports whether unit's complete closure holds dep, or unit is a
+// command that runs dep (runsOf), retrieval's Request.Wraps: either way
+// unit drew the task's words for dep.
 func (f *facts) wraps(unit, dep string) bool {
-	return slices.Contains(f.Closure(unit).Deps, dep)
+	return f.runs[[2]string{unit, dep}] || slices.Contains(f.Closure(unit).Deps, dep)
+}
+
+// runsOf returns the units of cat that u, an explicit-user-only unit (a
+// command the user types), runs by their command in its opening prose:
+// "Run a `/grilling` session." A command that runs a skill shares its
+// words, and is no rival of it when the task asks for that skill; without
+// a requires edge, which a wrapper's author rarely writes, it was. It
+// reads /name after a blank, a quote, a bracket or the start, where name
+// is a whole unit name of the catalog: not a path ("src/grilling") nor a
+// URL. It adds no dependency: what a selected command loads is its
+// closure's to say.
+func runsOf(u *ir.Unit, cat *ir.Catalog) []string {
+	if u.Invocation != ir.InvocationExplicitUser {
+		return nil
+	}
+	var out []string
+	lead := u.Lead
+	for i := 0; i < len(lead); i++ {
+		if lead[i] != '/' || (i > 0 && !strings.ContainsRune(" \t\n`'\"(", rune(lead[i-1]))) {
+			continue
+		}
+		j := i + 1
+		for j < len(lead) && (lead[j] >= 'a' && lead[j] <= 'z' || lead[j] >= '0' && lead[j] <= '9' || lead[j] == '-' || lead[j] == '_') {
+			j++
+		}
+		name := lead[i+1 : j]
+		if name == "" || name == u.Name || slices.Contains(out, name) {
+			continue
+		}
+		if dep, ok := cat.Lookup(name); ok && dep.Status == ir.StatusOK {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // Conflict implements rules.Facts.

@@ -267,3 +267,38 @@ func TestClosureOutcomes(t *testing.T) {
 		})
 	}
 }
+
+// TestRunsOf: a command (an explicit-user-only unit) that runs a skill by
+// its /name in its opening prose wraps it, as a requires edge does, so it
+// is no rival of that skill; a path, a URL, an unknown name, itself and an
+// automatic unit's mention are none.
+func TestRunsOf(t *testing.T) {
+	units := []*ir.Unit{
+		{Name: "grill-me", Invocation: ir.InvocationExplicitUser, Lead: "Run a `/grilling` session, then /tdd (see src/deploy and https://x.example/deploy; /ghost; /grill-me)."},
+		{Name: "grilling", Invocation: ir.InvocationAutomatic},
+		{Name: "tdd", Invocation: ir.InvocationAutomatic, Lead: "Run /grilling first."},
+		{Name: "deploy", Invocation: ir.InvocationAutomatic},
+	}
+	for _, u := range units {
+		u.Status, u.Priority = ir.StatusOK, ir.DefaultPriority
+	}
+	cat := ir.NewCatalog(nil, units, nil)
+	f := newFacts(cat, Policy{})
+	for _, tt := range []struct {
+		unit, dep string
+		want      bool
+	}{
+		{"grill-me", "grilling", true},
+		{"grill-me", "tdd", true},
+		{"grill-me", "deploy", false},
+		{"grill-me", "ghost", false},
+		{"tdd", "grilling", false},
+	} {
+		if got := f.wraps(tt.unit, tt.dep); got != tt.want {
+			t.Errorf("wraps(%s, %s): got %v; want %v", tt.unit, tt.dep, got, tt.want)
+		}
+	}
+	if got := f.Closure("grill-me").Deps; len(got) != 0 {
+		t.Errorf("closure of grill-me: got %v; want none (running a skill adds no dependency)", got)
+	}
+}

@@ -55,7 +55,7 @@ func TestReasonsNameTheirRule(t *testing.T) {
 		// Rule 11 says which of its clauses covered the unit: here not its
 		// evidence, which the other's does not cover, but the one clause
 		// of the task, which the other answers better.
-		{name: "covered in a clause the other answers better", task: "Write a server action for the settings form that validates the input with a zod schema before saving.",
+		{name: "covered in a clause the other answers better", task: "Write a server action for the settings form that checks the input with a zod schema before saving.",
 			unit: "zod-validation", code: ReasonCovered, rule: 11, clause: rules.ClauseSameClause,
 			explain: "(server-actions answers better every clause of the task this one has evidence in"},
 		{name: "no evidence is rule 1", task: "build charts of the quarterly sales figures",

@@ -152,13 +152,15 @@ func TestSealToolsFloors(t *testing.T) {
 // of a second skill's own; 120/165 and 0.109 since a word the kept skill
 // mentions in passing is a second skill's own in a typed request
 // (passingShare), which the fresh catalogs gained five tasks by, with no
-// wrong skill more, and this set lost one to an extra.
+// wrong skill more, and this set lost one to an extra; 119/165 and 0.115
+// since the nouns of verbs in -ize and -ate stem as the verbs, which the
+// fresh catalogs gained four tasks by, and this set lost one to an extra.
 func TestRealSkillsFloors(t *testing.T) {
 	rep := run(t, "realskills/catalog", "realskills/cases.jsonl")
 	check(t, rep, []floor{
 		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.72},
 		{name: "long_context: exactly right", got: style("long_context", func(m Metrics) *float64 { return m.Exact }), min: 0.8},
-		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.11, max: true},
+		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.116, max: true},
 		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.78},
 		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.06, max: true},
 		{name: "none: answered no_route", got: category("none", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.91},

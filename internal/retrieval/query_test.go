@@ -114,7 +114,7 @@ func TestQuotedValueMasked(t *testing.T) {
 		{name: "straight quotes", task: `review the "linter config" draft`, want: "review the _ _ draft"},
 		{name: "curly quotes", task: "review the \u201clinter config\u201d draft", want: "review the _ _ draft"},
 		{name: "each pair", task: `tag "alpha" and "beta" builds`, want: "tag _ and _ build"},
-		{name: "an unpaired mark quotes nothing", task: `find the "Immigration Act.`, want: "find the immigration act"},
+		{name: "an unpaired mark quotes nothing", task: `find the "Immigration Act.`, want: "find the immigrat act"},
 		{name: "a unit's whole name", task: `run "code-review" now`, want: "run code review now"},
 		{name: "the whole task quoted", task: `"Can you review the linter config?"`, want: "can you review the linter config"},
 		{name: "the instruction quoted whole below a paste", task: "```\nFROM alpine\n```\n\"review the linter config\"", want: "from alpin review the linter config"},

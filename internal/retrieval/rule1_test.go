@@ -194,6 +194,18 @@ func TestStemFamilies(t *testing.T) {
 		{"try", "tries", "tried"},
 		{"dry", "dries", "dried"},
 		{"study", "studies", "studied"},
+		// The nouns of verbs in -ize and -ate, and the -ise spellings.
+		{"visualize", "visualizer", "visualizers", "visualization", "visualise", "visualisation", "visualizing"},
+		{"optimize", "optimizer", "optimization", "optimizations", "optimise", "optimiser", "optimisation"},
+		{"authorize", "authorization", "authorise", "authorisation"},
+		{"analyze", "analyzer", "analyzers"},
+		{"migrate", "migration", "migrations", "migrator", "migrating"},
+		{"generate", "generator", "generators", "generation"},
+		{"validate", "validator", "validation"},
+		{"create", "creator", "creation"},
+		{"translate", "translator", "translation"},
+		{"automate", "automation"},
+		{"integrate", "integration"},
 	}
 	for _, family := range same {
 		for _, w := range family[1:] {
@@ -203,7 +215,11 @@ func TestStemFamilies(t *testing.T) {
 		}
 	}
 	apart := [][2]string{{"note", "not"}, {"state", "stats"}, {"hope", "hop"}, {"hoping", "hopping"}, {"site", "sit"}, {"file", "fil"}, {"rate", "rat"},
-		{"news", "new"}, {"sky", "ski"}, {"skies", "ski"}, {"spies", "spi"}, {"basis", "base"}, {"series", "sery"}, {"species", "specy"}, {"physics", "physic"}}
+		{"news", "new"}, {"sky", "ski"}, {"skies", "ski"}, {"spies", "spi"}, {"basis", "base"}, {"series", "sery"}, {"species", "specy"}, {"physics", "physic"},
+		// Nouns in -ation and -ator too short to be a verb's, and nouns
+		// of verbs that are other words.
+		{"station", "stat"}, {"stations", "state"}, {"nation", "nat"}, {"ration", "rate"}, {"production", "product"}, {"documentation", "document"},
+		{"analysis", "analyze"}}
 	for _, p := range apart {
 		if Stem(p[0]) == Stem(p[1]) {
 			t.Errorf("Stem(%q) = Stem(%q) = %q; want them apart", p[0], p[1], Stem(p[0]))
