@@ -85,7 +85,7 @@ func renderPrompt(units []renderedUnit, path func(*ir.Unit) string) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("<skills>\n")
+	b.WriteString(promptOpen)
 	for _, u := range units {
 		b.WriteString(`<skill name="`)
 		b.WriteString(escapeAttr(u.name))
@@ -97,11 +97,51 @@ func renderPrompt(units []renderedUnit, path func(*ir.Unit) string) string {
 		b.WriteString("\">\n")
 		body := strings.Trim(escapeBody(text), "\n")
 		b.WriteString(body)
-		b.WriteString("\n</skill>\n")
+		b.WriteString(blockClose)
 	}
-	b.WriteString("</skills>\n")
+	b.WriteString(promptClose)
 	return b.String()
 }
+
+// SkillBlocks splits a prompt Compile rendered into its skills' blocks,
+// in order, each from its <skill ...> line to its </skill> line, both
+// included; nil for the empty prompt. No line of a body can open or close
+// a block (bodies are escaped), so the split is exact. A host that sends
+// a conversation's prompts together (the proxy) leaves out of a later
+// prompt a block an earlier one carries, with JoinSkillBlocks.
+func SkillBlocks(prompt string) []string {
+	inner, ok := strings.CutPrefix(prompt, promptOpen)
+	if !ok {
+		return nil
+	}
+	inner, _ = strings.CutSuffix(inner, promptClose)
+	var out []string
+	for inner != "" {
+		i := strings.Index(inner, blockClose)
+		if i < 0 {
+			return append(out, inner)
+		}
+		out = append(out, inner[:i+len(blockClose)])
+		inner = inner[i+len(blockClose):]
+	}
+	return out
+}
+
+// JoinSkillBlocks renders blocks, as SkillBlocks returns them, as one
+// prompt: "" for none, else the blocks inside one <skills> block.
+func JoinSkillBlocks(blocks []string) string {
+	if len(blocks) == 0 {
+		return ""
+	}
+	return promptOpen + strings.Join(blocks, "") + promptClose
+}
+
+// The lines that open and close a prompt and end a skill's block.
+const (
+	promptOpen  = "<skills>\n"
+	promptClose = "</skills>\n"
+	blockClose  = "\n</skill>\n"
+)
 
 // referenceText is what stands for a unit whose body does not fit the
 // budget (rule 12): its name, its description, the path of its SKILL.md

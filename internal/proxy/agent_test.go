@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,8 +92,13 @@ func checkTurn(t *testing.T, prev, cur []byte, first, want string) {
 	if !strings.Contains(users[0], blockOf(first)) {
 		t.Fatalf("first user message: got %s; want the block of %s", users[0], first)
 	}
-	if !strings.Contains(users[len(users)-1], blockOf(want)) {
-		t.Fatalf("last user message: got %s; want the block of %s", users[len(users)-1], want)
+	// A skill an earlier turn carries is not sent again with the newest.
+	last, earlier := users[len(users)-1], slices.ContainsFunc(users[:len(users)-1], func(u string) bool { return strings.Contains(u, blockOf(want)) })
+	switch has := strings.Contains(last, blockOf(want)); {
+	case earlier && has:
+		t.Fatalf("last user message: got %s; want no second copy of the block of %s, which an earlier turn carries", last, want)
+	case !earlier && !has:
+		t.Fatalf("last user message: got %s; want the block of %s", last, want)
 	}
 	if strings.Contains(c.system+c.instructions, "<skills>") {
 		t.Fatalf("system prompt: got %s; want no block under turn placement", c.system+c.instructions)
@@ -155,10 +161,11 @@ func TestAgentLoops(t *testing.T) {
 		adds := [][]anthropic.MessageParam{
 			{anthropic.NewUserMessage(anthropic.NewTextBlock(tddTask))},
 			{toolUse, toolResult},
-			{anthropic.NewAssistantMessage(anthropic.NewTextBlock("ok")), anthropic.NewUserMessage(anthropic.NewTextBlock(deployTask))},
-			{toolUse, toolResult},
 			// Tool results and text in one turn: the block goes before
 			// the text, after the results, as the API wants them first.
+			{toolUse, anthropic.NewUserMessage(anthropic.NewToolResultBlock("t1", "file contents", false), anthropic.NewTextBlock(deployTask))},
+			{toolUse, toolResult},
+			// The same, for a skill an earlier turn carries: no block.
 			{toolUse, anthropic.NewUserMessage(anthropic.NewToolResultBlock("t1", "file contents", false), anthropic.NewTextBlock("now the parser: write the failing test first, test-driven development"))},
 		}
 		var msgs []anthropic.MessageParam
@@ -196,9 +203,13 @@ func TestAgentLoops(t *testing.T) {
 			Messages []struct{ Content []struct{ Type, Text string } }
 		}
 		mustJSON(t, prev, &last)
-		got := last.Messages[len(last.Messages)-1].Content
-		if len(got) != 3 || got[0].Type != "tool_result" || !strings.HasPrefix(got[1].Text, "<skills>") {
-			t.Fatalf("last turn: got %+v; want the tool result, the block, the text", got)
+		got := last.Messages[4].Content
+		if len(got) != 3 || got[0].Type != "tool_result" || !strings.HasPrefix(got[1].Text, "<skills>") || got[2].Text != deployTask {
+			t.Fatalf("the turn asking to deploy: got %+v; want the tool result, the block, the text", got)
+		}
+		got = last.Messages[len(last.Messages)-1].Content
+		if len(got) != 2 || got[0].Type != "tool_result" || got[1].Type != "text" {
+			t.Fatalf("last turn: got %+v; want the tool result and the text, the block being the first turn's", got)
 		}
 	})
 }

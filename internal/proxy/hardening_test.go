@@ -300,13 +300,15 @@ func TestTurnPlacementBounded(t *testing.T) {
 		b.WriteString(`]}`)
 		return b.String()
 	}
+	// The turns ask for one skill, which the first carries alone: the
+	// byte bound is set just above the body, which one block passes.
 	for _, tc := range []struct {
 		name string
 		cfg  Config
 		n    int
 	}{
 		{"over the deadline", Config{Timeout: 300 * time.Millisecond}, 20000},
-		{"over the byte bound", Config{MaxBodyBytes: 96 << 10}, 600},
+		{"over the byte bound", Config{MaxBodyBytes: int64(len(msgs(600))) + 16}, 600},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, nil, tc.cfg)

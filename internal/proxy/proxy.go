@@ -831,6 +831,20 @@ func (p *Proxy) refuseCompile(w http.ResponseWriter, err error, refuse func(int,
 	refuse(status, ce)
 }
 
+// unsent returns prompt without the skill blocks in sent, and adds its
+// own to sent; "" when none is left.
+func unsent(prompt string, sent map[string]bool) string {
+	blocks := compiler.SkillBlocks(prompt)
+	kept := blocks[:0:0]
+	for _, b := range blocks {
+		if !sent[b] {
+			kept = append(kept, b)
+			sent[b] = true
+		}
+	}
+	return compiler.JoinSkillBlocks(kept)
+}
+
 // turnEdits returns the edits attaching each user turn's block to it
 // (PlacementTurn): the last turn's is block, compiled for this call with
 // the host's headers; each earlier turn's is the block it was sent with,
@@ -875,6 +889,7 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 	added := 0
 	last := len(turns) - 1
 	p.blocks.put(blockKey{gen, keys[last]}, block)
+	sent := map[string]bool{} // the skill blocks earlier turns carry
 	var edits []edit
 	for i, t := range turns {
 		b := block
@@ -899,7 +914,12 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 				p.blocks.put(blockKey{gen, keys[i]}, b)
 			}
 		}
-		if b == "" {
+		// A skill an earlier turn of the call already carries, to the
+		// byte, is not sent again: a conversation of thirty prompts on one
+		// topic carried its skill thirty times. What a turn is sent with
+		// depends only on the turns before it, so it is the same bytes on
+		// every call, and the provider's cached prefix holds.
+		if b = unsent(b, sent); b == "" {
 			continue
 		}
 		e, err := intoTurn(body, t.content, b, a.textTypes...)

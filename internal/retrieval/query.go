@@ -407,6 +407,11 @@ type cue struct {
 	// "instead of X, deploy it" and "not X, Y" open a clause of their own
 	// before the comma.
 	commaEnds bool
+	// inner says whether the cue refuses only inside a clause, after a
+	// word of it: "use any runner other than X" refuses X, while "Other
+	// than X, which runners does this repo support?" sets X aside as
+	// "besides" does, and asks about the rest.
+	inner bool
 }
 
 // negationCues introduce units the task does not want.
@@ -450,7 +455,7 @@ var negationCues = []cue{
 	{words: []string{"rather", "than"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true},
 	{words: []string{"leave", "out"}, kind: cueRefuse, colon: true, scoped: true},
 	{words: []string{"ignore"}, kind: cueRefuse, colon: true, scoped: true, object: true},
-	{words: []string{"other", "than"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true},
+	{words: []string{"other", "than"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true, inner: true},
 	{words: []string{"anything", "but"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true},
 	{words: []string{"forget", "about"}, kind: cueRefuse, colon: true, scoped: true, object: true},
 	{words: []string{"forget"}, kind: cueRefuse, colon: true, scoped: true, object: true},
@@ -500,6 +505,10 @@ var negators = map[string]bool{
 // scopeEnders end a negator's scope within its clause: "don't deploy but
 // skip X" skips X.
 var scopeEnders = map[string]bool{"but": true, "so": true, "then": true, "yet": true, "instead": true, "just": true, "rather": true}
+
+// concessives after the names of a bare "not" make it a fact conceded,
+// not a refusal: "it starts fine locally, not with docker though".
+var concessives = map[string]bool{"though": true, "tho": true}
 
 // bareMeans may follow a bare "not" before the names, as a gerund may:
 // "write the Dockerfile, not with X", "..., not via X". Inside a clause
@@ -659,7 +668,7 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 		}
 		var end int
 		list, end = ix.readNames(q, nameAt, i+n, c.colon, c.commaEnds, false, list[:0])
-		if len(list) == 0 || (c.object && !q.endsObject(end, c.kind != cueWant)) {
+		if len(list) == 0 || (c.object && !q.endsObject(end, c.kind != cueWant)) || (c.kind == cueBare && q.nextIn(end, concessives)) {
 			continue
 		}
 		for _, l := range list {
@@ -908,7 +917,7 @@ func (q *Query) cueAt(i int) (*cue, int) {
 	for j := range cs {
 		c := &cs[j]
 		k := q.wordsAt(i, c.words)
-		if k < 0 {
+		if k < 0 || c.inner && (i == 0 || q.gap(i-1) != gapSpace) {
 			continue
 		}
 		switch c.kind {

@@ -319,6 +319,10 @@ func TestNegation(t *testing.T) {
 		{name: "don't forget asks", task: "don't forget tdd", want: ""},
 		{name: "forget a noun the name modifies", task: "forget the tdd notes", want: ""},
 		{name: "instead of, then the choice", task: "instead of tdd use deploy", want: "tdd"},
+		// What a second red team found refused wrongly.
+		{name: "a bare not conceded", task: "The app starts fine locally, not with deploy though; can you debug it?", want: ""},
+		{name: "other than opening a question", task: "Other than tdd, which test styles does this repo support?", want: ""},
+		{name: "other than inside a clause", task: "pick any approach other than tdd", want: "tdd"},
 		// A polite request is a refusal, however it is framed with "if".
 		{name: "prefer if you don't", task: "I'd prefer if you don't use tdd here, just write the function", want: "tdd"},
 		{name: "if you don't, that would be great", task: "If you don't use tdd for this, that would be great.", want: "tdd"},
