@@ -228,6 +228,9 @@ func Stem(w string) string {
 // different words.
 func derived(w string) string {
 	n := len(w)
+	if n < 7 || w[n-1] != 'n' && w[n-1] != 'r' {
+		return w // the endings below end in "n" or "r"
+	}
 	switch {
 	case n >= 9 && (strings.HasSuffix(w, "ization") || strings.HasSuffix(w, "isation")):
 		return w[:n-5]
@@ -249,6 +252,17 @@ func derived(w string) string {
 // for "the analysis of X" (Seal-Tools' single-tool top-1 fell from 0.865
 // to 0.858).
 func spelledZ(w string) string {
+	// Every form ends within eight bytes of its "is": most words are
+	// passed over without trying each.
+	at := -1
+	for i := max(0, len(w)-8); i+1 < len(w); i++ {
+		if w[i] == 'i' && w[i+1] == 's' {
+			at = i
+		}
+	}
+	if at < 3 {
+		return w
+	}
 	for _, suffix := range iseForms {
 		// A verb in -sise is its noun's in -sis ("synthesise",
 		// "synthesis"): sisNoun joins them.
