@@ -138,6 +138,7 @@ const (
 	findHookOK              = "hook_ok"
 	findHookSettings        = "hook_settings_invalid"
 	findHookTimeout         = "hook_timeout"
+	findHookTwice           = "hook_twice"
 	findHookNotRun          = "hook_not_run"
 	findHookGoRun           = "hook_go_run"
 	findHookNotClaudeCode   = "hook_not_claude_code"

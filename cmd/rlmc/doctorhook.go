@@ -35,7 +35,7 @@ func doctorHooks(ctx context.Context, r *doctorReport, project, home string) {
 			files = append(files, h)
 		}
 	}
-	installed := false
+	var installed []string // the files, once a hook, that run an rlmc hook
 	for _, file := range files {
 		data, err := readSettings(file)
 		if err == nil && data == nil {
@@ -55,7 +55,7 @@ func doctorHooks(ctx context.Context, r *doctorReport, project, home string) {
 		for _, h := range hooks {
 			switch hc := readHookCommand(h.Command); {
 			case hc.prog != "":
-				installed = true
+				installed = append(installed, ir.Printable(file))
 				doctorHook(ctx, r, file, project, h, hc)
 			case hc.runsRlmc:
 				// Mistyped, it fails on every prompt: a usage error exits
@@ -65,7 +65,13 @@ func doctorHooks(ctx context.Context, r *doctorReport, project, home string) {
 			}
 		}
 	}
-	if installed {
+	if len(installed) > 1 {
+		// Claude Code runs the hooks of every one of these files, on every
+		// prompt: each hook adds its block.
+		r.add(secHook, ir.SeverityWarning, findHookTwice, "rlmc's hook runs %d times on every prompt (%s): every selected skill reaches the model as many times; keep one (in the user's settings, it runs in every project)",
+			len(installed), strings.Join(installed, ", "))
+	}
+	if len(installed) > 0 {
 		doctorClaudeOwn(r, project, home)
 	}
 }
@@ -99,7 +105,7 @@ func doctorClaudeOwn(r *doctorReport, project, home string) {
 			}
 		}
 		if n > 0 {
-			r.add(secHook, ir.SeverityInfo, findHookLeavesClaudeOwn, "%s: the hook leaves its %d skill folders to Claude Code, which lists them to the model itself, and never selects them: keep the skills rlmc should route in .agents/skills", ir.Printable(dir), n)
+			r.add(secHook, ir.SeverityInfo, findHookLeavesClaudeOwn, "%s: the hook leaves its %s to Claude Code, which lists them to the model itself, and never selects them: keep the skills rlmc should route in .agents/skills", ir.Printable(dir), folderCount(n))
 		}
 	}
 }
@@ -276,4 +282,13 @@ func runHookCommand(ctx context.Context, words []string, project string, timeout
 		return took, nil, first, err
 	}
 	return took, stdout.Bytes(), first, nil
+}
+
+// folderCount says n skill folders in words: "1 skill folder", "3 skill
+// folders".
+func folderCount(n int) string {
+	if n == 1 {
+		return "1 skill folder"
+	}
+	return fmt.Sprintf("%d skill folders", n)
 }

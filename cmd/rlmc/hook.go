@@ -672,7 +672,9 @@ func readHookInput(stdin io.Reader) (hookInput, error) {
 func hookRoots(cwd, home string, getenv func(string) string, exists, isLink func(string) bool) (roots, linked, shared []string) {
 	own, ownPaths := map[string]bool{}, map[string]bool{} // resolved, and as written
 	for _, d := range claudeOwnRoots {
-		for _, base := range []string{cwd, home} {
+		// The project's own folder is where the built-in roots find the
+		// project: up from a subfolder (loader.ProjectDir).
+		for _, base := range []string{loader.ProjectDir(cwd, home), home} {
 			if base == "" {
 				continue
 			}

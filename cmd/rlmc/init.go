@@ -29,6 +29,9 @@ type initParams struct {
 	// executable is the rlmc the hook will run: the running binary,
 	// resolved (see hookExecutable).
 	executable string
+	// home is the user's home folder, whose Claude Code settings may run
+	// the hook for every project already; "" for none.
+	home string
 }
 
 // initSkillsDir is the skill root init makes: the first default project
@@ -90,6 +93,7 @@ nothing.`,
 					return &exitError{code: exitFailure, err: fmt.Errorf("cannot tell where this rlmc is, for the hook's command: %w", err)}
 				}
 				p.executable = exe
+				p.home, _ = os.UserHomeDir()
 			}
 			return runInit(p, stdout, stderr)
 		},
@@ -243,6 +247,7 @@ type hookEdit struct {
 	file, command, present string
 	rel                    string // the file, within the project
 	old, edited            []byte
+	user                   bool // file is the user's settings, which run the hook for every project
 }
 
 // planHook reads the project's settings and makes the edit installing the
@@ -264,6 +269,17 @@ func planHook(p initParams) (edit hookEdit, err error) {
 			return edit, nil
 		}
 	}
+	// Nor does a hook in the user's settings, which Claude Code runs in
+	// every project: a project hook beside it brought every skill twice.
+	if p.home != "" {
+		user := filepath.Join(p.home, filepath.FromSlash(initSettingsFile))
+		if data, rerr := readSettings(user); rerr == nil && resolved(user) != resolved(edit.file) {
+			if _, present, ierr := installHook(data, edit.command); ierr == nil && present != "" {
+				edit.file, edit.rel, edit.old, edit.edited, edit.present, edit.user = user, user, data, data, present, true
+				return edit, nil
+			}
+		}
+	}
 	if edit.old, err = readSettings(edit.file); err != nil {
 		return edit, err
 	}
@@ -283,6 +299,9 @@ func initHook(p initParams, edit hookEdit, would string, stdout, stderr io.Write
 	file, command, present, old, edited := edit.file, edit.command, edit.present, edit.old, edit.edited
 	if present != "" {
 		fmt.Fprintf(stdout, "%s already runs the hook: unchanged\n", ir.Printable(file))
+		if edit.user {
+			fmt.Fprintf(stdout, "it runs in every project; a project hook beside it would bring every skill twice\n")
+		}
 		if present != command {
 			fmt.Fprintf(stderr, "rlmc: warning: %s runs %s, not this rlmc (%s); edit it by hand to change which rlmc runs\n", ir.Printable(file), ir.EscapeText(present), ir.Printable(p.executable))
 		}

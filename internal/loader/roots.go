@@ -40,8 +40,9 @@ const EnvSkillsRoot = "RLMC_SKILLS_ROOT"
 // (TestDefaultRootsOnlyThroughResolve).
 func DefaultRoots(cwd, home string, getenv func(string) string) []string {
 	var roots []string
+	project := ProjectDir(cwd, home)
 	for _, d := range ProjectRootDirs {
-		roots = append(roots, filepath.Join(cwd, filepath.FromSlash(d)))
+		roots = append(roots, filepath.Join(project, filepath.FromSlash(d)))
 	}
 	if env := getenv(EnvSkillsRoot); env != "" {
 		return append(roots, env)
@@ -98,8 +99,40 @@ type Policy struct {
 	Limits Limits
 }
 
+// ProjectDir returns the folder whose project skill folders
+// (ProjectRootDirs) the built-in roots are: the nearest of cwd and the
+// folders above it that holds one, as git finds a repository from a
+// subfolder; a client started in "src/db" of a project otherwise loaded
+// none of its skills. The search stops at a repository's root (a folder
+// holding .git) and below the home folder, whose skill folders are the
+// user's; cwd when no folder on the way holds one.
+func ProjectDir(cwd, home string) string {
+	if cwd == "" {
+		return cwd
+	}
+	home = filepath.Clean(home)
+	for dir := filepath.Clean(cwd); ; {
+		if home != "." && dir == home {
+			return cwd
+		}
+		for _, d := range ProjectRootDirs {
+			if info, err := os.Stat(filepath.Join(dir, filepath.FromSlash(d))); err == nil && info.IsDir() {
+				return dir
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return cwd
+		}
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return cwd // a repository's root: no further up
+		}
+		dir = parent
+	}
+}
+
 // Env is where the built-in roots lie: the working folder (the project
-// roots), the home folder (the user roots) and the environment
+// roots: see ProjectDir), the home folder (the user roots) and the environment
 // ($RLMC_SKILLS_ROOT). A zero field means this process's: its working
 // folder, its user's home folder, os.Getenv.
 type Env struct {

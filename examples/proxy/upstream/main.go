@@ -1,8 +1,9 @@
 // Command upstream is a fake completion API for trying `rlmc proxy`: it
 // answers OpenAI Chat Completions, OpenAI Responses and Anthropic Messages
 // calls with "ok" (streamed when asked), never calls a model, and prints
-// what it receives: the path, the system prompt and the last user message
-// as they arrived (the proxy attaches the skill block to the user turn, or
+// what it receives: the path, the system prompt (and, for Messages, the
+// messages of role "system" Claude Code sends its hooks' context in) and the
+// last user message as they arrived (the proxy attaches the skill block to the user turn, or
 // with --placement system puts it in front of the system prompt). It prints no
 // header, so no API key. Run it from the repository root:
 //
@@ -52,6 +53,13 @@ func main() {
 			return
 		case "/v1/messages":
 			show("system", text(req.System))
+			// Claude Code sends what its hooks add as messages of role
+			// "system" among the turns.
+			for _, m := range req.Messages {
+				if m.Role == "system" {
+					show("system message", text(m.Content))
+				}
+			}
 		}
 		for i := len(req.Messages) - 1; i >= 0; i-- {
 			if req.Messages[i].Role == "user" {
@@ -90,8 +98,8 @@ func show(name, s string) {
 	}
 	fmt.Printf("  %s:\n", name)
 	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		if len(line) > 72 {
-			line = line[:72] + "..."
+		if r := []rune(line); len(r) > 72 {
+			line = string(r[:72]) + "..." // whole characters, so the output stays text
 		}
 		fmt.Println("  | " + line)
 	}
