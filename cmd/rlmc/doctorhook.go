@@ -126,8 +126,16 @@ func doctorHook(ctx context.Context, r *doctorReport, file, project string, h cl
 	// A settings file comes with the project, and a cloned project is
 	// not trusted: doctor runs a hook only when it is an rlmc program
 	// from outside the project, given plain words (it runs them without
-	// a shell, so nothing else can ride along).
-	if why := notRunnable(h.Command, words, prog, project); why != "" {
+	// a shell, so nothing else can ride along). $CLAUDE_PROJECT_DIR, which
+	// docs/hooks.md has a hook name its roots by, is the one expansion
+	// doctor makes itself, as Claude Code sets it: the project.
+	command := h.Command
+	if expanded, ok := withProjectDir(command, project); ok {
+		command = expanded
+		ehc := readHookCommand(command)
+		words, prog = ehc.words, ehc.prog
+	}
+	if why := notRunnable(command, words, prog, project); why != "" {
 		r.add(secHook, ir.SeverityInfo, findHookNotRun, "%s: %s: not run: %s", where, ir.EscapeText(h.Command), why)
 		return
 	}
@@ -205,6 +213,34 @@ func expandProgram(prog, project string) string {
 		}
 		return ""
 	})
+}
+
+// withProjectDir returns command with $CLAUDE_PROJECT_DIR (or
+// ${CLAUDE_PROJECT_DIR}) replaced by project, and whether it held one; a
+// project path the shell would read as more than a word's text (quotes,
+// expansions) is not put in, and the command stays as it is.
+func withProjectDir(command, project string) (string, bool) {
+	if !strings.Contains(command, "CLAUDE_PROJECT_DIR") || strings.ContainsAny(project, shellSyntax+`"'\ `) {
+		return command, false
+	}
+	out := strings.ReplaceAll(command, "${CLAUDE_PROJECT_DIR}", project)
+	var b strings.Builder
+	for {
+		i := strings.Index(out, "$CLAUDE_PROJECT_DIR")
+		if i < 0 {
+			b.WriteString(out)
+			break
+		}
+		end := i + len("$CLAUDE_PROJECT_DIR")
+		if end < len(out) && (out[end] == '_' || out[end] >= 'a' && out[end] <= 'z' || out[end] >= 'A' && out[end] <= 'Z' || out[end] >= '0' && out[end] <= '9') {
+			b.WriteString(out[:end]) // another variable's name: left as it is
+		} else {
+			b.WriteString(out[:i])
+			b.WriteString(project)
+		}
+		out = out[end:]
+	}
+	return b.String(), b.String() != command
 }
 
 // shellSyntax is what a command line means to the shell beyond plain

@@ -195,3 +195,26 @@ func TestHookInputNotUTF8(t *testing.T) {
 		t.Errorf("got prompt %q; want %q", got, want)
 	}
 }
+
+func TestWithProjectDir(t *testing.T) {
+	tests := []struct {
+		name, command, project, want string
+		ok                           bool
+	}{
+		{"bare", `rlmc hook claude-code --root $CLAUDE_PROJECT_DIR/skills`, "/p", `rlmc hook claude-code --root /p/skills`, true},
+		{"braced", `rlmc hook claude-code --root "${CLAUDE_PROJECT_DIR}/skills"`, "/p", `rlmc hook claude-code --root "/p/skills"`, true},
+		{"twice", `rlmc hook claude-code --root $CLAUDE_PROJECT_DIR/a --policy $CLAUDE_PROJECT_DIR/p.pl`, "/p", `rlmc hook claude-code --root /p/a --policy /p/p.pl`, true},
+		{"longer name", `rlmc hook claude-code --root $CLAUDE_PROJECT_DIR_X/a`, "/p", `rlmc hook claude-code --root $CLAUDE_PROJECT_DIR_X/a`, false},
+		{"none", `rlmc hook claude-code`, "/p", `rlmc hook claude-code`, false},
+		{"project with a quote", `rlmc hook claude-code --root $CLAUDE_PROJECT_DIR/a`, `/p"q`, `rlmc hook claude-code --root $CLAUDE_PROJECT_DIR/a`, false},
+		{"project with an expansion", `rlmc hook claude-code --root $CLAUDE_PROJECT_DIR/a`, `/p$(x)`, `rlmc hook claude-code --root $CLAUDE_PROJECT_DIR/a`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := withProjectDir(tt.command, tt.project)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("withProjectDir(%q, %q) = %q, %v; want %q, %v", tt.command, tt.project, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
