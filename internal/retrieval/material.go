@@ -152,9 +152,81 @@ func materialSpans(task string, kinds []*pastedKind) []materialSpan {
 		out = append(out, materialSpan{p.span, w})
 	}
 	if len(out) == 0 {
-		out = contextSentences(task)
+		out = joinSpans(contextSentences(task), announcedNotes(task))
 	}
 	return withMentions(task, out)
+}
+
+// A request often brings its material inline, announced by a colon after
+// what it is: "Write this week's update from the notes below: shipped
+// SSO, started the billing migration, blocked on the security review."
+// The notes are what the update is about, not three more requests, and
+// their "security review" drew a security review skill in beside the
+// writing one. So, in a typed request, what follows a colon after a noun
+// of material (materialNouns, alone or with "below", "above" or "here")
+// weighs as a document does: to the end of its sentence, or, when the
+// colon ends its line, to the end of the paragraph (a list of notes). A
+// colon after anything else announces the request's own parts ("Two
+// audits before the release: ...", "do the following: ...").
+var materialNouns = set([]string{"notes", "minutes", "log", "logs", "output", "message", "messages", "email", "emails", "mail", "transcript", "text", "feedback", "comments", "data", "numbers", "figures", "bullets", "excerpt", "snippet", "quote"})
+
+// announcedNotes returns the spans of task that follow a colon announcing
+// material (see materialNouns), at DocumentWeight; none for a task longer
+// than maxContextTask.
+func announcedNotes(task string) []materialSpan {
+	if len(task) > maxContextTask || !strings.Contains(task, ":") {
+		return nil
+	}
+	var out []materialSpan
+	for start, end := range sentenceBounds(task, false) {
+		sentence := task[start:end]
+		i := strings.IndexByte(sentence, ':')
+		if i < 0 {
+			continue
+		}
+		words := strings.Fields(strings.ToLower(sentence[:i]))
+		n := len(words)
+		if n >= 2 && (words[n-1] == "below" || words[n-1] == "above" || words[n-1] == "here") {
+			n--
+		}
+		if n < 2 || !materialNouns[words[n-1]] {
+			continue // no material named, or nothing asked before it
+		}
+		from := start + i + 1
+		to := end
+		if strings.TrimSpace(sentence[i+1:]) == "" { // the colon ends its line: a list follows
+			to = len(task)
+			if j := strings.Index(task[from:], "\n\n"); j >= 0 {
+				to = from + j
+			}
+		}
+		if strings.TrimSpace(task[from:to]) == "" {
+			continue
+		}
+		out = append(out, materialSpan{span{int32(from), int32(to)}, DocumentWeight})
+	}
+	return out
+}
+
+// joinSpans returns the union of a and b, each sorted and apart, sorted
+// and apart; where two overlap or touch, the one span keeps the lower
+// weight.
+func joinSpans(a, b []materialSpan) []materialSpan {
+	if len(b) == 0 {
+		return a
+	}
+	all := slices.Concat(a, b)
+	slices.SortFunc(all, func(x, y materialSpan) int { return cmp.Compare(x.start, y.start) })
+	var out []materialSpan
+	for _, m := range all {
+		if n := len(out); n > 0 && m.start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, m.end)
+			out[n-1].weight = min(out[n-1].weight, m.weight)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // A request of a few sentences often states context after what it asks:

@@ -3,6 +3,8 @@ package retrieval
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // contract is a pasted document: prose, nothing in it reads as material
@@ -273,5 +275,31 @@ func TestMaterialWeights(t *testing.T) {
 	}
 	if got := materialWeights(cands[1:], ev); got != nil {
 		t.Errorf("no material: got %v; want nil", got)
+	}
+}
+
+func TestAnnouncedNotes(t *testing.T) {
+	tests := []struct {
+		name, task string
+		want       []string // the announced material, as text
+	}{
+		{"notes below", "Write the update from the notes below: shipped SSO, blocked on review. Keep it short.", []string{" shipped SSO, blocked on review"}},
+		{"this email", "Reply to this email: we cannot make Friday.", []string{" we cannot make Friday"}},
+		{"a list to the paragraph's end", "Summarize my notes:\n- shipped SSO\n- started billing\n\nThen draft the mail.", []string{"\n- shipped SSO\n- started billing"}},
+		{"the request's parts", "Do the following: write a Dockerfile, add CI.", nil},
+		{"a labelled start", "Notes: shipped SSO. Write the update.", nil},
+		{"parts of a request", "Two audits before the release: the auth code and the payments code.", nil},
+		{"nothing after the colon", "Summarize the notes below:", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, m := range announcedNotes(tt.task) {
+				got = append(got, tt.task[m.start:m.end])
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("announcedNotes(%q) (-want +got):\n%s", tt.task, diff)
+			}
+		})
 	}
 }
