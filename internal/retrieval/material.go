@@ -152,7 +152,7 @@ func materialSpans(task string, kinds []*pastedKind) []materialSpan {
 		out = append(out, materialSpan{p.span, w})
 	}
 	if len(out) == 0 {
-		out = joinSpans(contextSentences(task), announcedNotes(task))
+		out = joinSpans(joinSpans(contextSentences(task), announcedNotes(task)), conversionSources(task))
 	}
 	return withMentions(task, out)
 }
@@ -204,6 +204,33 @@ func announcedNotes(task string) []materialSpan {
 			continue
 		}
 		out = append(out, materialSpan{span{int32(from), int32(to)}, DocumentWeight})
+	}
+	return out
+}
+
+// conversionSource matches a request to make one thing out of another:
+// "turn our latest blog post into a LinkedIn thread", "convert this
+// folder of PDFs into Markdown". Its second group is the source.
+var conversionSource = regexp.MustCompile(`(?i)\b(?:turn|convert|transform|repurpose)\s+(.{3,160}?)\s+(?:into|to)\s+\S`)
+
+// particles make a phrasal verb of a conversion's: "turn on", "turn off".
+var particles = set([]string{"on", "off", "up", "down", "out", "around", "back", "over"})
+
+// conversionSources returns the spans of the sources of task's
+// conversions (conversionSource), at DocumentWeight: what is made out of
+// a blog post is not a blog post, and the skill for writing one rode in
+// beside the one for what was asked; none for a task longer than
+// maxContextTask.
+func conversionSources(task string) []materialSpan {
+	if len(task) > maxContextTask {
+		return nil
+	}
+	var out []materialSpan
+	for _, m := range conversionSource.FindAllStringSubmatchIndex(task, -1) {
+		if first, _, _ := strings.Cut(strings.ToLower(task[m[2]:m[3]]), " "); particles[first] {
+			continue // "turn off logging to cut costs": no conversion
+		}
+		out = append(out, materialSpan{span{int32(m[2]), int32(m[3])}, DocumentWeight})
 	}
 	return out
 }

@@ -110,7 +110,7 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "an ask for a look", task: "Please take a look. Our workflows check out the fork's code with a write token.", want: nil},
 		{name: "a further request stated", task: "Add Stripe checkout. The webhook events also have to be documented in our OpenAPI spec.", want: nil},
 		{name: "a further part stated", task: "Draft the launch plan. The announcement email sequence is part of this too.", want: nil},
-		{name: "context in a contraction", task: "Turn our response-time CSV into a Plotly histogram. We\u2019ll paste the chart into a PowerPoint deck later.", want: []string{" We\u2019ll paste the chart into a PowerPoint deck later."}},
+		{name: "context in a contraction", task: "Turn our response-time CSV into a Plotly histogram. We\u2019ll paste the chart into a PowerPoint deck later.", want: []string{"our response-time CSV", " We\u2019ll paste the chart into a PowerPoint deck later."}},
 		{name: "a part already done", task: "Handle the orders/create Shopify webhook and verify the HMAC. We store orders with Mongoose, but that part is already done.", want: []string{" We store orders with Mongoose, but that part is already done."}},
 		{name: "context after a semicolon", task: "Write a multi-stage Dockerfile for our Next.js app; the build already happens in our GitHub Actions workflow.", want: []string{" the build already happens in our GitHub Actions workflow."}},
 		{name: "an opener, then the request", task: "Please help me with our networking gear. A core switch port keeps flapping every few minutes and the counters show CRC errors. It is a Cisco Catalyst 9300 running IOS-XE.", want: nil},
@@ -299,6 +299,31 @@ func TestAnnouncedNotes(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("announcedNotes(%q) (-want +got):\n%s", tt.task, diff)
+			}
+		})
+	}
+}
+
+func TestConversionSources(t *testing.T) {
+	tests := []struct {
+		name, task string
+		want       []string // the sources, as text
+	}{
+		{"turn into", "Turn our latest blog post into a LinkedIn post.", []string{"our latest blog post"}},
+		{"convert to", "convert this folder of PDFs to Markdown, then summarize it", []string{"this folder of PDFs"}},
+		{"two", "Turn the notes into slides and convert the CSV into a chart.", []string{"the notes", "the CSV"}},
+		{"no conversion", "Write a LinkedIn post about our blog.", nil},
+		{"turn alone", "Turn on caching for the API.", nil},
+		{"a phrasal verb", "Turn off debug logging to cut costs.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, m := range conversionSources(tt.task) {
+				got = append(got, tt.task[m.start:m.end])
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("conversionSources(%q) (-want +got):\n%s", tt.task, diff)
 			}
 		})
 	}
