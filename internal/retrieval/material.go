@@ -152,7 +152,7 @@ func materialSpans(task string, kinds []*pastedKind) []materialSpan {
 		out = append(out, materialSpan{p.span, w})
 	}
 	if len(out) == 0 {
-		out = joinSpans(joinSpans(contextSentences(task), announcedNotes(task)), conversionSources(task))
+		out = joinSpans(contextSentences(task), announcedNotes(task))
 	}
 	return withMentions(task, out)
 }
@@ -210,29 +210,77 @@ func announcedNotes(task string) []materialSpan {
 
 // conversionSource matches a request to make one thing out of another:
 // "turn our latest blog post into a LinkedIn thread", "convert this
-// folder of PDFs into Markdown". Its second group is the source.
+// folder of PDFs into Markdown". Its first group is the source.
 var conversionSource = regexp.MustCompile(`(?i)\b(?:turn|convert|transform|repurpose)\s+(.{3,160}?)\s+(?:into|to)\s+\S`)
 
 // particles make a phrasal verb of a conversion's: "turn on", "turn off".
 var particles = set([]string{"on", "off", "up", "down", "out", "around", "back", "over"})
 
 // conversionSources returns the spans of the sources of task's
-// conversions (conversionSource), at DocumentWeight: what is made out of
-// a blog post is not a blog post, and the skill for writing one rode in
-// beside the one for what was asked; none for a task longer than
+// conversions (conversionSource); none for a task longer than
 // maxContextTask.
-func conversionSources(task string) []materialSpan {
+func conversionSources(task string) []span {
 	if len(task) > maxContextTask {
 		return nil
 	}
-	var out []materialSpan
+	var out []span
 	for _, m := range conversionSource.FindAllStringSubmatchIndex(task, -1) {
 		if first, _, _ := strings.Cut(strings.ToLower(task[m[2]:m[3]]), " "); particles[first] {
 			continue // "turn off logging to cut costs": no conversion
 		}
-		out = append(out, materialSpan{span{int32(m[2]), int32(m[3])}, DocumentWeight})
+		out = append(out, span{int32(m[2]), int32(m[3])})
 	}
 	return out
+}
+
+// fromSource reports whether a term e rests on is said only in the
+// source of a conversion (conversionSources): a phrase of the source
+// ("blog post") is the source's, though one of its words is said again. The source is what the work
+// starts from: it decides which skill does the work as any word of the
+// request does ("Convert our Svelte 4 dropdown to runes" is a Svelte
+// skill's), but it asks for no second skill beside that one: what is made
+// out of a blog post is not a blog post, and a blog writing skill rode in
+// beside the social one for "Turn our latest blog post into a LinkedIn
+// post" (own parts: ownParts).
+func (q *Query) fromSource(e Evidence) bool {
+	if q.sources == nil {
+		q.sources = &sourceTerms{q.termsWithin(conversionSources(q.task))}
+	}
+	if len(q.sources.only) == 0 {
+		return false
+	}
+	return slices.ContainsFunc(e.Terms, func(s string) bool { return q.sources.only[s] })
+}
+
+// sourceTerms caches fromSource's terms: those said only in a source.
+type sourceTerms struct{ only map[string]bool }
+
+// termsWithin returns the stems of the task said only within spans,
+// which are sorted and apart.
+func (q *Query) termsWithin(spans []span) map[string]bool {
+	if len(spans) == 0 {
+		return nil
+	}
+	in, out := map[string]bool{}, map[string]bool{}
+	k := 0
+	for i, st := range q.stems {
+		if st == "" {
+			continue
+		}
+		at := q.spans[i].start
+		for k < len(spans) && spans[k].end <= at {
+			k++
+		}
+		if k < len(spans) && spans[k].start <= at {
+			in[st] = true
+		} else {
+			out[st] = true
+		}
+	}
+	for st := range out {
+		delete(in, st)
+	}
+	return in
 }
 
 // joinSpans returns the union of a and b, each sorted and apart, sorted

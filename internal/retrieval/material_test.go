@@ -110,7 +110,7 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "an ask for a look", task: "Please take a look. Our workflows check out the fork's code with a write token.", want: nil},
 		{name: "a further request stated", task: "Add Stripe checkout. The webhook events also have to be documented in our OpenAPI spec.", want: nil},
 		{name: "a further part stated", task: "Draft the launch plan. The announcement email sequence is part of this too.", want: nil},
-		{name: "context in a contraction", task: "Turn our response-time CSV into a Plotly histogram. We\u2019ll paste the chart into a PowerPoint deck later.", want: []string{"our response-time CSV", " We\u2019ll paste the chart into a PowerPoint deck later."}},
+		{name: "context in a contraction", task: "Turn our response-time CSV into a Plotly histogram. We\u2019ll paste the chart into a PowerPoint deck later.", want: []string{" We\u2019ll paste the chart into a PowerPoint deck later."}},
 		{name: "a part already done", task: "Handle the orders/create Shopify webhook and verify the HMAC. We store orders with Mongoose, but that part is already done.", want: []string{" We store orders with Mongoose, but that part is already done."}},
 		{name: "context after a semicolon", task: "Write a multi-stage Dockerfile for our Next.js app; the build already happens in our GitHub Actions workflow.", want: []string{" the build already happens in our GitHub Actions workflow."}},
 		{name: "an opener, then the request", task: "Please help me with our networking gear. A core switch port keeps flapping every few minutes and the counters show CRC errors. It is a Cisco Catalyst 9300 running IOS-XE.", want: nil},
@@ -324,6 +324,32 @@ func TestConversionSources(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("conversionSources(%q) (-want +got):\n%s", tt.task, diff)
+			}
+		})
+	}
+}
+
+func TestFromSource(t *testing.T) {
+	ix := negationIndex()
+	q := ix.Analyze("Turn our latest blog post into a LinkedIn post.", nil)
+	tests := []struct {
+		name  string
+		words []string
+		want  bool
+	}{
+		{"a word of the source alone", []string{"blog"}, true},
+		{"a phrase of the source", []string{"blog", "post"}, true},
+		{"a word said again outside it", []string{"post"}, false},
+		{"a word of the result", []string{"linkedin"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var e Evidence
+			for _, w := range tt.words {
+				e.Terms = append(e.Terms, Stem(w))
+			}
+			if got := q.fromSource(e); got != tt.want {
+				t.Errorf("fromSource(%v): got %v; want %v", tt.words, got, tt.want)
 			}
 		})
 	}

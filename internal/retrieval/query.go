@@ -45,6 +45,8 @@ type Query struct {
 	pasted map[string]string
 	// pastes caches pastedMaterial's answer; nil until it is asked.
 	pastes *pastes
+	// sources caches fromSource's terms; nil until it is asked.
+	sources *sourceTerms
 }
 
 // pastes is what the task holds of pasted material: the kinds of file
@@ -412,7 +414,14 @@ type cue struct {
 	// than X, which runners does this repo support?" sets X aside as
 	// "besides" does, and asks about the rest.
 	inner bool
+	// stated says whether a verb of having or being before the cue makes
+	// it a statement of what is missing: "it has no README at all right
+	// now" asks for one, while "no README, just a man page" refuses it.
+	stated bool
 }
+
+// havingWords before a bare "no" make it state an absence (cue.stated).
+var havingWords = set([]string{"has", "have", "had", "got", "is", "are", "was", "were", "theres", "thats", "its"})
 
 // negationCues introduce units the task does not want.
 var negationCues = []cue{
@@ -439,7 +448,7 @@ var negationCues = []cue{
 	{words: []string{"never", "bother", "with"}, kind: cueRefuse, colon: true},
 	{words: []string{"no", "need", "to"}, kind: cueVerb, colon: true},
 	{words: []string{"no", "need", "for"}, kind: cueRefuse, colon: true},
-	{words: []string{"no"}, kind: cueRefuse},
+	{words: []string{"no"}, kind: cueRefuse, stated: true},
 	{words: []string{"neither"}, kind: cueRefuse},
 	{words: []string{"avoid"}, kind: cueRefuse, colon: true, scoped: true},
 	{words: []string{"without"}, kind: cueRefuse, colon: true, scoped: true},
@@ -917,7 +926,8 @@ func (q *Query) cueAt(i int) (*cue, int) {
 	for j := range cs {
 		c := &cs[j]
 		k := q.wordsAt(i, c.words)
-		if k < 0 || c.inner && (i == 0 || q.gap(i-1) != gapSpace) {
+		if k < 0 || c.inner && (i == 0 || q.gap(i-1) != gapSpace) ||
+			c.stated && i > 0 && q.gap(i-1) == gapSpace && havingWords[q.words[i-1]] {
 			continue
 		}
 		switch c.kind {

@@ -316,6 +316,10 @@ func TestNegation(t *testing.T) {
 		{name: "nothing but asks", task: "use nothing but tdd", want: ""},
 		{name: "forget", task: "forget tdd, just write the code", want: "tdd"},
 		{name: "forget about", task: "forget about the deploy skill", want: "deploy"},
+		// "no" after a verb of having states what is missing.
+		{name: "has no", task: "write one: the repo has no tdd at all right now", want: ""},
+		{name: "there's no", task: "there's no tdd yet, set it up", want: ""},
+		{name: "no after a comma", task: "write the service, no tdd", want: "tdd"},
 		{name: "don't forget asks", task: "don't forget tdd", want: ""},
 		{name: "forget a noun the name modifies", task: "forget the tdd notes", want: ""},
 		{name: "instead of, then the choice", task: "instead of tdd use deploy", want: "tdd"},
