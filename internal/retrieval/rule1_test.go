@@ -194,6 +194,14 @@ func TestStemFamilies(t *testing.T) {
 		{"try", "tries", "tried"},
 		{"dry", "dries", "dried"},
 		{"study", "studies", "studied"},
+		// Clipped forms meet the words they clip.
+		{"deps", "dependencies", "dependency", "dep"},
+		{"desc", "description"},
+		{"repo", "repos", "repository", "repositories"},
+		{"env", "environment"},
+		{"db", "database", "databases"},
+		{"perf", "performance"},
+		{"k8s", "kubernetes"},
 		// The nouns of verbs in -ize and -ate, and the -ise spellings.
 		{"visualize", "visualizer", "visualizers", "visualization", "visualise", "visualisation", "visualizing"},
 		{"optimize", "optimizer", "optimization", "optimizations", "optimise", "optimiser", "optimisation"},

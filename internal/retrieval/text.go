@@ -214,7 +214,38 @@ func Stem(w string) string {
 	if endsHangul(w) {
 		return hangulStem(w)
 	}
+	if full, ok := clipped[w]; ok {
+		w = full
+	}
 	return derived(finalY(sisNoun(stem(spelledZ(w)))))
+}
+
+// clipped maps the clipped forms developers type to the words skills
+// write out: "bump deps" asks what a dependency upgrade skill declares,
+// "pr desc" what a description does. Only clippings with one reading in
+// a developer's prose: "dev" (development or developer), "app" (an
+// application or a job application) and "auth" (authentication or
+// authorization) stay as they are, and so does "config": "the flat
+// config" of an ESLint request drew every skill that configures anything,
+// nor "func", Go's keyword, all over a pasted Go file.
+var clipped = map[string]string{
+	"dep": "dependency", "deps": "dependencies",
+	"desc": "description",
+	"repo": "repository", "repos": "repositories",
+	"env": "environment", "envs": "environments",
+	"db": "database", "dbs": "databases",
+	"perf": "performance",
+	"impl": "implementation",
+	"msg":  "message", "msgs": "messages",
+	"prod": "production",
+	"spec": "specification", "specs": "specifications",
+	"param": "parameter", "params": "parameters",
+	"arg": "argument", "args": "arguments",
+	"dir": "directory", "dirs": "directories",
+	"pkg": "package", "pkgs": "packages",
+	"lib": "library", "libs": "libraries",
+	"k8s":  "kubernetes",
+	"info": "information",
 }
 
 // derived takes the noun a verb in -ize or -ate makes back to the verb's
