@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/rlmc-dev/rlmc/internal/loader"
@@ -342,7 +343,7 @@ func (r *compilation) request(in *input) *rules.Request {
 		Explicit: in.explicit, Mandatory: in.mandatory, Denied: in.denied,
 		Negated:   make(map[string]bool, len(negs)),
 		Ambiguity: string(r.c.policy.Ambiguity), Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor), CandidateFloor: milli(CandidateFloor),
-		MarginRatio: MarginRatio, MinBreadth: MinBreadth, TieTaskShare: milli(TieTaskShare), MaterialFloor: milli(MaterialFloor),
+		MarginRatio: MarginRatio, ThresholdMargin: int(math.Round(100 * ThresholdMargin)), MinBreadth: MinBreadth, TieTaskShare: milli(TieTaskShare), MaterialFloor: milli(MaterialFloor),
 		MinConfidence: milliUp(r.c.policy.MinConfidence), IntentConfidence: milliUp(IntentConfidence),
 	}
 	for _, n := range negs {

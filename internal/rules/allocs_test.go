@@ -59,7 +59,7 @@ func benchRequests(t *testing.T) (decide, ineligible func() error) {
 		Candidates: cands, Budget: 10000, Tokens: func(string) int { return 100 },
 		Explicit: set("u0"), Mandatory: set(), Denied: set(), Negated: set("u9"),
 		Redundant: map[[2]string]bool{{"u1", "u4"}: true}, SameObject: map[[2]string]bool{},
-		Breadth: map[string]int{}, Threshold: 4500, TieRatio: 75, SupportFloor: 2000, CandidateFloor: 1500, MarginRatio: 2, MinBreadth: 2,
+		Breadth: map[string]int{}, Threshold: 4500, TieRatio: 75, SupportFloor: 2000, CandidateFloor: 1500, MarginRatio: 2, ThresholdMargin: 175, MinBreadth: 2,
 	}
 	lexReq := &Request{Explicit: set(), Mandatory: set(), Denied: set(), Negated: set("u9")}
 	ctx := context.Background()

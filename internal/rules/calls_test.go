@@ -179,7 +179,7 @@ func miscallRuns() []func(*Engine) ([]Decision, error) {
 			Candidates: cands, Budget: 1000,
 			Tokens: func(string) int { return 1 }, ReferenceTokens: func(string) int { return 1 },
 			Explicit: set("a", "f"), Mandatory: set(), Denied: set("a", "d"), Negated: set(),
-			Breadth: map[string]int{"b": 2, "c": 1, "k": 2}, Threshold: 4500, TieRatio: 75, SupportFloor: 2000, CandidateFloor: 1500, MarginRatio: 2, MinBreadth: 2,
+			Breadth: map[string]int{"b": 2, "c": 1, "k": 2}, Threshold: 4500, TieRatio: 75, SupportFloor: 2000, CandidateFloor: 1500, MarginRatio: 2, ThresholdMargin: 175, MinBreadth: 2,
 		}
 	}
 	hosts := base(sel("a"), sel("f"), lex("b", 9000), lex("e", 5000), lex("k", 4000), lex("c", 3000))

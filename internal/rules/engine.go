@@ -123,8 +123,12 @@ type Request struct {
 	// candidate must be to make the task ambiguous.
 	TieRatio int
 	// MarginRatio is how many times its runner-up's score the best
-	// candidate below Threshold needs to be clear of it.
+	// candidate at SupportFloor needs to be clear of it.
 	MarginRatio int
+	// ThresholdMargin is the margin, in percent of its runner-up's
+	// score, the best candidate just below Threshold needs; between
+	// SupportFloor and Threshold the margin slides from MarginRatio to it.
+	ThresholdMargin int
 	// MinBreadth is how many distinct task words a candidate's evidence
 	// rests on for it to be grounded without a margin.
 	MinBreadth int
@@ -216,7 +220,7 @@ type DecisionFacts struct {
 	Score        int    // the unit's score
 	Threshold    int    // rule 10: the score needed to be selected alone
 	SupportFloor int    // rule 10: the score needed with a margin or beside a kept unit
-	Margin       int    // rule 10: how many times the runner-up's score the best needs
+	Margin       int    // rule 10: the percent of the runner-up's score the best needs
 	// RunnerUp and RunnerUpScore: rule 10's runner-up, the next lexical
 	// candidate; RunnerUpWithdrawn says it is instead the best unit
 	// eligible/3 kept out (Request.Withdrawn), whose name Go knows.

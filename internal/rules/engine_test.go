@@ -251,7 +251,7 @@ func TestDecide(t *testing.T) {
 				Candidates: tt.cands, Budget: budget, Tokens: tokens, ReferenceTokens: refs,
 				Explicit: set(tt.explicit...), Mandatory: set(tt.mandatory...), Denied: set(tt.denied...), Negated: set(tt.negated...),
 				Redundant: pairs(tt.redundant), SameObject: pairs(tt.sameObject), Apart: apart, OwnPart: ownPart, Breadth: tt.breadth, WholeTask: set(tt.wholeTask...), Ambiguity: tt.ambiguity,
-				Threshold: tt.threshold, TieRatio: 75, SupportFloor: 2000, CandidateFloor: 1500, MarginRatio: 2, MinBreadth: 2, Withdrawn: tt.withdrawn, Judged: tt.judged,
+				Threshold: tt.threshold, TieRatio: 75, SupportFloor: 2000, CandidateFloor: 1500, MarginRatio: 2, ThresholdMargin: 175, MinBreadth: 2, Withdrawn: tt.withdrawn, Judged: tt.judged,
 			})
 			if err != nil {
 				t.Fatal(err)

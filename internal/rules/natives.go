@@ -463,6 +463,7 @@ func natives(f Facts) []native {
 		{"support_floor", reqValue("F"), number(func(r *Request) int { return r.SupportFloor })},
 		{"candidate_floor", reqValue("F"), number(func(r *Request) int { return r.CandidateFloor })},
 		{"tie_ratio", reqValue("R"), number(func(r *Request) int { return r.TieRatio })},
+		{"threshold_margin", reqValue("M"), number(func(r *Request) int { return r.ThresholdMargin })},
 		{"margin_ratio", reqValue("M"), number(func(r *Request) int { return r.MarginRatio })},
 		{"min_breadth", reqValue("B"), number(func(r *Request) int { return r.MinBreadth })},
 		{"withdrawn", reqValue("W"), number(func(r *Request) int { return r.Withdrawn })},

@@ -31,7 +31,7 @@
 % order, ambiguity, strength, redundancy, packing: rules 1-12 of
 % docs/how-a-compile-decides.md), Facts what it compared: clause(C) (which clause of the rule,
 % when it has several), score(S), threshold(T), support_floor(F),
-% margin(M), runner_up(Name, S) | withdrawn_runner_up(S) | no_runner_up,
+% margin(P) (percent of the runner-up's score), runner_up(Name, S) | withdrawn_runner_up(S) | no_runner_up,
 % breadth(B), kept(Name, S), by(Name) (first, when the rule cites a unit),
 % tokens(N), budget_left(N), missing(Name), path(Cycle),
 % dependency(Name, Why), reference(InlineTokens, Left) (rule 12: admitted
@@ -145,7 +145,11 @@
 %                           instruction alone gives a candidate to it.
 %   tie_ratio(+Req, -R)     75: a rival scoring at least R percent of the
 %                           best is close enough to make a tie (TieRatio).
-%   margin_ratio(+Req, -M)  2: a clear best below the threshold scores at
+%   threshold_margin(+Req, -M) 175: the margin, in percent of its
+%                           runner-up's score, a best candidate just below
+%                           the threshold needs (needed_margin/3;
+%                           ThresholdMargin 1.75).
+%   margin_ratio(+Req, -M)  2: a clear best at the support floor scores at
 %                           least M times its runner-up (MarginRatio).
 %   min_breadth(+Req, -B)   2: how many distinct task words a candidate's
 %                           evidence rests on to be grounded without a
@@ -815,7 +819,8 @@ available(keep(_), S, N, w(_, Tied, Req, _, u(U, WU)), V) :-
     \+ memberchk(N, Tied),
     threshold(Req, T), support_floor(Req, F),
     \+ own_enough(Req, U, N, T, F), !,
-    V = drop([clause(explicit_only_words), score(S), threshold(T), support_floor(F), margin(M), by(U), runner_up(U, WU)]).
+    P is 100 * M,
+    V = drop([clause(explicit_only_words), score(S), threshold(T), support_floor(F), margin(P), by(U), runner_up(U, WU)]).
 available(V, _, _, _, V).
 
 first_kept(none, N, S, kept(N, S)) :- !.
@@ -854,7 +859,7 @@ mid(S, w([S|Rest], _, Req, Ranked, _), T, F, N, Kept, V) :- !,
     clear(R, S, Req, N, Clear0),
     clearance(Clear0, Req, N, RFact, Clear1),
     confirmation(Clear1, Req, N, S, Ranked, Clear),
-    margin_ratio(Req, M),
+    needed_margin(Req, S, M),
     best(Clear, S, T, F, M, RFact, Kept, V).
 mid(S, w(_, _, Req, _, _), T, F, N, kept(K, KS), V) :-
     unfit_beside(Req, K, KS, N, S, T, F, V), !.
@@ -897,14 +902,31 @@ in_crowd(Req, K, N, S, T, C, B) :-
     \+ (apart(Req, K, N, W), W >= T).
 
 % clear(+R, +S, +Req, +N, -Clear): the best, scoring S, against its
-% runner-up, scoring R: a margin when S is at least twice R; with no
+% runner-up, scoring R: a margin when S is at least needed/4 times R; with no
 % runner-up at all (R is 0), sole when its evidence rests on at least two
 % task words, else one_word. One incidental word is not a margin.
-clear(R, S, Req, _, C) :- 0 < R, !, margin_ratio(Req, M), margin(S, R, M, C).
+clear(R, S, Req, _, C) :- 0 < R, !, margin(Req, S, R, C).
 clear(_, _, Req, N, C) :- breadth(Req, N, B), min_breadth(Req, Min), sole(B, Min, C).
 
-margin(S, R, M, margin) :- S >= M * R, !.
+margin(Req, S, R, margin) :- needed(Req, S, Num, Den), S * Den >= R * Num, !.
 margin(_, _, _, no_margin).
+
+% needed(+Req, +S, -Num, -Den): the margin a best candidate scoring S
+% needs over its runner-up, as the ratio Num / Den: the margin ratio at
+% the support floor, sliding down to the threshold margin at the
+% threshold, where a candidate needs none. A fixed ratio made a cliff
+% twice over: 1.99x abstained where 2x routed, and 4.49 needed 2x where
+% 4.5 needed nothing.
+needed(Req, S, Num, Den) :-
+    margin_ratio(Req, M), threshold_margin(Req, MT),
+    threshold(Req, T), support_floor(Req, F),
+    Sc is max(F, min(T, S)),
+    Num is 100 * M * (T - Sc) + MT * (Sc - F),
+    Den is 100 * (T - F).
+
+% needed_margin(+Req, +S, -P): needed/4 in whole percent, as the
+% explanation states it.
+needed_margin(Req, S, P) :- needed(Req, S, Num, Den), P is 100 * Num // Den.
 
 % clearance(+Clear0, +Req, +N, +RFact, -Clear): a best N without a margin
 % over its runner-up U is still clear (own_words(B)) when the task states

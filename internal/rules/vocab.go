@@ -175,7 +175,8 @@ const (
 	// ClauseAboveThreshold: its score reaches the threshold.
 	ClauseAboveThreshold Clause = "above_threshold"
 	// ClauseMargin: below the threshold, it is the best candidate, at
-	// least the support floor, and at least twice the runner-up.
+	// least the support floor, and at least the needed margin times the
+	// runner-up (twice at the support floor, 1.75 times at the threshold).
 	ClauseMargin Clause = "margin"
 	// ClauseSole: below the threshold, it is the only unit with
 	// evidence, at least the support floor, on at least two task words.
@@ -189,20 +190,20 @@ const (
 	// revealed a tie.
 	ClauseBelowSupportFloor Clause = "below_support_floor"
 	// ClauseNoMargin: the best candidate, below the threshold, and less
-	// than twice the runner-up.
+	// than the needed margin times the runner-up.
 	ClauseNoMargin Clause = "no_margin"
 	// ClauseOwnWords: the best candidate, below the threshold, at least
-	// the support floor and less than twice the runner-up, but resting on
+	// the support floor and less than the needed margin times the runner-up, but resting on
 	// at least two task words, one of them its own trigger words, while
 	// the runner-up rests on one task word and on none of its own.
 	ClauseOwnWords Clause = "own_words"
 	// ClauseOutweighs: the best candidate, below the threshold, at least
-	// the support floor and less than twice the runner-up, but the
+	// the support floor and less than the needed margin times the runner-up, but the
 	// runner-up rests on nothing of the task the best does not, while the
 	// best's evidence beyond the runner-up's reaches the support floor.
 	ClauseOutweighs Clause = "outweighs"
 	// ClauseConfirmed: the best candidate, below the threshold, at least
-	// the support floor and less than twice the runner-up, but the
+	// the support floor and less than the needed margin times the runner-up, but the
 	// material the user pasted (a log, a trace, code) confirms it: its
 	// evidence found only there reaches the material floor and is at
 	// least twice that of every other candidate the instruction gives
