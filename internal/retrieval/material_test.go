@@ -354,3 +354,28 @@ func TestFromSource(t *testing.T) {
 		})
 	}
 }
+
+func TestOnlyModifier(t *testing.T) {
+	ix := negationIndex()
+	tests := []struct {
+		name, task, word string
+		want             bool
+	}{
+		{"after a determiner, before a noun", "generate tests for the signup page", "signup", true},
+		{"a possessive", "tighten the wording on our pricing page", "pricing", true},
+		{"said as the thing", "help with signup", "signup", false},
+		{"last word", "rework the signup", "signup", false},
+		{"no determiner", "signup page tests", "signup", false},
+		{"once as the thing", "fix the signup page and the signup", "signup", false},
+		{"before a stop word", "the signup is slow", "signup", false},
+		{"before no artifact", "improve my chess strategies", "chess", false},
+		{"not said", "write the tests", "signup", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ix.Analyze(tt.task, nil).onlyModifier(Stem(tt.word)); got != tt.want {
+				t.Errorf("onlyModifier(%q) in %q: got %v; want %v", tt.word, tt.task, got, tt.want)
+			}
+		})
+	}
+}

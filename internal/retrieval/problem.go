@@ -367,7 +367,7 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 	pr.OwnWords = ownWords(pr.Candidates, pr.Evidence)
 	pr.Material = materialWeights(pr.Candidates, pr.Evidence)
 	pr.WholeTask = wholeTask(q, pr.Candidates, pr.Evidence)
-	pr.OwnPart = ownParts(related, relatedEv, byName, passing, func(e Evidence) bool { return q.pastedOnly(e) || q.fromSource(e) })
+	pr.OwnPart = ownParts(related, relatedEv, byName, passing, func(e Evidence) bool { return q.pastedOnly(e) || q.fromSource(e) }, q.onlyModifier)
 	pr.Ranking = ix.top(scores, RankingSize)
 	for _, c := range pr.Candidates {
 		if i, ok := ix.catalogPos(c.Name); ok {

@@ -275,7 +275,7 @@ func TestOwnPart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			own, got := ownPart(termWeights(kept), termWeights(tt.b), tt.named, set(tt.passing), tt.b, nil)
+			own, got := ownPart(termWeights(kept), termWeights(tt.b), tt.named, set(tt.passing), tt.b, nil, nil)
 			if got != tt.want || own != tt.own {
 				t.Errorf("got %v, own weight %v; want %v, %v", got, own, tt.want, tt.own)
 			}

@@ -47,6 +47,9 @@ type Query struct {
 	pastes *pastes
 	// sources caches fromSource's terms; nil until it is asked.
 	sources *sourceTerms
+	// modifiers maps each stem to whether the task says it only as a
+	// noun's modifier (onlyModifier); nil until it is asked.
+	modifiers map[string]bool
 }
 
 // pastes is what the task holds of pasted material: the kinds of file

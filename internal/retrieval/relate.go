@@ -115,7 +115,7 @@ func isTriggerEvidence(f string) bool {
 // ownParts computes OwnPart (see Problem.OwnPart) for every ordered pair
 // (a, b) of distinct candidates where b is lexical and has a part of its
 // own beside a; passing as ownTerm's.
-func ownParts(cands []Candidate, ev map[string][]Evidence, byName map[[2]string]bool, passing map[string]bool, pasted func(Evidence) bool) map[[2]string]float64 {
+func ownParts(cands []Candidate, ev map[string][]Evidence, byName map[[2]string]bool, passing map[string]bool, pasted func(Evidence) bool, modifier func(string) bool) map[[2]string]float64 {
 	out := map[[2]string]float64{}
 	if len(cands) < 2 {
 		return out
@@ -129,7 +129,7 @@ func ownParts(cands []Candidate, ev map[string][]Evidence, byName map[[2]string]
 			if a.Name == b.Name || b.Origin != OriginLexical {
 				continue
 			}
-			if w, ok := ownPart(covered[i], covered[j], byName[[2]string{a.Name, b.Name}], passing, ev[b.Name], pasted); ok {
+			if w, ok := ownPart(covered[i], covered[j], byName[[2]string{a.Name, b.Name}], passing, ev[b.Name], pasted, modifier); ok {
 				out[[2]string{a.Name, b.Name}] = w
 			}
 		}
@@ -155,11 +155,13 @@ func coveredTerms(ev []Evidence) map[string]bool {
 // the task of its own: at least two such terms, a phrase of several
 // words (a name, alias, trigger or quoted phrase matched whole) one of
 // whose words is outside covered, or a word of b's own name outside it
-// ("news" for a news tool). One other word beside a kept unit is
+// ("news" for a news tool), unless the task says that word only as the
+// modifier of another noun ("tests for the signup page": Query.onlyModifier).
+// One other word beside a kept unit is
 // as often a word of the same request as a second one: a pasted log or a
 // long description shares a word with every skill. How much own weight
 // is enough is the policy's to say (rule 10).
-func ownPart(covered, mine map[string]float64, byName bool, passing map[string]bool, b []Evidence, pasted func(Evidence) bool) (weight float64, ok bool) {
+func ownPart(covered, mine map[string]float64, byName bool, passing map[string]bool, b []Evidence, pasted func(Evidence) bool, modifier func(string) bool) (weight float64, ok bool) {
 	var first string // b's first term of its own: two need no set
 	for _, e := range b {
 		if e.Weight <= 0 || (pasted != nil && pasted(e)) {
@@ -171,7 +173,7 @@ func ownPart(covered, mine map[string]float64, byName bool, passing map[string]b
 				continue
 			}
 			own = true
-			if (len(e.Terms) >= 2 && strings.HasSuffix(e.Field, " phrase")) || isNameEvidence(e.Field) {
+			if (len(e.Terms) >= 2 && strings.HasSuffix(e.Field, " phrase")) || isNameEvidence(e.Field) && (modifier == nil || !modifier(s)) {
 				ok = true
 			}
 			if first == "" {
