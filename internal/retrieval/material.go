@@ -42,7 +42,7 @@ var structured = regexp.MustCompile(`^(?:` +
 	`|\s*(?:SELECT|INSERT INTO|UPDATE \S+ SET|DELETE FROM|(?:CREATE|ALTER|DROP) (?:TABLE|INDEX|VIEW|UNIQUE INDEX)|FROM|WHERE|(?:INNER |LEFT |RIGHT )?JOIN|GROUP BY|ORDER BY)\b` + // SQL, as its keywords are written
 	`|.*\$(?:\{?[A-Za-z_]\w*|\()` + // a shell variable or command substitution
 	`|\s{4,}\S` + `|\t` + `|\s{2,}\S.*[,(]$` + // indented code, and a line of a list or a call inside one
-	`|[^,\s]+(?:,[^,\s][^,]*){2,}$` + // CSV (a comma then a space is prose's)
+	`|[^,]*[^,\s](?:,[^,\s][^,]*){2,}$` + // CSV (a comma then a space is prose's; a first field may hold spaces: "Amazon EC2,41210.55,43870.12")
 	`)`)
 
 // structuredLine reports whether a line reads as pasted material: it
@@ -170,6 +170,10 @@ func materialSpans(task string, kinds []*pastedKind) []materialSpan {
 // audits before the release: ...", "do the following: ...").
 var materialNouns = set([]string{"notes", "minutes", "log", "logs", "output", "message", "messages", "email", "emails", "mail", "transcript", "text", "feedback", "comments", "data", "numbers", "figures", "bullets", "excerpt", "snippet", "quote"})
 
+// contextLabels open a sentence of what the user brings, after the
+// request: "Highlights: ...", "Context: ...", "Background: ...".
+var contextLabels = set([]string{"highlights", "context", "background", "details", "summary", "facts", "example", "examples", "input", "errors", "error"})
+
 // announcedNotes returns the spans of task that follow a colon announcing
 // material (see materialNouns), at DocumentWeight; none for a task longer
 // than maxContextTask.
@@ -189,7 +193,12 @@ func announcedNotes(task string) []materialSpan {
 		if n >= 2 && (words[n-1] == "below" || words[n-1] == "above" || words[n-1] == "here") {
 			n--
 		}
-		if n < 2 || !materialNouns[words[n-1]] {
+		switch {
+		case n >= 2 && materialNouns[words[n-1]]:
+		case n == 1 && start > 0 && (materialNouns[words[0]] || contextLabels[words[0]]):
+			// A label opening a sentence after the request: "Help me write
+			// my self-review. Highlights: I led the Redis migration, ..."
+		default:
 			continue // no material named, or nothing asked before it
 		}
 		from := start + i + 1

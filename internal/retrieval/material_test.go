@@ -290,6 +290,9 @@ func TestAnnouncedNotes(t *testing.T) {
 		{"a labelled start", "Notes: shipped SSO. Write the update.", nil},
 		{"parts of a request", "Two audits before the release: the auth code and the payments code.", nil},
 		{"nothing after the colon", "Summarize the notes below:", nil},
+		{"a label after the request", "Help me write my self-review. Highlights: I led the Redis migration.", []string{" I led the Redis migration"}},
+		{"a label first", "Highlights: I led the Redis migration. Write my self-review.", nil},
+		{"another label", "Write the tests. Bonus: add a Dockerfile.", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -377,5 +380,23 @@ func TestOnlyModifier(t *testing.T) {
 				t.Errorf("onlyModifier(%q) in %q: got %v; want %v", tt.word, tt.task, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestCSVLines(t *testing.T) {
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{"service,march_usd,april_usd", true},
+		{"Amazon EC2,41210.55,43870.12", true},
+		{"AWS Secrets Manager,42.80,61.20", true},
+		{"We use Redis, Postgres, and Kafka.", false},
+		{"apples, pears, plums", false},
+	}
+	for _, tt := range tests {
+		if got := structuredLine(tt.line); got != tt.want {
+			t.Errorf("structuredLine(%q): got %v; want %v", tt.line, got, tt.want)
+		}
 	}
 }
