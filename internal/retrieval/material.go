@@ -271,18 +271,13 @@ func (q *Query) termsWithin(spans []span) map[string]bool {
 		return nil
 	}
 	in, out := map[string]bool{}, map[string]bool{}
-	k := 0
+	within := q.wordsIn(spans)
 	for i, st := range q.stems {
-		if st == "" {
-			continue
-		}
-		at := q.spans[i].start
-		for k < len(spans) && spans[k].end <= at {
-			k++
-		}
-		if k < len(spans) && spans[k].start <= at {
+		switch {
+		case st == "":
+		case within[i]:
 			in[st] = true
-		} else {
+		default:
 			out[st] = true
 		}
 	}

@@ -68,23 +68,28 @@ func (q *Query) passingTerms() map[string]bool {
 	if len(q.task) > maxContextTask || len(q.pastedMaterial().spans) > 0 {
 		return nil
 	}
-	stated := statedSpans(q.task)
+	stated := q.wordsIn(statedSpans(q.task))
 	out := map[string]bool{}
-	k := 0
 	for i, st := range q.stems {
-		if st == "" {
-			continue
+		if st != "" && !stated[i] {
+			out[st] = true
 		}
-		at := q.spans[i].start
-		for k < len(stated) && stated[k].end <= at {
-			k++
-		}
-		if k < len(stated) && stated[k].start <= at {
-			continue
-		}
-		out[st] = true
 	}
 	return out
+}
+
+// wordsIn reports, for each word of the task, whether it starts within
+// one of spans, which are sorted and apart.
+func (q *Query) wordsIn(spans []span) []bool {
+	in := make([]bool, len(q.spans))
+	k := 0
+	for i, sp := range q.spans {
+		for k < len(spans) && spans[k].end <= sp.start {
+			k++
+		}
+		in[i] = k < len(spans) && spans[k].start <= sp.start
+	}
+	return in
 }
 
 // pastedMaterial returns the kinds of file and the spans of pasted
