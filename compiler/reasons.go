@@ -111,7 +111,7 @@ func (st *statement) facts(d rules.Decision) *Facts {
 		s := unmilli(f.RunnerUpScore)
 		out.RunnerUpScore = &s
 	}
-	if f.Clause == rules.ClauseSole || f.Clause == rules.ClauseOneWord || f.Clause == rules.ClauseOwnWords || f.Clause == rules.ClauseWholeTask {
+	if f.Clause == rules.ClauseSole || f.Clause == rules.ClauseOneWord || f.Clause == rules.ClauseMaterialAlone || f.Clause == rules.ClauseOwnWords || f.Clause == rules.ClauseWholeTask {
 		b := f.Breadth
 		out.Breadth = &b
 	}
@@ -253,6 +253,8 @@ func strength(c rules.Clause, f *Facts) string {
 		return fmt.Sprintf("score %.3f is below the threshold %.1f and less than %gx its runner-up %s, but the best candidate at least the support floor %.1f is confirmed by the material pasted with the task: its evidence found only there, %.3f, reaches the material floor %.1f and is at least %gx any other candidate's, and the instruction gives it evidence too", f.Score, f.Threshold, f.Margin, runnerUp(f), f.SupportFloor, f.Material, MaterialFloor, float64(MarginRatio))
 	case rules.ClauseWholeTask:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, but at least the support floor %.1f with no runner-up at the candidate floor, on %d task word(s) that are every content word of the task", f.Score, f.Threshold, f.SupportFloor, deref(f.Breadth))
+	case rules.ClauseMaterialAlone:
+		return fmt.Sprintf("score %.3f is below the threshold %.1f, and with no runner-up at the candidate floor, %.3f of it is found only in the material pasted with the task: material routes on its own only past the threshold", f.Score, f.Threshold, f.Material)
 	case rules.ClauseOneWord:
 		return fmt.Sprintf("score %.3f is below the threshold %.1f, and with no runner-up at the candidate floor its evidence rests on %d task word(s), not two", f.Score, f.Threshold, deref(f.Breadth))
 	case rules.ClauseIntents:

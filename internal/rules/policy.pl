@@ -904,8 +904,14 @@ in_crowd(Req, K, N, S, T, C, B) :-
 % clear(+R, +S, +Req, +N, -Clear): the best, scoring S, against its
 % runner-up, scoring R: a margin when S is at least needed/4 times R; with no
 % runner-up at all (R is 0), sole when its evidence rests on at least two
-% task words, else one_word. One incidental word is not a margin.
+% task words, else one_word. One incidental word is not a margin. Alone,
+% a best whose evidence found only in pasted material (W) is at least what
+% the instruction gives it is no clear best (material_alone): material
+% routes on its own only past the threshold ("Help me write my
+% self-review. Highlights: I led the Redis cache migration" asks for no
+% Redis skill).
 clear(R, S, Req, _, C) :- 0 < R, !, margin(Req, S, R, C).
+clear(_, S, Req, N, material_alone(B, W)) :- material(Req, N, W), W >= S - W, !, breadth(Req, N, B).
 clear(_, _, Req, N, C) :- breadth(Req, N, B), min_breadth(Req, Min), sole(B, Min, C).
 
 margin(Req, S, R, margin) :- needed(Req, S, Num, Den), S * Den >= R * Num, !.
@@ -1007,6 +1013,8 @@ best(outweighs, S, T, F, M, RFact, _, V) :- !,
     V = keep([clause(outweighs), score(S), threshold(T), support_floor(F), margin(M), RFact]).
 best(own_words(B), S, T, F, M, RFact, _, V) :- !,
     V = keep([clause(own_words), score(S), threshold(T), support_floor(F), margin(M), breadth(B), RFact]).
+best(material_alone(B, W), S, T, F, _, RFact, Kept, V) :- !,
+    beside(Kept, S, T, F, [clause(material_alone), score(S), threshold(T), support_floor(F), breadth(B), material(W), RFact], V).
 best(one_word(B), S, T, F, _, RFact, Kept, V) :-
     beside(Kept, S, T, F, [clause(one_word), score(S), threshold(T), support_floor(F), breadth(B), RFact], V).
 

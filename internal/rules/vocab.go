@@ -216,6 +216,11 @@ const (
 	// ClauseOneWord: the only unit with evidence, below the threshold, and
 	// its evidence rests on one task word.
 	ClauseOneWord Clause = "one_word"
+	// ClauseMaterialAlone: the only unit with evidence, below the
+	// threshold, and at least half its evidence is found only in material
+	// pasted with the task: material routes on its own only past the
+	// threshold.
+	ClauseMaterialAlone Clause = "material_alone"
 	// ClauseNotBest: below the threshold, not the best candidate, and no
 	// stronger candidate is kept beside it.
 	ClauseNotBest Clause = "not_best"
@@ -276,7 +281,7 @@ const (
 var Clauses = []Clause{
 	ClauseBelowCandidateFloor, ClauseOutsideCap, ClauseAsk, ClauseTop,
 	ClauseAboveThreshold, ClauseMargin, ClauseSole, ClauseSecondary, ClauseTied,
-	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOutweighs, ClauseConfirmed, ClauseWholeTask, ClauseOneWord, ClauseNotBest,
+	ClauseBelowSupportFloor, ClauseNoMargin, ClauseOwnWords, ClauseOutweighs, ClauseConfirmed, ClauseWholeTask, ClauseOneWord, ClauseMaterialAlone, ClauseNotBest,
 	ClauseBelowMinConfidence, ClauseIntents, ClauseNoOwnPart, ClauseInCrowd, ClausePastedOnly, ClauseExplicitOnlyWords,
 	ClauseRedundant, ClauseSameClause, ClauseWithoutKept,
 }
