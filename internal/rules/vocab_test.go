@@ -122,6 +122,12 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 	}{
 		{name: "no margin over the runner-up", cands: []Candidate{lex("a", 3880), lex("b", 2200)},
 			want: "a:below_threshold:strength/no_margin{s3880 r=b:2200 m181} b:below_threshold:strength/not_best{s2200}"},
+		// The margin needed slides from 2x at the support floor to 1.75x
+		// at the threshold: 1.82x is no margin at 2.5, a margin at 4.0.
+		{name: "a small margin near the threshold", cands: []Candidate{lex("a", 4000), lex("b", 2200)},
+			want: "a:lexical:strength/margin{s4000 r=b:2200 m180} b:lexical:strength/secondary{s2200 kept=a:4000}"},
+		{name: "the same margin near the floor", cands: []Candidate{lex("a", 2500), lex("b", 1375)},
+			want: "a:below_threshold:strength/no_margin{s2500 r=b:1375 m195} b:below_threshold:strength/below_support_floor{s1375}"},
 		{name: "margin over the runner-up", cands: []Candidate{lex("a", 3000), lex("b", 1500)},
 			want: "a:lexical:strength/margin{s3000 r=b:1500 m190} b:below_threshold:strength/below_support_floor{s1500}"},
 		{name: "margin against a withdrawn unit", cands: []Candidate{lex("a", 3000)}, withdrawn: 2000,
