@@ -165,7 +165,9 @@ func materialSpans(task string, kinds []*pastedKind) []materialSpan {
 // writing one. So, in a typed request, what follows a colon after a noun
 // of material (materialNouns, alone or with "below", "above" or "here")
 // weighs as a document does: to the end of its sentence, or, when the
-// colon ends its line, to the end of the paragraph (a list of notes). A
+// colon ends its line, to the end of the paragraph (a list of notes). So
+// does what follows a label opening a sentence after the request
+// (contextLabels: "Highlights: I led the Redis cache migration, ..."). A
 // colon after anything else announces the request's own parts ("Two
 // audits before the release: ...", "do the following: ...").
 var materialNouns = set([]string{"notes", "minutes", "log", "logs", "output", "message", "messages", "email", "emails", "mail", "transcript", "text", "feedback", "comments", "data", "numbers", "figures", "bullets", "excerpt", "snippet", "quote"})
@@ -244,13 +246,13 @@ func conversionSources(task string) []span {
 
 // fromSource reports whether a term e rests on is said only in the
 // source of a conversion (conversionSources): a phrase of the source
-// ("blog post") is the source's, though one of its words is said again. The source is what the work
-// starts from: it decides which skill does the work as any word of the
-// request does ("Convert our Svelte 4 dropdown to runes" is a Svelte
-// skill's), but it asks for no second skill beside that one: what is made
-// out of a blog post is not a blog post, and a blog writing skill rode in
-// beside the social one for "Turn our latest blog post into a LinkedIn
-// post" (own parts: ownParts).
+// ("blog post") is the source's, though one of its words is said again.
+// The source is what the work starts from: it decides which skill does the
+// work as any word of the request does ("Convert our Svelte 4 dropdown to
+// runes" is a Svelte skill's), but it asks for no second skill beside
+// that one: what is made out of a blog post is not a blog post, and a
+// blog writing skill rode in beside the social one for "Turn our latest
+// blog post into a LinkedIn post" (own parts: ownParts).
 func (q *Query) fromSource(e Evidence) bool {
 	if q.sources == nil {
 		q.sources = &sourceTerms{q.termsWithin(conversionSources(q.task))}
