@@ -152,7 +152,7 @@ func materialSpans(task string, kinds []*pastedKind) []materialSpan {
 		out = append(out, materialSpan{p.span, w})
 	}
 	if len(out) == 0 {
-		out = joinSpans(contextSentences(task), announcedNotes(task))
+		out = joinSpans(joinSpans(contextSentences(task), announcedNotes(task)), constraintClauses(task))
 	}
 	return withMentions(task, out)
 }
@@ -217,6 +217,69 @@ func announcedNotes(task string) []materialSpan {
 		out = append(out, materialSpan{span{int32(from), int32(to)}, DocumentWeight})
 	}
 	return out
+}
+
+// keepWords open a clause that says what must stay as it is while the
+// request is done: "Translate the onboarding emails into Spanish, keeping
+// the friendly tone", "... Keep the markdown formatting". The clause
+// constrains the work; it asks for nothing (a tone skill, a Markdown
+// skill), so after the request it weighs as a document does.
+var keepWords = set([]string{"keep", "keeping", "preserve", "preserving", "maintain", "maintaining", "retain", "retaining"})
+
+// constraintClauses returns the spans of the clauses of task that open
+// with a word of keepWords after the start of the task (after a comma,
+// a sentence's end, "and" or "but"), each to the end of its clause, at
+// DocumentWeight; none for a task longer than maxContextTask.
+func constraintClauses(task string) []materialSpan {
+	if len(task) > maxContextTask {
+		return nil
+	}
+	var out []materialSpan
+	lower := strings.ToLower(task)
+	for w := range keepWords {
+		for off := 0; ; {
+			i := strings.Index(lower[off:], w)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(w)
+			if off < len(lower) && lower[off] != ' ' || i == 0 || !opensClause(lower[:i]) {
+				continue
+			}
+			end := len(task)
+			if j := strings.IndexAny(task[off:], ",;.!?\n"); j >= 0 {
+				end = off + j
+			}
+			for _, join := range []string{" and ", " but ", " then "} {
+				if j := strings.Index(lower[off:end], join); j >= 0 {
+					end = min(end, off+j) // "keep the formatting and convert the units": a request again
+				}
+			}
+			out = append(out, materialSpan{span{int32(i), int32(end)}, DocumentWeight})
+		}
+	}
+	// keepWords is a map: sorted, the spans come out the same whatever
+	// its order (they never overlap: each ends before the next clause).
+	slices.SortFunc(out, func(a, b materialSpan) int { return cmp.Compare(a.start, b.start) })
+	return out
+}
+
+// opensClause reports whether a word right after before opens a clause:
+// before ends in a comma, a sentence's end, or "and"/"but" after a blank.
+func opensClause(before string) bool {
+	t := strings.TrimRight(before, " \t")
+	if len(t) == len(before) {
+		return false // inside a word
+	}
+	if t == "" {
+		return false
+	}
+	switch t[len(t)-1] {
+	case ',', ';', '.', '!', '?', ':', '-':
+		return true
+	}
+	return strings.HasSuffix(t, " and") || strings.HasSuffix(t, " but")
 }
 
 // conversionSource matches a request to make one thing out of another:

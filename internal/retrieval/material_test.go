@@ -400,3 +400,28 @@ func TestCSVLines(t *testing.T) {
 		}
 	}
 }
+
+func TestConstraintClauses(t *testing.T) {
+	tests := []struct {
+		name, task string
+		want       []string // the constraint clauses, as text
+	}{
+		{"after a comma", "Translate the emails into Spanish, keeping the friendly tone.", []string{"keeping the friendly tone"}},
+		{"a sentence of its own, up to the next request", "Translate it. Keep the markdown formatting and convert the units.", []string{"Keep the markdown formatting"}},
+		{"after and", "Upgrade to React 18 and keep the tests green", []string{"keep the tests green"}},
+		{"the request itself", "Keep our dependencies up to date", nil},
+		{"inside a word", "Fix the housekeeping job", nil},
+		{"inside a clause", "Why does the cache keep growing?", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, m := range constraintClauses(tt.task) {
+				got = append(got, tt.task[m.start:m.end])
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("constraintClauses(%q) (-want +got):\n%s", tt.task, diff)
+			}
+		})
+	}
+}
