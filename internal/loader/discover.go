@@ -702,37 +702,27 @@ func (s *scanner) newFound(dirReal, rel, file string, linked bool, info fs.FileI
 // thousands of files costs nothing more.
 func hiddenSkills(fsRoot *os.Root, root, rootReal string, roots map[string]bool) []ir.Diagnostic {
 	var out []ir.Diagnostic
-	for _, dir := range ProjectRootDirs {
+	report := func(dir, where, why string) {
 		if roots[filepath.Join(rootReal, filepath.FromSlash(dir))] {
-			continue
+			return
 		}
 		n := skillFolders(fsRoot, dir)
 		if n == 0 {
-			continue
+			return
 		}
 		folders := "skill folders"
 		if n == 1 {
 			folders = "skill folder"
 		}
 		out = append(out, ir.Diagnostic{Root: root, Path: dir, Code: ir.CodeHiddenSkills, Severity: ir.SeverityWarning,
-			Message: fmt.Sprintf("%d %s here and none elsewhere under the root: discovery does not enter hidden folders; name %s as a root to load them",
-				n, folders, filepath.Join(root, filepath.FromSlash(dir)))})
+			Message: fmt.Sprintf("%d %s %s and none elsewhere under the root: discovery does not enter %s; name %s as a root to load them",
+				n, folders, where, why, filepath.Join(root, filepath.FromSlash(dir)))})
+	}
+	for _, dir := range ProjectRootDirs {
+		report(dir, "here", "hidden folders")
 	}
 	for _, dir := range packageSkillDirs(fsRoot) {
-		if roots[filepath.Join(rootReal, filepath.FromSlash(dir))] {
-			continue
-		}
-		n := skillFolders(fsRoot, dir)
-		if n == 0 {
-			continue
-		}
-		folders := "skill folders"
-		if n == 1 {
-			folders = "skill folder"
-		}
-		out = append(out, ir.Diagnostic{Root: root, Path: dir, Code: ir.CodeHiddenSkills, Severity: ir.SeverityWarning,
-			Message: fmt.Sprintf("%d %s in this npm package and none elsewhere under the root: discovery does not enter node_modules; name %s as a root to load them",
-				n, folders, filepath.Join(root, filepath.FromSlash(dir)))})
+		report(dir, "in this npm package", "node_modules")
 	}
 	return out
 }
