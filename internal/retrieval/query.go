@@ -92,6 +92,45 @@ func (q *Query) wordsIn(spans []span) []bool {
 	return in
 }
 
+// artifacts are the stems of the things of a product or a repository a
+// task works on, which a word before them names: "the signup page", "the
+// Invoices table", "the release notes". A tool named by an adjective
+// ("a local bakery", "my chess strategies", "a discounted laptop") is
+// asked for in just that position, so only these heads count.
+var artifacts = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range []string{"page", "table", "form", "button", "screen", "modal", "component", "endpoint", "module", "notes", "file", "folder", "branch", "field", "column", "view", "template", "tab", "section", "banner", "widget"} {
+		m[Stem(w)] = true
+	}
+	return m
+}()
+
+// determiners open a noun phrase: "the signup page", "our pricing page".
+var determiners = set([]string{"the", "a", "an", "our", "my", "your", "their", "this", "that", "its", "his", "her"})
+
+// onlyModifier reports whether every time the task says the stem st it
+// says it as the modifier of an artifact after a determiner ("generate
+// tests for the signup page", "someone created the Invoices table"): a word
+// that names what is worked on, not the skill's name stated. A one-word name
+// so used earns no name bonus and makes no own part (ownPart); its word
+// still counts as a word. The task is read once, on the first call.
+func (q *Query) onlyModifier(st string) bool {
+	if q.modifiers == nil {
+		q.modifiers = map[string]bool{}
+		for i, s := range q.stems {
+			if s == "" {
+				continue
+			}
+			mod := i > 0 && i+1 < len(q.stems) && determiners[q.words[i-1]] && q.gap(i-1) == gapSpace && q.gap(i) == gapSpace &&
+				artifacts[q.stems[i+1]]
+			if was, seen := q.modifiers[s]; !seen || was {
+				q.modifiers[s] = mod
+			}
+		}
+	}
+	return q.modifiers[st]
+}
+
 // pastedMaterial returns the kinds of file and the spans of pasted
 // material the task holds, found once.
 func (q *Query) pastedMaterial() *pastes {

@@ -214,11 +214,23 @@ func Stem(w string) string {
 	if endsHangul(w) {
 		return hangulStem(w)
 	}
-	if full, ok := clipped[w]; ok {
-		w = full
+	if len(w) <= clippedLen {
+		if full, ok := clipped[w]; ok {
+			w = full
+		}
 	}
 	return derived(finalY(sisNoun(stem(spelledZ(w)))))
 }
+
+// clippedLen is the longest clipped form: a longer word, most of those
+// Stem reads while a catalog is indexed, needs no look-up.
+var clippedLen = func() int {
+	n := 0
+	for w := range clipped {
+		n = max(n, len(w))
+	}
+	return n
+}()
 
 // clipped maps the clipped forms developers type to the words skills
 // write out: "bump deps" asks what a dependency upgrade skill declares,
