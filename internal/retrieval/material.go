@@ -152,8 +152,12 @@ func materialSpans(task string, kinds []*pastedKind) []materialSpan {
 		out = append(out, materialSpan{p.span, w})
 	}
 	if len(out) == 0 {
-		out = joinSpans(joinSpans(contextSentences(task), announcedNotes(task)), constraintClauses(task))
+		out = joinSpans(contextSentences(task), announcedNotes(task))
 	}
+	// What must stay as it is constrains the request whether or not the
+	// request comes with material: "Translate this product description
+	// ... Keep the markdown formatting" below a pasted document.
+	out = joinSpans(out, constraintClauses(task))
 	return withMentions(task, out)
 }
 

@@ -29,7 +29,10 @@ var (
 // wire is a request of one long paragraph, and handler a source file
 // pasted below it in paragraphs, the last of them code.
 var (
-	wire        = "Wire OpenTelemetry tracing into this checkout handler so that spans show up in Jaeger with context propagated to the downstream HTTP calls, and add Prometheus metrics for the request count and a latency histogram per route, plus the scrape config for it; keep the handler's behaviour the same and do not change its routes or its error codes in any way. It runs behind the gateway today."
+	wire = "Wire OpenTelemetry tracing into this checkout handler so that spans show up in Jaeger with context propagated to the downstream HTTP calls, and add Prometheus metrics for the request count and a latency histogram per route, plus the scrape config for it; keep the handler's behaviour the same and do not change its routes or its error codes in any way. It runs behind the gateway today."
+	// keepClause is the constraint clause of wire (constraintClauses),
+	// read beside the material pasted after it as in a typed request.
+	keepClause  = "keep the handler's behaviour the same"
 	handlerFunc = "func checkout(w http.ResponseWriter, r *http.Request) {\n\tresp, err := http.Post(inventoryURL+\"/reserve\", \"application/json\", body)\n\tif err != nil || resp.StatusCode != 200 {\n\t\thttp.Error(w, \"inventory unavailable\", 503)\n\t\treturn\n\t}\n\tw.WriteHeader(201)\n}\n"
 	handler     = "package main\n\nimport (\n\t\"net/http\"\n)\n\n" + handlerFunc
 )
@@ -90,8 +93,8 @@ func TestMaterialSpans(t *testing.T) {
 		// instruction (the request weighed as a document's words, and
 		// nothing as material: no paragraph was left to be the
 		// instruction but the file's last one).
-		{name: "a long request above a file in paragraphs", task: wire + "\n\n" + handler, want: []string{"package main\n", "import (\n\t\"net/http\"\n)\n", handlerFunc}},
-		{name: "a long request and a short snippet", task: wire + " " + asking + "\n\n```\nx := 1\n```\n", want: []string{"```\nx := 1\n```\n"}},
+		{name: "a long request above a file in paragraphs", task: wire + "\n\n" + handler, want: []string{keepClause, "package main\n", "import (\n\t\"net/http\"\n)\n", handlerFunc}},
+		{name: "a long request and a short snippet", task: wire + " " + asking + "\n\n```\nx := 1\n```\n", want: []string{keepClause, "```\nx := 1\n```\n"}},
 		// Prose, not code: the second paragraph is context the request
 		// states after it (contextSentences), at a document's weight.
 		{name: "prose that starts like code is prose", task: "import the orders CSV into the warehouse, then let me know.\n\nIt costs $5 a run; from there import nothing else.", want: []string{"It costs $5 a run;"}},
