@@ -227,18 +227,8 @@ func announcedNotes(task string) []materialSpan {
 // request is done: "Translate the onboarding emails into Spanish, keeping
 // the friendly tone", "... Keep the markdown formatting". The clause
 // constrains the work; it asks for nothing (a tone skill, a Markdown
-// skill), so after the request it weighs as a document does. So does a
-// clause about what the work must keep ("a reply that says no thanks but
-// keeps the door open").
-var keepWords = set([]string{"keep", "keeps", "keeping", "preserve", "preserves", "preserving", "maintain", "maintains", "maintaining", "retain", "retains", "retaining"})
-
-// persists reports whether the words after a keep word say that
-// something goes on happening ("... but keeps crashing on Android", "and
-// keep getting 502s"): the problem, not what must stay as it is.
-func persists(after string) bool {
-	f := strings.Fields(after)
-	return len(f) > 0 && strings.HasSuffix(strings.TrimRight(f[0], ",;.!?"), "ing")
-}
+// skill), so after the request it weighs as a document does.
+var keepWords = set([]string{"keep", "keeping", "preserve", "preserving", "maintain", "maintaining", "retain", "retaining"})
 
 // constraintClauses returns the spans of the clauses of task that open
 // with a word of keepWords after the start of the task (after a comma,
@@ -258,7 +248,7 @@ func constraintClauses(task string) []materialSpan {
 			}
 			i += off
 			off = i + len(w)
-			if off < len(lower) && lower[off] != ' ' || i == 0 || !opensClause(lower[:i]) || persists(lower[off:]) {
+			if off < len(lower) && lower[off] != ' ' || i == 0 || !opensClause(lower[:i]) {
 				continue
 			}
 			end := len(task)

@@ -107,10 +107,9 @@ func TestJoinedWords(t *testing.T) {
 	}
 }
 
-// TestQuotedValueMasked: words between double quotation marks, and a
-// sentence between single ones, are a value the task passes, evidence
-// for no unit, unless the quoted span is a unit's whole name or every
-// content word of the task is quoted.
+// TestQuotedValueMasked: words between double quotation marks are a value
+// the task passes, evidence for no unit, unless the quoted span is a
+// unit's whole name or every content word of the task is quoted.
 func TestQuotedValueMasked(t *testing.T) {
 	ix := negationIndex()
 	tests := []struct {
@@ -125,11 +124,6 @@ func TestQuotedValueMasked(t *testing.T) {
 		{name: "the whole task quoted", task: `"Can you review the linter config?"`, want: "can you review the linter config"},
 		{name: "the instruction quoted whole below a paste", task: "```\nFROM alpine\n```\n\"review the linter config\"", want: "from alpin review the linter config"},
 		{name: "negated name stays masked", task: `don't use deploy, tag "alpha" builds`, want: "_ _ _ tag _ build"},
-		{name: "a sentence in single quotes", task: "translate into German: 'The linter config is done.'", want: "translat into german _ _ _ _ _"},
-		{name: "a sentence in curly single quotes", task: "translate into German: \u2018The linter config is done.\u2019", want: "translat into german _ _ _ _ _"},
-		{name: "a term in single quotes is what is asked", task: "define the 'monthly active customers' metric", want: "defin the monthli activ customer metric"},
-		{name: "apostrophes quote nothing", task: "review the users' linter config, it's done.", want: "review the user linter config its done"},
-		{name: "an opening mark nothing closes on its line", task: "tell 'em the linter config\nis done for today.'", want: "tell em the linter config is done for today"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -182,7 +182,7 @@ var stopWords = toSet(`a an the and or but if then else of to in on at by for fr
 do does did doing done have has had having i me my we our you your he she it its they them their this that these those
 there here what which who whom whose when where why how can could should would will shall may might must
 please just also very so too than not no nor only own same some such any all each both few more most other
-into onto over under about above below up down out off back again further once am s t
+into onto over under about above below up down out off again further once am s t
 dont never avoid without
 let lets get gets got make makes made use using used want wants need needs help me us like
 im ive youre youve weve theyre theyve thats whats heres theres
