@@ -165,11 +165,13 @@ func TestSealToolsFloors(t *testing.T) {
 // margin a best candidate needs slides down to 1.75x at the threshold,
 // which four fresh catalogs gained four tasks by; 123/165, a wrong skill
 // in 0.091 and 29 of 35 long contexts since a constraint clause ("Keep
-// the markdown formatting") under pasted material weighs as a document.
+// the markdown formatting") under pasted material weighs as a document;
+// 122/165 and 28 of 35 since the verb "go" ("First go over this change")
+// is no evidence for a Go skill, one an accepted alternative rode in on.
 func TestRealSkillsFloors(t *testing.T) {
 	rep := run(t, "realskills/catalog", "realskills/cases.jsonl")
 	check(t, rep, []floor{
-		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.74},
+		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.73},
 		{name: "long_context: exactly right", got: style("long_context", func(m Metrics) *float64 { return m.Exact }), min: 0.8},
 		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.10, max: true},
 		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.78},

@@ -249,6 +249,7 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 		masked = maskRefusedCJK(q, masked)
 	}
 	masked = ix.maskQuoted(q, masked)
+	masked = maskVerbGo(q, masked)
 	q.stems = make([]string, len(q.words))
 	seen := map[string]bool{}
 	grams := map[bigram]bool{}
@@ -1293,6 +1294,52 @@ func maskRefused(q *Query, masked []bool) []bool {
 	}
 	return masked
 }
+
+// maskVerbGo marks, in masked (allocated when nil and needed), each "go"
+// of the task that is the verb, not the language: "First go over this
+// change", "Go through Priya's pull request", "what could go wrong".
+// The verb is one of the most common in English and Go-language skills
+// are common in catalogs, so the verb's "go" gave them evidence of the
+// whole name ("go over this diff, then write the PR description" loaded a
+// Go concurrency skill). A lowercase "go" is the verb after a modal
+// (goLeads) or before a particle or preposition (goParticles); a
+// capitalised one only before a particle at a sentence's start. "Go" in
+// the middle of a sentence ("our Go service", "port it to Go") and "go"
+// before anything else ("go vet", "a go service") are the language.
+func maskVerbGo(q *Query, masked []bool) []bool {
+	for i, w := range q.words {
+		if w != "go" || (masked != nil && masked[i]) {
+			continue
+		}
+		next := ""
+		if i+1 < len(q.words) && q.gap(i) == gapSpace {
+			next = q.words[i+1]
+		}
+		lower := q.task[q.spans[i].start] == 'g'
+		leads := i > 0 && !q.endsClause(i-1) && q.gap(i-1) == gapSpace && goLeads[q.words[i-1]]
+		opens := i == 0 || q.endsClause(i-1)
+		if !(lower && (leads || goParticles[next])) && !(!lower && opens && goParticles[next]) {
+			continue
+		}
+		if masked == nil {
+			masked = make([]bool, len(q.words))
+		}
+		masked[i] = true
+	}
+	return masked
+}
+
+// goLeads make the "go" after them a verb: "what could go wrong", "the
+// tickets that should go to support", "let's go". Not "to": "port the
+// service from Python to go" names the language.
+var goLeads = set([]string{"can", "could", "should", "will", "would", "must", "might", "may", "shall", "let's", "lets", "don't", "dont", "cannot", "can't", "cant", "won't", "wont"})
+
+// goParticles make the "go" before them a verb: "go over", "go through",
+// "go ahead and ...". Only words the language is hardly ever named
+// before: "go on arm64", "in go for speed", "go to wasm", "go with
+// channels", "go get ./..." and "go fix" name the language (a red team
+// of 126 tasks found each when this list held them).
+var goParticles = set([]string{"through", "over", "ahead", "about", "back", "away", "wrong", "live"})
 
 // refusalLeads may stand before a refusal that opens a clause.
 var refusalLeads = map[string]bool{"and": true, "then": true, "but": true, "just": true, "please": true}

@@ -140,3 +140,38 @@ func TestQuotedValueMasked(t *testing.T) {
 		})
 	}
 }
+
+// TestVerbGoMasked: the verb "go" is evidence for no unit; the language
+// Go stays evidence.
+func TestVerbGoMasked(t *testing.T) {
+	ix := negationIndex()
+	tests := []struct {
+		name, task string
+		want       string // the task's stems, masked ones as "_"
+	}{
+		{name: "before a particle", task: "first go over this change", want: "first _ over this chang"},
+		{name: "at a sentence's start", task: "Go through the review.", want: "_ through the review"},
+		{name: "after a modal", task: "what could go wrong", want: "what could _ wrong"},
+		{name: "the language in a sentence", task: "review our Go service", want: "review our go servic"},
+		{name: "the language before a preposition", task: "write it in Go for speed", want: "write it in go for speed"},
+		{name: "a command", task: "run go vet on it", want: "run go vet on it"},
+		{name: "the language after to", task: "port the service from python to go", want: "port the servic from python to go"},
+		{name: "the language first in a list", task: "Go and Rust services", want: "go and rust servic"},
+		{name: "the language before a preposition at the start", task: "Go on Lambda starts slowly", want: "go on lambda start slowli"},
+		{name: "a command before a particle", task: "go get fails with a checksum mismatch", want: "go get fail with a checksum mismatch"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ix.Analyze(tt.task, nil)
+			got := make([]string, len(q.stems))
+			for i, s := range q.stems {
+				if got[i] = s; s == "" {
+					got[i] = "_"
+				}
+			}
+			if g := strings.Join(got, " "); g != tt.want {
+				t.Errorf("stems of %q: got %q; want %q", tt.task, g, tt.want)
+			}
+		})
+	}
+}
