@@ -232,7 +232,8 @@ var keepWords = set([]string{"keep", "keeping", "preserve", "preserving", "maint
 
 // constraintClauses returns the spans of the clauses of task that open
 // with a word of keepWords after the start of the task (after a comma,
-// a sentence's end, "and" or "but"), each to the end of its clause, at
+// a sentence's end, "and" or "but"; after a sentence's end only when a
+// sentence before it asks), each to the end of its clause, at
 // DocumentWeight; none for a task longer than maxContextTask.
 func constraintClauses(task string) []materialSpan {
 	if len(task) > maxContextTask {
@@ -251,14 +252,21 @@ func constraintClauses(task string) []materialSpan {
 			if off < len(lower) && lower[off] != ' ' || i == 0 || !opensClause(lower[:i]) {
 				continue
 			}
+			if opensSentence(lower[:i]) && !asksIn(task[:i]) {
+				continue // "Our deps are ancient. Keep them up to date.": the request
+			}
 			end := len(task)
 			if j := strings.IndexAny(task[off:], ",;.!?\n"); j >= 0 {
 				end = off + j
 			}
 			for _, join := range []string{" and ", " but ", " then "} {
-				if j := strings.Index(lower[off:end], join); j >= 0 {
-					end = min(end, off+j) // "keep the formatting and convert the units": a request again
+				j := strings.Index(lower[off:end], join)
+				if j < 0 || join == " and " && staysAsIs(lower[off+j:end]) {
+					// "keep the Docker build and the Helm chart untouched":
+					// one list of what stays.
+					continue
 				}
+				end = min(end, off+j) // "keep the formatting and convert the units": a request again
 			}
 			out = append(out, materialSpan{span{int32(i), int32(end)}, DocumentWeight})
 		}
@@ -267,6 +275,38 @@ func constraintClauses(task string) []materialSpan {
 	// its order (they never overlap: each ends before the next clause).
 	slices.SortFunc(out, func(a, b materialSpan) int { return cmp.Compare(a.start, b.start) })
 	return out
+}
+
+// staysAsIs reports whether text ends a keep clause by saying that what
+// it lists stays as it is ("... untouched", "... as they are").
+func staysAsIs(text string) bool {
+	t := strings.TrimSpace(text)
+	for _, end := range []string{"untouched", "unchanged", "intact", "as is", "as-is", "as they are", "as it is", "the same", "alone"} {
+		if strings.HasSuffix(t, end) {
+			return true
+		}
+	}
+	return false
+}
+
+// opensSentence reports whether a word right after before opens a
+// sentence: before ends in a sentence's end.
+func opensSentence(before string) bool {
+	t := strings.TrimRight(before, " \t\n")
+	return t != "" && strings.ContainsRune(".!?", rune(t[len(t)-1]))
+}
+
+// asksIn reports whether a sentence of text asks for something (a
+// question, a need, or an imperative, as contextSentences reads them,
+// with a content word: "Translate it."): a keep clause that opens a sentence
+// constrains a request only when one came before it.
+func asksIn(text string) bool {
+	for _, r := range readSentences(text) {
+		if (r.asks || (!r.states && !r.opensAside)) && r.content > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // opensClause reports whether a word right after before opens a clause:

@@ -415,6 +415,8 @@ func TestConstraintClauses(t *testing.T) {
 		{"the request itself", "Keep our dependencies up to date", nil},
 		{"inside a word", "Fix the housekeeping job", nil},
 		{"inside a clause", "Why does the cache keep growing?", nil},
+		{"the request after a statement", "Our deps are ancient. Keep them up to date with Dependabot.", nil},
+		{"a list of what stays", "Bump the base image, but keep the Docker build and the Helm chart untouched.", []string{"keep the Docker build and the Helm chart untouched"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
