@@ -268,6 +268,9 @@ func constraintClauses(task string) []materialSpan {
 				}
 				end = min(end, off+j) // "keep the formatting and convert the units": a request again
 			}
+			if retention.MatchString(lower[off:end]) {
+				continue // "and retain the audit logs for seven years": a request
+			}
 			out = append(out, materialSpan{span{int32(i), int32(end)}, DocumentWeight})
 		}
 	}
@@ -276,6 +279,11 @@ func constraintClauses(task string) []materialSpan {
 	slices.SortFunc(out, func(a, b materialSpan) int { return cmp.Compare(a.start, b.start) })
 	return out
 }
+
+// retention matches a period something is to be kept for ("for 90
+// days", "for seven years"): keeping it that long is what is asked, a
+// retention policy, not a constraint on other work.
+var retention = regexp.MustCompile(`\bfor (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|thirty|sixty|ninety) (?:hours?|days?|weeks?|months?|years?)\b`)
 
 // staysAsIs reports whether text ends a keep clause by saying that what
 // it lists stays as it is ("... untouched", "... as they are").

@@ -416,6 +416,7 @@ func TestConstraintClauses(t *testing.T) {
 		{"inside a word", "Fix the housekeeping job", nil},
 		{"inside a clause", "Why does the cache keep growing?", nil},
 		{"the request after a statement", "Our deps are ancient. Keep them up to date with Dependabot.", nil},
+		{"a retention period", "Set up S3 lifecycle rules and retain application logs for one year.", nil},
 		{"a list of what stays", "Bump the base image, but keep the Docker build and the Helm chart untouched.", []string{"keep the Docker build and the Helm chart untouched"}},
 	}
 	for _, tt := range tests {
