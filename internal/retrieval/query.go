@@ -1143,46 +1143,29 @@ func (ix *Index) joinWords(q *Query, masked []bool, seen map[string]bool) {
 const quoteMarks = "\"\u201c\u201d\u00ab\u00bb"
 
 // maskQuoted marks, in masked (allocated when nil and needed), the words
-// the task puts between double quotation marks: a title, a name or an id
-// the task passes ("the article titled \"The Impact of Technology\"") is
-// a value, not what the task asks for, as a number is. Marks pair in the
-// order they come; an unpaired one quotes nothing. A quoted span that is
-// a unit's whole name or alias names that unit and stays evidence, and
-// a task whose every content word is quoted is the task itself, quoted
-// ("\"Can you find ...?\""), and so is an instruction quoted whole beside
-// pasted material: nothing is masked then.
+// the task puts between quotation marks: a title, a name or an id the
+// task passes ("the article titled \"The Impact of Technology\"") is a
+// value, not what the task asks for, as a number is. Double marks pair
+// in the order they come, and an unpaired one quotes nothing; single
+// marks quote a sentence a text verb works on ("Translate this into
+// German: '...'", singleQuoted). A quoted span that is a unit's whole name or alias
+// names that unit and stays evidence, and a task whose every content
+// word is quoted is the task itself, quoted ("\"Can you find ...?\""),
+// and so is an instruction quoted whole beside pasted material: nothing
+// is masked then.
 func (ix *Index) maskQuoted(q *Query, negated []bool) []bool {
 	var (
 		masked []bool
 		quoted []string
 	)
-	open := -1 // byte offset after an opening mark
-	w := 0     // the first word not yet passed
-	for i := 0; i < len(q.task); i++ {
-		// A byte test first: every mark is '"' or starts with 0xc2 or
-		// 0xe2 in UTF-8, and a long task is mostly other bytes.
-		if c := q.task[i]; c != '"' && c != 0xc2 && c != 0xe2 {
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(q.task[i:])
-		if !strings.ContainsRune(quoteMarks, r) {
-			continue
-		}
-		pos := i + size
-		if open < 0 {
-			open = pos
-			continue
-		}
-		for w < len(q.words) && int(q.spans[w].start) < open {
+	mask := func(in span) {
+		from := sort.Search(len(q.words), func(i int) bool { return q.spans[i].start >= in.start })
+		w := from
+		for w < len(q.words) && q.spans[w].end <= in.end {
 			w++
 		}
-		from := w
-		for w < len(q.words) && int(q.spans[w].end) <= i {
-			w++
-		}
-		open = -1
 		if from == w || ix.isWholeName(q.words[from:w]) {
-			continue
+			return
 		}
 		if masked == nil {
 			masked = make([]bool, len(q.words))
@@ -1198,6 +1181,27 @@ func (ix *Index) maskQuoted(q *Query, negated []bool) []bool {
 		if v := q.quote(from, w); len(quoted) < maxQuoted && !slices.Contains(quoted, v) {
 			quoted = append(quoted, v)
 		}
+	}
+	open := -1 // byte offset after an opening mark
+	for i := 0; i < len(q.task); i++ {
+		// A byte test first: every mark is '"' or starts with 0xc2 or
+		// 0xe2 in UTF-8, and a long task is mostly other bytes.
+		if c := q.task[i]; c != '"' && c != 0xc2 && c != 0xe2 {
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(q.task[i:])
+		if !strings.ContainsRune(quoteMarks, r) {
+			continue
+		}
+		if open < 0 {
+			open = i + size
+			continue
+		}
+		mask(span{int32(open), int32(i)})
+		open = -1
+	}
+	for _, sp := range singleQuoted(q.task, q.pastedMaterial().spans) {
+		mask(sp)
 	}
 	if masked == nil {
 		return negated
@@ -1376,4 +1380,96 @@ var doubleNegatives = map[string]bool{
 // merge).
 var refusers = map[string]bool{
 	"without": true, "unless": true, "except": true, "skip": true, "skipping": true, "avoid": true, "avoiding": true,
+}
+
+// worksOnText reports whether the sentence that before ends in asks to
+// work on a text (textVerbs: "Translate this sentence into German:
+// '...'", "Summarize this thread: '...'"): the quoted sentence after it
+// is that text, a value. A sentence quoted after anything else is what
+// the task is about: an error message ("curl fails with 'Connection
+// reset by peer.'"), an instruction relayed ("My lead told me: 'Roll
+// back the deploy.'"); a red team of 266 tasks found both lost when
+// every single-quoted sentence was a value.
+func worksOnText(before string) bool {
+	from := strings.LastIndexAny(before, ".!?\n")
+	if from >= 0 && from+1 < len(before) && before[from] != '\n' && before[from+1] != ' ' {
+		from = -1 // "e.g." or a version inside the sentence
+	}
+	for _, w := range strings.Fields(strings.ToLower(before[from+1:])) {
+		if textVerbs[strings.Trim(w, `.,;:!?"'()`)] {
+			return true
+		}
+	}
+	return false
+}
+
+// textVerbs ask for work on a text the task passes.
+var textVerbs = set([]string{"translate", "translating", "summarize", "summarise", "summarizing", "rephrase", "reword", "paraphrase", "proofread", "shorten", "rewrite", "transcribe", "localize", "localise"})
+
+// quotesSentence reports whether a single-quoted value is a sentence the
+// task passes (it ends as one, or runs to sentenceWords words), not a
+// term the task names its work by ("a 'us vs. Competitor X' page", "the
+// 'monthly active customers' metric"), whose words say what is asked.
+func quotesSentence(value string) bool {
+	v := strings.TrimSpace(value)
+	return strings.HasSuffix(v, ".") || strings.HasSuffix(v, "!") || strings.HasSuffix(v, "?") || len(Words(v)) >= sentenceWords
+}
+
+// sentenceWords is how many words make a single-quoted value a sentence
+// however it ends.
+const sentenceWords = 8
+
+// maxSingleQuoted bounds, in bytes, the value single marks can quote: an
+// opening mark that nothing closes within it, on its line, was an
+// apostrophe ("'em", "'90s").
+const maxSingleQuoted = 240
+
+// singleQuoted returns the spans of task, outside its pasted material,
+// that single quotation marks put a value between: a sentence
+// (quotesSentence) a text verb asks to work on (worksOnText): "Translate
+// this sentence into German: 'The deployment finished successfully.'". A mark opens where no letter or digit comes
+// before it and one follows, and closes where something other than a
+// blank comes before it and no letter or digit follows, so an apostrophe
+// inside a word ("don't", "it's") does neither. In pasted code a quoted
+// string is the code's own ("df['price']"), and material weighs as
+// material already: it is left as it is.
+func singleQuoted(task string, pasted []materialSpan) []span {
+	var out []span
+	open := -1
+	m := 0
+	for i := 0; i < len(task); i++ {
+		c := task[i]
+		if c == '\n' {
+			open = -1
+			continue
+		}
+		if c != '\'' && c != 0xe2 {
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(task[i:])
+		if r != '\'' && r != '\u2018' && r != '\u2019' {
+			continue
+		}
+		for m < len(pasted) && int(pasted[m].end) <= i {
+			m++
+		}
+		if m < len(pasted) && int(pasted[m].start) <= i {
+			open = -1
+			continue
+		}
+		before, _ := utf8.DecodeLastRuneInString(task[:i])
+		after, _ := utf8.DecodeRuneInString(task[i+size:])
+		wordBefore := i > 0 && (unicode.IsLetter(before) || unicode.IsDigit(before))
+		wordAfter := i+size < len(task) && (unicode.IsLetter(after) || unicode.IsDigit(after))
+		switch {
+		case open >= 0 && i > 0 && !unicode.IsSpace(before) && !wordAfter && r != '\u2018':
+			if i-open <= maxSingleQuoted && quotesSentence(task[open:i]) && worksOnText(task[:open]) {
+				out = append(out, span{int32(open), int32(i)})
+			}
+			open = -1
+		case !wordBefore && wordAfter && r != '\u2019':
+			open = i + size
+		}
+	}
+	return out
 }

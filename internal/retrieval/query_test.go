@@ -124,6 +124,12 @@ func TestQuotedValueMasked(t *testing.T) {
 		{name: "the whole task quoted", task: `"Can you review the linter config?"`, want: "can you review the linter config"},
 		{name: "the instruction quoted whole below a paste", task: "```\nFROM alpine\n```\n\"review the linter config\"", want: "from alpin review the linter config"},
 		{name: "negated name stays masked", task: `don't use deploy, tag "alpha" builds`, want: "_ _ _ tag _ build"},
+		{name: "a sentence in single quotes to translate", task: "translate into German: 'The linter config is done.'", want: "translat into german _ _ _ _ _"},
+		{name: "a sentence in curly single quotes to translate", task: "translate into German: \u2018The linter config is done.\u2019", want: "translat into german _ _ _ _ _"},
+		{name: "a quoted error is what the task is about", task: "the build fails with 'linter config is broken.'", want: "the build fail with linter config is broken"},
+		{name: "a relayed instruction", task: "my lead said: 'review the linter config.'", want: "my lead said review the linter config"},
+		{name: "a term in single quotes", task: "translate the 'monthly active customers' label", want: "translat the monthli activ customer label"},
+		{name: "apostrophes quote nothing", task: "translate the users' linter config, it's done.", want: "translat the user linter config its done"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
