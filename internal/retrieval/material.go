@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"cmp"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -230,6 +231,43 @@ func announcedNotes(task string) []materialSpan {
 // skill), so after the request it weighs as a document does.
 var keepWords = set([]string{"keep", "keeping", "preserve", "preserving", "maintain", "maintaining", "retain", "retaining"})
 
+// describedKeepWords open a constraint clause only inside a relative
+// clause describing what the task asks to write ("Write me a short reply
+// that says no thanks but keeps the door open"): elsewhere their subject
+// is something that exists, and the clause states its problem ("The
+// signup service works but retains deleted users' data", "the app starts
+// but keeps crashing").
+var describedKeepWords = set([]string{"keeps", "preserves", "maintains", "retains"})
+
+// keepOpeners are every word that can open a constraint clause.
+var keepOpeners = func() map[string]bool {
+	m := maps.Clone(keepWords)
+	maps.Copy(m, describedKeepWords)
+	return m
+}()
+
+// writingVerbs ask for a text to be written, whose relative clause
+// (describedKeepWords) says what it must be like.
+var writingVerbs = set([]string{"write", "draft", "compose", "prepare", "create"})
+
+// describesWriting reports whether the sentence that before ends in asks
+// for a text to be written and describes it in a relative clause ("write
+// a reply that ...") that the next word continues.
+func describesWriting(before string) bool {
+	from := strings.LastIndexAny(before, ".!?\n") + 1
+	verb := false
+	for _, w := range strings.Fields(before[from:]) {
+		w = strings.Trim(w, `.,;:!?"'()`)
+		switch {
+		case writingVerbs[w]:
+			verb = true
+		case verb && (w == "that" || w == "which"):
+			return true
+		}
+	}
+	return false
+}
+
 // constraintClauses returns the spans of the clauses of task that open
 // with a word of keepWords after the start of the task (after a comma,
 // a sentence's end, "and" or "but"; after a sentence's end only when a
@@ -241,7 +279,7 @@ func constraintClauses(task string) []materialSpan {
 	}
 	var out []materialSpan
 	lower := strings.ToLower(task)
-	for w := range keepWords {
+	for w := range keepOpeners {
 		for off := 0; ; {
 			i := strings.Index(lower[off:], w)
 			if i < 0 {
@@ -250,6 +288,9 @@ func constraintClauses(task string) []materialSpan {
 			i += off
 			off = i + len(w)
 			if off < len(lower) && lower[off] != ' ' || i == 0 || !opensClause(lower[:i]) {
+				continue
+			}
+			if describedKeepWords[w] && !describesWriting(lower[:i]) {
 				continue
 			}
 			if opensSentence(lower[:i]) && !asksIn(task[:i]) {

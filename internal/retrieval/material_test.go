@@ -416,6 +416,9 @@ func TestConstraintClauses(t *testing.T) {
 		{"inside a word", "Fix the housekeeping job", nil},
 		{"inside a clause", "Why does the cache keep growing?", nil},
 		{"the request after a statement", "Our deps are ancient. Keep them up to date with Dependabot.", nil},
+		{"what the text to write keeps", "Write me a short reply that says no thanks but keeps the door open.", []string{"keeps the door open"}},
+		{"a problem that keeps on", "The app starts but keeps crashing on Android.", nil},
+		{"a problem the service has", "The signup service works but retains deleted users' data.", nil},
 		{"a retention period", "Set up S3 lifecycle rules and retain application logs for one year.", nil},
 		{"a list of what stays", "Bump the base image, but keep the Docker build and the Helm chart untouched.", []string{"keep the Docker build and the Helm chart untouched"}},
 	}
