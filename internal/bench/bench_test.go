@@ -170,13 +170,15 @@ func TestSealToolsFloors(t *testing.T) {
 // is no evidence for a Go skill, one an accepted alternative rode in on;
 // 123/165, 29 of 35 and a wrong skill in 0.085 since a relative clause
 // describing a text to write ("a reply that ... keeps the door open")
-// constrains it.
+// constrains it; 124/165 and 0.079 since two words said as one of a
+// skill's word pairs are one part of the task ("it rolls back on its
+// own"), not two.
 func TestRealSkillsFloors(t *testing.T) {
 	rep := run(t, "realskills/catalog", "realskills/cases.jsonl")
 	check(t, rep, []floor{
-		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.74},
+		{name: "exactly right", got: func(r *Report) *float64 { return r.Overall.Exact }, min: 0.75},
 		{name: "long_context: exactly right", got: style("long_context", func(m Metrics) *float64 { return m.Exact }), min: 0.8},
-		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.09, max: true},
+		{name: "wrong skill in the prompt", got: func(r *Report) *float64 { return r.Overall.WrongSkillRate }, min: 0.08, max: true},
 		{name: "top-1", got: func(r *Report) *float64 { return r.Overall.Top1 }, min: 0.78},
 		{name: "none: false-route rate", got: category("none", func(m Metrics) *float64 { return m.FalseRouteRate }), min: 0.085, max: true},
 		{name: "none: answered no_route", got: category("none", func(m Metrics) *float64 { return m.DecisionAccuracy }), min: 0.94},

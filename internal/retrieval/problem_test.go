@@ -255,6 +255,8 @@ func TestOwnPart(t *testing.T) {
 	}{
 		{name: "two words of its own", b: []Evidence{ev("description", "deploy"), ev("description", "log"), ev("description", "alert")}, want: true, own: 2},
 		{name: "one word of its own", b: []Evidence{ev("description", "deploy"), ev("description", "log")}, want: false, own: 1},
+		{name: "two words of its own said as one of its word pairs", b: []Evidence{ev("description", "roll"), ev("bigram", "roll", "back"), ev("description", "back")}, want: false, own: 3},
+		{name: "a word pair and a word apart", b: []Evidence{ev("description", "roll"), ev("bigram", "roll", "back"), ev("description", "back"), ev("description", "saga")}, want: true, own: 4},
 		{name: "a word of its name", b: []Evidence{ev("name+description", "log")}, want: true, own: 1},
 		{name: "a phrase of its own", b: []Evidence{ev("trigger phrase", "rollback", "plan")}, want: true, own: 1},
 		{name: "a phrase the kept one covers", b: []Evidence{ev("trigger phrase", "deploy", "servic")}, want: false},

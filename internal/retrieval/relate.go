@@ -152,7 +152,8 @@ func coveredTerms(ev []Evidence) map[string]bool {
 
 // ownPart returns the weight of b's positive evidence that rests on task
 // terms outside covered (another unit's), and whether that is a part of
-// the task of its own: at least two such terms, a phrase of several
+// the task of its own: at least two such terms (two that the task says
+// as one of b's word pairs, and no third, are one), a phrase of several
 // words (a name, alias, trigger or quoted phrase matched whole) one of
 // whose words is outside covered, or a word of b's own name outside it
 // ("news" for a news tool), unless the task says that word only as the
@@ -162,7 +163,10 @@ func coveredTerms(ev []Evidence) map[string]bool {
 // long description shares a word with every skill. How much own weight
 // is enough is the policy's to say (rule 10).
 func ownPart(covered, mine map[string]float64, byName bool, passing map[string]bool, b []Evidence, pasted func(Evidence) bool, modifier func(string) bool) (weight float64, ok bool) {
-	var first string // b's first term of its own: two need no set
+	// b's first two terms of its own, and whether it has a third: three
+	// need no set.
+	var first, second string
+	third := false
 	for _, e := range b {
 		if e.Weight <= 0 || (pasted != nil && pasted(e)) {
 			continue
@@ -176,17 +180,36 @@ func ownPart(covered, mine map[string]float64, byName bool, passing map[string]b
 			if (len(e.Terms) >= 2 && strings.HasSuffix(e.Field, " phrase")) || isNameEvidence(e.Field) && (modifier == nil || !modifier(s)) {
 				ok = true
 			}
-			if first == "" {
+			switch {
+			case first == "" || s == first:
 				first = s
-			} else if s != first {
-				ok = true
+			case second == "" || s == second:
+				second = s
+			default:
+				third = true
 			}
 		}
 		if own {
 			weight += e.Weight
 		}
 	}
+	// Two words of its own that the task says as one of b's word pairs,
+	// and nothing else of its own ("... and it rolls back on its own"),
+	// are one part of the task, said in passing, not two; a third word
+	// makes it a request ("add a GitHub Actions workflow").
+	ok = ok || third || second != "" && !pairedIn(b, first, second)
 	return weight, ok
+}
+
+// pairedIn reports whether x and y are one of the word pairs (bigrams)
+// ev rests on.
+func pairedIn(ev []Evidence, x, y string) bool {
+	for _, e := range ev {
+		if e.Field == "bigram" && len(e.Terms) == 2 && (e.Terms[0] == x && e.Terms[1] == y || e.Terms[0] == y && e.Terms[1] == x) {
+			return true
+		}
+	}
+	return false
 }
 
 // termWeights maps each task term positive evidence rests on to the

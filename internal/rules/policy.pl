@@ -99,7 +99,9 @@
 %                           found only in a pasted log, config, code,
 %                           attached file or document, which is what the
 %                           task is about) rests on at
-%                           least two task words A's does not cover, or on
+%                           least two task words A's does not cover (two
+%                           said as one of B's word pairs, and no third,
+%                           are one), or on
 %                           a phrase of several words B declares or quotes
 %                           (its name, an alias, a trigger, a quoted
 %                           phrase) one of whose words A's does not cover;
