@@ -239,6 +239,21 @@ var keepWords = set([]string{"keep", "keeping", "preserve", "preserving", "maint
 // but keeps crashing").
 var describedKeepWords = set([]string{"keeps", "preserves", "maintains", "retains"})
 
+// sentenceSoFar returns the end of text from the start of its last
+// sentence: after the last full stop, question or exclamation mark
+// followed by a blank, or the last line break.
+func sentenceSoFar(text string) string {
+	for i := len(text) - 1; i >= 0; i-- {
+		switch c := text[i]; {
+		case c == '\n':
+			return text[i+1:]
+		case (c == '.' || c == '!' || c == '?') && i+1 < len(text) && blank(text[i+1]):
+			return text[i+1:]
+		}
+	}
+	return text
+}
+
 // keepOpeners are every word that can open a constraint clause.
 var keepOpeners = func() map[string]bool {
 	m := maps.Clone(keepWords)
@@ -254,9 +269,8 @@ var writingVerbs = set([]string{"write", "draft", "compose", "prepare", "create"
 // for a text to be written and describes it in a relative clause ("write
 // a reply that ...") that the next word continues.
 func describesWriting(before string) bool {
-	from := strings.LastIndexAny(before, ".!?\n") + 1
 	verb := false
-	for _, w := range strings.Fields(before[from:]) {
+	for _, w := range strings.Fields(sentenceSoFar(before)) {
 		w = strings.Trim(w, `.,;:!?"'()`)
 		switch {
 		case writingVerbs[w]:

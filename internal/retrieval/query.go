@@ -1391,11 +1391,7 @@ var refusers = map[string]bool{
 // back the deploy.'"); a red team of 266 tasks found both lost when
 // every single-quoted sentence was a value.
 func worksOnText(before string) bool {
-	from := strings.LastIndexAny(before, ".!?\n")
-	if from >= 0 && from+1 < len(before) && before[from] != '\n' && before[from+1] != ' ' {
-		from = -1 // "e.g." or a version inside the sentence
-	}
-	for _, w := range strings.Fields(strings.ToLower(before[from+1:])) {
+	for _, w := range strings.Fields(strings.ToLower(sentenceSoFar(before))) {
 		if textVerbs[strings.Trim(w, `.,;:!?"'()`)] {
 			return true
 		}

@@ -133,15 +133,8 @@ func TestQuotedValueMasked(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := ix.Analyze(tt.task, nil)
-			got := make([]string, len(q.stems))
-			for i, s := range q.stems {
-				if got[i] = s; s == "" {
-					got[i] = "_"
-				}
-			}
-			if g := strings.Join(got, " "); g != tt.want {
-				t.Errorf("stems of %q: got %q; want %q", tt.task, g, tt.want)
+			if got := maskedStems(ix, tt.task); got != tt.want {
+				t.Errorf("stems of %q: got %q; want %q", tt.task, got, tt.want)
 			}
 		})
 	}
@@ -168,16 +161,22 @@ func TestVerbGoMasked(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := ix.Analyze(tt.task, nil)
-			got := make([]string, len(q.stems))
-			for i, s := range q.stems {
-				if got[i] = s; s == "" {
-					got[i] = "_"
-				}
-			}
-			if g := strings.Join(got, " "); g != tt.want {
-				t.Errorf("stems of %q: got %q; want %q", tt.task, g, tt.want)
+			if got := maskedStems(ix, tt.task); got != tt.want {
+				t.Errorf("stems of %q: got %q; want %q", tt.task, got, tt.want)
 			}
 		})
 	}
+}
+
+// maskedStems is the stems of task as ix analyses it, a masked word (one
+// that is evidence for no unit) as "_".
+func maskedStems(ix *Index, task string) string {
+	q := ix.Analyze(task, nil)
+	got := make([]string, len(q.stems))
+	for i, s := range q.stems {
+		if got[i] = s; s == "" {
+			got[i] = "_"
+		}
+	}
+	return strings.Join(got, " ")
 }
