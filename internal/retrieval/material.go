@@ -239,6 +239,18 @@ var keepWords = set([]string{"keep", "keeping", "preserve", "preserving", "maint
 // but keeps crashing").
 var describedKeepWords = set([]string{"keeps", "preserves", "maintains", "retains"})
 
+// asciiLower returns s with its ASCII letters in lower case and every
+// other byte as it is.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
 // sentenceSoFar returns the end of text from the start of its last
 // sentence: after the last full stop, question or exclamation mark
 // followed by a blank, or the last line break.
@@ -292,7 +304,9 @@ func constraintClauses(task string) []materialSpan {
 		return nil
 	}
 	var out []materialSpan
-	lower := strings.ToLower(task)
+	// Only ASCII letters are folded, so that lower's offsets are task's:
+	// strings.ToLower turns an invalid byte into three ("\x9c Bu! keep").
+	lower := asciiLower(task)
 	for w := range keepOpeners {
 		for off := 0; ; {
 			i := strings.Index(lower[off:], w)

@@ -419,6 +419,7 @@ func TestConstraintClauses(t *testing.T) {
 		{"what the text to write keeps", "Write me a short reply that says no thanks but keeps the door open.", []string{"keeps the door open"}},
 		{"a problem that keeps on", "The app starts but keeps crashing on Android.", nil},
 		{"a problem the service has", "The signup service works but retains deleted users' data.", nil},
+		{"after an invalid byte", "\x9c Fix it. Keep the tone", []string{"Keep the tone"}},
 		{"a retention period", "Set up S3 lifecycle rules and retain application logs for one year.", nil},
 		{"a list of what stays", "Bump the base image, but keep the Docker build and the Helm chart untouched.", []string{"keep the Docker build and the Helm chart untouched"}},
 	}

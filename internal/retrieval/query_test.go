@@ -37,7 +37,9 @@ func TestAnalyzeInPieces(t *testing.T) {
 func FuzzAnalyze(f *testing.F) {
 	for _, s := range []string{"don't use deploy or code-review.", "avoid tdd, deploy and/or code review bot", "no. tdd", "neither `tdd` nor \u201cdeploy\u201d", "don\u02bct use code-review-bot;",
 		"别用 deploy 或 tdd，帮我部署", "tddやdeployは使わないで", "tdd는 쓰지 말고, 배포해 줘", "不要跳过tdd的步骤",
-		"Write the update from the notes below: shipped tdd, blocked on deploy.", "Summarize my notes:\n- tdd\n- deploy\n\nThen mail it.", "Turn our deploy notes into a tdd plan.", "it has no tdd at all", "tests for the tdd page, then the tdd", "deploy it, keeping tdd and keep deploy. Keep"} {
+		"Write the update from the notes below: shipped tdd, blocked on deploy.", "Summarize my notes:\n- tdd\n- deploy\n\nThen mail it.", "Turn our deploy notes into a tdd plan.", "it has no tdd at all", "tests for the tdd page, then the tdd", "deploy it, keeping tdd and keep deploy. Keep",
+		"Translate this into German: 'Deploy the tdd.'", "fails with ‘tdd’ then 'deploy.", "go over the tdd. Go through deploy, what could go wrong",
+		"Write a reply that declines but keeps tdd", "keep tdd and deploy untouched", "and retain deploy logs for 90 days", "it rolls back deploy"} {
 		f.Add(s)
 	}
 	ix := negationIndex()
