@@ -36,7 +36,18 @@ func TestWithSkillsLive(t *testing.T) {
 		t.Fatalf("before tdd exists: got a skill block %q", got)
 	}
 	gen := live.Generation()
-	testkit.WriteFile(t, filepath.Join(dir, "tdd", "SKILL.md"), catalog["tdd/SKILL.md"])
+	// The skill arrives whole, as an editor's save does (write, then
+	// rename): written in place, a loaded machine let the watcher read it
+	// half-written, a second unit with no evidence, and the wait below
+	// ended before the rest of it was read.
+	tmp := filepath.Join(t.TempDir(), "SKILL.md")
+	testkit.WriteFile(t, tmp, catalog["tdd/SKILL.md"])
+	if err := os.MkdirAll(filepath.Join(dir, "tdd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, "tdd", "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
 	waitFor(t, func() bool { return live.Generation() > gen && len(live.Current().Catalog().Units) == 2 })
 	if _, err := p.Plan(context.Background(), request(task)); err != nil {
 		t.Fatal(err)
