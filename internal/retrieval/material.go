@@ -343,7 +343,7 @@ func constraintClauses(task string) []materialSpan {
 			out = append(out, materialSpan{span{int32(i), int32(end)}, DocumentWeight})
 		}
 	}
-	// keepWords is a map: sorted, the spans come out the same whatever
+	// keepOpeners is a map: sorted, the spans come out the same whatever
 	// its order (they never overlap: each ends before the next clause).
 	slices.SortFunc(out, func(a, b materialSpan) int { return cmp.Compare(a.start, b.start) })
 	return out

@@ -1389,7 +1389,9 @@ var refusers = map[string]bool{
 // the task is about: an error message ("curl fails with 'Connection
 // reset by peer.'"), an instruction relayed ("My lead told me: 'Roll
 // back the deploy.'"); a red team of 266 tasks found both lost when
-// every single-quoted sentence was a value.
+// every single-quoted sentence was a value. singleQuoted passes it at
+// most maxSingleQuoted bytes before the mark, so that a megabyte of
+// quotes on one line is read once, not once a quote (it took minutes).
 func worksOnText(before string) bool {
 	for _, w := range strings.Fields(strings.ToLower(sentenceSoFar(before))) {
 		if textVerbs[strings.Trim(w, `.,;:!?"'()`)] {
@@ -1459,7 +1461,7 @@ func singleQuoted(task string, pasted []materialSpan) []span {
 		wordAfter := i+size < len(task) && (unicode.IsLetter(after) || unicode.IsDigit(after))
 		switch {
 		case open >= 0 && i > 0 && !unicode.IsSpace(before) && !wordAfter && r != '\u2018':
-			if i-open <= maxSingleQuoted && quotesSentence(task[open:i]) && worksOnText(task[:open]) {
+			if i-open <= maxSingleQuoted && quotesSentence(task[open:i]) && worksOnText(task[max(0, open-maxSingleQuoted):open]) {
 				out = append(out, span{int32(open), int32(i)})
 			}
 			open = -1
