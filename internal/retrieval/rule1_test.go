@@ -214,6 +214,10 @@ func TestStemFamilies(t *testing.T) {
 		{"translate", "translator", "translation"},
 		{"automate", "automation"},
 		{"integrate", "integration"},
+		// A verb in -ize made of a noun in -er is that noun.
+		{"container", "containers", "containerize", "containerized", "containerizing", "containerise", "containerization", "containerizer"},
+		{"docker", "dockerize", "dockerized", "dockerise"},
+		{"parameter", "parameterize", "parameterized"},
 	}
 	for _, family := range same {
 		for _, w := range family[1:] {
@@ -227,7 +231,9 @@ func TestStemFamilies(t *testing.T) {
 		// Nouns in -ation and -ator too short to be a verb's, and nouns
 		// of verbs that are other words.
 		{"station", "stat"}, {"stations", "state"}, {"nation", "nat"}, {"ration", "rate"}, {"production", "product"}, {"documentation", "document"},
-		{"analysis", "analyze"}}
+		{"analysis", "analyze"},
+		// Verbs in -ize of nouns that do not end in -er.
+		{"organize", "organ"}, {"authorize", "author"}, {"normalize", "normal"}, {"categorize", "category"}}
 	for _, p := range apart {
 		if Stem(p[0]) == Stem(p[1]) {
 			t.Errorf("Stem(%q) = Stem(%q) = %q; want them apart", p[0], p[1], Stem(p[0]))

@@ -268,8 +268,22 @@ var clipped = map[string]string{
 // lengths where the suffix cannot be most of the word: "station" and
 // "nation" stay whole. Other nouns of a verb ("-ment", "-ion" after "ct")
 // are left as they are: "document", "production" and "product" are
-// different words.
+// different words. A verb in -ize made of a noun in -er stems as that
+// noun: "containerize the service" asks what a skill on container images
+// declares ("dockerize", "parameterize"); only after "er", since
+// "organize", "authorize" and "normalize" are not "organ", "author" and
+// "normal".
 func derived(w string) string {
+	w = verbal(w)
+	if n := len(w); n >= 8 && strings.HasSuffix(w, "eriz") {
+		return w[:n-2]
+	}
+	return w
+}
+
+// verbal takes a noun of a verb in -ize or -ate to the verb's stem (see
+// derived).
+func verbal(w string) string {
 	n := len(w)
 	if n < 7 || w[n-1] != 'n' && w[n-1] != 'r' {
 		return w // the endings below end in "n" or "r"
