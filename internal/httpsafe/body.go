@@ -22,6 +22,21 @@ type Budget struct {
 // NewBudget returns a budget of n bytes.
 func NewBudget(n int64) *Budget { return &Budget{left: n} }
 
+// NewBudgetOf returns a budget of count bodies of at most each bytes,
+// saturated at the largest int64: a bound a user sets as high as it goes
+// to mean "no limit" (--max-inflight, --max-body) must not wrap the
+// product to a negative budget that refuses every body. Counts and sizes
+// below one make an empty budget.
+func NewBudgetOf(count, each int64) *Budget {
+	if count <= 0 || each <= 0 {
+		return NewBudget(0)
+	}
+	if count > math.MaxInt64/each {
+		return NewBudget(math.MaxInt64)
+	}
+	return NewBudget(count * each)
+}
+
 func (b *Budget) take(n int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()

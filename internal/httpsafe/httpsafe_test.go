@@ -3,6 +3,7 @@ package httpsafe
 import (
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -309,5 +310,31 @@ func TestListenSocket(t *testing.T) {
 	}
 	if _, err := os.Lstat(long); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a file is at the too-long path: %v", err)
+	}
+}
+
+// TestNewBudgetOf checks the budget of count bodies of each bytes,
+// saturated rather than wrapped: --max-inflight or --max-body set as
+// high as it goes made a negative budget, and the server answered every
+// request "overloaded".
+func TestNewBudgetOf(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		count, each int64
+		want        int64
+	}{
+		{name: "product", count: 64, each: 1 << 20, want: 64 << 20},
+		{name: "largest count", count: math.MaxInt64, each: 1 << 20, want: math.MaxInt64},
+		{name: "largest size", count: 8, each: math.MaxInt64, want: math.MaxInt64},
+		{name: "just over", count: 8, each: 1 << 60, want: math.MaxInt64},
+		{name: "just under", count: 8, each: 1<<60 - 1, want: 8<<60 - 8},
+		{name: "no count", count: 0, each: 1 << 20, want: 0},
+		{name: "negative size", count: 8, each: -1, want: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := NewBudgetOf(tc.count, tc.each).Left(); got != tc.want {
+				t.Errorf("NewBudgetOf(%d, %d).Left(): got %d; want %d", tc.count, tc.each, got, tc.want)
+			}
+		})
 	}
 }

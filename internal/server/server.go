@@ -129,7 +129,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sem: make(chan struct{}, cfg.MaxInflight), cores: newTurns(runtime.GOMAXPROCS(0)), token: httpsafe.NewToken(cfg.Token),
-		bodies: httpsafe.NewBudget(int64(cfg.MaxInflight) * MaxBodyBytes)}
+		bodies: httpsafe.NewBudgetOf(int64(cfg.MaxInflight), MaxBodyBytes)}
 	s.loads = &httpsafe.CatalogLog{Log: s.log, Consequence: "every compile answers no_route"}
 	s.reg, s.m = newMetrics()
 	mux := http.NewServeMux()

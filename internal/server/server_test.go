@@ -8,6 +8,7 @@ import (
 	"github.com/rlmc-dev/rlmc/schema"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -964,5 +965,20 @@ func TestTurns(t *testing.T) {
 	}
 	if got := cap(newTurns(0)); got != 1 {
 		t.Errorf("got %d turns for 0; want 1", got)
+	}
+}
+
+// TestLargestMaxInflight serves with --max-inflight as high as it goes, a
+// user's "no limit": the bound on bodies read at once (MaxInflight bodies
+// of MaxBodyBytes) wrapped to a negative budget, and every compile was
+// answered 503 overloaded.
+func TestLargestMaxInflight(t *testing.T) {
+	root, policy := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}, PolicyFile: policy, MaxInflight: math.MaxInt})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if status, body := post(t, ts.URL+"/v1/compile", "", `{"task": "write the failing test first, test-driven development"}`); status != http.StatusOK {
+		t.Fatalf("got %d %s; want 200", status, body)
 	}
 }
