@@ -277,7 +277,7 @@ func New(cfg Config) (*Proxy, error) {
 		t.MaxIdleConnsPerHost = 64
 		cfg.Transport = t
 	}
-	p := &Proxy{cfg: cfg, log: cfg.Logger, token: httpsafe.NewToken(cfg.Token), bodies: httpsafe.NewBudget(bodyBudgetFactor * cfg.MaxBodyBytes),
+	p := &Proxy{cfg: cfg, log: cfg.Logger, token: httpsafe.NewToken(cfg.Token), bodies: httpsafe.NewBudgetOf(bodyBudgetFactor, cfg.MaxBodyBytes),
 		seed:   maphash.MakeSeed(),
 		blocks: newLRU[blockKey](cfg.Memory, memoryBytes, func(b string) int { return entryCost + len(b) }),
 		convs: newLRU[string](cfg.Memory, memoryBytes, func(c *conversation) int {
@@ -375,7 +375,22 @@ type controls struct {
 
 // readControls reads the host's headers.
 func readControls(h http.Header) (controls, error) {
-	c := controls{selects: names(h.Values(HeaderSelect)), denies: names(h.Values(HeaderDeny))}
+	var c controls
+	for _, l := range []struct {
+		header string
+		to     *[]string
+	}{{HeaderSelect, &c.selects}, {HeaderDeny, &c.denies}} {
+		for _, v := range h.Values(l.header) {
+			// A value that names no unit ("", ",") is a host's selection
+			// code gone wrong: forwarded as a plain call, nobody would
+			// know. The command line refuses --select "," the same way.
+			ns := names(v)
+			if len(ns) == 0 {
+				return c, fmt.Errorf("%s %q names no unit", l.header, v)
+			}
+			*l.to = append(*l.to, ns...)
+		}
+	}
 	// A second value would be ignored by h.Get: one that says otherwise
 	// is a contradiction, not a skip.
 	if vs := h.Values(HeaderSkip); len(vs) > 1 {
@@ -394,14 +409,12 @@ func readControls(h http.Header) (controls, error) {
 	return c, nil
 }
 
-// names splits comma-separated header values into names.
-func names(values []string) []string {
+// names splits a comma-separated header value into names.
+func names(v string) []string {
 	var out []string
-	for _, v := range values {
-		for n := range strings.SplitSeq(v, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				out = append(out, n)
-			}
+	for n := range strings.SplitSeq(v, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
 		}
 	}
 	return out

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -787,6 +788,40 @@ func TestReadControlsSkipGivenTwice(t *testing.T) {
 	h.Add(HeaderSkip, "true")
 	if c, err := readControls(h); err != nil || !c.skip {
 		t.Errorf("true: got %+v, %v; want a skip", c, err)
+	}
+}
+
+// TestReadControlsNames: a selection or denial header that names no unit
+// was read as no header, and the call went upstream as a plain one; the
+// command line refuses --select "," the same way.
+func TestReadControlsNames(t *testing.T) {
+	for _, tc := range []struct {
+		name, header, value string
+		want                []string // the selects or denies read; nil when refused
+	}{
+		{name: "select", header: HeaderSelect, value: "tdd, debug", want: []string{"tdd", "debug"}},
+		{name: "empty element", header: HeaderSelect, value: "tdd,,debug", want: []string{"tdd", "debug"}},
+		{name: "commas only", header: HeaderSelect, value: ",,"},
+		{name: "empty", header: HeaderSelect, value: ""},
+		{name: "blank", header: HeaderSelect, value: " "},
+		{name: "deny commas only", header: HeaderDeny, value: ","},
+		{name: "deny", header: HeaderDeny, value: "tdd", want: []string{"tdd"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			h.Add(tc.header, tc.value)
+			c, err := readControls(h)
+			got := c.selects
+			if tc.header == HeaderDeny {
+				got = c.denies
+			}
+			switch {
+			case tc.want == nil && err == nil:
+				t.Errorf("%s: %q: got %v; want it refused", tc.header, tc.value, got)
+			case tc.want != nil && (err != nil || !slices.Equal(got, tc.want)):
+				t.Errorf("%s: %q: got %v, %v; want %v", tc.header, tc.value, got, err, tc.want)
+			}
+		})
 	}
 }
 
