@@ -870,9 +870,9 @@ mid(S, _, T, F, _, Kept, V) :-
 
 % unfit_beside(+Req, +K, +KS, +N, +S, +T, +F, -V): N, scoring S beside
 % K, kept before it with KS, is dropped: it answers no part of the task of
-% its own (no_own_part), or it does not stand out of the task's crowd
+% its own and is no peer of K (no_own_part), or it does not stand out of the task's crowd
 % (in_crowd). Fails when N may stay.
-unfit_beside(Req, K, KS, N, S, T, F, V) :- \+ own_enough(Req, K, N, T, F), !,
+unfit_beside(Req, K, KS, N, S, T, F, V) :- \+ own_enough(Req, K, N, T, F), \+ peer(Req, K, KS, N, S, T, F), !,
     V = drop([clause(no_own_part), score(S), threshold(T), support_floor(F), kept(K, KS)]).
 unfit_beside(Req, K, KS, N, S, T, F, V) :- in_crowd(Req, K, N, S, T, C, B),
     V = drop([clause(in_crowd), score(S), threshold(T), support_floor(F), kept(K, KS), crowd(C, B)]).
@@ -886,6 +886,23 @@ unfit_beside(Req, K, KS, N, S, T, F, V) :- in_crowd(Req, K, N, S, T, C, B),
 % request or a pasted log shares a word with every skill.
 own_enough(Req, K, N, T, _) :- own_part(Req, K, N, W), W >= T, !.
 own_enough(Req, K, N, _, F) :- apart(Req, K, N, C), C >= F, own_part(Req, K, N, W), W >= F.
+
+% peer(+Req, +K, +KS, +N, +S, +T, +F): N, scoring S at the threshold T
+% or above beside K, kept with KS, is K's peer, not its echo: KS is at
+% most the margin ratio times S, and N's evidence outside K's
+% (own_part/4) reaches the support floor F. A task that asks for two
+% things gives the skill of each about as much ("write the review
+% comments, and tell me whether her migration is safe"); a skill that
+% rides on a word or two of the other's request scores a fraction of it.
+% Not in a task with pasted material (pasted/1), which shares words with
+% every skill.
+peer(Req, K, KS, N, S, T, F) :-
+    T =< S,
+    \+ pasted(Req),
+    margin_ratio(Req, M),
+    KS =< M * S,
+    own_part(Req, K, N, W),
+    W >= F.
 
 % in_crowd(+Req, +K, +N, +S, +T, -C, -B): N, scoring S beside the
 % stronger kept K, does not stand out of the task's crowd: S is below the

@@ -234,8 +234,9 @@ const (
 	ClauseIntents Clause = "intents"
 	// ClauseNoOwnPart: beside a stronger kept candidate, it answers no
 	// part of the task of its own: its evidence outside that one's
-	// reaches neither the threshold nor, in a clause of the task it
-	// mostly answers, the support floor.
+	// reaches neither the threshold nor the support floor in a clause of
+	// the task it mostly answers or as that one's peer (at the threshold
+	// itself, that one scoring at most twice it, nothing pasted).
 	ClauseNoOwnPart Clause = "no_own_part"
 	// ClauseInCrowd: beside a stronger kept candidate, its score is less
 	// than 1.8 times the crowd's, the score of the unit ranked fifth on
