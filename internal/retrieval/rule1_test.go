@@ -254,6 +254,7 @@ func TestTerms(t *testing.T) {
 		{name: "contractions of stop words", text: "I'm sure you're right; I've seen that's it", want: "sure right seen"},
 		{name: "degree, frequency and time adverbs", text: "it is really much slower now and often fails already", want: "slower fail"},
 		{name: "thing words", text: "something is off with the way things deploy", want: "deploy"},
+		{name: "indefinite pronouns and wh-ever words", text: "someone deploys whatever anyone merges, wherever", want: "deploy merg"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
