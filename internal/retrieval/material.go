@@ -525,6 +525,10 @@ var (
 	// request: "The webhook events also have to be documented", "The
 	// email sequence is part of this too", "The slow query is next".
 	addingWords = set([]string{"also", "too", "next", "second", "third", "another", "plus", "additionally"})
+	// timeNouns after "next" make it say when ("The PM will turn this
+	// into a PRD next sprint"), not add a request ("The slow query is
+	// next").
+	timeNouns = set([]string{"sprint", "week", "month", "quarter", "year", "day", "time", "release", "cycle", "iteration", "morning", "afternoon", "evening", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
 	// lookWords ask for attention, not for anything a skill does: "Please
 	// take a look." asks, and the statement after it is the request.
 	lookWords = set([]string{"take", "look", "check", "see", "glance", "eyes", "out", "thoughts", "advice"})
@@ -616,7 +620,11 @@ func readSentences(task string) []sentenceRead {
 			// "have to", "has to": a need.
 			asks = (words[i-1] == "have" || words[i-1] == "has") && words[i] == "to"
 		}
-		adds := slices.ContainsFunc(words, func(w string) bool { return addingWords[w] })
+		adds := false
+		for i, w := range words {
+			// "next sprint", "next week" say when, not what else.
+			adds = adds || addingWords[w] && !(w == "next" && i+1 < len(words) && timeNouns[words[i+1]])
+		}
 		content := 0
 		for _, w := range words {
 			if w != "" && !lookWords[w] && !isStop(w, Stem(w)) {

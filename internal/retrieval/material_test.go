@@ -113,6 +113,8 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "an ask for a look", task: "Please take a look. Our workflows check out the fork's code with a write token.", want: nil},
 		{name: "a further request stated", task: "Add Stripe checkout. The webhook events also have to be documented in our OpenAPI spec.", want: nil},
 		{name: "a further part stated", task: "Draft the launch plan. The announcement email sequence is part of this too.", want: nil},
+		{name: "next sprint says when", task: "Pull out the themes with supporting quotes. The PM will turn this into a PRD next sprint.", want: []string{" The PM will turn this into a PRD next sprint."}},
+		{name: "next says what else", task: "Draft the launch plan. The announcement email sequence is next.", want: nil},
 		{name: "context in a contraction", task: "Turn our response-time CSV into a Plotly histogram. We\u2019ll paste the chart into a PowerPoint deck later.", want: []string{" We\u2019ll paste the chart into a PowerPoint deck later."}},
 		{name: "a part already done", task: "Handle the orders/create Shopify webhook and verify the HMAC. We store orders with Mongoose, but that part is already done.", want: []string{" We store orders with Mongoose, but that part is already done."}},
 		{name: "context after a semicolon", task: "Write a multi-stage Dockerfile for our Next.js app; the build already happens in our GitHub Actions workflow.", want: []string{" the build already happens in our GitHub Actions workflow."}},
