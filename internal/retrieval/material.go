@@ -154,12 +154,33 @@ func materialSpans(task string, kinds []*pastedKind) []materialSpan {
 	}
 	if len(out) == 0 {
 		out = joinSpans(contextSentences(task), announcedNotes(task))
+	} else {
+		// The instruction around pasted material states context too
+		// ("Need a NOT NULL column on shipments. Our Spring Boot
+		// service runs Flyway on startup and this is the migration I
+		// wrote:"): its sentences are read with the material blanked
+		// out, so that a log line is neither an ask nor a statement.
+		out = joinSpans(out, contextSentences(blankSpans(task, out)))
 	}
 	// What must stay as it is constrains the request whether or not the
 	// request comes with material: "Translate this product description
 	// ... Keep the markdown formatting" below a pasted document.
 	out = joinSpans(out, constraintClauses(task))
 	return withMentions(task, out)
+}
+
+// blankSpans returns task with the bytes of spans, line breaks aside,
+// turned to blanks: the same offsets, none of the words.
+func blankSpans(task string, spans []materialSpan) string {
+	b := []byte(task)
+	for _, m := range spans {
+		for i := m.start; i < m.end; i++ {
+			if b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+	}
+	return string(b)
 }
 
 // A request often brings its material inline, announced by a colon after
@@ -498,7 +519,8 @@ func joinSpans(a, b []materialSpan) []materialSpan {
 // "Create a Mongoose schema for orders. The orders arrive from Shopify
 // webhooks." The second sentence says what the schema is about, not that
 // webhooks are wanted, and it drew a webhook skill in beside the schema
-// one. So, in a task without pasted material, a sentence that states
+// one. So, in the instruction (with any pasted material blanked out:
+// materialSpans), a sentence that states
 // (its subject first: contextSubjects; no question, no need or wish:
 // askingWords) after one that asks (a question, a need, or an
 // imperative: a first word none of nonImperative) weighs as a document

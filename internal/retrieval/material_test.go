@@ -93,8 +93,8 @@ func TestMaterialSpans(t *testing.T) {
 		// instruction (the request weighed as a document's words, and
 		// nothing as material: no paragraph was left to be the
 		// instruction but the file's last one).
-		{name: "a long request above a file in paragraphs", task: wire + "\n\n" + handler, want: []string{keepClause, "package main\n", "import (\n\t\"net/http\"\n)\n", handlerFunc}},
-		{name: "a long request and a short snippet", task: wire + " " + asking + "\n\n```\nx := 1\n```\n", want: []string{keepClause, "```\nx := 1\n```\n"}},
+		{name: "a long request above a file in paragraphs", task: wire + "\n\n" + handler, want: []string{keepClause, " It runs behind the gateway today.", "package main\n", "import (\n\t\"net/http\"\n)\n", handlerFunc}},
+		{name: "a long request and a short snippet", task: wire + " " + asking + "\n\n```\nx := 1\n```\n", want: []string{keepClause, " It runs behind the gateway today.", "```\nx := 1\n```\n"}},
 		// Prose, not code: the second paragraph is context the request
 		// states after it (contextSentences), at a document's weight.
 		{name: "prose that starts like code is prose", task: "import the orders CSV into the warehouse, then let me know.\n\nIt costs $5 a run; from there import nothing else.", want: []string{"It costs $5 a run;"}},
@@ -113,6 +113,12 @@ func TestMaterialSpans(t *testing.T) {
 		{name: "an ask for a look", task: "Please take a look. Our workflows check out the fork's code with a write token.", want: nil},
 		{name: "a further request stated", task: "Add Stripe checkout. The webhook events also have to be documented in our OpenAPI spec.", want: nil},
 		{name: "a further part stated", task: "Draft the launch plan. The announcement email sequence is part of this too.", want: nil},
+		// Around pasted material too, read without it: a log line is
+		// neither an ask nor a statement.
+		{name: "context beside a paste", task: "Add a NOT NULL column to shipments. Our Spring service runs Flyway on startup:\n\n```sql\nALTER TABLE shipments ADD COLUMN carrier_id bigint NOT NULL;\n```\n",
+			want: []string{" Our Spring service runs Flyway on startup:\n", "```sql\nALTER TABLE shipments ADD COLUMN carrier_id bigint NOT NULL;\n```\n"}},
+		{name: "a log's lines do not ask", task: "2025-03-12T09:14:01Z INFO Deploying container to the service\n2025-03-12T09:16:02Z WARN Received SIGTERM, shutting down\n\nIt runs fine locally with docker. What's wrong?",
+			want: []string{"2025-03-12T09:14:01Z INFO Deploying container to the service\n2025-03-12T09:16:02Z WARN Received SIGTERM, shutting down\n"}},
 		{name: "next sprint says when", task: "Pull out the themes with supporting quotes. The PM will turn this into a PRD next sprint.", want: []string{" The PM will turn this into a PRD next sprint."}},
 		{name: "next says what else", task: "Draft the launch plan. The announcement email sequence is next.", want: nil},
 		{name: "context in a contraction", task: "Turn our response-time CSV into a Plotly histogram. We\u2019ll paste the chart into a PowerPoint deck later.", want: []string{" We\u2019ll paste the chart into a PowerPoint deck later."}},
