@@ -134,6 +134,12 @@ const (
 	// what the sentence asks. Chosen on the even halves: one half added a
 	// wrong second skill to three realskills tasks and made one right.
 	clauseCoverNum, clauseCoverDen = 2, 3
+	// markedCoverNum/markedCoverDen: the same share in a sentence that
+	// opens by saying a further request begins there (markedClauses),
+	// for the candidate whose evidence weighs most in the clause. On 60
+	// fresh two-skill tasks +3 ("Also add correlation IDs to its logs"),
+	// no other set moved but Seal-Tools (one wrong tool more).
+	markedCoverNum, markedCoverDen = 1, 3
 )
 
 // posting is one unit's entry for a term. The BM25F saturation does not

@@ -280,14 +280,21 @@ func set(keys []string) map[string]bool {
 // its own clause ("debug and commit this", "diagnose it, then fix it
 // test-first"); a unit whose every matched word sits in a clause that
 // another already answers ("grill me on my plan to migrate from REST to
-// GraphQL") is one more word of that clause, not a second request. A
-// unit whose name the task states is apart with its whole score.
+// GraphQL") is one more word of that clause, not a second request. In a
+// sentence that opens by saying a further request begins there ("Also
+// add correlation IDs to its logs", "Separately, the nav fails axe
+// checks": markedClauses), a third of a clause's words is enough for the
+// candidate whose evidence weighs most there: the user said the sentence
+// is a request of its own, and it names the specifics a skill does not
+// (the service, the table, the alert). A unit whose name the task states
+// is apart with its whole score.
 func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) (out map[[2]string]float64, byName map[[2]string]bool) {
 	out, byName = map[[2]string]float64{}, map[[2]string]bool{}
 	if len(cands) < 2 {
 		return out, byName
 	}
 	in := q.clauses()
+	loose := q.markedClauses()
 	// size counts each clause's informative terms, for the share of a
 	// clause a unit's evidence covers.
 	var size [64]int
@@ -336,6 +343,13 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) (o
 			named[c.Name] = true
 		}
 	}
+	// top is the most any candidate's evidence weighs in each clause.
+	var top [64]float64
+	for _, w := range parts {
+		for i := range top {
+			top[i] = max(top[i], w[i])
+		}
+	}
 	for _, a := range cands {
 		for _, b := range cands {
 			if a.Name == b.Name || b.Origin != OriginLexical {
@@ -347,7 +361,11 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) (o
 			for i := range wb {
 				if wb[i] > 0 && wb[i] >= wa[i] {
 					apart = true
-					if nb := covers[b.Name][i]; clauseCoverDen*nb >= clauseCoverNum*size[i] {
+					num, den := clauseCoverNum, clauseCoverDen
+					if loose&(1<<i) != 0 && wb[i] >= top[i] {
+						num, den = markedCoverNum, markedCoverDen
+					}
+					if nb := covers[b.Name][i]; den*nb >= num*size[i] {
 						best = max(best, wb[i])
 					}
 				}
@@ -394,6 +412,47 @@ func (q *Query) clauses() map[string]uint64 {
 		}
 	}
 	return out
+}
+
+// markedClauses returns, as a bit set of clauses (see clauses), those of
+// the sentences that open with a word saying that a further request
+// begins there (requestMarkers: "Also, ...", "Separately, ...").
+func (q *Query) markedClauses() uint64 {
+	var out uint64
+	c, marked := 0, false
+	for i := range q.stems {
+		if i > 0 && (q.endsClause(i-1) || clauseJoins[q.words[i]]) {
+			c = min(c+1, 63)
+		}
+		if i == 0 || q.endsSentence(i-1) {
+			marked = requestMarkers[q.words[i]]
+		}
+		if marked {
+			out |= 1 << c
+		}
+	}
+	return out
+}
+
+// requestMarkers open a sentence that asks for a further thing. Not
+// "then", "finally" or "second": they order the steps of one request as
+// often ("Then run the tests"), and on Seal-Tools' multi-tool tasks,
+// which open every step with one, they let a tool in beside the right
+// ones on a third of a long step's words.
+var requestMarkers = map[string]bool{"also": true, "separately": true, "additionally": true, "unrelated": true, "plus": true, "besides": true}
+
+// endsSentence reports whether a sentence ends between word k and k+1.
+func (q *Query) endsSentence(k int) bool {
+	gap := q.task[q.spans[k].end:q.spans[k+1].start]
+	if strings.Contains(gap, "\n") {
+		return true
+	}
+	for i := 0; i+1 < len(gap); i++ {
+		if strings.IndexByte(".?!", gap[i]) >= 0 && (gap[i+1] == ' ' || gap[i+1] == '\t') {
+			return true
+		}
+	}
+	return false
 }
 
 // clauseJoins are words that start a new request within a sentence

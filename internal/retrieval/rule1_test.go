@@ -1182,6 +1182,33 @@ func TestClauseBoundaries(t *testing.T) {
 	}
 }
 
+// TestMarkedClauses: the clauses of a sentence that opens with a word
+// saying a further request begins there ("Also ...", "Separately, ...")
+// are marked, to the sentence's end; "then" inside a sentence, or a
+// sentence that opens otherwise, marks nothing.
+func TestMarkedClauses(t *testing.T) {
+	ix := testIndex(unit("skeleton-states", "Skeleton loading states."), unit("data-fetching", "Data fetching with queries."))
+	tests := []struct {
+		name, task, term string
+		marked           bool
+	}{
+		{name: "also", task: "Add skeleton states. Also fix the data fetching.", term: "fetch", marked: true},
+		{name: "separately, after a comma", task: "Add skeleton states. Separately, the data fetching is slow, fix it.", term: "fetch", marked: true},
+		{name: "the first request", task: "Add skeleton states. Also fix the data fetching.", term: "skeleton"},
+		{name: "then inside a sentence", task: "Add skeleton states, then fix the data fetching.", term: "fetch"},
+		{name: "a sentence that opens otherwise", task: "Add skeleton states. The data fetching is slow.", term: "fetch"},
+		{name: "on a new line", task: "Add skeleton states\nplus data fetching for the list", term: "fetch", marked: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ix.Analyze(tt.task, nil)
+			if got := q.clauses()[tt.term]&q.markedClauses() != 0; got != tt.marked {
+				t.Errorf("%q: the clause of %q marked: got %v; want %v", tt.task, tt.term, got, tt.marked)
+			}
+		})
+	}
+}
+
 // TestNameAcronymSpelledOut: a name word the description spells out by
 // its initials is a word the description uses, so it keeps the name's
 // weight (the fields agree on it); initials that start or end on a stop
