@@ -653,6 +653,9 @@ func readSentences(task string) []sentenceRead {
 				content++
 			}
 		}
+		// A first word in -ing is no command either: "Getting this after
+		// bumping a dependency:" says what happens.
+		aside := nonImperative[first] || len(first) > 5 && strings.HasSuffix(first, "ing") // not "bring"
 		out = append(out, sentenceRead{
 			// The span takes the sentence's closing mark with it.
 			span:       span{int32(start), int32(min(end+1, len(task)))},
@@ -660,7 +663,7 @@ func readSentences(task string) []sentenceRead {
 			content:    content,
 			asks:       asks,
 			states:     contextSubjects[first] && !asks && !adds && !(len(words) > 1 && enumerators[words[1]]),
-			opensAside: nonImperative[first],
+			opensAside: aside,
 		})
 	}
 	return out

@@ -425,7 +425,7 @@ func (q *Query) markedClauses() uint64 {
 			c = min(c+1, 63)
 		}
 		if i == 0 || q.endsSentence(i-1) {
-			marked = requestMarkers[q.words[i]]
+			marked = requestMarkers[q.words[i]] && q.asksAfter(i)
 		}
 		if marked {
 			out |= 1 << c
@@ -433,6 +433,31 @@ func (q *Query) markedClauses() uint64 {
 	}
 	return out
 }
+
+// asksAfter reports whether the sentence that word k opens asks for
+// something after that word: "Also add correlation IDs to its logs", "Also
+// the receipt template looks broken — redo it in MJML". "Also, the logs
+// come from nginx" and "Plus it fixes the flaky test" state context, as
+// contextSentences reads a sentence; a dash or a semicolon may open the
+// ask after a statement.
+func (q *Query) asksAfter(k int) bool {
+	e := k
+	for e+1 < len(q.words) && !q.endsSentence(e) {
+		e++
+	}
+	text := strings.TrimLeft(q.task[q.spans[k].end:q.spans[e].end], " ,:;\u2014\u2013-")
+	text = dashes.Replace(text)
+	for _, r := range readSentences(text) {
+		if (r.asks || (!r.states && !r.opensAside)) && r.content > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// dashes turns the dashes that join two clauses into semicolons, which
+// readSentences ends a sentence at.
+var dashes = strings.NewReplacer(" \u2014 ", "; ", " \u2013 ", "; ", " - ", "; ", "\u2014", "; ")
 
 // requestMarkers open a sentence that asks for a further thing. Not
 // "then", "finally" or "second": they order the steps of one request as

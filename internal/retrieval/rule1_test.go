@@ -254,7 +254,8 @@ func TestTerms(t *testing.T) {
 		{name: "contractions of stop words", text: "I'm sure you're right; I've seen that's it", want: "sure right seen"},
 		{name: "degree, frequency and time adverbs", text: "it is really much slower now and often fails already", want: "slower fail"},
 		{name: "thing words", text: "something is off with the way things deploy", want: "deploy"},
-		{name: "indefinite pronouns and wh-ever words", text: "someone deploys whatever anyone merges, wherever", want: "deploy merg"},
+		{name: "wh-ever words and indefinite pronouns", text: "deploy whatever anyone merges, wherever", want: "deploy merg"},
+		{name: "indefinite pronouns stay", text: "review someone else's change", want: "review someon els chang"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1184,8 +1185,9 @@ func TestClauseBoundaries(t *testing.T) {
 
 // TestMarkedClauses: the clauses of a sentence that opens with a word
 // saying a further request begins there ("Also ...", "Separately, ...")
-// are marked, to the sentence's end; "then" inside a sentence, or a
-// sentence that opens otherwise, marks nothing.
+// and asks for something after it are marked, to the sentence's end;
+// such a sentence that states ("Also, the logs come from nginx"), "then"
+// inside a sentence, or a sentence that opens otherwise marks nothing.
 func TestMarkedClauses(t *testing.T) {
 	ix := testIndex(unit("skeleton-states", "Skeleton loading states."), unit("data-fetching", "Data fetching with queries."))
 	tests := []struct {
@@ -1193,7 +1195,9 @@ func TestMarkedClauses(t *testing.T) {
 		marked           bool
 	}{
 		{name: "also", task: "Add skeleton states. Also fix the data fetching.", term: "fetch", marked: true},
-		{name: "separately, after a comma", task: "Add skeleton states. Separately, the data fetching is slow, fix it.", term: "fetch", marked: true},
+		{name: "separately, a statement, then a dash", task: "Add skeleton states. Separately, the data fetching is slow \u2014 fix it.", term: "fetch", marked: true},
+		{name: "also, a statement", task: "Add skeleton states. Also, the data fetching runs in a worker.", term: "fetch"},
+		{name: "plus, a statement", task: "Add skeleton states. Plus it does the data fetching already.", term: "fetch"},
 		{name: "the first request", task: "Add skeleton states. Also fix the data fetching.", term: "skeleton"},
 		{name: "then inside a sentence", task: "Add skeleton states, then fix the data fetching.", term: "fetch"},
 		{name: "a sentence that opens otherwise", task: "Add skeleton states. The data fetching is slow.", term: "fetch"},

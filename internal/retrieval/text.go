@@ -178,10 +178,11 @@ func fold(r rune) rune {
 // are among them: "avoid X" is no evidence for a skill about avoiding.
 // Contractions of stop words fold to one word ("I'm" reads "im") and are
 // stop words too: "I'm" is no evidence for a unit whose name ends in "im".
-// So are the indefinite pronouns and the wh-ever words: "someone",
-// "whatever" or "anywhere" in a skill's triggers says nothing a task that
-// uses them asks for ("someone created the table by hand" is no request
-// for an invoicing skill whose triggers say "someone sends an invoice").
+// So are the wh-ever words and most indefinite pronouns and adverbs of
+// place: "whatever", "anyone" or "anywhere" in a skill's triggers says
+// nothing a task that uses them asks for. "someone" and "somebody" are
+// not: "review someone else's change" is what a skill for reviewing
+// others' code says of itself (a red team's task lost it when they were).
 var stopWords = toSet(`a an the and or but if then else of to in on at by for from with as is are was were be been being
 do does did doing done have has had having i me my we our you your he she it its they them their this that these those
 there here what which who whom whose when where why how can could should would will shall may might must
@@ -194,7 +195,7 @@ isnt arent wasnt werent doesnt didnt cant cannot couldnt wouldnt shouldnt wont h
 youll theyll itll youd theyd shes whos wheres hows
 much many lot lots little less least enough really actually quite rather still even yet already always often sometimes maybe perhaps
 now today later soon ago thing things something anything everything nothing way ways
-someone somebody anyone anybody everyone everybody nobody somewhere anywhere everywhere
+anyone anybody everyone everybody nobody somewhere anywhere everywhere
 whatever whenever wherever whichever whoever however
 ` + cjkStopWords)
 
