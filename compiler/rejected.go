@@ -166,7 +166,9 @@ func (r *compilation) buildRejected(v *verdict, evidence map[string][]Evidence, 
 
 // codeCounts counts units by reason code, for the few codes a compile's
 // unlisted units have.
-type codeCounts []struct {
+type codeCounts []codeCount
+
+type codeCount struct {
 	code ReasonCode
 	n    int
 }
@@ -178,10 +180,7 @@ func (c *codeCounts) add(code ReasonCode) {
 			return
 		}
 	}
-	*c = append(*c, struct {
-		code ReasonCode
-		n    int
-	}{code, 1})
+	*c = append(*c, codeCount{code, 1})
 }
 
 func (c codeCounts) byCode() map[ReasonCode]int {
