@@ -195,8 +195,12 @@ func blankSpans(task string, spans []materialSpan) string {
 // does what follows a label opening a sentence after the request
 // (contextLabels: "Highlights: I led the Redis cache migration, ..."). A
 // colon after anything else announces the request's own parts ("Two
-// audits before the release: ...", "do the following: ...").
-var materialNouns = set([]string{"notes", "minutes", "log", "logs", "output", "message", "messages", "email", "emails", "mail", "transcript", "text", "feedback", "comments", "data", "numbers", "figures", "bullets", "excerpt", "snippet", "quote"})
+// audits before the release: ...", "do the following: ..."). A list of
+// pull requests, commits, changes or tickets after such a colon is what a
+// changelog or a summary is written from ("the entry for 2.4.0 from these
+// merged PRs:" above "- #815 fix consumer group rebalance storm" asks for
+// no Kafka skill).
+var materialNouns = set([]string{"notes", "minutes", "log", "logs", "output", "message", "messages", "email", "emails", "mail", "transcript", "text", "feedback", "comments", "data", "numbers", "figures", "bullets", "excerpt", "snippet", "quote", "prs", "commits", "changes", "tickets"})
 
 // contextLabels open a sentence of what the user brings, after the
 // request: "Highlights: ...", "Context: ...", "Background: ...".

@@ -119,6 +119,8 @@ func TestMaterialSpans(t *testing.T) {
 			want: []string{" Our Spring service runs Flyway on startup:\n", "```sql\nALTER TABLE shipments ADD COLUMN carrier_id bigint NOT NULL;\n```\n"}},
 		{name: "a log's lines do not ask", task: "2025-03-12T09:14:01Z INFO Deploying container to the service\n2025-03-12T09:16:02Z WARN Received SIGTERM, shutting down\n\nIt runs fine locally with docker. What's wrong?",
 			want: []string{"2025-03-12T09:14:01Z INFO Deploying container to the service\n2025-03-12T09:16:02Z WARN Received SIGTERM, shutting down\n"}},
+		{name: "pull requests announced", task: "Write the changelog entry for 2.4.0 from these merged PRs:\n- #812 add a retention flag to the Kafka admin command\n- #815 fix the consumer group rebalance storm",
+			want: []string{"\n- #812 add a retention flag to the Kafka admin command\n- #815 fix the consumer group rebalance storm"}},
 		{name: "a gerund opens no ask", task: "Getting this after bumping a dependency:\n\n```\nERROR: no such package\n```\n\nWe build with Bazel using bzlmod.",
 			want: []string{"```\nERROR: no such package\n```\n"}},
 		{name: "next sprint says when", task: "Pull out the themes with supporting quotes. The PM will turn this into a PRD next sprint.", want: []string{" The PM will turn this into a PRD next sprint."}},
