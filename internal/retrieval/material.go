@@ -154,7 +154,7 @@ func materialSpans(task string, kinds []*pastedKind) []materialSpan {
 	}
 	if len(out) == 0 {
 		out = joinSpans(contextSentences(task), announcedNotes(task))
-	} else {
+	} else if len(task) <= maxContextTask {
 		// The instruction around pasted material states context too
 		// ("Need a NOT NULL column on shipments. Our Spring Boot
 		// service runs Flyway on startup and this is the migration I
@@ -291,6 +291,16 @@ func sentenceSoFar(text string) string {
 	return text
 }
 
+// wordsSoFar returns the words of the last sentence of text
+// (sentenceSoFar), in lower case, without the punctuation around them.
+func wordsSoFar(text string) []string {
+	words := strings.Fields(strings.ToLower(sentenceSoFar(text)))
+	for i, w := range words {
+		words[i] = strings.Trim(w, `.,;:!?"'()`)
+	}
+	return words
+}
+
 // keepOpeners are every word that can open a constraint clause.
 var keepOpeners = func() map[string]bool {
 	m := maps.Clone(keepWords)
@@ -307,8 +317,7 @@ var writingVerbs = set([]string{"write", "draft", "compose", "prepare", "create"
 // a reply that ...") that the next word continues.
 func describesWriting(before string) bool {
 	verb := false
-	for _, w := range strings.Fields(sentenceSoFar(before)) {
-		w = strings.Trim(w, `.,;:!?"'()`)
+	for _, w := range wordsSoFar(before) {
 		switch {
 		case writingVerbs[w]:
 			verb = true
@@ -404,7 +413,7 @@ func opensSentence(before string) bool {
 // constrains a request only when one came before it.
 func asksIn(text string) bool {
 	for _, r := range readSentences(text) {
-		if (r.asks || (!r.states && !r.opensAside)) && r.content > 0 {
+		if r.asking() && r.content > 0 {
 			return true
 		}
 	}
@@ -583,7 +592,7 @@ func contextSentences(task string) []materialSpan {
 		case r.states && asked:
 			out = append(out, materialSpan{r.span, DocumentWeight})
 			stating += r.words
-		case r.asks || (!r.states && !r.opensAside):
+		case r.asking():
 			asking += r.words
 			// A sentence asks what it has two content words for; "Fix
 			// it." asks, but says nothing the sentences around it do not.
@@ -621,6 +630,10 @@ type sentenceRead struct {
 	states     bool // opens with its subject and neither asks nor adds a request
 	opensAside bool // opens with a word of nonImperative: no command
 }
+
+// asking reports whether the sentence asks: a question, a need, or an
+// imperative (neither a statement nor an aside).
+func (r sentenceRead) asking() bool { return r.asks || (!r.states && !r.opensAside) }
 
 // readSentences reads each sentence of task (semicolons end one too), or
 // none when task is longer than maxContextTask.

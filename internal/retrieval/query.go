@@ -1393,12 +1393,7 @@ var refusers = map[string]bool{
 // most maxSingleQuoted bytes before the mark, so that a megabyte of
 // quotes on one line is read once, not once a quote (it took minutes).
 func worksOnText(before string) bool {
-	for _, w := range strings.Fields(strings.ToLower(sentenceSoFar(before))) {
-		if textVerbs[strings.Trim(w, `.,;:!?"'()`)] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(wordsSoFar(before), func(w string) bool { return textVerbs[w] })
 }
 
 // textVerbs ask for work on a text the task passes.

@@ -293,8 +293,8 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) (o
 	if len(cands) < 2 {
 		return out, byName
 	}
-	in := q.clauses()
-	loose := q.markedClauses()
+	nums := q.clauseNumbers()
+	in, loose := q.clauseSets(nums), q.markedClauses(nums)
 	// size counts each clause's informative terms, for the share of a
 	// clause a unit's evidence covers.
 	var size [64]int
@@ -391,44 +391,53 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) (o
 // (clauseJoins). A stem found only
 // in pasted material is in no clause: a clause is a part of the request,
 // and the material asks for nothing.
-func (q *Query) clauses() map[string]uint64 {
-	out := make(map[string]uint64, len(q.stems))
-	clause := make([]int, len(q.stems))
+func (q *Query) clauses() map[string]uint64 { return q.clauseSets(q.clauseNumbers()) }
+
+// clauseNumbers returns the number of the clause each word of the task
+// is in (see clauses).
+func (q *Query) clauseNumbers() []int {
+	nums := make([]int, len(q.words))
 	c := 0
-	for i, st := range q.stems {
+	for i := range q.words {
 		if i > 0 && (q.endsClause(i-1) || clauseJoins[q.words[i]]) {
 			c = min(c+1, 63)
 		}
+		nums[i] = c
+	}
+	return nums
+}
+
+// clauseSets is clauses over the clause numbers nums (clauseNumbers).
+func (q *Query) clauseSets(nums []int) map[string]uint64 {
+	out := make(map[string]uint64, len(q.stems))
+	for i, st := range q.stems {
 		if _, pasted := q.material[st]; st != "" && !pasted {
-			out[st] |= 1 << c
+			out[st] |= 1 << nums[i]
 		}
-		clause[i] = c
 	}
 	for t, ats := range q.joined {
 		if _, pasted := q.material[t]; !pasted {
 			for _, at := range ats {
-				out[t] |= 1 << clause[at]
+				out[t] |= 1 << nums[at]
 			}
 		}
 	}
 	return out
 }
 
-// markedClauses returns, as a bit set of clauses (see clauses), those of
-// the sentences that open with a word saying that a further request
-// begins there (requestMarkers: "Also, ...", "Separately, ...").
-func (q *Query) markedClauses() uint64 {
+// markedClauses returns, as a bit set of the clause numbers nums
+// (clauseNumbers), the clauses of the sentences that open with a word
+// saying that a further request begins there (requestMarkers: "Also,
+// ...", "Separately, ...") and ask for something after it.
+func (q *Query) markedClauses(nums []int) uint64 {
 	var out uint64
-	c, marked := 0, false
-	for i := range q.stems {
-		if i > 0 && (q.endsClause(i-1) || clauseJoins[q.words[i]]) {
-			c = min(c+1, 63)
-		}
+	marked := false
+	for i := range q.words {
 		if i == 0 || q.endsSentence(i-1) {
 			marked = requestMarkers[q.words[i]] && q.asksAfter(i)
 		}
 		if marked {
-			out |= 1 << c
+			out |= 1 << nums[i]
 		}
 	}
 	return out
@@ -446,13 +455,7 @@ func (q *Query) asksAfter(k int) bool {
 		e++
 	}
 	text := strings.TrimLeft(q.task[q.spans[k].end:q.spans[e].end], " ,:;\u2014\u2013-")
-	text = dashes.Replace(text)
-	for _, r := range readSentences(text) {
-		if (r.asks || (!r.states && !r.opensAside)) && r.content > 0 {
-			return true
-		}
-	}
-	return false
+	return asksIn(dashes.Replace(text))
 }
 
 // dashes turns the dashes that join two clauses into semicolons, which
@@ -469,15 +472,7 @@ var requestMarkers = map[string]bool{"also": true, "separately": true, "addition
 // endsSentence reports whether a sentence ends between word k and k+1.
 func (q *Query) endsSentence(k int) bool {
 	gap := q.task[q.spans[k].end:q.spans[k+1].start]
-	if strings.Contains(gap, "\n") {
-		return true
-	}
-	for i := 0; i+1 < len(gap); i++ {
-		if strings.IndexByte(".?!", gap[i]) >= 0 && (gap[i+1] == ' ' || gap[i+1] == '\t') {
-			return true
-		}
-	}
-	return false
+	return strings.Contains(gap, "\n") || endsWithMark(gap)
 }
 
 // clauseJoins are words that start a new request within a sentence
@@ -498,6 +493,13 @@ func (q *Query) endsClause(k int) bool {
 		// "R&D" are words.
 		return true
 	}
+	return endsWithMark(gap)
+}
+
+// endsWithMark reports whether the gap between two words holds a full
+// stop, question or exclamation mark followed by a blank ("package.json"
+// is one word).
+func endsWithMark(gap string) bool {
 	for i := 0; i+1 < len(gap); i++ {
 		if strings.IndexByte(".?!", gap[i]) >= 0 && (gap[i+1] == ' ' || gap[i+1] == '\n' || gap[i+1] == '\t') {
 			return true

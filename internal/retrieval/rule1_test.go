@@ -1206,7 +1206,7 @@ func TestMarkedClauses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := ix.Analyze(tt.task, nil)
-			if got := q.clauses()[tt.term]&q.markedClauses() != 0; got != tt.marked {
+			if got := q.clauses()[tt.term]&q.markedClauses(q.clauseNumbers()) != 0; got != tt.marked {
 				t.Errorf("%q: the clause of %q marked: got %v; want %v", tt.task, tt.term, got, tt.marked)
 			}
 		})
