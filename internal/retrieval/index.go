@@ -125,6 +125,15 @@ const (
 	// held-out sets +3, no wrong skill more on any, and realskills one
 	// task less (an extra).
 	passingShare = 1.0 / 3
+	// clearPartRatio: a unit answers a clause of the task that asks for
+	// something as its own part beside another when its evidence there
+	// weighs at least this many times the other's (see clearParts): the
+	// margin a best candidate at the support floor needs over its
+	// runner-up (compiler.MarginRatio), so that it would be selected on
+	// that clause alone. Set on eight fresh task sets: two tasks more
+	// exactly right, none less, and no change on realskills, the
+	// second-skill probe, the red teams or the public sets.
+	clearPartRatio = 2
 	// CandidateCap bounds the lexical candidates put before the policy; the
 	// interpreter's cost grows with them.
 	CandidateCap = 4

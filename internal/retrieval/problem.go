@@ -143,9 +143,11 @@ type Problem struct {
 	// part of the task of its own beside a (at least two task terms a's
 	// positive evidence does not cover, or a phrase of several words it
 	// declares or quotes that a's does not wholly cover), the weight of
-	// b's evidence on that part: what b would score on it alone. Pairs
-	// without such a part are absent (see ownPart; "cover" as in
-	// Redundant).
+	// b's evidence on that part: what b would score on it alone; or, for
+	// a pair without one, a clause of the task that asks for something
+	// and that b answers clearly beside a, the weight of b's evidence
+	// there (see clearParts). Pairs without either are absent (see
+	// ownPart; "cover" as in Redundant).
 	OwnPart map[[2]string]float64
 	// Breadth counts the distinct task terms each candidate's positive
 	// evidence rests on, or the words of its longest phrase matched whole
@@ -368,6 +370,11 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 	pr.Material = materialWeights(pr.Candidates, pr.Evidence)
 	pr.WholeTask = wholeTask(q, pr.Candidates, pr.Evidence)
 	pr.OwnPart = ownParts(related, relatedEv, byName, passing, func(e Evidence) bool { return q.pastedOnly(e) || q.fromSource(e) }, q.onlyModifier)
+	for pair, w := range clearParts(q, related, relatedEv) {
+		if _, ok := pr.OwnPart[pair]; !ok {
+			pr.OwnPart[pair] = w
+		}
+	}
 	pr.Ranking = ix.top(scores, RankingSize)
 	for _, c := range pr.Candidates {
 		if i, ok := ix.catalogPos(c.Name); ok {

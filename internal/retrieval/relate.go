@@ -137,6 +137,150 @@ func ownParts(cands []Candidate, ev map[string][]Evidence, byName map[[2]string]
 	return out
 }
 
+// clearParts returns, for each ordered pair (a, b) of distinct
+// candidates where b is lexical, the weight of b's evidence in the clause
+// of the task it answers most clearly beside a, when it answers one so:
+// a clause that asks for something (not one that states: "the new
+// release is crashing"), where b's evidence weighs at least
+// clearPartRatio times a's, rests on two task words or more besides word
+// pairs, and covers half the clause's words. On that clause alone, b
+// would be selected: "load test the checkout api and then profile
+// whatever is hot" asks a profiling skill for the second clause, though
+// a load-testing skill's body mentions profiling too, so that "profile"
+// is no word of the profiling skill's own (ownPart). Clauses end as in
+// clauseNumbers, but not at "and", which joins two nouns ("PDFs and
+// slide decks") as often as two requests.
+func clearParts(q *Query, cands []Candidate, ev map[string][]Evidence) map[[2]string]float64 {
+	out := map[[2]string]float64{}
+	if len(cands) < 2 {
+		return out
+	}
+	in := q.askingClauses()
+	// size counts each clause's informative terms, as apart's does.
+	var size [64]int
+	for _, t := range q.uniqueTerms {
+		for i := range size {
+			if in[t]&(1<<i) != 0 {
+				size[i]++
+			}
+		}
+	}
+	// weight, terms and plain (terms besides word pairs) per clause.
+	type part struct {
+		weight       [64]float64
+		terms, plain [64]int
+	}
+	parts := make([]part, len(cands))
+	for k, c := range cands {
+		p := &parts[k]
+		seen, seenPlain := map[string]bool{}, map[string]bool{}
+		for _, e := range ev[c.Name] {
+			if e.Weight <= 0 {
+				continue
+			}
+			pair := e.Field == "bigram"
+			var m uint64
+			for _, t := range e.Terms {
+				m |= in[t]
+				for i := range size {
+					if in[t]&(1<<i) == 0 {
+						continue
+					}
+					if !seen[t] {
+						p.terms[i]++
+					}
+					if !pair && !seenPlain[t] {
+						p.plain[i]++
+					}
+				}
+				seen[t] = true
+				seenPlain[t] = seenPlain[t] || !pair
+			}
+			for i := range size {
+				if m&(1<<i) != 0 {
+					p.weight[i] += e.Weight
+				}
+			}
+		}
+	}
+	for i, a := range cands {
+		for j, b := range cands {
+			if i == j || b.Origin != OriginLexical {
+				continue
+			}
+			pa, pb := &parts[i], &parts[j]
+			for c := range size {
+				if pb.weight[c] > 0 && pb.weight[c] >= clearPartRatio*pa.weight[c] && pb.plain[c] >= 2 &&
+					clauseCoverDen*pb.terms[c] >= clauseCoverNum*size[c] {
+					pair := [2]string{a.Name, b.Name}
+					out[pair] = max(out[pair], pb.weight[c])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// askingClauses maps each stem of the instruction to the clauses that
+// ask for something it occurs in, as a bit set (see clearParts): the
+// clauses of sentences that ask (sentenceRead.asking, read with pasted
+// material blanked out), each of which asks on its own, a joining word
+// ("then", "also") aside. A task longer than maxContextTask has none.
+func (q *Query) askingClauses() map[string]uint64 {
+	if len(q.task) > maxContextTask {
+		return nil
+	}
+	text := q.task
+	if ms := q.pastedMaterial().spans; len(ms) > 0 {
+		text = blankSpans(text, ms)
+	}
+	var asking []span
+	for _, r := range readSentences(text) {
+		if r.asking() || asksAfterJoin(text[r.span.start:r.span.end]) {
+			asking = append(asking, r.span)
+		}
+	}
+	asks := q.wordsIn(asking)
+	nums := make([]int, len(q.words))
+	c := 0
+	for i, w := range q.words {
+		if i > 0 && (q.endsClause(i-1) || clauseJoins[w] && w != "and") {
+			c = min(c+1, 63)
+		}
+		nums[i] = c
+	}
+	for from := 0; from < len(nums); {
+		to := from
+		for to+1 < len(nums) && nums[to+1] == nums[from] {
+			to++
+		}
+		if rs := readSentences(text[q.spans[from].start:q.spans[to].end]); len(rs) == 0 || !rs[0].asking() && !asksAfterJoin(text[q.spans[from].start:q.spans[to].end]) {
+			for i := from; i <= to; i++ {
+				asks[i] = false
+			}
+		}
+		from = to + 1
+	}
+	out := make(map[string]uint64, len(q.stems))
+	for i, st := range q.stems {
+		if _, pasted := q.material[st]; st != "" && !pasted && asks[i] {
+			out[st] |= 1 << nums[i]
+		}
+	}
+	return out
+}
+
+// asksAfterJoin reports whether text opens with a word that joins a
+// further request to what came before ("then", "also", "plus",
+// "separately") and asks for something after it: "Also profile whatever
+// is hot" asks, though a sentence opening with "also" is read as an
+// aside.
+func asksAfterJoin(text string) bool {
+	first, rest, _ := strings.Cut(strings.TrimSpace(text), " ")
+	first = strings.ToLower(strings.TrimRight(first, ",:;"))
+	return (clauseJoins[first] || requestMarkers[first]) && asksIn(rest)
+}
+
 // coveredTerms is the set of task terms positive evidence rests on.
 func coveredTerms(ev []Evidence) map[string]bool {
 	covered := map[string]bool{}

@@ -1270,3 +1270,29 @@ func TestSpells(t *testing.T) {
 		})
 	}
 }
+
+// TestAskingClauses: a term is in an asking clause when its sentence asks
+// (a leading "also" or "then" aside) and so does its clause, read on its
+// own; "and" joins two nouns as often as two requests, so it ends none.
+func TestAskingClauses(t *testing.T) {
+	ix := testIndex(unit("load-testing", "Load tests for APIs."), unit("cpu-profiling", "Profile hot code."))
+	tests := []struct {
+		name, task, term string
+		asks             bool
+	}{
+		{name: "and then", task: "load test the checkout api and then profile whatever is hot", term: "profil", asks: true},
+		{name: "also, a sentence", task: "load test the checkout api. Also profile whatever is hot", term: "profil", asks: true},
+		{name: "a stating clause", task: "load test the checkout api, the profiling is already done", term: "profil"},
+		{name: "a stating sentence", task: "Load test the checkout api. The profiling showed nothing hot.", term: "profil"},
+		{name: "also, a statement", task: "load test the checkout api. Also, the profiling showed nothing hot", term: "profil"},
+		{name: "the ask", task: "load test the checkout api, the profiling is already done", term: "checkout", asks: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ix.Analyze(tt.task, nil)
+			if got := q.askingClauses()[tt.term] != 0; got != tt.asks {
+				t.Errorf("%q: %q in an asking clause: got %v; want %v", tt.task, tt.term, got, tt.asks)
+			}
+		})
+	}
+}
