@@ -301,10 +301,23 @@ func wordsSoFar(text string) []string {
 	return words
 }
 
+// leaveWords open a clause that keeps something out of the work: what
+// to ignore, skip or leave as it is ("review the PR for injection, skip
+// the style nits about the repositories"), or what to ask the user
+// before doing ("build the form; ask me before changing any design
+// tokens"). The clause asks for no skill of its own, as a keep clause
+// does not. "leave" does so only when the clause ends by saying what
+// stays as it is ("leave the alert rules untouched"; "leave comments on
+// the PR" asks for them).
+var leaveWords = set([]string{"ignore", "ignoring", "skip", "skipping", "leave",
+	"don't touch", "dont touch", "don\u2019t touch", "do not touch", "never touch",
+	"ask me", "check with me"})
+
 // keepOpeners are every word that can open a constraint clause.
 var keepOpeners = func() map[string]bool {
 	m := maps.Clone(keepWords)
 	maps.Copy(m, describedKeepWords)
+	maps.Copy(m, leaveWords)
 	return m
 }()
 
@@ -374,6 +387,9 @@ func constraintClauses(task string) []materialSpan {
 			if retention.MatchString(lower[off:end]) {
 				continue // "and retain the audit logs for seven years": a request
 			}
+			if w == "leave" && !staysAsIs(lower[off:end]) {
+				continue // "and leave comments on the PR": a request
+			}
 			out = append(out, materialSpan{span{int32(i), int32(end)}, DocumentWeight})
 		}
 	}
@@ -421,7 +437,8 @@ func asksIn(text string) bool {
 }
 
 // opensClause reports whether a word right after before opens a clause:
-// before ends in a comma, a sentence's end, or "and"/"but" after a blank.
+// before ends in a comma, a sentence's end, or "and", "but", "then" or
+// "also" after a blank.
 func opensClause(before string) bool {
 	t := strings.TrimRight(before, " \t")
 	if len(t) == len(before) {
@@ -434,7 +451,7 @@ func opensClause(before string) bool {
 	case ',', ';', '.', '!', '?', ':', '-':
 		return true
 	}
-	return strings.HasSuffix(t, " and") || strings.HasSuffix(t, " but")
+	return strings.HasSuffix(t, " and") || strings.HasSuffix(t, " but") || strings.HasSuffix(t, " then") || strings.HasSuffix(t, " also")
 }
 
 // conversionSource matches a request to make one thing out of another:

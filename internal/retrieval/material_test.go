@@ -434,6 +434,15 @@ func TestConstraintClauses(t *testing.T) {
 		{"after an invalid byte", "\x9c Fix it. Keep the tone", []string{"Keep the tone"}},
 		{"a retention period", "Set up S3 lifecycle rules and retain application logs for one year.", nil},
 		{"a list of what stays", "Bump the base image, but keep the Docker build and the Helm chart untouched.", []string{"keep the Docker build and the Helm chart untouched"}},
+		{"after also", "Instrument the service with spans. also keep the log fields as they are", []string{"keep the log fields as they are"}},
+		{"what to ignore", "Review this PR for leaks; ignore the flaky test failing in CI, it's known", []string{"ignore the flaky test failing in CI"}},
+		{"what to skip", "Review the PR for injection, skip the style nits about the repositories", []string{"skip the style nits about the repositories"}},
+		{"what to leave as it is", "Add latency histograms, also leave the alert rules untouched, on-call owns them", []string{"leave the alert rules untouched"}},
+		{"leave asks for something", "Review the PR and leave comments on the risky parts", nil},
+		{"what to ask before", "build the combobox, then ask me before running an audit on the whole site", []string{"ask me before running an audit on the whole site"}},
+		{"do not touch", "Fix the build, but don't touch the Helm values", []string{"don't touch the Helm values"}},
+		{"skip inside a clause", "Why did CI skip the integration tests?", nil},
+		{"let me know asks", "Find job openings and let me know about discounts", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
