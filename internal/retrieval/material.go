@@ -305,13 +305,15 @@ func wordsSoFar(text string) []string {
 // to ignore, skip or leave as it is ("review the PR for injection, skip
 // the style nits about the repositories"), or what to ask the user
 // before doing ("build the form; ask me before changing any design
-// tokens"). The clause asks for no skill of its own, as a keep clause
-// does not. "leave" does so only when the clause ends by saying what
+// tokens") or to ask others for ("then ask the team to review the flags
+// in it"). The clause asks for no skill of its own, as a keep clause
+// does not. Not "let me know": "find job openings and let me know about
+// discounts" asks for a second thing. "leave" does so only when the clause ends by saying what
 // stays as it is ("leave the alert rules untouched"; "leave comments on
 // the PR" asks for them).
 var leaveWords = set([]string{"ignore", "ignoring", "skip", "skipping", "leave",
 	"don't touch", "dont touch", "don\u2019t touch", "do not touch", "never touch",
-	"ask me", "check with me"})
+	"ask me", "ask the", "ask them", "check with me"})
 
 // keepOpeners are every word that can open a constraint clause.
 var keepOpeners = func() map[string]bool {
@@ -587,7 +589,7 @@ var (
 	// nonImperative open a sentence that is no command: prepositions,
 	// conjunctions, adverbs, quantifiers and the speaker's own pronouns
 	// ("In a park, there is ...", "I'm studying genetics").
-	nonImperative = set([]string{"in", "on", "at", "for", "with", "after", "before", "when", "if", "since", "because", "as", "next", "then", "also", "so", "but", "and", "now", "today", "currently", "here", "yesterday", "recently", "sometimes", "every", "each", "some", "most", "all", "both", "no", "one", "i", "you", "he", "she", "i'm", "im", "i've", "ive", "i'd", "id"})
+	nonImperative = set([]string{"in", "on", "at", "for", "with", "after", "before", "when", "if", "since", "because", "as", "next", "then", "also", "so", "but", "and", "now", "today", "currently", "here", "yesterday", "recently", "sometimes", "every", "each", "some", "most", "all", "both", "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "several", "many", "none", "half", "i", "you", "he", "she", "i'm", "im", "i've", "ive", "i'd", "id"})
 )
 
 // maxContextTask bounds the tasks contextSentences reads: a request
@@ -689,7 +691,9 @@ func readSentences(task string) []sentenceRead {
 		}
 		// A first word in -ing is no command either: "Getting this after
 		// bumping a dependency:" says what happens.
-		aside := nonImperative[first] || len(first) > 5 && strings.HasSuffix(first, "ing") // not "bring"
+		// Nor is a number: "3 tests fail on CI".
+		aside := nonImperative[first] || len(first) > 5 && strings.HasSuffix(first, "ing") || // not "bring"
+			first != "" && strings.Trim(first, "0123456789") == ""
 		out = append(out, sentenceRead{
 			// The span takes the sentence's closing mark with it.
 			span:       span{int32(start), int32(min(end+1, len(task)))},

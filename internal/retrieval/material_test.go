@@ -443,6 +443,7 @@ func TestConstraintClauses(t *testing.T) {
 		{"do not touch", "Fix the build, but don't touch the Helm values", []string{"don't touch the Helm values"}},
 		{"skip inside a clause", "Why did CI skip the integration tests?", nil},
 		{"let me know asks", "Find job openings and let me know about discounts", nil},
+		{"what to ask others", "draft the tutorial, then ask the team to review the flags in it", []string{"ask the team to review the flags in it"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,9 @@
 package retrieval
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // relate computes the pair facts the policy's ambiguity and redundancy
 // rules read (rules 9 and 11), and each candidate's breadth. For every
@@ -135,6 +138,37 @@ func ownParts(cands []Candidate, ev map[string][]Evidence, byName map[[2]string]
 		}
 	}
 	return out
+}
+
+// nameAsked reports whether the task states the name of the unit called
+// name in clauses that ask for something (askingClauses, computed into
+// *asked on first use): "add a django migration for the new price
+// column + show it in the admin list display" asks for a migrations
+// skill by name, though its clause holds more words than the name;
+// "We're hiring two senior backend engineers this quarter" names a
+// hiring skill in a sentence that states.
+func (ix *Index) nameAsked(q *Query, name string, asked *map[string]uint64) bool {
+	id, ok := ix.ids[name]
+	if !ok {
+		return false
+	}
+	if *asked == nil {
+		*asked = q.askingClauses()
+		if *asked == nil {
+			*asked = map[string]uint64{} // a task too long to read asks nothing here
+		}
+	}
+	stated := false
+	for _, s := range Terms(nameWords(ix.units[id])) {
+		if _, in := slices.BinarySearch(q.uniqueTerms, s); !in || stopWords[s] {
+			continue
+		}
+		if (*asked)[s] == 0 {
+			return false
+		}
+		stated = true
+	}
+	return stated
 }
 
 // clearParts returns, for each ordered pair (a, b) of distinct
@@ -487,6 +521,7 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) (o
 			named[c.Name] = true
 		}
 	}
+	var asked map[string]uint64 // askingClauses, once a named unit needs it
 	// top is the most any candidate's evidence weighs in each clause.
 	var top [64]float64
 	for _, w := range parts {
@@ -517,7 +552,7 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) (o
 			switch {
 			case named[b.Name]:
 				out[pair] = b.Score
-				byName[pair] = best > 0
+				byName[pair] = best > 0 || apart && ix.nameAsked(q, b.Name, &asked)
 			case apart:
 				out[pair] = best
 			}

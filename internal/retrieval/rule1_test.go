@@ -1286,6 +1286,8 @@ func TestAskingClauses(t *testing.T) {
 		{name: "a stating sentence", task: "Load test the checkout api. The profiling showed nothing hot.", term: "profil"},
 		{name: "also, a statement", task: "load test the checkout api. Also, the profiling showed nothing hot", term: "profil"},
 		{name: "the ask", task: "load test the checkout api, the profiling is already done", term: "checkout", asks: true},
+		{name: "a number opens no command", task: "Load test the checkout api. Two of the endpoints already have profiles.", term: "profil"},
+		{name: "a digit opens no command", task: "Load test the checkout api. 3 endpoints already have profiles.", term: "profil"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
