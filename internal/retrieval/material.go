@@ -166,6 +166,7 @@ func materialSpans(task string, kinds []*pastedKind) []materialSpan {
 	// request comes with material: "Translate this product description
 	// ... Keep the markdown formatting" below a pasted document.
 	out = joinSpans(out, constraintClauses(task))
+	out = joinSpans(out, pastimeTopics(task))
 	return withMentions(task, out)
 }
 
@@ -401,6 +402,58 @@ func constraintClauses(task string) []materialSpan {
 	return out
 }
 
+// pastimes are short texts written for fun, whose topic is no work a
+// skill does: "tell me a joke about kubernetes", "write a limerick about
+// regular expressions". Not "story" ("a user story about checkout") nor
+// "song" or "rap" (rarely written about a technology, and names of
+// skills' subjects).
+var pastimes = set([]string{"joke", "jokes", "pun", "puns", "poem", "poems", "limerick", "limericks", "haiku", "haikus", "riddle", "riddles", "sonnet", "sonnets"})
+
+// pastimeTopics returns the spans of the topics of the pastimes the task
+// asks for ("about ..." or "on ..." right after one, a few words between
+// at most, to the end of the clause), at DocumentWeight: the topic is
+// what the text is about, and the skill for it does nothing there. A
+// skill for the pastime itself (a jokes tool) keeps its word. None for a
+// task longer than maxContextTask.
+func pastimeTopics(task string) []materialSpan {
+	if len(task) > maxContextTask {
+		return nil
+	}
+	var out []materialSpan
+	lower := asciiLower(task)
+	after := -1 // words since a pastime in this clause, or -1
+	for i := 0; i < len(lower); {
+		if c := lower[i]; c < 'a' || c > 'z' {
+			if strings.IndexByte(",;.!?\n", c) >= 0 {
+				after = -1 // the clause ends
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(lower) && 'a' <= lower[j] && lower[j] <= 'z' {
+			j++
+		}
+		switch w := lower[i:j]; {
+		case pastimes[w]:
+			after = 0
+		case after >= 0 && (w == "about" || w == "on"):
+			stop := len(lower)
+			if k := strings.IndexAny(lower[j:], ",;.!?\n"); k >= 0 {
+				stop = j + k
+			}
+			out = append(out, materialSpan{span{int32(i), int32(stop)}, DocumentWeight})
+			after = -1
+		case after >= 0:
+			if after++; after > 3 {
+				after = -1
+			}
+		}
+		i = j
+	}
+	return out
+}
+
 // retention matches a period something is to be kept for ("for 90
 // days", "for seven years"): keeping it that long is what is asked, a
 // retention policy, not a constraint on other work.
@@ -566,7 +619,7 @@ func joinSpans(a, b []materialSpan) []materialSpan {
 var (
 	// contextSubjects open a sentence that states: a determiner or a
 	// pronoun of the things talked about.
-	contextSubjects = set([]string{"the", "our", "my", "its", "it", "this", "these", "those", "that", "there", "they", "we", "a", "an", "their", "his", "her",
+	contextSubjects = set([]string{"the", "our", "my", "its", "it", "this", "these", "those", "that", "there", "they", "we", "a", "an", "their", "his", "her", "he", "she",
 		"it's", "it'll", "that's", "there's", "they're", "they'll", "we're", "we'll", "we've"})
 	// askingWords make a sentence that opens as a statement ask: "We
 	// need a schema", "The page should load faster"; so do "have to"
@@ -589,7 +642,7 @@ var (
 	// nonImperative open a sentence that is no command: prepositions,
 	// conjunctions, adverbs, quantifiers and the speaker's own pronouns
 	// ("In a park, there is ...", "I'm studying genetics").
-	nonImperative = set([]string{"in", "on", "at", "for", "with", "after", "before", "when", "if", "since", "because", "as", "next", "then", "also", "so", "but", "and", "now", "today", "currently", "here", "yesterday", "recently", "sometimes", "every", "each", "some", "most", "all", "both", "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "several", "many", "none", "half", "i", "you", "he", "she", "i'm", "im", "i've", "ive", "i'd", "id"})
+	nonImperative = set([]string{"in", "on", "at", "for", "with", "after", "before", "when", "if", "since", "because", "as", "next", "then", "also", "so", "but", "and", "now", "today", "currently", "here", "yesterday", "recently", "sometimes", "every", "each", "some", "most", "all", "both", "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "several", "many", "none", "half", "i", "you", "i'm", "im", "i've", "ive", "i'd", "id"})
 )
 
 // maxContextTask bounds the tasks contextSentences reads: a request

@@ -103,6 +103,7 @@ func TestMaterialSpans(t *testing.T) {
 		// problem the request is about, and a question, a need, an
 		// enumerated request or a first-person sentence is none.
 		{name: "context after the request", task: "Create a Mongoose schema for orders. The orders arrive from Shopify webhooks.", want: []string{" The orders arrive from Shopify webhooks."}},
+		{name: "she states", task: "Write a birthday card for my sister. She likes dancing and her favorite food is potatoes in any form.", want: []string{" She likes dancing and her favorite food is potatoes in any form."}},
 		{name: "two sentences of context", task: "Write React Testing Library tests for the SearchBox. It debounces input. Our design system is Tailwind.", want: []string{" It debounces input.", " Our design system is Tailwind."}},
 		{name: "the problem before the request", task: "Our Redux store has 60 slices. Show me how to migrate one feature to a query cache.", want: nil},
 		{name: "a need stated", task: "Add retries to the API client. We need a circuit breaker too.", want: nil},
@@ -453,6 +454,34 @@ func TestConstraintClauses(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("constraintClauses(%q) (-want +got):\n%s", tt.task, diff)
+			}
+		})
+	}
+}
+
+// TestPastimeTopics: the topic of a joke, a pun or a poem the task asks
+// for weighs as a document; the pastime's own word does not.
+func TestPastimeTopics(t *testing.T) {
+	tests := []struct {
+		name, task string
+		want       []string
+	}{
+		{"a joke", "tell me a joke about kubernetes", []string{"about kubernetes"}},
+		{"a limerick, to the clause's end", "Write a limerick about regular expressions for the team's channel. Keep it short", []string{"about regular expressions for the team's channel"}},
+		{"a few words between", "write a short poem for the team about on-call", []string{"about on-call"}},
+		{"on", "a haiku on flaky tests", []string{"on flaky tests"}},
+		{"too far", "write a joke for the new hires in the platform team about kubernetes", nil},
+		{"another clause", "tell me a joke, then write about kubernetes", nil},
+		{"a user story", "write a user story about checkout", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, m := range pastimeTopics(tt.task) {
+				got = append(got, tt.task[m.start:m.end])
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("pastimeTopics(%q) (-want +got):\n%s", tt.task, diff)
 			}
 		})
 	}
