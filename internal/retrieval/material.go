@@ -402,6 +402,12 @@ func constraintClauses(task string) []materialSpan {
 	return out
 }
 
+// TopicWeight is how much a term found only in the topic of a pastime
+// weighs (pastimeTopics): so little that the topic never routes on its
+// own, as pasted material may when the instruction points nowhere ("tell
+// me a joke about ..." points nowhere but at a jokes skill).
+const TopicWeight = 0.05
+
 // pastimes are short texts written for fun, whose topic is no work a
 // skill does: "tell me a joke about kubernetes", "write a limerick about
 // regular expressions". Not "story" ("a user story about checkout") nor
@@ -409,12 +415,18 @@ func constraintClauses(task string) []materialSpan {
 // skills' subjects).
 var pastimes = set([]string{"joke", "jokes", "pun", "puns", "poem", "poems", "limerick", "limericks", "haiku", "haikus", "riddle", "riddles", "sonnet", "sonnets"})
 
+// pastimeDeterminers before a pastime ask for a new one.
+var pastimeDeterminers = set([]string{"a", "an", "some", "another", "any", "me", "few", "two", "three"})
+
 // pastimeTopics returns the spans of the topics of the pastimes the task
-// asks for ("about ..." or "on ..." right after one, a few words between
-// at most, to the end of the clause), at DocumentWeight: the topic is
-// what the text is about, and the skill for it does nothing there. A
-// skill for the pastime itself (a jokes tool) keeps its word. None for a
-// task longer than maxContextTask.
+// asks for, at TopicWeight: "about ..." or "on ..." after "a joke", "a
+// short poem", "me jokes" (a determiner or "me" at most two words before
+// the pastime, which asks for a new one: "the joke bot on our Kafka
+// cluster" and "the riddle on the Godot door scene" name things), at
+// most three words between, to the end of the clause. The topic is what
+// the text is about, and the skill for it does nothing there; a skill
+// for the pastime itself (a jokes tool) keeps its word. None for a task
+// longer than maxContextTask.
 func pastimeTopics(task string) []materialSpan {
 	if len(task) > maxContextTask {
 		return nil
@@ -422,6 +434,7 @@ func pastimeTopics(task string) []materialSpan {
 	var out []materialSpan
 	lower := asciiLower(task)
 	after := -1 // words since a pastime in this clause, or -1
+	det := 3    // words since a determiner
 	for i := 0; i < len(lower); {
 		if c := lower[i]; c < 'a' || c > 'z' {
 			if strings.IndexByte(",;.!?\n", c) >= 0 {
@@ -434,20 +447,24 @@ func pastimeTopics(task string) []materialSpan {
 		for j < len(lower) && 'a' <= lower[j] && lower[j] <= 'z' {
 			j++
 		}
-		switch w := lower[i:j]; {
-		case pastimes[w]:
+		w := lower[i:j]
+		switch {
+		case pastimes[w] && det <= 2:
 			after = 0
 		case after >= 0 && (w == "about" || w == "on"):
 			stop := len(lower)
 			if k := strings.IndexAny(lower[j:], ",;.!?\n"); k >= 0 {
 				stop = j + k
 			}
-			out = append(out, materialSpan{span{int32(i), int32(stop)}, DocumentWeight})
+			out = append(out, materialSpan{span{int32(i), int32(stop)}, TopicWeight})
 			after = -1
 		case after >= 0:
 			if after++; after > 3 {
 				after = -1
 			}
+		}
+		if det++; pastimeDeterminers[w] {
+			det = 1
 		}
 		i = j
 	}

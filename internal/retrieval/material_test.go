@@ -473,6 +473,9 @@ func TestPastimeTopics(t *testing.T) {
 		{"too far", "write a joke for the new hires in the platform team about kubernetes", nil},
 		{"another clause", "tell me a joke, then write about kubernetes", nil},
 		{"a user story", "write a user story about checkout", nil},
+		{"a thing named", "The joke bot on our Kafka cluster keeps reprocessing the same messages", nil},
+		{"a thing in a game", "Make the riddle on the Godot door scene emit a signal", nil},
+		{"me jokes", "give me jokes about helm", []string{"about helm"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
