@@ -636,7 +636,7 @@ func joinSpans(a, b []materialSpan) []materialSpan {
 var (
 	// contextSubjects open a sentence that states: a determiner or a
 	// pronoun of the things talked about.
-	contextSubjects = set([]string{"the", "our", "my", "its", "it", "this", "these", "those", "that", "there", "they", "we", "a", "an", "their", "his", "her", "he", "she",
+	contextSubjects = set([]string{"the", "our", "my", "its", "it", "this", "these", "those", "that", "there", "they", "we", "a", "an", "their", "his", "her", "he", "she", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "several", "many", "none", "half",
 		"it's", "it'll", "that's", "there's", "they're", "they'll", "we're", "we'll", "we've"})
 	// askingWords make a sentence that opens as a statement ask: "We
 	// need a schema", "The page should load faster"; so do "have to"
@@ -659,7 +659,7 @@ var (
 	// nonImperative open a sentence that is no command: prepositions,
 	// conjunctions, adverbs, quantifiers and the speaker's own pronouns
 	// ("In a park, there is ...", "I'm studying genetics").
-	nonImperative = set([]string{"in", "on", "at", "for", "with", "after", "before", "when", "if", "since", "because", "as", "next", "then", "also", "so", "but", "and", "now", "today", "currently", "here", "yesterday", "recently", "sometimes", "every", "each", "some", "most", "all", "both", "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "several", "many", "none", "half", "i", "you", "i'm", "im", "i've", "ive", "i'd", "id"})
+	nonImperative = set([]string{"in", "on", "at", "for", "with", "after", "before", "when", "if", "since", "because", "as", "next", "then", "also", "so", "but", "and", "now", "today", "currently", "here", "yesterday", "recently", "sometimes", "every", "each", "some", "most", "all", "both", "no", "one", "i", "you", "i'm", "im", "i've", "ive", "i'd", "id"})
 )
 
 // maxContextTask bounds the tasks contextSentences reads: a request
@@ -668,7 +668,9 @@ var (
 const maxContextTask = 8 << 10
 
 // contextSentences returns the spans of the sentences of task that state
-// context after a sentence that asks (see contextSubjects), at
+// context after a sentence that asks (see contextSubjects), or that say
+// something is done already wherever they stand ("Two of the services
+// already have Helm charts. Write a systemd unit for the third one."), at
 // DocumentWeight; none when no sentence asks, when those sentences hold
 // more than twice the words of the asking ones (a side remark is not the
 // bulk of a message), or when the task is longer than maxContextTask.
@@ -678,7 +680,7 @@ func contextSentences(task string) []materialSpan {
 	asking, stating := 0, 0 // the words of the sentences that ask, and of those marked
 	for _, r := range readSentences(task) {
 		switch {
-		case r.states && asked:
+		case r.states && (asked || r.done):
 			out = append(out, materialSpan{r.span, DocumentWeight})
 			stating += r.words
 		case r.asking():
@@ -718,6 +720,7 @@ type sentenceRead struct {
 	asks       bool // a question, a need or a wish (askingWords, "have to")
 	states     bool // opens with its subject and neither asks nor adds a request
 	opensAside bool // opens with a word of nonImperative: no command
+	done       bool // says something is done already: "Two of the services already have Helm charts"
 }
 
 // asking reports whether the sentence asks: a question, a need, or an
@@ -761,17 +764,17 @@ func readSentences(task string) []sentenceRead {
 		}
 		// A first word in -ing is no command either: "Getting this after
 		// bumping a dependency:" says what happens.
-		// Nor is a number: "3 tests fail on CI".
-		aside := nonImperative[first] || len(first) > 5 && strings.HasSuffix(first, "ing") || // not "bring"
-			first != "" && strings.Trim(first, "0123456789") == ""
+		aside := nonImperative[first] || len(first) > 5 && strings.HasSuffix(first, "ing") // not "bring"
 		out = append(out, sentenceRead{
 			// The span takes the sentence's closing mark with it.
-			span:       span{int32(start), int32(min(end+1, len(task)))},
-			words:      len(words),
-			content:    content,
-			asks:       asks,
-			states:     contextSubjects[first] && !asks && !adds && !(len(words) > 1 && enumerators[words[1]]),
+			span:    span{int32(start), int32(min(end+1, len(task)))},
+			words:   len(words),
+			content: content,
+			asks:    asks,
+			// A number is a subject too: "3 tests fail on CI".
+			states:     (contextSubjects[first] || first != "" && strings.Trim(first, "0123456789") == "") && !asks && !adds && !(len(words) > 1 && enumerators[words[1]]),
 			opensAside: aside,
+			done:       slices.Contains(words, "already"),
 		})
 	}
 	return out

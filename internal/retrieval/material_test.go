@@ -103,6 +103,8 @@ func TestMaterialSpans(t *testing.T) {
 		// problem the request is about, and a question, a need, an
 		// enumerated request or a first-person sentence is none.
 		{name: "context after the request", task: "Create a Mongoose schema for orders. The orders arrive from Shopify webhooks.", want: []string{" The orders arrive from Shopify webhooks."}},
+		{name: "done already, before the ask", task: "Two of the services already have Helm charts. Write a systemd unit for the third one.", want: []string{"Two of the services already have Helm charts."}},
+		{name: "a number states", task: "Write the LogQL query for 5xx errors. 3 of the dashboards were moved to Grafonnet last sprint.", want: []string{" 3 of the dashboards were moved to Grafonnet last sprint."}},
 		{name: "she states", task: "Write a birthday card for my sister. She likes dancing and her favorite food is potatoes in any form.", want: []string{" She likes dancing and her favorite food is potatoes in any form."}},
 		{name: "two sentences of context", task: "Write React Testing Library tests for the SearchBox. It debounces input. Our design system is Tailwind.", want: []string{" It debounces input.", " Our design system is Tailwind."}},
 		{name: "the problem before the request", task: "Our Redux store has 60 slices. Show me how to migrate one feature to a query cache.", want: nil},
