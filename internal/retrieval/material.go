@@ -308,10 +308,10 @@ func wordsSoFar(text string) []string {
 // before doing ("build the form; ask me before changing any design
 // tokens") or to ask others for ("then ask the team to review the flags
 // in it"). The clause asks for no skill of its own, as a keep clause
-// does not. Not "let me know": "find job openings and let me know about
-// discounts" asks for a second thing. "leave" does so only when the clause ends by saying what
+// does not. "leave" does so only when the clause ends by saying what
 // stays as it is ("leave the alert rules untouched"; "leave comments on
-// the PR" asks for them).
+// the PR" asks for them). Not "let me know": "find job openings and let
+// me know about discounts" asks for a second thing.
 var leaveWords = set([]string{"ignore", "ignoring", "skip", "skipping", "leave",
 	"don't touch", "dont touch", "don\u2019t touch", "do not touch", "never touch",
 	"ask me", "ask the", "ask them", "check with me"})

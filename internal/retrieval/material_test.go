@@ -462,7 +462,8 @@ func TestConstraintClauses(t *testing.T) {
 }
 
 // TestPastimeTopics: the topic of a joke, a pun or a poem the task asks
-// for weighs as a document; the pastime's own word does not.
+// for weighs TopicWeight; the pastime's own word, and a pastime named
+// rather than asked for, do not.
 func TestPastimeTopics(t *testing.T) {
 	tests := []struct {
 		name, task string

@@ -45,6 +45,8 @@ type Query struct {
 	pasted map[string]string
 	// pastes caches pastedMaterial's answer; nil until it is asked.
 	pastes *pastes
+	// asking caches askingClauses' answer; nil until it is asked.
+	asking map[string]uint64
 	// sources caches fromSource's terms; nil until it is asked.
 	sources *sourceTerms
 	// modifiers maps each stem to whether the task says it only as a

@@ -141,29 +141,23 @@ func ownParts(cands []Candidate, ev map[string][]Evidence, byName map[[2]string]
 }
 
 // nameAsked reports whether the task states the name of the unit called
-// name in clauses that ask for something (askingClauses, computed into
-// *asked on first use): "add a django migration for the new price
-// column + show it in the admin list display" asks for a migrations
-// skill by name, though its clause holds more words than the name;
-// "We're hiring two senior backend engineers this quarter" names a
-// hiring skill in a sentence that states.
-func (ix *Index) nameAsked(q *Query, name string, asked *map[string]uint64) bool {
+// name in clauses that ask for something (askingClauses): "add a django
+// migration for the new price column + show it in the admin list
+// display" asks for a migrations skill by name, though its clause holds
+// more words than the name; "We're hiring two senior backend engineers
+// this quarter" names a hiring skill in a sentence that states.
+func (ix *Index) nameAsked(q *Query, name string) bool {
 	id, ok := ix.ids[name]
 	if !ok {
 		return false
 	}
-	if *asked == nil {
-		*asked = q.askingClauses()
-		if *asked == nil {
-			*asked = map[string]uint64{} // a task too long to read asks nothing here
-		}
-	}
+	asked := q.askingClauses()
 	stated := false
 	for _, s := range Terms(nameWords(ix.units[id])) {
 		if _, in := slices.BinarySearch(q.uniqueTerms, s); !in || stopWords[s] {
 			continue
 		}
-		if (*asked)[s] == 0 {
+		if asked[s] == 0 {
 			return false
 		}
 		stated = true
@@ -177,7 +171,8 @@ func (ix *Index) nameAsked(q *Query, name string, asked *map[string]uint64) bool
 // a clause that asks for something (not one that states: "the new
 // release is crashing"), where b's evidence weighs at least
 // clearPartRatio times a's, rests on two task words or more besides word
-// pairs, and covers half the clause's words. On that clause alone, b
+// pairs, and covers two thirds of the clause's words (clauseCoverNum /
+// clauseCoverDen). On that clause alone, b
 // would be selected: "load test the checkout api and then profile
 // whatever is hot" asks a profiling skill for the second clause, though
 // a load-testing skill's body mentions profiling too, so that "profile"
@@ -260,9 +255,18 @@ func clearParts(q *Query, cands []Candidate, ev map[string][]Evidence) map[[2]st
 // clauses of sentences that ask (sentenceRead.asking, read with pasted
 // material blanked out), each of which asks on its own, a joining word
 // ("then", "also") aside. A task longer than maxContextTask has none.
+// The answer is read once per query.
 func (q *Query) askingClauses() map[string]uint64 {
+	if q.asking == nil {
+		q.asking = q.readAskingClauses()
+	}
+	return q.asking
+}
+
+// readAskingClauses is askingClauses, read; never nil.
+func (q *Query) readAskingClauses() map[string]uint64 {
 	if len(q.task) > maxContextTask {
-		return nil
+		return map[string]uint64{}
 	}
 	text := q.task
 	if ms := q.pastedMaterial().spans; len(ms) > 0 {
@@ -521,7 +525,6 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) (o
 			named[c.Name] = true
 		}
 	}
-	var asked map[string]uint64 // askingClauses, once a named unit needs it
 	// top is the most any candidate's evidence weighs in each clause.
 	var top [64]float64
 	for _, w := range parts {
@@ -552,7 +555,7 @@ func (ix *Index) apart(q *Query, cands []Candidate, ev map[string][]Evidence) (o
 			switch {
 			case named[b.Name]:
 				out[pair] = b.Score
-				byName[pair] = best > 0 || apart && ix.nameAsked(q, b.Name, &asked)
+				byName[pair] = best > 0 || apart && ix.nameAsked(q, b.Name)
 			case apart:
 				out[pair] = best
 			}
