@@ -316,11 +316,18 @@ var leaveWords = set([]string{"ignore", "ignoring", "skip", "skipping", "leave",
 	"don't touch", "dont touch", "don\u2019t touch", "do not touch", "never touch",
 	"ask me", "ask the", "ask them", "check with me"})
 
+// mentionWords open a clause that says what a text being written says
+// ("write my standup update from today's commits, also mention the
+// queue outage as a blocker"): the thing mentioned is content, not work
+// for its skill.
+var mentionWords = set([]string{"mention", "mentioning"})
+
 // keepOpeners are every word that can open a constraint clause.
 var keepOpeners = func() map[string]bool {
 	m := maps.Clone(keepWords)
 	maps.Copy(m, describedKeepWords)
 	maps.Copy(m, leaveWords)
+	maps.Copy(m, mentionWords)
 	return m
 }()
 

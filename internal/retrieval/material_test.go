@@ -447,6 +447,7 @@ func TestConstraintClauses(t *testing.T) {
 		{"skip inside a clause", "Why did CI skip the integration tests?", nil},
 		{"let me know asks", "Find job openings and let me know about discounts", nil},
 		{"what to ask others", "draft the tutorial, then ask the team to review the flags in it", []string{"ask the team to review the flags in it"}},
+		{"what a text mentions", "write my standup update, also mention the queue outage as a blocker", []string{"mention the queue outage as a blocker"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
