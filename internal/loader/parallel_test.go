@@ -25,9 +25,17 @@ func TestParallelRunsEachIndexOnce(t *testing.T) {
 func TestParallelStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var ran atomic.Int32
+	// The calls after the tenth wait for its cancel: otherwise another
+	// worker could run every index left between the tenth call's count
+	// and its cancel, and nothing would be left undone.
+	canceled := make(chan struct{})
 	err := parallel(ctx, 1000, func(i int) {
-		if ran.Add(1) == 10 {
+		switch n := ran.Add(1); {
+		case n == 10:
 			cancel()
+			close(canceled)
+		case n > 10:
+			<-canceled
 		}
 	})
 	if !errors.Is(err, context.Canceled) {
