@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -279,14 +280,7 @@ func (q *Query) readAskingClauses() map[string]uint64 {
 		}
 	}
 	asks := q.wordsIn(asking)
-	nums := make([]int, len(q.words))
-	c := 0
-	for i, w := range q.words {
-		if i > 0 && (q.endsClause(i-1) || clauseJoins[w] && w != "and") {
-			c = min(c+1, 63)
-		}
-		nums[i] = c
-	}
+	nums := q.clauseNumbersJoinedBy(requestJoins)
 	for from := 0; from < len(nums); {
 		to := from
 		for to+1 < len(nums) && nums[to+1] == nums[from] {
@@ -577,17 +571,29 @@ func (q *Query) clauses() map[string]uint64 { return q.clauseSets(q.clauseNumber
 
 // clauseNumbers returns the number of the clause each word of the task
 // is in (see clauses).
-func (q *Query) clauseNumbers() []int {
+func (q *Query) clauseNumbers() []int { return q.clauseNumbersJoinedBy(clauseJoins) }
+
+// clauseNumbersJoinedBy is clauseNumbers with joins for the words that
+// start a new clause within a sentence.
+func (q *Query) clauseNumbersJoinedBy(joins map[string]bool) []int {
 	nums := make([]int, len(q.words))
 	c := 0
 	for i := range q.words {
-		if i > 0 && (q.endsClause(i-1) || clauseJoins[q.words[i]]) {
+		if i > 0 && (q.endsClause(i-1) || joins[q.words[i]]) {
 			c = min(c+1, 63)
 		}
 		nums[i] = c
 	}
 	return nums
 }
+
+// requestJoins are clauseJoins but "and", which joins two nouns ("PDFs
+// and slide decks") as often as two requests (see askingClauses).
+var requestJoins = func() map[string]bool {
+	m := maps.Clone(clauseJoins)
+	delete(m, "and")
+	return m
+}()
 
 // clauseSets is clauses over the clause numbers nums (clauseNumbers).
 func (q *Query) clauseSets(nums []int) map[string]uint64 {
