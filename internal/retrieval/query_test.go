@@ -130,7 +130,7 @@ func TestQuotedValueMasked(t *testing.T) {
 		{name: "a sentence in curly single quotes to translate", task: "translate into German: \u2018The linter config is done.\u2019", want: "translat into german _ _ _ _ _"},
 		{name: "a quoted error is what the task is about", task: "the build fails with 'linter config is broken.'", want: "the build fail with linter config is broken"},
 		{name: "a relayed instruction", task: "my lead said: 'review the linter config.'", want: "my lead said review the linter config"},
-		{name: "a term in single quotes", task: "translate the 'monthly active customers' label", want: "translat the monthli activ customer label"},
+		{name: "a term in single quotes", task: "translate the 'monthly active customers' label", want: "translat the month activ customer label"},
 		{name: "apostrophes quote nothing", task: "translate the users' linter config, it's done.", want: "translat the user linter config its done"},
 	}
 	for _, tt := range tests {

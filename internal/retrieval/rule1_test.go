@@ -202,6 +202,9 @@ func TestStemFamilies(t *testing.T) {
 		{"db", "database", "databases"},
 		{"perf", "performance"},
 		{"k8s", "kubernetes"},
+		{"gh", "github"},
+		{"creds", "credentials", "credential"},
+		{"cert", "certs", "certificate", "certificates"},
 		// The nouns of verbs in -ize and -ate, and the -ise spellings.
 		{"visualize", "visualizer", "visualizers", "visualization", "visualise", "visualisation", "visualizing"},
 		{"optimize", "optimizer", "optimization", "optimizations", "optimise", "optimiser", "optimisation"},
@@ -218,6 +221,18 @@ func TestStemFamilies(t *testing.T) {
 		{"container", "containers", "containerize", "containerized", "containerizing", "containerise", "containerization", "containerizer"},
 		{"docker", "dockerize", "dockerized", "dockerise"},
 		{"parameter", "parameterize", "parameterized"},
+		// An adverb in -ly is its adjective.
+		{"local", "locally"},
+		{"manual", "manually"},
+		{"recursive", "recursively"},
+		{"successful", "successfully"},
+		{"secure", "securely"},
+		{"asynchronous", "asynchronously"},
+		{"seamless", "seamlessly"},
+		{"reliable", "reliably"},
+		{"temporary", "temporarily"},
+		{"week", "weekly"},
+		{"night", "nightly"},
 	}
 	for _, family := range same {
 		for _, w := range family[1:] {
@@ -233,7 +248,9 @@ func TestStemFamilies(t *testing.T) {
 		{"station", "stat"}, {"stations", "state"}, {"nation", "nat"}, {"ration", "rate"}, {"production", "product"}, {"documentation", "document"},
 		{"analysis", "analyze"},
 		// Verbs in -ize of nouns that do not end in -er.
-		{"organize", "organ"}, {"authorize", "author"}, {"normalize", "normal"}, {"categorize", "category"}}
+		{"organize", "organ"},
+		// Nouns in -ly and short -ly words are no adverbs.
+		{"supply", "sup"}, {"family", "fam"}, {"assembly", "assemble"}, {"anomaly", "anomal"}, {"early", "ear"}, {"apply", "app"}, {"daily", "day"}, {"authorize", "author"}, {"normalize", "normal"}, {"categorize", "category"}}
 	for _, p := range apart {
 		if Stem(p[0]) == Stem(p[1]) {
 			t.Errorf("Stem(%q) = Stem(%q) = %q; want them apart", p[0], p[1], Stem(p[0]))

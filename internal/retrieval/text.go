@@ -226,7 +226,38 @@ func Stem(w string) string {
 			w = full
 		}
 	}
-	return derived(finalY(sisNoun(stem(spelledZ(w)))))
+	return derived(finalY(sisNoun(stem(spelledZ(adjectival(w))))))
+}
+
+// adjectival takes an adverb in -ly back to the adjective it is made of,
+// so that a task's "run it locally" meets a skill's "local dev
+// environment", "recursively" its "recursive" and "weekly" its "week":
+// "-ally", "-fully" and "-ately" lose their "ly", as does "ly" after the
+// consonants Porter's second English stemmer allows before it (c, d, e,
+// g, h, k, m, n, r, t), after "-ous" and "-less"; "-ably" and "-ibly"
+// become "-able" and "-ible", a long "-ily" "-y" ("temporarily",
+// "temporary"). Words of five letters or fewer stay as they are ("early",
+// "only", "apply", "daily"), and so do the -ly nouns whose base ends
+// otherwise ("supply", "family", "assembly", "anomaly").
+func adjectival(w string) string {
+	n := len(w)
+	if n < 6 || w[n-2] != 'l' || w[n-1] != 'y' {
+		return w
+	}
+	base := w[:n-2]
+	switch {
+	case n >= 8 && w[n-3] == 'i':
+		return base[:len(base)-1] + "y"
+	case strings.HasSuffix(base, "ab") || strings.HasSuffix(base, "ib"):
+		return base + "le"
+	case strings.HasSuffix(base, "ous") || strings.HasSuffix(base, "less"):
+		return base
+	}
+	switch base[len(base)-1] {
+	case 'c', 'd', 'e', 'g', 'h', 'k', 'l', 'm', 'n', 'r', 't':
+		return base
+	}
+	return w
 }
 
 // clippedLen is the longest clipped form: a longer word, most of those
@@ -263,8 +294,11 @@ var clipped = map[string]string{
 	"dir": "directory", "dirs": "directories",
 	"pkg": "package", "pkgs": "packages",
 	"lib": "library", "libs": "libraries",
-	"k8s":  "kubernetes",
-	"info": "information",
+	"k8s":   "kubernetes",
+	"info":  "information",
+	"gh":    "github",
+	"creds": "credentials",
+	"cert":  "certificate", "certs": "certificates",
 }
 
 // derived takes the noun a verb in -ize or -ate makes back to the verb's
@@ -498,11 +532,19 @@ func appendTerms(dst []string, text string) []string {
 	dst, _ = appendWords(dst, nil, text, 0, false)
 	out := dst[:from]
 	for _, w := range dst[from:] {
-		if st := Stem(w); !isStop(w, st) {
+		if st := stemTerm(w); st != "" {
 			out = append(out, st)
 		}
 	}
 	return out
+}
+
+// stemTerm is the term a word carries: its stem, or "" for a stop word.
+func stemTerm(w string) string {
+	if st := Stem(w); !isStop(w, st) {
+		return st
+	}
+	return ""
 }
 
 // Terms returns the stems of the words of text that carry evidence.
