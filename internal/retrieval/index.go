@@ -512,6 +512,10 @@ type bagScratch struct {
 	at    map[string]int32 // term -> position in freqs
 	freqs [][numFields]float32
 	grams []bigram
+	// stems memoizes stemTerm per word: a catalog's bodies say the same
+	// few thousand words over and over, and a look-up costs a fraction of
+	// stemming one.
+	stems map[string]string
 }
 
 // bagPart is the terms of one field's text among a bagScratch's terms.
@@ -526,6 +530,30 @@ type bagPart struct {
 // for between units: clearing a map costs its size, and one unit with a
 // huge lead must not make every later one pay for it.
 const maxScratchTerms = 1 << 12
+
+// maxScratchStems bounds the words a bagScratch's stem memo keeps.
+const maxScratchStems = 1 << 15
+
+// appendTerms is appendTerms with the scratch's stem memo.
+func (s *bagScratch) appendTerms(dst []string, text string) []string {
+	if s.stems == nil || len(s.stems) > maxScratchStems {
+		s.stems = make(map[string]string, 1024)
+	}
+	from := len(dst)
+	dst, _ = appendWords(dst, nil, text, 0, false)
+	out := dst[:from]
+	for _, w := range dst[from:] {
+		st, ok := s.stems[w]
+		if !ok {
+			st = stemTerm(w)
+			s.stems[w] = st
+		}
+		if st != "" {
+			out = append(out, st)
+		}
+	}
+	return out
+}
 
 func bagOf(u *ir.Unit, aliases []string) bag {
 	var s bagScratch
@@ -543,7 +571,7 @@ func (s *bagScratch) bagOf(u *ir.Unit, aliases []string) bag {
 	// when paired, its bigrams recorded: each text is split once.
 	add := func(f field, text string, weight float32, paired bool) {
 		from := len(terms)
-		terms = appendTerms(terms, text)
+		terms = s.appendTerms(terms, text)
 		parts = append(parts, bagPart{f, weight, paired, from, len(terms)})
 	}
 	add(fieldName, nameWords(u), 1, true)
