@@ -203,6 +203,14 @@ func FuzzWordsFastPath(f *testing.F) {
 		if !slices.Equal(terms[1:], Terms(s)) {
 			t.Errorf("appendTerms(%q) = %q; want %q", s, terms[1:], Terms(s))
 		}
+		// The memo an indexing worker keeps gives the same terms, the
+		// second time as the first.
+		var scratch bagScratch
+		for range 2 {
+			if got := scratch.appendTerms(nil, s); !slices.Equal(got, Terms(s)) {
+				t.Errorf("bagScratch.appendTerms(%q) = %q; want %q", s, got, Terms(s))
+			}
+		}
 	})
 }
 
