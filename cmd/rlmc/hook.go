@@ -55,13 +55,16 @@ var claudeOwnRoots = []string{".claude/skills"}
 
 // hookParams are the flags of `rlmc hook claude-code`.
 type hookParams struct {
-	roots    []string
-	policy   string
-	selects  []string
-	denies   []string
-	budget   int
-	maxChars int
-	timeout  time.Duration
+	roots   []string
+	policy  string
+	selects []string
+	denies  []string
+	budget  int
+	// budgetSet is whether --budget was given: 0 is the default only
+	// when it was not, as for compile.
+	budgetSet bool
+	maxChars  int
+	timeout   time.Duration
 	// loadTimeout bounds the catalog's load when the catalog cache is
 	// cold: past it, the load is left to a builder (0: until shortly
 	// before the deadline, see loadMargin).
@@ -124,6 +127,7 @@ Only the host selects explicit-user-only skills: --select in the hook's
 command line, or the policy. The prompt never does.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			defer gctune.StartShort(gctune.Command)()
+			p.budgetSet = cmd.Flags().Changed("budget")
 			return runHook(cmd.Context(), p, stdin, stdout, stderr)
 		},
 	}
@@ -157,7 +161,7 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 	// Each names the flag it is about: one message listing every bound
 	// left the user to find which they broke.
 	switch {
-	case p.budget < 0:
+	case p.budget < 0 || p.budgetSet && p.budget == 0:
 		return fmt.Errorf("--budget must be positive, not %d", p.budget)
 	case p.maxChars <= 0:
 		return fmt.Errorf("--max-chars must be positive, not %d", p.maxChars)
