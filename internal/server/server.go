@@ -40,12 +40,29 @@ const (
 	DefaultDrainTimeout = 10 * time.Second
 )
 
-// MaxBodyBytes caps a request body. A task may be MaxTaskBytes (1 MiB)
-// long; the 64 KiB above it leave room for the rest of the request and
-// for the JSON escaping of a task's quotes, backslashes and line breaks.
-// A task at the cap that is mostly escapes (say, control characters
-// written as \u0000) does not fit; send text as UTF-8, not \u escapes.
-const MaxBodyBytes = compiler.MaxTaskBytes + 64<<10
+// MaxBodyBytes caps a request body: a task may be MaxTaskBytes (1 MiB)
+// long in any JSON spelling, six bytes for each of its bytes at most
+// (\u001b for a log's escape character; a pasted file's quotes and line
+// breaks take two, a client that writes non-ASCII text as \u escapes
+// three), and 64 KiB for the rest of the request. A cap of the task plus
+// 64 KiB refused a pasted 600 KB of JSON as too large.
+const MaxBodyBytes = 6*compiler.MaxTaskBytes + 64<<10
+
+// bodyShare is what each of MaxInflight bodies being read may hold on
+// average (a task of plain text at the cap, and the rest of the request):
+// the bodies' budget is MaxInflight times it, so that the larger cap on
+// one body does not raise what all of them hold; one body at the cap
+// always fits.
+const bodyShare = compiler.MaxTaskBytes + 64<<10
+
+// bodyBudget is the budget of bytes the bodies being read hold (see
+// bodyShare).
+func bodyBudget(maxInflight int) *httpsafe.Budget {
+	if b := httpsafe.NewBudgetOf(int64(maxInflight), bodyShare); b.Left() >= MaxBodyBytes {
+		return b
+	}
+	return httpsafe.NewBudget(MaxBodyBytes)
+}
 
 // Error codes of the server itself, beside the compiler's, shared with
 // `rlmc proxy` (httpsafe); each comes in the compile error object, with
@@ -129,7 +146,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sem: make(chan struct{}, cfg.MaxInflight), cores: newTurns(runtime.GOMAXPROCS(0)), token: httpsafe.NewToken(cfg.Token),
-		bodies: httpsafe.NewBudgetOf(int64(cfg.MaxInflight), MaxBodyBytes)}
+		bodies: bodyBudget(cfg.MaxInflight)}
 	s.loads = &httpsafe.CatalogLog{Log: s.log, Consequence: "every compile answers no_route"}
 	s.reg, s.m = newMetrics()
 	mux := http.NewServeMux()
@@ -387,7 +404,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (Request, f
 	if err != nil {
 		status := httpsafe.BodyStatus(err)
 		if status == http.StatusRequestEntityTooLarge {
-			err = fmt.Errorf("the request body is over %d bytes", MaxBodyBytes)
+			err = fmt.Errorf("the request body is over %d bytes (a task is at most %d bytes: clip a longer one, as compiler.ClipTask does)", MaxBodyBytes, compiler.MaxTaskBytes)
 		}
 		return req, release, status, err
 	}

@@ -122,6 +122,10 @@ func TestCompileStatuses(t *testing.T) {
 	huge := `{"task": "` + strings.Repeat("a", MaxBodyBytes) + `"}`
 	atCap := `{"task": "` + strings.Repeat("a", compiler.MaxTaskBytes-1) + "\\n" + `"}`
 	overTask := `{"task": "` + strings.Repeat("a", compiler.MaxTaskBytes+1) + `"}`
+	// A task at the cap in any JSON spelling fits the body: quotes (two
+	// bytes each), a log's escape characters as \u001b (six).
+	quotes := `{"task": "` + strings.Repeat(`\"`, compiler.MaxTaskBytes) + `"}`
+	escapes := `{"task": "` + strings.Repeat(`\u001b`, compiler.MaxTaskBytes) + `"}`
 	for _, tc := range []struct {
 		name, body string
 		status     int
@@ -129,6 +133,8 @@ func TestCompileStatuses(t *testing.T) {
 	}{
 		{name: "route", body: `{"task": "write the failing test first, test-driven development"}`, status: 200},
 		{name: "task at the cap with an escape", body: atCap, status: 200},
+		{name: "task at the cap, all quotes", body: quotes, status: 200},
+		{name: "task at the cap, all \\u escapes", body: escapes, status: 200},
 		{name: "not JSON", body: `{"task": `, status: 400, code: compiler.ErrInvalidRequest},
 		// JSON is UTF-8: a Latin-1 body is refused where it is not, not
 		// read with U+FFFD for its accents.
