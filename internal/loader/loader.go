@@ -136,7 +136,9 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 		diags   ir.Diagnostics
 		irRoots []ir.Root
 		reached = map[string]bool{} // skill folders an earlier root found
-		matched = make([]bool, len(opts.Exclude))
+		// scan diagnostics an earlier root gave (firstReport)
+		reported = map[string]bool{}
+		matched  = make([]bool, len(opts.Exclude))
 	)
 	var (
 		listed   []FolderRecord
@@ -195,7 +197,7 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 		}
 		scans[i] = sc.record(len(listed), len(listed)+len(sc.listed))
 		listed = append(listed, sc.listed...)
-		diags = append(diags, ds...)
+		diags = append(diags, firstReport(reported, sc.rootReal, ds)...)
 		exclude := resolveExcludes(fsRoot, opts.Exclude)
 		reach := firstReach(reached, founds)
 		all = slices.Grow(all, len(reach))

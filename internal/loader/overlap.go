@@ -3,6 +3,8 @@ package loader
 import (
 	"path/filepath"
 	"sort"
+
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // firstReach keeps, of the skill folders a root's scan found, those no
@@ -23,6 +25,25 @@ func firstReach(seen map[string]bool, founds []found) []found {
 		}
 		seen[f.dirReal] = true
 		kept = append(kept, f)
+	}
+	return kept
+}
+
+// firstReport keeps, of the diagnostics a root's scan gave, those no
+// earlier root's scan gave with the same code about the same path, and
+// records them in seen: two roots that are one folder, or one inside the
+// other, find the same unreadable SKILL.md or symlink loop, which is one
+// problem, as firstReach keeps each skill folder once. Without it, one
+// FIFO at a SKILL.md was "2 errors" when rlmc ran from the home folder.
+func firstReport(seen map[string]bool, rootReal string, ds ir.Diagnostics) ir.Diagnostics {
+	var kept ir.Diagnostics
+	for _, d := range ds {
+		k := string(d.Code) + "\x00" + filepath.Join(rootReal, filepath.FromSlash(d.Path))
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		kept = append(kept, d)
 	}
 	return kept
 }

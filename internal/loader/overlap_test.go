@@ -25,6 +25,15 @@ func TestOverlappingRootsLoadEachFolderOnce(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "skills"), filepath.Join(dir, "alias")); err != nil {
 		t.Skip("symlinks unsupported:", err)
 	}
+	// A SKILL.md that leaves its root: one problem, reported once however
+	// many roots reach it.
+	testkit.WriteFile(t, filepath.Join(dir, "outside.md"), "---\nname: esc\ndescription: Out.\n---\n")
+	if err := os.MkdirAll(filepath.Join(dir, "skills", "team", "esc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "outside.md"), filepath.Join(dir, "skills", "team", "esc", "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
 	skills, team, alias, other := filepath.Join(dir, "skills"), filepath.Join(dir, "skills", "team"), filepath.Join(dir, "alias"), filepath.Join(dir, "other")
 	tests := []struct {
 		name     string
@@ -48,11 +57,17 @@ func TestOverlappingRootsLoadEachFolderOnce(t *testing.T) {
 			if len(cat.Units) != tt.units {
 				t.Errorf("got %d units; want %d", len(cat.Units), tt.units)
 			}
-			shadowed := 0
+			shadowed, errs := 0, 0
 			for _, d := range cat.Diagnostics {
 				if d.Code == ir.CodeShadowed {
 					shadowed++
 				}
+				if d.Severity == ir.SeverityError {
+					errs++
+				}
+			}
+			if errs != 1 {
+				t.Errorf("got %d errors; want the SKILL.md that leaves its root once (%v)", errs, cat.Diagnostics)
 			}
 			if shadowed != tt.shadowed {
 				t.Errorf("got %d shadowed diagnostics; want %d (%v)", shadowed, tt.shadowed, cat.Diagnostics)
