@@ -98,8 +98,10 @@ type Reload struct {
 	WatchErr error
 }
 
-// ErrClosed is returned by (*Live).Compile when it would wait for a reload
-// of a Live catalog that is closed.
+// ErrClosed is what (*Live).Compile's body_changed error wraps when it
+// would wait for a reload of a Live catalog that is closed
+// (errors.Is(err, ErrClosed)), and a Reload's error when the catalog
+// closed before a load could settle.
 var ErrClosed = errors.New("live catalog is closed")
 
 // ErrUnsettled is a reload's error (Reload.Err, LastError) when the
@@ -370,9 +372,11 @@ func (l *Live) Close() error {
 // Compile compiles req against the current catalog. A compile that meets
 // a body changed on disk since the catalog was loaded (ErrBodyChanged)
 // waits for the reload that the change calls for (it asks for one at
-// once) and tries once more on the new catalog; when that reload fails, or
-// ctx ends first, it returns the body_changed error. While OnReload runs
-// it returns that error at once: the reload runs on OnReload's goroutine.
+// once) and tries once more on the new catalog; when that reload fails,
+// ctx ends first or l is closed, it returns the body_changed error,
+// wrapping why no newer catalog came (the reload's error, ctx's, or
+// ErrClosed). While OnReload runs it returns that error at once: the
+// reload runs on OnReload's goroutine.
 func (l *Live) Compile(ctx context.Context, req Request) (*Result, error) {
 	res, _, err := l.CompileIn(ctx, req)
 	return res, err
@@ -399,8 +403,10 @@ func (l *Live) CompileIn(ctx context.Context, req Request) (*Result, *Compiler, 
 		// never ends.
 		return nil, c, err
 	}
-	if l.waitNewer(ctx) != nil {
-		return nil, c, err
+	if werr := l.waitNewer(ctx); werr != nil {
+		// The body_changed error stands; a host can tell a closed
+		// catalog or its own deadline from it (errors.Is).
+		return nil, c, ce.withCause(werr)
 	}
 	c = l.Current()
 	res, err = c.Compile(ctx, req)

@@ -200,6 +200,30 @@ func TestLiveBodyChangedRetries(t *testing.T) {
 	}
 }
 
+// TestLiveBodyChangedClosed: a closed catalog has no reload to wait for;
+// its compile that meets a changed body returns the body_changed error,
+// which says why no newer catalog came (ErrClosed was documented and never
+// returned).
+func TestLiveBodyChangedClosed(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "alpha", "SKILL.md")
+	writeFileAtomic(t, file, liveSkill("alpha", "Alpha body."))
+	ctx := context.Background()
+	l, err := compiler.Watch(ctx, loader.Options{Roots: []string{root}}, compiler.Policy{}, compiler.LiveOptions{Debounce: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeFileAtomic(t, file, liveSkill("alpha", "Alpha body, edited."))
+	_, err = l.Compile(ctx, compiler.Request{Task: "anything", Select: []string{"alpha"}})
+	var ce *compiler.Error
+	if !errors.As(err, &ce) || ce.Code != compiler.ErrBodyChanged || !errors.Is(err, compiler.ErrClosed) {
+		t.Fatalf("got %v; want %s wrapping ErrClosed", err, compiler.ErrBodyChanged)
+	}
+}
+
 // TestLiveReleasesEverything forces many reloads and closes the catalog:
 // the goroutine count stays flat across reloads and returns to where it
 // was once closed, and closing the context closes the catalog.

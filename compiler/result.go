@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/rlmc-dev/rlmc/internal/rules"
@@ -297,3 +298,10 @@ func (e *Error) Error() string {
 // so that errors.Is(err, context.DeadlineExceeded) or context.Canceled
 // holds.
 func (e *Error) Unwrap() error { return e.cause }
+
+// withCause returns a copy of e that wraps cause beside its own.
+func (e *Error) withCause(cause error) *Error {
+	c := *e
+	c.cause = errors.Join(e.cause, cause)
+	return &c
+}
