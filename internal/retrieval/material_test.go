@@ -1,10 +1,14 @@
 package retrieval
 
 import (
+	"context"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rlmc-dev/rlmc/internal/pulse"
 )
 
 // contract is a pasted document: prose, nothing in it reads as material
@@ -147,7 +151,7 @@ func TestMaterialSpans(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, s := range materialSpans(tt.task, pastedFiles(tt.task)) {
+			for _, s := range materialSpans(tt.task, pastedFiles(tt.task), nil) {
 				got = append(got, tt.task[s.start:s.end])
 			}
 			if len(got) != len(tt.want) {
@@ -491,5 +495,52 @@ func TestPastimeTopics(t *testing.T) {
 				t.Errorf("pastimeTopics(%q) (-want +got):\n%s", tt.task, diff)
 			}
 		})
+	}
+}
+
+// FuzzWholeLineChecks holds structuredLine's Go checks to the patterns
+// they replaced, their specification: an alternative of the structured
+// pattern that had to reach the end of a line ran its matcher over all of
+// it.
+func FuzzWholeLineChecks(f *testing.F) {
+	specs := []struct {
+		name  string
+		check func(string) bool
+		re    *regexp.Regexp
+	}{
+		{"shellVariable", shellVariable, regexp.MustCompile(`^.*\$(?:\{?[A-Za-z_]\w*|\()`)},
+		{"listLine", listLine, regexp.MustCompile(`^\s{2,}\S.*[,(]$`)},
+		{"csvLine", csvLine, regexp.MustCompile(`^[^,]*[^,\s](?:,[^,\s][^,]*){2,}$`)},
+	}
+	for _, s := range []string{"", "echo $HOME", "cost is $5", "${x}", "${1}", "$(date)", "a\n$x", "  foo(", "  foo,", "\t\tbar,", "  ,", "   x", "  x\ny,", "  \n  x,", " \v,",
+		"Amazon EC2,41210.55,43870.12", "a, b, c", "a,b", "a,b,c", "a,,c,d", ",a,b", "a ,b,c", "a,b,c,", "a,b,\nc", "x\ny,z,w", "\u00e9,\u00e8,\u00ea"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, sp := range specs {
+			if got, want := sp.check(s), sp.re.MatchString(s); got != want {
+				t.Errorf("%s(%q): got %v; want %v", sp.name, s, got, want)
+			}
+		}
+	})
+}
+
+// TestParagraphsStop: reading a pasted megabyte's lines looks at the
+// deadline as it goes (it took 100 ms and more between two looks): with
+// its context done, it reads no more than a pulse's few steps of them.
+func TestParagraphsStop(t *testing.T) {
+	task := "what does this log say?\n\n" + strings.Repeat("2024-05-01 12:00:01 INFO worker started\n", 10000)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	paras := paragraphs(task, nil, pulse.New(ctx))
+	read := 0
+	for _, p := range paras {
+		read = max(read, int(p.end))
+	}
+	if read >= len(task)/10 {
+		t.Errorf("got %d of %d bytes read with the context done; want a few lines", read, len(task))
+	}
+	if whole := paragraphs(task, nil, nil); len(whole) == 0 || int(whole[len(whole)-1].end) != len(task) {
+		t.Errorf("without a pulse: got %v; want every line read", whole)
 	}
 }

@@ -137,10 +137,16 @@ func (q *Query) onlyModifier(st string) bool {
 // material the task holds, found once.
 func (q *Query) pastedMaterial() *pastes {
 	if q.pastes == nil {
-		kinds := pastedFiles(q.task)
-		q.pastes = &pastes{kinds, materialSpans(q.task, kinds)}
+		q.pastes = readPastes(q.task, nil)
 	}
 	return q.pastes
+}
+
+// readPastes finds the kinds of file and the spans of pasted material in
+// task; when p stops, what it found so far.
+func readPastes(task string, p *pulse.Pulse) *pastes {
+	kinds := pastedFiles(task)
+	return &pastes{kinds, materialSpans(task, kinds, p)}
 }
 
 // Surface returns, for each of terms (every stem of the task when terms
@@ -250,6 +256,10 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 	if q.cjk {
 		masked = maskRefusedCJK(q, masked)
 	}
+	// Reading a pasted megabyte's lines takes tens of milliseconds: it
+	// looks at the deadline as it goes (the query is partial when it
+	// stops, as when any step here does).
+	q.pastes = readPastes(task, p)
 	masked = ix.maskQuoted(q, masked)
 	masked = maskVerbGo(q, masked)
 	q.stems = make([]string, len(q.words))
