@@ -143,6 +143,7 @@ const (
 	findHookGoRun           = "hook_go_run"
 	findHookNotClaudeCode   = "hook_not_claude_code"
 	findHookLeavesClaudeOwn = "hook_leaves_claude_skills"
+	findHookRoots           = "hook_roots"
 	findNoRoot              = "no_root"
 	findNoUnits             = "no_units"
 	findAllDenied           = "all_denied"

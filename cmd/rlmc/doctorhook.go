@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -157,6 +158,51 @@ func doctorHook(ctx context.Context, r *doctorReport, file, project string, h cl
 	default:
 		r.add(secHook, ir.SeverityInfo, findHookOK, "%s: %s answered in %v (its own deadline: %v)", where, ir.EscapeText(h.Command), took.Round(time.Millisecond), hookDeadline(words))
 	}
+	if own := hookRootArgs(words, project); len(own) > 0 && !checkedRoots(r.Roots, own) {
+		// The catalog above is doctor's roots': a hook that names its
+		// own was run, but its skills were never checked, and no_root's
+		// advice to make .agents/skills was wrong for it.
+		var args []string
+		for _, d := range own {
+			args = append(args, "--root "+shellQuote(d))
+		}
+		r.add(secHook, ir.SeverityInfo, findHookRoots, "%s: the hook reads its own roots, not the roots above: rlmc doctor %s checks its skills", where, strings.Join(args, " "))
+	}
+}
+
+// hookRootArgs returns the roots a hook command's words name with
+// --root, absolute (relative ones as Claude Code runs the hook: in the
+// project).
+func hookRootArgs(words []string, project string) []string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		var dir string
+		switch w := words[i]; {
+		case w == "--root" && i+1 < len(words):
+			dir = words[i+1]
+			i++
+		case strings.HasPrefix(w, "--root="):
+			dir = strings.TrimPrefix(w, "--root=")
+		default:
+			continue
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(project, dir)
+		}
+		out = append(out, filepath.Clean(dir))
+	}
+	return out
+}
+
+// checkedRoots reports whether every one of dirs is among the roots doctor
+// checked.
+func checkedRoots(roots []doctorRoot, dirs []string) bool {
+	for _, d := range dirs {
+		if !slices.ContainsFunc(roots, func(r doctorRoot) bool { abs, err := filepath.Abs(r.Dir); return err == nil && abs == d }) {
+			return false
+		}
+	}
+	return true
 }
 
 // hookDeadline is the --timeout of an rlmc hook command's words, else the

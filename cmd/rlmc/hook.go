@@ -381,7 +381,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		}
 		linkedNote = strings.Join(left, "; ")
 		if len(opts.Roots) == 0 {
-			return nil, joinError(fmt.Errorf("no skill root under %s or the home folder (%s is left to Claude Code)", in.Cwd, strings.Join(claudeOwnRoots, ", ")), linkedNote)
+			return nil, nothingToDo{joinError(fmt.Errorf("no skill root under %s or the home folder (%s is left to Claude Code)", in.Cwd, strings.Join(claudeOwnRoots, ", ")), linkedNote)}
 		}
 	}
 	// A cache that is off is said in the hook's one line on stderr, with
@@ -579,6 +579,16 @@ func hookJSON(prompt string) ([]byte, error) {
 }
 
 // joinError adds note, when there is one, to err's line.
+// nothingToDo is a hook's error that is no failure of the hook: the
+// prompt's folder gives it nothing to do (no skill root under it or the
+// home folder, as in every project without skills for a hook in the
+// user's settings). It is said on stderr as any error is, but a check run
+// (RLMC_HOOK_CHECK, rlmc doctor) passes: doctor reported it as a broken
+// hook beside its own no_root warning, which says what to do.
+type nothingToDo struct{ error }
+
+func (n nothingToDo) Unwrap() error { return n.error }
+
 func joinError(err error, note string) error {
 	if note == "" {
 		return err

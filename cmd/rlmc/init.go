@@ -128,6 +128,26 @@ func hookExecutable() (string, error) {
 	return filepath.Abs(exe)
 }
 
+// runsThis reports whether the hook command present runs the rlmc at
+// executable: its program is that file, by its path or, named without
+// one ("rlmc hook claude-code", as the docs write it), by the PATH that
+// finds it. A warning compared the command's text with init's own and
+// told a user whose documented hook ran this very rlmc to edit it.
+func runsThis(present, executable string) bool {
+	prog := readHookCommand(present).prog
+	if prog == "" {
+		return false
+	}
+	if !strings.ContainsAny(prog, `/\`) {
+		found, err := exec.LookPath(prog)
+		if err != nil {
+			return false
+		}
+		prog = found
+	}
+	return filepath.IsAbs(prog) && sameFile(prog, executable)
+}
+
 // sameFile reports whether paths a and b lead to the same file.
 func sameFile(a, b string) bool {
 	fa, err := os.Stat(a)
@@ -302,7 +322,7 @@ func initHook(p initParams, edit hookEdit, would string, stdout, stderr io.Write
 		if edit.user {
 			fmt.Fprintf(stdout, "it runs in every project; a project hook beside it would bring every skill twice\n")
 		}
-		if present != command {
+		if !runsThis(present, p.executable) {
 			fmt.Fprintf(stderr, "rlmc: warning: %s runs %s, not this rlmc (%s); edit it by hand to change which rlmc runs\n", ir.Printable(file), ir.EscapeText(present), ir.Printable(p.executable))
 		}
 		return false, nil

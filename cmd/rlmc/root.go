@@ -72,7 +72,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// (Claude Code blocks it on 2): a hook's error, usage errors
 		// included, is one line on stderr and exit 0.
 		fmt.Fprintf(stderr, "rlmc: %s\n", ir.EscapeText(err.Error()))
-		if os.Getenv(envHookCheck) != "" {
+		if os.Getenv(envHookCheck) != "" && !errors.As(err, new(nothingToDo)) {
 			return exitFailure
 		}
 		return exitOK

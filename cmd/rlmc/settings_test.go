@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -189,6 +190,42 @@ func TestInitRefusesAGoRunBuild(t *testing.T) {
 	}
 	if err := runInit(initParams{dir: dir, claudeCode: true, dryRun: true, executable: "/tmp/go-build1/b001/exe/rlmc"}, &out, &errs); err != nil {
 		t.Errorf("--dry-run: got %v; want the diff shown", err)
+	}
+}
+
+// TestRunsThis: a hook command runs this rlmc when its program is this
+// file, by path or through PATH; init warned about the documented
+// "rlmc hook claude-code" though PATH found this very rlmc.
+func TestRunsThis(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "bin", "rlmc")
+	other := filepath.Join(dir, "other", "rlmc")
+	for _, f := range []string{exe, other} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", filepath.Dir(exe))
+	tests := []struct {
+		name, command string
+		want          bool
+	}{
+		{name: "by name, found on PATH", command: "rlmc hook claude-code", want: true},
+		{name: "by name, with flags", command: "rlmc hook claude-code --budget 500", want: true},
+		{name: "by its path", command: shellQuote(exe) + " hook claude-code", want: true},
+		{name: "another rlmc", command: shellQuote(other) + " hook claude-code"},
+		{name: "a name PATH does not find", command: "rlmc-dev hook claude-code"},
+		{name: "no rlmc hook", command: "echo hi"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := runsThis(tt.command, exe); got != tt.want {
+				t.Errorf("runsThis(%q): got %v; want %v", tt.command, got, tt.want)
+			}
+		})
 	}
 }
 
