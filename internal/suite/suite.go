@@ -552,6 +552,21 @@ func (r *Runner) Run(ctx context.Context, c *Case) Outcome {
 		// unit's name ("code-reveiw") checks nothing and passes for ever.
 		// A name near none is a unit meant to be absent (one the host
 		// policy excludes), which is what the case checks.
+		// A name the case wants selected that no unit bears fails
+		// anyway; it says why, not only that nothing was selected (a
+		// documented example copied into a catalog without its skills).
+		var wanted []string
+		if w := c.Wants[i]; w.Selected != nil {
+			wanted = append(wanted, *w.Selected...)
+		}
+		wanted = append(wanted, c.Wants[i].Includes...)
+		for _, n := range compiler.UnknownUnits(primary, wanted) {
+			hint := ""
+			if meant := suggest.Closest(n, unitNames(primary), 2); meant != "" {
+				hint = " (did you mean " + meant + "?)"
+			}
+			fail("%s%s: no unit is named so in the catalog%s", label, n, hint)
+		}
 		for _, n := range compiler.UnknownUnits(primary, c.Wants[i].Excludes) {
 			if meant := suggest.Closest(n, unitNames(primary), 2); meant != "" {
 				fail("%sexcludes %s: no unit is named so, and the case checks nothing (did you mean %s?)", label, n, meant)

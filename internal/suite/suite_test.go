@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -96,6 +98,37 @@ func TestBudgetWrittenAsFloat(t *testing.T) {
 			}
 			if got := c.Requests[0].budget(); got != 100 {
 				t.Errorf("got budget %d; want 100", got)
+			}
+		})
+	}
+}
+
+// TestWantedUnknown: a case that wants a unit no skill of the catalog
+// bears says so, with the name it most likely means, not only that
+// nothing was selected (a documented example copied into a catalog
+// without its skills read "includes tdd: got []; want it selected").
+func TestWantedUnknown(t *testing.T) {
+	for _, tc := range []struct {
+		name, want, says string
+	}{
+		{"includes, a typo", `{"includes": ["code-reveiw"]}`, "code-reveiw: no unit is named so in the catalog (did you mean code-review?)"},
+		{"selected, absent", `{"selected": ["tdd"]}`, "tdd: no unit is named so in the catalog"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "case.txtar")
+			data := "A case.\n-- request.json --\n{\"task\": \"review my pull request\"}\n-- want.json --\n" + tc.want + "\n" +
+				"-- skills/code-review/SKILL.md --\n---\nname: code-review\ndescription: Review a pull request.\n---\n# cr\n"
+			if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Parse(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &Runner{TempDir: func() (string, error) { return os.MkdirTemp(t.TempDir(), "case") }}
+			out := r.Run(context.Background(), c)
+			if !slices.ContainsFunc(out.Failures, func(f string) bool { return strings.HasSuffix(f, tc.says) }) {
+				t.Errorf("got failures %q; want one saying %q", out.Failures, tc.says)
 			}
 		})
 	}
