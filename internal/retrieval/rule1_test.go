@@ -270,6 +270,7 @@ func TestTerms(t *testing.T) {
 		{name: "of the", text: "of the", want: ""},
 		{name: "contractions of stop words", text: "I'm sure you're right; I've seen that's it", want: "sure right seen"},
 		{name: "degree, frequency and time adverbs", text: "it is really much slower now and often fails already", want: "slower fail"},
+		{name: "sentence adverbs, with -ly folded or not", text: "it currently fails and probably always did, basically", want: "fail"},
 		{name: "thing words", text: "something is off with the way things deploy", want: "deploy"},
 		{name: "wh-ever words and indefinite pronouns", text: "deploy whatever anyone merges, wherever", want: "deploy merg"},
 		{name: "indefinite pronouns stay", text: "review someone else's change", want: "review someon els chang"},

@@ -171,7 +171,9 @@ func fold(r rune) rune {
 
 // stopWords carry no evidence about which skill a task wants. The list is
 // generic English; it names no skill and no benchmark phrase. Adverbs of
-// degree, frequency and time ("really", "often", "now") and the words for
+// degree, frequency and time ("really", "often", "now"), and the sentence
+// adverbs in -ly ("currently", "probably"), which Stem would otherwise
+// take to an adjective a skill may use ("current"), and the words for
 // "thing" are among them: a skill that lists one among its triggers is no
 // more asked for by a task that says it in passing (number words are not:
 // "the sum of two numbers" names what a function takes). Negation cues
@@ -195,6 +197,9 @@ isnt arent wasnt werent doesnt didnt cant cannot couldnt wouldnt shouldnt wont h
 youll theyll itll youd theyd shes whos wheres hows
 much many lot lots little less least enough really actually quite rather still even yet already always often sometimes maybe perhaps
 now today later soon ago thing things something anything everything nothing way ways
+currently recently lately previously originally initially finally eventually usually normally typically generally basically essentially
+literally definitely certainly probably possibly hopefully obviously apparently simply merely nearly mostly partly slightly
+totally completely entirely fully exactly immediately
 anyone anybody everyone everybody nobody somewhere anywhere everywhere
 whatever whenever wherever whichever whoever however
 ` + cjkStopWords)
