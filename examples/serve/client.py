@@ -106,6 +106,12 @@ def main():
     except RlmcError as e:
         print(f"rlmc: {e} (HTTP {e.status})", file=sys.stderr)
         return 1
+    except OSError as e:
+        # No server there (refused, a socket path that does not exist,
+        # a timeout): one line, not a traceback.
+        where = args.socket or args.url
+        print(f"rlmc: cannot reach rlmc serve at {where}: {e}", file=sys.stderr)
+        return 1
     names = [s["name"] for s in res["selected"]]
     print(f"rlmc decided {res['decision']}, selected [{' '.join(names)}]", file=sys.stderr)  # as the Go planner example prints it
     sys.stdout.write(res["prompt"])
