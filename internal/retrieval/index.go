@@ -539,20 +539,17 @@ func (s *bagScratch) appendTerms(dst []string, text string) []string {
 	if s.stems == nil || len(s.stems) > maxScratchStems {
 		s.stems = make(map[string]string, 1024)
 	}
-	from := len(dst)
-	dst, _ = appendWords(dst, nil, text, 0, false)
-	out := dst[:from]
-	for _, w := range dst[from:] {
-		st, ok := s.stems[w]
-		if !ok {
-			st = stemTerm(w)
-			s.stems[w] = st
-		}
-		if st != "" {
-			out = append(out, st)
-		}
+	return appendTermsBy(dst, text, s.stemTerm)
+}
+
+// stemTerm is stemTerm, memoized.
+func (s *bagScratch) stemTerm(w string) string {
+	st, ok := s.stems[w]
+	if !ok {
+		st = stemTerm(w)
+		s.stems[w] = st
 	}
-	return out
+	return st
 }
 
 func bagOf(u *ir.Unit, aliases []string) bag {

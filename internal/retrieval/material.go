@@ -192,8 +192,8 @@ type paragraph struct {
 // material: fenced code blocks, paragraphs (runs of lines between blank
 // lines) at least half of whose lines read as material, and a pasted
 // document's paragraphs (see documentMinWords).
-func materialSpans(task string, kinds []*pastedKind, p *pulse.Pulse) []materialSpan {
-	paras := paragraphs(task, kinds, p)
+func materialSpans(task string, kinds []*pastedKind, pu *pulse.Pulse) []materialSpan {
+	paras := paragraphs(task, kinds, pu)
 	document(paras)
 	var out []materialSpan
 	for _, p := range paras {

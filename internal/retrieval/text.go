@@ -532,12 +532,16 @@ func undouble(w string) string {
 }
 
 // appendTerms appends Terms(text) to dst, reusing its room.
-func appendTerms(dst []string, text string) []string {
+func appendTerms(dst []string, text string) []string { return appendTermsBy(dst, text, stemTerm) }
+
+// appendTermsBy is appendTerms with the terms of words given by term
+// (stemTerm, or a memo of it).
+func appendTermsBy(dst []string, text string, term func(string) string) []string {
 	from := len(dst)
 	dst, _ = appendWords(dst, nil, text, 0, false)
 	out := dst[:from]
 	for _, w := range dst[from:] {
-		if st := stemTerm(w); st != "" {
+		if st := term(w); st != "" {
 			out = append(out, st)
 		}
 	}
