@@ -103,6 +103,24 @@ func TestBudgetWrittenAsFloat(t *testing.T) {
 	}
 }
 
+// runCodeReviewCase runs a case of one task and one expectation over a
+// catalog of one skill, code-review.
+func runCodeReviewCase(t *testing.T, task, want string) Outcome {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "case.txtar")
+	data := "A case.\n-- request.json --\n{\"task\": \"" + task + "\"}\n-- want.json --\n" + want + "\n" +
+		"-- skills/code-review/SKILL.md --\n---\nname: code-review\ndescription: Review a pull request.\n---\n# cr\n"
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{TempDir: func() (string, error) { return os.MkdirTemp(t.TempDir(), "case") }}
+	return r.Run(context.Background(), c)
+}
+
 // TestWantedUnknown: a case that wants a unit no skill of the catalog
 // bears says so, with the name it most likely means, not only that
 // nothing was selected (a documented example copied into a catalog
@@ -115,18 +133,7 @@ func TestWantedUnknown(t *testing.T) {
 		{"selected, absent", `{"selected": ["tdd"]}`, "tdd: no unit is named so in the catalog"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "case.txtar")
-			data := "A case.\n-- request.json --\n{\"task\": \"review my pull request\"}\n-- want.json --\n" + tc.want + "\n" +
-				"-- skills/code-review/SKILL.md --\n---\nname: code-review\ndescription: Review a pull request.\n---\n# cr\n"
-			if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			c, err := Parse(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := &Runner{TempDir: func() (string, error) { return os.MkdirTemp(t.TempDir(), "case") }}
-			out := r.Run(context.Background(), c)
+			out := runCodeReviewCase(t, "review my pull request", tc.want)
 			if !slices.ContainsFunc(out.Failures, func(f string) bool { return strings.HasSuffix(f, tc.says) }) {
 				t.Errorf("got failures %q; want one saying %q", out.Failures, tc.says)
 			}
@@ -147,18 +154,7 @@ func TestExcludesTypo(t *testing.T) {
 		{"the unit itself, not selected", "code-review", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "case.txtar")
-			data := "A case.\n-- request.json --\n{\"task\": \"write a poem\"}\n-- want.json --\n{\"excludes\": [\"" + tc.excluded + "\"]}\n" +
-				"-- skills/code-review/SKILL.md --\n---\nname: code-review\ndescription: Review a pull request.\n---\n# cr\n"
-			if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			c, err := Parse(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := &Runner{TempDir: func() (string, error) { return os.MkdirTemp(t.TempDir(), "case") }}
-			if out := r.Run(context.Background(), c); (len(out.Failures) > 0) != tc.fails {
+			if out := runCodeReviewCase(t, "write a poem", `{"excludes": ["`+tc.excluded+`"]}`); (len(out.Failures) > 0) != tc.fails {
 				t.Errorf("got failures %q; want failing %v", out.Failures, tc.fails)
 			}
 		})
