@@ -186,6 +186,8 @@ type paragraph struct {
 	document bool // stands where a pasted document does
 	asks     bool // ends with a question mark or a colon
 	note     bool // opens with one word and a colon ("Notes: ...") and asks nothing
+	points   bool // says "this", "these", "the following" or "below": it points at what follows
+	speaks   bool // says "you", "me" or "please": it speaks to the assistant
 }
 
 // materialSpans returns the byte ranges of task that are pasted
@@ -981,6 +983,8 @@ func paragraphs(task string, kinds []*pastedKind, p *pulse.Pulse) []paragraph {
 		if strings.Contains(trimmed, "?") {
 			cur.note = false
 		}
+		points, speaks := deixis(trimmed)
+		cur.points, cur.speaks = cur.points || points, cur.speaks || speaks
 		cur.end = end
 		cur.asks = strings.HasSuffix(trimmed, "?") || strings.HasSuffix(trimmed, ":")
 		cur.words += len(strings.Fields(text))
@@ -1060,6 +1064,15 @@ func document(paras []paragraph) {
 		// A labelled note after the paste ("Dashboards: ...") is
 		// context: the request is the first paragraph.
 		from, to = 1, len(paras)
+	} else if from == 1 && paras[0].points && !paras[0].material && !paras[to].asks && !paras[to].speaks && paras[to].words > introWords {
+		// A short request that points at what follows ("scale this to
+		// 12 servings", "summarize these notes in 5 bullets") leaves
+		// the last paragraph to the pasted document (a recipe's method,
+		// the notes' last section) when it does not speak to the
+		// assistant: a request after the paste says "you", "me" or
+		// "please", asks, or is a few words ("Draft our reply to the
+		// reporter, tell me whether to go on record").
+		to = len(paras)
 	}
 	middle := 0
 	for _, p := range paras[from:to] {
@@ -1071,6 +1084,21 @@ func document(paras []paragraph) {
 	for i := from; i < to; i++ {
 		paras[i].document = true
 	}
+}
+
+// deixis reports whether a line points at what follows it ("this",
+// "these", "the following", "below": "scale this to 12 servings") and
+// whether it speaks to the assistant ("you", "me", "please").
+func deixis(line string) (points, speaks bool) {
+	for _, w := range Words(line) {
+		switch w {
+		case "this", "these", "following", "below":
+			points = true
+		case "you", "me", "please":
+			speaks = true
+		}
+	}
+	return points, speaks
 }
 
 // mostlyMaterial reports whether paras hold at least as many words in
