@@ -188,6 +188,7 @@ type paragraph struct {
 	note     bool // opens with one word and a colon ("Notes: ...") and asks nothing
 	points   bool // says "this", "these", "the following" or "below": it points at what follows
 	speaks   bool // says "you", "me" or "please": it speaks to the assistant
+	prose    bool // opens with a line of words addressed to someone, no heading, list mark or label
 }
 
 // materialSpans returns the byte ranges of task that are pasted
@@ -979,6 +980,8 @@ func paragraphs(task string, kinds []*pastedKind, p *pulse.Pulse) []paragraph {
 		if n == 0 {
 			cur.start = start
 			cur.note = labelled(trimmed)
+			word, _, labelLike := strings.Cut(trimmed, ":")
+			cur.prose = addressed(trimmed) && !(labelLike && !strings.ContainsAny(word, " \t"))
 		}
 		if strings.Contains(trimmed, "?") {
 			cur.note = false
@@ -1064,14 +1067,12 @@ func document(paras []paragraph) {
 		// A labelled note after the paste ("Dashboards: ...") is
 		// context: the request is the first paragraph.
 		from, to = 1, len(paras)
-	} else if from == 1 && paras[0].points && !paras[0].material && !paras[to].asks && !paras[to].speaks && paras[to].words > introWords {
+	} else if from == 1 && paras[0].points && !paras[0].material && pastedSection(paras[to]) {
 		// A short request that points at what follows ("scale this to
 		// 12 servings", "summarize these notes in 5 bullets") leaves
-		// the last paragraph to the pasted document (a recipe's method,
-		// the notes' last section) when it does not speak to the
-		// assistant: a request after the paste says "you", "me" or
-		// "please", asks, or is a few words ("Draft our reply to the
-		// reporter, tell me whether to go on record").
+		// the last paragraph to the pasted document when it reads as a
+		// section of one (a recipe's "Method", the notes' list of
+		// follow-ups) rather than more of the request.
 		to = len(paras)
 	}
 	middle := 0
@@ -1084,6 +1085,17 @@ func document(paras []paragraph) {
 	for i := from; i < to; i++ {
 		paras[i].document = true
 	}
+}
+
+// pastedSection reports whether the last prose paragraph of a task reads
+// as a section of a pasted document, not as more of the request: it opens
+// with a heading, a list mark or a label ("Method", "- Q4 themes",
+// "context: ..."), not with words addressed to someone ("Focus on the
+// pricing part"), it does not speak to the assistant ("you", "me",
+// "please": "Draft our reply to the reporter, tell me whether ..."), it
+// does not ask, and it holds more than introWords words.
+func pastedSection(p paragraph) bool {
+	return !p.prose && !p.speaks && !p.asks && p.words > introWords
 }
 
 // deixis reports whether a line points at what follows it ("this",

@@ -544,3 +544,30 @@ func TestParagraphsStop(t *testing.T) {
 		t.Errorf("without a pulse: got %v; want every line read", whole)
 	}
 }
+
+// TestPointedDocumentEnd: a short request that points at what follows
+// leaves the last paragraph to the pasted document when it reads as a
+// section of it, not when it is more of the request.
+func TestPointedDocumentEnd(t *testing.T) {
+	article := "Acme raised its prices in March, and the sales team has had a hard quarter since. Customers on the old plan were moved to the new tiers without notice, and support tickets doubled in two weeks.\n\n" +
+		"The new tiers bundle reporting with seats, which small teams do not need. Several of them wrote that they would leave at renewal, and two already did, citing the bundle and the notice.\n\n"
+	tests := []struct {
+		name, last string
+		document   bool
+	}{
+		{name: "a section with a heading", last: "Method\n1. Heat the oil in a large pot over medium heat, add the onion, carrot and celery and cook them for ten minutes until soft, stirring now and then.\n2. Add the garlic and the lentils, pour in the stock and simmer for half an hour.", document: true},
+		{name: "a list", last: "- follow up with the two customers who left and ask what would bring them back\n- draft the notice template for the next change and send it to legal for a review", document: true},
+		{name: "more of the request", last: "Focus on the parts about pricing and write it for a non-technical audience in three bullet points, keeping the names of the customers out of it entirely."},
+		{name: "speaking to the assistant", last: "- keep it short and tell me which of the points the sales team should hear first, and which can wait for the quarterly review next month"},
+		{name: "a few words", last: "- keep it short"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			paras := paragraphs("summarize this for the team\n\n"+article+tt.last, nil, nil)
+			document(paras)
+			if got := paras[len(paras)-1].document; got != tt.document {
+				t.Errorf("last paragraph a document's: got %v; want %v", got, tt.document)
+			}
+		})
+	}
+}
