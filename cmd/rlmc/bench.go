@@ -91,6 +91,7 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	failures := compileFailures(rep)
 	if p.format == "json" {
 		if !p.outcomes {
 			rep.Outcomes = nil
@@ -98,22 +99,40 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
-		return benchFailure(diags, unknown, stderr)
+		return benchFailure(diags, unknown, failures, stderr)
 	}
 	if err := writeBenchTable(stdout, rep); err != nil {
 		return err
 	}
-	return benchFailure(diags, unknown, stderr)
+	return benchFailure(diags, unknown, failures, stderr)
+}
+
+// compileFailures lists the cases whose compile failed ("id: error"), in
+// the cases' order.
+func compileFailures(rep *bench.Report) []string {
+	var out []string
+	for _, o := range rep.Outcomes {
+		if o.Error != "" {
+			out = append(out, o.Case.ID+": "+o.Error)
+		}
+	}
+	return out
 }
 
 // benchFailure fails (exit 1) a run whose figures are printed but are not
 // the catalog's and the cases': the catalog has errors (catalogFailure),
-// or cases name gold skills no answer can match (unknown: the catalog
+// cases name gold skills no answer can match (unknown: the catalog
 // lacks them, or they are explicit-user-only; each said on stderr before
-// the run): a misspelt label lowers the figures without a failing run.
-func benchFailure(ds ir.Diagnostics, unknown []string, stderr io.Writer) error {
+// the run): a misspelt label lowers the figures without a failing run,
+// or compiles failed (failures: a policy whose mandatory units cannot
+// load fails every one, and the table read as a router that abstains).
+func benchFailure(ds ir.Diagnostics, unknown, failures []string, stderr io.Writer) error {
 	if err := catalogFailure(ds, stderr); err != nil {
 		return err
+	}
+	if len(failures) > 0 {
+		fmt.Fprintf(stderr, "rlmc: bench: %s failed to compile, counted as wrong: %s\n", plural(len(failures), "case"), listSome(failures))
+		return failed()
 	}
 	if len(unknown) > 0 {
 		fmt.Fprintf(stderr, "rlmc: the cases name skills no answer can match (%d, above): the figures count them as wrong; fix the cases or the catalog\n", len(unknown))
