@@ -116,6 +116,7 @@ func members(data []byte, v any, known map[string]json.RawMessage) (unknown []st
 		return nil, err
 	}
 	names := fieldNames(reflect.TypeOf(v).Elem())
+	raw := rawFields(reflect.TypeOf(v).Elem())
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {
@@ -139,6 +140,9 @@ func members(data []byte, v any, known map[string]json.RawMessage) (unknown []st
 		if err := dec.Decode(&value); err != nil {
 			return nil, err
 		}
+		if inner, ok := repeatedInside(value); ok && names[key] && !raw[key] {
+			return nil, &KeyError{Key: key + "." + inner, Repeated: true}
+		}
 		switch {
 		case !names[key]:
 			unknown = append(unknown, key)
@@ -153,6 +157,52 @@ func members(data []byte, v any, known map[string]json.RawMessage) (unknown []st
 		return nil, errors.New("the body holds more than one JSON value")
 	}
 	return unknown, nil
+}
+
+// repeatedInside returns a key that an object nested in value (at any
+// depth) gives twice, for a field Go decodes (not raw JSON, see
+// rawFields): a map field ("rejected": {"lint": "denied", "lint":
+// "no_evidence"}) kept the last silently. value is valid JSON (Decode
+// read it).
+func repeatedInside(value json.RawMessage) (string, bool) {
+	if !bytes.ContainsRune(value, '{') {
+		return "", false // no object in it: a string, a number, a list of strings
+	}
+	// One set of keys per open object, nil for an open array.
+	var open []map[string]bool
+	dec := json.NewDecoder(bytes.NewReader(value))
+	expectKey := false // the next string is an object's key
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				open = append(open, map[string]bool{})
+				expectKey = true
+				continue
+			case '[':
+				open = append(open, nil)
+			default:
+				open = open[:len(open)-1]
+			}
+		case string:
+			if expectKey {
+				keys := open[len(open)-1]
+				if keys[t] {
+					return t, true
+				}
+				keys[t] = true
+				expectKey = false
+				continue
+			}
+		}
+		// A value ended: in an object, a key comes next.
+		expectKey = len(open) > 0 && open[len(open)-1] != nil
+	}
 }
 
 // fieldNames returns the JSON names of t's exported fields.
@@ -176,6 +226,31 @@ func fieldNames(t reflect.Type) map[string]bool {
 		names[name] = true
 	}
 	return names
+}
+
+// rawMessage is the type of a field whose value the caller decodes itself.
+var rawMessage = reflect.TypeFor[json.RawMessage]()
+
+// rawFields returns the JSON names of t's fields that hold raw JSON
+// (json.RawMessage, or a slice or map of them): the caller decodes those
+// values itself, with its own checks, and says where a repeated key is.
+func rawFields(t reflect.Type) map[string]bool {
+	raw := map[string]bool{}
+	for f := range t.Fields() {
+		ft := f.Type
+		if ft.Kind() == reflect.Slice || ft.Kind() == reflect.Map {
+			ft = ft.Elem()
+		}
+		if ft != rawMessage {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		raw[name] = true
+	}
+	return raw
 }
 
 // Explain returns err, from decoding data into Go values, said in the

@@ -19,6 +19,8 @@ type request struct {
 	Select []string `json:"select,omitempty"`
 	Skip   string   `json:"-"`
 	Plain  int
+	Labels map[string]string `json:"labels,omitempty"`
+	Nested []map[string]any  `json:"nested,omitempty"`
 }
 
 func TestUnmarshal(t *testing.T) {
@@ -34,6 +36,10 @@ func TestUnmarshal(t *testing.T) {
 		{name: "long s", data: `{"ſelect": ["a"]}`, wantKey: "ſelect"},
 		{name: "kelvin sign", data: `{"tas\u212a": "x"}`, wantKey: "tas\u212a"},
 		{name: "repeated", data: `{"select": ["a"], "select": []}`, wantKey: "select", repeated: true},
+		// A map field kept the last of a repeated key silently.
+		{name: "repeated in a map", data: `{"labels": {"lint": "denied", "lint": "no_evidence"}}`, wantKey: "labels.lint", repeated: true},
+		{name: "repeated deeper", data: `{"nested": [{"a": {"b": 1, "b": 2}}]}`, wantKey: "nested.b", repeated: true},
+		{name: "same key in two objects", data: `{"nested": [{"a": 1}, {"a": 2}], "labels": {"x": "{\"x\": 1, \"x\": 2}"}}`},
 		{name: "field named -", data: `{"Skip": "x"}`, wantKey: "Skip"},
 		{name: "dash key", data: `{"-": "x"}`, wantKey: "-"},
 		{name: "plain field by lower case", data: `{"plain": 1}`, wantKey: "plain"},

@@ -102,6 +102,8 @@ func TestParseRefusesEmptyChecks(t *testing.T) {
 		// What a red team found passing whatever the compile did.
 		{"a decision no compile reaches", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"decision\": \"routed\"}\n", `decision is "routed"`},
 		{"a decision beside an error", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"error\": \"unknown_unit\", \"decision\": \"route\"}\n", "has no decision to check"},
+		{"fingerprints given two ways", "x\n-- request.json --\n[{\"task\": \"t\"}, {\"task\": \"t\"}]\n-- want.json --\n[{\"fingerprints\": \"equal\"}, {\"fingerprints\": \"differ\"}]\n", `both "equal" and "differ"`},
+		{"catalog fingerprints given two ways", "x\n-- request.json --\n[{\"task\": \"t\"}, {\"task\": \"t\"}]\n-- want.json --\n[{\"catalog_fingerprints\": \"equal\"}, {\"catalog_fingerprints\": \"differ\"}]\n-- skills/a/SKILL.md --\n" + skill + "-- skills-b/a/SKILL.md --\n" + skill, "catalog_fingerprints compares the whole case"},
 		{"an empty prompt substring", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"prompt_contains\": [\"\"]}\n", "prompt_contains holds an empty string"},
 	}
 	for _, tt := range tests {

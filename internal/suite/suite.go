@@ -291,7 +291,34 @@ func (c *Case) checkComparisons() error {
 			return fmt.Errorf("want.json: %w", err)
 		}
 	}
+	// A comparison of the whole case is one: entries that set it
+	// differently left all but the first unchecked.
+	if _, err := caseWide(c.Wants, "catalog_fingerprints", func(w Want) string { return w.CatalogFingerprints }); err != nil {
+		return err
+	}
+	if !hasB {
+		if _, err := caseWide(c.Wants, "fingerprints", func(w Want) string { return w.Fingerprints }); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// caseWide returns the value the entries of wants that set key give it,
+// refusing entries that give it two values: the comparison is of the
+// whole case (catalog_fingerprints; fingerprints across requests).
+func caseWide(wants []Want, key string, of func(Want) string) (string, error) {
+	v := ""
+	for _, w := range wants {
+		switch x := of(w); {
+		case x == "":
+		case v == "":
+			v = x
+		case x != v:
+			return "", fmt.Errorf("want.json: %s compares the whole case, and its entries give it as both %q and %q", key, v, x)
+		}
+	}
+	return v, nil
 }
 
 // checkNothingSkipped refuses an expectation that would pass whatever the
@@ -601,7 +628,7 @@ func (r *Runner) Run(ctx context.Context, c *Case) Outcome {
 		}
 	}
 	if variant == nil && len(prints) > 1 {
-		want := c.Wants[0].Fingerprints
+		want, _ := caseWide(c.Wants, "fingerprints", func(w Want) string { return w.Fingerprints })
 		equal := true
 		for _, p := range prints[1:] {
 			equal = equal && p == prints[0]
