@@ -249,6 +249,11 @@ func checkCases(file string, cases []Case, lines []int) error {
 		if slices.Contains(c.Skills, "") || slices.Contains(c.Alternatives, "") || slices.Contains(c.Select, "") {
 			return fmt.Errorf("%s: case %q names an empty skill (\"\" or null)", at, c.ID)
 		}
+		// A gold skill named twice is one the answer can select once:
+		// the case could never be exactly right.
+		if d := repeatedName(slices.Concat(c.Skills, c.Alternatives)); d != "" {
+			return fmt.Errorf("%s: case %q names skill %q twice among its skills and alternatives", at, c.ID, d)
+		}
 		// A case that contradicts itself can never be right, nor wrong
 		// in a way the figures say.
 		gold := len(c.Skills) + len(c.Alternatives)
@@ -263,6 +268,18 @@ func checkCases(file string, cases []Case, lines []int) error {
 		seen[c.ID] = true
 	}
 	return nil
+}
+
+// repeatedName returns the first name names holds twice, or "".
+func repeatedName(names []string) string {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return n
+		}
+		seen[n] = true
+	}
+	return ""
 }
 
 // LabelProblems returns, one line each, the labels of the cases that no

@@ -244,6 +244,8 @@ func TestReadCasesRefuses(t *testing.T) {
 		// JSON null reads as the name "": counted as a skill the catalog
 		// lacks, the case was wrong whatever the answer.
 		{name: "a null skill", jsonl: `{"id": "a", "task": "x", "expected": "route", "skills": [null]}`, wantErr: `names an empty skill`},
+		{name: "a gold skill twice", jsonl: `{"id": "a", "task": "x", "skills": ["deploy", "deploy"]}`, wantErr: `names skill "deploy" twice`},
+		{name: "a gold skill as its own alternative", jsonl: `{"id": "a", "task": "x", "skills": ["deploy"], "alternatives": ["deploy"]}`, wantErr: `names skill "deploy" twice`},
 		{name: "an empty alternative", jsonl: `{"id": "a", "task": "x", "expected": "route", "skills": ["tdd"], "alternatives": [""]}`, wantErr: `names an empty skill`},
 		{name: "no_route with a selection", jsonl: `{"id": "a", "task": "x", "expected": "no_route", "select": ["tdd"]}`, wantErr: `expects no_route and selects tdd`},
 		{name: "a key of its own", jsonl: "{\"id\": \"a\", \"task\": \"x\", \"expected\": \"no_route\", \"source\": \"z\"}\n{\"id\": \"b\", \"task\": \"y\", \"expected\": \"no_route\", \"source\": \"z\"}", wantNotes: 1},
