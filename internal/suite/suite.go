@@ -668,6 +668,14 @@ func (r *Runner) compiler(ctx context.Context, c *Case, dir, catalog string) (*c
 		if p, err = compiler.ParsePolicy(data); err != nil {
 			return nil, err
 		}
+		// Its roots are relative to the file, in the case folder, as a
+		// policy file's are: read from where rlmc test ran, a case passed
+		// or failed by the folder it was run from.
+		for i, root := range p.Roots {
+			if !filepath.IsAbs(root) {
+				p.Roots[i] = filepath.Join(dir, root)
+			}
+		}
 	}
 	if c.HasCatalog() {
 		return compiler.Load(ctx, loader.Options{Roots: []string{filepath.Join(dir, catalog)}}, p)

@@ -121,6 +121,27 @@ func runCodeReviewCase(t *testing.T, task, want string) Outcome {
 	return r.Run(context.Background(), c)
 }
 
+// TestCasePolicyRootsFromTheCase: a case's policy.yaml names its roots
+// relative to itself, as a policy file does; they were read from the
+// folder rlmc test ran in.
+func TestCasePolicyRootsFromTheCase(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "case.txtar")
+	data := "A case.\n-- request.json --\n{\"task\": \"deploy the service to production\"}\n-- want.json --\n{\"selected\": [\"deploy\"]}\n" +
+		"-- policy.yaml --\nroots: [mycat]\n-- mycat/deploy/SKILL.md --\n---\nname: deploy\ndescription: Deploy the service to production.\n---\n# d\n"
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir()) // no mycat here
+	r := &Runner{TempDir: func() (string, error) { return os.MkdirTemp(t.TempDir(), "case") }}
+	if out := r.Run(context.Background(), c); !out.Passed() {
+		t.Errorf("got failures %q; want the case's own mycat read", out.Failures)
+	}
+}
+
 // TestWantedUnknown: a case that wants a unit no skill of the catalog
 // bears says so, with the name it most likely means, not only that
 // nothing was selected (a documented example copied into a catalog
