@@ -348,6 +348,16 @@ func (c *Compiler) BodyTokens(u *ir.Unit) (int, error) {
 // Catalog returns the catalog the compiler was built over.
 func (c *Compiler) Catalog() *ir.Catalog { return c.cat }
 
+// Summary returns u as a listing shows it, with the priority its compiles
+// order it by: the host policy's for it, else the default. The skill's own
+// (metadata.prolog-rlm) orders nothing, and a listing that showed it
+// ("rlmc list", GET /v1/catalog) disagreed with the compile's result.
+func (c *Compiler) Summary(u *ir.Unit) ir.Summary {
+	s := u.Summary()
+	s.Priority = c.facts.priorityOf(u)
+	return s
+}
+
 // Policy returns the host policy in effect, with defaults filled in.
 func (c *Compiler) Policy() Policy { return c.policy }
 

@@ -61,7 +61,7 @@ func runList(ctx context.Context, f catalogFlags, stdout, stderr io.Writer) erro
 	out := listing{Units: make([]listedUnit, len(units)), Diagnostics: c.Diagnostics()}
 	counts := bodyTokens(c, units, func(u *ir.Unit) bool { return u.Status != ir.StatusInvalid })
 	for i, u := range units {
-		out.Units[i] = listedUnit{Summary: u.Summary()}
+		out.Units[i] = listedUnit{Summary: c.Summary(u)}
 		if counts[i].err == nil && counts[i].counted {
 			out.Units[i].Tokens = &counts[i].n
 		}

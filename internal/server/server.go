@@ -478,7 +478,7 @@ func (s *Server) catalog(w http.ResponseWriter, _ *http.Request) {
 		doc.Diagnostics = ir.Diagnostics{}
 	}
 	for _, u := range c.Catalog().Units {
-		doc.Units = append(doc.Units, u.Summary())
+		doc.Units = append(doc.Units, c.Summary(u))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	compiler.WriteJSON(w, doc)
