@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -59,6 +60,35 @@ func catalogProblems(c *compiler.Compiler) ir.Diagnostics {
 	return append(append(ir.Diagnostics{}, c.Diagnostics()...), compiler.GraphProblems(c.Catalog(), c.Policy())...)
 }
 
+// failsEveryCompile compiles no task with the selections and denials
+// given and the policy's mandatory units, which every compile holds: what
+// fails that compile fails every one, and the checks by name above miss
+// it (two mandatory units in conflict, a mandatory unit whose
+// dependency is denied or which is over the budget). Validation passed
+// such a policy, and every prompt of a hook went without skills. Nothing
+// is added when ds already says why every compile fails.
+func failsEveryCompile(ctx context.Context, c *compiler.Compiler, selects, denies []string, ds ir.Diagnostics) ir.Diagnostics {
+	for _, d := range ds {
+		if d.Code == ir.CodeUnusableMandatory || d.Code == ir.CodeSelectionDenied {
+			return nil
+		}
+	}
+	_, err := c.Compile(ctx, compiler.Request{Task: "", Select: selects, Deny: denies})
+	var ce *compiler.Error
+	if !errors.As(err, &ce) {
+		return nil
+	}
+	switch ce.Code {
+	case compiler.ErrMandatoryRejected:
+		return ir.Diagnostics{{Path: "policy", Code: ir.CodeUnusableMandatory, Severity: ir.SeverityError,
+			Message: ir.EscapeText(ce.Message) + "; every compile fails on it (mandatory_rejected)"}}
+	case compiler.ErrSelectionRejected:
+		return ir.Diagnostics{{Path: "--select", Code: ir.CodeSelectionDenied, Severity: ir.SeverityError,
+			Message: ir.EscapeText(ce.Message) + "; every compile fails on it (selection_rejected)"}}
+	}
+	return nil
+}
+
 type validation struct {
 	Units       int            `json:"units"`
 	Errors      int            `json:"errors"`
@@ -94,6 +124,7 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 				Message: fmt.Sprintf("--deny denies mandatory unit %s; every compile fails on it", ir.Quote(n))})
 		}
 	}
+	ds = append(ds, failsEveryCompile(ctx, c, selects, denies, ds)...)
 	ds.Sort()
 	v := validation{Units: len(c.Catalog().Units), Errors: ds.Count(ir.SeverityError), Warnings: ds.Count(ir.SeverityWarning), Diagnostics: ds}
 	if p.format == "json" {
