@@ -350,10 +350,15 @@ type Outcome struct {
 	Selected []string          `json:"selected"`
 	// Ambiguous lists the rivals of an ambiguous decision: the host would
 	// ask the user, so they count as nothing selected.
-	Ambiguous []string  `json:"ambiguous,omitempty"`
-	Ranked    []string  `json:"ranked"`
-	Scores    []float64 `json:"scores"`
-	Error     string    `json:"error,omitempty"`
+	Ambiguous []string `json:"ambiguous,omitempty"`
+	// Forced are the selected units the host put in the prompt whatever
+	// the task: the case's select and the policy's mandatory units. They
+	// are never wrong, and top-1 reads the first selected unit past them
+	// that is not also expected.
+	Forced []string  `json:"forced,omitempty"`
+	Ranked []string  `json:"ranked"`
+	Scores []float64 `json:"scores"`
+	Error  string    `json:"error,omitempty"`
 	// Grade is the case's one grade (see Grade).
 	Grade Grade `json:"grade"`
 	// BM25 is the baseline's first result, or "" when no unit shares a
@@ -397,6 +402,11 @@ func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, erro
 			o.Decision = res.Decision
 			o.Selected = res.Names()
 			o.Ambiguous = res.Ambiguous
+			for _, u := range res.Selected {
+				if len(u.Reasons) > 0 && (u.Reasons[0].Code == compiler.ReasonExplicit || u.Reasons[0].Code == compiler.ReasonMandatory) {
+					o.Forced = append(o.Forced, u.Name)
+				}
+			}
 			for _, r := range res.Ranking {
 				o.Ranked = append(o.Ranked, r.Name)
 				o.Scores = append(o.Scores, r.Score)
@@ -412,6 +422,19 @@ func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, erro
 	rep.CategoryHalves = measureBy(outs, func(c Case) string { return c.Category + "/" + c.Half() })
 	rep.Styles = styles(outs)
 	return rep, nil
+}
+
+// firstChosen returns the first unit o selected that the host did not
+// force in past what the case expects: a mandatory unit or a selection of
+// the case's own comes first in the prompt, and top-1 read it as the
+// router's first pick.
+func firstChosen(o Outcome, acceptable map[string]bool) (string, bool) {
+	for _, n := range o.Selected {
+		if acceptable[n] || !slices.Contains(o.Forced, n) {
+			return n, true
+		}
+	}
+	return "", false
 }
 
 // styles measures the outcomes per style of their case (those without one
@@ -460,7 +483,7 @@ func grade(o Outcome) Grade {
 	if o.Error != "" {
 		return GradeOther
 	}
-	acceptable := set(append(append(append([]string{}, c.Skills...), c.Alternatives...), c.Select...))
+	acceptable := set(slices.Concat(c.Skills, c.Alternatives, c.Select, o.Forced))
 	var ok, bad int
 	for _, s := range o.Selected {
 		if acceptable[s] {
@@ -538,7 +561,8 @@ func measure(outs []Outcome) Metrics {
 		gold := set(c.Skills)
 		acceptable := set(append(append([]string{}, c.Skills...), c.Alternatives...))
 		if c.Expected == compiler.DecisionRoute {
-			top1.add(o.Decision == compiler.DecisionRoute && len(o.Selected) > 0 && acceptable[o.Selected[0]])
+			first, ok := firstChosen(o, acceptable)
+			top1.add(o.Decision == compiler.DecisionRoute && ok && acceptable[first])
 			r1.add(anyIn(o.Ranked, 1, acceptable))
 			bm25.add(acceptable[o.BM25])
 			r3.add(anyIn(o.Ranked, 3, acceptable))

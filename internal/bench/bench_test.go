@@ -350,6 +350,32 @@ func TestMeasureByPartitions(t *testing.T) {
 	}
 }
 
+// TestForcedUnits: a unit the host forced into the prompt (the case's own
+// selection, a mandatory unit) is never a wrong skill, and top-1 reads
+// the first unit past it; mandatory units made every case extra and a
+// case's own selection made its top-1 wrong.
+func TestForcedUnits(t *testing.T) {
+	outs := []Outcome{
+		{Case: Case{ID: "1", Expected: "route", Skills: []string{"deploy"}}, Decision: "route", Selected: []string{"house-style", "deploy"}, Forced: []string{"house-style"}},
+		{Case: Case{ID: "2", Expected: "route", Skills: []string{"deploy"}, Select: []string{"lint"}}, Decision: "route", Selected: []string{"lint", "deploy"}, Forced: []string{"lint"}},
+		{Case: Case{ID: "3", Expected: "route", Skills: []string{"deploy"}, Select: []string{"deploy"}}, Decision: "route", Selected: []string{"deploy"}, Forced: []string{"deploy"}},
+		{Case: Case{ID: "4", Expected: "no_route"}, Decision: "route", Selected: []string{"house-style"}, Forced: []string{"house-style"}},
+	}
+	for i := range outs {
+		if g := grade(outs[i]); g != GradeRight {
+			t.Errorf("case %s: got grade %s; want right", outs[i].Case.ID, g)
+		}
+		outs[i].Grade = grade(outs[i])
+	}
+	m := measure(outs)
+	if m.Top1 == nil || *m.Top1 != 1 {
+		t.Errorf("top1: got %v; want 1", m.Top1)
+	}
+	if m.WrongSkillRate == nil || *m.WrongSkillRate != 0 {
+		t.Errorf("wrong skill: got %v; want 0", m.WrongSkillRate)
+	}
+}
+
 func TestGrade(t *testing.T) {
 	tests := []struct {
 		name string
