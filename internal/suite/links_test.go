@@ -104,6 +104,7 @@ func TestParseRefusesEmptyChecks(t *testing.T) {
 		{"a decision beside an error", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"error\": \"unknown_unit\", \"decision\": \"route\"}\n", "has no decision to check"},
 		{"fingerprints given two ways", "x\n-- request.json --\n[{\"task\": \"t\"}, {\"task\": \"t\"}]\n-- want.json --\n[{\"fingerprints\": \"equal\"}, {\"fingerprints\": \"differ\"}]\n", `both "equal" and "differ"`},
 		{"catalog fingerprints given two ways", "x\n-- request.json --\n[{\"task\": \"t\"}, {\"task\": \"t\"}]\n-- want.json --\n[{\"catalog_fingerprints\": \"equal\"}, {\"catalog_fingerprints\": \"differ\"}]\n-- skills/a/SKILL.md --\n" + skill + "-- skills-b/a/SKILL.md --\n" + skill, "catalog_fingerprints compares the whole case"},
+		{"a null selection", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"selected\": null}\n", "selected is null, which checks nothing"},
 		{"an empty prompt substring", "x\n-- request.json --\n{\"task\": \"t\"}\n-- want.json --\n{\"prompt_contains\": [\"\"]}\n", "prompt_contains holds an empty string"},
 	}
 	for _, tt := range tests {

@@ -224,8 +224,16 @@ func Parse(file string) (*Case, error) {
 			return c, fmt.Errorf("%s: request.json: %sbudget must be a positive number of tokens, not %d", file, entry(i, len(c.Requests)), *r.Budget)
 		}
 	}
-	if c.Wants, _, err = oneOrMany[Want](wantData); err != nil {
+	var wantRaws []json.RawMessage
+	if c.Wants, wantRaws, err = oneOrMany[Want](wantData); err != nil {
 		return c, fmt.Errorf("%s: want.json: %w", file, err)
+	}
+	for i, raw := range wantRaws {
+		// A null reads as the key left out: "selected": null passed a
+		// case whatever was selected.
+		if k := nullKey(raw); k != "" {
+			return c, fmt.Errorf("%s: want.json: %s%s is null, which checks nothing; give a value ([] for none) or leave the key out", file, entry(i, len(wantRaws)), k)
+		}
 	}
 	switch {
 	case len(c.Wants) == 1:
@@ -382,6 +390,21 @@ func oneOrMany[T any](data []byte) ([]T, []json.RawMessage, error) {
 		}
 	}
 	return many, raws, nil
+}
+
+// nullKey returns the first key, in sorted order, of the JSON object raw
+// whose value is null, or "".
+func nullKey(raw json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if string(bytes.TrimSpace(m[k])) == "null" {
+			return k
+		}
+	}
+	return ""
 }
 
 // missingTask returns the first request (1-based) of request.json's
