@@ -39,8 +39,8 @@ var structured = regexp.MustCompile(`^(?:` +
 	`|\s*[<@]\w+[>:]` + // chat and transcript speakers
 	`|\s*\$ ` + // a shell prompt
 	`|#!/` + // a script's interpreter line
-	`|package [\w.]+;?$|import\s+(?:"[^"]*"|\(|[\w.]+(?:\s+as\s+\w+)?;?)$|from\s+[\w.]+\s+import\s` + // a source file's opening
-	`|(?:var|let|const|val)\s+\w+\s*(?::[^=]*)?=|(?:func|def|fn)\s+\w+\s*[(\[]` + // a declaration
+	`|package [\w.]+;?$|import\s+(?:"[^"]{0,200}"|\(|[\w.]+(?:\s+as\s+\w+)?;?)$|from\s+[\w.]+\s+import\s` + // a source file's opening
+	`|(?:var|let|const|val)\s+\w+\s*(?::[^=]{0,200})?=|(?:func|def|fn)\s+\w+\s*[(\[]` + // a declaration
 	`|\s*(?:SELECT|INSERT INTO|UPDATE \S+ SET|DELETE FROM|(?:CREATE|ALTER|DROP) (?:TABLE|INDEX|VIEW|UNIQUE INDEX)|FROM|WHERE|(?:INNER |LEFT |RIGHT )?JOIN|GROUP BY|ORDER BY)\b` + // SQL, as its keywords are written
 	`|\s{4,}\S` + `|\t` + // indented code
 	`)`)
@@ -186,8 +186,6 @@ type paragraph struct {
 	document bool // stands where a pasted document does
 	asks     bool // ends with a question mark or a colon
 	note     bool // opens with one word and a colon ("Notes: ...") and asks nothing
-	points   bool // says "this", "these", "the following" or "below": it points at what follows
-	speaks   bool // says "you", "me" or "please": it speaks to the assistant
 	prose    bool // opens with a line of words addressed to someone, no heading, list mark or label
 }
 
@@ -197,7 +195,7 @@ type paragraph struct {
 // document's paragraphs (see documentMinWords).
 func materialSpans(task string, kinds []*pastedKind, pu *pulse.Pulse) []materialSpan {
 	paras := paragraphs(task, kinds, pu)
-	document(paras)
+	document(task, paras)
 	var out []materialSpan
 	for _, p := range paras {
 		w := MaterialWeight
@@ -950,8 +948,16 @@ func paragraphs(task string, kinds []*pastedKind, p *pulse.Pulse) []paragraph {
 		}
 		cur, n, structuredN, lead, leadN = paragraph{}, 0, 0, paragraph{}, 0
 	}
+	read := 0 // bytes read since the context was last looked at
 	for i, l := range lines {
-		if p.Stop() {
+		// Every scanPiece bytes, as Analyze splits words: a pulse's
+		// few steps of lines can be a megabyte when lines are long.
+		if read += len(l); read >= scanPiece {
+			read = 0
+			if p.Now() {
+				break
+			}
+		} else if p.Stop() {
 			break
 		}
 		start, end := int32(off), int32(off+len(l))
@@ -986,8 +992,6 @@ func paragraphs(task string, kinds []*pastedKind, p *pulse.Pulse) []paragraph {
 		if strings.Contains(trimmed, "?") {
 			cur.note = false
 		}
-		points, speaks := deixis(trimmed)
-		cur.points, cur.speaks = cur.points || points, cur.speaks || speaks
 		cur.end = end
 		cur.asks = strings.HasSuffix(trimmed, "?") || strings.HasSuffix(trimmed, ":")
 		cur.words += len(strings.Fields(text))
@@ -1030,7 +1034,7 @@ func labelled(line string) bool {
 // instruction, and with more, the instruction is the last paragraph that
 // is not material ("wire tracing into this handler" above a pasted source
 // file, whose last paragraph was taken for the request).
-func document(paras []paragraph) {
+func document(task string, paras []paragraph) {
 	total := 0
 	for _, p := range paras {
 		total += p.words
@@ -1067,7 +1071,7 @@ func document(paras []paragraph) {
 		// A labelled note after the paste ("Dashboards: ...") is
 		// context: the request is the first paragraph.
 		from, to = 1, len(paras)
-	} else if from == 1 && paras[0].points && !paras[0].material && pastedSection(paras[to]) {
+	} else if from == 1 && !paras[0].material && pastedSection(task, paras[0], paras[to]) {
 		// A short request that points at what follows ("scale this to
 		// 12 servings", "summarize these notes in 5 bullets") leaves
 		// the last paragraph to the pasted document when it reads as a
@@ -1087,15 +1091,21 @@ func document(paras []paragraph) {
 	}
 }
 
-// pastedSection reports whether the last prose paragraph of a task reads
-// as a section of a pasted document, not as more of the request: it opens
+// pastedSection reports whether p, the last prose paragraph of a task
+// whose first paragraph first points at what follows (deixis), reads as
+// a section of a pasted document, not as more of the request: it opens
 // with a heading, a list mark or a label ("Method", "- Q4 themes",
 // "context: ..."), not with words addressed to someone ("Focus on the
 // pricing part"), it does not speak to the assistant ("you", "me",
 // "please": "Draft our reply to the reporter, tell me whether ..."), it
 // does not ask, and it holds more than introWords words.
-func pastedSection(p paragraph) bool {
-	return !p.prose && !p.speaks && !p.asks && p.words > introWords
+func pastedSection(task string, first, p paragraph) bool {
+	if p.prose || p.asks || p.words <= introWords {
+		return false
+	}
+	points, _ := deixis(task[first.start:first.end])
+	_, speaks := deixis(task[p.start:p.end])
+	return points && !speaks
 }
 
 // deixis reports whether a line points at what follows it ("this",

@@ -543,6 +543,17 @@ func TestParagraphsStop(t *testing.T) {
 	if whole := paragraphs(task, nil, nil); len(whole) == 0 || int(whole[len(whole)-1].end) != len(task) {
 		t.Errorf("without a pulse: got %v; want every line read", whole)
 	}
+	// Long lines: fifteen of 64 KiB are fewer steps than a pulse takes
+	// between two looks at the context, and were all read.
+	long := "summarize this\n\n" + strings.Repeat("let x: "+strings.Repeat("word ", 64<<10/5)+"\n", 15)
+	paras = paragraphs(long, nil, pulse.New(ctx))
+	read = 0
+	for _, p := range paras {
+		read = max(read, int(p.end))
+	}
+	if read >= len(long)/4 {
+		t.Errorf("long lines: got %d of %d bytes read with the context done; want at most a piece", read, len(long))
+	}
 }
 
 // TestPointedDocumentEnd: a short request that points at what follows
@@ -563,8 +574,9 @@ func TestPointedDocumentEnd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			paras := paragraphs("summarize this for the team\n\n"+article+tt.last, nil, nil)
-			document(paras)
+			task := "summarize this for the team\n\n" + article + tt.last
+			paras := paragraphs(task, nil, nil)
+			document(task, paras)
 			if got := paras[len(paras)-1].document; got != tt.document {
 				t.Errorf("last paragraph a document's: got %v; want %v", got, tt.document)
 			}

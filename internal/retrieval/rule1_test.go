@@ -250,6 +250,7 @@ func TestStemFamilies(t *testing.T) {
 		// Verbs in -ize of nouns that do not end in -er.
 		{"organize", "organ"},
 		// Nouns in -ly and short -ly words are no adverbs.
+		{"wholly", "whol"}, {"chilly", "chil"},
 		{"supply", "sup"}, {"family", "fam"}, {"assembly", "assemble"}, {"anomaly", "anomal"}, {"early", "ear"}, {"apply", "app"}, {"daily", "day"}, {"authorize", "author"}, {"normalize", "normal"}, {"categorize", "category"}}
 	for _, p := range apart {
 		if Stem(p[0]) == Stem(p[1]) {

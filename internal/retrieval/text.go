@@ -197,7 +197,7 @@ isnt arent wasnt werent doesnt didnt cant cannot couldnt wouldnt shouldnt wont h
 youll theyll itll youd theyd shes whos wheres hows
 much many lot lots little less least enough really actually quite rather still even yet already always often sometimes maybe perhaps
 now today later soon ago thing things something anything everything nothing way ways
-currently recently lately previously originally initially finally eventually usually normally typically generally basically essentially
+currently recently lately previously originally initially eventually usually normally typically generally basically essentially
 literally definitely certainly probably possibly hopefully obviously apparently simply merely nearly mostly partly slightly
 totally completely entirely fully exactly immediately
 anyone anybody everyone everybody nobody somewhere anywhere everywhere
@@ -239,7 +239,8 @@ func Stem(w string) string {
 // environment", "recursively" its "recursive" and "weekly" its "week":
 // "-ally", "-fully" and "-ately" lose their "ly", as does "ly" after the
 // consonants Porter's second English stemmer allows before it (c, d, e,
-// g, h, k, m, n, r, t), after "-ous" and "-less"; "-ably" and "-ibly"
+// g, h, k, m, n, r, t), after "-ous" and "-less" (not after any other l:
+// "wholly", "chilly"); "-ably" and "-ibly"
 // become "-able" and "-ible", a long "-ily" "-y" ("temporarily",
 // "temporary"). Words of five letters or fewer stay as they are ("early",
 // "only", "apply", "daily"), and so do the -ly nouns whose base ends
@@ -255,11 +256,11 @@ func adjectival(w string) string {
 		return base[:len(base)-1] + "y"
 	case strings.HasSuffix(base, "ab") || strings.HasSuffix(base, "ib"):
 		return base + "le"
-	case strings.HasSuffix(base, "ous") || strings.HasSuffix(base, "less"):
+	case strings.HasSuffix(base, "ous") || strings.HasSuffix(base, "less") || strings.HasSuffix(base, "al") || strings.HasSuffix(base, "ful"):
 		return base
 	}
 	switch base[len(base)-1] {
-	case 'c', 'd', 'e', 'g', 'h', 'k', 'l', 'm', 'n', 'r', 't':
+	case 'c', 'd', 'e', 'g', 'h', 'k', 'm', 'n', 'r', 't':
 		return base
 	}
 	return w
