@@ -64,7 +64,7 @@ func catalogProblems(c *compiler.Compiler) ir.Diagnostics {
 // given and the policy's mandatory units, which every compile holds: what
 // fails that compile fails every one, and the checks by name above miss
 // it (two mandatory units in conflict, a mandatory unit whose
-// dependency is denied or which is over the budget). Validation passed
+// dependency is denied). Validation passed
 // such a policy, and every prompt of a hook went without skills. Nothing
 // is added when ds already says why every compile fails.
 func failsEveryCompile(ctx context.Context, c *compiler.Compiler, selects, denies []string, ds ir.Diagnostics) ir.Diagnostics {
@@ -75,7 +75,10 @@ func failsEveryCompile(ctx context.Context, c *compiler.Compiler, selects, denie
 	}
 	_, err := c.Compile(ctx, compiler.Request{Task: "", Select: selects, Deny: denies})
 	var ce *compiler.Error
-	if !errors.As(err, &ce) {
+	if !errors.As(err, &ce) || ce.Reason == compiler.ReasonOverBudget {
+		// Over the policy's budget is over this compile's: a request
+		// with a budget of its own (compile --budget, a hook's, serve's)
+		// may fit it.
 		return nil
 	}
 	switch ce.Code {

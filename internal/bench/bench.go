@@ -402,11 +402,7 @@ func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, erro
 			o.Decision = res.Decision
 			o.Selected = res.Names()
 			o.Ambiguous = res.Ambiguous
-			for _, u := range res.Selected {
-				if len(u.Reasons) > 0 && (u.Reasons[0].Code == compiler.ReasonExplicit || u.Reasons[0].Code == compiler.ReasonMandatory) {
-					o.Forced = append(o.Forced, u.Name)
-				}
-			}
+			o.Forced = forced(res)
 			for _, r := range res.Ranking {
 				o.Ranked = append(o.Ranked, r.Name)
 				o.Scores = append(o.Scores, r.Score)
@@ -422,6 +418,35 @@ func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, erro
 	rep.CategoryHalves = measureBy(outs, func(c Case) string { return c.Category + "/" + c.Half() })
 	rep.Styles = styles(outs)
 	return rep, nil
+}
+
+// forced returns the units res selected because the host did: the
+// explicit selections, the mandatory units and, transitively, what they
+// require (a dependency says which unit required it), in prompt order.
+// A mandatory unit's dependency comes first in the prompt, and was
+// graded a wrong skill.
+func forced(res *compiler.Result) []string {
+	host := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, u := range res.Selected {
+			if host[u.Name] || len(u.Reasons) == 0 {
+				continue
+			}
+			r := u.Reasons[0]
+			if r.Code == compiler.ReasonExplicit || r.Code == compiler.ReasonMandatory ||
+				r.Code == compiler.ReasonDependency && r.Facts != nil && host[r.Facts.By] {
+				host[u.Name], changed = true, true
+			}
+		}
+	}
+	var out []string
+	for _, u := range res.Selected {
+		if host[u.Name] {
+			out = append(out, u.Name)
+		}
+	}
+	return out
 }
 
 // firstChosen returns the first unit o selected that the host did not

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -351,28 +352,40 @@ func TestMeasureByPartitions(t *testing.T) {
 }
 
 // TestForcedUnits: a unit the host forced into the prompt (the case's own
-// selection, a mandatory unit) is never a wrong skill, and top-1 reads
-// the first unit past it; mandatory units made every case extra and a
-// case's own selection made its top-1 wrong.
+// selection, a mandatory unit, what either requires) is never a wrong
+// skill, and top-1 reads the first unit past it; mandatory units made
+// every case extra, a mandatory unit's dependency too, and a case's own
+// selection made its top-1 wrong.
 func TestForcedUnits(t *testing.T) {
-	outs := []Outcome{
-		{Case: Case{ID: "1", Expected: "route", Skills: []string{"deploy"}}, Decision: "route", Selected: []string{"house-style", "deploy"}, Forced: []string{"house-style"}},
-		{Case: Case{ID: "2", Expected: "route", Skills: []string{"deploy"}, Select: []string{"lint"}}, Decision: "route", Selected: []string{"lint", "deploy"}, Forced: []string{"lint"}},
-		{Case: Case{ID: "3", Expected: "route", Skills: []string{"deploy"}, Select: []string{"deploy"}}, Decision: "route", Selected: []string{"deploy"}, Forced: []string{"deploy"}},
-		{Case: Case{ID: "4", Expected: "no_route"}, Decision: "route", Selected: []string{"house-style"}, Forced: []string{"house-style"}},
+	root := t.TempDir()
+	for _, s := range [][2]string{{"deploy", "Deploy the service to production."}, {"house-style", "The house style for every text."},
+		{"glossary", "The glossary of the house terms."}, {"lint", "Lint the code."}} {
+		testkit.WriteFile(t, filepath.Join(root, s[0], "SKILL.md"), "---\nname: "+s[0]+"\ndescription: "+s[1]+"\n---\n# "+s[0]+"\n")
 	}
-	for i := range outs {
-		if g := grade(outs[i]); g != GradeRight {
-			t.Errorf("case %s: got grade %s; want right", outs[i].Case.ID, g)
+	p, err := compiler.ParsePolicy([]byte("mandatory: [house-style]\nrequires: {house-style: [glossary]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{root}}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []Case{
+		{ID: "1", Task: "deploy the service to production", Expected: "route", Skills: []string{"deploy"}},
+		{ID: "2", Task: "deploy the service to production", Expected: "route", Skills: []string{"deploy"}, Select: []string{"lint"}},
+		{ID: "3", Task: "what is the weather in paris", Expected: "no_route"},
+	}
+	rep, err := Run(context.Background(), c, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range rep.Outcomes {
+		if o.Grade != GradeRight {
+			t.Errorf("case %s: got grade %s (selected %q, forced %q); want right", o.Case.ID, o.Grade, o.Selected, o.Forced)
 		}
-		outs[i].Grade = grade(outs[i])
 	}
-	m := measure(outs)
-	if m.Top1 == nil || *m.Top1 != 1 {
-		t.Errorf("top1: got %v; want 1", m.Top1)
-	}
-	if m.WrongSkillRate == nil || *m.WrongSkillRate != 0 {
-		t.Errorf("wrong skill: got %v; want 0", m.WrongSkillRate)
+	if m := rep.Overall; m.Top1 == nil || *m.Top1 != 1 || m.WrongSkillRate == nil || *m.WrongSkillRate != 0 {
+		t.Errorf("got top1 %v, wrong skill %v; want 1 and 0", m.Top1, m.WrongSkillRate)
 	}
 }
 
