@@ -301,7 +301,7 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 		}
 		prev = st
 	}
-	ix.joinWords(q, masked, seen)
+	ix.joinWords(q, masked, seen, p.Stop)
 	q.markMaterial(seen, ix.postings.has)
 	sort.Strings(q.uniqueTerms)
 	q.phrases = ix.matchPhrases(q, p.Stop)
@@ -1125,8 +1125,12 @@ func (q *Query) said(i, n, from, end int) string {
 // brand written as one word ("chucknorris", "wifi") is the same word as
 // the two the task writes. Only pairs within a clause of words count, and
 // a pair the task negates does not.
-func (ix *Index) joinWords(q *Query, masked []bool, seen map[string]bool) {
+func (ix *Index) joinWords(q *Query, masked []bool, seen map[string]bool, stop func() bool) {
 	for i := 0; i+1 < len(q.words); i++ {
+		// A pasted megabyte's word pairs take tens of milliseconds.
+		if stop() {
+			return
+		}
 		if q.stems[i] == "" || q.stems[i+1] == "" || (masked != nil && (masked[i] || masked[i+1])) || q.gap(i) != gapSpace {
 			continue
 		}
