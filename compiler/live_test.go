@@ -159,19 +159,28 @@ func TestLiveRootVanishes(t *testing.T) {
 	})
 }
 
+// watchAlpha watches a catalog of one skill, alpha, with a debounce so
+// long that only a compile's own request for a reload can bring one, and
+// returns it with alpha's SKILL.md.
+func watchAlpha(t *testing.T) (*compiler.Live, string) {
+	t.Helper()
+	root := t.TempDir()
+	file := filepath.Join(root, "alpha", "SKILL.md")
+	writeFileAtomic(t, file, liveSkill("alpha", "Alpha body."))
+	l, err := compiler.Watch(context.Background(), loader.Options{Roots: []string{root}}, compiler.Policy{}, compiler.LiveOptions{Debounce: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, file
+}
+
 // TestLiveBodyChangedRetries: a compile that meets a body changed since
 // the catalog was loaded waits for the reload and succeeds on the new
 // catalog, where a plain compiler fails with body_changed. The debounce is
 // long, so only the compile's own request for a reload can help.
 func TestLiveBodyChangedRetries(t *testing.T) {
-	root := t.TempDir()
-	file := filepath.Join(root, "alpha", "SKILL.md")
-	writeFileAtomic(t, file, liveSkill("alpha", "Alpha body."))
+	l, file := watchAlpha(t)
 	ctx := context.Background()
-	l, err := compiler.Watch(ctx, loader.Options{Roots: []string{root}}, compiler.Policy{}, compiler.LiveOptions{Debounce: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer l.Close()
 	stale := l.Current()
 	writeFileAtomic(t, file, liveSkill("alpha", "Alpha body, edited."))
@@ -205,19 +214,13 @@ func TestLiveBodyChangedRetries(t *testing.T) {
 // which says why no newer catalog came (ErrClosed was documented and never
 // returned).
 func TestLiveBodyChangedClosed(t *testing.T) {
-	root := t.TempDir()
-	file := filepath.Join(root, "alpha", "SKILL.md")
-	writeFileAtomic(t, file, liveSkill("alpha", "Alpha body."))
+	l, file := watchAlpha(t)
 	ctx := context.Background()
-	l, err := compiler.Watch(ctx, loader.Options{Roots: []string{root}}, compiler.Policy{}, compiler.LiveOptions{Debounce: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
 	writeFileAtomic(t, file, liveSkill("alpha", "Alpha body, edited."))
-	_, err = l.Compile(ctx, compiler.Request{Task: "anything", Select: []string{"alpha"}})
+	_, err := l.Compile(ctx, compiler.Request{Task: "anything", Select: []string{"alpha"}})
 	var ce *compiler.Error
 	if !errors.As(err, &ce) || ce.Code != compiler.ErrBodyChanged || !errors.Is(err, compiler.ErrClosed) {
 		t.Fatalf("got %v; want %s wrapping ErrClosed", err, compiler.ErrBodyChanged)

@@ -107,37 +107,25 @@ func TestBudgetWrittenAsFloat(t *testing.T) {
 // catalog of one skill, code-review.
 func runCodeReviewCase(t *testing.T, task, want string) Outcome {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "case.txtar")
-	data := "A case.\n-- request.json --\n{\"task\": \"" + task + "\"}\n-- want.json --\n" + want + "\n" +
-		"-- skills/code-review/SKILL.md --\n---\nname: code-review\ndescription: Review a pull request.\n---\n# cr\n"
-	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c, err := Parse(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	return runCaseText(t, "A case.\n-- request.json --\n{\"task\": \""+task+"\"}\n-- want.json --\n"+want+"\n"+
+		"-- skills/code-review/SKILL.md --\n---\nname: code-review\ndescription: Review a pull request.\n---\n# cr\n")
+}
+
+// runCaseText runs the case file data.
+func runCaseText(t *testing.T, data string) Outcome {
+	t.Helper()
 	r := &Runner{TempDir: func() (string, error) { return os.MkdirTemp(t.TempDir(), "case") }}
-	return r.Run(context.Background(), c)
+	return r.Run(context.Background(), parseCase(t, data))
 }
 
 // TestCasePolicyRootsFromTheCase: a case's policy.yaml names its roots
 // relative to itself, as a policy file does; they were read from the
 // folder rlmc test ran in.
 func TestCasePolicyRootsFromTheCase(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "case.txtar")
-	data := "A case.\n-- request.json --\n{\"task\": \"deploy the service to production\"}\n-- want.json --\n{\"selected\": [\"deploy\"]}\n" +
-		"-- policy.yaml --\nroots: [mycat]\n-- mycat/deploy/SKILL.md --\n---\nname: deploy\ndescription: Deploy the service to production.\n---\n# d\n"
-	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c, err := Parse(file)
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Chdir(t.TempDir()) // no mycat here
-	r := &Runner{TempDir: func() (string, error) { return os.MkdirTemp(t.TempDir(), "case") }}
-	if out := r.Run(context.Background(), c); !out.Passed() {
+	out := runCaseText(t, "A case.\n-- request.json --\n{\"task\": \"deploy the service to production\"}\n-- want.json --\n{\"selected\": [\"deploy\"]}\n"+
+		"-- policy.yaml --\nroots: [mycat]\n-- mycat/deploy/SKILL.md --\n---\nname: deploy\ndescription: Deploy the service to production.\n---\n# d\n")
+	if !out.Passed() {
 		t.Errorf("got failures %q; want the case's own mycat read", out.Failures)
 	}
 }
