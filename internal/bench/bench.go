@@ -352,9 +352,9 @@ type Outcome struct {
 	// ask the user, so they count as nothing selected.
 	Ambiguous []string `json:"ambiguous,omitempty"`
 	// Forced are the selected units the host put in the prompt whatever
-	// the task: the case's select and the policy's mandatory units. They
-	// are never wrong, and top-1 reads the first selected unit past them
-	// that is not also expected.
+	// the task: the case's select, the policy's mandatory units and what
+	// they require (see forced). They are never wrong, and top-1 reads the
+	// first selected unit past them that is not also expected.
 	Forced []string  `json:"forced,omitempty"`
 	Ranked []string  `json:"ranked"`
 	Scores []float64 `json:"scores"`
