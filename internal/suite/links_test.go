@@ -119,3 +119,28 @@ func TestParseRefusesEmptyChecks(t *testing.T) {
 		})
 	}
 }
+
+// TestSkillsBFromSymlinks pins that a skills-b/ made by the symlinks file
+// is the case's second catalog, as one made of files is: it was ignored,
+// and a case comparing it with skills/ failed for having none.
+func TestSkillsBFromSymlinks(t *testing.T) {
+	const skill = "---\nname: a\ndescription: Set up analytics tracking.\n---\nb\n"
+	const other = "---\nname: a\ndescription: Set up analytics tracking for a store.\n---\nb\n"
+	tests := []struct {
+		name, links, want string
+	}{
+		{"same catalog", "skills-b -> skills", "equal"},
+		{"another catalog", "skills-b -> other", "differ"},
+		{"a skill under it", "skills-b/a -> other/a", "differ"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := parseCase(t, "Links.\n-- request.json --\n{\"task\": \"set up analytics tracking\"}\n"+
+				"-- want.json --\n{\"catalog_fingerprints\": \""+tt.want+"\"}\n"+
+				"-- symlinks --\n"+tt.links+"\n-- skills/a/SKILL.md --\n"+skill+"-- other/a/SKILL.md --\n"+other)
+			if out := (&Runner{}).Run(context.Background(), c); !out.Passed() {
+				t.Errorf("got failures %q; want none", out.Failures)
+			}
+		})
+	}
+}

@@ -282,8 +282,8 @@ func checkSectionName(name string) error {
 // to compare it with (it was compared with the --root catalog's fingerprint
 // as if it were the case's own).
 func (c *Case) checkComparisons() error {
-	hasB := c.hasPrefix("skills-b/")
-	if hasB && !c.hasPrefix("skills/") {
+	hasB := c.hasCatalog("skills-b")
+	if hasB && !c.HasCatalog() {
 		return errors.New("skills-b/ is compared with skills/, and the case has no skills/")
 	}
 	for _, w := range c.Wants {
@@ -444,8 +444,13 @@ func (c *Case) Files() map[string][]byte {
 // parse counts as a catalog: running such a case against the --root
 // catalog would test something the case never meant, and materializing it
 // fails the case anyway.
-func (c *Case) HasCatalog() bool {
-	if c.hasPrefix("skills/") {
+func (c *Case) HasCatalog() bool { return c.hasCatalog("skills") }
+
+// hasCatalog reports whether the case brings the catalog folder dir
+// (skills or skills-b), as files or as a symlink at or under it: a
+// skills-b made by the symlinks file is compared as one made of files.
+func (c *Case) hasCatalog(dir string) bool {
+	if c.hasPrefix(dir + "/") {
 		return true
 	}
 	links, err := c.links()
@@ -453,7 +458,7 @@ func (c *Case) HasCatalog() bool {
 		return true
 	}
 	for _, l := range links {
-		if l.name == "skills" || strings.HasPrefix(l.name, "skills/") {
+		if l.name == dir || strings.HasPrefix(l.name, dir+"/") {
 			return true
 		}
 	}
@@ -550,7 +555,7 @@ func (r *Runner) Run(ctx context.Context, c *Case) Outcome {
 			fail("catalog fingerprint changed when the catalog was relocated and recreated in another order")
 		}
 	}
-	if c.hasPrefix("skills-b/") {
+	if c.hasCatalog("skills-b") {
 		if variant, err = r.compiler(ctx, c, filepath.Join(dir, "a"), "skills-b"); err != nil {
 			fail("loading skills-b: %v", err)
 			return out
