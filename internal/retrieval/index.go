@@ -45,7 +45,7 @@ var (
 	// fieldWeight scales a term's frequency by where it occurs (BM25F), in
 	// field order: name 3 (nameAloneWeight when no other field of what
 	// the unit is for uses the word), alias 2.5, trigger 2 (a trigger's frequency is
-	// further scaled by its weight/100), description and when_to_use 1,
+	// further scaled by triggerScale), description and when_to_use 1,
 	// heading 0.5, lead 0.2.
 	fieldWeight = [numFields]float64{3.0, 2.5, 2.0, 1.0, 1.0, 0.5, 0.2}
 	// fieldB is BM25's length normalization per field. A description
@@ -75,7 +75,7 @@ const (
 	// (weighNames) and by the share of the task they hold (nameShare).
 	bonusName    = 6.0
 	bonusAlias   = 5.0
-	bonusTrigger = 3.0 // times weight/100
+	bonusTrigger = 3.0 // times triggerScale
 	// nameShareFull is the share of the task's informative weight a
 	// name's words must hold for its phrase to earn the whole bonus.
 	nameShareFull = 0.35
@@ -354,7 +354,7 @@ func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool
 		}
 		for _, t := range u.Triggers {
 			if fresh(t.Value) {
-				addPhrase(fieldTrigger, t.Value, float64(float32(t.Weight)/ir.DefaultTriggerWeight))
+				addPhrase(fieldTrigger, t.Value, float64(triggerScale(u, t.Weight)))
 			}
 		}
 		// A quoted phrase many units share is the catalog's boilerplate,
@@ -576,7 +576,7 @@ func (s *bagScratch) bagOf(u *ir.Unit, aliases []string) bag {
 		add(fieldAlias, a, 1, false)
 	}
 	for _, t := range u.Triggers {
-		add(fieldTrigger, t.Value, float32(t.Weight)/ir.DefaultTriggerWeight, true)
+		add(fieldTrigger, t.Value, triggerScale(u, t.Weight), true)
 	}
 	add(fieldDescription, u.Description, 1, true)
 	add(fieldWhenToUse, u.WhenToUse, 1, true)
@@ -801,6 +801,21 @@ func spells(w string, ws []string) bool {
 // stop word nor inflects one (see isStop). A phrase, alias or declared object made only of stop words ("i
 // want", "of the") occurs in almost any task, so it is no evidence at all,
 // and a metadata weight must not be able to make it one.
+// triggerScale is what a trigger of weight w of unit u multiplies its
+// evidence by: the unit's weights rank its triggers against each other,
+// and its strongest weighs as a trigger of the default weight. A weight
+// is the skill's own word about itself, so it may lower its evidence,
+// never raise it above another skill's: a trigger weighted 100000 made
+// a gardening skill score 3,000 on "deploy the app", and its declared
+// conflict then knocked out the skill the task named.
+func triggerScale(u *ir.Unit, w int) float32 {
+	most := ir.DefaultTriggerWeight
+	for _, t := range u.Triggers {
+		most = max(most, t.Weight)
+	}
+	return float32(w) / float32(most)
+}
+
 func hasContent(text string) bool {
 	// Terms would stem every word; the first content word settles it.
 	for _, w := range Words(text) {

@@ -661,8 +661,11 @@ func TestEvidence(t *testing.T) {
 		{name: "whole name", task: "a code review please", unit: "code-review", field: "name phrase", terms: "code review", want: 6},
 		{name: "name once however often", task: "code review, code review", unit: "code-review", field: "name phrase", terms: "code review", want: 6},
 		{name: "alias", task: "a peer check", unit: "code-review", field: "alias phrase", terms: "peer check", want: 5},
-		{name: "multi-word trigger", task: "run the linters", unit: "code-review", field: "trigger phrase", terms: "run linter", want: 3},
-		{name: "trigger weight scales", task: "audit pull requests", unit: "code-review", field: "trigger phrase", terms: "audit pull request", want: 6},
+		// code-review weights "audit pull requests" 200 and "run the
+		// linters" 100: its strongest trigger weighs as the default (+3),
+		// the other half of it.
+		{name: "multi-word trigger", task: "run the linters", unit: "code-review", field: "trigger phrase", terms: "run linter", want: 1.5},
+		{name: "strongest trigger weighs as the default", task: "audit pull requests", unit: "code-review", field: "trigger phrase", terms: "audit pull request", want: 3},
 		{name: "one-word trigger is no phrase", task: "lint", unit: "code-review", field: "trigger phrase"},
 		{name: "bigram", task: "changes for bugs", unit: "code-review", field: "bigram", terms: "chang bug", want: 1.5},
 		{name: "no bigram across a sentence end", task: "see the changes. Bugs are fine", unit: "code-review", field: "bigram"},
