@@ -127,11 +127,17 @@ func TestDecide(t *testing.T) {
 		{name: "conflict keeps higher score", facts: &fakeFacts{units: base, requires: map[string][]string{}, conflicts: [][2]string{{"a", "b"}}}, cands: []Candidate{lex("a", 1000), lex("b", 2000)}, want: "+b:lexical -a:conflict(b)"},
 		{name: "conflict tie by name", facts: &fakeFacts{units: base, requires: map[string][]string{}, conflicts: [][2]string{{"b", "a"}}}, cands: []Candidate{lex("b", 1000), lex("a", 1000)}, want: "+a:lexical -b:conflict(a)"},
 		{name: "explicit wins conflict", facts: &fakeFacts{units: base, requires: map[string][]string{}, conflicts: [][2]string{{"a", "hi"}}}, cands: []Candidate{sel("a"), lex("hi", 9000)}, explicit: []string{"a"}, want: "+a:explicit -hi:conflict(a)"},
-		{name: "superseded", facts: &fakeFacts{units: base, requires: map[string][]string{}, supersedes: [][2]string{{"b", "a"}}}, cands: []Candidate{lex("a", 9000), lex("b", 1000)}, want: "+b:lexical -a:superseded(b)"},
+		{name: "superseded", facts: &fakeFacts{units: base, requires: map[string][]string{}, supersedes: [][2]string{{"b", "a"}}}, cands: []Candidate{lex("a", 9000), lex("b", 5000)}, want: "+b:lexical -a:superseded(b)"},
+		// A superseder scoring less than the candidate over the margin
+		// ratio does not stand beside it: a skill that declares it
+		// supersedes deploy, and draws a fraction of deploy's words,
+		// took "use the deploy skill" alone. Here b is judged as any
+		// other candidate (the fake facts give it a part of its own).
+		{name: "weak superseder supersedes nothing", facts: &fakeFacts{units: base, requires: map[string][]string{}, supersedes: [][2]string{{"b", "a"}}}, cands: []Candidate{lex("a", 9000), lex("b", 3000)}, threshold: 4500, want: "+a:lexical +b:lexical"},
 		{name: "superseder losing a conflict supersedes nothing", facts: &fakeFacts{units: base, requires: map[string][]string{}, supersedes: [][2]string{{"b", "a"}}, conflicts: [][2]string{{"b", "c"}}}, cands: []Candidate{sel("c"), lex("a", 9000), lex("b", 1000)}, explicit: []string{"c"}, want: "+c:explicit +a:lexical -b:conflict(c)"},
 		{name: "superseder over budget supersedes nothing", facts: &fakeFacts{units: base, requires: map[string][]string{}, supersedes: [][2]string{{"b", "a"}}}, cands: []Candidate{lex("a", 1000), lex("b", 9000)}, tokens: map[string]int{"b": 500}, budget: 150, want: "+a:lexical -b:over_budget(500)"},
 		{name: "coverer over budget covers nothing", cands: []Candidate{lex("a", 9000), lex("b", 3000)}, redundant: [][2]string{{"a", "b"}}, tokens: map[string]int{"a": 500}, budget: 150, want: "+b:lexical -a:over_budget(500)"},
-		{name: "superseder that lost its power keeps its rejection", facts: &fakeFacts{units: base, requires: map[string][]string{}, supersedes: [][2]string{{"b", "a"}}}, cands: []Candidate{lex("a", 9000), lex("b", 3000)}, threshold: 4500, want: "+a:lexical -b:below_threshold(3000)"},
+		{name: "superseder that lost its power keeps its rejection", facts: &fakeFacts{units: base, requires: map[string][]string{}, supersedes: [][2]string{{"b", "a"}}}, cands: []Candidate{lex("a", 5000), lex("b", 3000)}, threshold: 4500, want: "+a:lexical -b:below_threshold(3000)"},
 		{name: "over budget", cands: []Candidate{lex("a", 2000), lex("b", 1000)}, budget: 150, want: "+a:lexical -b:over_budget(100)"},
 		{name: "closure admitted whole or not at all", facts: catalog(base, map[string][]string{"a": {"b"}}), cands: []Candidate{lex("a", 2000), lex("c", 1000)}, budget: 150, want: "+c:lexical -a:over_budget(200)"},
 		{name: "mandatory first", cands: []Candidate{lex("a", 9000), must("b")}, mandatory: []string{"b"}, budget: 100, want: "+b:mandatory -a:over_budget(100)"},

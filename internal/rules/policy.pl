@@ -282,7 +282,7 @@ settled(Req, X, Ok, Powers, Pins, Budget, Selected0, Rejected0, Cited, Selected,
 settled(_, _, _, _, _, _, Selected, Rejected, _, Selected, Rejected).
 
 admission(Req, X, Ok, Powers, Pins, Budget, Selected, Rejected, Cited) :-
-    supersession(Ok, Powers, Live, Superseded),             % rule 7
+    superseding(Ok, Powers, x(Req, Ok), Live, Superseded),  % rule 7
     rank(Live, Ranked0),                                    % rule 8
     unpasted(Req, Ranked0, Ranked, Pasted),                 % rule 10
     ambiguity(Req, X, Ranked, Clear, Tied, Ambiguous, Tie), % rule 9
@@ -505,19 +505,49 @@ blocked_dependency(Req, lexical, D, negated) :-
 % ---------------------------------------------------------------------------
 % Rule 7 (supersedes): a lexical candidate superseded by another eligible
 % candidate that may still supersede (Powers, see settle/8: one that was
-% not admitted may not) is rejected. Host selections are never superseded.
+% not admitted may not) is rejected, when the superseder stands beside it:
+% a host selection or mandatory unit, or a lexical candidate scoring at
+% least the candidate's score over the margin ratio. A skill declares
+% whom it supersedes in its own metadata, and a newer version draws about
+% the words of the one it replaces; one that draws a fraction of them is
+% no replacement for what the task asks ("use the deploy skill" scored
+% deploy 9.65 and a skill declaring that it supersedes deploy 3.51, which
+% took the task alone). Host selections are never superseded.
 
-supersession([], _, [], []).
-supersession([C|Cs], Names, Live, Rejected) :-
-    superseded(C, Names, R), !,
+% superseding/5 walks the candidates Ok with X = x(Req, Ok), which only a
+% candidate some unit supersedes reads (the interpreter pays a binding
+% per head variable, so the common clauses get few).
+superseding([], _, _, [], []).
+superseding([C|Cs], Names, X, Live, Rejected) :-
+    superseded(C, Names, X, R), !,
     Rejected = [R|Rejected1],
-    supersession(Cs, Names, Live, Rejected1).
-supersession([C|Cs], Names, [C|Live], Rejected) :-
-    supersession(Cs, Names, Live, Rejected).
+    superseding(Cs, Names, X, Live, Rejected1).
+superseding([C|Cs], Names, X, [C|Live], Rejected) :-
+    superseding(Cs, Names, X, Live, Rejected).
 
-superseded(cand(N, lexical, _), Names, R) :-
-    superseded_by(N, Names, By),
+superseded(cand(N, lexical, _), Names, x(Req, Ok), R) :-
+    superseded_by(N, Names, B),
+    memberchk(cand(N, lexical, S), Ok),
+    superseder(B, N, S, Req, Ok, Names, By),
     R = reject(N, superseded, because(supersedes, [by(By)])).
+
+% superseder(+B, +N, +S, +Req, +Ok, +Names, -By): By is B, which
+% supersedes N, scoring S, when it stands beside N (stands_beside/4), else
+% the next unit among Names that supersedes N and does.
+superseder(B, _, S, Req, Ok, _, B) :- stands_beside(B, S, Req, Ok), !.
+superseder(B, N, S, Req, Ok, Names, By) :-
+    subtract(Names, [B], Names1),
+    superseded_by(N, Names1, B1),
+    superseder(B1, N, S, Req, Ok, Names1, By).
+
+stands_beside(B, S, Req, Ok) :-
+    memberchk(cand(B, O, SB), Ok),
+    comparable(O, SB, S, Req).
+
+% comparable(+Origin, +SB, +S, +Req): a host selection or mandatory unit
+% always is; a lexical one when SB times the margin ratio reaches S.
+comparable(lexical, SB, S, Req) :- !, margin_ratio(Req, M), SB * M >= S.
+comparable(_, _, _, _).
 
 % ---------------------------------------------------------------------------
 % Rule 8 (order): host-mandatory units first, then explicit selections, then
