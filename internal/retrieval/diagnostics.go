@@ -2,7 +2,6 @@ package retrieval
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/rlmc-dev/rlmc/internal/pulse"
 	"github.com/rlmc-dev/rlmc/ir"
@@ -53,7 +52,8 @@ func contentless(cat *ir.Catalog, p *pulse.Pulse) ir.Diagnostics {
 	return out
 }
 
-// aliasCollisions reports every alias that spells another unit's name: the
+// aliasCollisions reports every alias that spells another unit's name
+// (nameKey: in another form, or with "skill"): the
 // index ignores it (see usableAliases), so that no unit takes over a name
 // that is not its own.
 func aliasCollisions(cat *ir.Catalog, names map[string]string) ir.Diagnostics {
@@ -63,7 +63,7 @@ func aliasCollisions(cat *ir.Catalog, names map[string]string) ir.Diagnostics {
 			continue
 		}
 		for _, a := range u.Aliases {
-			if owner, ok := names[strings.Join(Words(a), " ")]; ok && owner != u.Name {
+			if owner, ok := names[nameKey(a)]; ok && owner != u.Name {
 				out.Add(declared(u, ir.CodeAliasCollision, fmt.Sprintf("alias %q is the name of unit %q; it is ignored", a, owner)))
 			}
 		}

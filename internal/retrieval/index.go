@@ -827,13 +827,33 @@ func hasContent(text string) bool {
 }
 
 // nameKeys maps the name of every unit of the catalog, whatever its
-// status, as its folded words joined by spaces, to the unit's name.
+// status, as its key (nameKey), to the unit's name.
 func nameKeys(cat *ir.Catalog) map[string]string {
 	out := make(map[string]string, len(cat.Units))
 	for _, u := range cat.Units {
-		out[strings.Join(Words(u.Name), " ")] = u.Name
+		out[nameKey(u.Name)] = u.Name
 	}
 	return out
+}
+
+// nameKey is how a name or an alias is compared with the catalog's
+// names: its words stemmed, without the word "skill" a task names a
+// skill with. An alias "deploys" or "deploy skill" spells the unit called
+// deploy as a task says it ("use the deploy skill"), and would take its
+// tasks.
+func nameKey(text string) string {
+	var stems []string
+	for _, w := range Words(text) {
+		if w != "skill" && w != "skills" {
+			stems = append(stems, Stem(w))
+		}
+	}
+	if len(stems) == 0 { // a unit called "skills"
+		for _, w := range Words(text) {
+			stems = append(stems, Stem(w))
+		}
+	}
+	return strings.Join(stems, " ")
 }
 
 // usableAliases returns u's aliases less those that spell another unit's
@@ -844,7 +864,7 @@ func nameKeys(cat *ir.Catalog) map[string]string {
 func usableAliases(u *ir.Unit, names map[string]string) []string {
 	var out []string
 	for _, a := range u.Aliases {
-		if owner, ok := names[strings.Join(Words(a), " ")]; ok && owner != u.Name {
+		if owner, ok := names[nameKey(a)]; ok && owner != u.Name {
 			continue
 		}
 		out = append(out, a)
