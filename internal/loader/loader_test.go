@@ -558,6 +558,16 @@ func TestMisspelledKeysRead(t *testing.T) {
 			t.Errorf("%s: got no %s diagnostic; want one", name, ir.CodeMisspelledField)
 		}
 	}
+	// Two spellings of one key are two YAML keys, read as one: the last
+	// one won, and made an explicit-only skill automatic.
+	for _, name := range []string{"two-spellings-key", "two-spellings-metadata", "two-spellings-when"} {
+		if u := unitNamed(cat, name, ir.StatusInvalid); u == nil {
+			t.Errorf("%s: want status invalid", name)
+		}
+		if !hasDiag(cat, name+"/SKILL.md", ir.CodeInvalidField) {
+			t.Errorf("%s: got no %s diagnostic; want one", name, ir.CodeInvalidField)
+		}
+	}
 	if u := unitNamed(cat, "empty-activation", ir.StatusInvalid); u == nil {
 		t.Error("empty-activation: want status invalid")
 	}

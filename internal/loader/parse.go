@@ -120,6 +120,36 @@ func spelled(s *diagSink, line int, what, key string, known map[string]string, p
 	return want
 }
 
+// readKey is the key rlmc reads key as, "" for one it does not read:
+// "when-to-use" and "when_to_use" are one key.
+func readKey(key string) string {
+	if key == "when-to-use" {
+		return "when_to_use"
+	}
+	if want, ok := frontmatterKeys[spellingOf(key)]; ok && want == key {
+		return key
+	}
+	return "" // a key of its own, or a misspelling beside the key itself
+}
+
+// readOnce records that the key written as written, on line, is read as
+// want, and reports false, with an invalid_field error, when another
+// spelling was read as want before: YAML refuses a key written twice, but
+// "Disable-Model-Invocation: true" above "disable_model_invocation:
+// false" are two keys, and the last one made an explicit-only skill
+// automatic. A key rlmc does not read (want "") is never refused.
+func readOnce(s *diagSink, read map[string]int, line int, what, written, want string) bool {
+	if want == "" {
+		return true
+	}
+	if first, ok := read[want]; ok {
+		s.add(line, ir.CodeInvalidField, ir.SeverityError, "%s %q is read as %q, which line %d already gives: keep one", what, written, want, first)
+		return false
+	}
+	read[want] = line
+	return true
+}
+
 // spellingOf is key as rlmc compares a key an author may have written with
 // other case or "_" for "-" (or "-" for "_"): lower case, with "-".
 func spellingOf(key string) string { return strings.ReplaceAll(strings.ToLower(key), "_", "-") }
@@ -367,10 +397,15 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 	}
 	valid := true
 	present := mappingKeys(root)
+	read := map[string]int{} // a key rlmc reads, by the line it was read from
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		line := k.Line + 1 // the frontmatter starts on file line 2
 		key := spelled(s, line, "frontmatter key", k.Value, frontmatterKeys, present)
+		if !readOnce(s, read, line, "frontmatter key", k.Value, readKey(key)) {
+			valid = false
+			continue
+		}
 		bad := func(want string) {
 			s.add(line, ir.CodeInvalidField, ir.SeverityError, "%s must be %s", key, want)
 			valid = false
@@ -418,6 +453,7 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 			}
 			fm.Metadata, fm.MetadataLines = map[string]string{}, map[string]int{}
 			inMetadata := mappingKeys(v)
+			readMeta := map[string]int{}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				mk, mv := v.Content[j], v.Content[j+1]
 				var val string
@@ -441,6 +477,10 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 					continue
 				}
 				mkey := spelled(s, mk.Line+1, "metadata key", mk.Value, metadataKeys, inMetadata)
+				if want := metadataKeys[spellingOf(mkey)]; want == mkey && !readOnce(s, readMeta, mk.Line+1, "metadata key", mk.Value, mkey) {
+					valid = false
+					continue
+				}
 				fm.Metadata[mkey] = val
 				fm.MetadataLines[mkey] = mk.Line + 1
 			}
