@@ -51,6 +51,9 @@ func newFacts(cat *ir.Catalog, p Policy) *facts {
 			f.requires[u.Name] = reqs
 		}
 		for _, c := range ir.SkillRefs(u.Conflicts) {
+			if c == u.Name {
+				continue // a self_reference: the edge has no effect
+			}
 			f.conflicts[[2]string{u.Name, c}] = true
 			f.conflicts[[2]string{c, u.Name}] = true
 		}
@@ -193,7 +196,28 @@ func (f *facts) Closure(name string) rules.Closure {
 		}
 	}
 	walk(name)
-	return rules.Closure{Deps: deps}
+	return rules.Closure{Deps: deps, Conflict: f.groupConflict(name, deps)}
+}
+
+// groupConflict returns the first of deps that conflicts with unit or
+// with another of deps, "" when none does: the group never loads
+// together, so the unit is never selected (rule 6), where rule 12 had
+// admitted every unit of it.
+func (f *facts) groupConflict(unit string, deps []string) string {
+	if len(f.conflicts) == 0 {
+		return ""
+	}
+	for i, d := range deps {
+		if f.conflicts[[2]string{unit, d}] {
+			return d
+		}
+		for _, e := range deps[i+1:] {
+			if f.conflicts[[2]string{d, e}] {
+				return d
+			}
+		}
+	}
+	return ""
 }
 
 // wraps reports whether unit's complete closure holds dep, or unit is a

@@ -89,10 +89,78 @@ func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 	for _, e := range cycleEdges(names, edges) {
 		out.Add(e.at(ir.CodeDependencyCycle, "%s", e.cycle))
 	}
+	out = append(out, groupConflicts(cat, names, edges)...)
 	out = append(out, mandatoryProblems(cat, p)...)
 	out = append(out, referenceProblems(cat)...)
 	out.Sort()
 	return out
+}
+
+// groupConflicts reports each unit that requires, directly or through
+// others, a unit it conflicts with, or two units that conflict
+// (unusable_dependency, at its first requires edge): what it needs never
+// loads together, so no compile selects it (rule 12, within_group).
+func groupConflicts(cat *ir.Catalog, names []string, edges map[string][]edge) ir.Diagnostics {
+	conflicts := map[[2]string]bool{}
+	for _, u := range cat.Units {
+		if u.Status != ir.StatusOK {
+			continue
+		}
+		for _, c := range ir.SkillRefs(u.Conflicts) {
+			if c != u.Name {
+				conflicts[[2]string{u.Name, c}], conflicts[[2]string{c, u.Name}] = true, true
+			}
+		}
+	}
+	if len(conflicts) == 0 {
+		return nil
+	}
+	type found struct{ a, b string }
+	conflicted := map[string]found{}
+	for _, n := range names {
+		group := []string{n}
+		seen := map[string]bool{n: true}
+		for i := 0; i < len(group); i++ {
+			for _, e := range edges[group[i]] {
+				if !seen[e.to] {
+					seen[e.to] = true
+					group = append(group, e.to)
+				}
+			}
+		}
+		if a, b, ok := conflictIn(group, conflicts); ok {
+			conflicted[n] = found{a, b}
+		}
+	}
+	var out ir.Diagnostics
+	for _, n := range names {
+		c, ok := conflicted[n]
+		// A unit that requires one whose group conflicts is not
+		// reported again: its own edges are fine.
+		if !ok || slices.ContainsFunc(edges[n], func(e edge) bool { _, bad := conflicted[e.to]; return bad }) {
+			continue
+		}
+		a, b, e := c.a, c.b, edges[n][0]
+		if a == n {
+			out.Add(e.at(ir.CodeUnusableDependency, "%s requires %s, which it conflicts with: they never load together", n, b))
+		} else {
+			out.Add(e.at(ir.CodeUnusableDependency, "%s requires %s and %s, which conflict: they never load together", n, a, b))
+		}
+	}
+	return out
+}
+
+// conflictIn returns the first pair of group, in its order, that
+// conflicts.
+func conflictIn(group []string, conflicts map[[2]string]bool) (a, b string, ok bool) {
+	for i, x := range group {
+		for _, y := range group[i+1:] {
+			if conflicts[[2]string{x, y}] {
+				return x, y, true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // referenceProblems warns of each suggests, conflicts and supersedes edge

@@ -44,6 +44,18 @@ func TestGraphProblems(t *testing.T) {
 		want   []diag
 	}{
 		{name: "clean", skills: map[string]string{"a": skill("a", requires("b")), "b": skill("b", "")}},
+		// A unit that requires one it conflicts with, or two that
+		// conflict, never loads; one that requires it is not reported
+		// again.
+		{name: "requires what it conflicts with", skills: map[string]string{
+			"alpha": skill("alpha", "metadata:\n  prolog-rlm: '{\"schema\": 1, \"requires\": [{\"kind\": \"skill\", \"name\": \"beta\"}], \"conflicts\": [{\"kind\": \"skill\", \"name\": \"beta\"}]}'\n"),
+			"beta":  skill("beta", ""), "user": skill("user", requires("alpha"))},
+			want: []diag{{"alpha/SKILL.md", 5, ir.CodeUnusableDependency}}},
+		{name: "requires two that conflict", skills: map[string]string{
+			"two":   skill("two", requires("beta", "gamma")),
+			"beta":  skill("beta", "metadata:\n  prolog-rlm: '{\"schema\": 1, \"conflicts\": [{\"kind\": \"skill\", \"name\": \"gamma\"}]}'\n"),
+			"gamma": skill("gamma", "")},
+			want: []diag{{"two/SKILL.md", 5, ir.CodeUnusableDependency}}},
 		{name: "missing", skills: map[string]string{"deploy": skill("deploy", requires("smoke-tests"))},
 			want: []diag{{"deploy/SKILL.md", 5, ir.CodeMissingDependency}}},
 		{name: "cycle", skills: map[string]string{"cyc-a": skill("cyc-a", requires("cyc-b")), "cyc-b": skill("cyc-b", requires("cyc-a")), "user": skill("user", requires("cyc-a"))},

@@ -190,6 +190,9 @@ func detail(d rules.Decision, f *Facts, ev []Evidence) string {
 	case ReasonDependencyCycle:
 		return "requires cycle " + strings.Join(f.Cycle, " -> ")
 	case ReasonDependencyRejected:
+		if f.DependencyReason == ReasonConflict {
+			return "requires " + f.Dependency + ", which conflicts with it or with another unit it requires: they never load together"
+		}
 		return "requires " + f.Dependency + " (" + string(f.DependencyReason) + ")"
 	case ReasonConflict:
 		if f.Dependency != "" {

@@ -35,11 +35,14 @@ type UnitFacts struct {
 
 // Closure is a unit's transitive requires closure, computed once per catalog.
 // Exactly one of the outcomes holds: Missing names an absent unit, Cycle
-// lists a loop, or Deps lists every dependency, dependencies first.
+// lists a loop, or Deps lists every dependency, dependencies first; with
+// Deps, Conflict names a dependency that conflicts with the unit or with
+// another of them, so the closure never loads together.
 type Closure struct {
-	Deps    []string
-	Missing string
-	Cycle   []string
+	Deps     []string
+	Missing  string
+	Cycle    []string
+	Conflict string
 }
 
 // Facts answers the policy's catalog questions. Implementations must be
@@ -435,6 +438,7 @@ var (
 	atomDeps      = engine.NewAtom("deps")
 	atomMissing   = engine.NewAtom("missing")
 	atomCycle     = engine.NewAtom("cycle")
+	atomConflict  = engine.NewAtom("conflict")
 	atomMinus     = engine.NewAtom("-")
 	atomLexical   = engine.NewAtom(string(OriginLexical))
 	atomNone      = engine.NewAtom("none")

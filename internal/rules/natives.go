@@ -342,6 +342,8 @@ func natives(f Facts) []native {
 					t = atomMissing.Apply(engine.NewAtom(c.Missing))
 				case len(c.Cycle) > 0:
 					t = atomCycle.Apply(atomList(c.Cycle))
+				case c.Conflict != "":
+					t = atomConflict.Apply(engine.NewAtom(c.Conflict))
 				default:
 					t = atomDeps.Apply(atomList(c.Deps))
 				}

@@ -49,7 +49,9 @@
 %   closure(+Name, -Closure)
 %       deps(Deps): every unit Name transitively requires, dependencies
 %       first; missing(Dep): a required unit does not exist;
-%       cycle(Path): the requires graph loops through Path.
+%       cycle(Path): the requires graph loops through Path;
+%       conflict(Dep): Dep conflicts with Name or with another unit Name
+%       requires, so they never load together.
 %   conflicting(+As, +Bs, -B)  some unit in As and the unit B in Bs conflict
 %                              (either declares the other in conflicts).
 %   superseded_by(+A, +Bs, -B) the unit B in Bs declares that it supersedes A.
@@ -472,7 +474,8 @@ judge(_, N, lexical, _, explicit_user, V) :- !,
 judge(Req, N, lexical, _, _, V) :- negated(Req, N), !,
     V = reject(N, negated, because(negation, [])).
 % Rule 6 (dependencies fail closed): a unit whose closure has a missing unit,
-% a cycle, or a unit that may not activate is rejected with that reason.
+% a cycle, a unit that may not activate, or a conflict inside it is
+% rejected with that reason.
 judge(Req, N, O, _, _, V) :- closure(N, C), closure_verdict(C, Req, N, O, V).
 
 % closure_verdict(+Closure, +Req, +N, +Origin, -V): the closure's outcome
@@ -484,8 +487,10 @@ closure_verdict(deps(Ds), Req, N, O, V) :-
 closure_verdict(deps(_), _, _, _, ok) :- !.
 closure_verdict(missing(D), _, N, _, V) :- !,
     V = reject(N, missing_dependency, because(dependencies, [missing(D)])).
-closure_verdict(cycle(Path), _, N, _, V) :-
+closure_verdict(cycle(Path), _, N, _, V) :- !,
     V = reject(N, dependency_cycle, because(dependencies, [path(Path)])).
+closure_verdict(conflict(D), _, N, _, V) :-
+    V = reject(N, dependency_rejected, because(dependencies, [dependency(D, conflict)])).
 
 blocked_dependencies([D|_], Req, O, D, Why) :- blocked_dependency(Req, O, D, Why), !.
 blocked_dependencies([_|Ds], Req, O, D, Why) :- blocked_dependencies(Ds, Req, O, D, Why).
