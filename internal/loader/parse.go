@@ -508,9 +508,12 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 
 var topLevelPair = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(.+)$`)
 
-// quotePlainValues single-quotes top-level plain values that contain ": "
-// or " #", the two things strict YAML reads differently from people, and
-// returns the text and the index of the first line it quoted (-1: none).
+// quotePlainValues single-quotes top-level plain values that contain ": ",
+// which strict YAML refuses and people write in a sentence, and returns
+// the text and the index of the first line it quoted (-1: none). A value
+// holding " #" and no ": " is left as it is: strict YAML reads the rest
+// as a comment, as it did before the repair (quoted, "true # only for
+// users" was a string, and made a valid flag invalid).
 func quotePlainValues(text string) (repaired string, first int) {
 	lines := strings.Split(text, "\n")
 	first = -1
@@ -520,7 +523,7 @@ func quotePlainValues(text string) (repaired string, first int) {
 			continue
 		}
 		v := strings.TrimRight(m[2], " \t")
-		if v == "" || strings.ContainsAny(v[:1], `'"[{|>&*!%@`+"`") || !(strings.Contains(v, ": ") || strings.Contains(v, " #")) {
+		if v == "" || strings.ContainsAny(v[:1], `'"[{|>&*!%@`+"`") || !strings.Contains(v, ": ") {
 			continue
 		}
 		lines[i] = m[1] + ": '" + strings.ReplaceAll(v, "'", "''") + "'"

@@ -47,6 +47,9 @@ func TestParseSkill(t *testing.T) {
 		{name: "wrong type", content: "---\nname: {x: 1}\ndescription: d\n---\n", want: ir.CodeInvalidField, refused: true, wantLine: 2},
 		{name: "wrong type keeps the name", content: "---\nname: bar\ndescription: d\nlicense: [1]\n---\n", want: ir.CodeInvalidField, refused: true, wantName: "bar", wantLine: 4},
 		{name: "colon in plain value", content: "---\nname: a\ndescription: Audit code: find bugs\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Audit code: find bugs", wantLine: 3},
+		// The repair quotes the line that needs it, not a comment on
+		// another: "true # only for users" quoted was an invalid flag.
+		{name: "lenient repair keeps another line's comment", content: "---\nname: a # the a skill\ndescription: Audit code: find bugs\ndisable-model-invocation: true # only for users\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Audit code: find bugs", wantLine: 3},
 		// The YAML library names no line for the first one: the
 		// diagnostic named the --- line.
 		{name: "colon in the first value", content: "---\ndescription: Take notes. Flags: --quick (short).\nname: a\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Take notes. Flags: --quick (short).", wantLine: 2},
