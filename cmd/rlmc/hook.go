@@ -482,58 +482,71 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 
 // fitHook compiles req and returns the result with the hook output (nil
 // when nothing is selected), which it keeps within maxChars characters:
-// while the output is longer, it compiles again with a budget shrunk in
-// proportion, so the bodies that fit stay inline and the rest become
-// references (rule 12), never dropped for being long. An output that
-// still does not fit after hookFitTries compiles is an error: the prompt
-// goes on without skills, and the user is told why.
+// while the output is longer, it compiles again with a smaller budget, so
+// the bodies that fit stay inline and the rest become references (rule
+// 12), never dropped for being long. The budget shrinks in proportion to
+// how much too long the output was, but never to one that drops a skill
+// the first compile selected: a budget that does is a floor, and the next
+// try lies between it and the least budget known too long (a body of
+// spaces is long in characters and cheap in tokens, and its proportional
+// budget was below its reference's cost). An output that still does not
+// fit after hookFitTries compiles is an error: the prompt goes on without
+// skills, and the user is told why.
 func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, maxChars int) (*compiler.Result, []byte, error) {
 	tooLong := ""
-	var wanted []string // the skills the first compile selected: shrinking never drops one
+	var (
+		wanted []string // the skills the first compile selected: shrinking never drops one
+		floor  int      // a budget known to drop one of them (0: none yet)
+		ceil   int      // the tokens of the last too long output: a budget of them gives it again
+		next   int      // the proportional guess after the last too long output
+	)
 	for try := 0; ; try++ {
 		res, err := c.Compile(ctx, req)
 		var ce *compiler.Error
-		if err != nil && tooLong != "" && errors.As(err, &ce) && (ce.Code == compiler.ErrSelectionRejected || ce.Code == compiler.ErrMandatoryRejected) {
-			// A unit the host selects (or makes mandatory) fitted the
-			// first compile's budget, and no longer fits the one shrunk
-			// for --max-chars: the limit is --max-chars, not --budget.
-			return nil, nil, errors.New(tooLong)
-		}
-		if err != nil {
+		dropped := err != nil && tooLong != "" && errors.As(err, &ce) && (ce.Code == compiler.ErrSelectionRejected || ce.Code == compiler.ErrMandatoryRejected)
+		if err != nil && !dropped {
 			return nil, nil, err
 		}
-		names := res.Names()
-		slices.Sort(names)
-		if tooLong != "" && !slices.Equal(names, wanted) {
-			// The shrunk budget fits not every reference (or not even
-			// one): a skill the task asked for would be dropped, so the
-			// prompt goes without skills, as for an output that never
-			// shrinks enough.
-			return nil, nil, errors.New(tooLong)
+		var names []string
+		if !dropped {
+			names = res.Names()
+			slices.Sort(names)
+			// A unit the host selects (or makes mandatory) that no longer
+			// fits is dropped too: the limit is --max-chars, not --budget.
+			dropped = tooLong != "" && !slices.Equal(names, wanted)
 		}
 		if try == 0 {
 			wanted = names
 		}
-		if len(res.Selected) == 0 {
+		if !dropped && len(res.Selected) == 0 {
 			if over := overBudget(res); len(over) > 0 {
 				return nil, nil, errors.New(strings.Join(over, "; "))
 			}
 			return res, nil, nil
 		}
-		out, err := hookJSON(res.Prompt)
-		if err != nil {
-			return nil, nil, err
+		if dropped {
+			floor = req.Budget
+		} else {
+			out, err := hookJSON(res.Prompt)
+			if err != nil {
+				return nil, nil, err
+			}
+			n := jsLength(out)
+			if n <= maxChars {
+				return res, out, nil
+			}
+			ceil = res.Budget.Used // any budget from it on gives this output again
+			next = res.Budget.Used * maxChars / n * 9 / 10
+			tooLong = fmt.Sprintf("the selected skills' output (%d characters) does not fit in --max-chars %d, even as references", n, maxChars)
 		}
-		n := jsLength(out)
-		if n <= maxChars {
-			return res, out, nil
+		budget := next
+		if budget >= ceil {
+			budget = ceil * 3 / 4
 		}
-		budget := res.Budget.Used * maxChars / n * 9 / 10
-		if budget >= res.Budget.Limit {
-			budget = res.Budget.Limit * 3 / 4
+		if budget <= floor {
+			budget = floor + (ceil-floor)/2
 		}
-		tooLong = fmt.Sprintf("the selected skills' output (%d characters) does not fit in --max-chars %d, even as references", n, maxChars)
-		if try+1 == hookFitTries || budget <= 0 {
+		if try+1 == hookFitTries || budget <= floor || budget <= 0 {
 			return nil, nil, errors.New(tooLong)
 		}
 		req.Budget = budget

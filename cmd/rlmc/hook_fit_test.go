@@ -39,6 +39,16 @@ func TestFitHook(t *testing.T) {
 		[]byte("---\nname: emoji-reactions\ndescription: Pick emoji reactions for chat messages.\n---\n"+strings.Repeat("\U0001F600", 6000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// 8,000 spaces: 8,000 characters and about 70 tokens. The budget
+	// shrunk in proportion to the characters was below the reference's
+	// own cost, and the skill was dropped.
+	if err := os.MkdirAll(filepath.Join(dir, "spacey-layout"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "spacey-layout", "SKILL.md"),
+		[]byte("---\nname: spacey-layout\ndescription: Zebra crossing layout helper.\n---\n# spacey\n"+strings.Repeat(" ", 8000)+"x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{dir}}, compiler.Policy{})
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +63,7 @@ func TestFitHook(t *testing.T) {
 		{name: "a body that fits stays inline", task: "write and run database schema migrations safely", inline: []string{"database-migration"}, maxChars: hookMaxChars},
 		{name: "a lower limit makes it a reference", task: "write and run database schema migrations safely", refs: []string{"database-migration"}, maxChars: 2000},
 		{name: "an emoji counts twice", task: "pick emoji reactions for chat messages", refs: []string{"emoji-reactions"}, maxChars: hookMaxChars},
+		{name: "long in characters, cheap in tokens", task: "zebra crossing layout helper", refs: []string{"spacey-layout"}, maxChars: 2000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
