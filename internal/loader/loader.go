@@ -756,7 +756,10 @@ func applyPrologRLM(u *ir.Unit, m *PrologRLM) {
 }
 
 // shadow marks every unit that loses its name to a higher-precedence unit,
-// or to an earlier path in byte order within one root.
+// within one root to the unit whose folder bears the name (the Agent
+// Skills format asks for it: a folder "a-evil" whose SKILL.md says
+// "name: deploy" sorted first and took deploy's name and tasks), and
+// else to an earlier path in byte order.
 func shadow(units []*ir.Unit) ir.Diagnostics {
 	// Names are nearly all unique: only a repeated one gets a group, with
 	// the units that bear it in catalog order.
@@ -782,6 +785,9 @@ func shadow(units []*ir.Unit) ir.Diagnostics {
 			if group[i].Precedence != group[j].Precedence {
 				return group[i].Precedence < group[j].Precedence
 			}
+			if fi, fj := inOwnFolder(group[i]), inOwnFolder(group[j]); fi != fj {
+				return fi
+			}
 			return group[i].Path < group[j].Path
 		})
 		win := group[0]
@@ -796,6 +802,9 @@ func shadow(units []*ir.Unit) ir.Diagnostics {
 	}
 	return diags
 }
+
+// inOwnFolder reports whether u's SKILL.md is in a folder of u's name.
+func inOwnFolder(u *ir.Unit) bool { return path.Base(path.Dir(u.Path)) == u.Name }
 
 // ReadBody returns the unit's body (the SKILL.md after its frontmatter) with
 // line endings normalized. It re-reads the file and verifies it against the
