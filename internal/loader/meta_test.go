@@ -217,3 +217,13 @@ func TestParseManifestSaysJSON(t *testing.T) {
 		t.Errorf("got %v; want it said in the JSON's terms", err)
 	}
 }
+
+// TestParseManifestNotAnObject: a manifest that is not a JSON object is
+// refused; null decoded into an empty manifest and was accepted.
+func TestParseManifestNotAnObject(t *testing.T) {
+	for _, data := range []string{"null", " null\n", "[]", "1", `"x"`, "true"} {
+		if _, err := ParseManifest([]byte(data)); err == nil {
+			t.Errorf("ParseManifest(%q): got no error; want one", data)
+		}
+	}
+}

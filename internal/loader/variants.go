@@ -141,6 +141,11 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if err := checkJSONShape(data); err != nil {
 		return nil, err
 	}
+	// null decodes into an empty Manifest without an error, and made a
+	// skill_router unit of nothing.
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return nil, fmt.Errorf("a manifest is a JSON object")
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var m Manifest
