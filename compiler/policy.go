@@ -148,8 +148,24 @@ func policyAt(file string, err error) error {
 	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
 		return &lineError{at: file + ":" + m[1], msg: "invalid policy: " + m[2], err: err}
 	}
+	// A value the YAML library cannot decode into its field (a whole
+	// number past 2^63) is reported as a list of "line N: ..." entries:
+	// the first places the error.
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		if m := typeErrorRE.FindStringSubmatch(te.Errors[0]); m != nil {
+			return &lineError{at: file + ":" + m[1], msg: "invalid policy: " + intRangeRE.ReplaceAllString(m[2], "a whole number out of range ($1)"), err: err}
+		}
+	}
 	return fmt.Errorf("%s: %w", file, err)
 }
+
+// typeErrorRE matches an entry of a *yaml.TypeError, and intRangeRE the
+// library's words for a whole number its field cannot hold.
+var (
+	typeErrorRE = regexp.MustCompile(`^line ([0-9]+): (.*)$`)
+	intRangeRE  = regexp.MustCompile("cannot unmarshal !!int (`[^`]*`) into [a-z0-9]+")
+)
 
 // yamlLineRE matches yaml.v3's syntax errors, which place themselves in
 // their own words ("yaml: line 2: found character that cannot start any
@@ -178,7 +194,7 @@ func ParsePolicy(data []byte) (Policy, error) {
 	}
 	var p Policy
 	if err := decodePolicy(doc, &p); err != nil {
-		return Policy{}, fmt.Errorf("invalid policy: %v", err)
+		return Policy{}, fmt.Errorf("invalid policy: %w", err)
 	}
 	// Each value outside its range is named with its key's line.
 	// A value written as 0 is no default: "budget: 0" would leave the

@@ -32,3 +32,17 @@ func TestLoadPolicyBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadPolicyIntegerOutOfRange: a whole number past 2^63 is placed at
+// its line like any other bad value; it was yaml.v3's own "unmarshal
+// errors" text with no file:line.
+func TestLoadPolicyIntegerOutOfRange(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(file, []byte("deny: [x]\nbudget: 9223372036854775808\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadPolicy(file)
+	if err == nil || !strings.HasPrefix(err.Error(), file+":2: ") || strings.Contains(err.Error(), "unmarshal") {
+		t.Errorf("got %v; want it placed at %s:2 in rlmc's words", err, file)
+	}
+}
