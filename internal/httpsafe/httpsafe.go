@@ -220,6 +220,14 @@ func Guard(next http.Handler, tokenSet, socket bool, refuse func(http.ResponseWr
 			refuse(w, r, Refusal{http.StatusForbidden, CodeCrossOrigin, "a browser request from another origin is refused; a client that is not a web page sends no Origin header"})
 			return
 		}
+		// A page's no-cors GET (an <img>, a <script>) carries no Origin,
+		// and Go's protection lets safe methods through whatever the
+		// Fetch metadata says: a GET of /v1/catalog from another site was
+		// answered.
+		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+			refuse(w, r, Refusal{http.StatusForbidden, CodeCrossOrigin, "a browser request from another origin is refused; a client that is not a web page sends no Sec-Fetch-Site header"})
+			return
+		}
 		inner.ServeHTTP(w, r)
 	})
 }

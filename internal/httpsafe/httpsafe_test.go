@@ -47,6 +47,13 @@ func TestGuard(t *testing.T) {
 		{name: "other loopback port's page", method: "POST", host: "127.0.0.1:8787", header: map[string]string{"Origin": "http://127.0.0.1:3000"}, wantStatus: 403, wantBodyPrefix: CodeCrossOrigin},
 		{name: "null origin", method: "POST", host: "127.0.0.1:8787", header: map[string]string{"Origin": "null"}, wantStatus: 403, wantBodyPrefix: CodeCrossOrigin},
 		{name: "fetch metadata cross-site", method: "POST", host: "127.0.0.1:8787", header: map[string]string{"Sec-Fetch-Site": "cross-site"}, wantStatus: 403, wantBodyPrefix: CodeCrossOrigin},
+		// A no-cors GET (an <img>, a <script>) sends no Origin; Go's
+		// protection lets safe methods through, and the catalog was
+		// answered.
+		{name: "fetch metadata cross-site read", method: "GET", host: "127.0.0.1:8787", header: map[string]string{"Sec-Fetch-Site": "cross-site"}, wantStatus: 403, wantBodyPrefix: CodeCrossOrigin},
+		{name: "fetch metadata same-site read", method: "GET", host: "127.0.0.1:8787", header: map[string]string{"Sec-Fetch-Site": "same-site"}, wantStatus: 403, wantBodyPrefix: CodeCrossOrigin},
+		{name: "fetch metadata same origin read", method: "GET", host: "127.0.0.1:8787", header: map[string]string{"Sec-Fetch-Site": "same-origin"}, wantStatus: 200},
+		{name: "fetch metadata typed address", method: "GET", host: "127.0.0.1:8787", header: map[string]string{"Sec-Fetch-Site": "none"}, wantStatus: 200},
 		{name: "same origin page", method: "POST", host: "127.0.0.1:8787", header: map[string]string{"Origin": "http://127.0.0.1:8787"}, wantStatus: 200},
 		{name: "token set: any host", method: "POST", host: "rlmc.internal:8787", token: true, wantStatus: 200},
 		{name: "unix socket: any host", method: "POST", host: "rebind.attacker.example", socket: true, wantStatus: 200},
