@@ -810,22 +810,16 @@ func (r *compilation) assemble(v *verdict, rd *rendered, fp string) *Result {
 
 // evidence is the evidence the compile computed, by unit name: the
 // candidates', that of the units the explanation shows (judged
-// ineligible among the best, or best-ranked below the floor), the near
-// misses' (catalog positions), which the result lists, and that of the
-// units the request asks about (Request.Why).
+// ineligible among the best, or best-ranked below the floor) and the near
+// misses' (catalog positions), which the result lists. Any other unit the
+// result lists with a score gets its own when its entry is made
+// (buildRejected), however it came to be listed.
 func (r *compilation) evidence(st *statement, near []int) map[string][]Evidence {
 	evidence := make(map[string][]Evidence, len(st.problem.Evidence))
-	// Weights to three decimals, like scores: the last bits of a float
-	// sum are no contract.
 	add := func(n string, ev []Evidence) {
-		if len(ev) == 0 {
-			return
+		if len(ev) > 0 {
+			evidence[n] = st.shown(ev)
 		}
-		out := make([]Evidence, len(ev))
-		for i, e := range ev {
-			out[i] = Evidence{Field: e.Field, Terms: e.Terms, Weight: round3(e.Weight), Source: e.Source, Kind: e.Kind}
-		}
-		evidence[n] = out
 	}
 	for n, ev := range st.problem.Evidence {
 		add(n, ev)
@@ -840,17 +834,19 @@ func (r *compilation) evidence(st *statement, near []int) map[string][]Evidence 
 			add(n, st.problem.EvidenceOf(n))
 		}
 	}
-	// A unit asked about is asked about for its evidence above all: one
-	// outside the candidates showed a score and nothing it came from.
-	for _, n := range st.req.Why {
-		if evidence[n] == nil {
-			add(n, st.problem.EvidenceOf(n))
-		}
-	}
-	for _, ev := range evidence {
-		st.withWords(ev)
-	}
 	return evidence
+}
+
+// shown returns ev as a result shows it: weights to three decimals, like
+// scores (the last bits of a float sum are no contract), with the task's
+// words (withWords).
+func (st *statement) shown(ev []Evidence) []Evidence {
+	out := make([]Evidence, len(ev))
+	for i, e := range ev {
+		out[i] = Evidence{Field: e.Field, Terms: e.Terms, Weight: round3(e.Weight), Source: e.Source, Kind: e.Kind}
+	}
+	st.withWords(out)
+	return out
 }
 
 // withWords gives each piece of ev the task's words its terms stand for

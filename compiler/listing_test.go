@@ -247,3 +247,46 @@ func TestWhyGivesEvidence(t *testing.T) {
 	}
 	t.Fatal("s13 not listed; want it, as asked about")
 }
+
+// TestEntrySameHoweverListed: a unit's entry is the same listed by
+// default, by Request.Why or by Request.AllRejected. A unit the task
+// negates is listed by default, and only Why gave it its evidence.
+func TestEntrySameHoweverListed(t *testing.T) {
+	root := t.TempDir()
+	for name, desc := range map[string]string{
+		"fix-flaky-tests": "Fix flaky tests that fail intermittently in CI.",
+		"tdd":             "Test driven development: write the failing test first, then the code.",
+		"write-tests":     "Write unit tests for Go code. Use when adding tests.",
+	} {
+		testkit.WriteFile(t, filepath.Join(root, name, "SKILL.md"), "---\nname: "+name+"\ndescription: "+desc+"\n---\nBody.\n")
+	}
+	c, err := Load(context.Background(), Options{Roots: []string{root}}, Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const task = "fix the flaky tests in CI, do not use tdd"
+	entry := func(req Request) Rejected {
+		t.Helper()
+		req.Task = task
+		res, err := c.Compile(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rj := range res.Rejected {
+			if rj.Name == "tdd" {
+				return rj
+			}
+		}
+		t.Fatalf("tdd not listed for %+v", req)
+		return Rejected{}
+	}
+	byDefault := entry(Request{})
+	if byDefault.Score == 0 || len(byDefault.Evidence) == 0 {
+		t.Fatalf("got tdd listed with score %.3f and evidence %v; this test needs a score, and wants its evidence", byDefault.Score, byDefault.Evidence)
+	}
+	for name, req := range map[string]Request{"why": {Why: []string{"tdd"}}, "all rejected": {AllRejected: true}} {
+		if got := entry(req); !reflect.DeepEqual(got, byDefault) {
+			t.Errorf("%s: got entry %+v; want the default listing's %+v", name, got, byDefault)
+		}
+	}
+}

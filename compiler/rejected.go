@@ -156,8 +156,18 @@ func (r *compilation) buildRejected(v *verdict, evidence map[string][]Evidence, 
 		if isRanked && score > 0 {
 			rj.Confidence = v.confidence(row.name)
 		}
-		if hasEvidence {
+		switch {
+		case hasEvidence:
 			rj.Evidence = evidence[row.name]
+		case score > 0:
+			// A unit listed with a score shows what it came from,
+			// however it came to be listed: asked about (Request.Why),
+			// named by the task ("do not use tdd"), or every one
+			// (Request.AllRejected). Only Why computed it, so an entry
+			// differed between listings.
+			if ev := v.statement.problem.EvidenceOf(row.name); len(ev) > 0 {
+				rj.Evidence = v.statement.shown(ev)
+			}
 		}
 		out = append(out, rj)
 	}
