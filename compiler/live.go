@@ -372,10 +372,12 @@ func (l *Live) Close() error {
 // Compile compiles req against the current catalog. A compile that meets
 // a body changed on disk since the catalog was loaded (ErrBodyChanged)
 // waits for the reload that the change calls for (it asks for one at
-// once) and tries once more on the new catalog; when that reload fails,
-// ctx ends first or l is closed, it returns the body_changed error,
-// wrapping why no newer catalog came (the reload's error, ctx's, or
-// ErrClosed). While OnReload runs it returns that error at once: the
+// once) and tries again on the new catalog, up to bodyChangedTries times
+// in all while the files keep changing (a body edited again while the
+// reload ran failed a request of a server under edits); when a reload
+// fails, ctx ends first or l is closed, it returns the body_changed
+// error, wrapping why no newer catalog came (the reload's error, ctx's,
+// or ErrClosed). While OnReload runs it returns that error at once: the
 // reload runs on OnReload's goroutine.
 func (l *Live) Compile(ctx context.Context, req Request) (*Result, error) {
 	res, _, err := l.CompileIn(ctx, req)
@@ -393,25 +395,31 @@ func (l *Live) CompileIn(ctx context.Context, req Request) (*Result, *Compiler, 
 	}
 	c := st.c
 	res, err := c.Compile(ctx, req)
-	var ce *Error
-	if err == nil || !errors.As(err, &ce) || ce.Code != ErrBodyChanged {
-		return res, c, err
+	for try := 1; ; try++ {
+		var ce *Error
+		if err == nil || !errors.As(err, &ce) || ce.Code != ErrBodyChanged || try == bodyChangedTries {
+			return res, c, err
+		}
+		if l.inReload.Load() {
+			// The reload it would wait for runs on the goroutine that
+			// runs OnReload, which may be this compile's caller: waiting
+			// there never ends.
+			return nil, c, err
+		}
+		if werr := l.waitNewer(ctx); werr != nil {
+			// The body_changed error stands; a host can tell a closed
+			// catalog or its own deadline from it (errors.Is).
+			return nil, c, ce.withCause(werr)
+		}
+		c = l.Current()
+		res, err = c.Compile(ctx, req)
 	}
-	if l.inReload.Load() {
-		// The reload it would wait for runs on the goroutine that runs
-		// OnReload, which may be this compile's caller: waiting there
-		// never ends.
-		return nil, c, err
-	}
-	if werr := l.waitNewer(ctx); werr != nil {
-		// The body_changed error stands; a host can tell a closed
-		// catalog or its own deadline from it (errors.Is).
-		return nil, c, ce.withCause(werr)
-	}
-	c = l.Current()
-	res, err = c.Compile(ctx, req)
-	return res, c, err
 }
+
+// bodyChangedTries bounds the compiles a Live compile makes while the
+// bodies it meets keep changing: a file rewritten without pause would
+// keep a caller without a deadline waiting for ever.
+const bodyChangedTries = 8
 
 // waitNewer waits until a catalog is in whose load began after the call,
 // after asking for one: a load already running may have read the changed
