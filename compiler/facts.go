@@ -196,28 +196,30 @@ func (f *facts) Closure(name string) rules.Closure {
 		}
 	}
 	walk(name)
-	return rules.Closure{Deps: deps, Conflict: f.groupConflict(name, deps)}
+	dep, _ := f.groupConflict(name, deps)
+	return rules.Closure{Deps: deps, Conflict: dep}
 }
 
 // groupConflict returns the first of deps that conflicts with unit or
-// with another of deps, "" when none does: the group never loads
-// together, so the unit is never selected (rule 6), where rule 12 had
-// admitted every unit of it.
-func (f *facts) groupConflict(unit string, deps []string) string {
+// with another of deps, and that one (with), or "" when none does: the
+// group never loads together, so the unit is never selected (rule 6),
+// where rule 12 had admitted every unit of it, and validate says so
+// (GraphProblems).
+func (f *facts) groupConflict(unit string, deps []string) (dep, with string) {
 	if len(f.conflicts) == 0 {
-		return ""
+		return "", ""
 	}
 	for i, d := range deps {
 		if f.conflicts[[2]string{unit, d}] {
-			return d
+			return d, unit
 		}
 		for _, e := range deps[i+1:] {
 			if f.conflicts[[2]string{d, e}] {
-				return d
+				return d, e
 			}
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // wraps reports whether unit's complete closure holds dep, or unit is a

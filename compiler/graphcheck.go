@@ -89,7 +89,7 @@ func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 	for _, e := range cycleEdges(names, edges) {
 		out.Add(e.at(ir.CodeDependencyCycle, "%s", e.cycle))
 	}
-	out = append(out, groupConflicts(cat, names, edges)...)
+	out = append(out, groupConflicts(cat, p, names, edges)...)
 	out = append(out, mandatoryProblems(cat, p)...)
 	out = append(out, referenceProblems(cat)...)
 	out.Sort()
@@ -99,37 +99,18 @@ func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 // groupConflicts reports each unit that requires, directly or through
 // others, a unit it conflicts with, or two units that conflict
 // (unusable_dependency, at its first requires edge): what it needs never
-// loads together, so no compile selects it (rule 12, within_group).
-func groupConflicts(cat *ir.Catalog, names []string, edges map[string][]edge) ir.Diagnostics {
-	conflicts := map[[2]string]bool{}
-	for _, u := range cat.Units {
-		if u.Status != ir.StatusOK {
-			continue
-		}
-		for _, c := range ir.SkillRefs(u.Conflicts) {
-			if c != u.Name {
-				conflicts[[2]string{u.Name, c}], conflicts[[2]string{c, u.Name}] = true, true
-			}
-		}
-	}
-	if len(conflicts) == 0 {
+// loads together, so no compile selects it (rule 6, the closure's
+// conflict, found as compiles find it: facts.groupConflict).
+func groupConflicts(cat *ir.Catalog, p Policy, names []string, edges map[string][]edge) ir.Diagnostics {
+	f := newFacts(cat, p)
+	if len(f.conflicts) == 0 {
 		return nil
 	}
-	type found struct{ a, b string }
-	conflicted := map[string]found{}
+	conflicted := map[string][2]string{}
 	for _, n := range names {
-		group := []string{n}
-		seen := map[string]bool{n: true}
-		for i := 0; i < len(group); i++ {
-			for _, e := range edges[group[i]] {
-				if !seen[e.to] {
-					seen[e.to] = true
-					group = append(group, e.to)
-				}
-			}
-		}
-		if a, b, ok := conflictIn(group, conflicts); ok {
-			conflicted[n] = found{a, b}
+		if c := f.Closure(n); c.Conflict != "" {
+			dep, with := f.groupConflict(n, c.Deps)
+			conflicted[n] = [2]string{dep, with}
 		}
 	}
 	var out ir.Diagnostics
@@ -140,27 +121,13 @@ func groupConflicts(cat *ir.Catalog, names []string, edges map[string][]edge) ir
 		if !ok || slices.ContainsFunc(edges[n], func(e edge) bool { _, bad := conflicted[e.to]; return bad }) {
 			continue
 		}
-		a, b, e := c.a, c.b, edges[n][0]
-		if a == n {
-			out.Add(e.at(ir.CodeUnusableDependency, "%s requires %s, which it conflicts with: they never load together", n, b))
+		if dep, with, e := c[0], c[1], edges[n][0]; with == n {
+			out.Add(e.at(ir.CodeUnusableDependency, "%s requires %s, which it conflicts with: they never load together", n, dep))
 		} else {
-			out.Add(e.at(ir.CodeUnusableDependency, "%s requires %s and %s, which conflict: they never load together", n, a, b))
+			out.Add(e.at(ir.CodeUnusableDependency, "%s requires %s and %s, which conflict: they never load together", n, dep, with))
 		}
 	}
 	return out
-}
-
-// conflictIn returns the first pair of group, in its order, that
-// conflicts.
-func conflictIn(group []string, conflicts map[[2]string]bool) (a, b string, ok bool) {
-	for i, x := range group {
-		for _, y := range group[i+1:] {
-			if conflicts[[2]string{x, y}] {
-				return x, y, true
-			}
-		}
-	}
-	return "", "", false
 }
 
 // referenceProblems warns of each suggests, conflicts and supersedes edge
