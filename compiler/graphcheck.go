@@ -102,10 +102,10 @@ func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 // loads together, so no compile selects it (rule 6, the closure's
 // conflict, found as compiles find it: facts.groupConflict).
 func groupConflicts(cat *ir.Catalog, p Policy, names []string, edges map[string][]edge) ir.Diagnostics {
-	f := newFacts(cat, p)
-	if len(f.conflicts) == 0 {
-		return nil
+	if len(names) == 0 || !slices.ContainsFunc(cat.Units, func(u *ir.Unit) bool { return len(u.Conflicts) > 0 }) {
+		return nil // the closures are not walked for nothing
 	}
+	f := newFacts(cat, p)
 	conflicted := map[string][2]string{}
 	for _, n := range names {
 		if c := f.Closure(n); c.Conflict != "" {

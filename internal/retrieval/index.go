@@ -352,9 +352,10 @@ func build(cat *ir.Catalog, p *pulse.Pulse, reuse func(*ir.Unit) *Bag, keep bool
 			}
 			ix.addWhole(u.Name, a)
 		}
+		scale := triggerScale(u)
 		for _, t := range u.Triggers {
 			if fresh(t.Value) {
-				addPhrase(fieldTrigger, t.Value, float64(triggerScale(u, t.Weight)))
+				addPhrase(fieldTrigger, t.Value, float64(scale(t.Weight)))
 			}
 		}
 		// A quoted phrase many units share is the catalog's boilerplate,
@@ -575,8 +576,9 @@ func (s *bagScratch) bagOf(u *ir.Unit, aliases []string) bag {
 	for _, a := range aliases {
 		add(fieldAlias, a, 1, false)
 	}
+	scale := triggerScale(u)
 	for _, t := range u.Triggers {
-		add(fieldTrigger, t.Value, triggerScale(u, t.Weight), true)
+		add(fieldTrigger, t.Value, scale(t.Weight), true)
 	}
 	add(fieldDescription, u.Description, 1, true)
 	add(fieldWhenToUse, u.WhenToUse, 1, true)
@@ -801,19 +803,19 @@ func spells(w string, ws []string) bool {
 // stop word nor inflects one (see isStop). A phrase, alias or declared object made only of stop words ("i
 // want", "of the") occurs in almost any task, so it is no evidence at all,
 // and a metadata weight must not be able to make it one.
-// triggerScale is what a trigger of weight w of unit u multiplies its
-// evidence by: the unit's weights rank its triggers against each other,
-// and its strongest weighs as a trigger of the default weight. A weight
-// is the skill's own word about itself, so it may lower its evidence,
-// never raise it above another skill's: a trigger weighted 100000 made
-// a gardening skill score 3,000 on "deploy the app", and its declared
+// triggerScale returns what a trigger of u of weight w multiplies its
+// evidence by: u's weights rank its triggers against each other, and its
+// strongest weighs as a trigger of the default weight. A weight is the
+// skill's own word about itself, so it may lower its evidence, never
+// raise it above another skill's: a trigger weighted 100000 made a
+// gardening skill score 3,000 on "deploy the app", and its declared
 // conflict then knocked out the skill the task named.
-func triggerScale(u *ir.Unit, w int) float32 {
+func triggerScale(u *ir.Unit) func(w int) float32 {
 	most := ir.DefaultTriggerWeight
 	for _, t := range u.Triggers {
 		most = max(most, t.Weight)
 	}
-	return float32(w) / float32(most)
+	return func(w int) float32 { return float32(w) / float32(most) }
 }
 
 func hasContent(text string) bool {
