@@ -184,6 +184,9 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	if c.policy.Ambiguity == "" {
 		c.policy.Ambiguity = AmbiguityAsk
 	}
+	if c.policy.Invocation == "" {
+		c.policy.Invocation = InvocationTask
+	}
 	for _, n := range p.Deny {
 		c.denied[n] = true
 	}

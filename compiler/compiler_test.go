@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,7 +53,11 @@ func TestCompileRules(t *testing.T) {
 			reasons: map[string]ReasonCode{"checklist": ReasonDependency, "code-review": ReasonLexical}},
 		{name: "explicit selection without evidence", req: Request{Task: "anything", Select: []string{"tdd"}}, selected: "tdd", reasons: map[string]ReasonCode{"tdd": ReasonExplicit}},
 		{name: "explicit only not from task", req: Request{Task: "deploy the service to production"}, selected: "", reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
-		{name: "explicit only slash name", req: Request{Task: "/deploy now"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
+		// The user's own /name selects it (Policy.Invocation; host mode in
+		// TestInvocation); naming it in words does not.
+		{name: "explicit only slash name", req: Request{Task: "/deploy now"}, selected: "deploy"},
+		{name: "explicit only named in words", req: Request{Task: "use the deploy skill now"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
+		{name: "explicit only slash name negated", req: Request{Task: "don't run /deploy now"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
 		{name: "explicit only dollar name", req: Request{Task: "$deploy"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
 		{name: "explicit only use the skill", req: Request{Task: "use the deploy skill"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
 		{name: "explicit only by host", req: Request{Task: "ship it", Select: []string{"deploy"}}, selected: "deploy"},
@@ -206,6 +211,50 @@ func TestMandatory(t *testing.T) {
 	var ce *Error
 	if !errors.As(err, &ce) || ce.Code != ErrMandatoryRejected {
 		t.Errorf("got %v; want mandatory_rejected when it does not fit", err)
+	}
+}
+
+// TestInvocation checks that a task's own /name selects a unit as the
+// user's choice, explicit-user-only or not, and never fails the compile
+// as an unhonored host selection does; that material, paths and the host
+// policy's invocation: host select nothing.
+func TestInvocation(t *testing.T) {
+	task := build(t, standard, Policy{Deny: []string{"tdd"}})
+	host := build(t, standard, Policy{Invocation: InvocationHost})
+	tests := []struct {
+		name     string
+		c        *Compiler
+		req      Request
+		selected string
+		reasons  map[string]ReasonCode
+	}{
+		{name: "slash", c: task, req: Request{Task: "/deploy the service"}, selected: "deploy"},
+		{name: "mid-sentence", c: task, req: Request{Task: "please run /deploy for the service"}, selected: "deploy"},
+		{name: "plugin namespace", c: task, req: Request{Task: "/ops:deploy the service"}, selected: "deploy"},
+		{name: "denied by the host", c: task, req: Request{Task: "/tdd on the parser"}, reasons: map[string]ReasonCode{"tdd": ReasonDenied}},
+		{name: "over budget", c: task, req: Request{Task: "/deploy the service", Budget: 1}, reasons: map[string]ReasonCode{"deploy": ReasonOverBudget}},
+		{name: "a path", c: task, req: Request{Task: "see /deploy/logs for the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
+		{name: "in pasted material", c: task, req: Request{Task: "what is this?\n\n```\n$ /deploy --prod\nerror: exit 1\n```\n"}, reasons: map[string]ReasonCode{"deploy": ReasonBelowThreshold}},
+		{name: "host mode", c: host, req: Request{Task: "/deploy the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := tt.req
+			req.Why = slices.Collect(maps.Keys(tt.reasons))
+			r, err := tt.c.Compile(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAccounting(t, tt.c, r)
+			if got := strings.Join(r.Names(), " "); got != tt.selected {
+				t.Errorf("got selected %q; want %q", got, tt.selected)
+			}
+			for name, want := range tt.reasons {
+				if got, _ := reasonOf(r, name); got != want {
+					t.Errorf("%s: got reason %q; want %q", name, got, want)
+				}
+			}
+		})
 	}
 }
 

@@ -16,6 +16,10 @@ type EventKind string
 // Event kinds.
 const (
 	EventNegation EventKind = "negation" // the task negated a unit
+	// EventInvocation: the task's instruction invoked a unit by name
+	// ("/name", "$name"), which selects it as the user's own choice;
+	// Detail holds the invocation as the task writes it.
+	EventInvocation EventKind = "invocation"
 	// EventNegationOverridden: a negated unit was selected anyway, by the
 	// host or as a dependency of a host selection or mandatory unit.
 	EventNegationOverridden EventKind = "negation_overridden"
@@ -68,6 +72,8 @@ func WriteExplanation(w io.Writer, r *Result) error {
 		switch e.Kind {
 		case EventNegation:
 			fmt.Fprintf(&b, "negation: task says %s, which rules out %s\n", ir.Quote(e.Detail), ir.Printable(e.Unit))
+		case EventInvocation:
+			fmt.Fprintf(&b, "invocation: task invokes %s, which selects %s\n", ir.Quote(e.Detail), ir.Printable(e.Unit))
 		case EventQuotedValue:
 			fmt.Fprintf(&b, "quoted value: task quotes %s, a value it passes: its words are evidence for no unit\n", ir.Quote(e.Detail))
 		case EventNegationOverridden:

@@ -50,6 +50,11 @@ type Policy struct {
 	// is below it selects nothing from the task. 0, the default, leaves the
 	// decision to the score thresholds alone.
 	MinConfidence float64 `yaml:"min_confidence"`
+	// Invocation says who may select a unit: task (default), the host and
+	// the task's instruction, which invokes a unit by name as the clients'
+	// users do ("/name", "$name"); or host, the host alone (Request.Select,
+	// Mandatory), for a host whose task text its user does not write.
+	Invocation InvocationMode `yaml:"invocation"`
 
 	// source is where the policy was read from, for diagnostics about
 	// the unit names it holds.
@@ -98,6 +103,15 @@ const (
 	AmbiguityAsk AmbiguityMode = "ask"
 	AmbiguityTop AmbiguityMode = "top"
 	AmbiguityAll AmbiguityMode = "all"
+)
+
+// InvocationMode says whether a task's own "/name" selects the unit.
+type InvocationMode string
+
+// Invocation modes.
+const (
+	InvocationTask InvocationMode = "task"
+	InvocationHost InvocationMode = "host"
 )
 
 // maxPolicyBytes bounds a policy file; a real one is a few KiB.
@@ -320,6 +334,11 @@ func (p Policy) check(written func(key ...string) bool) (*PolicyValueError, []st
 	case "", AmbiguityAsk, AmbiguityTop, AmbiguityAll:
 	default:
 		return bad("ask, top or all", strconv.Quote(string(p.Ambiguity)), "ambiguity")
+	}
+	switch p.Invocation {
+	case "", InvocationTask, InvocationHost:
+	default:
+		return bad("task or host", strconv.Quote(string(p.Invocation)), "invocation")
 	}
 	if !(p.MinConfidence >= 0 && p.MinConfidence <= 1) { // NaN too
 		return bad("between 0 and 1", strconv.FormatFloat(p.MinConfidence, 'g', -1, 64), "min_confidence")

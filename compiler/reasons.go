@@ -139,6 +139,12 @@ func (st *statement) facts(d rules.Decision) *Facts {
 // says the same for people.
 func (st *statement) reason(d rules.Decision) Reason {
 	rs := Reason{Code: d.Reason, Rule: ruleOf(d.Rule, d.Facts.Clause), Facts: st.facts(d)}
+	if said := st.invoked[d.Name]; said != "" && d.Reason == ReasonExplicit {
+		if rs.Facts == nil {
+			rs.Facts = &Facts{}
+		}
+		rs.Facts.Invoked = said
+	}
 	ev := st.problem.Evidence[d.Name]
 	if d.Reason == ReasonLexical && len(ev) > 0 {
 		// The detail quotes the task's words, not their stems.
@@ -172,6 +178,9 @@ func detail(d rules.Decision, f *Facts, ev []Evidence) string {
 	case ReasonLexical:
 		return strength(d.Facts.Clause, f) + "; " + summarize(ev)
 	case ReasonExplicit:
+		if f.Invoked != "" {
+			return "invoked by the task as " + f.Invoked + packed(f)
+		}
 		return "selected by the host" + packed(f)
 	case ReasonMandatory:
 		return "mandatory in the host policy" + packed(f)
@@ -182,7 +191,7 @@ func detail(d rules.Decision, f *Facts, ev []Evidence) string {
 	case ReasonShadowed:
 		return "the name belongs to a higher-precedence unit"
 	case ReasonExplicitOnly:
-		return "explicit-user-only: activates only by host selection"
+		return "explicit-user-only: activates only when selected by name (the host's selection, or the task's /name)"
 	case ReasonNegated:
 		return "the task asks not to use it"
 	case ReasonMissingDependency:

@@ -272,6 +272,9 @@ func (r *compilation) named(in *input) []int {
 			add(n)
 		}
 	}
+	for n := range in.invoked {
+		add(n)
+	}
 	for _, n := range in.q.Negations() {
 		add(n.Unit)
 	}

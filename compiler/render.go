@@ -320,7 +320,13 @@ func policyFingerprint(p Policy) string {
 		Requires      map[string][]string
 		Ambiguity     AmbiguityMode
 		MinConfidence float64
-	}{p.Budget, p.Tokenizer, p.Mandatory, deny, p.Priority, p.Requires, p.Ambiguity, p.MinConfidence}
+		// Only the host mode is written: fingerprints from before the
+		// key stay as they were.
+		Invocation InvocationMode `json:",omitempty"`
+	}{p.Budget, p.Tokenizer, p.Mandatory, deny, p.Priority, p.Requires, p.Ambiguity, p.MinConfidence, ""}
+	if p.Invocation == InvocationHost {
+		d.Invocation = InvocationHost
+	}
 	if len(d.Mandatory) == 0 {
 		d.Mandatory = nil
 	}

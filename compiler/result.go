@@ -142,6 +142,9 @@ type Facts struct {
 	// min_confidence.
 	Confidence    *float64 `json:"confidence,omitempty"`
 	MinConfidence float64  `json:"min_confidence,omitempty"`
+	// Invoked: the selection is the task's own, which invoked the unit
+	// by name as written here ("/name"), not the host's.
+	Invoked string `json:"invoked,omitempty"`
 }
 
 // Selected is a unit that entered the prompt.

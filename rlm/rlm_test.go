@@ -110,7 +110,7 @@ func TestUnchangedPaths(t *testing.T) {
 		task    string
 	}{
 		{name: "unrelated task", planner: func(n Planner) Planner { return WithSkills(n, c) }, task: "what is the capital of France"},
-		{name: "explicit only named in task", planner: func(n Planner) Planner { return WithSkills(n, c) }, task: "/deploy now"},
+		{name: "explicit only named in task", planner: func(n Planner) Planner { return WithSkills(n, c) }, task: "use the deploy skill now"},
 		{name: "nil compiler", planner: func(n Planner) Planner { return WithSkills(n, nil) }, task: "test-driven development"},
 		{name: "empty catalog", planner: func(n Planner) Planner { return WithSkills(n, empty) }, task: "test-driven development"},
 		{name: "disabled", planner: func(n Planner) Planner { return WithSkills(n, c, Disabled()) }, task: "test-driven development"},

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/retrieval"
 	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/internal/strictjson"
 	"github.com/rlmc-dev/rlmc/ir"
@@ -286,9 +287,10 @@ func repeatedName(names []string) string {
 // answer can match: a skill named as gold, alternative, selection or
 // denial that no unit of cat is named (a misspelt label that would count
 // every answer as wrong, or deny nothing), and a gold skill or
-// alternative that is explicit-user-only, which no task selects, when
-// neither the case selects it nor the host policy makes it mandatory
-// (mandatory: git helpers that load only as /name).
+// alternative that is explicit-user-only, which no task selects unless it
+// invokes it ("/name"), when neither the case's task invokes it, nor the
+// case selects it, nor the host policy makes it mandatory (mandatory: git
+// helpers that load only as /name).
 func LabelProblems(cases []Case, cat *ir.Catalog, mandatory []string) []string {
 	var out []string
 	for _, c := range cases {
@@ -297,9 +299,13 @@ func LabelProblems(cases []Case, cat *ir.Catalog, mandatory []string) []string {
 				out = append(out, fmt.Sprintf("case %q names skill %q, which the catalog does not have", c.ID, n))
 			}
 		}
+		invoked := map[string]bool{}
+		for _, v := range retrieval.Invoked(c.Task) {
+			invoked[v.Name()] = true
+		}
 		for _, n := range slices.Concat(c.Skills, c.Alternatives) {
-			if u, ok := cat.Lookup(n); ok && u.Invocation == ir.InvocationExplicitUser && !slices.Contains(c.Select, n) && !slices.Contains(mandatory, n) {
-				out = append(out, fmt.Sprintf("case %q expects skill %q, which is explicit-user-only: no task selects it, only a selection does (the case's select, or the policy's mandatory)", c.ID, n))
+			if u, ok := cat.Lookup(n); ok && u.Invocation == ir.InvocationExplicitUser && !invoked[strings.ToLower(n)] && !slices.Contains(c.Select, n) && !slices.Contains(mandatory, n) {
+				out = append(out, fmt.Sprintf("case %q expects skill %q, which is explicit-user-only: no task selects it unless it invokes it (/%s), only a selection does (the case's select, or the policy's mandatory)", c.ID, n, n))
 			}
 		}
 		// A deny naming no unit denies nothing: most likely a typo for

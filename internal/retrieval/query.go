@@ -26,6 +26,8 @@ type Query struct {
 	bigrams     []bigram // indexed pairs of consecutive terms, deduplicated, as they first occur
 	// negated maps each unit the task negates to the words that did it.
 	negated map[string]string
+	// invoked are the units the instruction invokes (Invocations).
+	invoked []Invocation
 	// phrases are the unit phrases the task holds; objects and acts the
 	// declared objects and actions it names (nil when none).
 	phrases       []phraseMatch
@@ -260,6 +262,7 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 	// looks at the deadline as it goes (the query is partial when it
 	// stops, as when any step here does).
 	q.pastes = readPastes(task, p)
+	q.invoked = ix.invocations(q)
 	masked = ix.maskQuoted(q, masked)
 	masked = maskVerbGo(q, masked)
 	q.stems = make([]string, len(q.words))

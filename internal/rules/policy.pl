@@ -463,9 +463,11 @@ judge(Req, N, _, _, _, V) :- denied(Req, N), !,
 % it), so invalid is the only standing judged here.
 judge(_, N, _, invalid, _, V) :- !,
     V = reject(N, invalid, because(standing, [])).
-% Rule 4 (explicit-user-only): such a unit activates only by host selection;
-% task text naming it ("/name", "$name", "use the name skill") is evidence,
-% never selection.
+% Rule 4 (explicit-user-only): such a unit activates only by a selection
+% by name: the host's, or the user's own "/name" in the task's
+% instruction, which Go reads as one (explicit/2) unless the host policy
+% says invocation: host. Words naming it ("use the name skill", "$name")
+% are evidence, never selection.
 judge(_, N, lexical, _, explicit_user, V) :- !,
     V = reject(N, explicit_only, because(explicit_user_only, [])).
 % Rule 5 (negation): "do not use X" in the task suppresses lexical

@@ -16,7 +16,8 @@ type ReasonCode string
 // Why a unit was selected. The comment of each code is what
 // docs/how-a-compile-decides.md says it means (TestDocsGenerated).
 const (
-	// ReasonExplicit: the host selected it.
+	// ReasonExplicit: selected by name: by the host, or by the task's own
+	// /name (its facts say invoked).
 	ReasonExplicit ReasonCode = "explicit"
 	// ReasonMandatory: the host policy makes it mandatory.
 	ReasonMandatory ReasonCode = "mandatory"
@@ -36,7 +37,7 @@ const (
 	// clause says which test failed), or rule 1 (below the candidate
 	// floor, or outside the best 4).
 	ReasonBelowThreshold ReasonCode = "below_threshold"
-	// ReasonExplicitOnly: explicit-user-only and not selected by the host
+	// ReasonExplicitOnly: explicit-user-only and not selected by name
 	// (rule 4).
 	ReasonExplicitOnly ReasonCode = "explicit_only"
 	// ReasonNegated: the task asks not to use it (rule 5; never for a host
@@ -111,8 +112,10 @@ const (
 	RuleDeny RuleName = "deny"
 	// RuleStanding: invalid and shadowed units never activate.
 	RuleStanding RuleName = "standing"
-	// RuleExplicitOnly: an explicit-user-only unit activates only by a
-	// host selection, never from the task or as a dependency.
+	// RuleExplicitOnly: an explicit-user-only unit activates only when
+	// selected by name (the host's selection, or the user's own /name in
+	// the task's instruction), never from the task's words or as a
+	// dependency.
 	RuleExplicitOnly RuleName = "explicit_user_only"
 	// RuleNegation: a unit the task refuses by name ("do not use X") is
 	// not activated from the task.
