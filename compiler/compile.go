@@ -45,9 +45,9 @@ type input struct {
 	budget    int
 	tokenizer string
 	explicit  map[string]bool // the request's selections
-	// invoked maps each unit the task's instruction invokes ("/name")
-	// to the invocation as written, when the host policy lets the task
-	// select (Policy.Invocation); a unit the host selected is not here.
+	// invoked maps the unit the task invokes ("/name") to the
+	// invocation as written, when the host policy lets the task select
+	// (Policy.Invocation); a unit the host selected is not here.
 	invoked   map[string]string
 	mandatory map[string]bool // the host policy's mandatory units
 	denied    map[string]bool // the host policy's denials and the request's
@@ -250,19 +250,12 @@ func (r *compilation) analyze(req Request) (*input, error) {
 	return in, nil
 }
 
-// selections are the units selected by name: by the host, and by the
-// task's instruction when the host policy lets it (invoked). The policy
-// reads both as selections (rules 4-6 and 8); only a host selection that
-// cannot be honored fails the compile (decide).
-func (in *input) selections() map[string]bool {
-	if len(in.invoked) == 0 {
-		return in.explicit
-	}
-	out := maps.Clone(in.explicit)
+// invokedUnit is the unit the task invokes, or "".
+func (in *input) invokedUnit() string {
 	for n := range in.invoked {
-		out[n] = true
+		return n // at most one
 	}
-	return out
+	return ""
 }
 
 // retrieve states the problem the policy judges: the candidates, their
@@ -273,7 +266,8 @@ func (r *compilation) retrieve(in *input) (*statement, error) {
 	st.plain = len(in.req.Select) == 0 && len(in.req.Deny) == 0 && len(in.q.Negations()) == 0 && len(in.invoked) == 0
 	pr, err := r.c.index.Retrieve(r.ctx, in.q, retrieval.Request{
 		Mandatory: slices.Collect(maps.Keys(in.mandatory)),
-		Explicit:  slices.Collect(maps.Keys(in.selections())),
+		Explicit:  slices.Collect(maps.Keys(in.explicit)),
+		Invoked:   in.invokedUnit(),
 		Denied:    in.denied,
 		Wraps:     r.c.facts.wraps,
 	}, judge{r, st}, r.pulse)
@@ -371,7 +365,7 @@ func (r *compilation) request(in *input) *rules.Request {
 	negs := in.q.Negations()
 	req := &rules.Request{
 		Budget:   in.budget,
-		Explicit: in.selections(), Mandatory: in.mandatory, Denied: in.denied,
+		Explicit: in.explicit, Mandatory: in.mandatory, Denied: in.denied,
 		Negated:   make(map[string]bool, len(negs)),
 		Ambiguity: string(r.c.policy.Ambiguity), Threshold: milli(Threshold), TieRatio: TieRatio, SupportFloor: milli(SupportFloor), CandidateFloor: milli(CandidateFloor),
 		MarginRatio: MarginRatio, ThresholdMargin: int(math.Round(100 * ThresholdMargin)), MinBreadth: MinBreadth, TieTaskShare: milli(TieTaskShare), MaterialFloor: milli(MaterialFloor),

@@ -214,10 +214,11 @@ func TestMandatory(t *testing.T) {
 	}
 }
 
-// TestInvocation checks that a task's own /name selects a unit as the
-// user's choice, explicit-user-only or not, and never fails the compile
-// as an unhonored host selection does; that material, paths and the host
-// policy's invocation: host select nothing.
+// TestInvocation checks that a task opening with a unit's /name selects
+// it as the task's choice, explicit-user-only or not, below the host's and
+// never failing the compile as an unhonored host selection does; and that
+// a /name further on, a namespace, a refusal, a path, material and the
+// host policy's invocation: host select nothing.
 func TestInvocation(t *testing.T) {
 	task := build(t, standard, Policy{Deny: []string{"tdd"}})
 	host := build(t, standard, Policy{Invocation: InvocationHost})
@@ -227,13 +228,19 @@ func TestInvocation(t *testing.T) {
 		req      Request
 		selected string
 		reasons  map[string]ReasonCode
+		invoked  string // the unit whose reason's facts say the task invoked it
 	}{
-		{name: "slash", c: task, req: Request{Task: "/deploy the service"}, selected: "deploy"},
-		{name: "mid-sentence", c: task, req: Request{Task: "please run /deploy for the service"}, selected: "deploy"},
-		{name: "plugin namespace", c: task, req: Request{Task: "/ops:deploy the service"}, selected: "deploy"},
-		{name: "denied by the host", c: task, req: Request{Task: "/tdd on the parser"}, reasons: map[string]ReasonCode{"tdd": ReasonDenied}},
-		{name: "over budget", c: task, req: Request{Task: "/deploy the service", Budget: 1}, reasons: map[string]ReasonCode{"deploy": ReasonOverBudget}},
-		{name: "a path", c: task, req: Request{Task: "see /deploy/logs for the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
+		{name: "slash", c: task, req: Request{Task: "/deploy the service"}, selected: "deploy", reasons: map[string]ReasonCode{"deploy": ReasonInvoked}, invoked: "deploy"},
+		{name: "after blanks", c: task, req: Request{Task: " \n/deploy the service"}, selected: "deploy"},
+		{name: "mid-sentence", c: task, req: Request{Task: "please run /deploy for the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
+		{name: "plugin namespace", c: task, req: Request{Task: "/ops:deploy the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
+		{name: "refused", c: task, req: Request{Task: "/deploy? no, don't use deploy, just explain the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
+		{name: "denied by the host", c: task, req: Request{Task: "/tdd on the parser"}, reasons: map[string]ReasonCode{"tdd": ReasonDenied}, invoked: "tdd"},
+		{name: "over budget", c: task, req: Request{Task: "/deploy the service", Budget: 1}, reasons: map[string]ReasonCode{"deploy": ReasonOverBudget}, invoked: "deploy"},
+		// A host's selection outranks the task's: the task's loses the
+		// conflict, and the host's is honored.
+		{name: "conflict with a host selection", c: task, req: Request{Task: "/tabs for the source", Select: []string{"spaces"}}, selected: "spaces", reasons: map[string]ReasonCode{"tabs": ReasonConflict}, invoked: "tabs"},
+		{name: "a path", c: task, req: Request{Task: "/deploy/logs for the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
 		{name: "in pasted material", c: task, req: Request{Task: "what is this?\n\n```\n$ /deploy --prod\nerror: exit 1\n```\n"}, reasons: map[string]ReasonCode{"deploy": ReasonBelowThreshold}},
 		{name: "host mode", c: host, req: Request{Task: "/deploy the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
 	}
@@ -252,6 +259,11 @@ func TestInvocation(t *testing.T) {
 			for name, want := range tt.reasons {
 				if got, _ := reasonOf(r, name); got != want {
 					t.Errorf("%s: got reason %q; want %q", name, got, want)
+				}
+			}
+			for _, rs := range reasonsOf(r, tt.invoked) {
+				if rs.Facts == nil || rs.Facts.Invoked != "/"+tt.invoked {
+					t.Errorf("%s: got facts %+v; want invoked %q", tt.invoked, rs.Facts, "/"+tt.invoked)
 				}
 			}
 		})

@@ -16,9 +16,9 @@ type EventKind string
 // Event kinds.
 const (
 	EventNegation EventKind = "negation" // the task negated a unit
-	// EventInvocation: the task's instruction invoked a unit by name
-	// ("/name", "$name"), which selects it as the user's own choice;
-	// Detail holds the invocation as the task writes it.
+	// EventInvocation: the task opened by invoking a unit as a command
+	// ("/name"), which asks for it as a host selection does, ranked
+	// below the host's; Detail holds the invocation as the task writes it.
 	EventInvocation EventKind = "invocation"
 	// EventNegationOverridden: a negated unit was selected anyway, by the
 	// host or as a dependency of a host selection or mandatory unit.
@@ -73,7 +73,7 @@ func WriteExplanation(w io.Writer, r *Result) error {
 		case EventNegation:
 			fmt.Fprintf(&b, "negation: task says %s, which rules out %s\n", ir.Quote(e.Detail), ir.Printable(e.Unit))
 		case EventInvocation:
-			fmt.Fprintf(&b, "invocation: task invokes %s, which selects %s\n", ir.Quote(e.Detail), ir.Printable(e.Unit))
+			fmt.Fprintf(&b, "invocation: task opens with %s, which asks for %s\n", ir.Quote(e.Detail), ir.Printable(e.Unit))
 		case EventQuotedValue:
 			fmt.Fprintf(&b, "quoted value: task quotes %s, a value it passes: its words are evidence for no unit\n", ir.Quote(e.Detail))
 		case EventNegationOverridden:

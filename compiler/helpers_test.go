@@ -57,6 +57,22 @@ func reasonOf(r *Result, name string) (ReasonCode, bool) {
 	return "", false
 }
 
+// reasonsOf returns the reasons of the unit named name, selected or
+// rejected; none for "".
+func reasonsOf(r *Result, name string) []Reason {
+	for _, s := range r.Selected {
+		if s.Name == name {
+			return s.Reasons
+		}
+	}
+	for _, rj := range r.Rejected {
+		if rj.Name == name {
+			return rj.Reasons
+		}
+	}
+	return nil
+}
+
 // standing reports whether code is one a result counts in Unlisted rather
 // than lists, unless the request asks: a unit's standing, which no rule of
 // the policy decided.

@@ -139,7 +139,9 @@ func (st *statement) facts(d rules.Decision) *Facts {
 // says the same for people.
 func (st *statement) reason(d rules.Decision) Reason {
 	rs := Reason{Code: d.Reason, Rule: ruleOf(d.Rule, d.Facts.Clause), Facts: st.facts(d)}
-	if said := st.invoked[d.Name]; said != "" && d.Reason == ReasonExplicit {
+	if said := st.invoked[d.Name]; said != "" {
+		// Selected or not, the task asked for it by name: a host can
+		// tell its user what became of their command.
 		if rs.Facts == nil {
 			rs.Facts = &Facts{}
 		}
@@ -178,10 +180,9 @@ func detail(d rules.Decision, f *Facts, ev []Evidence) string {
 	case ReasonLexical:
 		return strength(d.Facts.Clause, f) + "; " + summarize(ev)
 	case ReasonExplicit:
-		if f.Invoked != "" {
-			return "invoked by the task as " + f.Invoked + packed(f)
-		}
 		return "selected by the host" + packed(f)
+	case ReasonInvoked:
+		return "the task invokes it as " + f.Invoked + packed(f)
 	case ReasonMandatory:
 		return "mandatory in the host policy" + packed(f)
 	case ReasonDenied:
@@ -191,7 +192,7 @@ func detail(d rules.Decision, f *Facts, ev []Evidence) string {
 	case ReasonShadowed:
 		return "the name belongs to a higher-precedence unit"
 	case ReasonExplicitOnly:
-		return "explicit-user-only: activates only when selected by name (the host's selection, or the task's /name)"
+		return "explicit-user-only: activates only by a host selection or a task that opens with its /name"
 	case ReasonNegated:
 		return "the task asks not to use it"
 	case ReasonMissingDependency:

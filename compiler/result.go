@@ -34,6 +34,7 @@ type ReasonCode = rules.ReasonCode
 const (
 	// Why a unit was selected.
 	ReasonExplicit   = rules.ReasonExplicit
+	ReasonInvoked    = rules.ReasonInvoked
 	ReasonMandatory  = rules.ReasonMandatory
 	ReasonLexical    = rules.ReasonLexical
 	ReasonDependency = rules.ReasonDependency
@@ -142,8 +143,8 @@ type Facts struct {
 	// min_confidence.
 	Confidence    *float64 `json:"confidence,omitempty"`
 	MinConfidence float64  `json:"min_confidence,omitempty"`
-	// Invoked: the selection is the task's own, which invoked the unit
-	// by name as written here ("/name"), not the host's.
+	// Invoked: the task invoked the unit as written here ("/name"):
+	// reason invoked when it was selected, else what kept it out.
 	Invoked string `json:"invoked,omitempty"`
 }
 

@@ -59,6 +59,14 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "rlmc: %s\n", n)
 	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok && len(j.Unwrap()) > 1 {
+		// Every refused case on a line of its own, so that one pass
+		// fixes the file.
+		for _, e := range j.Unwrap() {
+			fmt.Fprintf(stderr, "rlmc: %s\n", ir.EscapeText(e.Error()))
+		}
+		return usageError("%s: %d problems with the cases (above)", p.cases, len(j.Unwrap()))
+	}
 	if err != nil {
 		return usageError("%v", err)
 	}

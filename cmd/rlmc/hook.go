@@ -123,8 +123,10 @@ Without --root, the roots are the default project roots of the prompt's
 working directory and the user roots (or $RLMC_SKILLS_ROOT), except
 .claude/skills: Claude Code lists the skills there to the model itself.
 
-Only the host selects explicit-user-only skills: --select in the hook's
-command line, or the policy. The prompt never does.`,
+Explicit-user-only skills load by --select in the hook's command line,
+the policy's mandatory, or a prompt that opens with their /name (after a
+blank: Claude Code takes a prompt that starts with / as its own command);
+the prompt's words never load them.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			defer gctune.StartShort(gctune.Command)()
 			p.budgetSet = cmd.Flags().Changed("budget")

@@ -224,9 +224,13 @@ func readGoldSet(file string, data []byte) (cases []Case, notes []string, ok boo
 // checkCases refuses a case without an id or a task, one whose id an
 // earlier case has, and one whose expected decision is none of route,
 // no_route and ambiguous: each would skew the figures without a word.
+// Every such case is said, one line each, in file order: a file with two
+// is fixed in one pass.
 // lines holds each case's line in file, when it has lines.
 func checkCases(file string, cases []Case, lines []int) error {
 	seen := map[string]bool{}
+	var errs []error
+	refuse := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	for i, c := range cases {
 		at := fmt.Sprintf("%s: case %d", file, i+1)
 		if lines != nil {
@@ -234,41 +238,41 @@ func checkCases(file string, cases []Case, lines []int) error {
 		}
 		switch {
 		case c.ID == "":
-			return fmt.Errorf("%s: the case has no id", at)
+			refuse("%s: the case has no id", at)
 		case seen[c.ID]:
-			return fmt.Errorf("%s: id %q is an earlier case's too", at, c.ID)
+			refuse("%s: id %q is an earlier case's too", at, c.ID)
 		case strings.TrimSpace(c.Task) == "":
-			return fmt.Errorf("%s: case %q has no task", at, c.ID)
+			refuse("%s: case %q has no task", at, c.ID)
 		}
 		switch c.Expected {
 		case compiler.DecisionRoute, compiler.DecisionNoRoute, compiler.DecisionAmbiguous:
 		default:
-			return fmt.Errorf("%s: case %q expects %q; want route, no_route or ambiguous", at, c.ID, c.Expected)
+			refuse("%s: case %q expects %q; want route, no_route or ambiguous", at, c.ID, c.Expected)
 		}
 		// A name left empty (JSON null reads as "") is no skill: it would
 		// count the case wrong as a skill the catalog lacks.
 		if slices.Contains(c.Skills, "") || slices.Contains(c.Alternatives, "") || slices.Contains(c.Select, "") {
-			return fmt.Errorf("%s: case %q names an empty skill (\"\" or null)", at, c.ID)
+			refuse("%s: case %q names an empty skill (\"\" or null)", at, c.ID)
 		}
 		// A gold skill named twice is one the answer can select once:
 		// the case could never be exactly right.
 		if d := repeatedName(slices.Concat(c.Skills, c.Alternatives)); d != "" {
-			return fmt.Errorf("%s: case %q names skill %q twice among its skills and alternatives", at, c.ID, d)
+			refuse("%s: case %q names skill %q twice among its skills and alternatives", at, c.ID, d)
 		}
 		// A case that contradicts itself can never be right, nor wrong
 		// in a way the figures say.
 		gold := len(c.Skills) + len(c.Alternatives)
 		switch {
 		case c.Expected == compiler.DecisionRoute && gold == 0 && len(c.Select) == 0:
-			return fmt.Errorf("%s: case %q expects route and names no skill to route to", at, c.ID)
+			refuse("%s: case %q expects route and names no skill to route to", at, c.ID)
 		case c.Expected == compiler.DecisionNoRoute && gold > 0:
-			return fmt.Errorf("%s: case %q expects no_route and names skills %s", at, c.ID, strings.Join(slices.Concat(c.Skills, c.Alternatives), ", "))
+			refuse("%s: case %q expects no_route and names skills %s", at, c.ID, strings.Join(slices.Concat(c.Skills, c.Alternatives), ", "))
 		case c.Expected == compiler.DecisionNoRoute && len(c.Select) > 0:
-			return fmt.Errorf("%s: case %q expects no_route and selects %s, which routes", at, c.ID, strings.Join(c.Select, ", "))
+			refuse("%s: case %q expects no_route and selects %s, which routes", at, c.ID, strings.Join(c.Select, ", "))
 		}
 		seen[c.ID] = true
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // repeatedName returns the first name names holds twice, or "".
@@ -287,9 +291,9 @@ func repeatedName(names []string) string {
 // answer can match: a skill named as gold, alternative, selection or
 // denial that no unit of cat is named (a misspelt label that would count
 // every answer as wrong, or deny nothing), and a gold skill or
-// alternative that is explicit-user-only, which no task selects unless it
-// invokes it ("/name"), when neither the case's task invokes it, nor the
-// case selects it, nor the host policy makes it mandatory (mandatory: git
+// alternative that is explicit-user-only, which only a task that opens
+// with its /name selects, when neither the case's task does, nor the case
+// selects it, nor the host policy makes it mandatory (mandatory: git
 // helpers that load only as /name).
 func LabelProblems(cases []Case, cat *ir.Catalog, mandatory []string) []string {
 	var out []string
@@ -299,13 +303,10 @@ func LabelProblems(cases []Case, cat *ir.Catalog, mandatory []string) []string {
 				out = append(out, fmt.Sprintf("case %q names skill %q, which the catalog does not have", c.ID, n))
 			}
 		}
-		invoked := map[string]bool{}
-		for _, v := range retrieval.Invoked(c.Task) {
-			invoked[v.Name()] = true
-		}
+		invoked, _ := retrieval.Invoked(c.Task)
 		for _, n := range slices.Concat(c.Skills, c.Alternatives) {
-			if u, ok := cat.Lookup(n); ok && u.Invocation == ir.InvocationExplicitUser && !invoked[strings.ToLower(n)] && !slices.Contains(c.Select, n) && !slices.Contains(mandatory, n) {
-				out = append(out, fmt.Sprintf("case %q expects skill %q, which is explicit-user-only: no task selects it unless it invokes it (/%s), only a selection does (the case's select, or the policy's mandatory)", c.ID, n, n))
+			if u, ok := cat.Lookup(n); ok && u.Invocation == ir.InvocationExplicitUser && invoked.Name() != strings.ToLower(n) && !slices.Contains(c.Select, n) && !slices.Contains(mandatory, n) {
+				out = append(out, fmt.Sprintf("case %q expects skill %q, which is explicit-user-only: only a task that opens with /%s selects it, or a selection (the case's select, or the policy's mandatory)", c.ID, n, n))
 			}
 		}
 		// A deny naming no unit denies nothing: most likely a typo for

@@ -2,51 +2,43 @@ package retrieval
 
 import "strings"
 
-// Invocation is a unit the task's instruction invokes by name, as the
+// Invocation is a unit the task invokes by name as a command, as the
 // clients' users do: "/cut-release-branch 5.4". Said is the invocation as
-// the task writes it. (Codex's "$tdd" is not read: a line holding a shell
-// variable reads as pasted material, which invokes nothing.)
+// the task writes it.
 type Invocation struct {
 	Unit string
 	Said string
 }
 
-// Invocations returns the units the task invokes in its instruction, in
-// the order first invoked, each once. Pasted material invokes nothing: a
-// pasted log or page saying "/wipe-staging-db" is what the user shows,
-// not what they ask for.
+// Invocations returns the unit the task invokes (Invoked), if any: at
+// most one, the command the task opens with.
 func (q *Query) Invocations() []Invocation { return q.invoked }
 
-// invocations finds the invocations of the index's units in q's
-// instruction (Invoked, less what lies in pasted material), the units
-// q negates left out: "don't run /deploy" invokes nothing.
+// invocations finds the unit q's task invokes (Invoked): a unit of the
+// index it names, unless the task refuses it ("/deploy? no, don't run
+// deploy") or its first line reads as pasted material.
 func (ix *Index) invocations(q *Query) []Invocation {
-	var out []Invocation
-	seen := map[string]bool{}
-	ms := q.pastedMaterial().spans
-	m := 0
-	for _, c := range Invoked(q.task) {
-		for m < len(ms) && int(ms[m].end) <= c.at {
-			m++
-		}
-		if m < len(ms) && int(ms[m].start) <= c.at {
-			continue
-		}
-		id, ok := ix.invokedUnit(c)
-		if !ok {
-			continue
-		}
-		u := ix.units[id].Name
-		if seen[u] || q.negated[u] != "" {
-			continue
-		}
-		seen[u] = true
-		out = append(out, Invocation{Unit: u, Said: c.said})
+	name, ok := Invoked(q.task)
+	if !ok {
+		return nil
 	}
-	return out
+	if ms := q.pastedMaterial().spans; len(ms) > 0 && int(ms[0].start) <= name.at {
+		return nil
+	}
+	id, ok := ix.ids[name.said[1:]]
+	if !ok {
+		if id, ok = ix.ids[name.name]; !ok {
+			return nil
+		}
+	}
+	u := ix.units[id].Name
+	if q.negated[u] != "" {
+		return nil
+	}
+	return []Invocation{{Unit: u, Said: name.said}}
 }
 
-// InvokedName is a name task writes as an invocation, at byte at.
+// InvokedName is a name a task invokes, at byte at.
 type InvokedName struct {
 	name, said string
 	at         int
@@ -56,54 +48,40 @@ type InvokedName struct {
 // written.
 func (n InvokedName) Name() string { return n.name }
 
-// Invoked returns the names task writes as invocations, in task order: a
-// slash that starts the task or follows a blank or an opening bracket or
-// quote, then a name of two characters or more (letters, digits, and ".",
-// "_", ":" or "-" inside it) that ends the task or is followed by a blank
-// or punctuation. A path ("/api/orders", "/usr/bin/env") is no
-// invocation: it goes on with a slash. A file ("/deploy.sh") is one of a
-// name no unit has: a name matches only the unit it spells.
-func Invoked(task string) []InvokedName {
-	var out []InvokedName
-	for i := 0; i < len(task); i++ {
-		c := task[i]
-		if c != '/' {
-			continue
-		}
-		if i > 0 && !strings.ContainsRune(" \t\n\r([{\"'`", rune(task[i-1])) {
-			continue
-		}
-		j := i + 1
-		for j < len(task) && nameByte(task[j]) {
-			j++
-		}
-		// A name ends with a letter or digit: "/deploy." ends a sentence.
-		for j > i+1 && strings.IndexByte("._:-", task[j-1]) >= 0 {
-			j--
-		}
-		if j-i-1 < 2 || (j < len(task) && !strings.ContainsRune(" \t\n\r,.;:!?)]}\"'`", rune(task[j]))) {
-			i = j
-			continue
-		}
-		out = append(out, InvokedName{name: strings.ToLower(task[i+1 : j]), said: task[i:j], at: i})
-		i = j
+// Invoked returns the name task invokes as a command, as Claude Code,
+// Codex, OpenCode and Cursor read one: a slash that opens the task (after
+// blanks), then a name of two characters or more (letters, digits, and
+// ".", "_" or "-" inside it), then the task's end, a blank or
+// punctuation. Only the opening counts: a "/name" further on is as likely
+// a path ("the /api endpoint", "files in /tmp"), a link target, a
+// mention ("what does /deploy do?") or a line of something pasted, which
+// the user shows rather than runs. A path ("/api/orders") goes on with a
+// slash and is none; a file ("/deploy.sh") names no unit.
+func Invoked(task string) (InvokedName, bool) {
+	i := len(task) - len(strings.TrimLeft(task, " \t\r\n"))
+	if i == len(task) || task[i] != '/' {
+		return InvokedName{}, false
 	}
-	return out
+	j := i + 1
+	for j < len(task) && nameByte(task[j]) {
+		j++
+	}
+	// A name ends with a letter or digit: "/deploy." ends a sentence.
+	for j > i+1 && strings.IndexByte("._-", task[j-1]) >= 0 {
+		j--
+	}
+	if j-i-1 < 2 || (j < len(task) && !strings.ContainsRune(" \t\n\r,.;:!?)]}\"'`", rune(task[j]))) {
+		return InvokedName{}, false
+	}
+	if j+1 < len(task) && task[j] == ':' && nameByte(task[j+1]) {
+		// A plugin's namespace ("/superpowers:brainstorming"), which
+		// says which plugin's skill, and no catalog says which that is.
+		return InvokedName{}, false
+	}
+	return InvokedName{name: strings.ToLower(task[i+1 : j]), said: task[i:j], at: i}, true
 }
 
 // nameByte reports whether b may be part of an invoked name.
 func nameByte(b byte) bool {
-	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || strings.IndexByte("._:-", b) >= 0
-}
-
-// invokedUnit returns the position of the unit c names: as written, else
-// folded to lower case, else the part after a plugin's namespace
-// ("/superpowers:brainstorming", as Claude Code names a plugin's skill).
-func (ix *Index) invokedUnit(c InvokedName) (int32, bool) {
-	for _, n := range []string{c.said[1:], c.name, c.name[strings.LastIndexByte(c.name, ':')+1:]} {
-		if id, ok := ix.ids[n]; ok {
-			return id, true
-		}
-	}
-	return 0, false
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || strings.IndexByte("._-", b) >= 0
 }

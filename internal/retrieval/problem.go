@@ -18,6 +18,7 @@ type Origin string
 const (
 	OriginMandatory Origin = "mandatory"
 	OriginExplicit  Origin = "explicit"
+	OriginInvoked   Origin = "invoked"
 	OriginLexical   Origin = "lexical"
 )
 
@@ -54,7 +55,10 @@ type Judge interface {
 type Request struct {
 	Mandatory []string
 	Explicit  []string
-	Denied    map[string]bool
+	// Invoked is the unit the task invokes (Query.Invocations), when the
+	// host lets the task select; "" for none.
+	Invoked string
+	Denied  map[string]bool
 	// Wraps reports whether unit requires dep, directly or through
 	// others; nil when nothing requires anything. A withdrawn unit that
 	// wraps the best lexical candidate is no rival of it (see Withdrawn).
@@ -322,6 +326,10 @@ func (ix *Index) Retrieve(ctx context.Context, q *Query, req Request, judge Judg
 			host[n] = true
 			pr.Candidates = append(pr.Candidates, Candidate{Name: n, Origin: OriginExplicit, Score: pr.Score(n)})
 		}
+	}
+	if n := req.Invoked; n != "" && !host[n] {
+		host[n] = true
+		pr.Candidates = append(pr.Candidates, Candidate{Name: n, Origin: OriginInvoked, Score: pr.Score(n)})
 	}
 	var lexical []scored
 	for _, s := range above {

@@ -61,6 +61,7 @@ type Origin string
 const (
 	OriginMandatory Origin = "mandatory"
 	OriginExplicit  Origin = "explicit"
+	OriginInvoked   Origin = "invoked"
 	OriginLexical   Origin = "lexical"
 )
 

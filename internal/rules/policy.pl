@@ -463,11 +463,11 @@ judge(Req, N, _, _, _, V) :- denied(Req, N), !,
 % it), so invalid is the only standing judged here.
 judge(_, N, _, invalid, _, V) :- !,
     V = reject(N, invalid, because(standing, [])).
-% Rule 4 (explicit-user-only): such a unit activates only by a selection
-% by name: the host's, or the user's own "/name" in the task's
-% instruction, which Go reads as one (explicit/2) unless the host policy
-% says invocation: host. Words naming it ("use the name skill", "$name")
-% are evidence, never selection.
+% Rule 4 (explicit-user-only): such a unit activates only by a host
+% selection (origin explicit) or by a task that opens by invoking it as a
+% command, "/name" (origin invoked: Go reads it, unless the host policy
+% says invocation: host). Words naming it ("use the name skill", "$name",
+% a "/name" further on) are evidence, never selection.
 judge(_, N, lexical, _, explicit_user, V) :- !,
     V = reject(N, explicit_only, because(explicit_user_only, [])).
 % Rule 5 (negation): "do not use X" in the task suppresses lexical
@@ -557,8 +557,10 @@ comparable(lexical, SB, S, Req) :- !, margin_ratio(Req, M), SB * M >= S.
 comparable(_, _, _, _).
 
 % ---------------------------------------------------------------------------
-% Rule 8 (order): host-mandatory units first, then explicit selections, then
-% higher priority, then higher evidence score, then name.
+% Rule 8 (order): host-mandatory units first, then explicit selections,
+% then the unit the task invokes (a host's choice outranks a task's, so a
+% task never makes one fail), then higher priority, then higher evidence
+% score, then name.
 
 rank(Cands, Ranked) :-
     keyed(Cands, Keyed),
@@ -577,7 +579,8 @@ keyed([C|Cs], Keyed) :-
 
 origin_rank(mandatory, 0).
 origin_rank(explicit, 1).
-origin_rank(lexical, 2).
+origin_rank(invoked, 2).
+origin_rank(lexical, 3).
 
 % ---------------------------------------------------------------------------
 % Rule 9 (ambiguity): the best lexical candidate has rivals when another

@@ -16,9 +16,11 @@ type ReasonCode string
 // Why a unit was selected. The comment of each code is what
 // docs/how-a-compile-decides.md says it means (TestDocsGenerated).
 const (
-	// ReasonExplicit: selected by name: by the host, or by the task's own
-	// /name (its facts say invoked).
+	// ReasonExplicit: the host selected it.
 	ReasonExplicit ReasonCode = "explicit"
+	// ReasonInvoked: the task opens by invoking it as a command ("/name";
+	// its facts say invoked), and the host policy lets the task select.
+	ReasonInvoked ReasonCode = "invoked"
 	// ReasonMandatory: the host policy makes it mandatory.
 	ReasonMandatory ReasonCode = "mandatory"
 	// ReasonLexical: rule 10 kept it on the task's evidence (its clause
@@ -37,8 +39,8 @@ const (
 	// clause says which test failed), or rule 1 (below the candidate
 	// floor, or outside the best 4).
 	ReasonBelowThreshold ReasonCode = "below_threshold"
-	// ReasonExplicitOnly: explicit-user-only and not selected by name
-	// (rule 4).
+	// ReasonExplicitOnly: explicit-user-only, and neither selected by the
+	// host nor invoked by the task (rule 4).
 	ReasonExplicitOnly ReasonCode = "explicit_only"
 	// ReasonNegated: the task asks not to use it (rule 5; never for a host
 	// selection, a mandatory unit or their dependencies).
@@ -80,7 +82,7 @@ const (
 
 // Reasons lists every reason code, selections first.
 var Reasons = []ReasonCode{
-	ReasonExplicit, ReasonMandatory, ReasonLexical, ReasonDependency,
+	ReasonExplicit, ReasonInvoked, ReasonMandatory, ReasonLexical, ReasonDependency,
 	ReasonNoEvidence, ReasonBelowThreshold, ReasonExplicitOnly, ReasonNegated,
 	ReasonDenied, ReasonMissingDependency, ReasonDependencyCycle,
 	ReasonDependencyRejected, ReasonConflict, ReasonSuperseded, ReasonOverBudget,
@@ -112,10 +114,9 @@ const (
 	RuleDeny RuleName = "deny"
 	// RuleStanding: invalid and shadowed units never activate.
 	RuleStanding RuleName = "standing"
-	// RuleExplicitOnly: an explicit-user-only unit activates only when
-	// selected by name (the host's selection, or the user's own /name in
-	// the task's instruction), never from the task's words or as a
-	// dependency.
+	// RuleExplicitOnly: an explicit-user-only unit activates only by a
+	// host selection or a task that opens by invoking it (/name), never
+	// from the task's words or as a dependency.
 	RuleExplicitOnly RuleName = "explicit_user_only"
 	// RuleNegation: a unit the task refuses by name ("do not use X") is
 	// not activated from the task.

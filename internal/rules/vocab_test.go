@@ -38,7 +38,7 @@ func TestPolicyVocabularyIsGo(t *testing.T) {
 	}
 	// select(N, Origin, ...) admits a candidate with its origin as the
 	// reason, so the origins are emitted through a variable.
-	origins := []ReasonCode{ReasonCode(OriginMandatory), ReasonCode(OriginExplicit), ReasonCode(OriginLexical)}
+	origins := []ReasonCode{ReasonCode(OriginMandatory), ReasonCode(OriginExplicit), ReasonCode(OriginInvoked), ReasonCode(OriginLexical)}
 	for _, code := range Reasons {
 		_, goSite := GoReasons[code]
 		if !slices.Contains(reasons, code) && !slices.Contains(origins, code) && !goSite {

@@ -165,8 +165,8 @@ func write(t *testing.T, file string, data []byte) {
 	}
 }
 
-// invoked reports whether s is selected as the task's own invocation of
-// it ("/deploy"), a selection by name as the host's is.
+// invoked reports whether s is selected as the unit the task invokes
+// ("/deploy"), which asks for it as a host selection does.
 func invoked(s compiler.Selected) bool {
-	return len(s.Reasons) > 0 && s.Reasons[0].Code == compiler.ReasonExplicit && s.Reasons[0].Facts != nil && s.Reasons[0].Facts.Invoked != ""
+	return len(s.Reasons) > 0 && s.Reasons[0].Code == compiler.ReasonInvoked
 }
