@@ -228,24 +228,22 @@ func (r *compilation) analyze(req Request) (*input, error) {
 	for _, n := range req.Deny {
 		in.denied[n] = true
 	}
-	in.q = r.c.index.Analyze(req.Task, r.pulse)
+	in.q = r.c.index.AnalyzeWith(req.Task, retrieval.AnalyzeOptions{Commands: p.Invocation != InvocationHost}, r.pulse)
 	for _, n := range in.q.Negations() {
 		r.event(Event{Stage: StageAnalyze, Kind: EventNegation, Unit: n.Unit, Detail: n.Said})
 	}
 	for _, v := range in.q.Quoted() {
 		r.event(Event{Stage: StageAnalyze, Kind: EventQuotedValue, Detail: v})
 	}
-	if p.Invocation != InvocationHost {
-		for _, v := range in.q.Invocations() {
-			if in.explicit[v.Unit] {
-				continue
-			}
-			if in.invoked == nil {
-				in.invoked = map[string]string{}
-			}
-			in.invoked[v.Unit] = v.Said
-			r.event(Event{Stage: StageAnalyze, Kind: EventInvocation, Unit: v.Unit, Detail: v.Said})
+	for _, v := range in.q.Invocations() {
+		r.event(Event{Stage: StageAnalyze, Kind: EventInvocation, Unit: v.Unit, Detail: v.Said, Args: v.Args})
+		if in.explicit[v.Unit] {
+			continue
 		}
+		if in.invoked == nil {
+			in.invoked = map[string]string{}
+		}
+		in.invoked[v.Unit] = v.Said
 	}
 	return in, nil
 }

@@ -232,6 +232,10 @@ func TestInvocation(t *testing.T) {
 	}{
 		{name: "slash", c: task, req: Request{Task: "/deploy the service"}, selected: "deploy", reasons: map[string]ReasonCode{"deploy": ReasonInvoked}, invoked: "deploy"},
 		{name: "after blanks", c: task, req: Request{Task: " \n/deploy the service"}, selected: "deploy"},
+		// A command's arguments are evidence for no unit, up to where
+		// the task asks for something else.
+		{name: "arguments", c: task, req: Request{Task: "/deploy the code review fixes for bugs"}, selected: "deploy", reasons: map[string]ReasonCode{"code-review": ReasonNoEvidence}},
+		{name: "then another request", c: task, req: Request{Task: "/deploy the service, then review my code changes for bugs"}, selected: "deploy checklist code-review"},
 		{name: "mid-sentence", c: task, req: Request{Task: "please run /deploy for the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
 		{name: "plugin namespace", c: task, req: Request{Task: "/ops:deploy the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
 		{name: "refused", c: task, req: Request{Task: "/deploy? no, don't use deploy, just explain the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},

@@ -44,6 +44,8 @@ type Event struct {
 	Detail   string     `json:"detail,omitempty"`
 	Score    float64    `json:"score,omitempty"`
 	Evidence []Evidence `json:"evidence,omitempty"`
+	// Args: EventInvocation's arguments, as the task writes them.
+	Args string `json:"args,omitempty"`
 }
 
 // WriteExplanation renders a result's decisions for people: the outcome,
@@ -73,7 +75,11 @@ func WriteExplanation(w io.Writer, r *Result) error {
 		case EventNegation:
 			fmt.Fprintf(&b, "negation: task says %s, which rules out %s\n", ir.Quote(e.Detail), ir.Printable(e.Unit))
 		case EventInvocation:
-			fmt.Fprintf(&b, "invocation: task opens with %s, which asks for %s\n", ir.Quote(e.Detail), ir.Printable(e.Unit))
+			fmt.Fprintf(&b, "invocation: task opens with %s, which asks for %s", ir.Quote(e.Detail), ir.Printable(e.Unit))
+			if e.Args != "" {
+				fmt.Fprintf(&b, "; its arguments %s are evidence for no unit", ir.Quote(e.Args))
+			}
+			b.WriteByte('\n')
 		case EventQuotedValue:
 			fmt.Fprintf(&b, "quoted value: task quotes %s, a value it passes: its words are evidence for no unit\n", ir.Quote(e.Detail))
 		case EventNegationOverridden:

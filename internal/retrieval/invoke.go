@@ -8,6 +8,10 @@ import "strings"
 type Invocation struct {
 	Unit string
 	Said string
+	// Args are the command's arguments as the task writes them (see
+	// maskCommand): what follows the name up to where the task asks for
+	// something else; "" for none.
+	Args string
 }
 
 // Invocations returns the unit the task invokes (Invoked), if any: at
@@ -36,6 +40,57 @@ func (ix *Index) invocations(q *Query) []Invocation {
 		return nil
 	}
 	return []Invocation{{Unit: u, Said: name.said}}
+}
+
+// maskCommand masks the words of the command the task opens with, its
+// name and its arguments, and sets the invocation's Args: a command's
+// arguments are what it is run on ("/release-notes for the android build
+// fixes and the redis cache change" asks for no Android or Redis skill),
+// evidence for no unit. They run to the end of the sentence or the line,
+// a semicolon, or a word that starts another request ("then", "also",
+// "afterwards", "plus": "/cut-release-branch 2.9 then draft the release
+// notes" asks for release notes too). A comma or an "and" does not end
+// them.
+func (q *Query) maskCommand(masked []bool) []bool {
+	if len(q.invoked) == 0 {
+		return masked
+	}
+	at := len(q.task) - len(strings.TrimLeft(q.task, " \t\r\n"))
+	first := 0
+	for first < len(q.spans) && int(q.spans[first].start) < at {
+		first++
+	}
+	end := first
+	for end < len(q.words) {
+		if end > first && (commandEnds[q.words[end]] || q.endsRequest(end-1)) {
+			break
+		}
+		end++
+	}
+	if end == first {
+		return masked
+	}
+	if masked == nil {
+		masked = make([]bool, len(q.words))
+	}
+	for i := first; i < end; i++ {
+		masked[i] = true
+	}
+	if name := at + len(q.invoked[0].Said); name < int(q.spans[end-1].end) {
+		q.invoked[0].Args = strings.TrimSpace(q.task[name:q.spans[end-1].end])
+	}
+	return masked
+}
+
+// commandEnds are the words that start another request after a command's
+// arguments.
+var commandEnds = set([]string{"then", "also", "afterwards", "plus"})
+
+// endsRequest reports whether the gap after word k ends a request: a
+// sentence's end (endsWithMark), a line break or a semicolon.
+func (q *Query) endsRequest(k int) bool {
+	gap := q.task[q.spans[k].end:q.spans[k+1].start]
+	return strings.ContainsAny(gap, "\n;") || endsWithMark(gap)
 }
 
 // InvokedName is a name a task invokes, at byte at.

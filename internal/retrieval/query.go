@@ -228,6 +228,19 @@ const scanPiece = 32 << 10
 // word. When p stops, the query is partial and the caller must discard it
 // (p.Err says so); a nil p never stops.
 func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
+	return ix.AnalyzeWith(task, AnalyzeOptions{}, p)
+}
+
+// AnalyzeOptions say how the host reads a task.
+type AnalyzeOptions struct {
+	// Commands: a task that opens with a unit's /name invokes it
+	// (Invocations), and the words of the command, up to where the task
+	// asks for something else, are its arguments: evidence for no unit.
+	Commands bool
+}
+
+// AnalyzeWith is Analyze, reading the task as o says.
+func (ix *Index) AnalyzeWith(task string, o AnalyzeOptions, p *pulse.Pulse) *Query {
 	q := &Query{task: task}
 	// English averages about six bytes a word with its space; guessing
 	// saves most of the regrowing on a long task.
@@ -262,7 +275,10 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 	// looks at the deadline as it goes (the query is partial when it
 	// stops, as when any step here does).
 	q.pastes = readPastes(task, p)
-	q.invoked = ix.invocations(q)
+	if o.Commands {
+		q.invoked = ix.invocations(q)
+		masked = q.maskCommand(masked)
+	}
 	masked = ix.maskQuoted(q, masked)
 	masked = maskVerbGo(q, masked)
 	q.stems = make([]string, len(q.words))
