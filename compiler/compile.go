@@ -45,13 +45,14 @@ type input struct {
 	budget    int
 	tokenizer string
 	explicit  map[string]bool // the request's selections
-	// invoked maps the unit the task invokes ("/name") to the
-	// invocation as written, when the host policy lets the task select
-	// (Policy.Invocation); a unit the host selected is not here.
-	invoked   map[string]string
-	mandatory map[string]bool // the host policy's mandatory units
-	denied    map[string]bool // the host policy's denials and the request's
-	q         *retrieval.Query
+	// invoked is the unit the task invokes ("/name"), as invokedAs
+	// writes it, when the host policy lets the task select
+	// (Policy.Invocation) and the host did not select it too; "" for
+	// none.
+	invoked, invokedAs string
+	mandatory          map[string]bool // the host policy's mandatory units
+	denied             map[string]bool // the host policy's denials and the request's
+	q                  *retrieval.Query
 }
 
 // statement is retrieve's value: the problem the policy judges, as
@@ -235,25 +236,13 @@ func (r *compilation) analyze(req Request) (*input, error) {
 	for _, v := range in.q.Quoted() {
 		r.event(Event{Stage: StageAnalyze, Kind: EventQuotedValue, Detail: v})
 	}
-	for _, v := range in.q.Invocations() {
+	if v, ok := in.q.Invocation(); ok {
 		r.event(Event{Stage: StageAnalyze, Kind: EventInvocation, Unit: v.Unit, Detail: v.Said, Args: v.Args})
-		if in.explicit[v.Unit] {
-			continue
+		if !in.explicit[v.Unit] {
+			in.invoked, in.invokedAs = v.Unit, v.Said
 		}
-		if in.invoked == nil {
-			in.invoked = map[string]string{}
-		}
-		in.invoked[v.Unit] = v.Said
 	}
 	return in, nil
-}
-
-// invokedUnit is the unit the task invokes, or "".
-func (in *input) invokedUnit() string {
-	for n := range in.invoked {
-		return n // at most one
-	}
-	return ""
 }
 
 // retrieve states the problem the policy judges: the candidates, their
@@ -261,11 +250,11 @@ func (in *input) invokedUnit() string {
 // (rules 2-6) is the policy's: retrieval asks it through judge.
 func (r *compilation) retrieve(in *input) (*statement, error) {
 	st := &statement{input: in, policyReq: r.request(in)}
-	st.plain = len(in.req.Select) == 0 && len(in.req.Deny) == 0 && len(in.q.Negations()) == 0 && len(in.invoked) == 0
+	st.plain = len(in.req.Select) == 0 && len(in.req.Deny) == 0 && len(in.q.Negations()) == 0 && in.invoked == ""
 	pr, err := r.c.index.Retrieve(r.ctx, in.q, retrieval.Request{
 		Mandatory: slices.Collect(maps.Keys(in.mandatory)),
 		Explicit:  slices.Collect(maps.Keys(in.explicit)),
-		Invoked:   in.invokedUnit(),
+		Invoked:   in.invoked,
 		Denied:    in.denied,
 		Wraps:     r.c.facts.wraps,
 	}, judge{r, st}, r.pulse)

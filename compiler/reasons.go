@@ -139,13 +139,13 @@ func (st *statement) facts(d rules.Decision) *Facts {
 // says the same for people.
 func (st *statement) reason(d rules.Decision) Reason {
 	rs := Reason{Code: d.Reason, Rule: ruleOf(d.Rule, d.Facts.Clause), Facts: st.facts(d)}
-	if said := st.invoked[d.Name]; said != "" {
+	if d.Name == st.invoked {
 		// Selected or not, the task asked for it by name: a host can
 		// tell its user what became of their command.
 		if rs.Facts == nil {
 			rs.Facts = &Facts{}
 		}
-		rs.Facts.Invoked = said
+		rs.Facts.Invoked = st.invokedAs
 	}
 	ev := st.problem.Evidence[d.Name]
 	if d.Reason == ReasonLexical && len(ev) > 0 {

@@ -272,8 +272,8 @@ func (r *compilation) named(in *input) []int {
 			add(n)
 		}
 	}
-	for n := range in.invoked {
-		add(n)
+	if in.invoked != "" {
+		add(in.invoked)
 	}
 	for _, n := range in.q.Negations() {
 		add(n.Unit)

@@ -14,14 +14,19 @@ type Invocation struct {
 	Args string
 }
 
-// Invocations returns the unit the task invokes (Invoked), if any: at
-// most one, the command the task opens with.
-func (q *Query) Invocations() []Invocation { return q.invoked }
+// Invocation returns the unit the task invokes (Invoked), if any: the
+// command the task opens with.
+func (q *Query) Invocation() (Invocation, bool) {
+	if q.invoked == nil {
+		return Invocation{}, false
+	}
+	return *q.invoked, true
+}
 
-// invocations finds the unit q's task invokes (Invoked): a unit of the
+// invocation finds the unit q's task invokes (Invoked): a unit of the
 // index it names, unless the task refuses it ("/deploy? no, don't run
 // deploy") or its first line reads as pasted material.
-func (ix *Index) invocations(q *Query) []Invocation {
+func (ix *Index) invocation(q *Query) *Invocation {
 	name, ok := Invoked(q.task)
 	if !ok {
 		return nil
@@ -39,7 +44,7 @@ func (ix *Index) invocations(q *Query) []Invocation {
 	if q.negated[u] != "" {
 		return nil
 	}
-	return []Invocation{{Unit: u, Said: name.said}}
+	return &Invocation{Unit: u, Said: name.said}
 }
 
 // maskCommand masks the words of the command the task opens with, its
@@ -52,7 +57,7 @@ func (ix *Index) invocations(q *Query) []Invocation {
 // notes" asks for release notes too). A comma or an "and" does not end
 // them.
 func (q *Query) maskCommand(masked []bool) []bool {
-	if len(q.invoked) == 0 {
+	if q.invoked == nil {
 		return masked
 	}
 	at := len(q.task) - len(strings.TrimLeft(q.task, " \t\r\n"))
@@ -76,8 +81,8 @@ func (q *Query) maskCommand(masked []bool) []bool {
 	for i := first; i < end; i++ {
 		masked[i] = true
 	}
-	if name := at + len(q.invoked[0].Said); name < int(q.spans[end-1].end) {
-		q.invoked[0].Args = strings.TrimSpace(q.task[name:q.spans[end-1].end])
+	if name := at + len(q.invoked.Said); name < int(q.spans[end-1].end) {
+		q.invoked.Args = strings.TrimSpace(q.task[name:q.spans[end-1].end])
 	}
 	return masked
 }

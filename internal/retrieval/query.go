@@ -26,8 +26,8 @@ type Query struct {
 	bigrams     []bigram // indexed pairs of consecutive terms, deduplicated, as they first occur
 	// negated maps each unit the task negates to the words that did it.
 	negated map[string]string
-	// invoked are the units the instruction invokes (Invocations).
-	invoked []Invocation
+	// invoked is the unit the task invokes (Invocation); nil for none.
+	invoked *Invocation
 	// phrases are the unit phrases the task holds; objects and acts the
 	// declared objects and actions it names (nil when none).
 	phrases       []phraseMatch
@@ -276,7 +276,7 @@ func (ix *Index) AnalyzeWith(task string, o AnalyzeOptions, p *pulse.Pulse) *Que
 	// stops, as when any step here does).
 	q.pastes = readPastes(task, p)
 	if o.Commands {
-		q.invoked = ix.invocations(q)
+		q.invoked = ix.invocation(q)
 		masked = q.maskCommand(masked)
 	}
 	masked = ix.maskQuoted(q, masked)
