@@ -238,7 +238,12 @@ func TestInvocation(t *testing.T) {
 		{name: "then another request", c: task, req: Request{Task: "/deploy the service, then review my code changes for bugs"}, selected: "deploy checklist code-review"},
 		{name: "mid-sentence", c: task, req: Request{Task: "please run /deploy for the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
 		{name: "plugin namespace", c: task, req: Request{Task: "/ops:deploy the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
-		{name: "refused", c: task, req: Request{Task: "/deploy? no, don't use deploy, just explain the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
+		{name: "not a command", c: task, req: Request{Task: "/deploy? what does it do to the service"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
+		// The command the user typed first stands: the refusal is of a
+		// deploy, not of the skill.
+		{name: "refusal after it", c: task, req: Request{Task: "/deploy staging, but no deploy to prod"}, selected: "deploy"},
+		{name: "arguments on a line of their own", c: task, req: Request{Task: "/deploy for 4.2\nkeep it short"}, selected: "deploy"},
+		{name: "a comma's and ends the arguments", c: task, req: Request{Task: "/deploy the service, and review my code changes for bugs"}, selected: "deploy checklist code-review"},
 		{name: "denied by the host", c: task, req: Request{Task: "/tdd on the parser"}, reasons: map[string]ReasonCode{"tdd": ReasonDenied}, invoked: "tdd"},
 		{name: "over budget", c: task, req: Request{Task: "/deploy the service", Budget: 1}, reasons: map[string]ReasonCode{"deploy": ReasonOverBudget}, invoked: "deploy"},
 		// A host's selection outranks the task's: the task's loses the

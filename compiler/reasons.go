@@ -192,7 +192,7 @@ func detail(d rules.Decision, f *Facts, ev []Evidence) string {
 	case ReasonShadowed:
 		return "the name belongs to a higher-precedence unit"
 	case ReasonExplicitOnly:
-		return "explicit-user-only: activates only by a host selection or a task that opens with its /name"
+		return "explicit-user-only: activates only when the host selects it or the user invokes it by name"
 	case ReasonNegated:
 		return "the task asks not to use it"
 	case ReasonMissingDependency:

@@ -191,7 +191,7 @@ func printCompile(p compileParams, res *compiler.Result, c *compiler.Compiler, w
 	if !p.explain {
 		// The prompt alone cannot say why a skill the user expected is
 		// missing; one line each on stderr does (--explain says it all).
-		for _, n := range compileNotes(res, c.Catalog()) {
+		for _, n := range compileNotes(res, c.Catalog(), c.Policy().Invocation) {
 			if emptyTask && strings.HasPrefix(n, noRouteLead) {
 				continue // the empty task was said already
 			}

@@ -473,7 +473,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	if res != nil && len(res.Ambiguous) > 0 {
 		// Nothing is loaded, and the user would not know why: the
 		// prompt can name the one it means.
-		notes = append(notes, fmt.Sprintf("ambiguous: %s; nothing loaded: name the skill you mean in the prompt", ambiguousNames(res, noteName)))
+		notes = append(notes, fmt.Sprintf("ambiguous: %s; none of them loaded: name the skill you mean in the prompt", ambiguousNames(res, noteName)))
 	}
 	note := joinNotes(append(notes, cacheNote())...)
 	if note != "" {

@@ -24,7 +24,7 @@ const maxNamed = 3
 // bad shape. It returns nothing when all is well. It is pure rendering of
 // the result, keyed on reason codes, so that JSON and text say the same,
 // and of cat's invalid units, which a result only counts.
-func compileNotes(res *compiler.Result, cat *ir.Catalog) []string {
+func compileNotes(res *compiler.Result, cat *ir.Catalog, invocation compiler.InvocationMode) []string {
 	var notes []string
 	for _, s := range res.Selected {
 		// The prompt shows a reference, not the body: say so, and how to
@@ -44,7 +44,11 @@ func compileNotes(res *compiler.Result, cat *ir.Catalog) []string {
 			// that a single incidental word points at is no news.
 			if rj.Score >= compiler.Threshold {
 				name := noteName(rj.Name)
-				notes = append(notes, fmt.Sprintf("%s matches the task (score %.2f) but is explicit-user-only: add --select %s to load it", name, rj.Score, name))
+				how := "add --select " + name
+				if invocation != compiler.InvocationHost {
+					how += ", or start the task with /" + name + ","
+				}
+				notes = append(notes, fmt.Sprintf("%s matches the task (score %.2f) but is explicit-user-only: %s to load it", name, rj.Score, how))
 			}
 		case compiler.ReasonOverBudget:
 			notes = append(notes, fmt.Sprintf("%s not loaded: over budget (%s); raise --budget", noteName(rj.Name), ir.EscapeText(r.Detail)))

@@ -66,7 +66,7 @@ func TestCompileNotes(t *testing.T) {
 			for _, rj := range tt.res.Rejected {
 				units = append(units, &ir.Unit{Name: rj.Name, Status: ir.StatusOK})
 			}
-			got := compileNotes(&tt.res, ir.NewCatalog(nil, units, nil))
+			got := compileNotes(&tt.res, ir.NewCatalog(nil, units, nil), compiler.InvocationTask)
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d lines %q; want %d", len(got), got, len(tt.want))
 			}

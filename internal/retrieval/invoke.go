@@ -9,7 +9,7 @@ type Invocation struct {
 	Unit string
 	Said string
 	// Args are the command's arguments as the task writes them (see
-	// maskCommand): what follows the name up to where the task asks for
+	// commandEnd): what follows the name up to where the task asks for
 	// something else; "" for none.
 	Args string
 }
@@ -23,79 +23,94 @@ func (q *Query) Invocation() (Invocation, bool) {
 	return *q.invoked, true
 }
 
-// invocation finds the unit q's task invokes (Invoked): a unit of the
-// index it names, unless the task refuses it ("/deploy? no, don't run
-// deploy") or its first line reads as pasted material.
-func (ix *Index) invocation(q *Query) *Invocation {
+// invocation finds the unit q's task invokes (Invoked), a unit of the
+// index it names (which no later refusal in the task takes back: see
+// AnalyzeWith), and returns it with the number of words its command
+// takes, its name and its arguments; nil and 0 when the task invokes
+// none, or when its opening line reads as pasted material once the
+// command's slash is read as a word's (a log line such as "/usr/bin/x:
+// not found" is no command, nor is an indented block).
+func (ix *Index) invocation(q *Query) (*Invocation, int) {
 	name, ok := Invoked(q.task)
 	if !ok {
-		return nil
+		return nil, 0
 	}
-	if ms := q.pastedMaterial().spans; len(ms) > 0 && int(ms[0].start) <= name.at {
-		return nil
+	line, _, _ := strings.Cut(q.task[name.at:], "\n")
+	if structuredLine(q.task[:name.at] + line[1:]) {
+		return nil, 0
 	}
 	id, ok := ix.ids[name.said[1:]]
 	if !ok {
 		if id, ok = ix.ids[name.name]; !ok {
-			return nil
+			return nil, 0
 		}
 	}
-	u := ix.units[id].Name
-	if q.negated[u] != "" {
-		return nil
-	}
-	return &Invocation{Unit: u, Said: name.said}
-}
-
-// maskCommand masks the words of the command the task opens with, its
-// name and its arguments, and sets the invocation's Args: a command's
-// arguments are what it is run on ("/release-notes for the android build
-// fixes and the redis cache change" asks for no Android or Redis skill),
-// evidence for no unit. They run to the end of the sentence or the line,
-// a semicolon, or a word that starts another request ("then", "also",
-// "afterwards", "plus": "/cut-release-branch 2.9 then draft the release
-// notes" asks for release notes too). A comma or an "and" does not end
-// them.
-func (q *Query) maskCommand(masked []bool) []bool {
-	if q.invoked == nil {
-		return masked
-	}
-	at := len(q.task) - len(strings.TrimLeft(q.task, " \t\r\n"))
+	inv := &Invocation{Unit: ix.units[id].Name, Said: name.said}
 	first := 0
-	for first < len(q.spans) && int(q.spans[first].start) < at {
+	for first < len(q.spans) && int(q.spans[first].start) < name.at {
 		first++
 	}
+	end := q.commandEnd(first)
+	if from := name.at + len(name.said); end > first && from < int(q.spans[end-1].end) {
+		inv.Args = strings.TrimSpace(q.task[from:q.spans[end-1].end])
+	}
+	return inv, end
+}
+
+// commandEnd returns the word after the arguments of the command whose
+// name starts at word first: a command's arguments are what it is run on
+// ("/release-notes for the android build fixes and the redis cache
+// change" asks for no Android or Redis skill), evidence for no unit. They
+// run to the end of the sentence or the line, a semicolon, a comma's
+// "and" or "but", or a word that starts another request ("then", "also":
+// "/cut-release-branch 2.9 then draft the release notes" asks for release
+// notes too, "/deploy it, and review the diff" for a review). An "and"
+// without a comma joins the arguments ("the android fixes and the redis
+// change").
+func (q *Query) commandEnd(first int) int {
 	end := first
 	for end < len(q.words) {
-		if end > first && (commandEnds[q.words[end]] || q.endsRequest(end-1)) {
+		if end > first && (commandEnds[q.words[end]] || q.endsRequest(end-1) || q.joinsRequest(end)) {
 			break
 		}
 		end++
 	}
-	if end == first {
-		return masked
-	}
-	if masked == nil {
-		masked = make([]bool, len(q.words))
-	}
-	for i := first; i < end; i++ {
-		masked[i] = true
-	}
-	if name := at + len(q.invoked.Said); name < int(q.spans[end-1].end) {
-		q.invoked.Args = strings.TrimSpace(q.task[name:q.spans[end-1].end])
-	}
-	return masked
+	return end
 }
 
 // commandEnds are the words that start another request after a command's
 // arguments.
-var commandEnds = set([]string{"then", "also", "afterwards", "plus"})
+var commandEnds = set([]string{"then", "also", "afterwards", "afterward", "plus", "next", "additionally"})
 
 // endsRequest reports whether the gap after word k ends a request: a
-// sentence's end (endsWithMark), a line break or a semicolon.
+// sentence's end (endsWithMark, or a mark of Chinese and Japanese), a
+// line break or a semicolon.
 func (q *Query) endsRequest(k int) bool {
 	gap := q.task[q.spans[k].end:q.spans[k+1].start]
-	return strings.ContainsAny(gap, "\n;") || endsWithMark(gap)
+	return strings.ContainsAny(gap, "\n\r\u2028\u0085;；。！？…") || endsWithMark(gap)
+}
+
+// joinsRequest reports whether word k is an "and" or a "but" after a
+// comma, which starts another request: "/deploy staging, and review the
+// diff".
+func (q *Query) joinsRequest(k int) bool {
+	w := q.words[k]
+	return (w == "and" || w == "but") && k > 0 && strings.Contains(q.task[q.spans[k-1].end:q.spans[k].start], ",")
+}
+
+// maskWords marks words from to to in masked (of n words, allocated when
+// nil and needed).
+func maskWords(masked []bool, n, from, to int) []bool {
+	if from >= to {
+		return masked
+	}
+	if masked == nil {
+		masked = make([]bool, n)
+	}
+	for i := from; i < to; i++ {
+		masked[i] = true
+	}
+	return masked
 }
 
 // InvokedName is a name a task invokes, at byte at.
@@ -110,9 +125,8 @@ func (n InvokedName) Name() string { return n.name }
 
 // Invoked returns the name task invokes as a command, as Claude Code,
 // Codex, OpenCode and Cursor read one: a slash that opens the task (after
-// blanks), then a name of two characters or more (letters, digits, and
-// ".", "_" or "-" inside it), then the task's end, a blank or
-// punctuation. Only the opening counts: a "/name" further on is as likely
+// blanks), then a name of two characters or more (letters, digits, ".",
+// "_" and "-"), then the task's end or a blank. Only the opening counts: a "/name" further on is as likely
 // a path ("the /api endpoint", "files in /tmp"), a link target, a
 // mention ("what does /deploy do?") or a line of something pasted, which
 // the user shows rather than runs. A path ("/api/orders") goes on with a
@@ -126,16 +140,11 @@ func Invoked(task string) (InvokedName, bool) {
 	for j < len(task) && nameByte(task[j]) {
 		j++
 	}
-	// A name ends with a letter or digit: "/deploy." ends a sentence.
-	for j > i+1 && strings.IndexByte("._-", task[j-1]) >= 0 {
-		j--
-	}
-	if j-i-1 < 2 || (j < len(task) && !strings.ContainsRune(" \t\n\r,.;:!?)]}\"'`", rune(task[j]))) {
-		return InvokedName{}, false
-	}
-	if j+1 < len(task) && task[j] == ':' && nameByte(task[j+1]) {
-		// A plugin's namespace ("/superpowers:brainstorming"), which
-		// says which plugin's skill, and no catalog says which that is.
+	if j-i-1 < 2 || (j < len(task) && !strings.ContainsRune(" \t\n\r", rune(task[j]))) {
+		// As a client reads a command, the name ends at a blank:
+		// "/deploy?" and "/tmp: No space left" are none, nor is a
+		// plugin's "/superpowers:brainstorming", whose plugin no
+		// catalog names.
 		return InvokedName{}, false
 	}
 	return InvokedName{name: strings.ToLower(task[i+1 : j]), said: task[i:j], at: i}, true

@@ -9,8 +9,12 @@ func TestInvoked(t *testing.T) {
 		{name: "command", task: "/cut-release-branch 5.4", want: "cut-release-branch"},
 		{name: "alone", task: "/deploy", want: "deploy"},
 		{name: "after blanks", task: "  \n/deploy now", want: "deploy"},
-		{name: "sentence end", task: "/deploy.", want: "deploy"},
-		{name: "punctuation", task: "/deploy, then tell me", want: "deploy"},
+		{name: "tab", task: "/deploy\tnow", want: "deploy"},
+		// As a client reads a command, the name ends at a blank.
+		{name: "sentence end", task: "/deploy.", want: "deploy."}, // a name no unit has
+		{name: "question", task: "/deploy? what does it do", want: ""},
+		{name: "colon", task: "/tmp: No space left on device", want: ""},
+		{name: "possessive", task: "/deploy's config is broken", want: ""},
 		{name: "upper case folded", task: "/Deploy now", want: "deploy"},
 		{name: "file", task: "/deploy.sh on the box", want: "deploy.sh"},
 		{name: "only the opening", task: "/cut-release-branch 2.9 then /release-notes", want: "cut-release-branch"},

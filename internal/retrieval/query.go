@@ -265,8 +265,21 @@ func (ix *Index) AnalyzeWith(task string, o AnalyzeOptions, p *pulse.Pulse) *Que
 	// Negation reads words before terms are counted: the words a negation
 	// names are masked, so naming a unit to refuse it is evidence for no
 	// unit at all, neither the refused one nor another sharing its words.
+	// A command the task opens with, and its arguments, come first: a
+	// refusal among its arguments ("/deploy staging, but no deploy to
+	// prod") is one of them, no refusal of the command.
+	var command int // the words of the command: its name and arguments
+	if o.Commands {
+		q.invoked, command = ix.invocation(q)
+	}
 	var masked []bool
-	q.negated, masked = ix.negations(q, p)
+	q.negated, masked = ix.negations(q, command, p)
+	if q.invoked != nil {
+		// The command the user typed first stands: "/deploy staging,
+		// but no deploy to prod" refuses a deploy, not the skill.
+		delete(q.negated, q.invoked.Unit)
+	}
+	masked = maskWords(masked, len(q.words), 0, command)
 	masked = maskRefused(q, masked)
 	if q.cjk {
 		masked = maskRefusedCJK(q, masked)
@@ -275,10 +288,6 @@ func (ix *Index) AnalyzeWith(task string, o AnalyzeOptions, p *pulse.Pulse) *Que
 	// looks at the deadline as it goes (the query is partial when it
 	// stops, as when any step here does).
 	q.pastes = readPastes(task, p)
-	if o.Commands {
-		q.invoked = ix.invocation(q)
-		masked = q.maskCommand(masked)
-	}
 	masked = ix.maskQuoted(q, masked)
 	masked = maskVerbGo(q, masked)
 	q.stems = make([]string, len(q.words))
@@ -687,8 +696,10 @@ type listName struct {
 // "don't use deploy or code-review" negates both. Each word is read a
 // bounded number of times, whatever the names, and each distinct name is
 // resolved to its units once, however often it is negated and however
-// many units share it, so the pass is linear in the task.
-func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool) {
+// many units share it, so the pass is linear in the task. Cues are read
+// from word from on: the words before it are a command's name and
+// arguments (invocation).
+func (ix *Index) negations(q *Query, from int, p *pulse.Pulse) (map[string]string, []bool) {
 	out := map[string]string{}
 	var (
 		masked []bool
@@ -723,7 +734,7 @@ func (ix *Index) negations(q *Query, p *pulse.Pulse) (map[string]string, []bool)
 			masked[j] = true
 		}
 	}
-	for i := 0; i < len(q.words); i++ {
+	for i := from; i < len(q.words); i++ {
 		if p.Stop() {
 			break
 		}

@@ -127,8 +127,8 @@ const (
 	// RuleSupersedes: a lexical candidate an admitted eligible unit
 	// supersedes is rejected.
 	RuleSupersedes RuleName = "supersedes"
-	// RuleOrder: ranks the candidates (mandatory, explicit, priority,
-	// score, name); it decides nothing alone.
+	// RuleOrder: ranks the candidates (mandatory, explicit, invoked,
+	// priority, score, name); it decides nothing alone.
 	RuleOrder RuleName = "order"
 	// RuleAmbiguity: a tie between close rivals: the host policy's
 	// ambiguity says ask, top or all.
