@@ -58,7 +58,8 @@ func TestCompileRules(t *testing.T) {
 		{name: "explicit only slash name", req: Request{Task: "/deploy now"}, selected: "deploy"},
 		{name: "explicit only named in words", req: Request{Task: "use the deploy skill now"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
 		{name: "explicit only slash name negated", req: Request{Task: "don't run /deploy now"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
-		{name: "explicit only dollar name", req: Request{Task: "$deploy"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
+		{name: "explicit only dollar name", req: Request{Task: "$deploy"}, selected: "deploy"},
+		{name: "explicit only dollar name further on", req: Request{Task: "please $deploy it"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
 		{name: "explicit only use the skill", req: Request{Task: "use the deploy skill"}, reasons: map[string]ReasonCode{"deploy": ReasonExplicitOnly}},
 		{name: "explicit only by host", req: Request{Task: "ship it", Select: []string{"deploy"}}, selected: "deploy"},
 		{name: "explicit only not as dependency", req: Request{Task: "cut a release of the service"}, reasons: map[string]ReasonCode{"release": ReasonDependencyRejected}},
@@ -232,6 +233,7 @@ func TestInvocation(t *testing.T) {
 	}{
 		{name: "slash", c: task, req: Request{Task: "/deploy the service"}, selected: "deploy", reasons: map[string]ReasonCode{"deploy": ReasonInvoked}, invoked: "deploy"},
 		{name: "after blanks", c: task, req: Request{Task: " \n/deploy the service"}, selected: "deploy"},
+		{name: "a Codex mention", c: task, req: Request{Task: "$deploy the service"}, selected: "deploy", reasons: map[string]ReasonCode{"deploy": ReasonInvoked}},
 		// A command's arguments are evidence for no unit, up to where
 		// the task asks for something else.
 		{name: "arguments", c: task, req: Request{Task: "/deploy the code review fixes for bugs"}, selected: "deploy", reasons: map[string]ReasonCode{"code-review": ReasonNoEvidence}},

@@ -123,17 +123,19 @@ type InvokedName struct {
 // written.
 func (n InvokedName) Name() string { return n.name }
 
-// Invoked returns the name task invokes as a command, as Claude Code,
-// Codex, OpenCode and Cursor read one: a slash that opens the task (after
-// blanks), then a name of two characters or more (letters, digits, ".",
-// "_" and "-"), then the task's end or a blank. Only the opening counts: a "/name" further on is as likely
-// a path ("the /api endpoint", "files in /tmp"), a link target, a
-// mention ("what does /deploy do?") or a line of something pasted, which
-// the user shows rather than runs. A path ("/api/orders") goes on with a
-// slash and is none; a file ("/deploy.sh") names no unit.
+// Invoked returns the name task invokes as a command, as the clients'
+// users write one: a slash (Claude Code, OpenCode, Cursor) or a dollar
+// sign (Codex's mention) that opens the task (after blanks), then a name
+// of two characters or more (letters, digits, ".", "_" and "-"), then the
+// task's end or a blank. Only the opening counts: a "/name" further on is
+// as likely a path ("the /api endpoint", "files in /tmp"), a link target,
+// a mention ("what does /deploy do?") or a line of something pasted,
+// which the user shows rather than runs. A path ("/api/orders") goes on
+// with a slash and is none; a file ("/deploy.sh"), a price ("$20") and a
+// shell variable ("$HOME") name no unit.
 func Invoked(task string) (InvokedName, bool) {
 	i := len(task) - len(strings.TrimLeft(task, " \t\r\n"))
-	if i == len(task) || task[i] != '/' {
+	if i == len(task) || task[i] != '/' && task[i] != '$' {
 		return InvokedName{}, false
 	}
 	j := i + 1

@@ -24,7 +24,9 @@ func TestInvoked(t *testing.T) {
 		{name: "namespace", task: "/superpowers:brainstorming a feature", want: ""},
 		{name: "quoted", task: "`/deploy` is a command", want: ""},
 		{name: "one letter", task: "/a is the root", want: ""},
-		{name: "dollar", task: "$deploy to prod", want: ""},
+		{name: "dollar", task: "$deploy to prod", want: "deploy"},
+		{name: "price", task: "$20 for the domain?", want: "20"}, // a name no unit has
+		{name: "dollar path", task: "$HOME/bin is missing", want: ""},
 		{name: "empty", task: "", want: ""},
 		{name: "slash alone", task: "/ deploy", want: ""},
 	}
