@@ -465,6 +465,9 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		// the budget left out.
 		notes = append(notes, overBudget(res)...)
 	}
+	if res != nil {
+		notes = append(notes, invokedNotes(res)...)
+	}
 	if strings.TrimSpace(task) == "" {
 		// Not an error (a --select still loads), but nothing routes
 		// from it, which an empty answer alone does not say.
@@ -574,7 +577,7 @@ func jsLength(text []byte) int {
 func overBudget(res *compiler.Result) []string {
 	var out []string
 	for _, rj := range res.Rejected {
-		if len(rj.Reasons) > 0 && rj.Reasons[0].Code == compiler.ReasonOverBudget {
+		if len(rj.Reasons) > 0 && rj.Reasons[0].Code == compiler.ReasonOverBudget && !invoked(rj) {
 			out = append(out, fmt.Sprintf("%s not loaded: over budget (%s); raise --budget or --max-chars", noteName(rj.Name), ir.EscapeText(rj.Reasons[0].Detail)))
 		}
 	}

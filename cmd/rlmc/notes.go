@@ -33,8 +33,9 @@ func compileNotes(res *compiler.Result, cat *ir.Catalog, invocation compiler.Inv
 			notes = append(notes, fmt.Sprintf("%s rendered as reference: its body does not fit the budget; raise --budget to inline it", noteName(s.Name)))
 		}
 	}
+	notes = append(notes, invokedNotes(res)...)
 	for _, rj := range res.Rejected {
-		if len(rj.Reasons) == 0 {
+		if len(rj.Reasons) == 0 || invoked(rj) {
 			continue
 		}
 		r := rj.Reasons[0]
@@ -336,4 +337,23 @@ func splitNames(values []string) []string {
 		}
 	}
 	return out
+}
+
+// invokedNotes says why the unit the task invoked ("/deploy ...") was not
+// loaded, whatever the reason: the user asked for it by name, and an
+// answer without it would not say why.
+func invokedNotes(res *compiler.Result) []string {
+	var out []string
+	for _, rj := range res.Rejected {
+		if invoked(rj) {
+			r := rj.Reasons[0]
+			out = append(out, fmt.Sprintf("%s not loaded although the task invokes it (%s): %s: %s", noteName(rj.Name), ir.EscapeText(r.Facts.Invoked), r.Code, ir.EscapeText(r.Detail)))
+		}
+	}
+	return out
+}
+
+// invoked reports whether rj is the unit the task invoked.
+func invoked(rj compiler.Rejected) bool {
+	return len(rj.Reasons) > 0 && rj.Reasons[0].Facts != nil && rj.Reasons[0].Facts.Invoked != ""
 }
