@@ -39,12 +39,13 @@ func FuzzAnalyze(f *testing.F) {
 		"别用 deploy 或 tdd，帮我部署", "tddやdeployは使わないで", "tdd는 쓰지 말고, 배포해 줘", "不要跳过tdd的步骤",
 		"Write the update from the notes below: shipped tdd, blocked on deploy.", "Summarize my notes:\n- tdd\n- deploy\n\nThen mail it.", "Turn our deploy notes into a tdd plan.", "it has no tdd at all", "tests for the tdd page, then the tdd", "deploy it, keeping tdd and keep deploy. Keep",
 		"Translate this into German: 'Deploy the tdd.'", "fails with ‘tdd’ then 'deploy.", "go over the tdd. Go through deploy, what could go wrong",
-		"Write a reply that declines but keeps tdd", "keep tdd and deploy untouched", "and retain deploy logs for 90 days", "it rolls back deploy"} {
+		"Write a reply that declines but keeps tdd", "keep tdd and deploy untouched", "and retain deploy logs for 90 days", "it rolls back deploy",
+		"/deploy staging, but no deploy to prod", " $tdd the parser; then deploy", "/deploy\n```\nlog\n```", "/deploy。然后 tdd", "/tdd"} {
 		f.Add(s)
 	}
 	ix := negationIndex()
 	f.Fuzz(func(t *testing.T, task string) {
-		q := ix.Analyze(task, nil)
+		q := ix.AnalyzeWith(task, AnalyzeOptions{Commands: true}, nil)
 		end := int32(0)
 		for i, sp := range q.spans {
 			if sp.start < end {
@@ -64,6 +65,9 @@ func FuzzAnalyze(f *testing.F) {
 			}
 		}
 		q.Negations()
+		if v, ok := q.Invocation(); ok && !strings.Contains(task, v.Said) || !strings.Contains(task, v.Args) {
+			t.Fatalf("invocation %+v: not in the task", v)
+		}
 		for _, st := range q.stems {
 			q.fromSource(Evidence{Terms: []string{st}})
 			q.onlyModifier(st)
