@@ -46,19 +46,22 @@ func (ix *Index) invocation(q *Query) (*Invocation, int) {
 		}
 	}
 	inv := &Invocation{Unit: ix.units[id].Name, Said: name.said}
-	first := 0
-	for first < len(q.spans) && int(q.spans[first].start) < name.at {
-		first++
+	// The name's own words ("cut", "release", "branch") are the
+	// command's whatever they are: a unit may be called build-then-ship.
+	from := name.at + len(name.said)
+	args := 0
+	for args < len(q.spans) && int(q.spans[args].start) < from {
+		args++
 	}
-	end := q.commandEnd(first)
-	if from := name.at + len(name.said); end > first && from < int(q.spans[end-1].end) {
+	end := q.commandEnd(args)
+	if end > args {
 		inv.Args = strings.TrimSpace(q.task[from:q.spans[end-1].end])
 	}
 	return inv, end
 }
 
-// commandEnd returns the word after the arguments of the command whose
-// name starts at word first: a command's arguments are what it is run on
+// commandEnd returns the word after the arguments of a command, which
+// start at word args: a command's arguments are what it is run on
 // ("/release-notes for the android build fixes and the redis cache
 // change" asks for no Android or Redis skill), evidence for no unit. They
 // run to the end of the sentence or the line, a semicolon, a comma's
@@ -67,10 +70,10 @@ func (ix *Index) invocation(q *Query) (*Invocation, int) {
 // notes too, "/deploy it, and review the diff" for a review). An "and"
 // without a comma joins the arguments ("the android fixes and the redis
 // change").
-func (q *Query) commandEnd(first int) int {
-	end := first
+func (q *Query) commandEnd(args int) int {
+	end := args
 	for end < len(q.words) {
-		if end > first && (commandEnds[q.words[end]] || q.endsRequest(end-1) || q.joinsRequest(end)) {
+		if commandEnds[q.words[end]] || q.joinsRequest(end) || end > 0 && q.endsRequest(end-1) {
 			break
 		}
 		end++

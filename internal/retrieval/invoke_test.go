@@ -43,3 +43,34 @@ func TestInvoked(t *testing.T) {
 		})
 	}
 }
+
+// TestInvocationArgs checks where a command's arguments end: the words
+// the command takes (its name and arguments) are masked, and Args holds
+// the arguments as the task writes them.
+func TestInvocationArgs(t *testing.T) {
+	ix := testIndex(unit("deploy", "Deploy the service."), unit("build-then-ship", "Build and ship."), unit("tdd", "Test-driven development."))
+	tests := []struct {
+		name, task, unit, args string
+	}{
+		{name: "to the end", task: "/deploy the tdd fixes and the parser", unit: "deploy", args: "the tdd fixes and the parser"},
+		{name: "then", task: "/deploy staging then write tdd tests", unit: "deploy", args: "staging"},
+		{name: "a comma's and", task: "/deploy staging, and write tdd tests", unit: "deploy", args: "staging"},
+		{name: "sentence", task: "/deploy staging. Write tdd tests", unit: "deploy", args: "staging"},
+		{name: "line", task: "/deploy\nwrite tdd tests", unit: "deploy", args: ""},
+		{name: "a name holding then", task: "/build-then-ship the app", unit: "build-then-ship", args: "the app"},
+		{name: "refused", task: "/deploy staging, but no deploy to prod", unit: "deploy", args: "staging"},
+		{name: "no unit", task: "/ship it", unit: "", args: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ix.AnalyzeWith(tt.task, AnalyzeOptions{Commands: true}, nil)
+			v, _ := q.Invocation()
+			if v.Unit != tt.unit || v.Args != tt.args {
+				t.Errorf("got %q with %q; want %q with %q", v.Unit, v.Args, tt.unit, tt.args)
+			}
+			if q.Negated(tt.unit) != "" {
+				t.Errorf("%s: got it negated; want the command to stand", tt.unit)
+			}
+		})
+	}
+}
