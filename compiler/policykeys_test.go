@@ -166,8 +166,10 @@ func TestPolicyStructureErrorsPlaced(t *testing.T) {
 		{name: "a key given twice", yaml: "deny: [a]\ndeny: [b]\n", line: 2},
 		{name: "an anchor", yaml: "budget: 5\na: &x b\n", line: 2},
 		{name: "a second document", yaml: "budget: 5\n---\nbudget: 6\n", line: 2},
-		// The line yaml.v3 names: the context it was reading.
-		{name: "a syntax error", yaml: "budget: 5\ndeny: [a\n  b: :\n", line: 1},
+		// The line of the context yaml.v3 was reading, the list opened
+		// on line 2 (its parser counts lines from 0: it said 1).
+		{name: "a syntax error", yaml: "budget: 5\ndeny: [a\n  b: :\n", line: 2},
+		{name: "a scanner's syntax error", yaml: "budget: 5\ndeny: [a]\n\tb: 1\n", line: 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

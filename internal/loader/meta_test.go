@@ -111,6 +111,35 @@ func TestParseSkillRefusesMergeAndSecondDocument(t *testing.T) {
 	}
 }
 
+// TestParseSkillSyntaxErrorLine places a YAML syntax error at the file's
+// line a reader counts, whichever part of the YAML library found it: its
+// parser's were one line above ("foo: [x" on line 5 said line 4).
+func TestParseSkillSyntaxErrorLine(t *testing.T) {
+	tests := []struct {
+		name     string
+		content  string
+		wantLine int
+	}{
+		{name: "unclosed list", content: "---\nname: a\ndescription: d\nlicense: MIT\nfoo: [x\n---\nbody\n", wantLine: 5},
+		{name: "unclosed map", content: "---\nname: a\ndescription: d\nlicense: MIT\nfoo: {x\n---\nbody\n", wantLine: 5},
+		{name: "scanner", content: "---\nname: a\ndescription: d\nfoo: `x`\n---\nbody\n", wantLine: 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ds := ParseSkill("x/SKILL.md", []byte(tt.content), DefaultLimits)
+			var line int
+			for _, d := range ds {
+				if d.Code == "invalid_yaml" {
+					line = d.Line
+				}
+			}
+			if line != tt.wantLine {
+				t.Errorf("got invalid_yaml at line %d (diagnostics %v); want line %d", line, ds, tt.wantLine)
+			}
+		})
+	}
+}
+
 // TestCheckJSONShape compares keys as encoding/json matches them and bounds
 // entries.
 func TestCheckJSONShape(t *testing.T) {

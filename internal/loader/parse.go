@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -584,7 +585,8 @@ func (e *YAMLError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e
 // construct that YAMLError lists. It is the one place every YAML rlmc reads
 // goes through (frontmatter, agents/openai.yaml, the host policy), so that
 // they all fail closed alike. Empty input is a document of kind 0. A syntax
-// error is returned as yaml.v3 reports it; a refusal is a *YAMLError.
+// error is returned as yaml.v3 reports it ("yaml: line N: problem"), its
+// line counted from 1 (syntaxLine); a refusal is a *YAMLError.
 func DecodeYAML(data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -592,13 +594,13 @@ func DecodeYAML(data []byte) (*yaml.Node, error) {
 		if errors.Is(err, io.EOF) {
 			return &yaml.Node{}, nil
 		}
-		return nil, err
+		return nil, syntaxLine(err, data)
 	}
 	var extra yaml.Node
 	switch err := dec.Decode(&extra); {
 	case errors.Is(err, io.EOF):
 	case err != nil:
-		return nil, err
+		return nil, syntaxLine(err, data)
 	default:
 		return nil, &YAMLError{Line: max(extra.Line, 1), Msg: "more than one YAML document; readers disagree on which one counts"}
 	}
@@ -607,6 +609,50 @@ func DecodeYAML(data []byte) (*yaml.Node, error) {
 	}
 	return &doc, nil
 }
+
+// syntaxLine returns err, a yaml.v3 syntax error in data, with its line
+// counted from 1 as a reader counts. yaml.v3 places its scanner's problems
+// so, but its parser's at a mark counted from 0, one line above ("foo: [x"
+// on the fifth line was said to be on the fourth, and a newcomer edited a
+// good line), and on the first line at no line at all. A problem found at
+// the end of data ("policy: [unclosed" and nothing after it) is placed on
+// its last line.
+func syntaxLine(err error, data []byte) error {
+	msg := err.Error()
+	problem := strings.TrimPrefix(msg, "yaml: ")
+	line := 0
+	if m := yamlSyntax.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		problem = m[2]
+	}
+	if !slices.Contains(parserProblems, problem) || len(problem) == len(msg) {
+		return err
+	}
+	last := bytes.Count(bytes.TrimRight(data, "\n"), []byte("\n")) + 1
+	return &syntaxError{msg: fmt.Sprintf("yaml: line %d: %s", min(line+1, last), problem), err: err}
+}
+
+// yamlSyntax matches a yaml.v3 syntax error that names its line.
+var yamlSyntax = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parserProblems are the problems yaml.v3's parser reports (parserc.go),
+// which it places at lines counted from 0; its scanner's are all others.
+var parserProblems = []string{
+	"did not find expected <stream-start>", "did not find expected <document start>",
+	"found undefined tag handle", "did not find expected node content",
+	"did not find expected '-' indicator", "did not find expected key",
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"found duplicate %YAML directive", "found incompatible YAML document", "found duplicate %TAG directive",
+}
+
+// syntaxError is a yaml.v3 syntax error said with its line counted from 1.
+type syntaxError struct {
+	msg string
+	err error
+}
+
+func (e *syntaxError) Error() string { return e.msg }
+func (e *syntaxError) Unwrap() error { return e.err }
 
 // refuseAmbiguous walks the tree in document order and reports the first
 // anchor, alias, merge key or repeated key.
