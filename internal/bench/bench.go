@@ -410,7 +410,20 @@ func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, erro
 			o.Selected = res.Names()
 			o.Ambiguous = res.Ambiguous
 			o.Forced = forced(res)
+			// The unit the task invokes ("/deploy ...") is its first pick,
+			// though the command's words are evidence for none: recall
+			// read its ranking, and a case answered right by name scored
+			// no recall.
+			for _, s := range res.Selected {
+				if s.Reasons[0].Code == compiler.ReasonInvoked {
+					o.Ranked = append(o.Ranked, s.Name)
+					o.Scores = append(o.Scores, s.Score)
+				}
+			}
 			for _, r := range res.Ranking {
+				if slices.Contains(o.Ranked, r.Name) {
+					continue
+				}
 				o.Ranked = append(o.Ranked, r.Name)
 				o.Scores = append(o.Scores, r.Score)
 			}
