@@ -102,7 +102,11 @@ func indentJSON(dst, src []byte) []byte {
 }
 
 // ErrorDocument is the JSON document of a failed compile:
-// {"schema": 2, "error": {...}}.
+// {"schema": 2, "error": {...}}, the schema first, as a result's is, for a
+// reader who checks it first.
 func ErrorDocument(e *Error) any {
-	return map[string]any{"schema": Schema, "error": e}
+	return struct {
+		Schema int    `json:"schema"`
+		Error  *Error `json:"error"`
+	}{Schema, e}
 }
