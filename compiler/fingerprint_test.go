@@ -225,6 +225,9 @@ func TestPolicyFingerprint(t *testing.T) {
 		{name: "priority", policy: Policy{Priority: map[string]int{"x": 5}}},
 		{name: "budget", policy: Policy{Budget: 100}},
 		{name: "min confidence", policy: Policy{MinConfidence: 0.5}},
+		// The default spelled out keeps fingerprints from before the key.
+		{name: "invocation task", policy: Policy{Invocation: InvocationTask}, same: true},
+		{name: "invocation host", policy: Policy{Invocation: InvocationHost}},
 	}
 	if x, y := load(Policy{Deny: []string{"x", "y"}}, a), load(Policy{Deny: []string{"y", "x", "x"}}, a); x.PolicyFingerprint() != y.PolicyFingerprint() {
 		t.Errorf("a deny list in another order, with a repeat, changed the policy fingerprint")
