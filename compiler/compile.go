@@ -236,7 +236,7 @@ func (r *compilation) analyze(req Request) (*input, error) {
 	for _, v := range in.q.Quoted() {
 		r.event(Event{Stage: StageAnalyze, Kind: EventQuotedValue, Detail: v})
 	}
-	if v, ok := in.q.Invocation(); ok {
+	if v, ok := in.q.Command(); ok {
 		r.event(Event{Stage: StageAnalyze, Kind: EventInvocation, Unit: v.Unit, Detail: v.Said, Args: v.Args})
 		if !in.explicit[v.Unit] {
 			in.invoked, in.invokedAs = v.Unit, v.Said

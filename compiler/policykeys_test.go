@@ -170,6 +170,10 @@ func TestPolicyStructureErrorsPlaced(t *testing.T) {
 		// on line 2 (its parser counts lines from 0: it said 1).
 		{name: "a syntax error", yaml: "budget: 5\ndeny: [a\n  b: :\n", line: 2},
 		{name: "a scanner's syntax error", yaml: "budget: 5\ndeny: [a]\n\tb: 1\n", line: 3},
+		// yaml.v3 places a problem on the first line at no line.
+		{name: "on the first line", yaml: "@budget: 100\n", line: 1},
+		// And one found at the end past the last line.
+		{name: "a quote left open", yaml: "ambiguity: \"top\nbudget: 100\n", line: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -91,7 +91,7 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 	// an invalid one does; bench said one error where validate said
 	// seven.
 	diags := catalogProblems(c)
-	unknown := bench.LabelProblems(cases, c.Catalog(), c.Policy().Mandatory)
+	unknown := bench.LabelProblems(cases, c.Catalog(), c.Policy().Mandatory, c.Policy().Invocation != compiler.InvocationHost)
 	for _, u := range unknown {
 		fmt.Fprintf(stderr, "rlmc: %s: %s\n", p.cases, u)
 	}

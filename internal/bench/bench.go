@@ -292,10 +292,11 @@ func repeatedName(names []string) string {
 // denial that no unit of cat is named (a misspelt label that would count
 // every answer as wrong, or deny nothing), and a gold skill or
 // alternative that is explicit-user-only, which only a task that opens
-// with its /name selects, when neither the case's task does, nor the case
-// selects it, nor the host policy makes it mandatory (mandatory: git
-// helpers that load only as /name).
-func LabelProblems(cases []Case, cat *ir.Catalog, mandatory []string) []string {
+// with its /name selects (when commands is true: the host policy lets the
+// task select), when neither the case's task does, nor the case selects
+// it, nor the host policy makes it mandatory (mandatory: git helpers that
+// load only as /name).
+func LabelProblems(cases []Case, cat *ir.Catalog, mandatory []string, commands bool) []string {
 	var out []string
 	for _, c := range cases {
 		for _, n := range slices.Concat(c.Skills, c.Alternatives, c.Select) {
@@ -303,10 +304,14 @@ func LabelProblems(cases []Case, cat *ir.Catalog, mandatory []string) []string {
 				out = append(out, fmt.Sprintf("case %q names skill %q, which the catalog does not have", c.ID, n))
 			}
 		}
-		invoked, _ := retrieval.Invoked(c.Task)
+		invoked, opens := retrieval.Invoked(c.Task)
 		for _, n := range slices.Concat(c.Skills, c.Alternatives) {
-			if u, ok := cat.Lookup(n); ok && u.Invocation == ir.InvocationExplicitUser && invoked.Name() != strings.ToLower(n) && !slices.Contains(c.Select, n) && !slices.Contains(mandatory, n) {
-				out = append(out, fmt.Sprintf("case %q expects skill %q, which is explicit-user-only: only a task that opens with /%s selects it, or a selection (the case's select, or the policy's mandatory)", c.ID, n, n))
+			if u, ok := cat.Lookup(n); ok && u.Invocation == ir.InvocationExplicitUser && !(commands && opens && invoked.Name() == n) && !slices.Contains(c.Select, n) && !slices.Contains(mandatory, n) {
+				how := "only a selection selects it"
+				if commands {
+					how = fmt.Sprintf("only a task that opens with /%s selects it, or a selection", n)
+				}
+				out = append(out, fmt.Sprintf("case %q expects skill %q, which is explicit-user-only: %s (the case's select, or the policy's mandatory)", c.ID, n, how))
 			}
 		}
 		// A deny naming no unit denies nothing: most likely a typo for
@@ -415,7 +420,7 @@ func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, erro
 			// read its ranking, and a case answered right by name scored
 			// no recall.
 			for _, s := range res.Selected {
-				if s.Reasons[0].Code == compiler.ReasonInvoked {
+				if len(s.Reasons) > 0 && s.Reasons[0].Code == compiler.ReasonInvoked {
 					o.Ranked = append(o.Ranked, s.Name)
 					o.Scores = append(o.Scores, s.Score)
 				}

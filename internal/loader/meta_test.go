@@ -123,6 +123,8 @@ func TestParseSkillSyntaxErrorLine(t *testing.T) {
 		{name: "unclosed list", content: "---\nname: a\ndescription: d\nlicense: MIT\nfoo: [x\n---\nbody\n", wantLine: 5},
 		{name: "unclosed map", content: "---\nname: a\ndescription: d\nlicense: MIT\nfoo: {x\n---\nbody\n", wantLine: 5},
 		{name: "scanner", content: "---\nname: a\ndescription: d\nfoo: `x`\n---\nbody\n", wantLine: 4},
+		{name: "a quote left open", content: "---\nname: a\ndescription: \"d\nlicense: x\n---\nbody\n", wantLine: 3}, // where it opened
+		{name: "on the first line", content: "---\n@name: a\ndescription: d\n---\nbody\n", wantLine: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

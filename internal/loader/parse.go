@@ -610,26 +610,29 @@ func DecodeYAML(data []byte) (*yaml.Node, error) {
 	return &doc, nil
 }
 
-// syntaxLine returns err, a yaml.v3 syntax error in data, with its line
-// counted from 1 as a reader counts. yaml.v3 places its scanner's problems
-// so, but its parser's at a mark counted from 0, one line above ("foo: [x"
-// on the fifth line was said to be on the fourth, and a newcomer edited a
-// good line), and on the first line at no line at all. A problem found at
-// the end of data ("policy: [unclosed" and nothing after it) is placed on
-// its last line.
+// syntaxLine returns err, a yaml.v3 syntax error in data, placed on a
+// line of data counted from 1, as a reader counts. yaml.v3 places its
+// scanner's problems so, but its parser's at a mark counted from 0, one
+// line above ("foo: [x" on the fifth line was said to be on the fourth,
+// and a newcomer edited a good line); either on the first line at no line
+// at all; and a problem found at the end of data (a list or a quote left
+// open) past its last line.
 func syntaxLine(err error, data []byte) error {
 	msg := err.Error()
-	problem := strings.TrimPrefix(msg, "yaml: ")
-	line := 0
+	problem, ok := strings.CutPrefix(msg, "yaml: ")
+	if !ok || slices.ContainsFunc(composerProblems, func(p string) bool { return strings.HasPrefix(problem, p) }) {
+		return err
+	}
+	line := 1
 	if m := yamlSyntax.FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		problem = m[2]
-	}
-	if !slices.Contains(parserProblems, problem) || len(problem) == len(msg) {
-		return err
+		if slices.Contains(parserProblems, problem) {
+			line++
+		}
 	}
 	last := bytes.Count(bytes.TrimRight(data, "\n"), []byte("\n")) + 1
-	return &syntaxError{msg: fmt.Sprintf("yaml: line %d: %s", min(line+1, last), problem), err: err}
+	return &syntaxError{msg: fmt.Sprintf("yaml: line %d: %s", min(line, last), problem), err: err}
 }
 
 // yamlSyntax matches a yaml.v3 syntax error that names its line.
@@ -644,6 +647,11 @@ var parserProblems = []string{
 	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
 	"found duplicate %YAML directive", "found incompatible YAML document", "found duplicate %TAG directive",
 }
+
+// composerProblems begin the problems yaml.v3 finds once the text is
+// read (an alias to no anchor), which it places nowhere: not on the first
+// line.
+var composerProblems = []string{"unknown anchor", "anchor '", "document contains excessive aliasing", "attempted to go past the end of stream"}
 
 // syntaxError is a yaml.v3 syntax error said with its line counted from 1.
 type syntaxError struct {

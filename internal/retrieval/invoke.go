@@ -2,10 +2,10 @@ package retrieval
 
 import "strings"
 
-// Invocation is a unit the task invokes by name as a command, as the
-// clients' users do: "/cut-release-branch 5.4". Said is the invocation as
-// the task writes it.
-type Invocation struct {
+// Command is the command a task opens with, as the clients' users type
+// one: "/cut-release-branch 5.4" invokes the unit cut-release-branch. Said
+// is the invocation as the task writes it.
+type Command struct {
 	Unit string
 	Said string
 	// Args are the command's arguments as the task writes them (see
@@ -14,23 +14,23 @@ type Invocation struct {
 	Args string
 }
 
-// Invocation returns the unit the task invokes (Invoked), if any: the
-// command the task opens with.
-func (q *Query) Invocation() (Invocation, bool) {
-	if q.invoked == nil {
-		return Invocation{}, false
+// Command returns the command the task opens with (Invoked), if it
+// invokes a unit of the index.
+func (q *Query) Command() (Command, bool) {
+	if q.command == nil {
+		return Command{}, false
 	}
-	return *q.invoked, true
+	return *q.command, true
 }
 
-// invocation finds the unit q's task invokes (Invoked), a unit of the
-// index it names (which no later refusal in the task takes back: see
-// AnalyzeWith), and returns it with the number of words its command
-// takes, its name and its arguments; nil and 0 when the task invokes
-// none, or when its opening line reads as pasted material once the
-// command's slash is read as a word's (a log line such as "/usr/bin/x:
-// not found" is no command, nor is an indented block).
-func (ix *Index) invocation(q *Query) (*Invocation, int) {
+// command finds the command q's task opens with (Invoked), which invokes
+// the unit of the index it names exactly (which no later refusal in the
+// task takes back: see AnalyzeWith), and returns it with the number of
+// words it takes, its name and its arguments; nil and 0 when the task
+// opens with none, or when its opening line reads as pasted material once
+// the command's slash is read as a word's (a log line such as
+// "/usr/bin/x: not found" is no command, nor is an indented block).
+func (ix *Index) command(q *Query) (*Command, int) {
 	name, ok := Invoked(q.task)
 	if !ok {
 		return nil, 0
@@ -39,13 +39,13 @@ func (ix *Index) invocation(q *Query) (*Invocation, int) {
 	if structuredLine(q.task[:name.at] + line[1:]) {
 		return nil, 0
 	}
+	// Unit names are lower case: "$HOME" names no unit home, nor
+	// "/Deploy" deploy.
 	id, ok := ix.ids[name.said[1:]]
 	if !ok {
-		if id, ok = ix.ids[name.name]; !ok {
-			return nil, 0
-		}
+		return nil, 0
 	}
-	inv := &Invocation{Unit: ix.units[id].Name, Said: name.said}
+	inv := &Command{Unit: ix.units[id].Name, Said: name.said}
 	// The name's own words ("cut", "release", "branch") are the
 	// command's whatever they are: a unit may be called build-then-ship.
 	from := name.at + len(name.said)
@@ -54,8 +54,12 @@ func (ix *Index) invocation(q *Query) (*Invocation, int) {
 		args++
 	}
 	end := q.commandEnd(args)
-	if end > args {
-		inv.Args = strings.TrimSpace(q.task[from:q.spans[end-1].end])
+	shown := end // the arguments as shown end before a joining word
+	for shown > args && joiners[q.words[shown-1]] {
+		shown--
+	}
+	if shown > args {
+		inv.Args = strings.TrimSpace(q.task[from:q.spans[shown-1].end])
 	}
 	return inv, end
 }
@@ -73,7 +77,7 @@ func (ix *Index) invocation(q *Query) (*Invocation, int) {
 func (q *Query) commandEnd(args int) int {
 	end := args
 	for end < len(q.words) {
-		if commandEnds[q.words[end]] || q.joinsRequest(end) || end > 0 && q.endsRequest(end-1) {
+		if commandEnds[q.words[end]] || q.joinsRequest(end) || q.opensCommand(end) || (end > 0 && q.endsRequest(end-1)) {
 			break
 		}
 		end++
@@ -81,16 +85,27 @@ func (q *Query) commandEnd(args int) int {
 	return end
 }
 
+// joiners are the words that join the arguments to what ends them.
+var joiners = set([]string{"and", "or", "but"})
+
 // commandEnds are the words that start another request after a command's
 // arguments.
 var commandEnds = set([]string{"then", "also", "afterwards", "afterward", "plus", "next", "additionally"})
 
 // endsRequest reports whether the gap after word k ends a request: a
 // sentence's end (endsWithMark, or a mark of Chinese and Japanese), a
-// line break or a semicolon.
+// line or paragraph break or a semicolon.
 func (q *Query) endsRequest(k int) bool {
 	gap := q.task[q.spans[k].end:q.spans[k+1].start]
-	return strings.ContainsAny(gap, "\n\r\u2028\u0085;；。！？…") || endsWithMark(gap)
+	return strings.ContainsAny(gap, "\n\r\u2028\u2029\u0085;；。！？…") || endsWithMark(gap)
+}
+
+// opensCommand reports whether word k is written as another command
+// ("/deploy staging and /code-review the diff"), which has arguments of
+// its own.
+func (q *Query) opensCommand(k int) bool {
+	at := int(q.spans[k].start)
+	return at > 0 && (q.task[at-1] == '/' || q.task[at-1] == '$') && (at == 1 || isBlank(q.task[at-2]))
 }
 
 // joinsRequest reports whether word k is an "and" or a "but" after a
@@ -118,13 +133,17 @@ func maskWords(masked []bool, n, from, to int) []bool {
 
 // InvokedName is a name a task invokes, at byte at.
 type InvokedName struct {
-	name, said string
-	at         int
+	said string
+	at   int
 }
 
-// Name is the invoked name, folded to lower case as unit names are
-// written.
-func (n InvokedName) Name() string { return n.name }
+// Name is the invoked name as the task writes it; "" for none.
+func (n InvokedName) Name() string {
+	if n.said == "" {
+		return ""
+	}
+	return n.said[1:]
+}
 
 // Invoked returns the name task invokes as a command, as the clients'
 // users write one: a slash (Claude Code, OpenCode, Cursor) or a dollar
@@ -152,7 +171,7 @@ func Invoked(task string) (InvokedName, bool) {
 		// catalog names.
 		return InvokedName{}, false
 	}
-	return InvokedName{name: strings.ToLower(task[i+1 : j]), said: task[i:j], at: i}, true
+	return InvokedName{said: task[i:j], at: i}, true
 }
 
 // nameByte reports whether b may be part of an invoked name.

@@ -15,7 +15,7 @@ func TestInvoked(t *testing.T) {
 		{name: "question", task: "/deploy? what does it do", want: ""},
 		{name: "colon", task: "/tmp: No space left on device", want: ""},
 		{name: "possessive", task: "/deploy's config is broken", want: ""},
-		{name: "upper case folded", task: "/Deploy now", want: "deploy"},
+		{name: "upper case as written", task: "/Deploy now", want: "Deploy"}, // no unit's name: names are lower case
 		{name: "file", task: "/deploy.sh on the box", want: "deploy.sh"},
 		{name: "only the opening", task: "/cut-release-branch 2.9 then /release-notes", want: "cut-release-branch"},
 		{name: "mid-sentence", task: "apply /sql-migration to the users table", want: ""},
@@ -48,7 +48,7 @@ func TestInvoked(t *testing.T) {
 // the command takes (its name and arguments) are masked, and Args holds
 // the arguments as the task writes them.
 func TestInvocationArgs(t *testing.T) {
-	ix := testIndex(unit("deploy", "Deploy the service."), unit("build-then-ship", "Build and ship."), unit("tdd", "Test-driven development."))
+	ix := testIndex(unit("deploy", "Deploy the service."), unit("build-then-ship", "Build and ship."), unit("tdd", "Test-driven development."), unit("home", "The home page."))
 	tests := []struct {
 		name, task, unit, args string
 	}{
@@ -60,11 +60,15 @@ func TestInvocationArgs(t *testing.T) {
 		{name: "a name holding then", task: "/build-then-ship the app", unit: "build-then-ship", args: "the app"},
 		{name: "refused", task: "/deploy staging, but no deploy to prod", unit: "deploy", args: "staging"},
 		{name: "no unit", task: "/ship it", unit: "", args: ""},
+		{name: "another command", task: "/deploy staging and /tdd the parser", unit: "deploy", args: "staging"},
+		{name: "paragraph separator", task: "/deploy staging\u2029write tdd tests", unit: "deploy", args: "staging"},
+		{name: "a shell variable", task: "$HOME is not set", unit: "", args: ""},
+		{name: "upper case", task: "/Deploy staging", unit: "", args: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := ix.AnalyzeWith(tt.task, AnalyzeOptions{Commands: true}, nil)
-			v, _ := q.Invocation()
+			v, _ := q.Command()
 			if v.Unit != tt.unit || v.Args != tt.args {
 				t.Errorf("got %q with %q; want %q with %q", v.Unit, v.Args, tt.unit, tt.args)
 			}

@@ -26,8 +26,8 @@ type Query struct {
 	bigrams     []bigram // indexed pairs of consecutive terms, deduplicated, as they first occur
 	// negated maps each unit the task negates to the words that did it.
 	negated map[string]string
-	// invoked is the unit the task invokes (Invocation); nil for none.
-	invoked *Invocation
+	// command is the command the task opens with (Command); nil for none.
+	command *Command
 	// phrases are the unit phrases the task holds; objects and acts the
 	// declared objects and actions it names (nil when none).
 	phrases       []phraseMatch
@@ -268,18 +268,18 @@ func (ix *Index) AnalyzeWith(task string, o AnalyzeOptions, p *pulse.Pulse) *Que
 	// A command the task opens with, and its arguments, come first: a
 	// refusal among its arguments ("/deploy staging, but no deploy to
 	// prod") is one of them, no refusal of the command.
-	var command int // the words of the command: its name and arguments
+	var commandWords int // the command's name and arguments
 	if o.Commands {
-		q.invoked, command = ix.invocation(q)
+		q.command, commandWords = ix.command(q)
 	}
 	var masked []bool
-	q.negated, masked = ix.negations(q, command, p)
-	if q.invoked != nil {
+	q.negated, masked = ix.negations(q, commandWords, p)
+	if q.command != nil {
 		// The command the user typed first stands: "/deploy staging,
 		// but no deploy to prod" refuses a deploy, not the skill.
-		delete(q.negated, q.invoked.Unit)
+		delete(q.negated, q.command.Unit)
 	}
-	masked = maskWords(masked, len(q.words), 0, command)
+	masked = maskWords(masked, len(q.words), 0, commandWords)
 	masked = maskRefused(q, masked)
 	if q.cjk {
 		masked = maskRefusedCJK(q, masked)
