@@ -246,6 +246,7 @@ func TestInvocation(t *testing.T) {
 		{name: "refusal after it", c: task, req: Request{Task: "/deploy staging, but no deploy to prod"}, selected: "deploy"},
 		{name: "arguments on a line of their own", c: task, req: Request{Task: "/deploy for 4.2\nkeep it short"}, selected: "deploy"},
 		{name: "a comma's and ends the arguments", c: task, req: Request{Task: "/deploy the service, and review my code changes for bugs"}, selected: "deploy checklist code-review"},
+		{name: "an and before a verb ends the arguments", c: task, req: Request{Task: "/deploy the service and review my code changes for bugs"}, selected: "deploy checklist code-review"},
 		{name: "denied by the host", c: task, req: Request{Task: "/tdd on the parser"}, reasons: map[string]ReasonCode{"tdd": ReasonDenied}, invoked: "tdd"},
 		{name: "over budget", c: task, req: Request{Task: "/deploy the service", Budget: 1}, reasons: map[string]ReasonCode{"deploy": ReasonOverBudget}, invoked: "deploy"},
 		// A host's selection outranks the task's: the task's loses the

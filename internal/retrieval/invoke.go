@@ -108,13 +108,26 @@ func (q *Query) opensCommand(k int) bool {
 	return at > 0 && (q.task[at-1] == '/' || q.task[at-1] == '$') && (at == 1 || isBlank(q.task[at-2]))
 }
 
-// joinsRequest reports whether word k is an "and" or a "but" after a
-// comma, which starts another request: "/deploy staging, and review the
-// diff".
+// joinsRequest reports whether word k is an "and" or a "but" that starts
+// another request: after a comma ("/deploy staging, and review the
+// diff"), or before a verb a request opens with.
 func (q *Query) joinsRequest(k int) bool {
 	w := q.words[k]
-	return (w == "and" || w == "but") && k > 0 && strings.Contains(q.task[q.spans[k-1].end:q.spans[k].start], ",")
+	if w != "and" && w != "but" || k == 0 {
+		return false
+	}
+	if strings.Contains(q.task[q.spans[k-1].end:q.spans[k].start], ",") {
+		return true
+	}
+	// "and" before a verb a request opens with: "/deploy staging and
+	// review the diff" asks for a review too, "the android fixes and the
+	// redis change" is one argument.
+	return k+1 < len(q.words) && requestVerbs[q.words[k+1]]
 }
+
+// requestVerbs are verbs a second request opens with after "and": what a
+// developer asks an agent to do.
+var requestVerbs = set([]string{"review", "fix", "write", "add", "update", "check", "test", "run", "draft", "create", "open", "build", "refactor", "document", "explain", "debug", "investigate", "summarize", "send", "post", "tell", "show", "find", "make", "merge", "scan", "migrate", "translate", "generate", "remove", "delete", "rename", "lint", "format", "profile", "audit", "help"})
 
 // maskWords marks words from to to in masked (of n words, allocated when
 // nil and needed).

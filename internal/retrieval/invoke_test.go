@@ -61,6 +61,8 @@ func TestInvocationArgs(t *testing.T) {
 		{name: "refused", task: "/deploy staging, but no deploy to prod", unit: "deploy", args: "staging"},
 		{name: "no unit", task: "/ship it", unit: "", args: ""},
 		{name: "another command", task: "/deploy staging and /tdd the parser", unit: "deploy", args: "staging"},
+		{name: "and a verb", task: "/deploy staging and review the tdd tests", unit: "deploy", args: "staging"},
+		{name: "and a noun", task: "/deploy the fixes and the tdd tests", unit: "deploy", args: "the fixes and the tdd tests"},
 		{name: "paragraph separator", task: "/deploy staging\u2029write tdd tests", unit: "deploy", args: "staging"},
 		{name: "a shell variable", task: "$HOME is not set", unit: "", args: ""},
 		{name: "upper case", task: "/Deploy staging", unit: "", args: ""},
