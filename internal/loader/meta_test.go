@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 func TestParseCodexPolicy(t *testing.T) {
@@ -98,13 +100,7 @@ func TestParseSkillRefusesMergeAndSecondDocument(t *testing.T) {
 			if p != nil && (!p.Refused || p.Description != "" || p.DisableModelInvocation) {
 				t.Fatalf("got a parsed skill %+v (diagnostics %v); want none, or only its name", p, codes(ds))
 			}
-			var line int
-			for _, d := range ds {
-				if d.Code == "invalid_yaml" {
-					line = d.Line
-				}
-			}
-			if line != tt.wantLine {
+			if line := invalidYAMLLine(ds); line != tt.wantLine {
 				t.Errorf("got invalid_yaml at line %d (diagnostics %v); want line %d", line, ds, tt.wantLine)
 			}
 		})
@@ -129,13 +125,7 @@ func TestParseSkillSyntaxErrorLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ds := ParseSkill("x/SKILL.md", []byte(tt.content), DefaultLimits)
-			var line int
-			for _, d := range ds {
-				if d.Code == "invalid_yaml" {
-					line = d.Line
-				}
-			}
-			if line != tt.wantLine {
+			if line := invalidYAMLLine(ds); line != tt.wantLine {
 				t.Errorf("got invalid_yaml at line %d (diagnostics %v); want line %d", line, ds, tt.wantLine)
 			}
 		})
@@ -257,4 +247,16 @@ func TestParseManifestNotAnObject(t *testing.T) {
 			t.Errorf("ParseManifest(%q): got no error; want one", data)
 		}
 	}
+}
+
+// invalidYAMLLine is the line of the last invalid_yaml diagnostic of ds,
+// or 0.
+func invalidYAMLLine(ds ir.Diagnostics) int {
+	line := 0
+	for _, d := range ds {
+		if d.Code == ir.CodeInvalidYAML {
+			line = d.Line
+		}
+	}
+	return line
 }

@@ -45,7 +45,7 @@ func (ix *Index) command(q *Query) (*Command, int) {
 	if !ok {
 		return nil, 0
 	}
-	inv := &Command{Unit: ix.units[id].Name, Said: name.said}
+	cmd := &Command{Unit: ix.units[id].Name, Said: name.said}
 	// The name's own words ("cut", "release", "branch") are the
 	// command's whatever they are: a unit may be called build-then-ship.
 	from := name.at + len(name.said)
@@ -59,21 +59,19 @@ func (ix *Index) command(q *Query) (*Command, int) {
 		shown--
 	}
 	if shown > args {
-		inv.Args = strings.TrimSpace(q.task[from:q.spans[shown-1].end])
+		cmd.Args = strings.TrimSpace(q.task[from:q.spans[shown-1].end])
 	}
-	return inv, end
+	return cmd, end
 }
 
 // commandEnd returns the word after the arguments of a command, which
 // start at word args: a command's arguments are what it is run on
 // ("/release-notes for the android build fixes and the redis cache
 // change" asks for no Android or Redis skill), evidence for no unit. They
-// run to the end of the sentence or the line, a semicolon, a comma's
-// "and" or "but", or a word that starts another request ("then", "also":
-// "/cut-release-branch 2.9 then draft the release notes" asks for release
-// notes too, "/deploy it, and review the diff" for a review). An "and"
-// without a comma joins the arguments ("the android fixes and the redis
-// change").
+// run to the end of the sentence or the line, a semicolon, another
+// command, an "and" or "but" that starts another request (joinsRequest),
+// or a word that does ("then", "also": "/cut-release-branch 2.9 then
+// draft the release notes" asks for release notes too).
 func (q *Query) commandEnd(args int) int {
 	end := args
 	for end < len(q.words) {

@@ -55,8 +55,8 @@ type Judge interface {
 type Request struct {
 	Mandatory []string
 	Explicit  []string
-	// Invoked is the unit the task invokes (Query.Invocations), when the
-	// host lets the task select; "" for none.
+	// Invoked is the unit the task invokes (Query.Command), when the host
+	// lets the task select; "" for none.
 	Invoked string
 	Denied  map[string]bool
 	// Wraps reports whether unit requires dep, directly or through

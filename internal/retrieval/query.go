@@ -234,7 +234,7 @@ func (ix *Index) Analyze(task string, p *pulse.Pulse) *Query {
 // AnalyzeOptions say how the host reads a task.
 type AnalyzeOptions struct {
 	// Commands: a task that opens with a unit's /name invokes it
-	// (Invocations), and the words of the command, up to where the task
+	// (Command), and the words of the command, up to where the task
 	// asks for something else, are its arguments: evidence for no unit.
 	Commands bool
 }
@@ -698,7 +698,7 @@ type listName struct {
 // resolved to its units once, however often it is negated and however
 // many units share it, so the pass is linear in the task. Cues are read
 // from word from on: the words before it are a command's name and
-// arguments (invocation).
+// arguments (Index.command).
 func (ix *Index) negations(q *Query, from int, p *pulse.Pulse) (map[string]string, []bool) {
 	out := map[string]string{}
 	var (
