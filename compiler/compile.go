@@ -797,6 +797,12 @@ func (r *compilation) assemble(v *verdict, rd *rendered, fp string) *Result {
 		// The result owns its diagnostics: a host may change a result.
 		Diagnostics: slices.Clone(r.c.diags),
 	}
+	// A deny or a why naming no unit is most likely a typo for one (a
+	// deny's stays allowed): the result says so, to every host.
+	if unknown := slices.Concat(UnknownNames(r.c, "deny", v.req.Deny), UnknownNames(r.c, "why", v.req.Why)); len(unknown) > 0 {
+		res.Diagnostics = append(res.Diagnostics, unknown...)
+		res.Diagnostics.Sort()
+	}
 	if res.Selected == nil {
 		res.Selected = []Selected{}
 	}

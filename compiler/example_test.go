@@ -103,3 +103,26 @@ func ExampleCompiler_Equivalent() {
 	// false
 	// false
 }
+
+// Validate finds what Load accepts but no compile can honor: here a host
+// policy whose dependency names a unit the catalog lacks, so tdd is never
+// selected, and a deny list with a typo that denies nothing.
+func ExampleCompiler_Validate() {
+	root, _ := os.MkdirTemp("", "skills")
+	defer os.RemoveAll(root)
+	writeSkill(root, "tdd", "Test-driven development.", "Write the test first.\n")
+	writeSkill(root, "go-testing", "Go testing.", "Use table tests.\n")
+
+	p := compiler.Policy{Requires: map[string][]string{"tdd": {"go-testin"}}}
+	c, err := compiler.Load(context.Background(), compiler.Options{Roots: []string{root}}, p)
+	if err != nil {
+		panic(err)
+	}
+	for _, d := range c.Validate(context.Background(), compiler.ValidateOptions{Deny: []string{"go-test"}}) {
+		fmt.Println(d.Path, d.Severity, d.Code)
+	}
+	// Output:
+	// deny warning unknown_policy_unit
+	// policy error missing_dependency
+	// policy warning unknown_policy_unit
+}

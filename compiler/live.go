@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -55,18 +56,20 @@ const (
 // LiveOptions configure Watch. The zero value is usable.
 type LiveOptions struct {
 	// PolicyFile, when set, is the host policy: it is read (LoadPolicy)
-	// at every load and watched like the roots, and the Policy given to
-	// Watch is not used. A policy that does not parse fails that load.
+	// at every load and watched like the roots. The Policy given to Watch
+	// must then be the zero Policy: Watch refuses both, since one of them
+	// would be dropped (a deny list with it). A policy that does not parse
+	// fails that load.
 	PolicyFile string
 	// Debounce is the quiet time after the last change before a reload;
-	// zero means DefaultDebounce.
+	// zero means DefaultDebounce, and Watch refuses a negative one.
 	Debounce time.Duration
 	// MaxStale: a load during which the watched files changed is
 	// discarded and loaded again once they are quiet, so that no catalog
 	// mixes two states of the folders; when they have kept changing for
 	// MaxStale, the attempt fails with ErrUnsettled (the last catalog
 	// keeps serving) and loading goes on after the next quiet moment.
-	// Zero means DefaultMaxStale.
+	// Zero means DefaultMaxStale, and Watch refuses a negative one.
 	MaxStale time.Duration
 	// OnReload, when set, is called after every load attempt, from the
 	// watching goroutine (not for the first load: Watch returns its
@@ -179,10 +182,20 @@ func Watch(ctx context.Context, opts Options, p Policy, lo LiveOptions) (*Live, 
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if lo.Debounce <= 0 {
+	if lo.PolicyFile != "" && !reflect.ValueOf(p).IsZero() {
+		return nil, &Error{Stage: StageLoad, Code: ErrInvalidRequest,
+			Message: "both a Policy and LiveOptions.PolicyFile: give the policy one way (LoadPolicy reads a file into a Policy)"}
+	}
+	if lo.Debounce < 0 {
+		return nil, &Error{Stage: StageLoad, Code: ErrInvalidRequest, Message: fmt.Sprintf("negative LiveOptions.Debounce %v", lo.Debounce)}
+	}
+	if lo.MaxStale < 0 {
+		return nil, &Error{Stage: StageLoad, Code: ErrInvalidRequest, Message: fmt.Sprintf("negative LiveOptions.MaxStale %v", lo.MaxStale)}
+	}
+	if lo.Debounce == 0 {
 		lo.Debounce = DefaultDebounce
 	}
-	if lo.MaxStale <= 0 {
+	if lo.MaxStale == 0 {
 		lo.MaxStale = DefaultMaxStale
 	}
 	// A live catalog outlives the folder the process is in: relative
@@ -372,7 +385,7 @@ func (l *Live) Close() error {
 // Compile compiles req against the current catalog. A compile that meets
 // a body changed on disk since the catalog was loaded (ErrBodyChanged)
 // waits for the reload that the change calls for (it asks for one at
-// once) and tries again on the new catalog, up to bodyChangedTries times
+// once) and tries again on the new catalog, up to 8 compiles
 // in all while the files keep changing (a body edited again while the
 // reload ran failed a request of a server under edits); when a reload
 // fails, ctx ends first or l is closed, it returns the body_changed

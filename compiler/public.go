@@ -10,9 +10,24 @@ import (
 // packages (internal/); these names are the part of them a Go host needs,
 // so that a host imports compiler, ir and rlm and nothing else.
 type (
-	// Options says where the skills are and what a load may read:
-	// Roots in precedence order, Exclude, and the loader's limits.
+	// Options says where the skills are and what a load may read (go doc
+	// shows an alias without its fields, so they are listed here):
+	//   - Roots []string: skill roots in precedence order, first wins;
+	//     each must be a folder (a *RootError otherwise); none means the
+	//     built-in roots (Resolve).
+	//   - Exclude []string: skill folders, relative to their root and
+	//     slash-separated, left out with everything below them.
+	//   - Limits LoadLimits: the loader's bounds; a field left 0 keeps
+	//     its default.
+	//   - Prior, PriorOwned: an earlier load's record, which LoadWith
+	//     sets from its cache; a host leaves them unset.
 	Options = loader.Options
+	// LoadLimits are the loader's bounds, Options.Limits: MaxFileBytes
+	// (per SKILL.md, default 100 KiB), MaxFrontmatterBytes (64 KiB),
+	// MaxDepth (folders below a root, 6) and MaxFolders (per root,
+	// 50,000). A field left 0 keeps its default. A host policy's limits:
+	// (Policy.Limits) set the same bounds from a file.
+	LoadLimits = loader.Limits
 	// RootError is a root the caller named that is missing or is not a
 	// folder; Load returns it rather than an empty catalog.
 	RootError = loader.RootError

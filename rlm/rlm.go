@@ -109,8 +109,8 @@ type skills struct {
 // and puts the rendered block in front of the request's System context
 // before calling next. src is a *compiler.Compiler, or a *compiler.Live
 // (compiler.Watch) whose latest catalog each call compiles against, and
-// which retries a compile once after a reload when a skill changed on disk
-// meanwhile. With no compiler (a nil src), an empty catalog, or Disabled,
+// which retries a compile after a reload (up to 8 compiles) when a skill
+// changed on disk meanwhile. With no compiler (a nil src), an empty catalog, or Disabled,
 // it calls next with the request untouched, unless the request selects
 // skills: then Plan returns an error wrapping ErrNoSkills. A task that
 // selects nothing also reaches next untouched. It never edits tools,

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -53,45 +51,6 @@ the names a host would pass to compile.`,
 	return cmd
 }
 
-// catalogProblems returns c's diagnostics and its dependency graph's
-// (compiler.GraphProblems), in a list of their own: what validate lists
-// of a catalog, and what bench counts.
-func catalogProblems(c *compiler.Compiler) ir.Diagnostics {
-	return append(append(ir.Diagnostics{}, c.Diagnostics()...), compiler.GraphProblems(c.Catalog(), c.Policy())...)
-}
-
-// failsEveryCompile compiles no task with the selections and denials
-// given and the policy's mandatory units, which every compile holds: what
-// fails that compile fails every one, and the checks by name above miss
-// it (two mandatory units in conflict, a mandatory unit whose
-// dependency is denied). Validation passed
-// such a policy, and every prompt of a hook went without skills. Nothing
-// is added when ds already says why every compile fails.
-func failsEveryCompile(ctx context.Context, c *compiler.Compiler, selects, denies []string, ds ir.Diagnostics) ir.Diagnostics {
-	for _, d := range ds {
-		if d.Code == ir.CodeUnusableMandatory || d.Code == ir.CodeSelectionDenied {
-			return nil
-		}
-	}
-	_, err := c.Compile(ctx, compiler.Request{Task: "", Select: selects, Deny: denies})
-	var ce *compiler.Error
-	if !errors.As(err, &ce) || ce.Reason == compiler.ReasonOverBudget {
-		// Over the policy's budget is over this compile's: a request
-		// with a budget of its own (compile --budget, a hook's, serve's)
-		// may fit it.
-		return nil
-	}
-	switch ce.Code {
-	case compiler.ErrMandatoryRejected:
-		return ir.Diagnostics{{Path: "policy", Code: ir.CodeUnusableMandatory, Severity: ir.SeverityError,
-			Message: ir.EscapeText(ce.Message) + "; every compile fails on it (mandatory_rejected)"}}
-	case compiler.ErrSelectionRejected:
-		return ir.Diagnostics{{Path: "--select", Code: ir.CodeSelectionDenied, Severity: ir.SeverityError,
-			Message: ir.EscapeText(ce.Message) + "; every compile fails on it (selection_rejected)"}}
-	}
-	return nil
-}
-
 type validation struct {
 	Units       int            `json:"units"`
 	Errors      int            `json:"errors"`
@@ -108,27 +67,7 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	ds := catalogProblems(c)
-	selects, denies := splitNames(p.selects), splitNames(p.denies)
-	ds = append(ds, compiler.UnknownNames(c, "--select", selects)...)
-	ds = append(ds, compiler.UnknownNames(c, "--deny", denies)...)
-	denied := slices.Concat(c.Policy().Deny, denies)
-	for _, n := range selects {
-		// compile with these flags fails on every task.
-		if slices.Contains(denied, n) {
-			ds.Add(ir.Diagnostic{Path: "--select", Code: ir.CodeSelectionDenied, Severity: ir.SeverityError,
-				Message: fmt.Sprintf("--select selects unit %s, which is denied; every compile fails on it (selection_rejected)", ir.Quote(n))})
-		}
-	}
-	for _, n := range denies {
-		// compile --deny with this name fails on every task.
-		if slices.Contains(c.Policy().Mandatory, n) {
-			ds.Add(ir.Diagnostic{Path: "--deny", Code: ir.CodeUnusableMandatory, Severity: ir.SeverityError,
-				Message: fmt.Sprintf("--deny denies mandatory unit %s; every compile fails on it", ir.Quote(n))})
-		}
-	}
-	ds = append(ds, failsEveryCompile(ctx, c, selects, denies, ds)...)
-	ds.Sort()
+	ds := c.Validate(ctx, compiler.ValidateOptions{Select: splitNames(p.selects), Deny: splitNames(p.denies), SelectPath: "--select", DenyPath: "--deny"})
 	v := validation{Units: len(c.Catalog().Units), Errors: ds.Count(ir.SeverityError), Warnings: ds.Count(ir.SeverityWarning), Diagnostics: ds}
 	if p.format == "json" {
 		if err := writeJSON(stdout, v); err != nil {

@@ -293,7 +293,7 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	// of its own rather than share one (turns). A compile that runs out of
 	// time while it waits is answered as canceled, by CompileIn.
 	done := s.cores.take(ctx)
-	res, c, err := l.CompileIn(ctx, compiler.Request{Task: req.task(), Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
+	res, err := l.Compile(ctx, compiler.Request{Task: req.task(), Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
 		Why: req.Why, AllRejected: req.AllRejected})
 	done()
 	if err != nil {
@@ -307,17 +307,6 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 		}
 		s.compileFailed(w, r, start, status, ce, &req)
 		return
-	}
-	// A deny that names no unit is most likely a typo for one that stays
-	// allowed: the answer says so, as rlmc compile does on stderr.
-	// So is a why naming no unit: the answer lists nothing for it.
-	// Both are the answering catalog's: a reload may have swapped in
-	// another since.
-	unknown := compiler.UnknownNames(c, "deny", req.Deny)
-	unknown = append(unknown, compiler.UnknownNames(c, "why", req.Why)...)
-	if len(unknown) > 0 {
-		res.Diagnostics = append(res.Diagnostics, unknown...)
-		res.Diagnostics.Sort()
 	}
 	elapsed := time.Since(start)
 	s.m.latency.Observe(elapsed.Seconds())
