@@ -1,6 +1,7 @@
 package httpsafe
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -24,6 +25,22 @@ func Unselectable(c *compiler.Compiler) string {
 		return ""
 	}
 	return fmt.Sprintf("no skill of the catalog can be selected: %d invalid, %d denied by the host policy", r.Invalid, r.Denied)
+}
+
+// Failing says why every compile over c fails, whatever its request: a
+// unit the host policy makes mandatory that the catalog lacks, that is
+// invalid, that the policy denies, or that conflicts with another
+// (unusable_mandatory, as Compiler.Validate finds it). It returns "" when
+// a compile can succeed. A front-end whose catalog is so must not take
+// traffic: it would refuse every request (a house-style skill renamed,
+// and a fleet answering 422 while its balancer sees it ready).
+func Failing(ctx context.Context, c *compiler.Compiler) string {
+	for _, d := range c.Validate(ctx, compiler.ValidateOptions{}) {
+		if d.Code == ir.CodeUnusableMandatory && d.Severity == ir.SeverityError {
+			return d.Message
+		}
+	}
+	return ""
 }
 
 // maxLoggedErrors bounds the catalog errors a load's warning quotes.
@@ -61,6 +78,22 @@ type CatalogLog struct {
 
 	mu   sync.Mutex
 	seen map[string]bool // the errors the last load found, as rendered
+	// last is the catalog of the last load and failing what Failing said
+	// of it, kept for the readiness probe, which asks at every poll.
+	last    *compiler.Compiler
+	failing string
+}
+
+// FailingFor is Failing of c, as the load of c found it when c is the
+// last catalog loaded.
+func (l *CatalogLog) FailingFor(c *compiler.Compiler) string {
+	l.mu.Lock()
+	last, failing := l.last, l.failing
+	l.mu.Unlock()
+	if c == last {
+		return failing
+	}
+	return Failing(context.Background(), c)
 }
 
 // Loaded reports one load of c, the first or a reload.
@@ -73,8 +106,13 @@ func (l *CatalogLog) Loaded(c *compiler.Compiler) {
 		}
 		l.Log.Warn("no skill can be selected; "+l.Consequence+" until one can", "why", why, "roots", roots)
 	}
+	failing := Failing(context.Background(), c)
+	if failing != "" {
+		l.Log.Warn("every compile fails until the host policy or the catalog changes (rlmc validate lists why)", "why", failing)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.last, l.failing = c, failing
 	seen := map[string]bool{}
 	var fresh []string
 	for _, d := range c.Diagnostics() {

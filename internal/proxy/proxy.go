@@ -586,16 +586,27 @@ var completionPaths = slices.Sorted(maps.Keys(apis))
 // complete compiles the skills of one completion and forwards it.
 func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl controls) {
 	start := time.Now()
-	if r.ContentLength > p.cfg.MaxBodyBytes && len(ctl.selects) == 0 && !ctl.skip {
+	unread := ""
+	switch {
+	case ctl.skip:
+		// The call asked the proxy to stay out of it (a title, a
+		// summary): its body goes upstream as it was sent, unread, of
+		// any size. Read, a body over --max-body failed 413 only because
+		// the call asked to be left alone.
+		unread = DecisionSkipped
+	case r.ContentLength > p.cfg.MaxBodyBytes && len(ctl.selects) == 0:
 		// A body larger than the proxy reads (an image or a file sent
 		// inline) goes upstream as it is, unread and without skills: the
 		// API may well take it, and a 413 failed a call that works
 		// without the proxy. A selection has no place in an unread body
 		// and is still refused below.
 		p.log.Warn("a completion over --max-body goes upstream unread, without skills", "path", r.URL.Path, "bytes", r.ContentLength, "max_body", p.cfg.MaxBodyBytes)
-		rec := logRecord{api: a.name, start: start, decision: DecisionUnread}
+		unread = DecisionUnread
+	}
+	if unread != "" {
+		rec := logRecord{api: a.name, start: start, decision: unread}
 		own := http.Header{}
-		own.Set(HeaderDecision, DecisionUnread)
+		own.Set(HeaderDecision, unread)
 		p.send(w, r, own, &rec)
 		return
 	}
@@ -630,8 +641,6 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	}
 	live := p.live.Load()
 	switch {
-	case ctl.skip:
-		rec.decision = DecisionSkipped
 	case !ok && len(ctl.selects) > 0:
 		refuse(http.StatusBadRequest, invalid("the request body is not an uncompressed JSON object: the selected skills have no place in it"))
 		return

@@ -716,6 +716,21 @@ func TestSafeDefaults(t *testing.T) {
 	if !strings.Contains(f.logs.String(), "over --max-body goes upstream unread") {
 		t.Errorf("over the cap: no warning in the log")
 	}
+	// A call that asks the proxy to stay out of it goes upstream as it
+	// is, unread, whatever its size: it was read and refused 413.
+	for _, body := range []io.Reader{strings.NewReader(big), io.MultiReader(strings.NewReader(big))} {
+		req, _ := http.NewRequest("POST", f.url+"/v1/chat/completions", body)
+		req.Header.Set(HeaderToken, "tok")
+		req.Header.Set(HeaderSkip, "1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get(HeaderDecision) != DecisionSkipped || string(f.up.last(t).body) != big {
+			t.Fatalf("skipped, over the cap: got %d, %s %q; want 200, skipped, the body as sent", resp.StatusCode, HeaderDecision, resp.Header.Get(HeaderDecision))
+		}
+	}
 	resp, _ = f.do(t, "POST", "/v1/chat/completions", big, map[string]string{HeaderToken: "tok", HeaderSelect: "deploy"})
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("over the cap with a selection: got %d; want 413", resp.StatusCode)

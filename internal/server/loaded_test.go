@@ -135,3 +135,34 @@ func TestNothingSelectableNotReady(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryCompileFailsNotReady: a host policy under which every compile
+// fails (a mandatory unit the catalog lacks, or two mandatory units that
+// conflict) makes the server warn and not ready. It logged the reload a
+// success and said ready while answering every compile 422.
+func TestEveryCompileFailsNotReady(t *testing.T) {
+	conflicts := "metadata:\n  prolog-rlm: '{\"schema\": 1, \"conflicts\": [{\"kind\": \"skill\", \"name\": \"spaces\"}]}'\n"
+	for _, tc := range []struct{ name, policy string }{
+		{"a mandatory unit the catalog lacks", "mandatory: [house-style]\n"},
+		{"mandatory units that conflict", "mandatory: [tabs, spaces]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			testkit.WriteFile(t, filepath.Join(root, "tabs", "SKILL.md"), "---\nname: tabs\ndescription: Indent with tabs.\n"+conflicts+"---\nBody.\n")
+			testkit.WriteFile(t, filepath.Join(root, "spaces", "SKILL.md"), "---\nname: spaces\ndescription: Indent with spaces.\n---\nBody.\n")
+			cfg := Config{Roots: []string{root}, PolicyFile: filepath.Join(t.TempDir(), "policy.yaml")}
+			testkit.WriteFile(t, cfg.PolicyFile, tc.policy)
+			warned := false
+			cfg.Logger = testkit.OnLog("every compile fails until the host policy or the catalog changes (rlmc validate lists why)", func() { warned = true })
+			s, _ := newTestServer(t, cfg)
+			if err := s.Watch(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			rec := httptest.NewRecorder()
+			s.readyz(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+			if !warned || rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "every compile fails") {
+				t.Fatalf("got warned %v, readyz %d %s; want a warning and 503 saying every compile fails", warned, rec.Code, rec.Body)
+			}
+		})
+	}
+}

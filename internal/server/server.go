@@ -503,6 +503,13 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 		compiler.WriteJSON(w, map[string]any{"ready": false, "error": why, "catalog_fingerprint": c.CatalogFingerprint()})
 		return
 	}
+	if why := s.loads.FailingFor(c); why != "" {
+		// Every compile would fail (a mandatory unit renamed away, say):
+		// no more ready than a catalog that selects nothing.
+		w.WriteHeader(http.StatusServiceUnavailable)
+		compiler.WriteJSON(w, map[string]any{"ready": false, "error": why, "catalog_fingerprint": c.CatalogFingerprint()})
+		return
+	}
 	compiler.WriteJSON(w, map[string]any{"ready": true, "catalog_fingerprint": c.CatalogFingerprint()})
 }
 
