@@ -687,6 +687,12 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 			reasons[d.Name] = append(reasons[d.Name], st.reason(d))
 			continue
 		}
+		if _, selected := reasons[d.Name]; selected {
+			// A candidate scored out and admitted as a dependency all the
+			// same (the selections come first): it is selected, and its
+			// explanation says so alone.
+			continue
+		}
 		if st.explicit[d.Name] || st.mandatory[d.Name] {
 			code, what := ErrSelectionRejected, "selected"
 			if st.mandatory[d.Name] {
@@ -731,7 +737,7 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 			r.event(Event{Stage: StageDecide, Kind: EventNegationOverridden, Unit: n, Code: reasons[n][0].Code, Detail: said})
 		}
 	}
-	r.explainWeak(st)
+	r.explainWeak(st, v.selected)
 	return v, nil
 }
 
@@ -739,13 +745,18 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 // (below the candidate floor, or outside the best CandidateCap) their
 // evidence in the explanation: a newcomer asks why a unit with some
 // evidence lost, and the answer is what the task said for it. Only the
-// Ranking's few are explained, so a large catalog costs no more.
-func (r *compilation) explainWeak(st *statement) {
+// Ranking's few are explained, so a large catalog costs no more. A unit
+// selected all the same (a dependency of one selected) is not: its
+// explanation said it was rejected, then selected.
+func (r *compilation) explainWeak(st *statement, selected []*ir.Unit) {
 	explained := map[string]bool{}
 	for _, e := range r.events {
 		if e.Evidence != nil {
 			explained[e.Unit] = true
 		}
+	}
+	for _, u := range selected {
+		explained[u.Name] = true
 	}
 	for _, rk := range st.problem.Ranking {
 		u, ok := r.c.cat.Lookup(rk.Name)

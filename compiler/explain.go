@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -115,7 +116,13 @@ func WriteExplanation(w io.Writer, r *Result) error {
 			grouped[code] = append(grouped[code], rj.Name)
 			continue
 		}
-		fmt.Fprintf(&b, "rejected %s (%s):", ir.Printable(rj.Name), ir.Printable(rj.Path))
+		path := rj.Path
+		if code == ReasonShadowed && rj.Root != "" {
+			// Its path within its root is the path of the unit that
+			// shadows it, within another: the root tells them apart.
+			path = filepath.ToSlash(filepath.Join(rj.Root, filepath.FromSlash(rj.Path)))
+		}
+		fmt.Fprintf(&b, "rejected %s (%s):", ir.Printable(rj.Name), ir.Printable(path))
 		if rj.Score != 0 {
 			fmt.Fprintf(&b, " score %.3f,", rj.Score)
 		}

@@ -2,9 +2,13 @@ package compiler
 
 import (
 	"context"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/rlmc-dev/rlmc/internal/testkit"
 )
 
 // TestExplanationKeepsHostileNamesOnTheirLine pins that a folder name with
@@ -122,4 +126,52 @@ func explanation(t *testing.T, res *Result) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// TestSelectedDependencyNotExplainedRejected: a dependency with evidence
+// of its own too weak to be a candidate is explained as selected, not as
+// rejected below_threshold and then selected.
+func TestSelectedDependencyNotExplainedRejected(t *testing.T) {
+	c := build(t, map[string]string{
+		"go-fuzz/SKILL.md":    skill("go-fuzz", "Fuzz Go parsers with native fuzzing.", `{"schema": 1, "requires": [{"kind": "skill", "name": "go-testing"}]}`, "Body."),
+		"go-testing/SKILL.md": skill("go-testing", "Table tests for Go packages.", "", "Body."),
+		"deploy/SKILL.md":     skill("deploy", "Deploy the service.", "", "Body."),
+	}, Policy{})
+	res, err := c.Compile(context.Background(), Request{Task: "fuzz the go parser with native fuzzing, and add tests"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Names(); !slices.Equal(got, []string{"go-testing", "go-fuzz"}) {
+		t.Fatalf("selected %v; want [go-testing go-fuzz]", got)
+	}
+	for _, e := range res.Events {
+		if e.Unit == "go-testing" && e.Kind == EventRejected {
+			t.Errorf("go-testing, selected, has a rejected event: %+v", e)
+		}
+	}
+}
+
+// TestShadowedExplainedWithItsRoot: a shadowed unit's path within its
+// root is the path of the unit that shadows it, within another: the
+// explanation names its root too. Both read "release-notes/SKILL.md".
+func TestShadowedExplainedWithItsRoot(t *testing.T) {
+	first, second := t.TempDir(), t.TempDir()
+	testkit.WriteFile(t, filepath.Join(first, "release-notes", "SKILL.md"), skill("release-notes", "Write release notes.", "", "Body."))
+	testkit.WriteFile(t, filepath.Join(second, "release-notes", "SKILL.md"), skill("release-notes", "Draft release notes.", "", "Body."))
+	c, err := Load(context.Background(), Options{Roots: []string{first, second}}, Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Compile(context.Background(), Request{Task: "write the release notes", Why: []string{"release-notes"}, AllRejected: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteExplanation(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	want := "rejected release-notes (" + filepath.ToSlash(filepath.Join(second, "release-notes", "SKILL.md")) + "):"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("explanation:\n%s\nwant a line opening %q", b.String(), want)
+	}
 }

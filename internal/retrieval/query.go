@@ -1139,15 +1139,16 @@ func (q *Query) commaAfter(k int) bool {
 	return strings.IndexByte(q.task[q.spans[k].end:q.spans[k+1].start], ',') >= 0
 }
 
-// said quotes the words that negated a name: the cue of n words at i and
-// the list up to the name, which ends at word end; a long list is elided
-// after the cue down to the name and its connector, which started after
-// word from.
+// said quotes the words that negated a name, as the task wrote them: the
+// cue of n words at i and the list up to the name, which ends at word
+// end; a long list is elided after the cue down to the name and its
+// connector, which started after word from. Folded words misquoted the
+// task ("don't use Release Notes" said "dont use release notes").
 func (q *Query) said(i, n, from, end int) string {
 	if end-i <= 12 {
-		return strings.Join(q.words[i:end], " ")
+		return q.task[q.spans[i].start:q.spans[end-1].end]
 	}
-	return strings.Join(q.words[i:i+n], " ") + " \u2026 " + strings.Join(q.words[from:end], " ")
+	return q.task[q.spans[i].start:q.spans[i+n-1].end] + " \u2026 " + q.task[q.spans[from].start:q.spans[end-1].end]
 }
 
 // joinWords adds to the task's terms each pair of consecutive words,
