@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"runtime"
 	"strconv"
 	"sync"
@@ -166,7 +167,17 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, &compiler.Error{Stage: StageServe, Code: compiler.ErrInvalidRequest, Message: fmt.Sprintf("no such route: %s (the routes are POST /v1/compile, GET /v1/catalog, /healthz, /readyz and /metrics)", ir.Printable(r.URL.Path))})
 	})
-	s.handler = s.authorize(httpsafe.Guard(mux, s.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, _ *http.Request, r httpsafe.Refusal) {
+	// A path that is not clean ("//v1/compile", "/v1/./compile") is not
+	// redirected, as ServeMux does, with a bare 307 that a client
+	// posting JSON does not follow: it is no route.
+	routes := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p != "" && p != "/" && path.Clean(p) != p {
+			s.fail(w, http.StatusNotFound, &compiler.Error{Stage: StageServe, Code: compiler.ErrInvalidRequest, Message: fmt.Sprintf("no such route: %s (not a clean path; the routes are POST /v1/compile, GET /v1/catalog, /healthz, /readyz and /metrics)", ir.Printable(p))})
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+	s.handler = s.authorize(httpsafe.Guard(routes, s.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, _ *http.Request, r httpsafe.Refusal) {
 		s.fail(w, r.Status, &compiler.Error{Stage: StageServe, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
 	}))
 	return s, nil

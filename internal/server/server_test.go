@@ -888,6 +888,10 @@ func TestWrongRoutes(t *testing.T) {
 		{"OPTIONS", "/v1/compile", http.StatusMethodNotAllowed, "POST"},
 		{"POST", "/healthz", http.StatusMethodNotAllowed, "GET, HEAD"},
 		{"GET", "/v1/compiel", http.StatusNotFound, ""},
+		// A path that is not clean is no route, not a bare 307 to one.
+		{"POST", "//v1/compile", http.StatusNotFound, ""},
+		{"POST", "/v1/./compile", http.StatusNotFound, ""},
+		{"POST", "/v1/compile/", http.StatusNotFound, ""},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			req, _ := http.NewRequest(tc.method, ts.URL+tc.path, nil)
