@@ -141,7 +141,7 @@ func (c *Compiler) posOf(u *ir.Unit) int {
 // policy does not load.
 func New(cat *ir.Catalog, p Policy) (*Compiler, error) {
 	if cat == nil {
-		return nil, errors.New("compiler.New: no catalog (nil)")
+		return nil, &Error{Stage: StageLoad, Code: ErrInvalidRequest, Message: "compiler.New: no catalog (nil)"}
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -332,7 +332,7 @@ func CacheKey(opts Options, p Policy, cache *Cache) catcache.Key {
 // loads no tokenizer. Without a cache it does nothing; like every cache
 // write, it never fails the caller.
 func (c *Compiler) StoreCache() {
-	if c.cache != nil {
+	if c != nil && c.cache != nil {
 		c.cache.StoreCounts(c.storedCounts, c.tokens.snapshot())
 	}
 }

@@ -118,7 +118,11 @@ func ExampleCompiler_Validate() {
 	if err != nil {
 		panic(err)
 	}
-	for _, d := range c.Validate(context.Background(), compiler.ValidateOptions{Deny: []string{"go-test"}}) {
+	ds, err := c.Validate(context.Background(), compiler.ValidateOptions{Deny: []string{"go-test"}})
+	if err != nil {
+		panic(err)
+	}
+	for _, d := range ds {
 		fmt.Println(d.Path, d.Severity, d.Code)
 	}
 	// Output:

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -116,13 +115,7 @@ func WriteExplanation(w io.Writer, r *Result) error {
 			grouped[code] = append(grouped[code], rj.Name)
 			continue
 		}
-		path := rj.Path
-		if code == ReasonShadowed && rj.Root != "" {
-			// Its path within its root is the path of the unit that
-			// shadows it, within another: the root tells them apart.
-			path = filepath.ToSlash(filepath.Join(rj.Root, filepath.FromSlash(rj.Path)))
-		}
-		fmt.Fprintf(&b, "rejected %s (%s):", ir.Printable(rj.Name), ir.Printable(path))
+		fmt.Fprintf(&b, "rejected %s (%s):", ir.Printable(rj.Name), ir.Printable(rj.Where()))
 		if rj.Score != 0 {
 			fmt.Fprintf(&b, " score %.3f,", rj.Score)
 		}

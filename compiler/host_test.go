@@ -47,9 +47,12 @@ func TestNilAndZero(t *testing.T) {
 	if _, err := zero.Compile(context.Background(), compiler.Request{Task: "x"}); !errors.As(err, &ce) || ce.Code != compiler.ErrInvalidRequest {
 		t.Errorf("zero Compiler Compile: got %v; want an invalid_request error", err)
 	}
-	if _, err := compiler.New(nil, compiler.Policy{}); err == nil {
-		t.Error("New(nil): got no error; want one")
+	if _, err := compiler.New(nil, compiler.Policy{}); !errors.As(err, &ce) || ce.Code != compiler.ErrInvalidRequest || ce.Stage != compiler.StageLoad {
+		t.Errorf("New(nil): got %v; want an invalid_request error of the load stage", err)
 	}
+	var nilC *compiler.Compiler
+	nilC.StoreCache() // documented to do nothing without a cache
+	zero.StoreCache()
 }
 
 // TestGoPolicyValidated: a Policy built in Go is held to the ranges a

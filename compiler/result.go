@@ -3,6 +3,7 @@ package compiler
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/rlmc-dev/rlmc/internal/rules"
 	"github.com/rlmc-dev/rlmc/ir"
@@ -200,6 +201,16 @@ type Rejected struct {
 	// for the units the policy was shown and for the best-ranked units
 	// with some evidence (those --explain shows), omitted otherwise.
 	Evidence []Evidence `json:"evidence,omitempty"`
+}
+
+// Where is the unit's path as an explanation shows it: within its root,
+// or, for a shadowed unit, with its root, since its path within its root
+// is the path of the unit that shadows it, within another.
+func (rj Rejected) Where() string {
+	if rj.Root == "" || len(rj.Reasons) == 0 || rj.Reasons[0].Code != ReasonShadowed {
+		return rj.Path
+	}
+	return filepath.ToSlash(filepath.Join(rj.Root, filepath.FromSlash(rj.Path)))
 }
 
 // Budget reports the token ceiling and what the selection used of it.

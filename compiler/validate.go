@@ -28,12 +28,14 @@ type ValidateOptions struct {
 // unusable_mandatory). Last, unless one of those already says so, it
 // compiles no task under o to find a policy that fails every compile in
 // a way no single check sees (mandatory units that conflict, a selection
-// that conflicts with one). A host that serves compiles should call
-// it once per catalog and refuse to serve on an error: Load succeeds on
-// such a catalog, and each compile would fail or leave a unit out.
-func (c *Compiler) Validate(ctx context.Context, o ValidateOptions) ir.Diagnostics {
+// that conflicts with one). Load succeeds on all of these. An error
+// leaves out the skill it names, or, when its code is unusable_mandatory
+// or selection_denied, fails every compile: a host should not serve
+// those (rlmc serve is not ready then). The error is ctx's when it ended
+// before the last check, which then was not made.
+func (c *Compiler) Validate(ctx context.Context, o ValidateOptions) (ir.Diagnostics, error) {
 	if c == nil || c.cat == nil {
-		return nil
+		return nil, nil
 	}
 	selPath, denyPath := cmp.Or(o.SelectPath, "select"), cmp.Or(o.DenyPath, "deny")
 	ds := append(slices.Clone(c.Diagnostics()), GraphProblems(c.Catalog(), c.Policy())...)
@@ -54,7 +56,7 @@ func (c *Compiler) Validate(ctx context.Context, o ValidateOptions) ir.Diagnosti
 	}
 	ds = append(ds, c.failsEveryCompile(ctx, o, selPath, ds)...)
 	ds.Sort()
-	return ds
+	return ds, ctx.Err()
 }
 
 // failsEveryCompile compiles no task under o and reports the policy or

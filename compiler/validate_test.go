@@ -55,7 +55,11 @@ func TestValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := build(t, files, tt.policy)
 			var got []diag
-			for _, d := range c.Validate(context.Background(), tt.opts) {
+			ds, err := c.Validate(context.Background(), tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range ds {
 				got = append(got, diag{d.Path, d.Code})
 			}
 			slices.SortFunc(got, func(a, b diag) int {
@@ -66,8 +70,16 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
-	if got := (*Compiler)(nil).Validate(context.Background(), ValidateOptions{}); got != nil {
-		t.Errorf("nil Compiler: got %v; want nil", got)
+	if got, err := (*Compiler)(nil).Validate(context.Background(), ValidateOptions{}); got != nil || err != nil {
+		t.Errorf("nil Compiler: got %v, %v; want nil", got, err)
+	}
+	// A context done before the last check says so: two mandatory units
+	// in conflict looked clean.
+	c := build(t, files, Policy{Mandatory: []string{"tabs", "spaces"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Validate(ctx, ValidateOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("a canceled context: got %v; want context.Canceled", err)
 	}
 }
 

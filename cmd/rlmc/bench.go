@@ -90,7 +90,10 @@ func runBench(ctx context.Context, p benchParams, stdout, stderr io.Writer) erro
 	// explicit-only or invalid), which leave a skill as unselectable as
 	// an invalid one does; bench said one error where validate said
 	// seven.
-	diags := c.Validate(ctx, compiler.ValidateOptions{})
+	diags, err := c.Validate(ctx, compiler.ValidateOptions{})
+	if err != nil {
+		return err
+	}
 	unknown := bench.LabelProblems(cases, c.Catalog(), c.Policy().Mandatory, c.Policy().Invocation != compiler.InvocationHost)
 	for _, u := range unknown {
 		fmt.Fprintf(stderr, "rlmc: %s: %s\n", p.cases, u)

@@ -117,13 +117,13 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	denies := splitNames(p.denies)
 	// A denied name the catalog lacks denies nothing: say so, as the
 	// policy's deny list does (unknown_policy_unit), since it is most
-	// likely a typo for a unit that stays allowed.
-	for _, d := range compiler.UnknownNames(c, "--deny", denies) {
-		fmt.Fprintf(stderr, "rlmc: %s\n", d.String())
-	}
+	// likely a typo for a unit that stays allowed. --explain says it
+	// among the result's diagnostics.
 	why := splitNames(p.why)
-	for _, d := range compiler.UnknownNames(c, "--why", why) {
-		fmt.Fprintf(stderr, "rlmc: %s\n", d.String())
+	if !p.explain {
+		for _, d := range slices.Concat(compiler.UnknownNames(c, "--deny", denies), compiler.UnknownNames(c, "--why", why)) {
+			fmt.Fprintf(stderr, "rlmc: %s\n", d.String())
+		}
 	}
 	req := compiler.Request{Task: task, Select: splitNames(p.selects), Deny: denies, Budget: p.budget, Tokenizer: p.tokenizer,
 		Why: why, AllRejected: p.all}

@@ -174,7 +174,7 @@ func whyNotes(res *compiler.Result, names []string) []string {
 		}
 		for _, rj := range res.Rejected {
 			if rj.Name == n && len(rj.Reasons) > 0 {
-				out = append(out, fmt.Sprintf("why %s (%s): rejected, score %.3f: %s%s", noteName(n), ir.Printable(rj.Path), rj.Score, ir.EscapeText(rj.Reasons[0].String()), evidenceNote(rj.Evidence)))
+				out = append(out, fmt.Sprintf("why %s (%s): rejected, score %.3f: %s%s", noteName(n), ir.Printable(rj.Where()), rj.Score, ir.EscapeText(rj.Reasons[0].String()), evidenceNote(rj.Evidence)))
 			}
 		}
 	}

@@ -67,7 +67,10 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	ds := c.Validate(ctx, compiler.ValidateOptions{Select: splitNames(p.selects), Deny: splitNames(p.denies), SelectPath: "--select", DenyPath: "--deny"})
+	ds, err := c.Validate(ctx, compiler.ValidateOptions{Select: splitNames(p.selects), Deny: splitNames(p.denies), SelectPath: "--select", DenyPath: "--deny"})
+	if err != nil {
+		return err
+	}
 	v := validation{Units: len(c.Catalog().Units), Errors: ds.Count(ir.SeverityError), Warnings: ds.Count(ir.SeverityWarning), Diagnostics: ds}
 	if p.format == "json" {
 		if err := writeJSON(stdout, v); err != nil {

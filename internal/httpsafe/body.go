@@ -154,31 +154,39 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 	// at once whenever the heap reused memory (which Go zeroes), so a
 	// client declaring 32 MiB and sending 12 bytes held 32 MiB. No buffer
 	// grows by doubling either (each outgrown one would be garbage the
-	// budget does not see).
+	// budget does not see). The join holds a body twice for as long as
+	// the copy takes, once it has all arrived.
+	declared := r.ContentLength >= 0
 	var pieces [][]byte
-	total, pieceBytes := int64(0), int64(0)
+	total, charged := int64(0), int64(0)
 	for {
-		// A declared body comes in pieces of what is left of it, plus
-		// one byte to see a body longer than declared, which takes no
-		// budget; one of undeclared length in pieces that start small,
-		// for the many short bodies, and double up to budgetStep.
-		size, charge := int64(budgetStep), int64(budgetStep)
+		// A piece takes what is left of a declared body, one of
+		// undeclared length pieces that start small, for the many short
+		// bodies, and double up to budgetStep; never more than the
+		// limit leaves, plus one byte, which takes no budget, to see a
+		// body longer than the limit or than declared.
+		size := int64(budgetStep)
 		switch {
-		case r.ContentLength >= 0:
-			left := max(r.ContentLength-total, 0)
-			size, charge = min(budgetStep, left+1), min(budgetStep, left)
+		case declared:
+			size = min(size, r.ContentLength-total+1)
 		case len(pieces) < 5:
 			size = 8 << 10 << len(pieces)
-			charge = size
+		}
+		size = max(min(size, limit-total+1), 1)
+		charge := min(size, limit-total)
+		if declared {
+			charge = min(charge, r.ContentLength-total)
 		}
 		if err := reserve(charge); err != nil {
 			return nil, release, err
 		}
-		pieceBytes += charge
+		charged += charge
 		piece := make([]byte, size)
 		m, rerr := io.ReadFull(src, piece)
-		pieces = append(pieces, piece[:m:m])
-		total += int64(m)
+		if m > 0 {
+			pieces = append(pieces, piece[:m:m])
+			total += int64(m)
+		}
 		if total > limit {
 			return nil, release, ErrBodyTooLarge
 		}
@@ -189,17 +197,26 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 			return nil, release, readError(rerr)
 		}
 	}
-	if len(pieces) == 1 {
+	// net/http holds a body to its Content-Length; a reader that does
+	// not is refused all the same.
+	switch {
+	case declared && total < r.ContentLength:
+		return nil, release, ErrBodyCut
+	case declared && total > r.ContentLength:
+		return nil, release, ErrBodyTooLarge
+	}
+	switch len(pieces) {
+	case 0:
+		body = []byte{}
+	case 1:
 		body = pieces[0]
-	} else {
-		// The joined body takes the pieces' place in the budget; the
-		// copy costs twice the body only while it is made.
+	default:
 		body = make([]byte, 0, total)
 		for _, p := range pieces {
 			body = append(body, p...)
 		}
 	}
-	if spare := pieceBytes - total; b != nil && spare > 0 {
+	if spare := charged - total; b != nil && spare > 0 {
 		mu.Lock()
 		held -= spare
 		mu.Unlock()
@@ -208,7 +225,6 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 	return body, release, nil
 }
 
-// readError turns a read's deadline into ErrBodyTimeout.
 // cutReader reads a request body, telling a body cut short (net/http's
 // io.ErrUnexpectedEOF) from one that ended, which io.ReadFull, reading
 // one byte past a declared length, cannot: the cut body passed whole.
@@ -222,6 +238,7 @@ func (c cutReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// readError turns a read's deadline into ErrBodyTimeout.
 func readError(err error) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return ErrBodyTimeout

@@ -35,7 +35,14 @@ func Unselectable(c *compiler.Compiler) string {
 // traffic: it would refuse every request (a house-style skill renamed,
 // and a fleet answering 422 while its balancer sees it ready).
 func Failing(ctx context.Context, c *compiler.Compiler) string {
-	for _, d := range c.Validate(ctx, compiler.ValidateOptions{}) {
+	if len(c.Policy().Mandatory) == 0 {
+		// Nothing else fails every compile; and a load's OnReload, which
+		// asks, holds the compiles that meet a changed body (they answer
+		// body_changed at once): it must stay short.
+		return ""
+	}
+	ds, _ := c.Validate(ctx, compiler.ValidateOptions{}) // ctx done: the checks made so far tell
+	for _, d := range ds {
 		if d.Code == ir.CodeUnusableMandatory && d.Severity == ir.SeverityError {
 			return d.Message
 		}

@@ -368,3 +368,62 @@ func TestNewBudgetOf(t *testing.T) {
 		})
 	}
 }
+
+// TestReadBodyEdges: a body comes back byte-exact and the budget whole at
+// the sizes where pieces begin and end; a body longer or shorter than it
+// declared is refused; a chunked body at the limit fits a budget of one
+// limit (its pieces were charged in whole steps past it); a declared
+// body that fits one piece is allocated once.
+func TestReadBodyEdges(t *testing.T) {
+	const limit = 600 << 10
+	for _, n := range []int{0, 1, budgetStep - 1, budgetStep, budgetStep + 1, 2 * budgetStep, limit} {
+		for _, chunked := range []bool{false, true} {
+			want := strings.Repeat("x", n)
+			var src io.Reader = strings.NewReader(want)
+			if chunked {
+				src = iotest.HalfReader(io.MultiReader(strings.NewReader(want)))
+			}
+			r := httptest.NewRequest(http.MethodPost, "/", src)
+			r.ContentLength = int64(n)
+			if chunked {
+				r.ContentLength = -1
+			}
+			budget := NewBudget(limit)
+			got, release, err := ReadBody(httptest.NewRecorder(), r, limit, 0, budget)
+			if err != nil || string(got) != want {
+				t.Errorf("%d bytes, chunked %v: got %d bytes, %v; want the body", n, chunked, len(got), err)
+			}
+			release()
+			if budget.left != limit {
+				t.Errorf("%d bytes, chunked %v: budget left %d after release; want %d", n, chunked, budget.left, limit)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		body     string
+		declared int64
+		want     error
+	}{
+		{"longer than declared", "0123456789", 3, ErrBodyTooLarge},
+		{"shorter than declared", "012", 10, ErrBodyCut},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body))
+		r.ContentLength = tc.declared
+		if _, release, err := ReadBody(httptest.NewRecorder(), r, 1<<20, 0, nil); !errors.Is(err, tc.want) {
+			t.Errorf("%s: got %v; want %v", tc.name, err, tc.want)
+		} else {
+			release()
+		}
+	}
+	body := strings.Repeat("y", 200<<10)
+	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, release, err := ReadBody(httptest.NewRecorder(), r, limit, 0, nil)
+	runtime.ReadMemStats(&after)
+	release()
+	if got := after.TotalAlloc - before.TotalAlloc; err != nil || got > uint64(len(body))+16<<10 {
+		t.Errorf("a declared body of %d bytes: allocated %d, %v; want it allocated once", len(body), got, err)
+	}
+}

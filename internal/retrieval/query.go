@@ -723,7 +723,7 @@ func (ix *Index) negations(q *Query, from int, p *pulse.Pulse) (map[string]strin
 			if n > 0 {
 				said[l.state] = q.said(i, n, l.from, l.at+l.len)
 			} else {
-				said[l.state] = strings.Join(q.words[i:post], " ")
+				said[l.state] = q.written(i, post)
 			}
 			states = append(states, l.state)
 		}
@@ -1139,16 +1139,68 @@ func (q *Query) commaAfter(k int) bool {
 	return strings.IndexByte(q.task[q.spans[k].end:q.spans[k+1].start], ',') >= 0
 }
 
-// said quotes the words that negated a name, as the task wrote them: the
-// cue of n words at i and the list up to the name, which ends at word
-// end; a long list is elided after the cue down to the name and its
-// connector, which started after word from. Folded words misquoted the
-// task ("don't use Release Notes" said "dont use release notes").
+// said quotes the words that negated a name, as the task wrote them
+// (written): the cue of n words at i and the list up to the name, which
+// ends at word end; a long list is elided after the cue down to the name
+// and its connector, which started after word from. Folded words
+// misquoted the task ("don't use Release Notes" said "dont use release
+// notes").
 func (q *Query) said(i, n, from, end int) string {
 	if end-i <= 12 {
-		return q.task[q.spans[i].start:q.spans[end-1].end]
+		return q.written(i, end)
 	}
-	return q.task[q.spans[i].start:q.spans[i+n-1].end] + " \u2026 " + q.task[q.spans[from].start:q.spans[end-1].end]
+	return q.written(i, i+n) + " \u2026 " + q.written(from, end)
+}
+
+// written is words from up to to (excluded) as the task wrote them, for
+// an explanation to quote: each word as written, and between two words
+// what the task has there when it is a short run of spaces and marks on
+// one line (", ", " - "), else one space: a quote is one line, and it
+// must not carry the megabyte of blanks or the control characters a
+// task may hold between two words. It is cut, with an ellipsis, past
+// maxWrittenBytes.
+func (q *Query) written(from, to int) string {
+	var b strings.Builder
+	for k := from; k < to; k++ {
+		if k > from {
+			if gap := q.task[q.spans[k-1].end:q.spans[k].start]; len(gap) <= maxWrittenGap && plainGap(gap) {
+				b.WriteString(gap)
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		w := q.task[q.spans[k].start:q.spans[k].end]
+		if b.Len()+len(w) > maxWrittenBytes {
+			cut := max(maxWrittenBytes-b.Len(), 0)
+			for cut > 0 && !utf8.RuneStart(w[cut]) {
+				cut--
+			}
+			b.WriteString(w[:cut])
+			b.WriteString("\u2026")
+			break
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}
+
+// maxWrittenGap and maxWrittenBytes bound what written keeps of the
+// task between two words, and in all.
+const (
+	maxWrittenGap   = 8
+	maxWrittenBytes = 200
+)
+
+// plainGap reports whether gap, the text between two words, shows as it
+// is on one line: spaces and visible marks, no tab, line break or other
+// control or invisible character.
+func plainGap(gap string) bool {
+	for _, r := range gap {
+		if r != ' ' && !unicode.IsGraphic(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // joinWords adds to the task's terms each pair of consecutive words,

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rlmc-dev/rlmc/internal/pulse"
 	"github.com/rlmc-dev/rlmc/ir"
@@ -579,7 +580,8 @@ func TestNegation(t *testing.T) {
 	}
 }
 
-// TestNegationSaid checks the words quoted for a negation.
+// TestNegationSaid checks the words quoted for a negation: as the task
+// wrote them, on one line, and bounded.
 func TestNegationSaid(t *testing.T) {
 	ix := negationIndex()
 	tests := []struct {
@@ -594,6 +596,13 @@ func TestNegationSaid(t *testing.T) {
 		{name: "want", task: "I don't want tdd", unit: "tdd", want: "don't want tdd"},
 		// As the task wrote it: capitals, apostrophes, punctuation.
 		{name: "as written", task: "Please DON’T use TDD here", unit: "tdd", want: "DON’T use TDD"},
+		{name: "postfix as written", task: "well, The TDD skill isn’t needed", unit: "tdd", want: "The TDD skill isn’t needed"},
+		// A quote is one line: line breaks, tabs and long gaps between
+		// words are one space.
+		{name: "line break", task: "please don't\r\nuse tdd", unit: "tdd", want: "don't use tdd"},
+		{name: "tabs", task: "avoid\t\ttdd", unit: "tdd", want: "avoid tdd"},
+		{name: "long gap", task: "avoid" + strings.Repeat(" ", 100000) + "tdd", unit: "tdd", want: "avoid tdd"},
+		{name: "short marks kept", task: "avoid deploy, or the tdd", unit: "tdd", want: "avoid deploy, or the tdd"},
 		{name: "bare not", task: "use deploy (not tdd)", unit: "tdd", want: "not tdd"},
 	}
 	for _, tt := range tests {
@@ -1320,5 +1329,28 @@ func TestAskingClauses(t *testing.T) {
 				t.Errorf("%q: %q in an asking clause: got %v; want %v", tt.task, tt.term, got, tt.asks)
 			}
 		})
+	}
+}
+
+// TestNegationSaidBounded: a quote is at most maxWrittenBytes and an
+// ellipsis, however long the words and gaps of the task: an 840 KB task
+// with a negated list whose words were 120,000 tabs apart made a 5.7 MB
+// result.
+func TestNegationSaidBounded(t *testing.T) {
+	ix := negationIndex()
+	gap := strings.Repeat("\t", 120000)
+	for _, task := range []string{
+		"avoid" + gap + "deploy" + gap + "or" + gap + "tdd",
+		"avoid " + strings.Repeat("deploy, ", 2000) + "or tdd",
+	} {
+		got := ix.Analyze(task, nil).Negated("tdd")
+		if got == "" || len(got) > maxWrittenBytes+2*len("\u2026 ")+len("avoid") {
+			t.Errorf("quote of a %d-byte task: %d bytes (%.40q); want a quote of at most about %d", len(task), len(got), got, maxWrittenBytes)
+		}
+	}
+	// A word longer than the bound is cut between characters.
+	q := ix.Analyze(strings.Repeat("é", 300)+" tdd", nil)
+	if got := q.written(0, 2); len(got) > maxWrittenBytes+len("…") || !utf8.ValidString(got) || !strings.HasSuffix(got, "…") {
+		t.Errorf("written of a 600-byte word: %d bytes, valid %v (%.20q); want at most %d, valid, ending in an ellipsis", len(got), utf8.ValidString(got), got, maxWrittenBytes)
 	}
 }
