@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"container/list"
-	"encoding/json"
 	"hash/maphash"
 	"io"
 	"net/http"
@@ -243,10 +242,10 @@ type conversation struct {
 // id the proxy learns from the answer.
 type convKey struct{}
 
-// captureMax bounds the bytes of an answer kept to find its response id:
-// the id is at the start of the first event of a stream and among the
-// first members of a JSON answer, and is read as soon as it has arrived
-// (idIn).
+// captureMax bounds the bytes of an answer searched for its response id
+// (and kept, for a gzip answer): the id is at the start of the first
+// event of a stream and among the first members of a JSON answer, and is
+// read as soon as it has arrived (idFinder).
 const captureMax = 64 << 10
 
 // maxResponseID bounds the response ids remembered (OpenAI's are about 50
@@ -261,32 +260,44 @@ type idCatcher struct {
 	io.ReadCloser
 	stream bool
 	gzip   bool
-	buf    []byte
 	done   bool
 	found  func(id string)
+	// feed reads the answer as it comes (idFinder, sseFinder), each
+	// byte once: searched again from its start at every read, a 64 KiB
+	// answer an upstream sent 16 bytes at a time, its id last, cost a
+	// second of CPU.
+	feed func([]byte) (id string, final bool)
+	read int // the bytes read so far, up to captureMax
+	// A gzip answer is kept, compressed, and its start decoded again at
+	// each read; fed is how much of what it decodes to has been fed.
+	buf []byte
+	fed int
 }
 
 func (c *idCatcher) Read(p []byte) (int, error) {
 	n, err := c.ReadCloser.Read(p)
 	if !c.done {
-		c.buf = append(c.buf, p[:n]...)
-		var id string
-		var final bool
-		data := c.buf
+		if c.feed == nil {
+			c.feed = (&idFinder{}).feed
+			if c.stream {
+				c.feed = newSSEFinder().feed
+			}
+		}
+		c.read += n
+		piece := p[:n]
 		if c.gzip {
-			data = gunzipPrefix(data)
+			c.buf = append(c.buf, piece...)
+			data := gunzipPrefix(c.buf)
+			piece = data[min(c.fed, len(data)):]
+			c.fed = max(c.fed, len(data))
 		}
-		if c.stream {
-			id, final = sseResponseID(data)
-		} else {
-			id, final = jsonID(data)
-		}
+		id, final := c.feed(piece)
 		// An id longer than any API's is an upstream's mistake or attack,
 		// and would cost the memory its length: no chain is kept for it.
 		if id != "" && len(id) <= maxResponseID {
 			c.found(id)
 		}
-		if final || id != "" || err != nil || len(c.buf) >= captureMax {
+		if final || id != "" || err != nil || c.read >= captureMax {
 			c.done, c.buf = true, nil
 		}
 	}
@@ -303,86 +314,6 @@ func gunzipPrefix(data []byte) []byte {
 	// bytes an id is looked for in.
 	out, _ := io.ReadAll(io.LimitReader(zr, captureMax))
 	return out
-}
-
-// jsonID returns the top-level "id" of the JSON object data starts with;
-// final is true when data shows there is none.
-func jsonID(data []byte) (id string, final bool) { return idIn(data) }
-
-// idIn returns the string at key "id" of the JSON object data starts
-// with, or of the object found under the keys of path, one level each
-// ("response" for a stream's response.created event); final is true when
-// data shows there is none. data may be a prefix of the JSON: only what
-// comes before the id must have arrived, so an id at the start of an
-// event is found however large the event grows after it (a
-// response.created repeats the request's instructions and tools, which
-// an agent's run the proxy's capture bound many times over).
-func idIn(data []byte, path ...string) (id string, final bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	for depth := 0; ; depth++ {
-		if t, err := dec.Token(); err != nil {
-			return "", false
-		} else if t != json.Delim('{') {
-			return "", true
-		}
-		want := "id"
-		if depth < len(path) {
-			want = path[depth]
-		}
-		for {
-			t, err := dec.Token()
-			if err != nil {
-				return "", false
-			}
-			key, ok := t.(string)
-			if !ok {
-				return "", true // the object's end
-			}
-			if key == want {
-				break
-			}
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return "", false
-			}
-		}
-		if depth == len(path) {
-			t, err := dec.Token()
-			if err != nil {
-				return "", false
-			}
-			s, _ := t.(string)
-			return s, true
-		}
-	}
-}
-
-// sseResponseID returns the response id of the first event of a
-// Responses stream (response.created), as soon as the part of the event
-// that holds it has arrived (see idIn). Blocks without data before it
-// (comments, keep-alives, as some gateways send while the model starts)
-// are no event and are passed over.
-func sseResponseID(data []byte) (id string, final bool) {
-	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-	for {
-		block, rest, whole := bytes.Cut(data, []byte("\n\n"))
-		var payload []byte
-		for line := range bytes.SplitSeq(block, []byte("\n")) {
-			if d, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-				payload = append(payload, bytes.TrimPrefix(d, []byte(" "))...)
-			}
-		}
-		switch {
-		case payload == nil && whole:
-			data = rest
-			continue
-		case payload == nil:
-			return "", false
-		}
-		id, final = idIn(payload, "response")
-		// A whole event that shows no id is the answer: there is none.
-		return id, final || whole
-	}
 }
 
 // acceptsGzip reports whether Accept-Encoding values take gzip.

@@ -187,6 +187,9 @@ func TestCatchID(t *testing.T) {
 		{name: "json, id first", body: `{"id":"resp_a","output":[]}`, want: "resp_a"},
 		{name: "json, id after other members", body: ` { "object" : "response", "output":[{"id":"item"}], "id":"resp_b"}`, want: "resp_b"},
 		{name: "json without id", body: `{"object":"response"}`, want: ""},
+		// Read a byte at a time: searched again from its start at each
+		// read, this answer was decoded 60,000 times.
+		{name: "json, id after a long member", body: `{"object":"response","pad":"` + strings.Repeat("x", 60000) + `","id":"resp_late"}`, want: "resp_late"},
 		{name: "stream", body: sse, want: "resp_s", stream: true},
 		{name: "gzipped json", body: gz(`{"id":"resp_g"}`), want: "resp_g", gzip: true},
 		{name: "gzipped stream", body: gz(sse), want: "resp_s", stream: true, gzip: true},
