@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,16 +100,39 @@ func doctorClaudeOwn(r *doctorReport, project, home string) {
 		if err != nil {
 			continue
 		}
-		n := 0
+		n, links := 0, 0
 		for _, e := range entries {
 			if _, err := os.Stat(filepath.Join(dir, e.Name(), "SKILL.md")); err == nil {
 				n++
+				if e.Type()&fs.ModeSymlink != 0 {
+					links++
+				}
 			}
 		}
-		if n > 0 {
+		switch {
+		case n > 0 && links == n:
+			// A skills CLI's install: each a link to a folder that a
+			// root of the hook holds too.
+			r.add(secHook, ir.SeverityInfo, findHookLeavesClaudeOwn, "%s: the hook leaves its %s, links to skill folders elsewhere, to Claude Code, which lists them to the model itself, and never selects them, wherever they lead: remove a link for rlmc to route its skill", ir.Printable(dir), folderCount(n))
+		case n > 0:
 			r.add(secHook, ir.SeverityInfo, findHookLeavesClaudeOwn, "%s: the hook leaves its %s to Claude Code, which lists them to the model itself, and never selects them: keep the skills rlmc should route in .agents/skills", ir.Printable(dir), folderCount(n))
 		}
 	}
+}
+
+// maxHookTimeout bounds the timeout doctor gives a hook it runs, whatever
+// the settings say.
+const maxHookTimeout = time.Hour
+
+// hookTimeout is the timeout of a hook whose settings say seconds (0 or
+// less: unset, Claude Code's default), at most maxHookTimeout: 9.3e9
+// seconds overflowed a Duration into a negative one, which every run of
+// the hook "exceeded".
+func hookTimeout(seconds float64) time.Duration {
+	if !(seconds > 0) {
+		return claudeDefaultTimeout
+	}
+	return time.Duration(min(seconds, maxHookTimeout.Seconds()) * float64(time.Second))
 }
 
 // doctorHook checks one installed hook command, hc as readHookCommand
@@ -140,10 +164,7 @@ func doctorHook(ctx context.Context, r *doctorReport, file, project string, h cl
 		r.add(secHook, ir.SeverityInfo, findHookNotRun, "%s: %s: not run: %s", where, ir.EscapeText(h.Command), why)
 		return
 	}
-	timeout := claudeDefaultTimeout
-	if h.Timeout > 0 {
-		timeout = time.Duration(h.Timeout * float64(time.Second))
-	}
+	timeout := hookTimeout(h.Timeout)
 	took, out, note, err := runHookCommand(ctx, words, project, timeout)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):

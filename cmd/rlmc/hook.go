@@ -368,6 +368,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	}
 	opts := loader.Options{Roots: p.roots}
 	linkedNote := ""
+	var claudeListed map[string]bool // skill folders Claude Code lists through links
 	if compiler.Resolve(opts, pol, compiler.Env{Cwd: in.Cwd}).Origin() == loader.FromDefault {
 		// Neither --root nor the policy names roots: the built-in ones
 		// of the prompt's folder, those that exist.
@@ -382,6 +383,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 			left = append(left, fmt.Sprintf("%s left out: Claude Code's own skill folder is a link to it, so Claude Code lists its skills itself", strings.Join(shared, ", ")))
 		}
 		linkedNote = strings.Join(left, "; ")
+		claudeListed = claudeLinked(in.Cwd, home)
 		if len(opts.Roots) == 0 {
 			return nil, nothingToDo{joinError(fmt.Errorf("no skill root under %s or the home folder (%s is left to Claude Code)", in.Cwd, strings.Join(claudeOwnRoots, ", ")), linkedNote)}
 		}
@@ -449,12 +451,26 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	// come from its start and end.
 	task, _ := compiler.ClipTask(*in.Prompt)
 	denies := splitNames(p.denies)
-	res, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: splitNames(p.selects), Deny: denies, Budget: p.budget}, p.maxChars)
+	// A skill Claude Code lists itself through a link in its own folder
+	// is left to it, as that folder is: routed too, it reached the model
+	// twice.
+	listed := unitsIn(c, claudeListed)
+	res, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: splitNames(p.selects), Deny: slices.Concat(denies, listed), Budget: p.budget}, p.maxChars)
 	if err != nil {
 		return nil, joinError(err, cacheNote())
 	}
 	c.StoreCache()
 	notes := []string{hookNote(c.Diagnostics(), c.Catalog()), linkedNote}
+	if len(listed) > 0 {
+		names, them := strings.Join(listed[:min(len(listed), 5)], ", "), "them"
+		if len(listed) > 5 {
+			names += fmt.Sprintf(" and %d more", len(listed)-5)
+		}
+		if len(listed) == 1 {
+			them = "it"
+		}
+		notes = append(notes, fmt.Sprintf("%s left to Claude Code, which lists %s itself through a link in %s", names, them, strings.Join(claudeOwnRoots, ", ")))
+	}
 	// A --deny naming no unit is likely a typo for one that stays
 	// allowed, as compile says.
 	for _, d := range compiler.UnknownNames(c, "--deny", denies) {
@@ -729,6 +745,51 @@ func hookRoots(cwd, home string, getenv func(string) string, exists, isLink func
 		}
 	}
 	return roots, linked, shared
+}
+
+// claudeLinked returns, resolved, the skill folders Claude Code lists
+// through a link in one of its own folders (claudeOwnRoots, in the
+// project and the home folder): skills CLIs install a skill in
+// .agents/skills and link .claude/skills/NAME to it, so a root of the
+// hook holds it too.
+func claudeLinked(cwd, home string) map[string]bool {
+	out := map[string]bool{}
+	for _, d := range claudeOwnRoots {
+		for _, base := range []string{loader.ProjectDir(cwd, home), home} {
+			if base == "" {
+				continue
+			}
+			dir := filepath.Join(base, filepath.FromSlash(d))
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				continue
+			}
+			for _, e := range entries {
+				if e.Type()&fs.ModeSymlink == 0 {
+					continue
+				}
+				if t, err := filepath.EvalSymlinks(filepath.Join(dir, e.Name())); err == nil {
+					out[t] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// unitsIn returns the names of c's units whose folder is one of folders
+// (resolved paths), in catalog order.
+func unitsIn(c *compiler.Compiler, folders map[string]bool) []string {
+	if len(folders) == 0 {
+		return nil
+	}
+	var out []string
+	for _, u := range c.Catalog().Units {
+		if u.File != "" && folders[filepath.Dir(u.File)] {
+			out = append(out, u.Name)
+		}
+	}
+	return out
 }
 
 func isSymlink(path string) bool {

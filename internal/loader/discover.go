@@ -69,6 +69,11 @@ type scanner struct {
 	// links are the symlinked folders met, walked once every real
 	// folder has been (walkAll).
 	links []link
+	// escapes holds, by its path below the root, each symlinked folder
+	// that resolves outside the root, with where it resolves to: one
+	// that leads into another root of the load is that root's skill
+	// (intoOtherRoots).
+	escapes map[string]string
 }
 
 // link is a symlinked folder the walk enters after the real ones.
@@ -568,6 +573,10 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 				sev = ir.SeverityError
 			}
 			s.diag(childRel, ir.CodePathEscape, sev, "symlinked folder resolves outside its root; rejected")
+			if s.escapes == nil {
+				s.escapes = map[string]string{}
+			}
+			s.escapes[childRel] = child
 			continue
 		}
 		if depth+1 > s.limits.MaxDepth {

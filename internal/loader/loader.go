@@ -182,7 +182,7 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 			}
 			continue
 		}
-		founds, ds := sc.found, sc.diags
+		founds, ds := sc.found, intoOtherRoots(sc, sc.diags, scanned)
 		if len(founds) == 0 && root.Required() && !hidden[sc.rootReal] {
 			// Read at every load, not recorded with the scan: what the
 			// hidden folders hold is no part of the root's listing. A
@@ -278,6 +278,32 @@ type scannedRoot struct {
 }
 
 // rootsReal returns the real paths of the roots scanned.
+// intoOtherRoots returns ds with each path_escape of a symlinked folder that
+// leads into another root of the load told as what it is: that root's
+// folder, loaded from there, an info. The skills CLIs link each skill
+// of one client's folder into another's (.claude/skills/x ->
+// ../../.agents/skills/x), and validate failed on every skill so linked,
+// and compile said "not loaded" of a skill it had just loaded.
+func intoOtherRoots(sc *scanner, ds ir.Diagnostics, scanned []scannedRoot) ir.Diagnostics {
+	if len(sc.escapes) == 0 {
+		return ds
+	}
+	var out ir.Diagnostics
+	for _, d := range ds {
+		if target, ok := sc.escapes[d.Path]; ok && d.Code == ir.CodePathEscape {
+			for _, o := range scanned {
+				if o.sc != nil && o.sc != sc && Within(o.sc.rootReal, target) {
+					d.Severity = ir.SeverityInfo
+					d.Message = fmt.Sprintf("symlinked folder leads into the root %s, which loads what it holds; not loaded twice", ir.Printable(o.sc.root))
+					break
+				}
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
 func rootsReal(scanned []scannedRoot) map[string]bool {
 	out := make(map[string]bool, len(scanned))
 	for _, d := range scanned {

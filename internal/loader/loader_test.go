@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -584,6 +585,15 @@ func TestMisspelledKeysRead(t *testing.T) {
 			t.Errorf("%s: got no %s diagnostic; want one", name, ir.CodeInvalidField)
 		}
 	}
+	// Beside the key itself, a misspelling is not read, as Claude Code
+	// reads it, but it is a warning: its value, stricter here, was
+	// dropped as an unknown key, an info.
+	if u := unitNamed(cat, "spelled-beside-key", ir.StatusOK); u == nil || u.Invocation != ir.InvocationAutomatic {
+		t.Errorf("spelled-beside-key: got %+v; want an automatic unit", u)
+	}
+	if !hasDiag(cat, "spelled-beside-key/SKILL.md", ir.CodeMisspelledField) || hasDiag(cat, "spelled-beside-key/SKILL.md", ir.CodeUnknownField) {
+		t.Errorf("spelled-beside-key: want a %s diagnostic and no %s", ir.CodeMisspelledField, ir.CodeUnknownField)
+	}
 	if u := unitNamed(cat, "empty-activation", ir.StatusInvalid); u == nil {
 		t.Error("empty-activation: want status invalid")
 	}
@@ -754,5 +764,43 @@ func TestHiddenSkillsSaidOnce(t *testing.T) {
 				t.Errorf("got %d hidden_skills warnings; want %d", n, tt.want)
 			}
 		})
+	}
+}
+
+// TestLinkIntoAnotherRoot: a skill folder linked from one root into
+// another root of the load (.claude/skills/tdd -> ../../.agents/skills/tdd,
+// as skills CLIs install them) is that root's skill, loaded once from
+// there, and an info; a link out of every root stays an error.
+func TestLinkIntoAnotherRoot(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks")
+	}
+	dir := t.TempDir()
+	agents, claude, outside := filepath.Join(dir, "agents"), filepath.Join(dir, "claude"), filepath.Join(dir, "outside")
+	testkit.WriteFile(t, filepath.Join(agents, "tdd", "SKILL.md"), "---\nname: tdd\ndescription: Test-driven development.\n---\nBody.\n")
+	testkit.WriteFile(t, filepath.Join(outside, "evil", "SKILL.md"), "---\nname: evil\ndescription: Out of every root.\n---\nBody.\n")
+	os.MkdirAll(claude, 0o755)
+	for name, target := range map[string]string{"tdd": filepath.Join(agents, "tdd"), "evil": filepath.Join(outside, "evil")} {
+		if err := os.Symlink(target, filepath.Join(claude, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, roots := range [][]string{{claude, agents}, {agents, claude}} {
+		cat, err := Load(context.Background(), Options{Roots: roots})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cat.Units) != 1 || cat.Units[0].Name != "tdd" || cat.Units[0].Root != agents {
+			t.Errorf("roots %v: got %d units; want tdd alone, from %s", roots, len(cat.Units), agents)
+		}
+		got := map[string]ir.Severity{}
+		for _, d := range cat.Diagnostics {
+			if d.Code == ir.CodePathEscape {
+				got[d.Path] = d.Severity
+			}
+		}
+		if want := map[string]ir.Severity{"tdd": ir.SeverityInfo, "evil": ir.SeverityError}; !maps.Equal(got, want) {
+			t.Errorf("roots %v: path_escape severities %v; want %v", roots, got, want)
+		}
 	}
 }

@@ -107,15 +107,21 @@ func decodeFlag(v *yaml.Node, b *bool) bool {
 // spelled returns the key rlmc reads for key, which present's keys stand
 // beside: a key that is one of known spelled with other case or "_" for
 // "-" ("disable_model_invocation", "Description") is read as that one,
-// with a misspelled_field warning, unless the key itself is there too; an
-// author who wrote it meant it, and ignoring "disable_model_invocation:
-// true" would make an explicit-only skill automatic. Any other key is
+// with a misspelled_field warning; an author who wrote it meant it, and
+// ignoring "disable_model_invocation: true" would make an explicit-only
+// skill automatic. Beside the key itself, it is not read, and "" says so,
+// with the same warning: the author's two values may disagree, and the
+// one not read was dropped as an unknown key, an info. Any other key is
 // returned as it is. "when-to-use" and "when_to_use" are both read.
 func spelled(s *diagSink, line int, what, key string, known map[string]string, present map[string]bool) string {
 	canon := spellingOf(key)
 	want, ok := known[canon]
-	if !ok || key == want || (canon == "when-to-use" && key == "when-to-use") || present[want] {
+	if !ok || key == want || (canon == "when-to-use" && key == "when-to-use") {
 		return key
+	}
+	if present[want] {
+		s.add(line, ir.CodeMisspelledField, ir.SeverityWarning, "%s %q is not read: %q is there too, and is read; keep one", what, key, want)
+		return ""
 	}
 	s.add(line, ir.CodeMisspelledField, ir.SeverityWarning, "%s %q is read as %q: spell it so", what, key, want)
 	return want
@@ -403,6 +409,9 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 		k, v := root.Content[i], root.Content[i+1]
 		line := k.Line + 1 // the frontmatter starts on file line 2
 		key := spelled(s, line, "frontmatter key", k.Value, frontmatterKeys, present)
+		if key == "" {
+			continue
+		}
 		if !readOnce(s, read, line, "frontmatter key", k.Value, readKey(key)) {
 			valid = false
 			continue
@@ -478,6 +487,9 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 					continue
 				}
 				mkey := spelled(s, mk.Line+1, "metadata key", mk.Value, metadataKeys, inMetadata)
+				if mkey == "" {
+					continue
+				}
 				if want := metadataKeys[spellingOf(mkey)]; want == mkey && !readOnce(s, readMeta, mk.Line+1, "metadata key", mk.Value, mkey) {
 					valid = false
 					continue
