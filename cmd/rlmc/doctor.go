@@ -235,10 +235,17 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 		if o.Same {
 			r.Roots[inner].State = fmt.Sprintf("same folder as root %d", outer+1)
 			if roots[inner].Origin == loader.FromDefault && roots[outer].Origin == loader.FromDefault {
-				// Run from the home directory, the project roots are the
-				// user roots: nothing to fix.
-				r.add(secRoots, ir.SeverityInfo, findDuplicateRoot, "root %d is root %d (the project roots are the user roots here): its skills are loaded once, from root %d",
-					inner+1, outer+1, outer+1)
+				if filepath.Clean(dirs[inner]) == filepath.Clean(dirs[outer]) {
+					// Run from the home directory, the project roots are
+					// the user roots: nothing to fix.
+					r.add(secRoots, ir.SeverityInfo, findDuplicateRoot, "root %d is root %d (the project roots are the user roots here): its skills are loaded once, from root %d",
+						inner+1, outer+1, outer+1)
+					continue
+				}
+				// Two clients' folders made one (.agents linked to
+				// .claude): a layout of the user's, said as it is.
+				r.add(secRoots, ir.SeverityInfo, findDuplicateRoot, "root %d %s is the same folder as root %d %s (one is a link to the other): its skills are loaded once, from root %d",
+					inner+1, ir.Printable(dirs[inner]), outer+1, ir.Printable(dirs[outer]), outer+1)
 				continue
 			}
 			r.add(secRoots, ir.SeverityWarning, findDuplicateRoot, "root %d %s is the same folder as root %d %s: its skills are loaded once, from root %d; list it once",

@@ -88,9 +88,10 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 		}
 		fmt.Fprintf(stdout, "%s, %s, %s\n", plural(v.Units, "unit"), plural(v.Errors, "error"), plural(v.Warnings, "warning"))
 	}
-	if v.Units == 0 {
+	if v.Units == 0 && len(ds) == 0 {
 		// "0 units, 0 errors" reads as a pass: say that nothing was
-		// checked (doctor's no_units), and fail --strict on it.
+		// checked (doctor's no_units), and fail --strict on it. With a
+		// diagnostic (a SKILL.md that cannot be read), something was.
 		fmt.Fprintln(stderr, "rlmc: warning: "+noSkill(c.Catalog())+": nothing was checked")
 		if p.strict {
 			return failed()

@@ -89,6 +89,8 @@ func (e *RootError) Error() string {
 	switch {
 	case errors.Is(e.Err, fs.ErrNotExist):
 		return fmt.Sprintf("skill root %s does not exist", name)
+	case errors.Is(e.Err, ErrNotFolder) && filepath.Base(e.Root) == SkillFile:
+		return fmt.Sprintf("skill root %s is not a folder (name the skill's folder, %s, as a root)", name, filepath.Dir(e.Root))
 	case errors.Is(e.Err, ErrNotFolder):
 		return fmt.Sprintf("skill root %s is not a folder", name)
 	case errors.Is(e.Err, ErrEmptyRoot):
