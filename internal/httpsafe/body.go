@@ -225,6 +225,40 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 	return body, release, nil
 }
 
+// Refusing prepares the answer to a request whose body was refused with
+// status. For 413 and 503 (its size, no room in the bodies' budget) the
+// client may still be sending the body, and, told to close, the
+// connection closed under it: it met a broken pipe and never read the
+// refusal (42 of 54 uploads of 6 MB to a busy server). Then the function
+// returned, to call once the refusal is written, sends it and reads and
+// discards what the client still sends, at most lingerBytes within
+// lingerTime, so that the refusal reaches it. For any other status, or a
+// writer that cannot read while it writes, it does nothing.
+func Refusing(w http.ResponseWriter, r *http.Request, status int) (after func()) {
+	none := func() {}
+	if status != http.StatusRequestEntityTooLarge && status != http.StatusServiceUnavailable {
+		return none
+	}
+	rc := http.NewResponseController(w)
+	if rc.EnableFullDuplex() != nil {
+		return none
+	}
+	return func() {
+		if rc.Flush() != nil || rc.SetReadDeadline(time.Now().Add(lingerTime)) != nil {
+			return
+		}
+		io.CopyN(io.Discard, r.Body, lingerBytes)
+	}
+}
+
+// lingerTime and lingerBytes bound what Refusing reads of a refused body:
+// a client sends a few megabytes in that time on loopback or a LAN, and
+// one sending more meets the closed connection as before.
+const (
+	lingerTime  = 2 * time.Second
+	lingerBytes = 16 << 20
+)
+
 // cutReader reads a request body, telling a body cut short (net/http's
 // io.ErrUnexpectedEOF) from one that ended, which io.ReadFull, reading
 // one byte past a declared length, cannot: the cut body passed whole.

@@ -1,7 +1,10 @@
 package httpsafe
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -425,5 +428,44 @@ func TestReadBodyEdges(t *testing.T) {
 	release()
 	if got := after.TotalAlloc - before.TotalAlloc; err != nil || got > uint64(len(body))+16<<10 {
 		t.Errorf("a declared body of %d bytes: allocated %d, %v; want it allocated once", len(body), got, err)
+	}
+}
+
+// TestRefusedBodyAnswered: a client that sends a body the server refuses
+// for its size, and reads the answer only once it has sent it all, reads
+// the refusal: the connection closed under it, a broken pipe, and the
+// 413 was lost.
+func TestRefusedBodyAnswered(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, release, err := ReadBody(w, r, 64<<10, 5*time.Second, NewBudget(1<<20))
+		defer release()
+		if err != nil {
+			status := BodyStatus(err)
+			defer Refusing(w, r, status)()
+			w.WriteHeader(status)
+			return
+		}
+		w.WriteHeader(200)
+	}))
+	defer srv.Close()
+	const size = 8 << 20
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	if _, err := fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", size); err != nil {
+		t.Fatal(err)
+	}
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	for sent := 0; sent < size; sent += len(chunk) {
+		if _, err := conn.Write(chunk); err != nil {
+			t.Fatalf("after %d of %d bytes: %v; want the body taken, then the answer", sent, size, err)
+		}
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || !strings.Contains(line, "413") {
+		t.Fatalf("got %q, %v; want a 413 status line", line, err)
 	}
 }

@@ -616,6 +616,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	defer release()
 	if err != nil {
 		status, code, msg := httpsafe.BodyStatus(err), compiler.ErrInvalidRequest, "reading the request body: "+err.Error()
+		defer httpsafe.Refusing(w, r, status)()
 		switch status {
 		case http.StatusRequestEntityTooLarge:
 			msg = fmt.Sprintf("the request body is over %d bytes (--max-body)", p.cfg.MaxBodyBytes)

@@ -279,6 +279,7 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	req, release, status, err := s.readRequest(w, r)
 	defer release()
 	if err != nil {
+		defer httpsafe.Refusing(w, r, status)()
 		code := compiler.ErrInvalidRequest
 		if status == http.StatusServiceUnavailable {
 			w.Header().Set("Retry-After", "1")
