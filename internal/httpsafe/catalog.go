@@ -50,6 +50,15 @@ func Failing(ctx context.Context, c *compiler.Compiler) string {
 	return ""
 }
 
+// PolicyFault reports whether ce, the error of a compile over c, is the
+// host policy's rather than the request's: a mandatory unit refused or
+// missing (mandatory_rejected, unknown_unit) while every compile over c
+// fails (Failing), whatever the request. The front-ends answer it 500,
+// where 422 told every client its request was wrong.
+func (l *CatalogLog) PolicyFault(c *compiler.Compiler, ce *compiler.Error) bool {
+	return c != nil && (ce.Code == compiler.ErrMandatoryRejected || ce.Code == compiler.ErrUnknownUnit) && l.FailingFor(c) != ""
+}
+
 // maxLoggedErrors bounds the catalog errors a load's warning quotes.
 const maxLoggedErrors = 5
 

@@ -848,6 +848,9 @@ func (p *Proxy) refuseCompile(w http.ResponseWriter, err error, refuse func(int,
 		ce = &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()}
 	}
 	status := httpsafe.StatusOf(ce, err)
+	if l := p.live.Load(); l != nil && p.loads.PolicyFault(l.Current(), ce) {
+		status = http.StatusInternalServerError
+	}
 	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}

@@ -896,3 +896,23 @@ func TestUnansweredCallLogged(t *testing.T) {
 		t.Errorf("got logs %s; want a completion line with status 0, marked aborted", logs)
 	}
 }
+
+// TestPolicyFaultIs500: a host policy under which every compile fails (a
+// mandatory unit the catalog lacks) is the proxy's fault, a 500 in the
+// API's shape, not a 422 invalid_request_error blaming the client.
+func TestPolicyFaultIs500(t *testing.T) {
+	f := newFixture(t, nil, Config{})
+	if err := os.WriteFile(f.p.cfg.PolicyFile, []byte("mandatory: [house-style]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.p.Live().Reload()
+	for deadline := time.Now().Add(10 * time.Second); len(f.p.Live().Current().Policy().Mandatory) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the policy was not reloaded")
+		}
+	}
+	resp, body := f.do(t, "POST", "/v1/messages", msgString, nil)
+	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), `"api_error"`) {
+		t.Fatalf("got %d %s; want 500, an api_error", resp.StatusCode, body)
+	}
+}

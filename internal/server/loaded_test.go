@@ -154,7 +154,7 @@ func TestEveryCompileFailsNotReady(t *testing.T) {
 			testkit.WriteFile(t, cfg.PolicyFile, tc.policy)
 			warned := false
 			cfg.Logger = testkit.OnLog("every compile fails until the host policy or the catalog changes (rlmc validate lists why)", func() { warned = true })
-			s, _ := newTestServer(t, cfg)
+			s, ts := newTestServer(t, cfg)
 			if err := s.Watch(context.Background()); err != nil {
 				t.Fatal(err)
 			}
@@ -163,6 +163,34 @@ func TestEveryCompileFailsNotReady(t *testing.T) {
 			if !warned || rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "every compile fails") {
 				t.Fatalf("got warned %v, readyz %d %s; want a warning and 503 saying every compile fails", warned, rec.Code, rec.Body)
 			}
+			// The host policy's fault, not the request's: 500, where 422
+			// told every client its request was wrong.
+			resp, err := http.Post(ts.URL+"/v1/compile", "application/json", strings.NewReader(`{"task": "indent with tabs"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusInternalServerError {
+				t.Errorf("a compile: got %d; want 500", resp.StatusCode)
+			}
 		})
+	}
+	// A request that denies a mandatory unit of a policy that works is the
+	// request's fault: 422 as before.
+	root := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(root, "tabs", "SKILL.md"), "---\nname: tabs\ndescription: Indent with tabs.\n---\nBody.\n")
+	cfg := Config{Roots: []string{root}, PolicyFile: filepath.Join(t.TempDir(), "policy.yaml")}
+	testkit.WriteFile(t, cfg.PolicyFile, "mandatory: [tabs]\n")
+	s, ts := newTestServer(t, cfg)
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(ts.URL+"/v1/compile", "application/json", strings.NewReader(`{"task": "x", "deny": ["tabs"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("a request denying a mandatory unit: got %d; want 422", resp.StatusCode)
 	}
 }

@@ -305,7 +305,7 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	// of its own rather than share one (turns). A compile that runs out of
 	// time while it waits is answered as canceled, by CompileIn.
 	done := s.cores.take(ctx)
-	res, err := l.Compile(ctx, compiler.Request{Task: req.task(), Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
+	res, c, err := l.CompileIn(ctx, compiler.Request{Task: req.task(), Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
 		Why: req.Why, AllRejected: req.AllRejected})
 	done()
 	if err != nil {
@@ -314,6 +314,9 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 			ce = &compiler.Error{Stage: StageServe, Code: compiler.ErrInvalidRequest, Message: err.Error()}
 		}
 		status := httpsafe.StatusOf(ce, err)
+		if s.loads.PolicyFault(c, ce) {
+			status = http.StatusInternalServerError
+		}
 		if status == http.StatusServiceUnavailable {
 			w.Header().Set("Retry-After", "1")
 		}
