@@ -778,14 +778,15 @@ func claudeLinked(cwd, home string) map[string]bool {
 }
 
 // unitsIn returns the names of c's units whose folder is one of folders
-// (resolved paths), in catalog order.
+// (resolved paths), in catalog order; a shadowed one is not its name's
+// unit (denying its name would deny the one that shadows it).
 func unitsIn(c *compiler.Compiler, folders map[string]bool) []string {
 	if len(folders) == 0 {
 		return nil
 	}
 	var out []string
 	for _, u := range c.Catalog().Units {
-		if u.File != "" && folders[filepath.Dir(u.File)] {
+		if u.Status != ir.StatusShadowed && u.File != "" && folders[filepath.Dir(u.File)] {
 			out = append(out, u.Name)
 		}
 	}
