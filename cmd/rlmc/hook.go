@@ -454,8 +454,13 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	// A skill Claude Code lists itself through a link in its own folder
 	// is left to it, as that folder is: routed too, it reached the model
 	// twice.
-	listed := unitsIn(c, claudeListed)
-	res, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: splitNames(p.selects), Deny: slices.Concat(denies, listed), Budget: p.budget}, p.maxChars)
+	// One the host selects or makes mandatory is the host's to load: left
+	// to Claude Code, it failed every prompt (a mandatory unit denied).
+	selects := splitNames(p.selects)
+	listed := slices.DeleteFunc(unitsIn(c, claudeListed), func(n string) bool {
+		return slices.Contains(selects, n) || slices.Contains(pol.Mandatory, n)
+	})
+	res, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: selects, Deny: slices.Concat(denies, listed), Budget: p.budget}, p.maxChars)
 	if err != nil {
 		return nil, joinError(err, cacheNote())
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/rlmc-dev/rlmc/compiler"
@@ -51,12 +52,15 @@ func Failing(ctx context.Context, c *compiler.Compiler) string {
 }
 
 // PolicyFault reports whether ce, the error of a compile over c, is the
-// host policy's rather than the request's: a mandatory unit refused or
-// missing (mandatory_rejected, unknown_unit) while every compile over c
-// fails (Failing), whatever the request. The front-ends answer it 500,
-// where 422 told every client its request was wrong.
+// host policy's rather than the request's: a unit the policy makes
+// mandatory refused or missing (mandatory_rejected, unknown_unit) while
+// every compile over c fails (Failing), whatever the request. The
+// front-ends answer it 500, where 422 told every client its request was
+// wrong; a unit the request selected stays the request's (a typo in a
+// select is no server fault, and a 5xx is retried).
 func (l *CatalogLog) PolicyFault(c *compiler.Compiler, ce *compiler.Error) bool {
-	return c != nil && (ce.Code == compiler.ErrMandatoryRejected || ce.Code == compiler.ErrUnknownUnit) && l.FailingFor(c) != ""
+	return c != nil && (ce.Code == compiler.ErrMandatoryRejected || ce.Code == compiler.ErrUnknownUnit) &&
+		slices.Contains(c.Policy().Mandatory, ce.Unit) && l.FailingFor(c) != ""
 }
 
 // maxLoggedErrors bounds the catalog errors a load's warning quotes.

@@ -167,6 +167,16 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	// Every skill folder a root's walk found, sorted, taken before the
+	// roots' finds are kept once each (firstReach): a link into another
+	// root is that root's only where it found a skill (intoOtherRoots).
+	var foundDirs []string
+	for _, d := range scanned {
+		if d.sc != nil && len(d.sc.escapes) > 0 {
+			foundDirs = allFound(scanned)
+			break
+		}
+	}
 	hidden := map[string]bool{} // roots looked into for hidden skills (hiddenSkills)
 	for i, root := range roots {
 		irRoots = append(irRoots, ir.Root{Dir: root.Dir, Precedence: i})
@@ -184,7 +194,7 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 			}
 			continue
 		}
-		founds, ds := sc.found, intoOtherRoots(sc, sc.diags, scanned)
+		founds, ds := sc.found, intoOtherRoots(sc, sc.diags, scanned, foundDirs)
 		if len(founds) == 0 && root.Required() && !hidden[sc.rootReal] {
 			// Read at every load, not recorded with the scan: what the
 			// hidden folders hold is no part of the root's listing. A
@@ -281,12 +291,14 @@ type scannedRoot struct {
 
 // rootsReal returns the real paths of the roots scanned.
 // intoOtherRoots returns ds with each path_escape of a symlinked folder that
-// leads into another root of the load told as what it is: that root's
-// folder, loaded from there, an info. The skills CLIs link each skill
-// of one client's folder into another's (.claude/skills/x ->
+// leads to skills another root of the load found told as what it is:
+// that root's folder, loaded from there, an info. The skills CLIs link
+// each skill of one client's folder into another's (.claude/skills/x ->
 // ../../.agents/skills/x), and validate failed on every skill so linked,
-// and compile said "not loaded" of a skill it had just loaded.
-func intoOtherRoots(sc *scanner, ds ir.Diagnostics, scanned []scannedRoot) ir.Diagnostics {
+// and compile said "not loaded" of a skill it had just loaded. A link
+// into a part of the other root its walk passes over (a hidden folder,
+// past its depth) loads nothing there, and stays an escape.
+func intoOtherRoots(sc *scanner, ds ir.Diagnostics, scanned []scannedRoot, foundDirs []string) ir.Diagnostics {
 	if len(sc.escapes) == 0 {
 		return ds
 	}
@@ -294,7 +306,7 @@ func intoOtherRoots(sc *scanner, ds ir.Diagnostics, scanned []scannedRoot) ir.Di
 	for _, d := range ds {
 		if target, ok := sc.escapes[d.Path]; ok && d.Code == ir.CodePathEscape {
 			for _, o := range scanned {
-				if o.sc != nil && o.sc != sc && Within(o.sc.rootReal, target) {
+				if o.sc != nil && o.sc != sc && Within(o.sc.rootReal, target) && holdsFound(foundDirs, target) {
 					d.Severity = ir.SeverityInfo
 					d.Message = fmt.Sprintf("symlinked folder leads into the root %s, which loads what it holds; not loaded twice", ir.Printable(o.sc.root))
 					break
@@ -304,6 +316,36 @@ func intoOtherRoots(sc *scanner, ds ir.Diagnostics, scanned []scannedRoot) ir.Di
 		out = append(out, d)
 	}
 	return out
+}
+
+// allFound returns the skill folders every root's walk found, sorted.
+func allFound(scanned []scannedRoot) []string {
+	var out []string
+	for _, d := range scanned {
+		if d.sc != nil {
+			for _, f := range d.sc.found {
+				out = append(out, f.dirReal)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// holdsFound reports whether dir, or a folder below it, is one of
+// foundDirs (sorted).
+func holdsFound(foundDirs []string, dir string) bool {
+	i, ok := slices.BinarySearch(foundDirs, dir)
+	if ok {
+		return true
+	}
+	// The folders below dir sort among those that start with it.
+	for ; i < len(foundDirs) && strings.HasPrefix(foundDirs[i], dir); i++ {
+		if Within(dir, foundDirs[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 func rootsReal(scanned []scannedRoot) map[string]bool {

@@ -779,8 +779,11 @@ func TestLinkIntoAnotherRoot(t *testing.T) {
 	agents, claude, outside := filepath.Join(dir, "agents"), filepath.Join(dir, "claude"), filepath.Join(dir, "outside")
 	testkit.WriteFile(t, filepath.Join(agents, "tdd", "SKILL.md"), "---\nname: tdd\ndescription: Test-driven development.\n---\nBody.\n")
 	testkit.WriteFile(t, filepath.Join(outside, "evil", "SKILL.md"), "---\nname: evil\ndescription: Out of every root.\n---\nBody.\n")
+	// Inside the other root, where its walk does not go: loaded by no
+	// root, it stays an escape.
+	testkit.WriteFile(t, filepath.Join(agents, ".hidden", "secret", "SKILL.md"), "---\nname: secret\ndescription: In a hidden folder.\n---\nBody.\n")
 	os.MkdirAll(claude, 0o755)
-	for name, target := range map[string]string{"tdd": filepath.Join(agents, "tdd"), "evil": filepath.Join(outside, "evil")} {
+	for name, target := range map[string]string{"tdd": filepath.Join(agents, "tdd"), "evil": filepath.Join(outside, "evil"), "hid": filepath.Join(agents, ".hidden", "secret")} {
 		if err := os.Symlink(target, filepath.Join(claude, name)); err != nil {
 			t.Fatal(err)
 		}
@@ -799,7 +802,7 @@ func TestLinkIntoAnotherRoot(t *testing.T) {
 				got[d.Path] = d.Severity
 			}
 		}
-		if want := map[string]ir.Severity{"tdd": ir.SeverityInfo, "evil": ir.SeverityError}; !maps.Equal(got, want) {
+		if want := map[string]ir.Severity{"tdd": ir.SeverityInfo, "evil": ir.SeverityError, "hid": ir.SeverityError}; !maps.Equal(got, want) {
 			t.Errorf("roots %v: path_escape severities %v; want %v", roots, got, want)
 		}
 	}

@@ -37,8 +37,9 @@ const (
 )
 
 // maxKept bounds a key or an id kept raw: no key of a path, and no id
-// remembered (maxResponseID), is longer.
-const maxKept = 4 * maxResponseID
+// remembered (maxResponseID), is longer, each of its bytes written as an
+// escape (\u0061) of six.
+const maxKept = 6 * maxResponseID
 
 // feed reads the next piece of the text and says the id, once it has
 // arrived, and whether the text shows there is none.
@@ -153,6 +154,10 @@ type sseFinder struct {
 	kind    int
 	space   bool // a data line's first byte after "data:", dropped when a space
 	payload bool // the current event has data
+	// cr: a data line's piece ended with "\r", held back: before "\n" it
+	// is the line's end, not its data (a string cut across data lines
+	// kept it, and no longer matched).
+	cr bool
 }
 
 const (
@@ -168,6 +173,13 @@ func newSSEFinder() *sseFinder { return &sseFinder{json: idFinder{path: []string
 func (f *sseFinder) feed(b []byte) (id string, final bool) {
 	for i := 0; i < len(b) && !f.json.done; {
 		c := b[i]
+		if f.cr {
+			f.cr = false
+			if c != '\n' {
+				f.json.feed([]byte{'\r'})
+				continue
+			}
+		}
 		if c == '\n' {
 			f.endLine()
 			i++
@@ -196,6 +208,12 @@ func (f *sseFinder) feed(b []byte) (id string, final bool) {
 				if run[0] == ' ' {
 					run = run[1:]
 				}
+			}
+			if n := len(run); n > 0 && run[n-1] == '\r' {
+				// "\r\n" ends the line: the "\r" is no data. At the
+				// piece's end, whether "\n" follows is not known yet.
+				run = run[:n-1]
+				f.cr = end == len(b)
 			}
 			if len(run) > 0 {
 				f.payload = true

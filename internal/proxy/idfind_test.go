@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -25,6 +26,8 @@ var idBodies = []string{
 	`"id"`,
 	`{"x":{"id":"no"},"y":"\\","id":"resp_d"}`,
 	"{\"a\":1,\r\n\t\"id\" :\n \"resp_ws\"}",
+	// An id of 200 bytes, each written as a six-byte escape.
+	`{"id":"` + strings.Repeat(`\u0061`, 200) + `"}`,
 }
 
 // sseBodies are Responses streams: the first event with data holds the
@@ -39,6 +42,9 @@ var sseBodies = []string{
 	"event: ping\r\n\r\ndata: {\"response\":{\"pad\":\"" + strings.Repeat("y", 2000) + "\",\"id\":\"resp_u\"}}\r\n\r\n",
 	"data: {\"response\":\"str\"}\n\n",
 	"dat: {\"response\":{\"id\":\"not data\"}}\n\ndata: {\"response\":{\"id\":\"resp_v\"}}\n\n",
+	// A key cut across data lines that end in "\r\n".
+	"data: {\"respo\r\ndata: nse\":{\"id\":\"resp_crlf\"}}\r\n\r\n",
+	"data: {\"response\":{\"id\":\"resp_\r\ndata: cr\"}}\r\n\r\n",
 }
 
 // TestIDFinderAsIDIn: fed a piece at a time, in pieces of every size,
@@ -91,8 +97,9 @@ func TestIDFinderAsIDIn(t *testing.T) {
 	}
 }
 
-// FuzzIDFinder: whatever the text, the finders never fail, and where the
-// text is cut into pieces changes nothing of what they find.
+// FuzzIDFinder: whatever the text, the finders never fail, where the text
+// is cut into pieces changes nothing of what they find, and of a text that
+// is valid JSON the idFinder finds what the reference decoder does.
 func FuzzIDFinder(f *testing.F) {
 	for _, b := range idBodies {
 		f.Add(b, uint16(7), false)
@@ -119,6 +126,11 @@ func FuzzIDFinder(f *testing.F) {
 		wholeID, wholeFinal := run(text)
 		if id, final := run(text[:at], text[at:]); id != wholeID || final != wholeFinal {
 			t.Fatalf("cut at %d: got %q, %v; whole, %q, %v", at, id, final, wholeID, wholeFinal)
+		}
+		if !stream && json.Valid([]byte(text)) {
+			if refID, refFinal := idIn([]byte(text)); refID != wholeID || refFinal != wholeFinal {
+				t.Fatalf("got %q, %v; the reference decoder finds %q, %v", wholeID, wholeFinal, refID, refFinal)
+			}
 		}
 	})
 }

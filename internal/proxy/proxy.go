@@ -729,7 +729,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		res, answered, err := p.compile(r.Context(), live, compiler.Request{Task: c.task, Select: c.selects, Deny: ctl.denies}, true)
 		if err != nil {
 			rec.compile = time.Since(start)
-			p.refuseCompile(w, err, refuse)
+			p.refuseCompile(w, answered, err, refuse)
 			return
 		}
 		unknownDeny(answered)
@@ -759,7 +759,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	res, answered, err := p.compile(r.Context(), live, compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}, true)
 	if err != nil {
 		rec.compile = time.Since(start)
-		p.refuseCompile(w, err, refuse)
+		p.refuseCompile(w, answered, err, refuse)
 		return
 	}
 	unknownDeny(answered)
@@ -795,7 +795,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 				placeFailed(err)
 				return
 			}
-			p.refuseCompile(w, err, refuse)
+			p.refuseCompile(w, answered, err, refuse)
 			return
 		}
 	case res.Prompt != "":
@@ -840,15 +840,15 @@ func (a *answering) Compile(ctx context.Context, req compiler.Request) (*compile
 	return res, err
 }
 
-// refuseCompile refuses a call whose compile failed, with the compile's
-// error and status.
-func (p *Proxy) refuseCompile(w http.ResponseWriter, err error, refuse func(int, *compiler.Error)) {
+// refuseCompile refuses a call whose compile over c failed, with the
+// compile's error and status.
+func (p *Proxy) refuseCompile(w http.ResponseWriter, c *compiler.Compiler, err error, refuse func(int, *compiler.Error)) {
 	var ce *compiler.Error
 	if !errors.As(err, &ce) {
 		ce = &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest, Message: err.Error()}
 	}
 	status := httpsafe.StatusOf(ce, err)
-	if l := p.live.Load(); l != nil && p.loads.PolicyFault(l.Current(), ce) {
+	if p.loads.PolicyFault(c, ce) {
 		status = http.StatusInternalServerError
 	}
 	if status == http.StatusServiceUnavailable {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -172,6 +173,23 @@ func TestEveryCompileFailsNotReady(t *testing.T) {
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusInternalServerError {
 				t.Errorf("a compile: got %d; want 500", resp.StatusCode)
+			}
+			// An error about a unit the client selected is the client's,
+			// a typo, all the same: 422; one about the mandatory unit,
+			// which the compile may meet first, the policy's.
+			resp, err = http.Post(ts.URL+"/v1/compile", "application/json", strings.NewReader(`{"task": "x", "select": ["nope-typo"]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct{ Error struct{ Unit string } }
+			json.NewDecoder(resp.Body).Decode(&doc)
+			resp.Body.Close()
+			want := http.StatusInternalServerError
+			if doc.Error.Unit == "nope-typo" {
+				want = http.StatusUnprocessableEntity
+			}
+			if resp.StatusCode != want {
+				t.Errorf("a compile selecting a unit no skill bears: got %d about %q; want %d", resp.StatusCode, doc.Error.Unit, want)
 			}
 		})
 	}
