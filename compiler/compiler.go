@@ -344,25 +344,45 @@ func (c *Compiler) StoreCache() {
 // since is a body_changed error) and counted. StoreCache keeps the new
 // counts for the next process. It is safe for concurrent use.
 func (c *Compiler) BodyTokens(u *ir.Unit) (int, error) {
+	if c == nil || c.cat == nil || u == nil {
+		return 0, &Error{Stage: StageMeasure, Code: ErrInvalidRequest, Message: "no unit, or a compiler that holds no catalog: make one with Load, LoadWith, New or Watch"}
+	}
 	m := &meter{c: c, tokenizer: c.policy.Tokenizer, bodies: map[string]string{}}
 	return m.count(u)
 }
 
-// Catalog returns the catalog the compiler was built over.
-func (c *Compiler) Catalog() *ir.Catalog { return c.cat }
+// Catalog returns the catalog the compiler was built over. A nil or zero
+// *Compiler holds none: its accessors return zero values (nil, "", a zero
+// Policy or Reach), and Compile and BodyTokens an invalid_request error.
+func (c *Compiler) Catalog() *ir.Catalog {
+	if c == nil {
+		return nil
+	}
+	return c.cat
+}
 
 // Summary returns u as a listing shows it, with the priority its compiles
 // order it by: the host policy's for it, else the default. The skill's own
 // (metadata.prolog-rlm) orders nothing, and a listing that showed it
 // ("rlmc list", GET /v1/catalog) disagreed with the compile's result.
 func (c *Compiler) Summary(u *ir.Unit) ir.Summary {
+	if u == nil {
+		return ir.Summary{}
+	}
 	s := u.Summary()
-	s.Priority = c.facts.priorityOf(u)
+	if c != nil && c.facts != nil {
+		s.Priority = c.facts.priorityOf(u)
+	}
 	return s
 }
 
 // Policy returns the host policy in effect, with defaults filled in.
-func (c *Compiler) Policy() Policy { return c.policy }
+func (c *Compiler) Policy() Policy {
+	if c == nil {
+		return Policy{}
+	}
+	return c.policy
+}
 
 // Reach counts the catalog's units by what the host policy and their
 // status leave a compile: a catalog with units of which none is
@@ -380,6 +400,9 @@ type Reach struct {
 
 // Reach returns what c's catalog leaves its compiles.
 func (c *Compiler) Reach() Reach {
+	if c == nil || c.cat == nil {
+		return Reach{}
+	}
 	units := c.cat.Units
 	r := Reach{Units: len(units), DeniedAll: len(units) > 0}
 	for _, u := range units {
@@ -401,12 +424,22 @@ func (c *Compiler) Reach() Reach {
 
 // CatalogFingerprint identifies everything in the catalog a decision can
 // read; see docs/how-a-compile-decides.md ("Output") for what it covers.
-func (c *Compiler) CatalogFingerprint() string { return c.catalogFP }
+func (c *Compiler) CatalogFingerprint() string {
+	if c == nil {
+		return ""
+	}
+	return c.catalogFP
+}
 
 // PolicyFingerprint identifies the host policy c decides under (its
 // roots aside): with CatalogFingerprint, what a compile's answer depends
 // on besides the request.
-func (c *Compiler) PolicyFingerprint() string { return c.policyFP }
+func (c *Compiler) PolicyFingerprint() string {
+	if c == nil {
+		return ""
+	}
+	return c.policyFP
+}
 
 // Equivalent reports whether o answers every request as c does: the same
 // catalog and policy fingerprints, and each unit in the same file (which
@@ -414,6 +447,9 @@ func (c *Compiler) PolicyFingerprint() string { return c.policyFP }
 // that keeps what it compiled keeps it across a reload that changed
 // nothing a compile reads, such as a log written under a root.
 func (c *Compiler) Equivalent(o *Compiler) bool {
+	if c == nil || o == nil || c.cat == nil || o.cat == nil {
+		return c.Catalog() == nil && o.Catalog() == nil // two compilers of no catalog
+	}
 	if c.catalogFP != o.catalogFP || c.policyFP != o.policyFP {
 		return false
 	}
@@ -421,7 +457,12 @@ func (c *Compiler) Equivalent(o *Compiler) bool {
 }
 
 // Diagnostics returns the catalog's and the policy's diagnostics.
-func (c *Compiler) Diagnostics() ir.Diagnostics { return c.diags }
+func (c *Compiler) Diagnostics() ir.Diagnostics {
+	if c == nil {
+		return nil
+	}
+	return c.diags
+}
 
 // summarized is how many pieces of a unit's strongest evidence its
 // lexical reason quotes.
@@ -497,6 +538,9 @@ const maxUnknownNamed = 20
 // UnknownUnits returns those of names no unit of c's catalog answers to
 // (names are exact), each once, in the order first given.
 func UnknownUnits(c *Compiler, names []string) []string {
+	if c.Catalog() == nil {
+		return nil // no catalog to tell them by
+	}
 	var out []string
 	seen := map[string]bool{}
 	for _, n := range names {

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -59,6 +60,9 @@ type Event struct {
 // ir.Printable and details through ir.EscapeText: each event stays on its
 // line whatever a catalog holds.
 func WriteExplanation(w io.Writer, r *Result) error {
+	if r == nil {
+		return errors.New("compiler.WriteExplanation: no result (nil)")
+	}
 	var b strings.Builder
 	rejected := len(r.Rejected)
 	for _, n := range r.Unlisted {

@@ -3,6 +3,7 @@ package compiler_test
 import (
 	"context"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -50,9 +51,23 @@ func TestNilAndZero(t *testing.T) {
 	if _, err := compiler.New(nil, compiler.Policy{}); !errors.As(err, &ce) || ce.Code != compiler.ErrInvalidRequest || ce.Stage != compiler.StageLoad {
 		t.Errorf("New(nil): got %v; want an invalid_request error of the load stage", err)
 	}
-	var nilC *compiler.Compiler
-	nilC.StoreCache() // documented to do nothing without a cache
-	zero.StoreCache()
+	// Every accessor of a nil or zero Compiler answers a zero value,
+	// BodyTokens an error: most panicked.
+	for _, c := range []*compiler.Compiler{nil, &zero} {
+		c.StoreCache()
+		if c.Catalog() != nil || c.Diagnostics() != nil || c.CatalogFingerprint() != "" || c.PolicyFingerprint() != "" ||
+			c.Reach() != (compiler.Reach{}) || !c.Equivalent(nil) || len(compiler.UnknownNames(c, "deny", []string{"x"})) != 0 {
+			t.Errorf("%v: an accessor answered a value; want zero values", c)
+		}
+		_ = c.Policy()
+		_ = c.Summary(nil)
+		if _, err := c.BodyTokens(nil); err == nil {
+			t.Errorf("%v: BodyTokens gave no error; want one", c)
+		}
+	}
+	if err := compiler.WriteExplanation(io.Discard, nil); err == nil {
+		t.Error("WriteExplanation of no result: got no error; want one")
+	}
 }
 
 // TestGoPolicyValidated: a Policy built in Go is held to the ranges a
