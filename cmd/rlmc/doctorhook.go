@@ -83,15 +83,8 @@ func doctorHooks(ctx context.Context, r *doctorReport, project, home string) {
 // skills, that the hook never routes them: doctor's roots list them, and
 // a user who put a skill there would look for why it never loads.
 func doctorClaudeOwn(r *doctorReport, project, home string) {
-	var dirs []string
-	for _, d := range claudeOwnRoots {
-		dirs = append(dirs, filepath.Join(project, filepath.FromSlash(d)))
-		if home != "" {
-			dirs = append(dirs, filepath.Join(home, filepath.FromSlash(d)))
-		}
-	}
 	seen := map[string]bool{}
-	for _, dir := range dirs {
+	for _, dir := range claudeOwnDirs(project, home) {
 		if seen[resolved(dir)] {
 			continue
 		}

@@ -467,14 +467,11 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	c.StoreCache()
 	notes := []string{hookNote(c.Diagnostics(), c.Catalog()), linkedNote}
 	if len(listed) > 0 {
-		names, them := strings.Join(listed[:min(len(listed), 5)], ", "), "them"
-		if len(listed) > 5 {
-			names += fmt.Sprintf(" and %d more", len(listed)-5)
-		}
+		them := "them"
 		if len(listed) == 1 {
 			them = "it"
 		}
-		notes = append(notes, fmt.Sprintf("%s left to Claude Code, which lists %s itself through a link in %s", names, them, strings.Join(claudeOwnRoots, ", ")))
+		notes = append(notes, fmt.Sprintf("%s left to Claude Code, which lists %s itself through a link in %s", listSome(listed), them, strings.Join(claudeOwnRoots, ", ")))
 	}
 	// A --deny naming no unit is likely a typo for one that stays
 	// allowed, as compile says.
@@ -724,16 +721,10 @@ func readHookInput(stdin io.Reader) (hookInput, error) {
 // when missing, so that Load reports it, as it does for every command.
 func hookRoots(cwd, home string, getenv func(string) string, exists, isLink func(string) bool) (roots, linked, shared []string) {
 	own, ownPaths := map[string]bool{}, map[string]bool{} // resolved, and as written
-	for _, d := range claudeOwnRoots {
-		// The project's own folder is where the built-in roots find the
-		// project: up from a subfolder (loader.ProjectDir).
-		for _, base := range []string{loader.ProjectDir(cwd, home), home} {
-			if base == "" {
-				continue
-			}
-			p := filepath.Join(base, filepath.FromSlash(d))
-			own[resolved(p)], ownPaths[p] = true, true
-		}
+	// The project's own folder is where the built-in roots find the
+	// project: up from a subfolder (loader.ProjectDir).
+	for _, p := range claudeOwnDirs(loader.ProjectDir(cwd, home), home) {
+		own[resolved(p)], ownPaths[p] = true, true
 	}
 	for _, r := range compiler.Resolve(loader.Options{}, compiler.Policy{}, compiler.Env{Cwd: cwd, Home: home, Getenv: getenv}).Roots {
 		// A root that is a link to Claude Code's own folder is that
@@ -759,23 +750,31 @@ func hookRoots(cwd, home string, getenv func(string) string, exists, isLink func
 // hook holds it too.
 func claudeLinked(cwd, home string) map[string]bool {
 	out := map[string]bool{}
+	for _, dir := range claudeOwnDirs(loader.ProjectDir(cwd, home), home) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			if t, err := filepath.EvalSymlinks(filepath.Join(dir, e.Name())); err == nil {
+				out[t] = true
+			}
+		}
+	}
+	return out
+}
+
+// claudeOwnDirs returns Claude Code's own skill folders (claudeOwnRoots)
+// in the project and the home folder, either "" for none.
+func claudeOwnDirs(project, home string) []string {
+	var out []string
 	for _, d := range claudeOwnRoots {
-		for _, base := range []string{loader.ProjectDir(cwd, home), home} {
-			if base == "" {
-				continue
-			}
-			dir := filepath.Join(base, filepath.FromSlash(d))
-			entries, err := os.ReadDir(dir)
-			if err != nil {
-				continue
-			}
-			for _, e := range entries {
-				if e.Type()&fs.ModeSymlink == 0 {
-					continue
-				}
-				if t, err := filepath.EvalSymlinks(filepath.Join(dir, e.Name())); err == nil {
-					out[t] = true
-				}
+		for _, base := range []string{project, home} {
+			if base != "" {
+				out = append(out, filepath.Join(base, filepath.FromSlash(d)))
 			}
 		}
 	}

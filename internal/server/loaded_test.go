@@ -166,30 +166,19 @@ func TestEveryCompileFailsNotReady(t *testing.T) {
 			}
 			// The host policy's fault, not the request's: 500, where 422
 			// told every client its request was wrong.
-			resp, err := http.Post(ts.URL+"/v1/compile", "application/json", strings.NewReader(`{"task": "indent with tabs"}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusInternalServerError {
-				t.Errorf("a compile: got %d; want 500", resp.StatusCode)
+			if status, _ := postCompile(t, ts.URL, `{"task": "indent with tabs"}`); status != http.StatusInternalServerError {
+				t.Errorf("a compile: got %d; want 500", status)
 			}
 			// An error about a unit the client selected is the client's,
 			// a typo, all the same: 422; one about the mandatory unit,
 			// which the compile may meet first, the policy's.
-			resp, err = http.Post(ts.URL+"/v1/compile", "application/json", strings.NewReader(`{"task": "x", "select": ["nope-typo"]}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var doc struct{ Error struct{ Unit string } }
-			json.NewDecoder(resp.Body).Decode(&doc)
-			resp.Body.Close()
+			status, unit := postCompile(t, ts.URL, `{"task": "x", "select": ["nope-typo"]}`)
 			want := http.StatusInternalServerError
-			if doc.Error.Unit == "nope-typo" {
+			if unit == "nope-typo" {
 				want = http.StatusUnprocessableEntity
 			}
-			if resp.StatusCode != want {
-				t.Errorf("a compile selecting a unit no skill bears: got %d about %q; want %d", resp.StatusCode, doc.Error.Unit, want)
+			if status != want {
+				t.Errorf("a compile selecting a unit no skill bears: got %d about %q; want %d", status, unit, want)
 			}
 		})
 	}
@@ -203,12 +192,21 @@ func TestEveryCompileFailsNotReady(t *testing.T) {
 	if err := s.Watch(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Post(ts.URL+"/v1/compile", "application/json", strings.NewReader(`{"task": "x", "deny": ["tabs"]}`))
+	if status, _ := postCompile(t, ts.URL, `{"task": "x", "deny": ["tabs"]}`); status != http.StatusUnprocessableEntity {
+		t.Errorf("a request denying a mandatory unit: got %d; want 422", status)
+	}
+}
+
+// postCompile posts body to the server at url's /v1/compile and returns
+// the status and the unit its error names, if any.
+func postCompile(t *testing.T, url, body string) (status int, unit string) {
+	t.Helper()
+	resp, err := http.Post(url+"/v1/compile", "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnprocessableEntity {
-		t.Errorf("a request denying a mandatory unit: got %d; want 422", resp.StatusCode)
-	}
+	defer resp.Body.Close()
+	var doc struct{ Error struct{ Unit string } }
+	json.NewDecoder(resp.Body).Decode(&doc)
+	return resp.StatusCode, doc.Error.Unit
 }
