@@ -33,14 +33,23 @@ type Audit struct {
 	now func() time.Time
 }
 
-// NewAudit returns an audit trail writing to w.
+// NewAudit returns an audit trail writing to w. With a nil w, every
+// record fails to be written (an *AuditError), and compiles still run.
 func NewAudit(w io.Writer) *Audit { return &Audit{w: w, now: time.Now} }
+
+// errNoWriter is the record error of an audit trail with no writer.
+var errNoWriter = errors.New("the audit trail has no writer: make it with NewAudit(w)")
 
 // Compile runs c.Compile and records it. c is a *Compiler or a *Live; the
 // record names the catalog the compile ran on (for a failed compile, the
 // catalog current when it ended).
 func (a *Audit) Compile(ctx context.Context, c Source, req Request) (*Result, error) {
-	start := a.now()
+	if c == nil {
+		// No source is a host's mistake: answered (and recorded) as a
+		// nil *Compiler answers it, not a panic.
+		c = (*Compiler)(nil)
+	}
+	start := a.clock()
 	res, err := c.Compile(ctx, req)
 	rec := AuditRecord{Time: start.UTC(), Selected: []string{}, Rejected: map[ReasonCode]int{}}
 	if res != nil {
@@ -48,7 +57,7 @@ func (a *Audit) Compile(ctx context.Context, c Source, req Request) (*Result, er
 	} else if cur := c.Current(); cur != nil {
 		rec.CatalogFingerprint = cur.CatalogFingerprint()
 	}
-	rec.DurationMS = float64(a.now().Sub(start).Microseconds()) / 1000
+	rec.DurationMS = float64(a.clock().Sub(start).Microseconds()) / 1000
 	if err != nil {
 		rec.Decision = DecisionError
 		if ce, ok := err.(*Error); ok {
@@ -84,8 +93,20 @@ func (a *Audit) Record(rec AuditRecord) error {
 		return err
 	}
 	line = append(line, '\n')
+	if a == nil || a.w == nil {
+		return errNoWriter
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	_, err = a.w.Write(line)
 	return err
+}
+
+// clock returns the time now: a's clock, or the wall clock for an Audit
+// NewAudit did not make.
+func (a *Audit) clock() time.Time {
+	if a == nil || a.now == nil {
+		return time.Now()
+	}
+	return a.now()
 }

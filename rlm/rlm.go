@@ -140,8 +140,11 @@ type passThrough struct {
 
 // Plan implements Planner.
 func (p passThrough) Plan(ctx context.Context, req *Request) (*Response, error) {
-	if req == nil {
+	switch {
+	case req == nil:
 		return nil, ErrNoRequest
+	case missing(p.next):
+		return nil, ErrNoPlanner
 	}
 	if len(req.Skills) > 0 {
 		return nil, fmt.Errorf("rlm: cannot load the selected skills %s: %s: %w", strings.Join(req.Skills, ", "), p.why, ErrNoSkills)
@@ -153,10 +156,27 @@ func (p passThrough) Plan(ctx context.Context, req *Request) (*Response, error) 
 // compile skills for, nor a request to hand on.
 var ErrNoRequest = errors.New("rlm: no request")
 
+// ErrNoPlanner is Plan's error when WithSkills was given no planner to
+// call (a nil Planner or a nil PlannerFunc): a host's mistake, said where
+// it calls rather than as a panic inside the wrapper.
+var ErrNoPlanner = errors.New("rlm: no planner to call (WithSkills was given a nil Planner)")
+
+// missing reports whether p is no planner: nil, or a nil PlannerFunc. A
+// nil pointer of a host's own type may be a planner that works (its
+// method need not read it), so only the call can tell.
+func missing(p Planner) bool {
+	f, isFunc := p.(PlannerFunc)
+	return p == nil || isFunc && f == nil
+}
+
 // Plan implements Planner.
 func (s *skills) Plan(ctx context.Context, req *Request) (*Response, error) {
-	if req == nil {
+	switch {
+	case req == nil:
 		return nil, ErrNoRequest
+	case missing(s.next):
+		// Said before any compile: no result could reach a model.
+		return nil, ErrNoPlanner
 	}
 	// A live catalog may become empty, or be emptied, between two calls,
 	// so this is decided at each call.

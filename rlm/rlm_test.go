@@ -264,6 +264,36 @@ func TestNilRequest(t *testing.T) {
 	}
 }
 
+// TestNilPlanner: WithSkills given no planner answers ErrNoPlanner at
+// every call, whatever it would have done with the request (it panicked),
+// and an audit trail made with no writer fails its records, not the call
+// (it panicked too).
+func TestNilPlanner(t *testing.T) {
+	c := newCompiler(t, catalog)
+	for _, tt := range []struct {
+		name    string
+		planner Planner
+	}{
+		{"nil planner", WithSkills(nil, c)},
+		{"nil PlannerFunc", WithSkills(PlannerFunc(nil), c)},
+		{"nil planner, disabled", WithSkills(nil, c, Disabled())},
+		{"nil planner, no compiler", WithSkills(nil, nil)},
+		{"nil planner, audited", WithSkills(nil, c, WithAudit(compiler.NewAudit(nil)))},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := tt.planner.Plan(context.Background(), request("red green refactor")); !errors.Is(err, ErrNoPlanner) {
+				t.Errorf("got %v; want ErrNoPlanner", err)
+			}
+		})
+	}
+	rec := &recorder{}
+	_, err := WithSkills(rec, c, WithAudit(compiler.NewAudit(nil))).Plan(context.Background(), request("red green refactor"))
+	var ae *compiler.AuditError
+	if !errors.As(err, &ae) {
+		t.Errorf("audit without a writer: got %v; want an *AuditError", err)
+	}
+}
+
 // TestOnCompileReportsTheDecision pins that the host learns what each
 // compile decided, and can stop the call on an ambiguous task to ask its
 // user instead of planning without skills.
