@@ -1,7 +1,8 @@
 // Package fakeapi is a fake completion API for the proxy's tests, its
 // benchmark and examples/proxy/upstream: it answers OpenAI Chat
 // Completions, OpenAI Responses and Anthropic Messages calls with a fixed
-// reply ("ok"), as JSON or, when the request says "stream": true, as
+// reply ("ok"), and their token counts with a count of a token every four
+// bytes of the request, as JSON or, when the request says "stream": true, as
 // server-sent events in the vendors' formats, so that their SDKs parse it.
 // It never calls a model.
 package fakeapi
@@ -47,6 +48,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Instructions json.RawMessage `json:"instructions"`
 	}
 	json.Unmarshal(body, &req) // a body that is not JSON gets the JSON answer
+	if object, ok := counts[r.URL.Path]; ok {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{%s"input_tokens":%d}`, object, len(body)/4)
+		return
+	}
 	instructions := "null"
 	if json.Valid(req.Instructions) {
 		instructions = string(req.Instructions)
@@ -83,6 +89,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+}
+
+// counts maps the token count paths to the members their answer has
+// before its count.
+var counts = map[string]string{
+	"/v1/messages/count_tokens":  "",
+	"/v1/responses/input_tokens": `"object":"response.input_tokens",`,
 }
 
 type event struct{ name, data string }

@@ -385,13 +385,45 @@ type api struct {
 	turns func(body []byte, root span) ([]turn, span)
 	// textTypes are the types of the content parts holding a user's text.
 	textTypes []string
+	// count: a token count of the API's requests, not a completion.
+	count bool
 }
 
-// apis maps each path the proxy edits to its API.
+// The completion APIs the proxy edits.
+var (
+	chatAPI      = &api{name: "chat_completions", task: chatTask, place: chatPlace, turns: chatTurns, textTypes: []string{"text"}}
+	responsesAPI = &api{name: "responses", task: responsesTask, place: responsesPlace, turns: responsesTurns, textTypes: []string{"input_text", "text"}}
+	messagesAPI  = &api{name: "messages", task: messagesTask, place: messagesPlace, turns: chatTurns, textTypes: []string{"text"}}
+)
+
+// apis maps each path the proxy edits to its API. A token count of an
+// API's request (Anthropic's count_tokens, OpenAI's Responses
+// input_tokens) takes the same body and is edited as that request is, so
+// that the count a client takes (Claude Code, to manage its context)
+// holds the skills its call will carry; unedited, it left them out.
 var apis = map[string]*api{
-	"/v1/chat/completions": {name: "chat_completions", task: chatTask, place: chatPlace, turns: chatTurns, textTypes: []string{"text"}},
-	"/v1/responses":        {name: "responses", task: responsesTask, place: responsesPlace, turns: responsesTurns, textTypes: []string{"input_text", "text"}},
-	"/v1/messages":         {name: "messages", task: messagesTask, place: messagesPlace, turns: chatTurns, textTypes: []string{"text"}},
+	"/v1/chat/completions":       chatAPI,
+	"/v1/responses":              responsesAPI,
+	"/v1/messages":               messagesAPI,
+	"/v1/messages/count_tokens":  messagesAPI.counting(),
+	"/v1/responses/input_tokens": responsesAPI.counting(),
+}
+
+// counting returns a's token count: edited as a, under a's name (a
+// conversation's turns get the same blocks in both), logged apart; its
+// answer is a count, no response to learn an id from.
+func (a *api) counting() *api {
+	c := *a
+	c.count = true
+	return &c
+}
+
+// label names a in the proxy's log.
+func (a *api) label() string {
+	if a.count {
+		return a.name + "_count"
+	}
+	return a.name
 }
 
 // chatTask reads an OpenAI Chat Completions request: the last user message.

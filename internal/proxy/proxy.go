@@ -604,7 +604,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		unread = DecisionUnread
 	}
 	if unread != "" {
-		rec := logRecord{api: a.name, start: start, decision: unread}
+		rec := logRecord{api: a.label(), start: start, decision: unread}
 		own := http.Header{}
 		own.Set(HeaderDecision, unread)
 		p.send(w, r, own, &rec)
@@ -627,7 +627,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		p.fail(w, flavorOf(r.URL.Path), status, &compiler.Error{Stage: StageProxy, Code: code, Message: msg})
 		return
 	}
-	rec := logRecord{api: a.name, start: start}
+	rec := logRecord{api: a.label(), start: start}
 	root, ok := rootOf(body)
 	if httpsafe.Encoding(r.Header) != "" {
 		ok = false // a compressed body is forwarded as it is, unread
@@ -975,7 +975,7 @@ func responsesPrev(a *api, body []byte, root span) string {
 // withConversation returns r carrying c, whose response id the proxy
 // learns from a Responses answer, for the calls chained to it.
 func withConversation(r *http.Request, a *api, c *conversation) *http.Request {
-	if a.name != "responses" {
+	if a.name != "responses" || a.count {
 		return r
 	}
 	return r.WithContext(context.WithValue(r.Context(), convKey{}, c))

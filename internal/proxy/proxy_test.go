@@ -916,3 +916,34 @@ func TestPolicyFaultIs500(t *testing.T) {
 		t.Fatalf("got %d %s; want 500, an api_error", resp.StatusCode, body)
 	}
 }
+
+// TestTokenCountsCarryTheSkills: a token count of a call (Anthropic's
+// count_tokens, OpenAI's Responses input_tokens) reaches the upstream as
+// the call it counts would, skills included, under either placement; it
+// went unedited, so a client's count (Claude Code's, to manage its
+// context) left out what the call carries.
+func TestTokenCountsCarryTheSkills(t *testing.T) {
+	for _, placement := range []Placement{PlacementTurn, PlacementSystem} {
+		f := newFixture(t, nil, Config{Placement: placement})
+		for _, tc := range []struct{ call, count, body string }{
+			{"/v1/messages", "/v1/messages/count_tokens", msgString},
+			{"/v1/messages", "/v1/messages/count_tokens", msgBody},
+			{"/v1/responses", "/v1/responses/input_tokens", respBody},
+		} {
+			t.Run(string(placement)+" "+tc.count, func(t *testing.T) {
+				resp, _ := f.do(t, http.MethodPost, tc.count, tc.body, nil)
+				if got := resp.Header.Get(HeaderDecision); got != "route" {
+					t.Fatalf("%s: got %q; want route", HeaderDecision, got)
+				}
+				counted := f.up.last(t).body
+				f.do(t, http.MethodPost, tc.call, tc.body, nil)
+				if call := f.up.last(t).body; !bytes.Equal(counted, call) {
+					t.Errorf("the count's body upstream:\n%s\nthe call's:\n%s\nwant the same", counted, call)
+				}
+			})
+		}
+		if !strings.Contains(f.logs.String(), `"api":"messages_count"`) {
+			t.Errorf("no log line names the count:\n%s", f.logs.String())
+		}
+	}
+}

@@ -150,6 +150,42 @@ func TestOfficialSDKs(t *testing.T) {
 		}
 		check(t, msg.Content[0].Text)
 	})
+	// A count through the proxy counts the skills the call carries (the
+	// fake upstream counts a token every four bytes).
+	direct := anthropic.NewClient(aoption.WithBaseURL(f.up.srv.URL), aoption.WithAPIKey("ak-sdk"), aoption.WithMaxRetries(0))
+	oaiDirect := openai.NewClient(ooption.WithBaseURL(f.up.srv.URL+"/v1/"), ooption.WithAPIKey("sk-sdk"), ooption.WithMaxRetries(0))
+	t.Run("anthropic count_tokens", func(t *testing.T) {
+		cp := anthropic.MessageCountTokensParams{Model: mp.Model, System: anthropic.MessageCountTokensParamsSystemUnion{OfTextBlockArray: mp.System}, Messages: mp.Messages}
+		with, err := ant.Messages.CountTokens(ctx, cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sys := systemOf(t); !strings.HasPrefix(sys, "<skills>\n<skill name=\"tdd\">") {
+			t.Fatalf("system prompt upstream: got %q; want the block of tdd", sys)
+		}
+		without, err := direct.Messages.CountTokens(ctx, cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if with.InputTokens <= without.InputTokens {
+			t.Fatalf("count through the proxy %d, without it %d; want more through it", with.InputTokens, without.InputTokens)
+		}
+	})
+	t.Run("openai responses input_tokens", func(t *testing.T) {
+		cp := responses.InputTokenCountParams{Model: openai.String("gpt-x"), Instructions: rp.Instructions,
+			Input: responses.InputTokenCountParamsInputUnion{OfString: openai.String(task)}}
+		with, err := oai.Responses.InputTokens.Count(ctx, cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		without, err := oaiDirect.Responses.InputTokens.Count(ctx, cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if with.InputTokens <= without.InputTokens {
+			t.Fatalf("count through the proxy %d, without it %d; want more through it", with.InputTokens, without.InputTokens)
+		}
+	})
 	t.Run("a selection that cannot be honored is an SDK error, not a plain call", func(t *testing.T) {
 		before := f.up.count()
 		_, err := ant.Messages.New(ctx, mp, aoption.WithHeader(HeaderSelect, "no-such-skill"))
