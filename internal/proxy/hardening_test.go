@@ -15,8 +15,10 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/rlmc-dev/rlmc/compiler"
@@ -463,8 +465,65 @@ func TestResponseIDBounds(t *testing.T) {
 	zw.Write([]byte(`{"id":"`))
 	zw.Write(bytes.Repeat([]byte("a"), 16<<20))
 	zw.Close()
-	if got := len(gunzipPrefix(zipped.Bytes())); got > captureMax {
-		t.Errorf("a gzip bomb decoded to %d bytes; want at most %d", got, captureMax)
+	decoded := 0
+	g := newGunzipper(func(b []byte) (string, bool) { decoded += len(b); return "", false })
+	g.write(zipped.Bytes())
+	g.close()
+	<-g.ended
+	if decoded > captureMax {
+		t.Errorf("a gzip bomb decoded to %d bytes; want at most %d", decoded, captureMax)
+	}
+}
+
+// TestCatchIDGzipLinear: a gzip answer sent a few bytes at a time is
+// decoded once, not from its start at every read (a 64 KiB answer sent 16
+// bytes at a time, its id last, took over a second of CPU), and its id is
+// known before the read that completes it returns.
+func TestCatchIDGzipLinear(t *testing.T) {
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	zw.Write([]byte(`{"object":"response","pad":"`))
+	// Incompressible padding, flushed in many blocks, as a server
+	// streaming its answer would.
+	pad := make([]byte, 40<<10)
+	for i := range pad {
+		pad[i] = "abcdefghijklmnopqrstuvwxyz"[(i*7919+i/26)%26]
+	}
+	for i := 0; i < len(pad); i += 512 {
+		zw.Write(pad[i : i+512])
+		zw.Flush()
+	}
+	zw.Write([]byte(`","id":"resp_late"}`))
+	zw.Close()
+	fed := 0
+	var got string
+	finder := (&idFinder{}).feed
+	c := &idCatcher{ReadCloser: io.NopCloser(iotest.OneByteReader(bytes.NewReader(zipped.Bytes()))), gzip: true,
+		feed:  func(b []byte) (string, bool) { fed += len(b); return finder(b) },
+		found: func(id string) { got = id }}
+	buf := make([]byte, 16)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for {
+		_, err := c.Read(buf)
+		if err != nil {
+			break
+		}
+	}
+	c.Close()
+	runtime.ReadMemStats(&after)
+	// Decoded from its start at each read, it allocated a decoder and
+	// the decoded prefix thousands of times: about 2 GB.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+		t.Errorf("reading the answer allocated %d bytes; want under 4 MiB, a decoder once", alloc)
+	}
+	if got != "resp_late" {
+		t.Fatalf("got %q; want resp_late", got)
+	}
+	// Each decoded byte is fed once: the decoded answer's length, not
+	// the sum of its prefixes.
+	if want := len(`{"object":"response","pad":"`) + len(pad) + len(`","id":"resp_late"}`); fed > want {
+		t.Errorf("fed %d bytes to the finder; want at most the %d the answer decodes to", fed, want)
 	}
 }
 

@@ -1,7 +1,7 @@
 package proxy
 
 import (
-	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"container/list"
 	"hash/maphash"
@@ -268,10 +268,10 @@ type idCatcher struct {
 	// second of CPU.
 	feed func([]byte) (id string, final bool)
 	read int // the bytes read so far, up to captureMax
-	// A gzip answer is kept, compressed, and its start decoded again at
-	// each read; fed is how much of what it decodes to has been fed.
-	buf []byte
-	fed int
+	// unzip decodes a gzip answer as it comes (each byte once: its start
+	// decoded again at each read cost a second of CPU for an answer sent
+	// 16 bytes at a time).
+	unzip *gunzipper
 }
 
 func (c *idCatcher) Read(p []byte) (int, error) {
@@ -284,36 +284,215 @@ func (c *idCatcher) Read(p []byte) (int, error) {
 			}
 		}
 		c.read += n
-		piece := p[:n]
+		var (
+			id    string
+			final bool
+		)
 		if c.gzip {
-			c.buf = append(c.buf, piece...)
-			data := gunzipPrefix(c.buf)
-			piece = data[min(c.fed, len(data)):]
-			c.fed = max(c.fed, len(data))
+			if c.unzip == nil {
+				c.unzip = newGunzipper(c.feed)
+			}
+			id, final = c.unzip.write(p[:n])
+		} else {
+			id, final = c.feed(p[:n])
 		}
-		id, final := c.feed(piece)
 		// An id longer than any API's is an upstream's mistake or attack,
 		// and would cost the memory its length: no chain is kept for it.
 		if id != "" && len(id) <= maxResponseID {
 			c.found(id)
 		}
 		if final || id != "" || err != nil || c.read >= captureMax {
-			c.done, c.buf = true, nil
+			c.done = true
+			c.unzip.close()
 		}
 	}
 	return n, err
 }
 
-// gunzipPrefix returns what the start of a gzip stream decodes to.
-func gunzipPrefix(data []byte) []byte {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
+// Close closes the answer, and ends its decoding if it was not over.
+func (c *idCatcher) Close() error {
+	c.unzip.close()
+	return c.ReadCloser.Close()
+}
+
+// gunzipper feeds what a gzip stream decodes to, written to it a piece at
+// a time, to a finder, each byte once. compress/gzip decodes from a
+// reader and cannot be resumed once its reader runs dry, so it runs on a
+// goroutine of its own that reads the pieces from a channel; write hands
+// it a piece and returns once it has decoded all it can of what it was
+// given and asks for more (or ended), so that an id in a piece is known
+// before the piece is handed on. It decodes what a gzip reader yields of
+// a stream cut where the pieces end: the blocks flushed so far.
+type gunzipper struct {
+	in     chan []byte   // the pieces; closed when no more are given
+	hungry chan struct{} // the decoder took every byte given, and waits
+	ended  chan struct{} // the decoder is gone
+	closed bool
+
+	// The decoder's own, read by write once hungry or ended says it
+	// waits or is gone.
+	feed    func([]byte) (string, bool)
+	pending []byte
+	started bool
+	id      string
+	final   bool
+}
+
+func newGunzipper(feed func([]byte) (string, bool)) *gunzipper {
+	g := &gunzipper{in: make(chan []byte), hungry: make(chan struct{}), ended: make(chan struct{}), feed: feed}
+	go g.decode()
+	return g
+}
+
+// write gives the decoder one piece, and returns the id it found and
+// whether it is done looking.
+func (g *gunzipper) write(piece []byte) (id string, final bool) {
+	if len(piece) > 0 {
+		select {
+		case g.in <- piece:
+			select {
+			case <-g.hungry:
+			case <-g.ended:
+			}
+		case <-g.ended:
+		}
+	}
+	select {
+	case <-g.ended:
+		return g.id, true
+	default:
+		return "", false
+	}
+}
+
+// close lets the decoder go; nil-safe, and safe to call again.
+func (g *gunzipper) close() {
+	if g != nil && !g.closed {
+		g.closed = true
+		close(g.in)
+	}
+}
+
+func (g *gunzipper) decode() {
+	defer close(g.ended)
+	if skipGzipHeader(g) != nil {
+		return
+	}
+	// The deflate stream is read past the gzip header, not through
+	// gzip.Reader, which holds the last block's bytes back until the
+	// 8-byte trailer after it has arrived: the id would be known later
+	// than the bytes that end it.
+	zr := flate.NewReader(g)
+	buf := make([]byte, 4096)
+	// A bomb decodes to no more than the bytes an id is looked for in.
+	for total := 0; total < captureMax; {
+		n, err := zr.Read(buf[:min(len(buf), captureMax-total)])
+		total += n
+		if n > 0 {
+			if g.id, g.final = g.feed(buf[:n]); g.id != "" || g.final {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// skipGzipHeader reads a gzip member's header (RFC 1952, 2.3), leaving r
+// at its deflate stream.
+func skipGzipHeader(r io.ByteReader) error {
+	var h [10]byte
+	for i := range h {
+		b, err := r.ReadByte()
+		if err != nil {
+			return err
+		}
+		h[i] = b
+	}
+	const fhcrc, fextra, fname, fcomment = 1 << 1, 1 << 2, 1 << 3, 1 << 4
+	if h[0] != 0x1f || h[1] != 0x8b || h[2] != 8 {
+		return gzip.ErrHeader
+	}
+	skip := func(n int) error {
+		for range n {
+			if _, err := r.ReadByte(); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
-	// A stream cut short yields what it holds; a bomb, no more than the
-	// bytes an id is looked for in.
-	out, _ := io.ReadAll(io.LimitReader(zr, captureMax))
-	return out
+	zero := func() error {
+		for {
+			b, err := r.ReadByte()
+			if err != nil || b == 0 {
+				return err
+			}
+		}
+	}
+	flags := h[3]
+	if flags&fextra != 0 {
+		lo, err := r.ReadByte()
+		if err != nil {
+			return err
+		}
+		hi, err := r.ReadByte()
+		if err != nil {
+			return err
+		}
+		if err := skip(int(lo) | int(hi)<<8); err != nil {
+			return err
+		}
+	}
+	for _, f := range []byte{fname, fcomment} {
+		if flags&f != 0 {
+			if err := zero(); err != nil {
+				return err
+			}
+		}
+	}
+	if flags&fhcrc != 0 {
+		return skip(2)
+	}
+	return nil
+}
+
+// ReadByte gives the decoder the pieces' bytes; as an io.ByteReader it
+// is read directly, not through a buffer that would take bytes ahead of
+// what it decodes.
+func (g *gunzipper) ReadByte() (byte, error) {
+	for len(g.pending) == 0 {
+		if g.started {
+			g.hungry <- struct{}{}
+		}
+		piece, ok := <-g.in
+		if !ok {
+			return 0, io.EOF
+		}
+		g.pending, g.started = piece, true
+	}
+	b := g.pending[0]
+	g.pending = g.pending[1:]
+	return b, nil
+}
+
+// Read is ReadByte's, for an io.Reader.
+func (g *gunzipper) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	b, err := g.ReadByte()
+	if err != nil {
+		return 0, err
+	}
+	p[0] = b
+	n := 1
+	for n < len(p) && len(g.pending) > 0 {
+		c := copy(p[n:], g.pending)
+		g.pending = g.pending[c:]
+		n += c
+	}
+	return n, nil
 }
 
 // acceptsGzip reports whether Accept-Encoding values take gzip.
