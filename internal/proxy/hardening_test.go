@@ -530,7 +530,7 @@ func TestCatchIDGzipLinear(t *testing.T) {
 // TestUnknownDenyTold: a denial naming no unit (names are exact) is
 // answered with X-Rlmc-Unknown-Deny; it passed without a word.
 func TestUnknownDenyTold(t *testing.T) {
-	f := newFixture(t, nil, Config{})
+	f := newFixture(t, nil, Config{MaxBodyBytes: 1 << 20})
 	resp, _ := f.do(t, "POST", "/v1/chat/completions", chatNoSystem, map[string]string{HeaderDeny: "TDD, deploy"})
 	if got := resp.Header.Get(HeaderUnknownDeny); got != "TDD" {
 		t.Errorf("%s: got %q; want TDD", HeaderUnknownDeny, got)
@@ -548,6 +548,22 @@ func TestUnknownDenyTold(t *testing.T) {
 	resp, _ = f.do(t, "POST", "/v1/chat/completions", chatNoSystem, map[string]string{HeaderDeny: strings.Join(names, ",")})
 	if got, want := resp.Header.Get(HeaderUnknownDeny), strings.Join(names[:maxShownNames], ","); got != want {
 		t.Errorf("%s with 4,000 unknown names: got %d bytes; want the first %d names (%d bytes)", HeaderUnknownDeny, len(got), maxShownNames, len(want))
+	}
+	// A call the host asks the proxy to skip, or one over --max-body,
+	// still says so: the host sends its denials with every call, and
+	// these went without a word.
+	for _, tc := range []struct {
+		name   string
+		header map[string]string
+		body   string
+	}{
+		{"skipped", map[string]string{HeaderDeny: "TDD", HeaderSkip: "1"}, chatNoSystem},
+		{"over --max-body", map[string]string{HeaderDeny: "TDD"}, `{"messages":[],"pad":"` + strings.Repeat("x", 2<<20) + `"}`},
+	} {
+		resp, _ = f.do(t, "POST", "/v1/chat/completions", tc.body, tc.header)
+		if got := resp.Header.Get(HeaderUnknownDeny); got != "TDD" {
+			t.Errorf("%s: %s: got %q; want TDD", tc.name, HeaderUnknownDeny, got)
+		}
 	}
 }
 

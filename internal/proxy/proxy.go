@@ -586,6 +586,23 @@ var completionPaths = slices.Sorted(maps.Keys(apis))
 // complete compiles the skills of one completion and forwards it.
 func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl controls) {
 	start := time.Now()
+	// own are the proxy's headers of the answer; forward puts them on
+	// the final answer (never on a 1xx, which would clear them).
+	own := http.Header{}
+	// A denial naming no unit is most likely a misspelt one that stays
+	// allowed (names are exact): the host is told, as rlmc compile and
+	// rlmc serve tell it, on every call that names it, skipped and
+	// unread ones too (a host sends its denials with each call).
+	// The names are looked up in the catalog that answers the call's
+	// compile (a reload may swap in another meanwhile), else in the
+	// current one.
+	unknownDeny := func(c *compiler.Compiler) {
+		if unknown := compiler.UnknownUnits(c, ctl.denies); len(unknown) > 0 {
+			shown := firstNames(unknown)
+			own.Set(HeaderUnknownDeny, strings.Join(shown, ","))
+			p.log.Warn("a denial names no unit", "deny", shown, "unknown", len(unknown))
+		}
+	}
 	unread := ""
 	switch {
 	case ctl.skip:
@@ -605,7 +622,9 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	}
 	if unread != "" {
 		rec := logRecord{api: a.label(), start: start, decision: unread}
-		own := http.Header{}
+		if live := p.live.Load(); live != nil {
+			unknownDeny(live.Current())
+		}
 		own.Set(HeaderDecision, unread)
 		p.send(w, r, own, &rec)
 		return
@@ -653,22 +672,6 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		return
 	case live == nil:
 		rec.decision = DecisionNoCatalog
-	}
-	// own are the proxy's headers of the answer; forward puts them on
-	// the final answer (never on a 1xx, which would clear them).
-	own := http.Header{}
-	// A denial naming no unit is most likely a misspelt one that stays
-	// allowed (names are exact): the host is told, as rlmc compile and
-	// rlmc serve tell it.
-	// The names are looked up in the catalog that answers the call's
-	// compile (a reload may swap in another meanwhile), else in the
-	// current one.
-	unknownDeny := func(c *compiler.Compiler) {
-		if unknown := compiler.UnknownUnits(c, ctl.denies); len(unknown) > 0 {
-			shown := firstNames(unknown)
-			own.Set(HeaderUnknownDeny, strings.Join(shown, ","))
-			p.log.Warn("a denial names no unit", "deny", shown, "unknown", len(unknown))
-		}
 	}
 	if rec.decision != "" {
 		if live != nil {
