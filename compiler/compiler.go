@@ -219,7 +219,7 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	}
 	c.diags = append(c.diags, c.index.Diagnostics()...)
 	var (
-		names  []string // the catalog's unit names, built at the first unknown one
+		names  *namer // built at the first unknown name
 		hinted int
 	)
 	for _, n := range c.policy.names() {
@@ -231,9 +231,9 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 			hint := ""
 			if hinted < maxUnknownNamed {
 				if names == nil {
-					names = unitNames(cat)
+					names = newNamer(cat)
 				}
-				hint, hinted = namesHint(names, n), hinted+1
+				hint, hinted = names.hint(n), hinted+1
 			}
 			c.diags.Add(ir.Diagnostic{Path: path, Line: line, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog%s", n, hint)})
 		}
@@ -518,7 +518,7 @@ func UnknownNames(c *Compiler, field string, names []string) ir.Diagnostics {
 	if len(unknown) == 0 {
 		return nil
 	}
-	all := unitNames(c.cat)
+	namer := newNamer(c.cat)
 	for i, n := range unknown {
 		if i == maxUnknownNamed {
 			out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
@@ -526,7 +526,7 @@ func UnknownNames(c *Compiler, field string, names []string) ir.Diagnostics {
 			break
 		}
 		out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
-			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog%s", field, ir.Quote(n), namesHint(all, n))})
+			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog%s", field, ir.Quote(n), namer.hint(n))})
 	}
 	return out
 }

@@ -489,12 +489,15 @@ func TestUnknownNames(t *testing.T) {
 }
 
 // TestNameHint: a select, deny or mandatory name one or two edits from a
-// unit's says which unit it most likely meant; a name near none says
-// nothing more.
+// unit's says which unit it most likely meant; the name of a folder whose
+// SKILL.md names its unit otherwise says that unit's name (a deny by the
+// folder's name left the skill allowed with "not in the catalog" only);
+// a name near none says nothing more.
 func TestNameHint(t *testing.T) {
 	c := build(t, map[string]string{
-		"r/SKILL.md": skill("code-review", "Review code changes.", "", ""),
-		"d/SKILL.md": skill("docker", "Write a Dockerfile.", "", ""),
+		"r/SKILL.md":                 skill("code-review", "Review code changes.", "", ""),
+		"d/SKILL.md":                 skill("docker", "Write a Dockerfile.", "", ""),
+		"incident-response/SKILL.md": skill("on-call-runbook", "Answer a production incident.", "", ""),
 	}, Policy{})
 	tests := []struct {
 		name, unit string
@@ -502,6 +505,7 @@ func TestNameHint(t *testing.T) {
 	}{
 		{name: "letters swapped", unit: "code-reveiw", want: `; did you mean "code-review"?`},
 		{name: "upper case", unit: "Docker", want: `; did you mean "docker"?`},
+		{name: "a folder's name", unit: "incident-response", want: `; the skill in folder "incident-response" is named "on-call-runbook"`},
 		{name: "near none", unit: "kubernetes", want: ""},
 	}
 	for _, tt := range tests {

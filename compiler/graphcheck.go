@@ -139,7 +139,7 @@ func groupConflicts(cat *ir.Catalog, p Policy, names []string, edges map[string]
 func referenceProblems(cat *ir.Catalog) ir.Diagnostics {
 	var (
 		out    ir.Diagnostics
-		names  []string // the catalog's unit names, built at the first unknown one
+		names  *namer // built at the first unknown name
 		hinted int
 	)
 	for _, u := range cat.Units {
@@ -168,9 +168,9 @@ func referenceProblems(cat *ir.Catalog) ir.Diagnostics {
 				hint := ""
 				if hinted < maxUnknownNamed {
 					if names == nil {
-						names = unitNames(cat)
+						names = newNamer(cat)
 					}
-					hint, hinted = namesHint(names, to), hinted+1
+					hint, hinted = names.hint(to), hinted+1
 				}
 				out.Add(u.DeclaredAt(ir.CodeUnknownReference, ir.SeverityWarning,
 					fmt.Sprintf("%s %s %s, which is not in the catalog; the edge has no effect%s", u.Name, e.verb, ir.Quote(to), hint)))

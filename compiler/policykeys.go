@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"path"
 	"reflect"
 	"regexp"
 	"slices"
@@ -213,16 +214,48 @@ func closestKey(key string, names []string) string {
 	return ""
 }
 
-// nameHint is "; did you mean NAME?" when a unit of cat is named within a
-// small edit distance of name, which answers to none (closest), else "":
-// a select, deny or mandatory entry one typo from a unit most likely
-// meant that unit.
-func nameHint(cat *ir.Catalog, name string) string { return namesHint(unitNames(cat), name) }
+// nameHint is what namer tells of name, which answers to no unit of cat.
+func nameHint(cat *ir.Catalog, name string) string { return newNamer(cat).hint(name) }
 
-// namesHint is nameHint over the catalog's unit names, for a caller that
-// looks up many names.
-func namesHint(names []string, name string) string {
-	if c := closest(name, names); c != "" {
+// namer tells the unit meant by a name no unit answers to: a unit whose
+// folder has that name (the name a user sees in the file tree, where the
+// SKILL.md names its unit otherwise), else a unit named within a small
+// edit distance of it (closest): a select, deny or mandatory entry one
+// typo from a unit most likely meant that unit.
+type namer struct {
+	names   []string            // the units' names, each once, sorted
+	folders map[string][]string // a folder's name -> the units in such a folder named otherwise
+}
+
+func newNamer(cat *ir.Catalog) *namer {
+	n := &namer{names: unitNames(cat), folders: map[string][]string{}}
+	for _, u := range cat.Units {
+		dir := path.Dir(u.Path)
+		if dir == "." {
+			continue // a root that is itself a skill's folder
+		}
+		if f := path.Base(dir); f != u.Name && !slices.Contains(n.folders[f], u.Name) {
+			n.folders[f] = append(n.folders[f], u.Name)
+		}
+	}
+	return n
+}
+
+// hint is "; the skill in folder NAME is named UNIT" or "; did you mean
+// UNIT?", else "".
+func (n *namer) hint(name string) string {
+	if units := n.folders[name]; len(units) > 0 {
+		quoted := make([]string, len(units))
+		for i, u := range units {
+			quoted[i] = ir.Quote(u)
+		}
+		what := "the skill in folder " + ir.Quote(name) + " is named "
+		if len(units) > 1 {
+			what = "the skills in folders " + ir.Quote(name) + " are named "
+		}
+		return "; " + what + strings.Join(quoted, " or ")
+	}
+	if c := closest(name, n.names); c != "" {
 		return "; did you mean " + ir.Quote(c) + "?"
 	}
 	return ""
