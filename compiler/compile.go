@@ -699,6 +699,13 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 				code, what = ErrMandatoryRejected, "mandatory"
 			}
 			reason := st.reason(d)
+			if u, ok := r.c.cat.Lookup(d.Name); ok && d.Reason == ReasonInvalid {
+				// "see diagnostics" is no help where none are shown:
+				// the first error is said instead.
+				if e, ok := r.c.firstError(u); ok {
+					reason.Detail = "the unit is invalid: " + e.String()
+				}
+			}
 			return nil, &Error{Code: code, Unit: d.Name, Reason: d.Reason,
 				Message: fmt.Sprintf("%s unit %q cannot be honored: %s", what, d.Name, describe(reason))}
 		}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -462,6 +463,18 @@ func (c *Compiler) Diagnostics() ir.Diagnostics {
 		return nil
 	}
 	return c.diags
+}
+
+// firstError returns the first error diagnostic of u's SKILL.md or
+// folder, in the catalog's order.
+func (c *Compiler) firstError(u *ir.Unit) (ir.Diagnostic, bool) {
+	dir := path.Dir(u.Path) + "/"
+	for _, d := range c.diags {
+		if d.Severity == ir.SeverityError && d.Root == u.Root && (d.Path == u.Path || dir != "./" && strings.HasPrefix(d.Path, dir)) {
+			return d, true
+		}
+	}
+	return ir.Diagnostic{}, false
 }
 
 // summarized is how many pieces of a unit's strongest evidence its

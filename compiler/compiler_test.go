@@ -525,3 +525,21 @@ func TestNameHint(t *testing.T) {
 		})
 	}
 }
+
+// TestSelectedInvalidSaysWhy: selecting an invalid unit fails with its
+// first error, path and line; it said "see diagnostics", and a compile
+// shows none.
+func TestSelectedInvalidSaysWhy(t *testing.T) {
+	c := build(t, map[string]string{
+		"changelog/SKILL.md": "---\nname: changelog\n---\nWrite the changelog.\n",
+		"ok/SKILL.md":        skill("ok", "A fine skill.", "", "Body."),
+	}, Policy{})
+	_, err := c.Compile(context.Background(), Request{Task: "x", Select: []string{"changelog"}})
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Code != ErrSelectionRejected || ce.Reason != ReasonInvalid {
+		t.Fatalf("got %v; want selection_rejected, invalid", err)
+	}
+	if want := "changelog/SKILL.md:1: error: missing_description"; !strings.Contains(ce.Message, want) {
+		t.Errorf("got %q; want it to hold %q", ce.Message, want)
+	}
+}
