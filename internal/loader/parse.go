@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rlmc-dev/rlmc/internal/suggest"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -85,6 +87,35 @@ var (
 	}
 	metadataKeys = map[string]string{PrologRLMKey: PrologRLMKey}
 )
+
+// dependencyKeys are frontmatter keys authors write for what a skill
+// needs ("requires: [react-components]"), which no client reads: the
+// dependency would be dropped without a word.
+var dependencyKeys = map[string]bool{
+	"requires": true, "require": true, "dependencies": true, "depends-on": true, "depends": true, "needs": true,
+}
+
+// unknownKey says of a frontmatter key rlmc does not read that it is
+// ignored: a warning for one that declares dependencies (it says where
+// they go) or is a key rlmc reads misspelt beyond case and "_"
+// ("descripton"; the skill then most likely lacks what it meant), an
+// info for any other (clients add keys of their own).
+func unknownKey(s *diagSink, line int, key string) {
+	canon := spellingOf(key)
+	if dependencyKeys[canon] {
+		s.add(line, ir.CodeUnknownField, ir.SeverityWarning,
+			"frontmatter key %q is not read, and its skills are not loaded with this one: a skill declares what it requires in metadata.%s (\"requires\": [{\"kind\": \"skill\", \"name\": ...}]), or the host policy's requires", key, PrologRLMKey)
+		return
+	}
+	if meant := suggest.Closest(canon, knownKeys, min(2, max(1, len(canon)/4))); meant != "" {
+		s.add(line, ir.CodeMisspelledField, ir.SeverityWarning, "unknown frontmatter key %q ignored; did you mean %q?", key, frontmatterKeys[meant])
+		return
+	}
+	s.add(line, ir.CodeUnknownField, ir.SeverityInfo, "unknown frontmatter key %q ignored", key)
+}
+
+// knownKeys are frontmatterKeys' keys, sorted.
+var knownKeys = slices.Sorted(maps.Keys(frontmatterKeys))
 
 // decodeFlag decodes the scalar v as a boolean: YAML's true and false
 // (and yes, no, on and off, which yaml.v3 reads as such), or the same
@@ -375,12 +406,12 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 		// plain top-level values and try once more.
 		repaired, first := quotePlainValues(text)
 		if first < 0 {
-			s.add(yamlErrorLine(err), ir.CodeInvalidYAML, ir.SeverityError, "frontmatter is not valid YAML: %s", cleanYAMLError(err))
+			s.add(yamlErrorLine(err), ir.CodeInvalidYAML, ir.SeverityError, "frontmatter is not valid YAML: %s", yamlProblem(text, err))
 			return fmUnreadable
 		}
 		var again error
 		if doc, again = DecodeYAML([]byte(repaired)); again != nil && !errors.As(again, &refused) {
-			s.add(yamlErrorLine(err), ir.CodeInvalidYAML, ir.SeverityError, "frontmatter is not valid YAML: %s", cleanYAMLError(err))
+			s.add(yamlErrorLine(err), ir.CodeInvalidYAML, ir.SeverityError, "frontmatter is not valid YAML: %s", yamlProblem(text, err))
 			return fmUnreadable
 		}
 		if again == nil {
@@ -510,7 +541,7 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 				fm.HostFields[k.Value] = val
 				continue
 			}
-			s.add(line, ir.CodeUnknownField, ir.SeverityInfo, "unknown frontmatter key %q ignored", k.Value)
+			unknownKey(s, line, k.Value)
 		}
 	}
 	if !valid {
@@ -709,6 +740,25 @@ func yamlErrorLine(err error) int {
 		return n + 1
 	}
 	return 1
+}
+
+// yamlProblem is cleanYAMLError's message, and, when a line of the
+// frontmatter text is indented with a tab (YAML indents with spaces only,
+// and says "found character that cannot start any token"), which line
+// that is: the commonest mistake of a hand-written frontmatter.
+func yamlProblem(text string, err error) string {
+	msg := cleanYAMLError(err)
+	if !strings.Contains(msg, "tab") && !strings.Contains(msg, "cannot start any token") {
+		return msg
+	}
+	for i, line := range strings.Split(text, "\n") {
+		indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+		if strings.Contains(indent, "\t") && strings.TrimSpace(line) != "" {
+			// The frontmatter's line i is the file's i+2 (after "---").
+			return fmt.Sprintf("%s (line %d is indented with a tab: YAML indents with spaces)", msg, i+2)
+		}
+	}
+	return msg
 }
 
 // cleanYAMLError is the YAML library's message without its prefix, nor the

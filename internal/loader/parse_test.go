@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -90,6 +91,52 @@ func TestParseSkill(t *testing.T) {
 				t.Errorf("got description %q; want %q", p.Description, tt.wantDesc)
 			}
 		})
+	}
+}
+
+// TestUnknownKeys: a frontmatter key rlmc does not read is an info,
+// but a key declaring dependencies (no client reads one: the dependency
+// was dropped with an info only) and a key rlmc reads misspelt beyond
+// case and "_" ("descripton": the skill then lacks what it meant) are
+// warnings that say what to write.
+func TestUnknownKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name, key string
+		code      ir.Code
+		sev       ir.Severity
+		says      string
+	}{
+		{"another client's key", "flavour", ir.CodeUnknownField, ir.SeverityInfo, `unknown frontmatter key "flavour" ignored`},
+		{"requires", "requires", ir.CodeUnknownField, ir.SeverityWarning, "metadata.prolog-rlm"},
+		{"dependencies", "dependencies", ir.CodeUnknownField, ir.SeverityWarning, "metadata.prolog-rlm"},
+		{"depends_on", "depends_on", ir.CodeUnknownField, ir.SeverityWarning, "metadata.prolog-rlm"},
+		{"descripton", "descripton", ir.CodeMisspelledField, ir.SeverityWarning, `did you mean "description"?`},
+		{"licence", "licence", ir.CodeMisspelledField, ir.SeverityWarning, `did you mean "license"?`},
+		{"allowed-tool", "allowed-tool", ir.CodeMisspelledField, ir.SeverityWarning, `did you mean "allowed-tools"?`},
+		{"author", "author", ir.CodeUnknownField, ir.SeverityInfo, "ignored"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ds := ParseSkill("x/SKILL.md", []byte("---\nname: a\ndescription: d\n"+tc.key+": [b]\n---\n"), DefaultLimits)
+			if len(ds) != 1 || ds[0].Code != tc.code || ds[0].Severity != tc.sev || ds[0].Line != 4 || !strings.Contains(ds[0].Message, tc.says) {
+				t.Errorf("got %v; want one %s %s at line 4 saying %q", ds, tc.sev, tc.code, tc.says)
+			}
+		})
+	}
+}
+
+// TestTabIndentSaid: a frontmatter indented with a tab is invalid YAML,
+// and the error names the line and the tab (the library's "found
+// character that cannot start any token" said neither).
+func TestTabIndentSaid(t *testing.T) {
+	for _, content := range []string{
+		"---\nname: a\ndescription: d\nmetadata:\n\tauthor: me\n---\n",
+		"---\nname: a\ndescription: d\n\tauthor: me\n---\n",
+	} {
+		_, ds := ParseSkill("x/SKILL.md", []byte(content), DefaultLimits)
+		want := fmt.Sprintf("line %d is indented with a tab", strings.Count(content[:strings.Index(content, "\t")], "\n")+1)
+		if !hasCode(ds, ir.CodeInvalidYAML) || !strings.Contains(ds[0].Message, want) {
+			t.Errorf("%q: got %v; want invalid_yaml saying %q", content, ds, want)
+		}
 	}
 }
 
