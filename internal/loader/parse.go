@@ -100,9 +100,9 @@ var dependencyKeys = map[string]bool{
 // they go) or is a key rlmc reads misspelt beyond case and "_"
 // ("descripton"; the skill then most likely lacks what it meant), an
 // info for any other (clients add keys of their own).
-func unknownKey(s *diagSink, line int, key string) {
+func unknownKey(s *diagSink, line int, key string, v *yaml.Node) {
 	canon := spellingOf(key)
-	if dependencyKeys[canon] {
+	if dependencyKeys[canon] && namesSome(v) {
 		s.add(line, ir.CodeUnknownField, ir.SeverityWarning,
 			"frontmatter key %q is not read, and its skills are not loaded with this one: a skill declares what it requires in metadata.%s (\"requires\": [{\"kind\": \"skill\", \"name\": ...}]), or the host policy's requires", key, PrologRLMKey)
 		return
@@ -112,6 +112,22 @@ func unknownKey(s *diagSink, line int, key string) {
 		return
 	}
 	s.add(line, ir.CodeUnknownField, ir.SeverityInfo, "unknown frontmatter key %q ignored", key)
+}
+
+// namesSome reports whether v, a dependency key's value, names anything:
+// not "none", "n/a", null, false or empty ("Dependencies: none").
+func namesSome(v *yaml.Node) bool {
+	switch v.Kind {
+	case yaml.SequenceNode, yaml.MappingNode:
+		return len(v.Content) > 0
+	case yaml.ScalarNode:
+		switch strings.ToLower(strings.TrimSpace(v.Value)) {
+		case "", "none", "n/a", "na", "-", "null", "~", "false", "no", "[]":
+			return false
+		}
+		return true
+	}
+	return true
 }
 
 // knownKeys are frontmatterKeys' keys, sorted.
@@ -541,7 +557,7 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 				fm.HostFields[k.Value] = val
 				continue
 			}
-			unknownKey(s, line, k.Value)
+			unknownKey(s, line, k.Value, v)
 		}
 	}
 	if !valid {

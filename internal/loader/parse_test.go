@@ -101,22 +101,25 @@ func TestParseSkill(t *testing.T) {
 // warnings that say what to write.
 func TestUnknownKeys(t *testing.T) {
 	for _, tc := range []struct {
-		name, key string
-		code      ir.Code
-		sev       ir.Severity
-		says      string
+		name, key, value string
+		code             ir.Code
+		sev              ir.Severity
+		says             string
 	}{
-		{"another client's key", "flavour", ir.CodeUnknownField, ir.SeverityInfo, `unknown frontmatter key "flavour" ignored`},
-		{"requires", "requires", ir.CodeUnknownField, ir.SeverityWarning, "metadata.prolog-rlm"},
-		{"dependencies", "dependencies", ir.CodeUnknownField, ir.SeverityWarning, "metadata.prolog-rlm"},
-		{"depends_on", "depends_on", ir.CodeUnknownField, ir.SeverityWarning, "metadata.prolog-rlm"},
-		{"descripton", "descripton", ir.CodeMisspelledField, ir.SeverityWarning, `did you mean "description"?`},
-		{"licence", "licence", ir.CodeMisspelledField, ir.SeverityWarning, `did you mean "license"?`},
-		{"allowed-tool", "allowed-tool", ir.CodeMisspelledField, ir.SeverityWarning, `did you mean "allowed-tools"?`},
-		{"author", "author", ir.CodeUnknownField, ir.SeverityInfo, "ignored"},
+		{"another client's key", "flavour", "x", ir.CodeUnknownField, ir.SeverityInfo, `unknown frontmatter key "flavour" ignored`},
+		{"requires", "requires", "[b]", ir.CodeUnknownField, ir.SeverityWarning, "metadata.prolog-rlm"},
+		{"dependencies", "dependencies", "b", ir.CodeUnknownField, ir.SeverityWarning, "metadata.prolog-rlm"},
+		{"depends_on", "depends_on", "[b, c]", ir.CodeUnknownField, ir.SeverityWarning, "metadata.prolog-rlm"},
+		// A published collection's skills say "Dependencies: none".
+		{"dependencies none", "Dependencies", "none", ir.CodeUnknownField, ir.SeverityInfo, "ignored"},
+		{"requires empty", "requires", "[]", ir.CodeUnknownField, ir.SeverityInfo, "ignored"},
+		{"descripton", "descripton", "d", ir.CodeMisspelledField, ir.SeverityWarning, `did you mean "description"?`},
+		{"licence", "licence", "MIT", ir.CodeMisspelledField, ir.SeverityWarning, `did you mean "license"?`},
+		{"allowed-tool", "allowed-tool", "Bash", ir.CodeMisspelledField, ir.SeverityWarning, `did you mean "allowed-tools"?`},
+		{"author", "author", "me", ir.CodeUnknownField, ir.SeverityInfo, "ignored"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, ds := ParseSkill("x/SKILL.md", []byte("---\nname: a\ndescription: d\n"+tc.key+": [b]\n---\n"), DefaultLimits)
+			_, ds := ParseSkill("x/SKILL.md", []byte("---\nname: a\ndescription: d\n"+tc.key+": "+tc.value+"\n---\n"), DefaultLimits)
 			if len(ds) != 1 || ds[0].Code != tc.code || ds[0].Severity != tc.sev || ds[0].Line != 4 || !strings.Contains(ds[0].Message, tc.says) {
 				t.Errorf("got %v; want one %s %s at line 4 saying %q", ds, tc.sev, tc.code, tc.says)
 			}
@@ -124,9 +127,6 @@ func TestUnknownKeys(t *testing.T) {
 	}
 }
 
-// TestTabIndentSaid: a frontmatter indented with a tab is invalid YAML,
-// and the error names the line and the tab (the library's "found
-// character that cannot start any token" said neither).
 func TestTabIndentSaid(t *testing.T) {
 	for _, content := range []string{
 		"---\nname: a\ndescription: d\nmetadata:\n\tauthor: me\n---\n",
