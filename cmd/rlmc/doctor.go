@@ -144,6 +144,7 @@ const (
 	findHookNotClaudeCode   = "hook_not_claude_code"
 	findHookLeavesClaudeOwn = "hook_leaves_claude_skills"
 	findHookRoots           = "hook_roots"
+	findHookRelativeRoot    = "hook_relative_root"
 	findNoRoot              = "no_root"
 	findNoUnits             = "no_units"
 	findAllDenied           = "all_denied"

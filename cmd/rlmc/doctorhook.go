@@ -148,6 +148,13 @@ func doctorHook(ctx context.Context, r *doctorReport, file, project string, h cl
 	// docs/hooks.md has a hook name its roots by, is the one expansion
 	// doctor makes itself, as Claude Code sets it: the project.
 	command := h.Command
+	if rel := relativeRootArgs(words); len(rel) > 0 {
+		// Claude Code starts a hook in the folder it was started in, a
+		// subfolder of the project as often as not, where the root is
+		// not: doctor, which runs the hook in the project, saw it answer.
+		r.add(secHook, ir.SeverityWarning, findHookRelativeRoot, "%s: %s names %s relative to the folder Claude Code is started in: started in a subfolder, the hook finds no skills; name it from $CLAUDE_PROJECT_DIR (--root \"$CLAUDE_PROJECT_DIR/%s\")",
+			where, ir.EscapeText(h.Command), ir.EscapeText(strings.Join(rel, ", ")), ir.EscapeText(strings.TrimPrefix(rel[0], "./")))
+	}
 	if expanded, ok := withProjectDir(command, project); ok {
 		command = expanded
 		ehc := readHookCommand(command)
@@ -204,6 +211,28 @@ func hookRootArgs(words []string, project string) []string {
 			dir = filepath.Join(project, dir)
 		}
 		out = append(out, filepath.Clean(dir))
+	}
+	return out
+}
+
+// relativeRootArgs returns the relative paths a hook command's words
+// give --root and --policy, as written.
+func relativeRootArgs(words []string) []string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		var dir string
+		switch w := words[i]; {
+		case (w == "--root" || w == "--policy") && i+1 < len(words):
+			dir = words[i+1]
+			i++
+		case strings.HasPrefix(w, "--root="), strings.HasPrefix(w, "--policy="):
+			_, dir, _ = strings.Cut(w, "=")
+		default:
+			continue
+		}
+		if dir != "" && !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "$") && !strings.HasPrefix(dir, "~") {
+			out = append(out, dir)
+		}
 	}
 	return out
 }
