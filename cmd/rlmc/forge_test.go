@@ -74,7 +74,9 @@ func TestHostileFolderNamesInTextOutput(t *testing.T) {
 	t.Run("validate", func(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		Main([]string{"validate", "--root", root}, nil, &stdout, &stderr)
-		checkLines(t, stdout.String(), `"evil\n`, `"evil2\n`, `"tab\t`, `"escape\u001b`, `"bidi\u202e`, "6 units, 5 errors")
+		// Each path is named from where rlmc runs: its root first.
+		at := `"` + filepath.ToSlash(root) + "/"
+		checkLines(t, stdout.String(), at+`evil\n`, at+`evil2\n`, at+`tab\t`, at+`escape\u001b`, at+`bidi\u202e`, "6 units, 5 errors")
 	})
 	t.Run("explain", func(t *testing.T) {
 		var stdout, stderr bytes.Buffer

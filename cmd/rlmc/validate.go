@@ -77,11 +77,12 @@ func runValidate(ctx context.Context, p validateParams, stdout, stderr io.Writer
 			return err
 		}
 	} else {
-		// Over two roots, foo/SKILL.md may be either's: the text names
-		// the root as well (the JSON has it apart).
-		several := len(c.Catalog().Roots) > 1
+		// The text names each path from where rlmc runs, joined to its
+		// root, so that an editor or a terminal opens it at its line,
+		// and foo/SKILL.md over two roots is told apart (the JSON has
+		// the root apart).
 		for _, d := range ds {
-			if several && d.Root != "" {
+			if d.Root != "" {
 				d.Path = filepath.ToSlash(filepath.Join(d.Root, filepath.FromSlash(d.Path)))
 			}
 			fmt.Fprintln(stdout, d.String())
