@@ -130,6 +130,16 @@ func namesSome(v *yaml.Node) bool {
 	return true
 }
 
+// commentCut says, as an info, that the plain value v of key ends where
+// " #" opens a YAML comment on its line ("Format C# code #formatting
+// #csharp" is read as "Format C# code"): the words after it are lost to
+// the description, and every client reads it so; quoting keeps them.
+func commentCut(s *diagSink, key string, v *yaml.Node) {
+	if v.Kind == yaml.ScalarNode && v.Style == 0 && v.LineComment != "" {
+		s.add(v.Line+1, ir.CodeLenientYAML, ir.SeverityInfo, "%s ends where %q begins: YAML reads \" #\" as a comment's start (quote the value to keep it)", key, clip(v.LineComment))
+	}
+}
+
 // knownKeys are frontmatterKeys' keys, sorted.
 var knownKeys = slices.Sorted(maps.Keys(frontmatterKeys))
 
@@ -478,10 +488,12 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 			if !scalarString(v, &fm.Description) {
 				bad("a string")
 			}
+			commentCut(s, k.Value, v)
 		case "when_to_use", "when-to-use":
 			if !scalarString(v, &fm.WhenToUse) {
 				bad("a string")
 			}
+			commentCut(s, k.Value, v)
 		case "license":
 			if !scalarString(v, &fm.License) {
 				bad("a string")

@@ -47,6 +47,9 @@ func TestParseSkill(t *testing.T) {
 		{name: "unknown key is info", content: "---\nname: a\ndescription: d\nflavour: x\n---\n", want: ir.CodeUnknownField, wantName: "a", wantLine: 4},
 		{name: "wrong type", content: "---\nname: {x: 1}\ndescription: d\n---\n", want: ir.CodeInvalidField, refused: true, wantLine: 2},
 		{name: "wrong type keeps the name", content: "---\nname: bar\ndescription: d\nlicense: [1]\n---\n", want: ir.CodeInvalidField, refused: true, wantName: "bar", wantLine: 4},
+		// A plain value ends at " #": the words after are a comment.
+		{name: "comment cuts a description", content: "---\nname: a\ndescription: Format C# code #formatting #csharp\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Format C# code", wantLine: 3},
+		{name: "quoted description keeps its hash", content: "---\nname: a\ndescription: \"Format C# code #formatting\"\n---\n", wantName: "a", wantDesc: "Format C# code #formatting"},
 		{name: "colon in plain value", content: "---\nname: a\ndescription: Audit code: find bugs\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Audit code: find bugs", wantLine: 3},
 		// The repair quotes the line that needs it, not a comment on
 		// another: "true # only for users" quoted was an invalid flag.
