@@ -107,6 +107,8 @@ const (
 	DecisionSkipped   = "skipped"    // X-Rlmc-Skip
 	DecisionNoCatalog = "no_catalog" // the first catalog is not loaded yet
 	DecisionUnread    = "unread"     // the body is not a JSON object (or is compressed)
+	// DecisionCount: a token count (countEdits), compiled for nothing.
+	DecisionCount = "count"
 )
 
 // StageProxy is the stage of an error raised by the proxy itself.
@@ -477,7 +479,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	// "/v1/chat%2Fcompletions" decodes to the chat API's path, but the
 	// upstream receives it escaped, so it is no call this edits.
 	a := apis[r.URL.EscapedPath()]
-	if r.Method != http.MethodPost || a == nil {
+	if r.Method != http.MethodPost || a == nil || (a.count && len(ctl.selects) > 0) {
 		if len(ctl.selects) > 0 {
 			p.fail(w, fl, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest,
 				Message: fmt.Sprintf("%s on %s %s, which carries no skills", HeaderSelect, r.Method, r.URL.Path)})
@@ -682,6 +684,21 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		return
 	}
 
+	if a.count {
+		rec.decision = DecisionCount
+		own.Set(HeaderDecision, rec.decision)
+		parts := [][]byte{body}
+		if p.cfg.Placement == PlacementTurn {
+			if turns, list := a.turns(body, root); len(turns) > 0 {
+				if edits := p.countEdits(live, a, body, root, list, turns, ctl); len(edits) > 0 {
+					parts = partsAll(body, edits)
+				}
+			}
+		}
+		p.forward(w, r, parts, own, release, &rec)
+		return
+	}
+
 	turnPlaced := p.cfg.Placement == PlacementTurn
 	var (
 		turns []turn
@@ -874,18 +891,10 @@ func unsent(prompt string, sent map[string]bool) string {
 	return compiler.JoinSkillBlocks(kept)
 }
 
-// turnEdits returns the edits attaching each user turn's block to it
-// (PlacementTurn): the last turn's is block, compiled for this call with
-// the host's headers; each earlier turn's is the block it was sent with,
-// remembered under the conversation up to it and the host's headers, or
-// else compiled again from its text with the host's selections and
-// denials, which gives the same block, and so the same bytes, as long as
-// the catalog and the policy are the same. Only the turns that carry text
-// are compiled, and each once per catalog while remembered: a call costs
-// one compile, and a conversation the proxy has not seen one per user
-// turn, once.
-func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body []byte, root, list span, turns []turn, block string, ctl controls) ([]edit, error) {
-	gen := p.epochOf(live)
+// keysOf returns the keys each of turns' blocks is remembered under, and,
+// when the host selects skills, the keys of the same turns without a
+// selection.
+func (p *Proxy) keysOf(a *api, body []byte, root, list span, turns []turn, ctl controls) (keys, plain []uint64) {
 	// A turn's key is the conversation up to it with what frames it
 	// (Anthropic's system and tools; Chat's are among the messages) and
 	// the host's selections and denials, so that a block a host selected
@@ -898,7 +907,7 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 			frame += "\x00" + k + "\x00" + string(body[v.start:v.end])
 		}
 	}
-	keys := turnKeys(p.seed, a.name+"\x00"+strings.Join(slices.Sorted(slices.Values(ctl.selects)), ",")+frame, body, list, turns)
+	keys = turnKeys(p.seed, a.name+"\x00"+strings.Join(slices.Sorted(slices.Values(ctl.selects)), ",")+frame, body, list, turns)
 	// A host that selects a skill after an ambiguous answer sends the
 	// conversation again with X-Rlmc-Select: its earlier turns were sent
 	// without a selection, and keep the blocks they were sent with, found
@@ -906,10 +915,63 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 	// none leaks into another conversation). Compiled again with this
 	// call's selection, every earlier turn got the skill, and the prefix
 	// the upstream caches changed.
-	var plain []uint64
 	if len(ctl.selects) > 0 {
 		plain = turnKeys(p.seed, a.name+"\x00"+frame, body, list, turns)
 	}
+	return keys, plain
+}
+
+// countEdits returns the edits attaching to each user turn of a token
+// count the block the proxy remembers it was sent with (PlacementTurn),
+// and compiles nothing: a turn the proxy has not forwarded in a call gets
+// none. Claude Code counts fragments as lone user messages (a file it
+// opens, each CLAUDE.md, a tool result, a part of its system prompt),
+// never the call it sends: compiled as tasks, they got skills no call
+// carries, and a file near its Read tool's limit was cut short. A count
+// of a conversation the proxy forwarded holds the skills its turns were
+// sent with.
+func (p *Proxy) countEdits(live *compiler.Live, a *api, body []byte, root, list span, turns []turn, ctl controls) []edit {
+	gen := p.epochOf(live)
+	keys, plain := p.keysOf(a, body, root, list, turns, ctl)
+	sent := map[string]bool{}
+	var edits []edit
+	added := 0
+	for i, t := range turns {
+		b, ok := p.blocks.get(blockKey{gen, keys[i]})
+		if !ok && plain != nil {
+			b, ok = p.blocks.get(blockKey{gen, plain[i]})
+		}
+		if !ok {
+			continue
+		}
+		if b = unsent(b, sent); b == "" {
+			continue
+		}
+		e, err := intoTurn(body, t.content, b, a.textTypes...)
+		if err != nil {
+			return nil // the count goes as it came
+		}
+		if added += len(e.text); int64(len(body)+added) > p.cfg.MaxBodyBytes {
+			return nil
+		}
+		edits = append(edits, e)
+	}
+	return edits
+}
+
+// turnEdits returns the edits attaching each user turn's block to it
+// (PlacementTurn): the last turn's is block, compiled for this call with
+// the host's headers; each earlier turn's is the block it was sent with,
+// remembered under the conversation up to it and the host's headers, or
+// else compiled again from its text with the host's selections and
+// denials, which gives the same block, and so the same bytes, as long as
+// the catalog and the policy are the same. Only the turns that carry text
+// are compiled, and each once per catalog while remembered: a call costs
+// one compile, and a conversation the proxy has not seen one per user
+// turn, once.
+func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body []byte, root, list span, turns []turn, block string, ctl controls) ([]edit, error) {
+	gen := p.epochOf(live)
+	keys, plain := p.keysOf(a, body, root, list, turns, ctl)
 	// One deadline for every compile of the call, and a bound on the
 	// bytes the blocks add: a call of thousands of turns not seen before
 	// must not compile for minutes nor grow without bound.

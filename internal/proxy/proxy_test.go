@@ -917,33 +917,52 @@ func TestPolicyFaultIs500(t *testing.T) {
 	}
 }
 
-// TestTokenCountsCarryTheSkills: a token count of a call (Anthropic's
-// count_tokens, OpenAI's Responses input_tokens) reaches the upstream as
-// the call it counts would, skills included, under either placement; it
-// went unedited, so a client's count (Claude Code's, to manage its
-// context) left out what the call carries.
-func TestTokenCountsCarryTheSkills(t *testing.T) {
+// TestTokenCounts: a token count (Anthropic's count_tokens, OpenAI's
+// Responses input_tokens) compiles nothing. Claude Code counts fragments
+// as lone user messages (a file its Read tool opens, each CLAUDE.md, a
+// part of its system prompt), never the call it sends: compiled as tasks,
+// they got skills no call carries, and a file near Read's limit was cut
+// short. A fragment goes as it came; under turn placement, a count of a
+// conversation the proxy forwarded carries the blocks its turns were sent
+// with, to the byte, so that it counts what the conversation holds.
+func TestTokenCounts(t *testing.T) {
 	for _, placement := range []Placement{PlacementTurn, PlacementSystem} {
-		f := newFixture(t, nil, Config{Placement: placement})
 		for _, tc := range []struct{ call, count, body string }{
 			{"/v1/messages", "/v1/messages/count_tokens", msgString},
 			{"/v1/messages", "/v1/messages/count_tokens", msgBody},
 			{"/v1/responses", "/v1/responses/input_tokens", respBody},
 		} {
 			t.Run(string(placement)+" "+tc.count, func(t *testing.T) {
+				f := newFixture(t, nil, Config{Placement: placement})
 				resp, _ := f.do(t, http.MethodPost, tc.count, tc.body, nil)
-				if got := resp.Header.Get(HeaderDecision); got != "route" {
-					t.Fatalf("%s: got %q; want route", HeaderDecision, got)
+				if got := resp.Header.Get(HeaderDecision); got != DecisionCount {
+					t.Fatalf("%s: got %q; want %s", HeaderDecision, got, DecisionCount)
 				}
-				counted := f.up.last(t).body
+				if got := f.up.last(t).body; string(got) != tc.body {
+					t.Errorf("a count before its call reached the upstream as\n%s\nwant it as sent:\n%s", got, tc.body)
+				}
+				if f.trail.String() != "" {
+					t.Errorf("a count was compiled: %s", f.trail.String())
+				}
 				f.do(t, http.MethodPost, tc.call, tc.body, nil)
-				if call := f.up.last(t).body; !bytes.Equal(counted, call) {
-					t.Errorf("the count's body upstream:\n%s\nthe call's:\n%s\nwant the same", counted, call)
+				call := f.up.last(t).body
+				f.do(t, http.MethodPost, tc.count, tc.body, nil)
+				counted := f.up.last(t).body
+				want := []byte(tc.body)
+				if placement == PlacementTurn {
+					want = call // the blocks the turns were sent with
+				}
+				if !bytes.Equal(counted, want) {
+					t.Errorf("a count after its call reached the upstream as\n%s\nwant\n%s", counted, want)
+				}
+				if !strings.Contains(f.logs.String(), `"api":"`+strings.TrimPrefix(tc.call, "/v1/")+`_count"`) {
+					t.Errorf("no log line names the count:\n%s", f.logs.String())
+				}
+				resp, _ = f.do(t, http.MethodPost, tc.count, tc.body, map[string]string{HeaderSelect: "tdd"})
+				if resp.StatusCode != http.StatusBadRequest {
+					t.Errorf("a selection on a count: got %d; want 400 (a count carries no skills of its own)", resp.StatusCode)
 				}
 			})
-		}
-		if !strings.Contains(f.logs.String(), `"api":"messages_count"`) {
-			t.Errorf("no log line names the count:\n%s", f.logs.String())
 		}
 	}
 }
