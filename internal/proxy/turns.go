@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -321,8 +322,12 @@ func (c *idCatcher) Close() error {
 // goroutine of its own that reads the pieces from a channel; write hands
 // it a piece and returns once it has decoded all it can of what it was
 // given and asks for more (or ended), so that an id in a piece is known
-// before the piece is handed on. It decodes what a gzip reader yields of
-// a stream cut where the pieces end: the blocks flushed so far.
+// before the piece is handed on. It decodes what compress/flate yields of
+// a stream cut where the pieces end: the blocks a sync or full flush
+// ended, and the last one. A block ended by a partial flush (zlib's
+// Z_PARTIAL_FLUSH) is yielded only when 32 KB have come or the stream
+// ends, so an id in it is learnt that much later, and a client that
+// stops reading first leaves its chain unknown.
 type gunzipper struct {
 	in     chan []byte   // the pieces; closed when no more are given
 	hungry chan struct{} // the decoder took every byte given, and waits
@@ -375,17 +380,21 @@ func (g *gunzipper) close() {
 
 func (g *gunzipper) decode() {
 	defer close(g.ended)
-	if skipGzipHeader(g) != nil {
-		return
-	}
-	// The deflate stream is read past the gzip header, not through
-	// gzip.Reader, which holds the last block's bytes back until the
-	// 8-byte trailer after it has arrived: the id would be known later
-	// than the bytes that end it.
-	zr := flate.NewReader(g)
+	// The deflate stream of each member is read past its gzip header,
+	// not through gzip.Reader, which holds the last block's bytes back
+	// until the 8-byte trailer after it has arrived: the id would be
+	// known later than the bytes that end it. A stream of several
+	// members (RFC 1952, 2.2) is read member after member.
+	var zr io.ReadCloser
 	buf := make([]byte, 4096)
 	// A bomb decodes to no more than the bytes an id is looked for in.
 	for total := 0; total < captureMax; {
+		if zr == nil {
+			if skipGzipHeader(g) != nil {
+				return
+			}
+			zr = flate.NewReader(g)
+		}
 		n, err := zr.Read(buf[:min(len(buf), captureMax-total)])
 		total += n
 		if n > 0 {
@@ -393,7 +402,17 @@ func (g *gunzipper) decode() {
 				return
 			}
 		}
-		if err != nil {
+		switch {
+		case err == io.EOF:
+			// The member's trailer (CRC-32, size), then the next
+			// member's header, if any.
+			for range 8 {
+				if _, err := g.ReadByte(); err != nil {
+					return
+				}
+			}
+			zr = nil
+		case err != nil:
 			return
 		}
 	}
@@ -500,9 +519,22 @@ func acceptsGzip(values []string) bool {
 	for _, v := range values {
 		for enc := range strings.SplitSeq(v, ",") {
 			name, params, _ := strings.Cut(enc, ";")
-			if strings.EqualFold(strings.TrimSpace(name), "gzip") && strings.ReplaceAll(strings.TrimSpace(params), " ", "") != "q=0" {
+			if strings.EqualFold(strings.TrimSpace(name), "gzip") && !refused(params) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// refused reports whether the parameters of an Accept-Encoding value
+// refuse it: a q-value of 0 however written ("q=0", "Q=0.0", "q=0.000").
+func refused(params string) bool {
+	for p := range strings.SplitSeq(params, ";") {
+		k, v, _ := strings.Cut(p, "=")
+		if strings.EqualFold(strings.TrimSpace(k), "q") {
+			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return err == nil && q == 0
 		}
 	}
 	return false

@@ -193,6 +193,10 @@ func TestCatchID(t *testing.T) {
 		{name: "stream", body: sse, want: "resp_s", stream: true},
 		{name: "gzipped json", body: gz(`{"id":"resp_g"}`), want: "resp_g", gzip: true},
 		{name: "gzipped stream", body: gz(sse), want: "resp_s", stream: true, gzip: true},
+		// Several gzip members are one stream (RFC 1952, 2.2): the first
+		// member's end ended the search.
+		{name: "gzip, an empty member first", body: gz("") + gz(`{"id":"resp_m"}`), want: "resp_m", gzip: true},
+		{name: "gzip, the answer split over two members", body: gz(`{"object":"response",`) + gz(`"id":"resp_n"}`), want: "resp_n", gzip: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got string
@@ -333,5 +337,27 @@ func TestBlocksLogged(t *testing.T) {
 	}
 	if logs := f.logs.String(); !strings.Contains(logs, `"decision":"no_route"`) || !strings.Contains(logs, `"blocks":1`) {
 		t.Errorf("log: got %s; want no_route with \"blocks\":1", logs)
+	}
+}
+
+// TestAcceptsGzip: a q-value of 0 refuses gzip however it is written; a
+// client that refused gzip was sent it for "q=0.0".
+func TestAcceptsGzip(t *testing.T) {
+	for _, tc := range []struct {
+		header string
+		want   bool
+	}{
+		{"gzip", true},
+		{"br, gzip;q=0.5", true},
+		{"gzip;q=0", false},
+		{"gzip; q=0.0", false},
+		{"gzip;Q=0.000", false},
+		{"GZIP;q=1", true},
+		{"deflate", false},
+		{"gzip;q=x", true},
+	} {
+		if got := acceptsGzip([]string{tc.header}); got != tc.want {
+			t.Errorf("acceptsGzip(%q): got %v; want %v", tc.header, got, tc.want)
+		}
 	}
 }
