@@ -589,3 +589,36 @@ func TestFirstNames(t *testing.T) {
 		})
 	}
 }
+
+// TestChainCarriesASkillOnce: under turn placement, a Responses call
+// chained by previous_response_id is not sent a skill block the
+// conversation's inputs already hold upstream, however many turns later
+// (each chained turn got it again); a skill it does not hold yet is sent,
+// and a tool turn in between keeps what the chain carries.
+func TestChainCarriesASkillOnce(t *testing.T) {
+	f := newFixture(t, nil, Config{})
+	id := func(data []byte) string {
+		var answer struct{ ID string }
+		mustJSON(t, data, &answer)
+		return answer.ID
+	}
+	_, data := f.do(t, "POST", "/v1/responses", `{"model":"gpt-x","input":"deploy the service to production"}`, nil)
+	if !bytes.Contains(f.up.last(t).body, []byte(`<skill name=\"deploy\">`)) {
+		t.Fatalf("first turn: the upstream got no deploy block: %s", f.up.last(t).body)
+	}
+	_, data = f.do(t, "POST", "/v1/responses", `{"model":"gpt-x","previous_response_id":"`+id(data)+`","input":[{"type":"function_call_output","call_id":"c1","output":"done"}]}`, nil)
+	for turn, input := range []string{"deploy the service to production again", "now deploy it to production for the EU region"} {
+		resp, next := f.do(t, "POST", "/v1/responses", `{"model":"gpt-x","previous_response_id":"`+id(data)+`","input":"`+input+`"}`, nil)
+		if resp.Header.Get(HeaderSelected) != "deploy" {
+			t.Fatalf("turn %d: %s %q; want deploy", turn+2, HeaderSelected, resp.Header.Get(HeaderSelected))
+		}
+		if got := f.up.last(t).body; bytes.Contains(got, []byte("<skill ")) {
+			t.Errorf("turn %d: the chain holds deploy's block, and got it again: %s", turn+2, got)
+		}
+		data = next
+	}
+	f.do(t, "POST", "/v1/responses", `{"model":"gpt-x","previous_response_id":"`+id(data)+`","input":"write the failing test first, test-driven development"}`, nil)
+	if got := f.up.last(t).body; !bytes.Contains(got, []byte(`<skill name=\"tdd\">`)) {
+		t.Errorf("a skill the chain does not hold: the upstream got %s; want the tdd block", got)
+	}
+}

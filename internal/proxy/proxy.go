@@ -283,7 +283,11 @@ func New(cfg Config) (*Proxy, error) {
 		seed:   maphash.MakeSeed(),
 		blocks: newLRU[blockKey](cfg.Memory, memoryBytes, func(b string) int { return entryCost + len(b) }),
 		convs: newLRU[string](cfg.Memory, memoryBytes, func(c *conversation) int {
-			return entryCost + len(c.prompt) + len(c.fingerprint) + len(c.task) + 16*(len(c.selected)+len(c.selects))
+			n := entryCost + len(c.prompt) + len(c.fingerprint) + len(c.task) + 16*(len(c.selected)+len(c.selects)+len(c.carried))
+			for _, b := range c.carried {
+				n += len(b)
+			}
+			return n
 		}),
 	}
 	p.loads = &httpsafe.CatalogLog{Log: p.log, Consequence: "every call goes on without skills"}
@@ -753,7 +757,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 			return
 		}
 		unknownDeny(answered)
-		c = &conversation{decision: string(res.Decision), fingerprint: res.Fingerprint, selected: res.Names(), prompt: res.Prompt, task: c.task, selects: c.selects}
+		c = &conversation{decision: string(res.Decision), fingerprint: res.Fingerprint, selected: res.Names(), prompt: res.Prompt, task: c.task, selects: c.selects, carried: c.carried}
 		rec.decision, rec.selected, rec.fingerprint = c.decision, c.selected, c.fingerprint
 		setHeaders(c)
 		parts := [][]byte{body}
@@ -792,14 +796,23 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	var edits []edit
 	switch {
 	case turnPlaced && len(turns) > 0:
-		edits, err = p.turnEdits(r.Context(), live, a, body, root, list, turns, res.Prompt, ctl)
+		var carried []string
+		if prev := responsesPrev(a, body, root); prev != "" {
+			// A chained call's input goes on a conversation whose
+			// inputs the upstream holds: a skill they carry is not sent
+			// again (thirty prompts on one topic carry it once).
+			if pc, ok := p.convs.get(prev); ok {
+				carried = pc.carried
+			}
+		}
+		edits, conv.carried, err = p.turnEdits(r.Context(), live, a, body, root, list, turns, res.Prompt, ctl, carried)
 		if errors.Is(err, errTurnsOverBound) {
 			// A conversation too long to place turn by turn within the
 			// call's bounds gets this turn's block in the system prompt,
 			// and the host is told.
 			h.Set(HeaderPlacement, string(PlacementSystem))
 			p.log.Warn("turn placement over its bounds; the block goes in the system prompt", "api", a.name, "turns", len(turns), "error", err.Error())
-			edits, err = nil, nil
+			edits, conv.carried, err = nil, carried, nil
 			if res.Prompt != "" {
 				e, perr := a.place(body, root, res.Prompt)
 				if perr != nil {
@@ -969,7 +982,7 @@ func (p *Proxy) countEdits(live *compiler.Live, a *api, body []byte, root, list 
 // are compiled, and each once per catalog while remembered: a call costs
 // one compile, and a conversation the proxy has not seen one per user
 // turn, once.
-func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body []byte, root, list span, turns []turn, block string, ctl controls) ([]edit, error) {
+func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body []byte, root, list span, turns []turn, block string, ctl controls, carried []string) ([]edit, []string, error) {
 	gen := p.epochOf(live)
 	keys, plain := p.keysOf(a, body, root, list, turns, ctl)
 	// One deadline for every compile of the call, and a bound on the
@@ -980,8 +993,16 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 	added := 0
 	last := len(turns) - 1
 	p.blocks.put(blockKey{gen, keys[last]}, block)
-	sent := map[string]bool{} // the skill blocks earlier turns carry
-	var edits []edit
+	// The skill blocks earlier turns carry: those of the turns of this
+	// call, and those a chain of Responses calls carried before it.
+	sent := map[string]bool{}
+	for _, b := range carried {
+		sent[b] = true
+	}
+	var (
+		edits  []edit
+		placed []string // the blocks this call's turns are sent
+	)
 	for i, t := range turns {
 		b := block
 		if i < last {
@@ -997,9 +1018,9 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 				if err != nil {
 					var ce *compiler.Error
 					if errors.As(err, &ce) && ce.Code == compiler.ErrCanceled && ctx.Err() != nil && ctx.Err() != context.Canceled {
-						return nil, fmt.Errorf("%w: compiling %d earlier turns took over %v", errTurnsOverBound, i, p.cfg.Timeout)
+						return nil, nil, fmt.Errorf("%w: compiling %d earlier turns took over %v", errTurnsOverBound, i, p.cfg.Timeout)
 					}
-					return nil, err
+					return nil, nil, err
 				}
 				b = res.Prompt
 				p.blocks.put(blockKey{gen, keys[i]}, b)
@@ -1015,14 +1036,16 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 		}
 		e, err := intoTurn(body, t.content, b, a.textTypes...)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		placed = append(placed, compiler.SkillBlocks(b)...)
 		if added += len(e.text); int64(len(body)+added) > p.cfg.MaxBodyBytes {
-			return nil, fmt.Errorf("%w: with the turns' blocks the body is over %d bytes (--max-body)", errTurnsOverBound, p.cfg.MaxBodyBytes)
+			return nil, nil, fmt.Errorf("%w: with the turns' blocks the body is over %d bytes (--max-body)", errTurnsOverBound, p.cfg.MaxBodyBytes)
 		}
 		edits = append(edits, e)
 	}
-	return edits, nil
+	// What the conversation carries after this call, in the order sent.
+	return edits, append(slices.Clip(carried), placed...), nil
 }
 
 // errTurnsOverBound: turn placement would pass the call's deadline or add

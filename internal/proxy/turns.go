@@ -237,6 +237,10 @@ type conversation struct {
 	// host's selections on it, from which a chained call compiles again.
 	task    string
 	selects []string
+	// carried are the skill blocks the conversation's inputs hold
+	// upstream (turn placement), which its chained calls do not send
+	// again.
+	carried []string
 }
 
 // convKey is the request context key of the conversation whose response
