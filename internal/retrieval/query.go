@@ -506,6 +506,15 @@ type cue struct {
 	// it a statement of what is missing: "it has no README at all right
 	// now" asks for one, while "no README, just a man page" refuses it.
 	stated bool
+	// refusesWords says whether the cue refuses the words of an object that
+	// names no unit: they are evidence for no unit ("use polars instead
+	// of pandas" is no request for a pandas skill). Only a cue whose
+	// object is a thing turned away from ("instead of", "rather than",
+	// "don't use", "stop using", a bare "not"): "without", "no" and
+	// "avoid" name what to avoid as often ("without downtime", "no
+	// breaking changes", "avoid N+1 queries"), and a skill about avoiding
+	// it is what is asked for.
+	refusesWords bool
 }
 
 // havingWords before a bare "no" make it state an absence (cue.stated).
@@ -513,29 +522,29 @@ var havingWords = set([]string{"has", "have", "had", "got", "is", "are", "was", 
 
 // negationCues introduce units the task does not want.
 var negationCues = []cue{
-	{words: []string{"do", "not"}, kind: cueVerb, colon: true, interject: true},
-	{words: []string{"dont"}, kind: cueVerb, colon: true, interject: true},
-	{words: []string{"never"}, kind: cueVerb, colon: true, interject: true},
-	{words: []string{"not"}, kind: cueVerb, colon: true},
+	{words: []string{"do", "not"}, kind: cueVerb, colon: true, interject: true, refusesWords: true},
+	{words: []string{"dont"}, kind: cueVerb, colon: true, interject: true, refusesWords: true},
+	{words: []string{"never"}, kind: cueVerb, colon: true, interject: true, refusesWords: true},
+	{words: []string{"not"}, kind: cueVerb, colon: true, refusesWords: true},
 	// The contracted negators of a modal read as their "not":
 	// "shouldn't use X" as "should not use X", "cannot use X" as "can not
 	// use X". Those of a past or a conditional are left out: "why didn't
 	// CI run X?" and "it couldn't load X" tell what went wrong with X.
-	{words: []string{"cant"}, kind: cueVerb, colon: true},
-	{words: []string{"cannot"}, kind: cueVerb, colon: true},
-	{words: []string{"wont"}, kind: cueVerb, colon: true},
-	{words: []string{"shouldnt"}, kind: cueVerb, colon: true},
-	{words: []string{"mustnt"}, kind: cueVerb, colon: true},
-	{words: []string{"neednt"}, kind: cueVerb, colon: true},
-	{words: []string{"not"}, kind: cueBare, object: true, commaEnds: true},
+	{words: []string{"cant"}, kind: cueVerb, colon: true, refusesWords: true},
+	{words: []string{"cannot"}, kind: cueVerb, colon: true, refusesWords: true},
+	{words: []string{"wont"}, kind: cueVerb, colon: true, refusesWords: true},
+	{words: []string{"shouldnt"}, kind: cueVerb, colon: true, refusesWords: true},
+	{words: []string{"mustnt"}, kind: cueVerb, colon: true, refusesWords: true},
+	{words: []string{"neednt"}, kind: cueVerb, colon: true, refusesWords: true},
+	{words: []string{"not"}, kind: cueBare, object: true, commaEnds: true, refusesWords: true},
 	{words: []string{"do", "not", "want"}, kind: cueWant, colon: true, object: true},
 	{words: []string{"dont", "want"}, kind: cueWant, colon: true, object: true},
 	{words: []string{"never", "want"}, kind: cueWant, colon: true, object: true},
-	{words: []string{"do", "not", "bother", "with"}, kind: cueRefuse, colon: true},
-	{words: []string{"dont", "bother", "with"}, kind: cueRefuse, colon: true},
-	{words: []string{"never", "bother", "with"}, kind: cueRefuse, colon: true},
-	{words: []string{"no", "need", "to"}, kind: cueVerb, colon: true},
-	{words: []string{"no", "need", "for"}, kind: cueRefuse, colon: true},
+	{words: []string{"do", "not", "bother", "with"}, kind: cueRefuse, colon: true, refusesWords: true},
+	{words: []string{"dont", "bother", "with"}, kind: cueRefuse, colon: true, refusesWords: true},
+	{words: []string{"never", "bother", "with"}, kind: cueRefuse, colon: true, refusesWords: true},
+	{words: []string{"no", "need", "to"}, kind: cueVerb, colon: true, refusesWords: true},
+	{words: []string{"no", "need", "for"}, kind: cueRefuse, colon: true, refusesWords: true},
 	{words: []string{"no"}, kind: cueRefuse, stated: true},
 	{words: []string{"neither"}, kind: cueRefuse},
 	{words: []string{"avoid"}, kind: cueRefuse, colon: true, scoped: true},
@@ -547,13 +556,13 @@ var negationCues = []cue{
 	{words: []string{"except", "for"}, kind: cueRefuse, colon: true, scoped: true},
 	{words: []string{"refrain", "from"}, kind: cueRefuse, colon: true, scoped: true},
 	{words: []string{"stay", "away", "from"}, kind: cueRefuse, colon: true, scoped: true},
-	{words: []string{"stop"}, kind: cueGerund, colon: true, scoped: true},
-	{words: []string{"instead", "of"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true},
-	{words: []string{"rather", "than"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true},
+	{words: []string{"stop"}, kind: cueGerund, colon: true, scoped: true, refusesWords: true},
+	{words: []string{"instead", "of"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true, refusesWords: true},
+	{words: []string{"rather", "than"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true, refusesWords: true},
 	{words: []string{"leave", "out"}, kind: cueRefuse, colon: true, scoped: true},
 	{words: []string{"ignore"}, kind: cueRefuse, colon: true, scoped: true, object: true},
-	{words: []string{"other", "than"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true, inner: true},
-	{words: []string{"anything", "but"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true},
+	{words: []string{"other", "than"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true, inner: true, refusesWords: true},
+	{words: []string{"anything", "but"}, kind: cueRefuse, colon: true, scoped: true, object: true, commaEnds: true, refusesWords: true},
 	{words: []string{"forget", "about"}, kind: cueRefuse, colon: true, scoped: true, object: true},
 	{words: []string{"forget"}, kind: cueRefuse, colon: true, scoped: true, object: true},
 }
@@ -767,6 +776,18 @@ func (ix *Index) negations(q *Query, from int, p *pulse.Pulse) (map[string]strin
 		}
 		var end int
 		list, end = ix.readNames(q, nameAt, i+n, c.colon, c.commaEnds, false, list[:0])
+		if len(list) == 0 && c.refusesWords {
+			if from, to, ok := q.refusedWords(i+n, c); ok {
+				if masked == nil {
+					masked = make([]bool, len(q.words))
+				}
+				for j := from; j < to; j++ {
+					masked[j] = true
+				}
+				i = to - 1
+			}
+			continue
+		}
 		if len(list) == 0 || (c.object && !q.endsObject(end, c.kind != cueWant)) || (c.kind == cueBare && q.nextIn(end, concessives)) {
 			continue
 		}
@@ -794,6 +815,45 @@ func (ix *Index) negations(q *Query, from int, p *pulse.Pulse) (map[string]strin
 	}
 	return out, masked
 }
+
+// maxRefusedWords bounds the object of a cue that names no unit whose
+// words refusedWords masks: a thing named in a word or a few ("instead of
+// pandas", "rather than a plain cron job"), not a clause.
+const maxRefusedWords = 3
+
+// refusedWords returns the words, from to to, of the object of cue c that
+// starts at word k when it names no unit: after at most maxArticles
+// articles, one to maxRefusedWords words joined by blanks that end the
+// object as names must (endsObject). A comma right after the cue ends it,
+// as it ends a list of names ("No, pandas is fine").
+func (q *Query) refusedWords(k int, c *cue) (from, to int, ok bool) {
+	if k <= 0 || k >= len(q.words) || q.gap(k-1) != gapSpace {
+		return 0, 0, false
+	}
+	for a := 0; a < maxArticles && k < len(q.words) && articles[q.words[k]] && q.gap(k) == gapSpace; a++ {
+		k++
+	}
+	if k >= len(q.words) || focusWords[q.words[k]] {
+		return 0, 0, false // "not only X but also Y" asks for both
+	}
+	for to = k + 1; to <= min(len(q.words), k+maxRefusedWords); to++ {
+		w := q.words[to-1]
+		if negators[w] || connectors[w] || cuesFrom[w] != nil {
+			return 0, 0, false
+		}
+		if q.endsObject(to, c.kind != cueWant) {
+			return k, to, true
+		}
+		if to < len(q.words) && q.gap(to-1) != gapSpace {
+			return 0, 0, false
+		}
+	}
+	return 0, 0, false
+}
+
+// focusWords after a cue make it no refusal of what follows: "not only
+// X", "not just X", "not even X", "instead of just X".
+var focusWords = set([]string{"only", "just", "merely", "simply", "even", "always", "necessarily", "quite", "really", "exactly", "sure", "yet", "so", "too", "very", "all", "that", "much"})
 
 // readNames appends to list the names of the list that starts at word
 // end, after a cue (colon says whether a colon may introduce it) or, when

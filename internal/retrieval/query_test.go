@@ -186,3 +186,35 @@ func maskedStems(ix *Index, task string) string {
 	}
 	return strings.Join(got, " ")
 }
+
+// TestRefusedWordsMasked: the object of a cue that turns a thing away
+// ("instead of", "rather than", a bare "not", "never use") is evidence for
+// no unit when it names none: "deploy with systemd instead of kubernetes"
+// routed the Kubernetes skill on the word refused. "without", "no" and
+// "avoid" name a thing to avoid as often as one refused ("without
+// downtime"), and keep their words.
+func TestRefusedWordsMasked(t *testing.T) {
+	ix := negationIndex()
+	tests := []struct {
+		name, task string
+		want       string // the task's stems, masked ones as "_"
+	}{
+		{name: "instead of", task: "deploy with systemd instead of kubernetes", want: "deploy with systemd instead of _"},
+		{name: "rather than, after an article", task: "deploy with systemd rather than a kubernetes cluster", want: "deploy with systemd rather than a _ _"},
+		{name: "a bare not", task: "review the diff for security, not style", want: "review the diff for securiti not _"},
+		{name: "shouldn't use", task: "deploy it, we shouldn't use kubernetes", want: "deploy it we shouldnt use _"},
+		{name: "an object that goes on is no object", task: "use polars instead of pandas to analyze it", want: "use polar instead of _ to analyz it"},
+		{name: "too long an object", task: "use a queue instead of polling the orders database every minute", want: "use a queue instead of poll the order databas everi minut"},
+		{name: "without keeps its words", task: "deploy without downtime", want: "deploy without downtim"},
+		{name: "avoid keeps its words", task: "review the orders service and avoid slow queries", want: "review the order servic and avoid slow queri"},
+		{name: "a comma right after the cue", task: "review it, not, deploy", want: "review it not deploy"},
+		{name: "not only", task: "not only review but also deploy", want: "not onli review but also deploy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := maskedStems(ix, tt.task); got != tt.want {
+				t.Errorf("stems of %q: got %q; want %q", tt.task, got, tt.want)
+			}
+		})
+	}
+}
