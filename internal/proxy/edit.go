@@ -398,9 +398,8 @@ var (
 
 // apis maps each path the proxy edits to its API. A token count of an
 // API's request (Anthropic's count_tokens, OpenAI's Responses
-// input_tokens) takes the same body and is edited as that request is, so
-// that the count a client takes (Claude Code, to manage its context)
-// holds the skills its call will carry; unedited, it left them out.
+// input_tokens) takes the same body, and gets the blocks remembered for
+// the turns the proxy forwarded (countEdits): nothing is compiled for it.
 var apis = map[string]*api{
 	"/v1/chat/completions":       chatAPI,
 	"/v1/responses":              responsesAPI,
@@ -409,9 +408,9 @@ var apis = map[string]*api{
 	"/v1/responses/input_tokens": responsesAPI.counting(),
 }
 
-// counting returns a's token count: edited as a, under a's name (a
-// conversation's turns get the same blocks in both), logged apart; its
-// answer is a count, no response to learn an id from.
+// counting returns a's token count: read as a, under a's name (its turns
+// are remembered under the same keys), logged apart; its answer is a
+// count, no response to learn an id from.
 func (a *api) counting() *api {
 	c := *a
 	c.count = true

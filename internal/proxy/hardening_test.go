@@ -622,3 +622,30 @@ func TestChainCarriesASkillOnce(t *testing.T) {
 		t.Errorf("a skill the chain does not hold: the upstream got %s; want the tdd block", got)
 	}
 }
+
+// TestChainCarriedEverywhere: what a chain of Responses calls carries
+// holds for a count of a chained call (it counted the block again, which
+// the call is not sent) and across a chained tool turn sent with
+// X-Rlmc-Select (its block goes in instructions; the chain's blocks were
+// forgotten, and the next turn was sent them again).
+func TestChainCarriedEverywhere(t *testing.T) {
+	f := newFixture(t, nil, Config{})
+	id := func(data []byte) string {
+		var answer struct{ ID string }
+		mustJSON(t, data, &answer)
+		return answer.ID
+	}
+	_, data := f.do(t, "POST", "/v1/responses", `{"model":"gpt-x","input":"deploy the service to production"}`, nil)
+	again := `{"model":"gpt-x","previous_response_id":"` + id(data) + `","input":"deploy the service to production again"}`
+	f.do(t, "POST", "/v1/responses", again, nil)
+	f.do(t, "POST", "/v1/responses/input_tokens", again, nil)
+	if got := f.up.last(t).body; string(got) != again {
+		t.Errorf("a count of a chained call it forwarded: the upstream got %s; want it as sent (the chain holds the block)", got)
+	}
+	_, data = f.do(t, "POST", "/v1/responses", `{"model":"gpt-x","previous_response_id":"`+id(data)+`","input":[{"type":"function_call_output","call_id":"c1","output":"done"}]}`,
+		map[string]string{HeaderSelect: "tdd"})
+	f.do(t, "POST", "/v1/responses", `{"model":"gpt-x","previous_response_id":"`+id(data)+`","input":"deploy the service to production again"}`, nil)
+	if got := f.up.last(t).body; bytes.Contains(got, []byte(`<skill name=\"deploy\">`)) {
+		t.Errorf("after a chained tool turn with a selection: the upstream got deploy's block again: %s", got)
+	}
+}

@@ -483,7 +483,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	// "/v1/chat%2Fcompletions" decodes to the chat API's path, but the
 	// upstream receives it escaped, so it is no call this edits.
 	a := apis[r.URL.EscapedPath()]
-	if r.Method != http.MethodPost || a == nil || (a.count && len(ctl.selects) > 0) {
+	if r.Method != http.MethodPost || a == nil {
 		if len(ctl.selects) > 0 {
 			p.fail(w, fl, http.StatusBadRequest, &compiler.Error{Stage: StageProxy, Code: compiler.ErrInvalidRequest,
 				Message: fmt.Sprintf("%s on %s %s, which carries no skills", HeaderSelect, r.Method, r.URL.Path)})
@@ -688,13 +688,25 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		return
 	}
 
+	// A call chained to an earlier response goes on a conversation whose
+	// inputs the upstream holds, with the skill blocks they carry: its
+	// turns are not sent them again (thirty prompts on one topic carry a
+	// skill once).
+	var chain []string
+	if prev := responsesPrev(a, body, root); prev != "" {
+		if pc, ok := p.convs.get(prev); ok {
+			chain = pc.carried
+		}
+	}
+
 	if a.count {
+		unknownDeny(live.Current())
 		rec.decision = DecisionCount
 		own.Set(HeaderDecision, rec.decision)
 		parts := [][]byte{body}
 		if p.cfg.Placement == PlacementTurn {
 			if turns, list := a.turns(body, root); len(turns) > 0 {
-				if edits := p.countEdits(live, a, body, root, list, turns, ctl); len(edits) > 0 {
+				if edits := p.countEdits(live, a, body, root, list, turns, ctl, chain); len(edits) > 0 {
 					parts = partsAll(body, edits)
 				}
 			}
@@ -787,7 +799,9 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		return
 	}
 	unknownDeny(answered)
-	conv := &conversation{decision: string(res.Decision), fingerprint: res.Fingerprint, selected: res.Names(), prompt: res.Prompt, task: task, selects: ctl.selects}
+	// What the chain carries goes on, whatever this call places in its
+	// turns (turnEdits adds it), or in its instructions.
+	conv := &conversation{decision: string(res.Decision), fingerprint: res.Fingerprint, selected: res.Names(), prompt: res.Prompt, task: task, selects: ctl.selects, carried: chain}
 	rec.decision, rec.selected, rec.fingerprint = conv.decision, conv.selected, conv.fingerprint
 	setHeaders(conv)
 	if len(res.Ambiguous) > 0 {
@@ -796,23 +810,14 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	var edits []edit
 	switch {
 	case turnPlaced && len(turns) > 0:
-		var carried []string
-		if prev := responsesPrev(a, body, root); prev != "" {
-			// A chained call's input goes on a conversation whose
-			// inputs the upstream holds: a skill they carry is not sent
-			// again (thirty prompts on one topic carry it once).
-			if pc, ok := p.convs.get(prev); ok {
-				carried = pc.carried
-			}
-		}
-		edits, conv.carried, err = p.turnEdits(r.Context(), live, a, body, root, list, turns, res.Prompt, ctl, carried)
+		edits, conv.carried, err = p.turnEdits(r.Context(), live, a, body, root, list, turns, res.Prompt, ctl, chain)
 		if errors.Is(err, errTurnsOverBound) {
 			// A conversation too long to place turn by turn within the
 			// call's bounds gets this turn's block in the system prompt,
 			// and the host is told.
 			h.Set(HeaderPlacement, string(PlacementSystem))
 			p.log.Warn("turn placement over its bounds; the block goes in the system prompt", "api", a.name, "turns", len(turns), "error", err.Error())
-			edits, conv.carried, err = nil, carried, nil
+			edits, conv.carried, err = nil, chain, nil
 			if res.Prompt != "" {
 				e, perr := a.place(body, root, res.Prompt)
 				if perr != nil {
@@ -936,38 +941,27 @@ func (p *Proxy) keysOf(a *api, body []byte, root, list span, turns []turn, ctl c
 
 // countEdits returns the edits attaching to each user turn of a token
 // count the block the proxy remembers it was sent with (PlacementTurn),
-// and compiles nothing: a turn the proxy has not forwarded in a call gets
-// none. Claude Code counts fragments as lone user messages (a file it
-// opens, each CLAUDE.md, a tool result, a part of its system prompt),
-// never the call it sends: compiled as tasks, they got skills no call
-// carries, and a file near its Read tool's limit was cut short. A count
-// of a conversation the proxy forwarded holds the skills its turns were
-// sent with.
-func (p *Proxy) countEdits(live *compiler.Live, a *api, body []byte, root, list span, turns []turn, ctl controls) []edit {
+// less what carried holds (the blocks a chain of Responses calls holds
+// upstream), and compiles and remembers nothing: a turn the proxy has not
+// forwarded in a call gets none. Claude Code counts fragments as lone user
+// messages (a file it opens, each CLAUDE.md, a tool result, a part of its
+// system prompt), never the call it sends: compiled as tasks, they got
+// skills no call carries, and a file near its Read tool's limit was cut
+// short. A count of a conversation the proxy forwarded holds the skills
+// its turns were sent with. Nil when none is remembered, or the blocks do
+// not fit: the count goes as it came.
+func (p *Proxy) countEdits(live *compiler.Live, a *api, body []byte, root, list span, turns []turn, ctl controls, carried []string) []edit {
 	gen := p.epochOf(live)
 	keys, plain := p.keysOf(a, body, root, list, turns, ctl)
-	sent := map[string]bool{}
-	var edits []edit
-	added := 0
-	for i, t := range turns {
+	edits, _, err := p.placeTurns(a, body, turns, carried, func(i int) (string, bool, error) {
 		b, ok := p.blocks.get(blockKey{gen, keys[i]})
 		if !ok && plain != nil {
 			b, ok = p.blocks.get(blockKey{gen, plain[i]})
 		}
-		if !ok {
-			continue
-		}
-		if b = unsent(b, sent); b == "" {
-			continue
-		}
-		e, err := intoTurn(body, t.content, b, a.textTypes...)
-		if err != nil {
-			return nil // the count goes as it came
-		}
-		if added += len(e.text); int64(len(body)+added) > p.cfg.MaxBodyBytes {
-			return nil
-		}
-		edits = append(edits, e)
+		return b, ok, nil
+	})
+	if err != nil {
+		return nil
 	}
 	return edits
 }
@@ -981,56 +975,70 @@ func (p *Proxy) countEdits(live *compiler.Live, a *api, body []byte, root, list 
 // the catalog and the policy are the same. Only the turns that carry text
 // are compiled, and each once per catalog while remembered: a call costs
 // one compile, and a conversation the proxy has not seen one per user
-// turn, once.
+// turn, once. carried are the blocks a chain of Responses calls holds
+// upstream; it returns what the conversation carries after this call.
 func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body []byte, root, list span, turns []turn, block string, ctl controls, carried []string) ([]edit, []string, error) {
 	gen := p.epochOf(live)
 	keys, plain := p.keysOf(a, body, root, list, turns, ctl)
-	// One deadline for every compile of the call, and a bound on the
-	// bytes the blocks add: a call of thousands of turns not seen before
-	// must not compile for minutes nor grow without bound.
+	// One deadline for every compile of the call: a call of thousands of
+	// turns not seen before must not compile for minutes.
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
-	added := 0
 	last := len(turns) - 1
 	p.blocks.put(blockKey{gen, keys[last]}, block)
-	// The skill blocks earlier turns carry: those of the turns of this
-	// call, and those a chain of Responses calls carried before it.
+	return p.placeTurns(a, body, turns, carried, func(i int) (string, bool, error) {
+		if i == last {
+			return block, true, nil
+		}
+		if b, ok := p.blocks.get(blockKey{gen, keys[i]}); ok {
+			return b, true, nil
+		}
+		if plain != nil {
+			if b, ok := p.blocks.get(blockKey{gen, plain[i]}); ok {
+				p.blocks.put(blockKey{gen, keys[i]}, b)
+				return b, true, nil
+			}
+		}
+		task, _ := compiler.ClipTask(turns[i].text)
+		res, _, err := p.compile(ctx, live, compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}, false)
+		if err != nil {
+			var ce *compiler.Error
+			if errors.As(err, &ce) && ce.Code == compiler.ErrCanceled && ctx.Err() != nil && ctx.Err() != context.Canceled {
+				return "", false, fmt.Errorf("%w: compiling %d earlier turns took over %v", errTurnsOverBound, i, p.cfg.Timeout)
+			}
+			return "", false, err
+		}
+		p.blocks.put(blockKey{gen, keys[i]}, res.Prompt)
+		return res.Prompt, true, nil
+	})
+}
+
+// placeTurns returns the edits attaching to each of turns the block
+// blockOf gives it, if any, and what the conversation carries after them:
+// carried, then the blocks placed, in the order sent. A skill an earlier
+// turn (or carried) already holds, to the byte, is not sent again: a
+// conversation of thirty prompts on one topic carried its skill thirty
+// times. What a turn is sent with depends only on the turns before it, so
+// it is the same bytes on every call, and the provider's cached prefix
+// holds. The bytes the blocks add are bounded by --max-body.
+func (p *Proxy) placeTurns(a *api, body []byte, turns []turn, carried []string, blockOf func(i int) (string, bool, error)) ([]edit, []string, error) {
 	sent := map[string]bool{}
 	for _, b := range carried {
 		sent[b] = true
 	}
 	var (
 		edits  []edit
-		placed []string // the blocks this call's turns are sent
+		placed []string
+		added  int
 	)
 	for i, t := range turns {
-		b := block
-		if i < last {
-			var ok bool
-			if b, ok = p.blocks.get(blockKey{gen, keys[i]}); !ok && plain != nil {
-				if b, ok = p.blocks.get(blockKey{gen, plain[i]}); ok {
-					p.blocks.put(blockKey{gen, keys[i]}, b)
-				}
-			}
-			if !ok {
-				task, _ := compiler.ClipTask(t.text)
-				res, _, err := p.compile(ctx, live, compiler.Request{Task: task, Select: ctl.selects, Deny: ctl.denies}, false)
-				if err != nil {
-					var ce *compiler.Error
-					if errors.As(err, &ce) && ce.Code == compiler.ErrCanceled && ctx.Err() != nil && ctx.Err() != context.Canceled {
-						return nil, nil, fmt.Errorf("%w: compiling %d earlier turns took over %v", errTurnsOverBound, i, p.cfg.Timeout)
-					}
-					return nil, nil, err
-				}
-				b = res.Prompt
-				p.blocks.put(blockKey{gen, keys[i]}, b)
-			}
+		b, ok, err := blockOf(i)
+		switch {
+		case err != nil:
+			return nil, nil, err
+		case !ok:
+			continue
 		}
-		// A skill an earlier turn of the call already carries, to the
-		// byte, is not sent again: a conversation of thirty prompts on one
-		// topic carried its skill thirty times. What a turn is sent with
-		// depends only on the turns before it, so it is the same bytes on
-		// every call, and the provider's cached prefix holds.
 		if b = unsent(b, sent); b == "" {
 			continue
 		}
@@ -1038,13 +1046,12 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 		if err != nil {
 			return nil, nil, err
 		}
-		placed = append(placed, compiler.SkillBlocks(b)...)
 		if added += len(e.text); int64(len(body)+added) > p.cfg.MaxBodyBytes {
 			return nil, nil, fmt.Errorf("%w: with the turns' blocks the body is over %d bytes (--max-body)", errTurnsOverBound, p.cfg.MaxBodyBytes)
 		}
+		placed = append(placed, compiler.SkillBlocks(b)...)
 		edits = append(edits, e)
 	}
-	// What the conversation carries after this call, in the order sent.
 	return edits, append(slices.Clip(carried), placed...), nil
 }
 

@@ -958,9 +958,17 @@ func TestTokenCounts(t *testing.T) {
 				if !strings.Contains(f.logs.String(), `"api":"`+strings.TrimPrefix(tc.call, "/v1/")+`_count"`) {
 					t.Errorf("no log line names the count:\n%s", f.logs.String())
 				}
-				resp, _ = f.do(t, http.MethodPost, tc.count, tc.body, map[string]string{HeaderSelect: "tdd"})
-				if resp.StatusCode != http.StatusBadRequest {
-					t.Errorf("a selection on a count: got %d; want 400 (a count carries no skills of its own)", resp.StatusCode)
+				// A host that sends its headers on every call (an SDK's
+				// default headers) has its counts answered: a selection
+				// compiles nothing there either, and a denial naming no
+				// unit is told.
+				resp, _ = f.do(t, http.MethodPost, tc.count, tc.body, map[string]string{HeaderSelect: "tdd", HeaderDeny: "deplyo"})
+				if resp.StatusCode != http.StatusOK || resp.Header.Get(HeaderDecision) != DecisionCount || resp.Header.Get(HeaderUnknownDeny) != "deplyo" {
+					t.Errorf("a count with a selection and an unknown denial: got %d %s %q, %s %q; want 200, count, deplyo",
+						resp.StatusCode, HeaderDecision, resp.Header.Get(HeaderDecision), HeaderUnknownDeny, resp.Header.Get(HeaderUnknownDeny))
+				}
+				if got := f.up.last(t).body; string(got) != tc.body && !bytes.Equal(got, want) {
+					t.Errorf("a count with a selection reached the upstream as\n%s", got)
 				}
 			})
 		}

@@ -248,7 +248,7 @@ type conversation struct {
 type convKey struct{}
 
 // captureMax bounds the bytes of an answer searched for its response id
-// (and kept, for a gzip answer): the id is at the start of the first
+// (and, for a gzip answer, what they decode to): the id is at the start of the first
 // event of a stream and among the first members of a JSON answer, and is
 // read as soon as it has arrived (idFinder).
 const captureMax = 64 << 10
@@ -316,6 +316,7 @@ func (c *idCatcher) Read(p []byte) (int, error) {
 
 // Close closes the answer, and ends its decoding if it was not over.
 func (c *idCatcher) Close() error {
+	c.done = true // a read after it feeds no decoder that is gone
 	c.unzip.close()
 	return c.ReadCloser.Close()
 }
