@@ -703,7 +703,7 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 				// "see diagnostics" is no help where none are shown:
 				// the first error is said instead.
 				if e, ok := r.c.firstError(u); ok {
-					reason.Detail = "the unit is invalid: " + e.String()
+					reason.Detail = "the unit is invalid: " + e.Rooted()
 				}
 			}
 			return nil, &Error{Code: code, Unit: d.Name, Reason: d.Reason,

@@ -526,6 +526,20 @@ func TestNameHint(t *testing.T) {
 	}
 }
 
+// TestNameHintRootFolder: a root that is itself a skill's folder names
+// the skill by its folder too (the hint said nothing).
+func TestNameHintRootFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "incident-response")
+	testkit.WriteFile(t, filepath.Join(dir, "SKILL.md"), skill("on-call", "Answer a production incident.", "", ""))
+	c, err := Load(context.Background(), loader.Options{Roots: []string{dir}}, Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := nameHint(c.cat, "incident-response"), `; the skill in folder "incident-response" is named "on-call"`; got != want {
+		t.Errorf("got %q; want %q", got, want)
+	}
+}
+
 // TestSelectedInvalidSaysWhy: selecting an invalid unit fails with its
 // first error, path and line; it said "see diagnostics", and a compile
 // shows none.
@@ -539,7 +553,7 @@ func TestSelectedInvalidSaysWhy(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Code != ErrSelectionRejected || ce.Reason != ReasonInvalid {
 		t.Fatalf("got %v; want selection_rejected, invalid", err)
 	}
-	if want := "changelog/SKILL.md:1: error: missing_description"; !strings.Contains(ce.Message, want) {
+	if want := "/changelog/SKILL.md:1: error: missing_description"; !strings.Contains(ce.Message, want) {
 		t.Errorf("got %q; want it to hold %q", ce.Message, want)
 	}
 }

@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -232,9 +233,10 @@ func newNamer(cat *ir.Catalog) *namer {
 	for _, u := range cat.Units {
 		dir := path.Dir(u.Path)
 		if dir == "." {
-			continue // a root that is itself a skill's folder
+			// A root that is itself a skill's folder: the root names it.
+			dir = filepath.ToSlash(filepath.Clean(u.Root))
 		}
-		if f := path.Base(dir); f != u.Name && !slices.Contains(n.folders[f], u.Name) {
+		if f := path.Base(dir); f != u.Name && f != "." && f != "/" && !slices.Contains(n.folders[f], u.Name) {
 			n.folders[f] = append(n.folders[f], u.Name)
 		}
 	}

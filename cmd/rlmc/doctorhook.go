@@ -152,8 +152,13 @@ func doctorHook(ctx context.Context, r *doctorReport, file, project string, h cl
 		// Claude Code starts a hook in the folder it was started in, a
 		// subfolder of the project as often as not, where the root is
 		// not: doctor, which runs the hook in the project, saw it answer.
-		r.add(secHook, ir.SeverityWarning, findHookRelativeRoot, "%s: %s names %s relative to the folder Claude Code is started in: started in a subfolder, the hook finds no skills; name it from $CLAUDE_PROJECT_DIR (--root \"$CLAUDE_PROJECT_DIR/%s\")",
-			where, ir.EscapeText(h.Command), ir.EscapeText(strings.Join(rel, ", ")), ir.EscapeText(strings.TrimPrefix(rel[0], "./")))
+		var named, fixed []string
+		for _, a := range rel {
+			named = append(named, a.path)
+			fixed = append(fixed, fmt.Sprintf("%s \"$CLAUDE_PROJECT_DIR/%s\"", a.flag, strings.TrimPrefix(a.path, "./")))
+		}
+		r.add(secHook, ir.SeverityWarning, findHookRelativeRoot, "%s: %s names %s relative to the folder Claude Code is started in: started in a subfolder, the hook finds no skills; name it from $CLAUDE_PROJECT_DIR (%s)",
+			where, ir.EscapeText(h.Command), ir.EscapeText(strings.Join(named, ", ")), ir.EscapeText(strings.Join(fixed, " ")))
 	}
 	if expanded, ok := withProjectDir(command, project); ok {
 		command = expanded
@@ -215,23 +220,26 @@ func hookRootArgs(words []string, project string) []string {
 	return out
 }
 
+// flagPath is a path a hook command gives a flag.
+type flagPath struct{ flag, path string }
+
 // relativeRootArgs returns the relative paths a hook command's words
 // give --root and --policy, as written.
-func relativeRootArgs(words []string) []string {
-	var out []string
+func relativeRootArgs(words []string) []flagPath {
+	var out []flagPath
 	for i := 0; i < len(words); i++ {
-		var dir string
+		var a flagPath
 		switch w := words[i]; {
 		case (w == "--root" || w == "--policy") && i+1 < len(words):
-			dir = words[i+1]
+			a = flagPath{w, words[i+1]}
 			i++
 		case strings.HasPrefix(w, "--root="), strings.HasPrefix(w, "--policy="):
-			_, dir, _ = strings.Cut(w, "=")
+			a.flag, a.path, _ = strings.Cut(w, "=")
 		default:
 			continue
 		}
-		if dir != "" && !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "$") && !strings.HasPrefix(dir, "~") {
-			out = append(out, dir)
+		if a.path != "" && !filepath.IsAbs(a.path) && !strings.HasPrefix(a.path, "$") && !strings.HasPrefix(a.path, "~") {
+			out = append(out, a)
 		}
 	}
 	return out

@@ -102,9 +102,9 @@ var dependencyKeys = map[string]bool{
 // info for any other (clients add keys of their own).
 func unknownKey(s *diagSink, line int, key string, v *yaml.Node) {
 	canon := spellingOf(key)
-	if dependencyKeys[canon] && namesSome(v) {
+	if dependencyKeys[canon] && namesSkills(v) {
 		s.add(line, ir.CodeUnknownField, ir.SeverityWarning,
-			"frontmatter key %q is not read, and its skills are not loaded with this one: a skill declares what it requires in metadata.%s (\"requires\": [{\"kind\": \"skill\", \"name\": ...}]), or the host policy's requires", key, PrologRLMKey)
+			"frontmatter key %q is not read: if it names skills this one needs, they are not loaded with it; a skill declares what it requires in metadata.%s (\"requires\": [{\"kind\": \"skill\", \"name\": ...}]), or the host policy's requires", key, PrologRLMKey)
 		return
 	}
 	if meant := suggest.Closest(canon, knownKeys, min(2, max(1, len(canon)/4))); meant != "" {
@@ -114,20 +114,30 @@ func unknownKey(s *diagSink, line int, key string, v *yaml.Node) {
 	s.add(line, ir.CodeUnknownField, ir.SeverityInfo, "unknown frontmatter key %q ignored", key)
 }
 
-// namesSome reports whether v, a dependency key's value, names anything:
-// not "none", "n/a", null, false or empty ("Dependencies: none").
-func namesSome(v *yaml.Node) bool {
+// namesSkills reports whether v, a dependency key's value, holds what
+// could be a skill's name: a scalar or list item that is a valid name
+// ("react-components"), not "none" or a package with its version
+// ("Dependencies: none", "dependencies: python>=3.8, pandas>=1.5").
+func namesSkills(v *yaml.Node) bool {
 	switch v.Kind {
-	case yaml.SequenceNode, yaml.MappingNode:
-		return len(v.Content) > 0
-	case yaml.ScalarNode:
-		switch strings.ToLower(strings.TrimSpace(v.Value)) {
-		case "", "none", "n/a", "na", "-", "null", "~", "false", "no", "[]":
-			return false
+	case yaml.SequenceNode:
+		for _, item := range v.Content {
+			if namesSkills(item) {
+				return true
+			}
 		}
-		return true
+	case yaml.ScalarNode:
+		for item := range strings.SplitSeq(v.Value, ",") {
+			switch item = strings.TrimSpace(item); strings.ToLower(item) {
+			case "", "none", "n/a", "na", "null", "false", "no":
+			default:
+				if ValidName(item) {
+					return true
+				}
+			}
+		}
 	}
-	return true
+	return false
 }
 
 // commentCut says, as an info, that the plain value v of key ends where
@@ -779,10 +789,15 @@ func yamlProblem(text string, err error) string {
 	if !strings.Contains(msg, "tab") && !strings.Contains(msg, "cannot start any token") {
 		return msg
 	}
-	for i, line := range strings.Split(text, "\n") {
+	// The frontmatter's line i is the file's i+2 (after "---"). The error
+	// names the tab's line, or, for a tab that breaks the indentation, the
+	// line before it: only these two are looked at, as a tab inside a
+	// block scalar's text is no error.
+	lines := strings.Split(text, "\n")
+	for i := max(0, yamlErrorLine(err)-2); i < min(len(lines), yamlErrorLine(err)); i++ {
+		line := lines[i]
 		indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
 		if strings.Contains(indent, "\t") && strings.TrimSpace(line) != "" {
-			// The frontmatter's line i is the file's i+2 (after "---").
 			return fmt.Sprintf("%s (line %d is indented with a tab: YAML indents with spaces)", msg, i+2)
 		}
 	}

@@ -116,6 +116,8 @@ func TestUnknownKeys(t *testing.T) {
 		// A published collection's skills say "Dependencies: none".
 		{"dependencies none", "Dependencies", "none", ir.CodeUnknownField, ir.SeverityInfo, "ignored"},
 		{"requires empty", "requires", "[]", ir.CodeUnknownField, ir.SeverityInfo, "ignored"},
+		// Packages, not skills (a reviewer's finding).
+		{"dependencies on packages", "dependencies", "python>=3.8, pandas>=1.5.0", ir.CodeUnknownField, ir.SeverityInfo, "ignored"},
 		{"descripton", "descripton", "d", ir.CodeMisspelledField, ir.SeverityWarning, `did you mean "description"?`},
 		{"licence", "licence", "MIT", ir.CodeMisspelledField, ir.SeverityWarning, `did you mean "license"?`},
 		{"allowed-tool", "allowed-tool", "Bash", ir.CodeMisspelledField, ir.SeverityWarning, `did you mean "allowed-tools"?`},
@@ -140,6 +142,21 @@ func TestTabIndentSaid(t *testing.T) {
 		if !hasCode(ds, ir.CodeInvalidYAML) || !strings.Contains(ds[0].Message, want) {
 			t.Errorf("%q: got %v; want invalid_yaml saying %q", content, ds, want)
 		}
+	}
+}
+
+// TestTabInABlockScalar: a tab in a block scalar's text is no error; the
+// hint names the line that is (it named the first tab-indented line).
+func TestTabInABlockScalar(t *testing.T) {
+	content := "---\nname: a\ndescription: |\n  Example:\n  \tcode\nmetadata:\n\tauthor: me\n---\n"
+	_, ds := ParseSkill("x/SKILL.md", []byte(content), DefaultLimits)
+	if !hasCode(ds, ir.CodeInvalidYAML) || !strings.Contains(ds[0].Message, "line 7 is indented with a tab") {
+		t.Errorf("got %v; want invalid_yaml naming line 7", ds)
+	}
+	content = "---\nname: a\ndescription: |\n  Example:\n  \tcode\nwhen_to_use: `x` y\n---\n"
+	_, ds = ParseSkill("x/SKILL.md", []byte(content), DefaultLimits)
+	if !hasCode(ds, ir.CodeInvalidYAML) || strings.Contains(ds[0].Message, "tab") {
+		t.Errorf("got %v; want invalid_yaml without a tab hint (the backtick is the error)", ds)
 	}
 }
 
