@@ -322,7 +322,7 @@ func (c *idCatcher) Close() error {
 }
 
 // gunzipper feeds what a gzip stream decodes to, written to it a piece at
-// a time, to a finder, each byte once. compress/gzip decodes from a
+// a time, to a finder, each byte once. compress/flate decodes from a
 // reader and cannot be resumed once its reader runs dry, so it runs on a
 // goroutine of its own that reads the pieces from a channel; write hands
 // it a piece and returns once it has decoded all it can of what it was
