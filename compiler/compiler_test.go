@@ -557,3 +557,39 @@ func TestSelectedInvalidSaysWhy(t *testing.T) {
 		t.Errorf("got %q; want it to hold %q", ce.Message, want)
 	}
 }
+
+// TestHostUnitsAlwaysFitAsReferences: eight selected units whose
+// references fit together are selected at any budget that holds the
+// references: the bodies packed first leave room for the references of
+// the ones after them. Packed greedily, the first went inline and a later
+// one's reference no longer fit, and the compile failed (the hook then
+// sent no skill at all for eight mandatory ones).
+func TestHostUnitsAlwaysFitAsReferences(t *testing.T) {
+	files := map[string]string{}
+	var names []string
+	for i := range 8 {
+		n := fmt.Sprintf("skill-%c", 'a'+i)
+		names = append(names, n)
+		files[n+"/SKILL.md"] = skill(n, "Handle the "+n+" part of the work.", "", strings.Repeat("Follow each step of the "+n+" procedure with care. ", 40))
+	}
+	c := build(t, files, Policy{})
+	refs := 0
+	for budget := 400; budget <= 4000; budget += 100 {
+		res, err := c.Compile(context.Background(), Request{Task: "hello", Select: names, Budget: budget})
+		if err != nil {
+			if refs > 0 {
+				t.Errorf("budget %d: %v; want the eight selected (they fit as references at a smaller budget)", budget, err)
+			}
+			continue
+		}
+		if refs == 0 {
+			refs = budget
+		}
+		if len(res.Selected) != 8 {
+			t.Errorf("budget %d: got %d selected; want 8", budget, len(res.Selected))
+		}
+	}
+	if refs == 0 {
+		t.Fatal("no budget from 400 to 4000 selects the eight units")
+	}
+}

@@ -1164,45 +1164,66 @@ coverage(_, _, _, clause(same_clause)).
 % (secondary) leaves when that one was not admitted: it was no answer to
 % the task on its own.
 
-pack([], _, _, _, _, _, [], []).
-pack([cand(N, O, S)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
+pack(Cs, Req, Budget, Whys, Adm, Used, Sel0, Rej0) :-
+    packing(Cs, Req, Budget, [], Whys, Adm, Used, Sel, Rej),
+    repack(Rej, Cs, Req, Budget, Whys, Adm, Used, Sel, Sel0, Rej0).
+
+% repack/10: when the greedy packing left a host's unit (mandatory or
+% explicit) over the budget, bodies packed before it took the room its
+% reference needed: the candidates are packed again keeping that room for
+% the host's units (left/6). Asked only then, so that a compile whose
+% host's units fit pays nothing for it.
+repack(Rej, Cs, Req, Budget, Whys, Adm, Used, _, Sel, Rej0) :-
+    host_over_budget(Rej, Cs), !,
+    hosts(Cs, Adm, [], H),
+    packing(Cs, Req, Budget, H, Whys, Adm, Used, Sel, Rej0).
+repack(Rej, _, _, _, _, _, _, Sel, Sel, Rej).
+
+host_over_budget([reject(N, over_budget, _)|_], Cs) :- memberchk(cand(N, O, _), Cs), O \== lexical, !.
+host_over_budget([_|Rs], Cs) :- host_over_budget(Rs, Cs).
+
+% packing/9 is pack/8 with H, the host's units not admitted yet (left/6).
+packing([], _, _, _, _, _, _, [], []).
+packing([cand(N, O, S)|Cs], Req, Budget, H, Whys, Adm, Used, Sel, Rej) :-
     memberchk(N, Adm), !,
     Left is Budget - Used,
     admitted_because(O, N, Whys, 0, Left, Because),
     Sel = [select(N, O, Because)|Sel1],
-    pack(Cs, Req, Budget, Whys, Adm, Used, Sel1, Rej).
-pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
+    packing(Cs, Req, Budget, H, Whys, Adm, Used, Sel1, Rej).
+packing([cand(N, _, _)|Cs], Req, Budget, H, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     conflicting(Group, Adm, With), !,
     conflict_facts(N, Group, With, Fs),
     riders(N, Whys, Cs, Cs1, Riders),
-    pack(Cs1, Req, Budget, Whys, Adm, Used, Sel, Rej1),
+    packing(Cs1, Req, Budget, H, Whys, Adm, Used, Sel, Rej1),
     append([[reject(N, conflict, because(packing, Fs))], Riders, Rej1], Rej).
-pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
+packing([cand(N, O, _)|Cs], Req, Budget, H, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     subtract(Group, Adm, New),
     tokens(Req, New, Cost),
+    left(Req, H, New, Budget, Used, Left),
+    Cost =< Left, !,
     Used1 is Used + Cost,
-    Used1 =< Budget, !,
-    Left is Budget - Used,
     admitted_because(O, N, Whys, Cost, Left, Because),
     admit(New, N, O, Because, Sel, Sel1),
     append(Adm, New, Adm1),
-    pack(Cs, Req, Budget, Whys, Adm1, Used1, Sel1, Rej).
-pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
+    unpacked(H, New, H1),
+    packing(Cs, Req, Budget, H1, Whys, Adm1, Used1, Sel1, Rej).
+packing([cand(N, O, _)|Cs], Req, Budget, H, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     subtract(Group, Adm, New),
     tokens(Req, New, Cost),
     reference_tokens(Req, New, RefCost),
+    left(Req, H, New, Budget, Used, Left),
+    RefCost =< Left, !,
     Used1 is Used + RefCost,
-    Used1 =< Budget, !,
-    Left is Budget - Used,
     admitted_because(O, N, Whys, RefCost, Left, because(Rule, Fs)),
     append([Fs, [reference(Cost, Left)]], Fs1),
     admit_references(New, N, O, because(Rule, Fs1), reference(Cost, Left), Sel, Sel1),
     append(Adm, New, Adm1),
-    pack(Cs, Req, Budget, Whys, Adm1, Used1, Sel1, Rej).
-pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, over_budget, because(packing, [tokens(Cost), budget_left(Left)]))|Rej]) :-
+    unpacked(H, New, H1),
+    packing(Cs, Req, Budget, H1, Whys, Adm1, Used1, Sel1, Rej).
+packing([cand(N, _, _)|Cs], Req, Budget, H, Whys, Adm, Used, Sel, [reject(N, over_budget, because(packing, [tokens(Cost), budget_left(Left)]))|Rej]) :-
     group(N, Group),
     subtract(Group, Adm, New),
     % The least the group would add, inline or as references: what the
@@ -1210,10 +1231,42 @@ pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, over_budg
     tokens(Req, New, Inline),
     reference_tokens(Req, New, Refs),
     Cost is min(Inline, Refs),
-    Left is Budget - Used,
+    left(Req, H, New, Budget, Used, Left),
     riders(N, Whys, Cs, Cs1, Riders),
-    pack(Cs1, Req, Budget, Whys, Adm, Used, Sel, Rej1),
+    packing(Cs1, Req, Budget, H, Whys, Adm, Used, Sel, Rej1),
     append([Riders, Rej1], Rej).
+
+% left(+Req, +H, +New, +Budget, +Used, -Left): what Budget, of which Used
+% is taken, leaves for the units New: less the room the references of the
+% host's units H (mandatory or explicit candidates, with their closures,
+% hosts/4) not admitted yet, New aside, need. The bodies packed first
+% never take the room a host's unit needs as a reference (eight mandatory
+% units failed every compile at any budget: the first ones went inline,
+% and the last one's reference no longer fit).
+left(_, [], _, Budget, Used, Left) :- !, Left is Budget - Used.
+left(Req, H, New, Budget, Used, Left) :-
+    subtract(H, New, Names),
+    reserved(Req, Names, R),
+    Left is Budget - Used - R.
+
+% unpacked(+H, +New, -H1): H less the units New just admitted.
+unpacked([], _, []) :- !.
+unpacked(H, New, H1) :- subtract(H, New, H1).
+
+% hosts(+Cs, +Adm, +Acc, -Names): the host's candidates of Cs and their
+% closures, less Adm, each once, after Acc.
+
+hosts([], _, Names, Names).
+hosts([cand(N, O, _)|Cs], Adm, Acc, Names) :- O \== lexical, !,
+    group(N, Group),
+    subtract(Group, Adm, New0),
+    subtract(New0, Acc, New),
+    append(Acc, New, Acc1),
+    hosts(Cs, Adm, Acc1, Names).
+hosts([_|Cs], Adm, Acc, Names) :- hosts(Cs, Adm, Acc, Names).
+
+reserved(_, [], 0) :- !.
+reserved(Req, Names, R) :- reference_tokens(Req, Names, R).
 
 % conflict_facts(+N, +Group, +With, -Facts): the unit of N's group that
 % conflicts with the admitted With is N itself, or a dependency, which
