@@ -145,6 +145,7 @@ const (
 	findHookLeavesClaudeOwn = "hook_leaves_claude_skills"
 	findHookRoots           = "hook_roots"
 	findHookRelativeRoot    = "hook_relative_root"
+	findHookSkillTwice      = "hook_skill_twice"
 	findNoRoot              = "no_root"
 	findNoUnits             = "no_units"
 	findAllDenied           = "all_denied"
@@ -365,7 +366,7 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 
 	if cwd, err := os.Getwd(); err == nil {
 		home, _ := os.UserHomeDir()
-		doctorHooks(ctx, r, cwd, home)
+		doctorHooks(ctx, r, cat, cwd, home)
 	}
 
 	if p.format == "json" {

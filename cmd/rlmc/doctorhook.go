@@ -28,7 +28,7 @@ const doctorHookPrompt = "rlmc doctor: check that this hook answers"
 // user's Claude Code settings: the file parses, the command resolves, and
 // one compile through it answers within the hook's timeout. A settings
 // file that does not exist, or runs no rlmc hook, is not reported.
-func doctorHooks(ctx context.Context, r *doctorReport, project, home string) {
+func doctorHooks(ctx context.Context, r *doctorReport, cat *ir.Catalog, project, home string) {
 	// Claude Code runs the hooks of the project's shared settings and of
 	// its local ones (a file kept out of version control) alike.
 	files := []string{filepath.Join(project, filepath.FromSlash(initSettingsFile)), filepath.Join(project, filepath.FromSlash(localSettingsFile))}
@@ -74,15 +74,27 @@ func doctorHooks(ctx context.Context, r *doctorReport, project, home string) {
 			len(installed), strings.Join(installed, ", "))
 	}
 	if len(installed) > 0 {
-		doctorClaudeOwn(r, project, home)
+		doctorClaudeOwn(r, cat, project, home)
 	}
 }
 
 // doctorClaudeOwn says, for each skill folder the hook leaves to Claude
 // Code (claudeOwnRoots, in the project and the home folder) that holds
 // skills, that the hook never routes them: doctor's roots list them, and
-// a user who put a skill there would look for why it never loads.
-func doctorClaudeOwn(r *doctorReport, project, home string) {
+// a user who put a skill there would look for why it never loads. A skill
+// of such a folder that a root the hook routes holds a copy of (one
+// copied rather than moved to .agents/skills) reaches the model twice:
+// Claude Code lists its own, and the hook sends the copy's text.
+func doctorClaudeOwn(r *doctorReport, cat *ir.Catalog, project, home string) {
+	own := claudeOwnDirs(project, home)
+	copies := map[string][]string{} // a unit's name -> the SKILL.md of its copies outside own
+	if cat != nil {
+		for _, u := range cat.Units {
+			if !slices.ContainsFunc(own, func(d string) bool { return within(u.File, resolved(d)) }) {
+				copies[u.Name] = append(copies[u.Name], u.File)
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for _, dir := range claudeOwnDirs(project, home) {
 		if seen[resolved(dir)] {
@@ -99,6 +111,9 @@ func doctorClaudeOwn(r *doctorReport, project, home string) {
 				n++
 				if e.Type()&fs.ModeSymlink != 0 {
 					links++
+				} else if files := copies[e.Name()]; len(files) > 0 {
+					r.add(secHook, ir.SeverityWarning, findHookSkillTwice, "%s: Claude Code lists this skill itself, and the hook routes a copy of it (%s): selected, it reaches the model twice, and the two may differ; keep one (move it to .agents/skills, or remove the copy)",
+						ir.Printable(filepath.Join(dir, e.Name(), "SKILL.md")), ir.Printable(files[0]))
 				}
 			}
 		}
@@ -111,6 +126,12 @@ func doctorClaudeOwn(r *doctorReport, project, home string) {
 			r.add(secHook, ir.SeverityInfo, findHookLeavesClaudeOwn, "%s: the hook leaves its %s to Claude Code, which lists them to the model itself, and never selects them: keep the skills rlmc should route in .agents/skills", ir.Printable(dir), folderCount(n))
 		}
 	}
+}
+
+// within reports whether path is dir or under it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // maxHookTimeout bounds the timeout doctor gives a hook it runs, whatever

@@ -66,7 +66,7 @@ func TestDoctorSchemaMatchesGo(t *testing.T) {
 	}
 	sections := slices.Clone(doctorSections)
 	slices.Sort(sections)
-	codes := []string{findAllDenied, findCacheOff, findCheckoutNotFound, findDuplicateRoot, findHookFailed, findHookNotFound, findHookOK, findHookSettings, findHookTimeout, findHookTwice, findHookNotRun, findHookGoRun, findHookNotClaudeCode, findHookLeavesClaudeOwn, findHookRoots, findHookRelativeRoot, findLockMismatch, findLockOk, findLockUnreadable,
+	codes := []string{findAllDenied, findCacheOff, findCheckoutNotFound, findDuplicateRoot, findHookFailed, findHookNotFound, findHookOK, findHookSettings, findHookTimeout, findHookTwice, findHookNotRun, findHookGoRun, findHookNotClaudeCode, findHookLeavesClaudeOwn, findHookRoots, findHookRelativeRoot, findHookSkillTwice, findLockMismatch, findLockOk, findLockUnreadable,
 		findLockVerifyFailed, findNoRoot, findNoUnits, findOverlappingRoot, findUnreadableBody}
 	slices.Sort(codes)
 	origins := []string{originFlag, originPolicy, originEnv, originDefault}
