@@ -38,6 +38,7 @@ func doctorHooks(ctx context.Context, r *doctorReport, cat *ir.Catalog, project,
 		}
 	}
 	var installed []string // the files, once a hook, that run an rlmc hook
+	commands := map[string]bool{}
 	for _, file := range files {
 		data, err := readSettings(file)
 		if err == nil && data == nil {
@@ -58,6 +59,7 @@ func doctorHooks(ctx context.Context, r *doctorReport, cat *ir.Catalog, project,
 			switch hc := readHookCommand(h.Command); {
 			case hc.prog != "":
 				installed = append(installed, ir.Printable(file))
+				commands[h.Command] = true
 				doctorHook(ctx, r, file, project, h, hc)
 			case hc.runsRlmc:
 				// Mistyped, it fails on every prompt: a usage error exits
@@ -67,10 +69,15 @@ func doctorHooks(ctx context.Context, r *doctorReport, cat *ir.Catalog, project,
 			}
 		}
 	}
-	if len(installed) > 1 {
+	switch {
+	case len(installed) > 1 && len(commands) > 1:
 		// Claude Code runs the hooks of every one of these files, on every
 		// prompt: each hook adds its block.
 		r.add(secHook, ir.SeverityWarning, findHookTwice, "rlmc's hook runs %d times on every prompt (%s): every selected skill reaches the model as many times; keep one (in the user's settings, it runs in every project)",
+			len(installed), strings.Join(installed, ", "))
+	case len(installed) > 1:
+		// Claude Code runs a command that two files give alike once.
+		r.add(secHook, ir.SeverityInfo, findHookTwice, "rlmc's hook is installed %d times with the same command (%s): Claude Code runs it once, but a change to one of them makes it run twice, each adding its block; keep one (in the user's settings, it runs in every project)",
 			len(installed), strings.Join(installed, ", "))
 	}
 	if len(installed) > 0 {
