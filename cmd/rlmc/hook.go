@@ -485,6 +485,20 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	}
 	if res != nil {
 		notes = append(notes, invokedNotes(res)...)
+		// A skill the prompt names in words, or points at strongly, that
+		// only the user may invoke: the prompt goes without it, and the
+		// user would not know to type /name.
+		for _, rj := range res.Rejected {
+			if invoked(rj) {
+				continue
+			}
+			notes = append(notes, explicitOnlyNote(rj, func(name string) string {
+				if pol.Invocation == compiler.InvocationHost {
+					return "the host policy (invocation: host) lets no prompt invoke it; make it mandatory in the policy"
+				}
+				return "start the prompt with /" + name
+			}))
+		}
 	}
 	if strings.TrimSpace(task) == "" {
 		// Not an error (a --select still loads), but nothing routes

@@ -41,15 +41,14 @@ func compileNotes(res *compiler.Result, cat *ir.Catalog, invocation compiler.Inv
 		r := rj.Reasons[0]
 		switch r.Code {
 		case compiler.ReasonExplicitOnly:
-			// Only a strong match is worth a line: an explicit-only unit
-			// that a single incidental word points at is no news.
-			if rj.Score >= compiler.Threshold {
-				name := noteName(rj.Name)
+			if n := explicitOnlyNote(rj, func(name string) string {
 				how := "add --select " + name
 				if invocation != compiler.InvocationHost {
 					how += ", or start the task with /" + name + ","
 				}
-				notes = append(notes, fmt.Sprintf("%s matches the task (score %.2f) but is explicit-user-only: %s to load it", name, rj.Score, how))
+				return how
+			}); n != "" {
+				notes = append(notes, n)
 			}
 		case compiler.ReasonOverBudget:
 			notes = append(notes, fmt.Sprintf("%s not loaded: over budget (%s); raise --budget", noteName(rj.Name), ir.EscapeText(r.Detail)))
@@ -351,6 +350,18 @@ func invokedNotes(res *compiler.Result) []string {
 		}
 	}
 	return out
+}
+
+// explicitOnlyNote says of rj, an explicit-user-only unit the task points
+// at strongly, how to load it (how(name) says how, before "to load it"),
+// else "": an explicit-only unit that a single incidental word points at
+// is no news.
+func explicitOnlyNote(rj compiler.Rejected, how func(name string) string) string {
+	if len(rj.Reasons) == 0 || rj.Reasons[0].Code != compiler.ReasonExplicitOnly || rj.Score < compiler.Threshold {
+		return ""
+	}
+	name := noteName(rj.Name)
+	return fmt.Sprintf("%s matches the task (score %.2f) but is explicit-user-only: %s to load it", name, rj.Score, how(name))
 }
 
 // invoked reports whether rj is the unit the task invoked.
