@@ -22,7 +22,7 @@ func TestPolicyAllocations(t *testing.T) {
 		run  func() error
 		max  float64
 	}{
-		{"decide", decide, 55500}, // 53,190 before packing kept room for the references of the host's units (left/6, a call a step); 53,500 was the bound; 52,296 before rule 7 asked whether a superseder stands beside what it supersedes (x(Req, Ok), one binding a clause); 52,500 was the bound; 51,768 before rule 10 asked whether a candidate rests only on what was pasted (pasted/1, one call without a paste); 52,000 was the bound; 50,350 before rule 10 asked whether an explicit-user-only unit drew the task's words (available/5, one clause a candidate); 50,500 was the bound; 48,500 before a candidate beside a kept one had to stand out of the crowd; 42,000 before rule 10 asked every candidate beside a kept one for a part of its own; 44,000 before rule 11's coverage moved from Go into policy.pl
+		{"decide", decide, 55000}, // 53,190 before packing asked left/6 what the budget leaves (a call a step, for the room a host unit's reference needs); 53,500 was the bound; 52,296 before rule 7 asked whether a superseder stands beside what it supersedes (x(Req, Ok), one binding a clause); 52,500 was the bound; 51,768 before rule 10 asked whether a candidate rests only on what was pasted (pasted/1, one call without a paste); 52,000 was the bound; 50,350 before rule 10 asked whether an explicit-user-only unit drew the task's words (available/5, one clause a candidate); 50,500 was the bound; 48,500 before a candidate beside a kept one had to stand out of the crowd; 42,000 before rule 10 asked every candidate beside a kept one for a part of its own; 44,000 before rule 11's coverage moved from Go into policy.pl
 		{"ineligible", ineligible, 6300},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

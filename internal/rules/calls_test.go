@@ -90,7 +90,7 @@ func TestMiscalledNativeRefused(t *testing.T) {
 		{"unit: an integer for the status",
 			"blocked_dependency(_, _, D, invalid) :- unit(D, invalid, _, _), !.", "blocked_dependency(_, _, D, invalid) :- unit(D, 0, _, _), !.", "unit(D, 0, _, _)", "unit/4"},
 		{"tokens: arguments swapped",
-			"    subtract(Group, Adm, New),\n    tokens(Req, New, Cost),\n    left(Req, H, New, Budget, Used, Left),\n    Cost =< Left, !,", "    subtract(Group, Adm, New),\n    tokens(New, Req, Cost),\n    left(Req, H, New, Budget, Used, Left),\n    Cost =< Left, !,", "tokens(New, Req, Cost)", "tokens/3"},
+			"    subtract(Group, Adm, New),\n    tokens(Req, New, Cost),\n    left(Req, Budget, Adm, New, Used, Left),\n    Cost =< Left, !,", "    subtract(Group, Adm, New),\n    tokens(New, Req, Cost),\n    left(Req, Budget, Adm, New, Used, Left),\n    Cost =< Left, !,", "tokens(New, Req, Cost)", "tokens/3"},
 		{"closure: arguments swapped",
 			"group(N, Group) :- closure(N, deps(Ds)), append(Ds, [N], Group).", "group(N, Group) :- closure(deps(Ds), N), append(Ds, [N], Group).", "closure(deps(Ds), N)", "closure/2"},
 		{"conflicting: an atom for a list",

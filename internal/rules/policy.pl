@@ -293,7 +293,7 @@ admission(Req, X, Ok, Powers, Pins, Budget, Selected, Rejected, Cited) :-
     hold(Tie, Distinct, Admissible, Held),                  % rule 9, ask
     unpin(Admissible, Pins, Packable0, Pinned),             % settle/8
     pinned_riders(Pinned, Whys, Packable0, Packable, Riders), % rule 12
-    pack(Packable, Req, Budget, Whys, [], 0, Selected, Unpacked), % rule 12
+    packed(Packable, Req, Budget, Whys, Selected, Unpacked), % rule 12
     append([Superseded, Pasted, Ambiguous, Weak, Covered, Held, Pinned, Riders, Unpacked], Rejected),
     append([Superseded, Covered, Pinned], Cited).
 
@@ -1164,66 +1164,45 @@ coverage(_, _, _, clause(same_clause)).
 % (secondary) leaves when that one was not admitted: it was no answer to
 % the task on its own.
 
-pack(Cs, Req, Budget, Whys, Adm, Used, Sel0, Rej0) :-
-    packing(Cs, Req, Budget, [], Whys, Adm, Used, Sel, Rej),
-    repack(Rej, Cs, Req, Budget, Whys, Adm, Used, Sel, Sel0, Rej0).
-
-% repack/10: when the greedy packing left a host's unit (mandatory or
-% explicit) over the budget, bodies packed before it took the room its
-% reference needed: the candidates are packed again keeping that room for
-% the host's units (left/6). Asked only then, so that a compile whose
-% host's units fit pays nothing for it.
-repack(Rej, Cs, Req, Budget, Whys, Adm, Used, _, Sel, Rej0) :-
-    host_over_budget(Rej, Cs), !,
-    hosts(Cs, Adm, [], H),
-    packing(Cs, Req, Budget, H, Whys, Adm, Used, Sel, Rej0).
-repack(Rej, _, _, _, _, _, _, Sel, Sel, Rej).
-
-host_over_budget([reject(N, over_budget, _)|_], Cs) :- memberchk(cand(N, O, _), Cs), O \== lexical, !.
-host_over_budget([_|Rs], Cs) :- host_over_budget(Rs, Cs).
-
-% packing/9 is pack/8 with H, the host's units not admitted yet (left/6).
-packing([], _, _, _, _, _, _, [], []).
-packing([cand(N, O, S)|Cs], Req, Budget, H, Whys, Adm, Used, Sel, Rej) :-
+pack([], _, _, _, _, _, [], []).
+pack([cand(N, O, S)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     memberchk(N, Adm), !,
-    Left is Budget - Used,
+    left(Req, Budget, Adm, [], Used, Left),
     admitted_because(O, N, Whys, 0, Left, Because),
     Sel = [select(N, O, Because)|Sel1],
-    packing(Cs, Req, Budget, H, Whys, Adm, Used, Sel1, Rej).
-packing([cand(N, _, _)|Cs], Req, Budget, H, Whys, Adm, Used, Sel, Rej) :-
+    pack(Cs, Req, Budget, Whys, Adm, Used, Sel1, Rej).
+pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     conflicting(Group, Adm, With), !,
     conflict_facts(N, Group, With, Fs),
     riders(N, Whys, Cs, Cs1, Riders),
-    packing(Cs1, Req, Budget, H, Whys, Adm, Used, Sel, Rej1),
+    pack(Cs1, Req, Budget, Whys, Adm, Used, Sel, Rej1),
     append([[reject(N, conflict, because(packing, Fs))], Riders, Rej1], Rej).
-packing([cand(N, O, _)|Cs], Req, Budget, H, Whys, Adm, Used, Sel, Rej) :-
+pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     subtract(Group, Adm, New),
     tokens(Req, New, Cost),
-    left(Req, H, New, Budget, Used, Left),
+    left(Req, Budget, Adm, New, Used, Left),
     Cost =< Left, !,
     Used1 is Used + Cost,
     admitted_because(O, N, Whys, Cost, Left, Because),
     admit(New, N, O, Because, Sel, Sel1),
     append(Adm, New, Adm1),
-    unpacked(H, New, H1),
-    packing(Cs, Req, Budget, H1, Whys, Adm1, Used1, Sel1, Rej).
-packing([cand(N, O, _)|Cs], Req, Budget, H, Whys, Adm, Used, Sel, Rej) :-
+    pack(Cs, Req, Budget, Whys, Adm1, Used1, Sel1, Rej).
+pack([cand(N, O, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, Rej) :-
     group(N, Group),
     subtract(Group, Adm, New),
     tokens(Req, New, Cost),
     reference_tokens(Req, New, RefCost),
-    left(Req, H, New, Budget, Used, Left),
+    left(Req, Budget, Adm, New, Used, Left),
     RefCost =< Left, !,
     Used1 is Used + RefCost,
     admitted_because(O, N, Whys, RefCost, Left, because(Rule, Fs)),
     append([Fs, [reference(Cost, Left)]], Fs1),
     admit_references(New, N, O, because(Rule, Fs1), reference(Cost, Left), Sel, Sel1),
     append(Adm, New, Adm1),
-    unpacked(H, New, H1),
-    packing(Cs, Req, Budget, H1, Whys, Adm1, Used1, Sel1, Rej).
-packing([cand(N, _, _)|Cs], Req, Budget, H, Whys, Adm, Used, Sel, [reject(N, over_budget, because(packing, [tokens(Cost), budget_left(Left)]))|Rej]) :-
+    pack(Cs, Req, Budget, Whys, Adm1, Used1, Sel1, Rej).
+pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, over_budget, because(packing, [tokens(Cost), budget_left(Left)]))|Rej]) :-
     group(N, Group),
     subtract(Group, Adm, New),
     % The least the group would add, inline or as references: what the
@@ -1231,39 +1210,56 @@ packing([cand(N, _, _)|Cs], Req, Budget, H, Whys, Adm, Used, Sel, [reject(N, ove
     tokens(Req, New, Inline),
     reference_tokens(Req, New, Refs),
     Cost is min(Inline, Refs),
-    left(Req, H, New, Budget, Used, Left),
+    left(Req, Budget, Adm, New, Used, Left),
     riders(N, Whys, Cs, Cs1, Riders),
-    packing(Cs1, Req, Budget, H, Whys, Adm, Used, Sel, Rej1),
+    pack(Cs1, Req, Budget, Whys, Adm, Used, Sel, Rej1),
     append([Riders, Rej1], Rej).
 
-% left(+Req, +H, +New, +Budget, +Used, -Left): what Budget, of which Used
-% is taken, leaves for the units New: less the room the references of the
-% host's units H (mandatory or explicit candidates, with their closures,
-% hosts/4) not admitted yet, New aside, need. The bodies packed first
-% never take the room a host's unit needs as a reference (eight mandatory
+
+% packed(+Cs, +Req, +Budget, +Whys, -Sel, -Rej): pack/8 of the candidates
+% Cs. When the greedy packing leaves a host's unit (mandatory or explicit)
+% over the budget, bodies packed before it took the room its reference
+% needed: the candidates are packed again keeping that room for the host's
+% units (the budget b(Budget, H), left/6). Asked only then, so that a
+% compile whose host's units fit pays nothing for it (eight mandatory
 % units failed every compile at any budget: the first ones went inline,
 % and the last one's reference no longer fit).
-left(_, [], _, Budget, Used, Left) :- !, Left is Budget - Used.
-left(Req, H, New, Budget, Used, Left) :-
-    subtract(H, New, Names),
+packed(Cs, Req, Budget, Whys, Sel, Rej) :-
+    pack(Cs, Req, Budget, Whys, [], 0, Sel0, Rej0),
+    repacked(Rej0, Cs, Req, Budget, Whys, Sel0, Sel, Rej).
+
+repacked(Rej0, Cs, Req, Budget, Whys, _, Sel, Rej) :-
+    host_over_budget(Rej0, Cs), !,
+    hosts(Cs, [], H),
+    pack(Cs, Req, b(Budget, H), Whys, [], 0, Sel, Rej).
+repacked(Rej, _, _, _, _, Sel, Sel, Rej).
+
+host_over_budget([reject(N, over_budget, _)|_], Cs) :- host(N, Cs), !.
+host_over_budget([_|Rs], Cs) :- host_over_budget(Rs, Cs).
+
+host(N, [cand(N, O, _)|_]) :- !, O \== lexical.
+host(N, [_|Cs]) :- host(N, Cs).
+
+% hosts(+Cs, +Acc, -Names): the host's candidates of Cs and their
+% closures, each once, after Acc.
+hosts([], Names, Names).
+hosts([cand(N, O, _)|Cs], Acc, Names) :- O \== lexical, !,
+    group(N, Group),
+    subtract(Group, Acc, New),
+    append(Acc, New, Acc1),
+    hosts(Cs, Acc1, Names).
+hosts([_|Cs], Acc, Names) :- hosts(Cs, Acc, Names).
+
+% left(+Req, +Budget, +Adm, +New, +Used, -Left): what the budget, of which
+% Used is taken, leaves for the units New beside the admitted Adm: a plain
+% budget less Used; b(Budget, H) (packed/6) also less the room the
+% references of the host's units H not admitted yet, New aside, need.
+left(Req, b(Budget, H), Adm, New, Used, Left) :- !,
+    subtract(H, Adm, H1),
+    subtract(H1, New, Names),
     reserved(Req, Names, R),
     Left is Budget - Used - R.
-
-% unpacked(+H, +New, -H1): H less the units New just admitted.
-unpacked([], _, []) :- !.
-unpacked(H, New, H1) :- subtract(H, New, H1).
-
-% hosts(+Cs, +Adm, +Acc, -Names): the host's candidates of Cs and their
-% closures, less Adm, each once, after Acc.
-
-hosts([], _, Names, Names).
-hosts([cand(N, O, _)|Cs], Adm, Acc, Names) :- O \== lexical, !,
-    group(N, Group),
-    subtract(Group, Adm, New0),
-    subtract(New0, Acc, New),
-    append(Acc, New, Acc1),
-    hosts(Cs, Adm, Acc1, Names).
-hosts([_|Cs], Adm, Acc, Names) :- hosts(Cs, Adm, Acc, Names).
+left(_, Budget, _, _, Used, Left) :- Left is Budget - Used.
 
 reserved(_, [], 0) :- !.
 reserved(Req, Names, R) :- reference_tokens(Req, Names, R).
