@@ -24,6 +24,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -62,6 +63,11 @@ var (
 	// it holds a backslash (a separator on Windows) or a control
 	// character.
 	ErrUnportable = errors.New("file name with a backslash or a control character cannot be pinned")
+	// ErrUnpinnedTarget means a link in scope leads to a file that no
+	// skill folder and no include pattern covers (or into the checkout's
+	// top-level .git, which is never pinned): the text an agent reads
+	// through it would go unchecked.
+	ErrUnpinnedTarget = errors.New("link in scope leads to a file the lock does not pin")
 	// ErrBadEntry means a lock entry is neither a file (a digest) nor a
 	// link (a target and no digest), has a negative size, or lists a path
 	// listed before, which no scan could have written.
@@ -439,6 +445,12 @@ func scan(dir string, include, more []string) (*Tree, error) {
 			t.ByPattern++
 		}
 		if target, ok := links[p]; ok {
+			// What it leads to must be pinned too: a SKILL.md that is a
+			// link to a file outside every skill folder was pinned as
+			// its target string only, and its text changed unnoticed.
+			if to, ok := unpinnedTarget(p, links, all, skill, include); ok {
+				return nil, fmt.Errorf("%s -> %s leads to %s: %w; pin it (--include %s) or move it into the skill folder", p, target, to, ErrUnpinnedTarget, to)
+			}
 			t.Files = append(t.Files, File{Path: p, Link: target})
 			continue
 		}
@@ -449,6 +461,62 @@ func scan(dir string, include, more []string) (*Tree, error) {
 		t.Files = append(t.Files, f)
 	}
 	return t, nil
+}
+
+// unpinnedTarget returns the first file that the link p leads to, in the
+// tree of files all and links links, that neither a skill folder nor an
+// include pattern covers, or a path into the top-level .git (never
+// walked, never pinned); ok false when every file it leads to is pinned.
+// The target is resolved through the tree's links, a bounded number of
+// steps (inTreeLink already refused loops out of the tree).
+func unpinnedTarget(p string, links map[string]string, all []string, skill map[string]bool, include []string) (string, bool) {
+	to, ok := resolveIn(p, links)
+	switch {
+	case !ok:
+		return "", false // a loop: the loader says so, and nothing is read
+	case to == ".git" || strings.HasPrefix(to, ".git/"):
+		return to, true
+	}
+	covered := func(f string) bool { return underAny(skill, f) || Matches(include, f) }
+	if i, found := slices.BinarySearch(all, to); found {
+		if _, isLink := links[all[i]]; !isLink && !covered(to) {
+			return to, true
+		}
+		return "", false
+	}
+	// A folder: every file under it.
+	for i, _ := slices.BinarySearch(all, to+"/"); i < len(all) && strings.HasPrefix(all[i], to+"/"); i++ {
+		if _, isLink := links[all[i]]; !isLink && !covered(all[i]) {
+			return all[i], true
+		}
+	}
+	return "", false
+}
+
+// maxLinkSteps bounds the links resolveIn follows.
+const maxLinkSteps = 40
+
+// resolveIn returns the in-tree path the link p leads to, following the
+// links of the tree (links, by path) in every component; ok false past
+// maxLinkSteps.
+func resolveIn(p string, links map[string]string) (string, bool) {
+	cur := path.Join(path.Dir(p), filepath.ToSlash(links[p]))
+	for steps := 0; steps < maxLinkSteps; steps++ {
+		parts := strings.Split(cur, "/")
+		moved := false
+		for i := range parts {
+			prefix := strings.Join(parts[:i+1], "/")
+			if target, ok := links[prefix]; ok {
+				cur = path.Join(path.Dir(prefix), filepath.ToSlash(target), strings.Join(parts[i+1:], "/"))
+				moved = true
+				break
+			}
+		}
+		if !moved {
+			return cur, true
+		}
+	}
+	return "", false
 }
 
 // inTreeLink returns the target of the symlink p when the link stays inside

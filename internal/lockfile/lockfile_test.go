@@ -696,3 +696,64 @@ func TestScanRefusesUnportableNames(t *testing.T) {
 
 // errAnyDecode stands for any decoding error in a table of cases.
 var errAnyDecode = errors.New("any decoding error")
+
+// TestLinkToAnUnpinnedTarget: a link in scope that leads to a file no
+// skill folder or pattern covers (or into the top-level .git) is refused,
+// with the file to include: a SKILL.md linked to a file beside the skill
+// folders was pinned as its target string only, and its text could
+// change with verify saying ok. Included, the target is pinned by digest
+// and a change is caught.
+func TestLinkToAnUnpinnedTarget(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string
+		links   map[string]string
+		include []string
+		wantErr string // the file the error names; "" for none
+		tamper  string // with no error: a file whose change verify reports
+	}{
+		{name: "SKILL.md linked out of the skill folders", files: map[string]string{"s/_shared/foo.md": "body"},
+			links: map[string]string{"s/foo/SKILL.md": "../_shared/foo.md"}, wantErr: "s/_shared/foo.md"},
+		{name: "the target included", files: map[string]string{"s/_shared/foo.md": "body"},
+			links: map[string]string{"s/foo/SKILL.md": "../_shared/foo.md"}, include: []string{"s/_shared/**"}, tamper: "s/_shared/foo.md"},
+		{name: "a folder linked out of the skill", files: map[string]string{"s/foo/SKILL.md": "a", "tools/run.sh": "echo"},
+			links: map[string]string{"s/foo/scripts": "../../tools"}, wantErr: "tools/run.sh"},
+		{name: "into the top-level .git", files: map[string]string{"s/foo/SKILL.md": "a", ".git/notes.md": "n"},
+			links: map[string]string{"s/foo/notes.md": "../../.git/notes.md"}, wantErr: ".git/notes.md"},
+		{name: "through another link", files: map[string]string{"s/foo/SKILL.md": "a", "docs/x.md": "x"},
+			links: map[string]string{"s/foo/d": "../../alias", "alias": "docs"}, wantErr: "docs/x.md"},
+		{name: "within the skill folder", files: map[string]string{"s/foo/SKILL.md": "a", "s/foo/notes.md": "n"},
+			links: map[string]string{"s/foo/ref.md": "notes.md"}, tamper: "s/foo/notes.md"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeTree(t, dir, tc.files)
+			for link, target := range tc.links {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, filepath.FromSlash(link))), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				symlink(t, target, filepath.Join(dir, filepath.FromSlash(link)))
+			}
+			tree, err := Scan(dir, tc.include)
+			if tc.wantErr != "" {
+				if !errors.Is(err, ErrUnpinnedTarget) || !strings.Contains(err.Error(), "leads to "+tc.wantErr) {
+					t.Fatalf("got %v; want %v naming %s", err, ErrUnpinnedTarget, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(tc.tamper)), []byte("tampered"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r, err := Verify(dir, &Lock{Include: tc.include, Files: tree.Files})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(r.Changed, ","); got != tc.tamper {
+				t.Errorf("got changed %q; want %q", got, tc.tamper)
+			}
+		})
+	}
+}
