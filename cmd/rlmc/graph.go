@@ -33,9 +33,13 @@ func newGraphCmd(stdout, stderr io.Writer) *cobra.Command {
 
 // runGraph loads the catalog and prints its graph in the chosen format.
 func runGraph(ctx context.Context, f catalogFlags, stdout, stderr io.Writer) error {
+	f.sayNoRoot = true // an empty graph must not pass for a catalog without edges
 	c, err := f.load(ctx, stderr)
 	if err != nil {
 		return err
+	}
+	if len(c.Catalog().Units) == 0 {
+		fmt.Fprintln(stderr, "rlmc: warning: "+noSkill(c.Catalog()))
 	}
 	g := compiler.BuildGraph(c.Catalog(), c.Policy())
 	out := renderMermaid(g)

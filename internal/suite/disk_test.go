@@ -2,10 +2,14 @@ package suite
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rlmc-dev/rlmc/internal/safefs"
+	"github.com/rlmc-dev/rlmc/internal/testkit"
 )
 
 // TestCaseLinksConfined checks that a case's symlinks lines can only create
@@ -91,5 +95,30 @@ func TestLinkedSectionRefused(t *testing.T) {
 				t.Errorf("got failures %q; want one saying the section is read from the case file", out.Failures)
 			}
 		})
+	}
+}
+
+// TestLoadReadsTheFolderNamed: a case folder whose name is a glob pattern
+// ("cases[1]") runs its own cases (it ran cases1's), and a case file over
+// MaxCaseBytes is a failed case, not gigabytes read.
+func TestLoadReadsTheFolderNamed(t *testing.T) {
+	base := t.TempDir()
+	const c = "one line\n-- request.json --\n[{\"task\": \"x\"}]\n-- want.json --\n[{\"decision\": \"no_route\"}]\n"
+	for _, f := range []string{"cases[1]/mine.txtar", "cases1/other.txtar"} {
+		testkit.WriteFile(t, filepath.Join(base, filepath.FromSlash(f)), c)
+	}
+	cases, err := Load(filepath.Join(base, "cases[1]"))
+	if err != nil || len(cases) != 1 || cases[0].Name != "mine" {
+		t.Fatalf("got %v, %v; want the one case mine", cases, err)
+	}
+	huge := filepath.Join(base, "huge", "big.txtar")
+	testkit.WriteFile(t, huge, c)
+	if err := os.Truncate(huge, MaxCaseBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	cases, err = Load(filepath.Dir(huge))
+	var tooLarge *safefs.TooLargeError
+	if err != nil || len(cases) != 1 || !errors.As(cases[0].Err, &tooLarge) {
+		t.Fatalf("got %v, %v; want one case failing as too large", cases, err)
 	}
 }

@@ -136,6 +136,10 @@ type causedError struct {
 func (e *causedError) Error() string { return e.msg }
 func (e *causedError) Unwrap() error { return e.err }
 
+// MaxCaseBytes bounds a case file: a gigabyte named like a case took
+// seconds and gigabytes to read, and is no case anyone wrote.
+const MaxCaseBytes = 64 << 20
+
 // Load reads every *.txtar case below dir, sorted by name. A file that is
 // not a valid case is returned as a Case with Err set, not as an error:
 // the error result is for a folder without case files.
@@ -151,9 +155,17 @@ func Load(dir string) ([]*Case, error) {
 		}
 		return nil, fmt.Errorf("%s is not a folder of case files", dir)
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
+	// Listed, not globbed: a folder named "cases[1]" is a pattern to
+	// filepath.Glob, which ran another folder's cases.
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".txtar") {
+			files = append(files, filepath.Join(dir, e.Name()))
+		}
 	}
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no *.txtar case files in %s", dir)
@@ -181,7 +193,7 @@ func Load(dir string) ([]*Case, error) {
 func Parse(file string) (*Case, error) {
 	// A case folder is not trusted to hold only regular files: a FIFO
 	// named like a case must be an error, not a hang.
-	data, err := safefs.ReadPath(file, -1)
+	data, err := safefs.ReadPath(file, MaxCaseBytes)
 	if err != nil {
 		return nil, err
 	}
