@@ -167,10 +167,10 @@ func Read(file string) (*Lock, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%s: the lock file is empty", file)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
+	// Strictly: a key given twice (the second silently won) or anything
+	// after the lock's object (it passed) is no lock a scan wrote.
 	var l Lock
-	if err := dec.Decode(&l); err != nil {
+	if err := strictjson.Unmarshal(data, &l); err != nil {
 		// Said in the JSON's terms ("files[2].size: a string where a
 		// number goes"), not in Go's.
 		return nil, fmt.Errorf("%s: %w", file, strictjson.Explain(data, err))

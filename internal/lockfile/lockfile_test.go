@@ -757,3 +757,32 @@ func TestLinkToAnUnpinnedTarget(t *testing.T) {
 		})
 	}
 }
+
+// TestReadIsStrict: a lock with anything after its object, or a key given
+// twice, is refused: both read as a lock (the trailing bytes were ignored,
+// the second "include" silently won).
+func TestReadIsStrict(t *testing.T) {
+	const lock = `{"commit":"abc123","include":["README.md"],"files":[{"path":"README.md","sha256":"` + "0000000000000000000000000000000000000000000000000000000000000000" + `","size":0}]}`
+	for _, tc := range []struct{ name, data string }{
+		{"trailing data", lock + "\ngarbage {{{"},
+		{"a second lock", lock + lock},
+		{"a key given twice", strings.Replace(lock, `"include":["README.md"],`, `"include":["README.md"],"include":["x/**"],`, 1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "x.lock.json")
+			if err := os.WriteFile(file, []byte(tc.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Read(file); err == nil {
+				t.Error("read; want an error")
+			}
+		})
+	}
+	file := filepath.Join(t.TempDir(), "x.lock.json")
+	if err := os.WriteFile(file, []byte(lock), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(file); err != nil {
+		t.Errorf("the lock itself: %v", err)
+	}
+}
