@@ -306,7 +306,46 @@ func planHook(p initParams) (edit hookEdit, err error) {
 	if edit.edited, edit.present, err = installHook(edit.old, edit.command); err != nil {
 		return edit, err
 	}
-	return edit, danglingLink(edit.file)
+	if err := danglingLink(edit.file); err != nil {
+		return edit, err
+	}
+	if edit.present == "" && !p.dryRun {
+		// The write comes after the skills folder is made: a folder the
+		// settings cannot be written in is found now, while nothing is
+		// made (it was found after, naming a temporary file).
+		return edit, writableFor(edit.file)
+	}
+	return edit, nil
+}
+
+// writableFor reports whether file can be written as writeSettings writes
+// it: a temporary file beside it, in its folder or, when that folder is
+// still to be made, in the nearest folder above that exists.
+func writableFor(file string) error {
+	if real, err := filepath.EvalSymlinks(file); err == nil {
+		file = real
+	}
+	dir := filepath.Dir(file)
+	for {
+		if _, err := os.Stat(dir); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	tmp, err := os.CreateTemp(dir, ".rlmc-probe-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("cannot write in %s: %w", ir.Printable(dir), pe.Err)
+		}
+		return err
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
 }
 
 // initHook installs the hook in the project's settings by the edit
