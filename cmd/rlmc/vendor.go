@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -118,6 +120,11 @@ func newVendorLockCmd(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return usageError("%v", err)
 			}
+			if self := pinsItself(stdout, args[0], t.Files); self != "" {
+				// Redirected into the checkout, the lock pinned its own
+				// empty start, and never verified.
+				return usageError("the lock is being written into the checkout it pins (%s): it would pin itself and never verify; remove it, and write the lock outside %s", ir.Printable(self), ir.Printable(args[0]))
+			}
 			l.Files = t.Files
 			return l.Write(stdout)
 		},
@@ -146,4 +153,29 @@ func lockName(name, commit string) string {
 		return "the checkout at " + ir.EscapeText(short(commit))
 	}
 	return "the checkout"
+}
+
+// pinsItself returns the path, within dir, of the file among files that
+// out writes to (standard output redirected into the checkout), else "".
+func pinsItself(out io.Writer, dir string, files []lockfile.File) string {
+	if t, ok := out.(*writeTracker); ok {
+		out = t.w
+	}
+	f, ok := out.(*os.File)
+	if !ok {
+		return ""
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	for _, file := range files {
+		if file.Link != "" {
+			continue
+		}
+		if other, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(file.Path))); err == nil && os.SameFile(fi, other) {
+			return file.Path
+		}
+	}
+	return ""
 }
