@@ -28,6 +28,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/internal/strictjson"
@@ -229,7 +230,7 @@ func (l *Lock) CheckMeta() error {
 	if u := l.Upstream; u != "" && !isUpstream(u) {
 		return fmt.Errorf("upstream %q is not a repository URL without credentials (https://host/path, or git's user@host:path)", u)
 	}
-	if lic := l.License; lic != "" && (strings.TrimSpace(lic) != lic || strings.Contains(strings.NewReplacer(" AND ", "", " OR ", "", " WITH ", "").Replace(lic), " ")) {
+	if lic := l.License; lic != "" && (strings.TrimSpace(lic) != lic || strings.ContainsFunc(strings.NewReplacer(" AND ", "", " OR ", "", " WITH ", "").Replace(lic), unicode.IsSpace)) {
 		return fmt.Errorf("license %q is not an SPDX identifier or expression", lic)
 	}
 	return nil
@@ -239,9 +240,13 @@ func (l *Lock) CheckMeta() error {
 // and a host, or git's scp-like user@host:path.
 func isUpstream(u string) bool {
 	if p, err := url.Parse(u); err == nil && p.Scheme != "" && p.Host != "" {
-		// A user, a password or a query (a token) would be written into
-		// a file meant to be committed.
-		return p.User == nil && p.RawQuery == "" && p.Fragment == ""
+		// A password, a user over https (a token is given as one) or a
+		// query (a token) would be written into a file meant to be
+		// committed. ssh's user (ssh://git@host/path) is no secret, as in
+		// git's scp-like form.
+		_, password := p.User.Password()
+		user := p.User != nil && p.Scheme != "ssh" && p.Scheme != "git+ssh"
+		return !password && !user && p.RawQuery == "" && p.Fragment == ""
 	}
 	at, colon := strings.Index(u, "@"), strings.Index(u, ":")
 	return at > 0 && colon > at+1 && colon < len(u)-1 && !strings.ContainsAny(u, " \t")

@@ -662,6 +662,14 @@ func TestCheckMeta(t *testing.T) {
 		{"an upstream with a password", Lock{Upstream: "https://user:ghp_SECRET@github.com/o/r"}, false},
 		{"an upstream with a token in its query", Lock{Upstream: "https://github.com/o/r?token=abc"}, false},
 		{"a license in words", Lock{License: "NOT A LICENSE"}, false},
+		// ssh's user is no secret, as in the scp-like form (it was
+		// refused); a token given as an https user is.
+		{"ssh with git's user", Lock{Upstream: "ssh://git@github.com/o/r.git"}, true},
+		{"a token as an https user", Lock{Upstream: "https://ghp_SECRET@github.com/o/r"}, false},
+		{"ssh with a password", Lock{Upstream: "ssh://git:pw@github.com/o/r.git"}, false},
+		// A newline or a tab is a blank too (they passed).
+		{"a license with a newline", Lock{License: "MIT\nfoo"}, false},
+		{"a license with a tab", Lock{License: "MIT\tOR Apache-2.0"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
