@@ -220,6 +220,10 @@ func runInit(p initParams, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s exists: left as it is\n", ir.Printable(skills))
 	case !errors.Is(err, fs.ErrNotExist):
 		return &exitError{code: exitFailure, err: err}
+	case danglingLink(skills) != nil:
+		// .agents a link to nothing: said before any "create" line (the
+		// lines were printed, then mkdir failed with "file exists").
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", ir.Printable(skills), danglingLink(skills))}
 	default:
 		changed = true
 		fmt.Fprintf(stdout, "%screate %s\n", would, ir.Printable(skills)+string(filepath.Separator))
