@@ -24,7 +24,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -114,9 +113,9 @@ func (f *File) UnmarshalJSON(data []byte) error {
 		Size   *int64 `json:"size"`
 		Link   string `json:"link"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
+	// Keys spelt exactly, each once: encoding/json took "LINK" for
+	// "link", the last of the two winning.
+	if err := strictjson.Unmarshal(data, &v); err != nil {
 		return err
 	}
 	if v.Size == nil && v.Link == "" {
@@ -453,7 +452,7 @@ func scan(dir string, include, more []string) (*Tree, error) {
 			// What it leads to must be pinned too: a SKILL.md that is a
 			// link to a file outside every skill folder was pinned as
 			// its target string only, and its text changed unnoticed.
-			if to, ok := unpinnedTarget(p, links, all, skill, include); ok {
+			if to, ok := unpinnedTarget(dir, p, skill, include); ok {
 				return nil, fmt.Errorf("%s -> %s leads to %s: %w; pin it (--include %s) or move it into the skill folder", p, target, to, ErrUnpinnedTarget, to)
 			}
 			t.Files = append(t.Files, File{Path: p, Link: target})
@@ -468,60 +467,83 @@ func scan(dir string, include, more []string) (*Tree, error) {
 	return t, nil
 }
 
-// unpinnedTarget returns the first file that the link p leads to, in the
-// tree of files all and links links, that neither a skill folder nor an
-// include pattern covers, or a path into the top-level .git (never
-// walked, never pinned); ok false when every file it leads to is pinned.
-// The target is resolved through the tree's links, a bounded number of
-// steps (inTreeLink already refused loops out of the tree).
-func unpinnedTarget(p string, links map[string]string, all []string, skill map[string]bool, include []string) (string, bool) {
-	to, ok := resolveIn(p, links)
-	switch {
-	case !ok:
-		return "", false // a loop: the loader says so, and nothing is read
-	case to == ".git" || strings.HasPrefix(to, ".git/"):
-		return to, true
+// unpinnedTarget returns the first file that the link p of the checkout
+// dir leads to that neither a skill folder nor an include pattern covers,
+// a path into the top-level .git (never walked, never pinned), or the
+// folder it leads to when that is the checkout or a folder holding the
+// link (everything beside the skill folders would be read through it);
+// ok false when every file it leads to is pinned. The target is resolved
+// by the system (filepath.EvalSymlinks: each link where it stands, ".."
+// after it, as a read would), and a folder is walked, each link in it
+// followed the same way, each folder once.
+func unpinnedTarget(dir, p string, skill map[string]bool, include []string) (string, bool) {
+	top, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return p, true
 	}
 	covered := func(f string) bool { return underAny(skill, f) || Matches(include, f) }
-	if i, found := slices.BinarySearch(all, to); found {
-		if _, isLink := links[all[i]]; !isLink && !covered(to) {
+	seen := map[string]bool{}
+	var check func(link string) (string, bool)
+	check = func(link string) (string, bool) {
+		real, err := filepath.EvalSymlinks(link)
+		if err != nil {
+			return relTo(top, link), true
+		}
+		to := relTo(top, real)
+		switch {
+		case to == "" || to == "." || to == ".." || strings.HasPrefix(to, "../"):
+			return ".", true
+		case to == ".git" || strings.HasPrefix(to, ".git/"):
+			return to, true
+		case strings.HasPrefix(filepath.ToSlash(p)+"/", to+"/"):
+			return to, true // a folder holding the link itself
+		}
+		info, err := os.Stat(real)
+		if err != nil {
 			return to, true
 		}
-		return "", false
-	}
-	// A folder: every file under it.
-	for i, _ := slices.BinarySearch(all, to+"/"); i < len(all) && strings.HasPrefix(all[i], to+"/"); i++ {
-		if _, isLink := links[all[i]]; !isLink && !covered(all[i]) {
-			return all[i], true
+		if !info.IsDir() {
+			if !covered(to) {
+				return to, true
+			}
+			return "", false
 		}
+		if seen[real] {
+			return "", false
+		}
+		seen[real] = true
+		var bad string
+		filepath.WalkDir(real, func(f string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				bad = relTo(top, f)
+			case d.Type()&fs.ModeSymlink != 0:
+				if to, unpinned := check(f); unpinned {
+					bad = to
+				}
+			case d.Type().IsRegular():
+				if r := relTo(top, f); !covered(r) {
+					bad = r
+				}
+			}
+			if bad != "" {
+				return fs.SkipAll
+			}
+			return nil
+		})
+		return bad, bad != ""
 	}
-	return "", false
+	return check(filepath.Join(dir, filepath.FromSlash(p)))
 }
 
-// maxLinkSteps bounds the links resolveIn follows.
-const maxLinkSteps = 40
-
-// resolveIn returns the in-tree path the link p leads to, following the
-// links of the tree (links, by path) in every component; ok false past
-// maxLinkSteps.
-func resolveIn(p string, links map[string]string) (string, bool) {
-	cur := path.Join(path.Dir(p), filepath.ToSlash(links[p]))
-	for steps := 0; steps < maxLinkSteps; steps++ {
-		parts := strings.Split(cur, "/")
-		moved := false
-		for i := range parts {
-			prefix := strings.Join(parts[:i+1], "/")
-			if target, ok := links[prefix]; ok {
-				cur = path.Join(path.Dir(prefix), filepath.ToSlash(target), strings.Join(parts[i+1:], "/"))
-				moved = true
-				break
-			}
-		}
-		if !moved {
-			return cur, true
-		}
+// relTo is path, a real path under top, relative to it with slashes ("" when
+// it is none).
+func relTo(top, path string) string {
+	rel, err := filepath.Rel(top, path)
+	if err != nil {
+		return ""
 	}
-	return "", false
+	return filepath.ToSlash(rel)
 }
 
 // inTreeLink returns the target of the symlink p when the link stays inside

@@ -732,6 +732,16 @@ func TestLinkToAnUnpinnedTarget(t *testing.T) {
 			links: map[string]string{"s/foo/d": "../../alias", "alias": "docs"}, wantErr: "docs/x.md"},
 		{name: "within the skill folder", files: map[string]string{"s/foo/SKILL.md": "a", "s/foo/notes.md": "n"},
 			links: map[string]string{"s/foo/ref.md": "notes.md"}, tamper: "s/foo/notes.md"},
+		// A reviewer's three ways around the first version, which
+		// resolved the target by text:
+		{name: "a link to the top folder", files: map[string]string{"s/SKILL.md": "a", "secret.txt": "x", ".git/config": "c"},
+			links: map[string]string{"s/up": ".."}, include: []string{"s/SKILL.md"}, wantErr: "."},
+		{name: "a .. after a folder link, as the system reads it", files: map[string]string{"s/SKILL.md": "a", "s/notes.md": "n", "x/y/keep": "k", "x/s/notes.md": "other"},
+			links: map[string]string{"d": "x/y", "s/ref.md": "../d/../s/notes.md"}, wantErr: "x/s/notes.md"},
+		{name: "a link in a linked folder", files: map[string]string{"s/SKILL.md": "a", "secret.txt": "x"},
+			links: map[string]string{"shared/y": "../secret.txt", "s/scripts": "../shared"}, wantErr: "secret.txt"},
+		{name: "a sibling skill's file", files: map[string]string{"s/a/SKILL.md": "a", "s/b/SKILL.md": "b", "s/b/notes.md": "n"},
+			links: map[string]string{"s/a/notes.md": "../b/notes.md"}, tamper: "s/b/notes.md"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -775,6 +785,7 @@ func TestReadIsStrict(t *testing.T) {
 		{"trailing data", lock + "\ngarbage {{{"},
 		{"a second lock", lock + lock},
 		{"a key given twice", strings.Replace(lock, `"include":["README.md"],`, `"include":["README.md"],"include":["x/**"],`, 1)},
+		{"an entry's key in other case", strings.Replace(lock, `"size":0}`, `"size":0,"SIZE":1}`, 1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "x.lock.json")
