@@ -593,3 +593,24 @@ func TestHostUnitsAlwaysFitAsReferences(t *testing.T) {
 		t.Fatal("no budget from 400 to 4000 selects the eight units")
 	}
 }
+
+// TestInvokedUnitKeepsNoRoom: a unit the task invokes (/name) may be left
+// out for the budget, so no room is kept for it: kept, it failed a
+// mandatory unit that fitted (a reviewer's finding).
+func TestInvokedUnitKeepsNoRoom(t *testing.T) {
+	body := strings.Repeat("word ", 50)
+	c := build(t, map[string]string{
+		"mand/SKILL.md": skill("mand", "A mandatory skill for testing budget packing behaviour.", "", body),
+		"inv/SKILL.md":  skill("inv", "An invocable skill for testing budget packing behaviour.", "", body),
+	}, Policy{Mandatory: []string{"mand"}})
+	for _, budget := range []int{55, 60, 72} {
+		res, err := c.Compile(context.Background(), Request{Task: "/inv do the thing", Budget: budget})
+		if err != nil {
+			t.Errorf("budget %d: %v; want mand selected, inv left out", budget, err)
+			continue
+		}
+		if names := res.Names(); len(names) == 0 || names[0] != "mand" {
+			t.Errorf("budget %d: got %v; want mand", budget, names)
+		}
+	}
+}

@@ -1217,8 +1217,8 @@ pack([cand(N, _, _)|Cs], Req, Budget, Whys, Adm, Used, Sel, [reject(N, over_budg
 
 
 % packed(+Cs, +Req, +Budget, +Whys, -Sel, -Rej): pack/8 of the candidates
-% Cs. When the greedy packing leaves a host's unit (mandatory or explicit)
-% over the budget, bodies packed before it took the room its reference
+% Cs. When the greedy packing leaves a host's unit (mandatory or explicit,
+% hosts_origin/1: the compile fails without it) over the budget, bodies packed before it took the room its reference
 % needed: the candidates are packed again keeping that room for the host's
 % units (the budget b(Budget, H), left/6). Asked only then, so that a
 % compile whose host's units fit pays nothing for it (eight mandatory
@@ -1237,13 +1237,20 @@ repacked(Rej, _, _, _, _, Sel, Sel, Rej).
 host_over_budget([reject(N, over_budget, _)|_], Cs) :- host(N, Cs), !.
 host_over_budget([_|Rs], Cs) :- host_over_budget(Rs, Cs).
 
-host(N, [cand(N, O, _)|_]) :- !, O \== lexical.
+host(N, [cand(N, O, _)|_]) :- !, hosts_origin(O).
 host(N, [_|Cs]) :- host(N, Cs).
+
+% hosts_origin(+O): a candidate of this origin is the host's, one the
+% compile fails without: mandatory or selected. Not one the task invoked
+% (rule 4), which may be left out: kept room for it failed a mandatory
+% unit that fitted.
+hosts_origin(mandatory).
+hosts_origin(explicit).
 
 % hosts(+Cs, +Acc, -Names): the host's candidates of Cs and their
 % closures, each once, after Acc.
 hosts([], Names, Names).
-hosts([cand(N, O, _)|Cs], Acc, Names) :- O \== lexical, !,
+hosts([cand(N, O, _)|Cs], Acc, Names) :- hosts_origin(O), !,
     group(N, Group),
     subtract(Group, Acc, New),
     append(Acc, New, Acc1),
