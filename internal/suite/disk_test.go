@@ -122,3 +122,15 @@ func TestLoadReadsTheFolderNamed(t *testing.T) {
 		t.Fatalf("got %v, %v; want one case failing as too large", cases, err)
 	}
 }
+
+// TestSyntaxErrorLineIsTheFiles: a JSON syntax error in a case names the
+// case file's line, as an editor shows it; it named the line within the
+// section.
+func TestSyntaxErrorLineIsTheFiles(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "bad.txtar")
+	testkit.WriteFile(t, file, "A case.\n-- request.json --\n{\"task\": \"x\",, }\n-- want.json --\n{\"decision\": \"no_route\"}\n")
+	_, err := Parse(file)
+	if err == nil || !strings.Contains(err.Error(), "line 3, column") {
+		t.Errorf("got %v; want the error at line 3 of the file", err)
+	}
+}

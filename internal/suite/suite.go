@@ -223,7 +223,8 @@ func Parse(file string) (*Case, error) {
 		return c, fmt.Errorf("%s: a case needs request.json and want.json", file)
 	}
 	var requests []json.RawMessage
-	if c.Requests, requests, err = oneOrMany[Request](reqData); err != nil {
+	at := sectionLines(data)
+	if c.Requests, requests, err = oneOrMany[Request](atLine(reqData, at["request.json"])); err != nil {
 		return c, fmt.Errorf("%s: request.json: %w", file, err)
 	}
 	if i := missingTask(requests); i > 0 {
@@ -237,7 +238,7 @@ func Parse(file string) (*Case, error) {
 		}
 	}
 	var wantRaws []json.RawMessage
-	if c.Wants, wantRaws, err = oneOrMany[Want](wantData); err != nil {
+	if c.Wants, wantRaws, err = oneOrMany[Want](atLine(wantData, at["want.json"])); err != nil {
 		return c, fmt.Errorf("%s: want.json: %w", file, err)
 	}
 	for i, raw := range wantRaws {
@@ -379,13 +380,47 @@ func (w *Want) checkNothingSkipped() error {
 	return nil
 }
 
+// sectionLines returns the line of the case file data on which each
+// section's text starts (the first section of a name).
+func sectionLines(data []byte) map[string]int {
+	out := map[string]int{}
+	for line := 1; len(data) > 0; line++ {
+		l := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		l = bytes.TrimSuffix(l, []byte("\r"))
+		if name, ok := bytes.CutPrefix(l, []byte("-- ")); ok {
+			if name, ok = bytes.CutSuffix(name, []byte(" --")); ok {
+				if key := string(bytes.TrimSpace(name)); out[key] == 0 {
+					out[key] = line + 1
+				}
+			}
+		}
+	}
+	return out
+}
+
+// atLine returns a section's text preceded by the blank lines that put its
+// first line on the file's line first, so that a syntax error's line is
+// the case file's, as an editor shows it (it was the section's).
+func atLine(section []byte, first int) []byte {
+	if first <= 1 {
+		return section
+	}
+	return append(bytes.Repeat([]byte("\n"), first-1), section...)
+}
+
 // oneOrMany decodes one object or a list of them, each with its keys spelt
 // exactly and given once (strictjson), as `rlmc serve` reads a request: a
 // case whose "Deny" passed for deny would pin the wrong guarantee. It
 // returns each entry's JSON beside it.
 func oneOrMany[T any](data []byte) ([]T, []json.RawMessage, error) {
 	// The section is decoded as written, blank lines around it and all,
-	// so that a syntax error's line is the section's.
+	// after the lines before it (atLine), so that a syntax error's line
+	// is the file's.
 	raws := []json.RawMessage{data}
 	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '[' {
 		if err := json.Unmarshal(data, &raws); err != nil {
