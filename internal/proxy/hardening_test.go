@@ -597,11 +597,7 @@ func TestFirstNames(t *testing.T) {
 // and a tool turn in between keeps what the chain carries.
 func TestChainCarriesASkillOnce(t *testing.T) {
 	f := newFixture(t, nil, Config{})
-	id := func(data []byte) string {
-		var answer struct{ ID string }
-		mustJSON(t, data, &answer)
-		return answer.ID
-	}
+	id := func(data []byte) string { return responseID(t, data) }
 	_, data := f.do(t, "POST", "/v1/responses", `{"model":"gpt-x","input":"deploy the service to production"}`, nil)
 	if !bytes.Contains(f.up.last(t).body, []byte(`<skill name=\"deploy\">`)) {
 		t.Fatalf("first turn: the upstream got no deploy block: %s", f.up.last(t).body)
@@ -630,11 +626,7 @@ func TestChainCarriesASkillOnce(t *testing.T) {
 // forgotten, and the next turn was sent them again).
 func TestChainCarriedEverywhere(t *testing.T) {
 	f := newFixture(t, nil, Config{})
-	id := func(data []byte) string {
-		var answer struct{ ID string }
-		mustJSON(t, data, &answer)
-		return answer.ID
-	}
+	id := func(data []byte) string { return responseID(t, data) }
 	_, data := f.do(t, "POST", "/v1/responses", `{"model":"gpt-x","input":"deploy the service to production"}`, nil)
 	again := `{"model":"gpt-x","previous_response_id":"` + id(data) + `","input":"deploy the service to production again"}`
 	f.do(t, "POST", "/v1/responses", again, nil)
@@ -648,4 +640,12 @@ func TestChainCarriedEverywhere(t *testing.T) {
 	if got := f.up.last(t).body; bytes.Contains(got, []byte(`<skill name=\"deploy\">`)) {
 		t.Errorf("after a chained tool turn with a selection: the upstream got deploy's block again: %s", got)
 	}
+}
+
+// responseID is the id of a Responses answer.
+func responseID(t *testing.T, data []byte) string {
+	t.Helper()
+	var answer struct{ ID string }
+	mustJSON(t, data, &answer)
+	return answer.ID
 }
