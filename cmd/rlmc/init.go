@@ -329,6 +329,12 @@ func writableFor(file string) error {
 	if real, err := filepath.EvalSymlinks(file); err == nil {
 		file = real
 	}
+	// A settings file without its owner's write bit was made read-only
+	// on purpose (a team's shared settings, a locked dotfile): a rename
+	// would replace it all the same, and root would write it anyway.
+	if fi, err := os.Stat(file); err == nil && fi.Mode().Perm()&0o200 == 0 {
+		return fmt.Errorf("%s is read-only (mode %04o): make it writable (chmod u+w) for rlmc to add its hook", ir.Printable(file), fi.Mode().Perm())
+	}
 	dir := filepath.Dir(file)
 	for {
 		if _, err := os.Stat(dir); err == nil {
@@ -490,6 +496,12 @@ func writeSettings(file string, data []byte) error {
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(file); err == nil {
 		mode = fi.Mode().Perm()
+		if hardLinks(fi) > 1 {
+			// A file with other names (dotfiles kept by hard links)
+			// is written in place: a rename would give this name a
+			// new file and leave the others with the old settings.
+			return rewrite(file, data)
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return err
@@ -511,6 +523,20 @@ func writeSettings(file string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), file)
+}
+
+// rewrite writes data over the file in place, keeping its inode and so
+// every other name it has.
+func rewrite(file string, data []byte) error {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // isFolder checks that dir exists and is a folder.
