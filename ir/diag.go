@@ -49,6 +49,7 @@ const (
 	CodeShadowed             Code = "shadowed"
 	CodeScanLimit            Code = "scan_limit"
 	CodeRootNotFound         Code = "root_not_found" // the code of a *loader.RootError, never a diagnostic
+	CodeRootUnreadable       Code = "root_unreadable"
 	CodeReadError            Code = "read_error"
 	CodeSymlinkLoop          Code = "symlink_loop"
 	CodeUnknownPolicyUnit    Code = "unknown_policy_unit"

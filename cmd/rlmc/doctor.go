@@ -207,6 +207,12 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 		// The loader's own check, so that doctor reports every root the
 		// load would refuse (an unreadable folder too) instead of failing.
 		err := loader.CheckRoot(d)
+		// A built-in root that is there but cannot be scanned is left
+		// out of the load with a warning; a named one fails it.
+		code, sev := ir.CodeRootNotFound, ir.SeverityError
+		if !root.Required() {
+			code, sev = ir.CodeRootUnreadable, ir.SeverityWarning
+		}
 		switch {
 		case err == nil:
 			rowOf[len(scan)] = i
@@ -218,10 +224,10 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 			r.add(secRoots, ir.SeverityError, string(ir.CodeRootNotFound), "root %d %s (%s) does not exist", i+1, ir.Printable(d), row.Origin)
 		case errors.Is(err, loader.ErrNotFolder):
 			row.State = "not_a_folder"
-			r.add(secRoots, ir.SeverityError, string(ir.CodeRootNotFound), "root %d %s (%s) is not a folder", i+1, ir.Printable(d), row.Origin)
+			r.add(secRoots, sev, string(code), "root %d %s (%s) is not a folder", i+1, ir.Printable(d), row.Origin)
 		default:
 			row.State = "unreadable"
-			r.add(secRoots, ir.SeverityError, string(ir.CodeRootNotFound), "root %d %s (%s) cannot be read: %s", i+1, ir.Printable(d), row.Origin, ir.EscapeText(errors.Unwrap(err).Error()))
+			r.add(secRoots, sev, string(code), "root %d %s (%s) cannot be read: %s", i+1, ir.Printable(d), row.Origin, ir.EscapeText(errors.Unwrap(err).Error()))
 		}
 		r.Roots = append(r.Roots, row)
 	}

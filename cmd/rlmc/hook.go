@@ -376,6 +376,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		var linked, shared []string
 		opts.Roots, linked, shared = hookRoots(in.Cwd, home, os.Getenv, isDir, isSymlink)
 		var left []string
+		opts.Roots, left = scannable(opts.Roots, compiler.Resolve(loader.Options{}, compiler.Policy{}, compiler.Env{Cwd: in.Cwd, Home: home}).EnvRoot())
 		if len(linked) > 0 {
 			left = append(left, fmt.Sprintf("%s left out: a link to Claude Code's own skill folder, whose skills Claude Code lists itself", strings.Join(linked, ", ")))
 		}
@@ -755,6 +756,23 @@ func hookRoots(cwd, home string, getenv func(string) string, exists, isLink func
 		}
 	}
 	return roots, linked, shared
+}
+
+// scannable returns the roots the loader can scan and, as notes, the
+// built-in ones it cannot (a folder without read permission, a file):
+// named to the load, one would fail it and no skill would reach the
+// model, where every command leaves such a root out with a warning
+// (root_unreadable). The root $RLMC_SKILLS_ROOT names (env) is kept, to
+// fail the load as it does every command's.
+func scannable(roots []string, env string) (ok, notes []string) {
+	for _, r := range roots {
+		if err := loader.CheckRoot(r); err != nil && r != env {
+			notes = append(notes, err.Error()+"; its skills are left out")
+			continue
+		}
+		ok = append(ok, r)
+	}
+	return ok, notes
 }
 
 // claudeLinked returns, resolved, the skill folders Claude Code lists

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -216,5 +217,43 @@ func TestWithProjectDir(t *testing.T) {
 				t.Errorf("withProjectDir(%q, %q) = %q, %v; want %q, %v", tt.command, tt.project, got, ok, tt.want, tt.ok)
 			}
 		})
+	}
+}
+
+// TestHookLeavesOutUnreadableRoot: a built-in root that cannot be read is
+// left out, with a line saying so, and the other roots' skills reach the
+// model; the hook named it to the load, which failed, and no skill was
+// sent. Root reads any folder, so the check runs as any other user.
+func TestHookLeavesOutUnreadableRoot(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads a folder without read permission")
+	}
+	proj := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("RLMC_CACHE_DIR", t.TempDir())
+	skill := "---\nname: tidy-imports\ndescription: Tidy the Go imports of a package. Use when imports are unsorted.\n---\nRun goimports.\n"
+	for _, dir := range []string{".agents/skills/other", ".opencode/skills/tidy-imports"} {
+		if err := os.MkdirAll(filepath.Join(proj, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(proj, ".opencode/skills/tidy-imports/SKILL.md"), []byte(skill), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unreadable := filepath.Join(proj, ".agents/skills")
+	if err := os.Chmod(unreadable, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(unreadable, 0o755) })
+	in, _ := json.Marshal(map[string]string{"hook_event_name": hookEvent, "cwd": proj, "session_id": "s", "prompt": "tidy the go imports"})
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"hook", "claude-code"}, bytes.NewReader(in), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "tidy-imports") {
+		t.Errorf("got stdout %q; want the readable root's skill", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "cannot be read") {
+		t.Errorf("got stderr %q; want it to name the root left out", stderr.String())
 	}
 }

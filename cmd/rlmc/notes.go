@@ -276,7 +276,8 @@ func unloadedNote(cat *ir.Catalog) string {
 
 // isCatalogWarning reports the codes catalogWarnings reports.
 func isCatalogWarning(c ir.Code) bool {
-	return c == ir.CodeScanLimit || c == ir.CodeUnknownPolicyUnit || c == ir.CodeUnmatchedExclude || c == ir.CodeHiddenSkills
+	return c == ir.CodeScanLimit || c == ir.CodeUnknownPolicyUnit || c == ir.CodeUnmatchedExclude || c == ir.CodeHiddenSkills ||
+		c == ir.CodeRootUnreadable
 }
 
 // catalogWarnings returns the diagnostics every command reports on
@@ -311,7 +312,10 @@ func writeCatalogWarnings(w io.Writer, ds ir.Diagnostics) {
 			continue
 		}
 		where := ""
-		if d.Root != "" {
+		switch {
+		case d.Path == "." && d.Root != "":
+			d.Path = d.Root // about the root itself
+		case d.Root != "":
 			where = ir.Printable(d.Root) + ": "
 		}
 		fmt.Fprintf(w, "rlmc: %s%s\n", where, d.String())

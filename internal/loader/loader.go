@@ -192,6 +192,13 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 				}
 				return nil, nil, re
 			}
+			// A built-in root that is there but cannot be scanned (a
+			// folder without read permission, a file) holds skills
+			// the user meant to load: said, never passed over.
+			if !errors.Is(err, fs.ErrNotExist) {
+				diags.Add(ir.Diagnostic{Root: root.Dir, Path: ".", Code: ir.CodeRootUnreadable, Severity: ir.SeverityWarning,
+					Message: (&RootError{Root: root.Dir, Err: rootErr(err)}).Error() + "; its skills are not loaded"})
+			}
 			continue
 		}
 		founds, ds := sc.found, intoOtherRoots(sc, sc.diags, scanned, foundDirs)
