@@ -319,6 +319,17 @@ func (p Policy) check(written func(key ...string) bool) (*PolicyValueError, []st
 			return bad("unit names", `""`, l.key)
 		}
 	}
+	// Nor does one in requires or priority: a dependency on "" was taken
+	// for a dependency met (the closure's "no missing unit"), and the
+	// compile that selected its dependent crashed.
+	if _, ok := p.Priority[""]; ok {
+		return bad("unit names", `""`, "priority")
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.Requires)) {
+		if name == "" || slices.Contains(p.Requires[name], "") {
+			return bad("unit names", `""`, "requires")
+		}
+	}
 	for _, e := range p.Exclude {
 		if strings.TrimSpace(e) == "" {
 			// It would name no folder, or each root itself.

@@ -84,6 +84,11 @@ func TestPolicyValueShapes(t *testing.T) {
 		{name: "a null tokenizer", yaml: "tokenizer: null\n", want: PolicyValueError{Line: 1, Key: "tokenizer", Want: "a string", Got: "null"}},
 		{name: "an empty deny name", yaml: "deny: [a, \"\"]\n", want: PolicyValueError{Line: 1, Key: "deny", Want: "unit names", Got: `""`}},
 		{name: "an empty mandatory name", yaml: "mandatory: [\"\"]\n", want: PolicyValueError{Line: 1, Key: "mandatory", Want: "unit names", Got: `""`}},
+		// A dependency on "" passed, and crashed the compile that
+		// selected its dependent.
+		{name: "an empty required name", yaml: "requires:\n  a: [\"\"]\n", want: PolicyValueError{Line: 2, Key: "requires", Want: "unit names", Got: `""`}},
+		{name: "an empty requiring name", yaml: "requires:\n  \"\": [a]\n", want: PolicyValueError{Line: 2, Key: "requires", Want: "unit names", Got: `""`}},
+		{name: "an empty priority name", yaml: "priority:\n  \"\": 5\n", want: PolicyValueError{Line: 2, Key: "priority", Want: "unit names", Got: `""`}},
 		{name: "a null document is an empty policy", yaml: "~\n"},
 		{name: "a list for a unit name", yaml: "priority:\n  [a]: 5\n", want: PolicyValueError{Line: 2, Key: "each key of priority", Want: "a unit name", Got: "a list"}},
 		{name: "a null in a list of names", yaml: "deny: [a, null]\n", want: PolicyValueError{Line: 1, Key: "each entry of deny", Want: "a string", Got: "null"}},

@@ -12,14 +12,15 @@ import (
 // Codes of the errors `rlmc serve` and `rlmc proxy` raise themselves,
 // beside the compiler's, with the status each is answered with.
 const (
-	CodeNotReady     compiler.ErrorCode = "not_ready"    // 503: the first catalog is not loaded yet
-	CodeOverloaded   compiler.ErrorCode = "overloaded"   // 429 (serve's compile slots) or 503 (the body budget)
-	CodeUnauthorized compiler.ErrorCode = "unauthorized" // 401: a token is configured and the request lacks it
+	CodeNotReady     compiler.ErrorCode = "not_ready"      // 503: the first catalog is not loaded yet
+	CodeOverloaded   compiler.ErrorCode = "overloaded"     // 429 (serve's compile slots) or 503 (the body budget)
+	CodeUnauthorized compiler.ErrorCode = "unauthorized"   // 401: a token is configured and the request lacks it
+	CodeInternal     compiler.ErrorCode = "internal_error" // 500: a compile failed inside rlmc (a bug)
 )
 
 // Codes are every code the front-ends answer beside the compiler's: the
 // published error schema lists them too (schema's tests hold it to this).
-var Codes = []compiler.ErrorCode{CodeNotReady, CodeOverloaded, CodeUnauthorized, CodeForbiddenHost, CodeCrossOrigin}
+var Codes = []compiler.ErrorCode{CodeNotReady, CodeOverloaded, CodeUnauthorized, CodeForbiddenHost, CodeCrossOrigin, CodeInternal}
 
 // StatusOf returns the HTTP status both front-ends answer a compile error
 // with: 400, 422, 503, 504 or 500. err is the error ce came from (it

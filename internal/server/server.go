@@ -19,6 +19,7 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -72,6 +73,7 @@ const (
 	ErrNotReady     = httpsafe.CodeNotReady     // 503: the first catalog is not loaded yet
 	ErrOverloaded   = httpsafe.CodeOverloaded   // 429: MaxInflight compiles are running
 	ErrUnauthorized = httpsafe.CodeUnauthorized // 401: a token is configured and the request lacks it
+	ErrInternal     = httpsafe.CodeInternal     // 500: the compile failed inside rlmc (a bug)
 )
 
 // StageServe is the stage of an error raised by the server, not a compile.
@@ -304,10 +306,8 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	// A compile is work for a core from start to end: it waits for a core
 	// of its own rather than share one (turns). A compile that runs out of
 	// time while it waits is answered as canceled, by CompileIn.
-	done := s.cores.take(ctx)
-	res, c, err := l.CompileIn(ctx, compiler.Request{Task: req.task(), Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
+	res, c, err := s.compileTurn(ctx, l, compiler.Request{Task: req.task(), Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
 		Why: req.Why, AllRejected: req.AllRejected})
-	done()
 	if err != nil {
 		var ce *compiler.Error
 		if !errors.As(err, &ce) {
@@ -558,6 +558,29 @@ func ms(d time.Duration) float64 {
 // clients at 5,000 skills on 2 cores (internal/bench/startup): the same
 // 550 compiles/s, p50 10.9 ms and p99 168 ms sharing, p50 27 ms and p99
 // 69 ms taking turns.
+// compileTurn compiles req on a core's turn (turns), which it gives back
+// however the compile ends. A compile that panics is answered as an
+// internal error: net/http recovered the panic, but the turn was never
+// given back, and with one lost per core every later compile waited out
+// its timeout while /readyz said ready.
+func (s *Server) compileTurn(ctx context.Context, l *compiler.Live, req compiler.Request) (res *compiler.Result, c *compiler.Compiler, err error) {
+	done := s.cores.take(ctx)
+	defer done()
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("compile panicked; answered as an internal error", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			res, err = nil, &compiler.Error{Stage: StageServe, Code: ErrInternal, Message: fmt.Sprintf("internal error: %v (a bug in rlmc: please report it, with the request)", v)}
+		}
+	}()
+	if testHookCompile != nil {
+		testHookCompile()
+	}
+	return l.CompileIn(ctx, req)
+}
+
+// testHookCompile, when set by a test, runs in each compile's turn.
+var testHookCompile func()
+
 type turns chan struct{}
 
 func newTurns(n int) turns { return make(turns, max(n, 1)) }

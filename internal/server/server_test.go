@@ -992,3 +992,26 @@ func TestLargestMaxInflight(t *testing.T) {
 		t.Fatalf("got %d %s; want 200", status, body)
 	}
 }
+
+// TestCompilePanicGivesTurnBack: a compile that panics is answered 500
+// internal_error, and gives its core's turn back: the turn was lost, and
+// with one lost per core every later compile waited out its timeout.
+func TestCompilePanicGivesTurnBack(t *testing.T) {
+	root, _ := smallCatalog(t)
+	s, ts := newTestServer(t, Config{Roots: []string{root}, Timeout: 20 * time.Second})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	testHookCompile = func() { panic("boom") }
+	t.Cleanup(func() { testHookCompile = nil })
+	for i := 0; i < cap(s.cores)+1; i++ {
+		status, body := post(t, ts.URL+"/v1/compile", "", `{"task":"write the failing test first"}`)
+		if code := errorCode(t, body); status != http.StatusInternalServerError || code != ErrInternal {
+			t.Fatalf("compile %d: got %d %s; want 500 %s", i+1, status, code, ErrInternal)
+		}
+	}
+	testHookCompile = nil
+	if status, body := post(t, ts.URL+"/v1/compile", "", `{"task":"write the failing test first"}`); status != http.StatusOK {
+		t.Fatalf("got %d %s after the panics; want 200", status, body)
+	}
+}
