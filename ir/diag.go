@@ -50,6 +50,7 @@ const (
 	CodeScanLimit            Code = "scan_limit"
 	CodeRootNotFound         Code = "root_not_found" // the code of a *loader.RootError, never a diagnostic
 	CodeRootUnreadable       Code = "root_unreadable"
+	CodeUntrustedRoot        Code = "untrusted_root"
 	CodeReadError            Code = "read_error"
 	CodeSymlinkLoop          Code = "symlink_loop"
 	CodeUnknownPolicyUnit    Code = "unknown_policy_unit"

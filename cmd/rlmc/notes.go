@@ -277,7 +277,7 @@ func unloadedNote(cat *ir.Catalog) string {
 // isCatalogWarning reports the codes catalogWarnings reports.
 func isCatalogWarning(c ir.Code) bool {
 	return c == ir.CodeScanLimit || c == ir.CodeUnknownPolicyUnit || c == ir.CodeUnmatchedExclude || c == ir.CodeHiddenSkills ||
-		c == ir.CodeRootUnreadable
+		c == ir.CodeRootUnreadable || c == ir.CodeUntrustedRoot
 }
 
 // catalogWarnings returns the diagnostics every command reports on

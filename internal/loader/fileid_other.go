@@ -10,3 +10,7 @@ func FileID(os.FileInfo) string { return "" }
 
 // appendFileID appends FileID(info) to b: nothing here.
 func appendFileID(b []byte, _ os.FileInfo) []byte { return b }
+
+// othersFolder returns who besides this process's user could have put
+// skills in a folder: the system does not say here, and it returns "".
+func othersFolder(os.FileInfo) string { return "" }

@@ -30,3 +30,23 @@ func appendFileID(b []byte, info os.FileInfo) []byte {
 	b = append(b, ':')
 	return strconv.AppendUint(b, uint64(st.Ino), 10)
 }
+
+// othersFolder returns, for a folder found above the working folder, who
+// besides this process's user could have put skills in it: another
+// user who owns it ("uid N"), or anyone, when anyone may write in it
+// ("anyone"); "" when only this user or root could. A shared folder above
+// a project (/tmp, a team share) is where another user plants a skill
+// folder for every project below it without one of its own.
+func othersFolder(info os.FileInfo) string {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	switch uid := int(st.Uid); {
+	case uid != os.Geteuid() && uid != 0:
+		return "user " + strconv.Itoa(uid)
+	case info.Mode().Perm()&0o002 != 0:
+		return "anyone"
+	}
+	return ""
+}

@@ -177,6 +177,7 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 			break
 		}
 	}
+	diags = append(diags, res.Refused...)
 	hidden := map[string]bool{} // roots looked into for hidden skills (hiddenSkills)
 	for i, root := range roots {
 		irRoots = append(irRoots, ir.Root{Dir: root.Dir, Precedence: i})

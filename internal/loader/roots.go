@@ -4,9 +4,12 @@
 package loader
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // ProjectRootDirs are the project-level skill folders, highest precedence
@@ -106,26 +109,48 @@ type Policy struct {
 // none of its skills. The search stops at a repository's root (a folder
 // holding .git) and below the home folder, whose skill folders are the
 // user's; cwd when no folder on the way holds one.
+//
+// A skill folder above cwd that another user owns, or that anyone may
+// write in, is not taken for the project's: the search stops there, as at
+// a repository's root, and Resolve says so (CodeUntrustedRoot). Another
+// user's .agents/skills in /tmp otherwise reached every project below it
+// that has none of its own. cwd's own folders are the user's choice, as a
+// --root is.
 func ProjectDir(cwd, home string) string {
+	dir, _ := projectDir(cwd, home)
+	return dir
+}
+
+// projectDir is ProjectDir, with the diagnostic of the skill folder above
+// cwd it passed over as another user's, or nil.
+func projectDir(cwd, home string) (string, *ir.Diagnostic) {
 	if cwd == "" {
-		return cwd
+		return cwd, nil
 	}
 	home = filepath.Clean(home)
-	for dir := filepath.Clean(cwd); ; {
+	start := filepath.Clean(cwd)
+	for dir := start; ; {
 		if home != "." && dir == home {
-			return cwd
+			return cwd, nil
 		}
 		for _, d := range ProjectRootDirs {
-			if info, err := os.Stat(filepath.Join(dir, filepath.FromSlash(d))); err == nil && info.IsDir() {
-				return dir
+			p := filepath.Join(dir, filepath.FromSlash(d))
+			info, err := os.Stat(p)
+			if err != nil || !info.IsDir() {
+				continue
 			}
+			if who := othersFolder(info); who != "" && dir != start {
+				return cwd, &ir.Diagnostic{Root: p, Path: ".", Code: ir.CodeUntrustedRoot, Severity: ir.SeverityWarning,
+					Message: fmt.Sprintf("skill folder %s, above the working folder, can be written by %s: not loaded as the project's; name it with --root to load it", ir.Printable(p), who)}
+			}
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return cwd
+			return cwd, nil
 		}
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return cwd // a repository's root: no further up
+			return cwd, nil // a repository's root: no further up
 		}
 		dir = parent
 	}
@@ -164,6 +189,9 @@ type Resolved struct {
 	// Prior and PriorOwned are Options', passed on (see Options).
 	Prior      *Record
 	PriorOwned bool
+	// Refused are warnings about folders the built-in roots left out
+	// (CodeUntrustedRoot), which the load reports with its own.
+	Refused ir.Diagnostics
 }
 
 // Dirs returns the roots' folders, in precedence order.
@@ -221,6 +249,9 @@ func Resolve(opts Options, p Policy, env Env) Resolved {
 	default:
 		env = env.orProcess()
 		r.Roots = rootsOf(DefaultRoots(env.Cwd, env.Home, env.Getenv), FromDefault)
+		if _, d := projectDir(env.Cwd, env.Home); d != nil {
+			r.Refused = ir.Diagnostics{*d}
+		}
 		// The root the environment names, wherever it appears, is the
 		// user's and must exist.
 		if named := env.Getenv(EnvSkillsRoot); named != "" {
