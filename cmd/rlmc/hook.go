@@ -489,6 +489,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		notes = append(notes, overBudget(res)...)
 	}
 	if res != nil {
+		notes = append(notes, shadowNotes(res, c.Catalog())...)
 		notes = append(notes, invokedNotes(res)...)
 		// A skill the prompt names in words, or points at strongly, that
 		// only the user may invoke: the prompt goes without it, and the

@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +34,7 @@ func compileNotes(res *compiler.Result, cat *ir.Catalog, invocation compiler.Inv
 			notes = append(notes, fmt.Sprintf("%s rendered as reference: its body does not fit the budget; raise --budget to inline it", noteName(s.Name)))
 		}
 	}
+	notes = append(notes, shadowNotes(res, cat)...)
 	notes = append(notes, invokedNotes(res)...)
 	for _, rj := range res.Rejected {
 		if len(rj.Reasons) == 0 || invoked(rj) {
@@ -85,6 +87,35 @@ func compileNotes(res *compiler.Result, cat *ir.Catalog, invocation compiler.Inv
 	}
 	if n := unloadedNote(cat); n != "" {
 		notes = append(notes, n)
+	}
+	return notes
+}
+
+// shadowNotes says, for each selected unit that shadows another of its
+// name in a lower root, which copy reached the model: two skills of one
+// name are two versions a user may not know they have (a project's copy
+// over the user's, a client's folder over another's), and the prompt
+// shows the body without where it came from.
+func shadowNotes(res *compiler.Result, cat *ir.Catalog) []string {
+	var shadowed map[string][]string // winner's path -> the copies it shadows
+	for _, u := range cat.Units {
+		if u.Status == ir.StatusShadowed {
+			if shadowed == nil {
+				shadowed = map[string][]string{}
+			}
+			shadowed[u.ShadowedBy] = append(shadowed[u.ShadowedBy], ir.Printable(filepath.ToSlash(filepath.Join(u.Root, u.Path))))
+		}
+	}
+	var notes []string
+	for _, s := range res.Selected {
+		win := filepath.ToSlash(filepath.Join(s.Root, s.Path))
+		switch copies := shadowed[win]; len(copies) {
+		case 0:
+		case 1:
+			notes = append(notes, fmt.Sprintf("%s loaded from %s, which shadows the %s at %s", noteName(s.Name), ir.Printable(win), noteName(s.Name), copies[0]))
+		default:
+			notes = append(notes, fmt.Sprintf("%s loaded from %s, which shadows %d others of its name: %s", noteName(s.Name), ir.Printable(win), len(copies), listSome(copies)))
+		}
 	}
 	return notes
 }
