@@ -664,6 +664,7 @@ func hookNote(ds ir.Diagnostics, cat *ir.Catalog) string {
 	if n := unloadedNote(cat); n != "" {
 		parts = append(parts, n)
 	}
+	parts = append(parts, rootSkillNotes(cat)...)
 	var errs, warns int
 	for _, d := range catalogWarnings(ds) {
 		if d.Severity == ir.SeverityError {

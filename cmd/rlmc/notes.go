@@ -88,6 +88,31 @@ func compileNotes(res *compiler.Result, cat *ir.Catalog, invocation compiler.Inv
 	if n := unloadedNote(cat); n != "" {
 		notes = append(notes, n)
 	}
+	return append(notes, rootSkillNotes(cat)...)
+}
+
+// rootSkillNotes says, for each root that is itself a skill (a SKILL.md
+// at its top, an index or a README written as one), how many skill
+// folders under it were not read as skills: they are that skill's
+// resources, and a compile that routes none of them said only that the
+// task matched nothing.
+func rootSkillNotes(cat *ir.Catalog) []string {
+	var notes []string
+	for _, u := range cat.Units {
+		if u.Path != loader.SkillFile {
+			continue
+		}
+		n := 0
+		for _, d := range cat.Diagnostics {
+			if d.Code == ir.CodeNestedSkill && d.Root == u.Root {
+				n++
+			}
+		}
+		if n > 0 {
+			notes = append(notes, fmt.Sprintf("%s holds %s, which makes the root one skill (%s): the %s under it are its resources, not loaded; move that %s out to load them (rlmc validate lists them)",
+				ir.Printable(u.Root), loader.SkillFile, noteName(u.Name), plural(n, "skill folder"), loader.SkillFile))
+		}
+	}
 	return notes
 }
 
