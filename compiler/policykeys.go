@@ -226,10 +226,31 @@ func nameHint(cat *ir.Catalog, name string) string { return newNamer(cat).hint(n
 type namer struct {
 	names   []string            // the units' names, each once, sorted
 	folders map[string][]string // a folder's name -> the units in such a folder named otherwise
+	// unloaded holds, by its folder's name, the error that kept a
+	// SKILL.md the loader found from being a unit at all (a FIFO, a
+	// file it cannot read): the name is no typo, its skill did not load.
+	unloaded map[string]ir.Diagnostic
 }
 
 func newNamer(cat *ir.Catalog) *namer {
 	n := &namer{names: unitNames(cat), folders: map[string][]string{}}
+	held := map[[2]string]bool{}
+	for _, u := range cat.Units {
+		held[[2]string{u.Root, u.Path}] = true
+	}
+	for _, d := range cat.Diagnostics {
+		if d.Severity != ir.SeverityError || path.Base(d.Path) != loader.SkillFile || held[[2]string{d.Root, d.Path}] {
+			continue
+		}
+		if f := path.Base(path.Dir(d.Path)); f != "." {
+			if n.unloaded == nil {
+				n.unloaded = map[string]ir.Diagnostic{}
+			}
+			if _, ok := n.unloaded[f]; !ok {
+				n.unloaded[f] = d
+			}
+		}
+	}
 	for _, u := range cat.Units {
 		dir := path.Dir(u.Path)
 		if dir == "." {
@@ -256,6 +277,9 @@ func (n *namer) hint(name string) string {
 			what = "the skills in folders " + ir.Quote(name) + " are named "
 		}
 		return "; " + what + strings.Join(quoted, " or ")
+	}
+	if d, ok := n.unloaded[name]; ok {
+		return fmt.Sprintf("; the skill folder %s was found but not loaded: %s: %s", ir.Quote(name), d.Code, d.Message)
 	}
 	if c := closest(name, n.names); c != "" {
 		return "; did you mean " + ir.Quote(c) + "?"

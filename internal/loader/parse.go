@@ -299,6 +299,12 @@ func ParseSkill(path string, content []byte, limits Limits) (*Parsed, ir.Diagnos
 		return nil, s.diags
 	}
 	if i := bytes.IndexByte(content, 0); i >= 0 {
+		if utf16Text(content) {
+			// Every other byte NUL is text saved as UTF-16, as some
+			// Windows editors save it: name the fix, not the byte.
+			s.add(1, ir.CodeNULByte, ir.SeverityError, "SKILL.md is UTF-16 text (it holds NUL bytes): save it as UTF-8")
+			return nil, s.diags
+		}
 		s.add(lineAt(content, i), ir.CodeNULByte, ir.SeverityError, "SKILL.md contains a NUL byte")
 		return nil, s.diags
 	}
@@ -314,6 +320,8 @@ func ParseSkill(path string, content []byte, limits Limits) (*Parsed, ir.Diagnos
 	if !ok {
 		if bodyOffset < 0 {
 			s.add(1, ir.CodeInvalidYAML, ir.SeverityError, "frontmatter opened with --- is never closed")
+		} else if crOnly(content) {
+			s.add(1, ir.CodeMissingFrontmatter, ir.SeverityError, "SKILL.md's lines end in a carriage return alone (classic Mac OS line endings), so no line is ---: save it with LF or CRLF line endings")
 		} else {
 			s.add(1, ir.CodeMissingFrontmatter, ir.SeverityError, "SKILL.md must start with a --- frontmatter block")
 		}
@@ -339,6 +347,31 @@ func ParseSkill(path string, content []byte, limits Limits) (*Parsed, ir.Diagnos
 	}
 	scanBody(content[bodyOffset:], p.BodyLine, p)
 	return p, s.diags
+}
+
+// utf16Text reports whether content reads as UTF-16: a byte order mark
+// of either order, or, in its first bytes, a NUL at every even or every
+// odd position (ASCII text in UTF-16 without a mark).
+func utf16Text(content []byte) bool {
+	if bytes.HasPrefix(content, []byte{0xff, 0xfe}) || bytes.HasPrefix(content, []byte{0xfe, 0xff}) {
+		return true
+	}
+	head := content[:min(len(content), 64)&^1]
+	if len(head) < 8 {
+		return false
+	}
+	even, odd := true, true
+	for i := 0; i < len(head); i += 2 {
+		even = even && head[i] == 0 && head[i+1] != 0
+		odd = odd && head[i+1] == 0 && head[i] != 0
+	}
+	return even || odd
+}
+
+// crOnly reports whether content's lines end in a carriage return alone:
+// it holds a CR and no LF.
+func crOnly(content []byte) bool {
+	return bytes.IndexByte(content, '\r') >= 0 && bytes.IndexByte(content, '\n') < 0
 }
 
 // splitFrontmatter finds the frontmatter between a first line "---" and the

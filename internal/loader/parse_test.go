@@ -269,3 +269,55 @@ func TestDisableModelInvocationSpellings(t *testing.T) {
 		})
 	}
 }
+
+// TestParseSkillNamesTheFix: a file saved in a form editors still produce
+// says what to change, not only what the parser met: UTF-16 text was "a
+// NUL byte", and CR-only line endings "must start with a --- block",
+// though it does.
+func TestParseSkillNamesTheFix(t *testing.T) {
+	skill := "---\nname: a\ndescription: d\n---\nbody\n"
+	utf16 := func(bigEndian, mark bool) []byte {
+		var out []byte
+		if mark {
+			out = append(out, 0xff, 0xfe)
+			if bigEndian {
+				out = []byte{0xfe, 0xff}
+			}
+		}
+		for _, r := range []byte(skill) {
+			if bigEndian {
+				out = append(out, 0, r)
+			} else {
+				out = append(out, r, 0)
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name    string
+		content []byte
+		code    ir.Code
+		fix     string
+	}{
+		{"UTF-16 with a byte order mark", utf16(false, true), ir.CodeNULByte, "save it as UTF-8"},
+		{"UTF-16 big-endian without one", utf16(true, false), ir.CodeNULByte, "save it as UTF-8"},
+		{"CR-only line endings", []byte(strings.ReplaceAll(skill, "\n", "\r")), ir.CodeMissingFrontmatter, "LF or CRLF"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ds := ParseSkill("a/SKILL.md", tt.content, DefaultLimits)
+			if len(ds) != 1 || ds[0].Code != tt.code || !strings.Contains(ds[0].Message, tt.fix) {
+				t.Errorf("got %v; want one %s saying %q", ds, tt.code, tt.fix)
+			}
+		})
+	}
+}
+
+// TestParsePrologRLMEmpty: metadata.prolog-rlm written with no value (or
+// null) says it is empty; it said the JSON ended before its value did.
+func TestParsePrologRLMEmpty(t *testing.T) {
+	for _, text := range []string{"", "  \n"} {
+		if _, err := ParsePrologRLM(text); err == nil || !strings.Contains(err.Error(), "empty") {
+			t.Errorf("ParsePrologRLM(%q): got %v; want it to say the value is empty", text, err)
+		}
+	}
+}

@@ -70,6 +70,11 @@ var ErrUnsupportedSchema = errors.New("unsupported prolog-rlm schema")
 // JSON, duplicate or unknown keys, wrong types, exceeded limits and any
 // attempt at self-promotion.
 func ParsePrologRLM(text string) (*PrologRLM, error) {
+	if strings.TrimSpace(text) == "" {
+		// A key written with no value (or null) reads as "", which the
+		// JSON decoder called cut short.
+		return nil, errors.New(`empty: its value is the JSON object as a string, '{"schema": 1, ...}'`)
+	}
 	if err := checkJSONShape([]byte(text)); err != nil {
 		return nil, err
 	}
