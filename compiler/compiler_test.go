@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -612,5 +613,24 @@ func TestInvokedUnitKeepsNoRoom(t *testing.T) {
 		if names := res.Names(); len(names) == 0 || names[0] != "mand" {
 			t.Errorf("budget %d: got %v; want mand", budget, names)
 		}
+	}
+}
+
+// TestOverBudgetNeverLeavesANegativeBudget: a selection that does not fit
+// even as references says so; it said "11 tokens do not fit in the -94
+// left of the budget", counting the room kept for the others' references.
+func TestOverBudgetNeverLeavesANegativeBudget(t *testing.T) {
+	body := strings.Repeat("word ", 50)
+	files := map[string]string{}
+	for _, n := range []string{"alpha", "bravo", "charlie"} {
+		files[n+"/SKILL.md"] = skill(n, "A skill for testing budget packing behaviour, named "+n+".", "", body)
+	}
+	c := build(t, files, Policy{})
+	_, err := c.Compile(context.Background(), Request{Select: []string{"alpha", "bravo", "charlie"}, Budget: 20})
+	if err == nil {
+		t.Fatal("got no error; want the selection refused for the budget")
+	}
+	if regexp.MustCompile(`-\d+ left`).MatchString(err.Error()) {
+		t.Errorf("got %q; want no negative budget left", err)
 	}
 }

@@ -103,8 +103,13 @@ func indentJSON(dst, src []byte) []byte {
 
 // ErrorDocument is the JSON document of a failed compile:
 // {"schema": 2, "error": {...}}, the schema first, as a result's is, for a
-// reader who checks it first.
+// reader who checks it first. A nil e, which is no failure to report, is
+// answered as an invalid_request naming the mistake, so that the
+// document still has the published shape.
 func ErrorDocument(e *Error) any {
+	if e == nil {
+		e = &Error{Stage: StageLoad, Code: ErrInvalidRequest, Message: "compiler.ErrorDocument: no error (nil)"}
+	}
 	return struct {
 		Schema int    `json:"schema"`
 		Error  *Error `json:"error"`

@@ -50,8 +50,11 @@ type Graph struct {
 
 // BuildGraph returns the relation graph of cat under the host policy p:
 // nodes sorted by name, edges by source, kind and target, so that the same
-// catalog always renders the same picture.
+// catalog always renders the same picture. A nil cat is an empty catalog.
 func BuildGraph(cat *ir.Catalog, p Policy) *Graph {
+	if cat == nil {
+		cat = ir.NewCatalog(nil, nil, nil)
+	}
 	g := &Graph{Nodes: []GraphNode{}, Edges: []GraphEdge{}}
 	names := map[string]bool{}
 	for _, u := range cat.Units {

@@ -42,8 +42,12 @@ func (e edge) at(code ir.Code, format string, args ...any) ir.Diagnostic {
 // again; its own edges are fine. A suggests, conflicts or supersedes edge
 // that names no unit of the catalog (unknown_reference) or the unit itself
 // (self_reference) is a warning: the policy reads it as nothing, so what
-// its author meant is lost without a word. The result is sorted.
+// its author meant is lost without a word. The result is sorted. A nil
+// cat is an empty catalog: the policy's own edges are still checked.
 func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
+	if cat == nil {
+		cat = ir.NewCatalog(nil, nil, nil)
+	}
 	var (
 		out   ir.Diagnostics
 		edges = map[string][]edge{} // usable edges, by requiring unit

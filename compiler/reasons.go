@@ -212,6 +212,12 @@ func detail(d rules.Decision, f *Facts, ev []Evidence) string {
 	case ReasonSuperseded:
 		return "superseded by " + f.By
 	case ReasonOverBudget:
+		if left := deref(f.BudgetLeft); left < 0 {
+			// Rule 12's second packing counts what is left after the
+			// room it keeps for the references of the host's other
+			// units, which can be more than the budget left.
+			return fmt.Sprintf("%d tokens do not fit: the other selected or mandatory units need %d tokens more than the budget left, even as references", deref(f.Tokens), -left)
+		}
 		return fmt.Sprintf("%d tokens do not fit in the %d left of the budget", deref(f.Tokens), deref(f.BudgetLeft))
 	case ReasonAmbiguous:
 		if f.By == d.Name {

@@ -82,8 +82,12 @@ func (c *tokenCache) snapshot() map[string]int {
 	return maps.Clone(c.counts)
 }
 
-// CountTokens counts text with the named tokenizer.
+// CountTokens counts text with the named tokenizer; "" names
+// DefaultTokenizer, as it does in a Request and a Policy.
 func CountTokens(name, text string) (int, error) {
+	if name == "" {
+		name = DefaultTokenizer
+	}
 	load, err := codecFor(name)
 	if err != nil {
 		return 0, err

@@ -120,7 +120,9 @@ type skills struct {
 func WithSkills(next Planner, src compiler.Source, opts ...Option) Planner {
 	s := &skills{next: next, src: src}
 	for _, o := range opts {
-		o(s)
+		if o != nil { // a nil Option is no option, as a nil slice of them is
+			o(s)
+		}
 	}
 	switch {
 	case s.disabled:

@@ -339,3 +339,14 @@ func TestOnCompileReportsTheDecision(t *testing.T) {
 		t.Errorf("got %d planner calls; want 1: the ambiguous one was stopped", len(rec.got))
 	}
 }
+
+// TestNilOption: a nil Option is no option; it panicked.
+func TestNilOption(t *testing.T) {
+	rec := &recorder{}
+	if _, err := WithSkills(rec, newCompiler(t, catalog), nil).Plan(context.Background(), request("implement it with test-driven development")); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.got) != 1 || !strings.Contains(rec.got[0].System, `<skill name="tdd">`) {
+		t.Errorf("got %v; want the tdd block planned", rec.got)
+	}
+}
