@@ -49,6 +49,7 @@ func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 		cat = ir.NewCatalog(nil, nil, nil)
 	}
 	var (
+		hints *namer // made at the first missing dependency: most catalogs have none
 		out   ir.Diagnostics
 		edges = map[string][]edge{} // usable edges, by requiring unit
 		names []string              // requiring units, in catalog order
@@ -77,7 +78,16 @@ func GraphProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 			dep, ok := cat.Lookup(e.to)
 			switch {
 			case !ok:
-				out.Add(e.at(ir.CodeMissingDependency, "%s requires %s, which is not in the catalog", e.from, e.to))
+				if hints == nil {
+					hints = newNamer(cat)
+				}
+				hint := hints.hint(e.to)
+				if hint == "" && !loader.ValidName(e.to) {
+					// A look-alike letter of another script, a
+					// capital: the name reads as a unit's and is none.
+					hint = "; no skill can bear that name (lowercase letters, digits and hyphens)"
+				}
+				out.Add(e.at(ir.CodeMissingDependency, "%s requires %s, which is not in the catalog%s", e.from, e.to, hint))
 			case dep.Status != ir.StatusOK:
 				out.Add(e.at(ir.CodeUnusableDependency, "%s requires %s, which is %s", e.from, e.to, dep.Status))
 			case dep.Invocation == ir.InvocationExplicitUser:

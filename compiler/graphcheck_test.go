@@ -198,3 +198,20 @@ func TestShowCycle(t *testing.T) {
 		})
 	}
 }
+
+// TestMissingDependencyHint: a dependency one edit from a unit names the
+// unit likely meant, as an unknown reference does, and one no unit can
+// bear says so; it said only "not in the catalog", of a look-alike
+// letter too ("tdԁ" for "tdd").
+func TestMissingDependencyHint(t *testing.T) {
+	for to, want := range map[string]string{"tdb": `did you mean "tdd"?`, "tdԁ": "no skill can bear that name"} {
+		cat := ir.NewCatalog(nil, []*ir.Unit{
+			{Name: "tdd", Path: "tdd/SKILL.md", Status: ir.StatusOK},
+			{Name: "implement", Path: "implement/SKILL.md", Status: ir.StatusOK},
+		}, nil)
+		ds := GraphProblems(cat, Policy{Requires: map[string][]string{"implement": {to}}})
+		if len(ds) != 1 || ds[0].Code != ir.CodeMissingDependency || !strings.Contains(ds[0].Message, want) {
+			t.Errorf("requires %s: got %v; want a missing_dependency saying %q", to, ds, want)
+		}
+	}
+}
