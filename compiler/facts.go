@@ -131,6 +131,12 @@ func (g *closureBuilder) closure(n string) rules.Closure {
 	g.stack = append(g.stack, n)
 	var res rules.Closure
 	for _, d := range g.f.requires[n] {
+		if d == "" {
+			// A closure's Missing "" means none is missing: an empty
+			// name (a catalog a Go host built) is missing as written.
+			res = rules.Closure{Missing: `""`}
+			break
+		}
 		if _, ok := g.f.cat.Lookup(d); !ok {
 			res = rules.Closure{Missing: d}
 			break

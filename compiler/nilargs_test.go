@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/rlmc-dev/rlmc/ir"
@@ -33,5 +34,26 @@ func TestNilArguments(t *testing.T) {
 	}
 	if got, err := CountTokens("", "red green refactor"); err != nil || got != want {
 		t.Errorf(`CountTokens(""): got %d, %v; want %d, as %s counts`, got, err, want, DefaultTokenizer)
+	}
+}
+
+// TestEmptyDependencyName: a catalog a Go host built whose unit requires
+// "" compiles, the unit rejected as missing a dependency; the empty name
+// read as "none missing", and the compile that selected it crashed.
+func TestEmptyDependencyName(t *testing.T) {
+	cat := ir.NewCatalog(nil, []*ir.Unit{{
+		Name: "tdd", Description: "Test-driven development.", Path: "tdd/SKILL.md", Status: ir.StatusOK,
+		Requires: []ir.Ref{{Kind: ir.RefSkill, Name: ""}},
+	}}, nil)
+	c, err := New(cat, Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Compile(context.Background(), Request{Task: "test-driven development"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Selected) != 0 || len(res.Rejected) != 1 || res.Rejected[0].Reasons[0].Code != ReasonMissingDependency {
+		t.Errorf("got selected %v, rejected %+v; want tdd rejected as missing a dependency", res.Names(), res.Rejected)
 	}
 }

@@ -176,9 +176,10 @@ func (f *catalogFlags) loadTo(ctx context.Context, warnings, stderr io.Writer) (
 	if r.Origin() == loader.FromPolicy {
 		from = f.policy + ": roots: "
 	}
-	if f.sayNoRoot && r.EnvRoot() == "" && r.Origin() == loader.FromDefault && len(existingRoots(r.Dirs())) == 0 {
+	if f.sayNoRoot && r.EnvRoot() == "" && r.Origin() == loader.FromDefault && len(existingRoots(r.Dirs())) == 0 && len(r.Refused) == 0 {
 		// RLMC_SKILLS_ROOT aside: a root it names that is missing is
-		// the loader's error.
+		// the loader's error; a project folder left out as untrusted
+		// is the load's warning, which says what to do instead.
 		fmt.Fprintf(stderr, "rlmc: %s\n", noRootText)
 	}
 	return loadCatalog(ctx, loader.Options{Roots: f.roots}, p, from, catalogCache(f.noCache, stderr), warnings)

@@ -191,7 +191,8 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 	r := &doctorReport{Roots: []doctorRoot{}, Findings: []doctorFinding{}, Policy: p.policy, Lock: p.lock}
 	// The roots a command would load, in precedence order, with where
 	// each came from, as every command resolves them.
-	roots := compiler.Resolve(loader.Options{Roots: p.roots}, pol, compiler.Env{}).Roots
+	resolved := compiler.Resolve(loader.Options{Roots: p.roots}, pol, compiler.Env{})
+	roots := resolved.Roots
 	dirs := make([]string, len(roots))
 	for i, root := range roots {
 		dirs[i] = root.Dir
@@ -217,7 +218,7 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 		case err == nil:
 			rowOf[len(scan)] = i
 			scan = append(scan, d)
-		case errors.Is(err, fs.ErrNotExist) && !root.Required():
+		case loader.Absent(err) && !root.Required():
 			row.State = "absent"
 		case errors.Is(err, fs.ErrNotExist):
 			row.State = "missing"
@@ -308,7 +309,11 @@ func runDoctor(ctx context.Context, p doctorParams, stdout, stderr io.Writer) er
 				ir.Printable(u.Name), ir.Printable(u.Path), rowOf[u.Precedence]+1, ir.Printable(u.ShadowedBy))
 		}
 	}
-	if len(scan) == 0 && r.Errors == 0 {
+	for _, d := range resolved.Refused {
+		// A project folder the built-in roots left out as untrusted.
+		r.add(secRoots, d.Severity, string(d.Code), "%s: %s", ir.Printable(d.Root), d.Message)
+	}
+	if len(scan) == 0 && r.Errors == 0 && len(resolved.Refused) == 0 {
 		// Only default roots, all absent: nothing is wrong with them,
 		// but no compile can select anything.
 		r.add(secRoots, ir.SeverityWarning, findNoRoot, "%s", noRootText)

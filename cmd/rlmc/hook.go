@@ -379,7 +379,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		builtin := compiler.Resolve(loader.Options{}, compiler.Policy{}, compiler.Env{Cwd: in.Cwd, Home: home})
 		opts.Roots, left = scannable(opts.Roots, builtin.EnvRoot())
 		for _, d := range builtin.Refused {
-			left = append(left, d.Message)
+			left = append(left, ir.Printable(d.Root)+": "+d.Message)
 		}
 		if len(linked) > 0 {
 			left = append(left, fmt.Sprintf("%s left out: a link to Claude Code's own skill folder, whose skills Claude Code lists itself", strings.Join(linked, ", ")))

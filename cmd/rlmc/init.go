@@ -384,7 +384,7 @@ func initHook(p initParams, edit hookEdit, would string, stdout, stderr io.Write
 		_, err := io.WriteString(stdout, lineDiff(edit.rel, old, edited))
 		return true, err
 	}
-	if err := writeSettings(file, edited); err != nil {
+	if err := writeSettings(file, old, edited); err != nil {
 		return false, &exitError{code: exitFailure, err: err}
 	}
 	fmt.Fprintf(stdout, "installed the %s hook in %s: %s\n", hookEvent, ir.Printable(file), ir.EscapeText(command))
@@ -484,8 +484,9 @@ func readSettings(file string) ([]byte, error) {
 
 // writeSettings replaces the settings file, or the file it links to, in
 // one step (a temporary file renamed over it), keeping its mode, so
-// Claude Code never reads half a file.
-func writeSettings(file string, data []byte) error {
+// Claude Code never reads half a file; a file with other names is written
+// in place (rewrite), and its old bytes put back when that fails.
+func writeSettings(file string, old, data []byte) error {
 	// A settings file that is a link (to a dotfiles folder) stays one:
 	// the file it leads to is replaced.
 	if real, err := filepath.EvalSymlinks(file); err == nil {
@@ -500,7 +501,7 @@ func writeSettings(file string, data []byte) error {
 			// A file with other names (dotfiles kept by hard links)
 			// is written in place: a rename would give this name a
 			// new file and leave the others with the old settings.
-			return rewrite(file, data)
+			return rewrite(file, old, data)
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
@@ -526,17 +527,29 @@ func writeSettings(file string, data []byte) error {
 }
 
 // rewrite writes data over the file in place, keeping its inode and so
-// every other name it has.
-func rewrite(file string, data []byte) error {
+// every other name it has. A write that fails (a full disk, a file size
+// limit) puts old back, so that no name is left with half a file.
+func rewrite(file string, old, data []byte) error {
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	if err := writeSynced(f, data); err != nil {
+		if f.Truncate(0) == nil {
+			_, _ = f.WriteAt(old, 0)
+		}
 		f.Close()
 		return err
 	}
 	return f.Close()
+}
+
+// writeSynced writes data to f and syncs it; a test makes it fail.
+var writeSynced = func(f *os.File, data []byte) error {
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	return f.Sync()
 }
 
 // isFolder checks that dir exists and is a folder.

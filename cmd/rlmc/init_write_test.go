@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -92,5 +93,37 @@ func TestInitKeepsHardLinkedSettings(t *testing.T) {
 	b, _ := os.Stat(settings)
 	if !os.SameFile(a, b) {
 		t.Errorf("the settings are no longer the dotfile's other name")
+	}
+}
+
+// TestInitPutsBackHardLinkedSettingsOnAFailedWrite: a write in place that
+// fails (a full disk, a file size limit) leaves the settings as they
+// were under every name; it left them cut short, half a JSON document.
+func TestInitPutsBackHardLinkedSettingsOnAFailedWrite(t *testing.T) {
+	dir := t.TempDir()
+	dotfile := filepath.Join(t.TempDir(), "claude-settings.json")
+	const old = `{"model":"x","permissions":{"allow":["Bash(go test:*)"]}}`
+	if err := os.WriteFile(dotfile, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(dotfile, settings); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	write := writeSynced
+	writeSynced = func(f *os.File, data []byte) error {
+		f.Write(data[:len(data)/2])
+		return errors.New("file too large")
+	}
+	t.Cleanup(func() { writeSynced = write })
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"init", "--claude-code", dir}, nil, &stdout, &stderr); code == 0 {
+		t.Fatalf("exit 0; want the failed write reported")
+	}
+	if got, _ := os.ReadFile(dotfile); string(got) != old {
+		t.Errorf("got the settings %q after a failed write; want them as they were", got)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/rlmc-dev/rlmc/internal/safefs"
 	"github.com/rlmc-dev/rlmc/ir"
@@ -102,6 +103,13 @@ func (e *RootError) Error() string {
 // Unwrap returns the cause, so errors.Is(err, fs.ErrNotExist) holds for a
 // missing root.
 func (e *RootError) Unwrap() error { return e.Err }
+
+// Absent reports whether err, from opening a root, says the root is not
+// there: it does not exist, or a folder on its path is a file (a file
+// named .cursor leaves no .cursor/skills to read).
+func Absent(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
 
 // CheckRoot returns a *RootError when root does not exist, is not a
 // folder or cannot be opened, as Load does for a root it is named.
@@ -196,7 +204,7 @@ func LoadResolved(ctx context.Context, res Resolved) (*ir.Catalog, *Record, erro
 			// A built-in root that is there but cannot be scanned (a
 			// folder without read permission, a file) holds skills
 			// the user meant to load: said, never passed over.
-			if !errors.Is(err, fs.ErrNotExist) {
+			if !Absent(err) {
 				diags.Add(ir.Diagnostic{Root: root.Dir, Path: ".", Code: ir.CodeRootUnreadable, Severity: ir.SeverityWarning,
 					Message: (&RootError{Root: root.Dir, Err: rootErr(err)}).Error() + "; its skills are not loaded"})
 			}

@@ -42,8 +42,13 @@ const EnvSkillsRoot = "RLMC_SKILLS_ROOT"
 // package asks Resolve, which says where each root came from
 // (TestDefaultRootsOnlyThroughResolve).
 func DefaultRoots(cwd, home string, getenv func(string) string) []string {
+	project, _ := projectDir(cwd, home)
+	return defaultRoots(project, home, getenv)
+}
+
+// defaultRoots is DefaultRoots of the project folder projectDir found.
+func defaultRoots(project, home string, getenv func(string) string) []string {
 	var roots []string
-	project := ProjectDir(cwd, home)
 	for _, d := range ProjectRootDirs {
 		roots = append(roots, filepath.Join(project, filepath.FromSlash(d)))
 	}
@@ -110,9 +115,9 @@ type Policy struct {
 // holding .git) and below the home folder, whose skill folders are the
 // user's; cwd when no folder on the way holds one.
 //
-// A skill folder above cwd that another user owns, or that anyone may
-// write in, is not taken for the project's: the search stops there, as at
-// a repository's root, and Resolve says so (CodeUntrustedRoot). Another
+// A folder above cwd whose skill folders someone else could have put
+// there is not taken for the project: the search stops there, as at a
+// repository's root, and Resolve says so (CodeUntrustedRoot). Another
 // user's .agents/skills in /tmp otherwise reached every project below it
 // that has none of its own. cwd's own folders are the user's choice, as a
 // --root is.
@@ -121,28 +126,41 @@ func ProjectDir(cwd, home string) string {
 	return dir
 }
 
-// projectDir is ProjectDir, with the diagnostic of the skill folder above
-// cwd it passed over as another user's, or nil.
+// projectDir is ProjectDir, with the diagnostic of the folder above cwd
+// it passed over (untrusted), or nil.
 func projectDir(cwd, home string) (string, *ir.Diagnostic) {
 	if cwd == "" {
 		return cwd, nil
 	}
 	home = filepath.Clean(home)
 	start := filepath.Clean(cwd)
+	var trust *trusted // made at the first folder above cwd that holds skill folders
 	for dir := start; ; {
 		if home != "." && dir == home {
 			return cwd, nil
 		}
+		found := false
 		for _, d := range ProjectRootDirs {
-			p := filepath.Join(dir, filepath.FromSlash(d))
-			info, err := os.Stat(p)
-			if err != nil || !info.IsDir() {
+			if info, err := os.Stat(filepath.Join(dir, filepath.FromSlash(d))); err != nil || !info.IsDir() {
 				continue
 			}
-			if who := othersFolder(info); who != "" && dir != start {
-				return cwd, &ir.Diagnostic{Root: p, Path: ".", Code: ir.CodeUntrustedRoot, Severity: ir.SeverityWarning,
-					Message: fmt.Sprintf("skill folder %s, above the working folder, can be written by %s: not loaded as the project's; name it with --root to load it", ir.Printable(p), who)}
+			found = true
+			if dir == start {
+				break
 			}
+			if trust == nil {
+				trust = newTrusted(start)
+			}
+			root := filepath.Join(dir, filepath.FromSlash(d))
+			if p, who := trust.untrusted(dir, d); who != "" {
+				if p != root {
+					who += " through " + ir.Printable(p)
+				}
+				return cwd, &ir.Diagnostic{Root: root, Path: ".", Code: ir.CodeUntrustedRoot, Severity: ir.SeverityWarning,
+					Message: fmt.Sprintf("this skill folder above the working folder can be changed by %s: it is not loaded as the project's; name it with --root to load it", who)}
+			}
+		}
+		if found {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
@@ -248,9 +266,10 @@ func Resolve(opts Options, p Policy, env Env) Resolved {
 		r.Roots = rootsOf(p.Roots, FromPolicy)
 	default:
 		env = env.orProcess()
-		r.Roots = rootsOf(DefaultRoots(env.Cwd, env.Home, env.Getenv), FromDefault)
-		if _, d := projectDir(env.Cwd, env.Home); d != nil {
-			r.Refused = ir.Diagnostics{*d}
+		project, refused := projectDir(env.Cwd, env.Home)
+		r.Roots = rootsOf(defaultRoots(project, env.Home, env.Getenv), FromDefault)
+		if refused != nil {
+			r.Refused = ir.Diagnostics{*refused}
 		}
 		// The root the environment names, wherever it appears, is the
 		// user's and must exist.

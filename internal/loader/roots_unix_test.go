@@ -11,46 +11,99 @@ import (
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
-// TestProjectDirRefusesOthersFolder: a skill folder above the working
-// folder that anyone may write in (or, when the test runs as root, that
-// another user owns) is not the project's: the search stops, and the
-// load says why. Another user's .agents/skills in /tmp reached every
-// project below it without one of its own.
+// TestProjectDirRefusesOthersFolder: a folder above the working folder
+// whose skill folders someone else could have put there is not the
+// project's: the search stops, and the load says why. Another user's
+// .agents/skills in /tmp reached every project below it without one of
+// its own. A reviewer got around a first version that looked at the first
+// skill folder only, as its link led: another skill folder beside it, or
+// a link of another user's to a folder of root's, was loaded.
 func TestProjectDirRefusesOthersFolder(t *testing.T) {
+	asRoot := func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("only root gives a folder to another user")
+		}
+	}
+	chown := func(t *testing.T, uid int, paths ...string) {
+		for _, p := range paths {
+			if err := os.Lchown(p, uid, uid); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	chmod := func(t *testing.T, p string, mode os.FileMode) {
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const other = 65534
 	for _, tt := range []struct {
 		name    string
-		prepare func(t *testing.T, skills string)
+		prepare func(t *testing.T, shared, cwd string)
 		refused bool
 	}{
-		{"the user's own folder", func(*testing.T, string) {}, false},
-		{"a folder anyone may write in", func(t *testing.T, skills string) {
-			if err := os.Chmod(skills, 0o777); err != nil {
+		{"the user's own folder", func(*testing.T, string, string) {}, false},
+		{"a folder anyone may write in", func(t *testing.T, shared, _ string) {
+			chmod(t, filepath.Join(shared, ".agents", "skills"), 0o777)
+		}, true},
+		{"a folder its group may write in", func(t *testing.T, shared, _ string) {
+			chmod(t, filepath.Join(shared, ".agents", "skills"), 0o775)
+		}, true},
+		{"a parent anyone may rename it in", func(t *testing.T, shared, _ string) {
+			chmod(t, shared, 0o777)
+		}, true},
+		{"a sticky parent, as /tmp", func(t *testing.T, shared, _ string) {
+			chmod(t, shared, os.ModeSticky|0o777)
+		}, false},
+		{"another user's folder", func(t *testing.T, shared, _ string) {
+			asRoot(t)
+			chown(t, other, filepath.Join(shared, ".agents", "skills"))
+		}, true},
+		{"another user's folder beside the user's", func(t *testing.T, shared, _ string) {
+			asRoot(t)
+			dir := filepath.Join(shared, ".claude", "skills", "deploy")
+			writeSkillFile(t, dir)
+			chown(t, other, filepath.Join(shared, ".claude"), filepath.Join(shared, ".claude", "skills"), dir)
+		}, true},
+		{"another user's link to root's folder", func(t *testing.T, shared, _ string) {
+			asRoot(t)
+			skills := filepath.Join(shared, ".agents", "skills")
+			target := filepath.Join(t.TempDir(), "roots-own")
+			if err := os.Rename(skills, target); err != nil {
 				t.Fatal(err)
 			}
-		}, true},
-		{"another user's folder", func(t *testing.T, skills string) {
-			if os.Geteuid() != 0 {
-				t.Skip("only root gives a folder to another user")
-			}
-			if err := os.Chown(skills, 65534, 65534); err != nil {
+			if err := os.Symlink(target, skills); err != nil {
 				t.Fatal(err)
 			}
+			chown(t, other, skills)
 		}, true},
+		{"the user's link to another user's folder", func(t *testing.T, shared, _ string) {
+			asRoot(t)
+			skills := filepath.Join(shared, ".agents", "skills")
+			target := filepath.Join(t.TempDir(), "theirs")
+			if err := os.Rename(skills, target); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, skills); err != nil {
+				t.Fatal(err)
+			}
+			chown(t, other, target)
+		}, true},
+		// A checkout a CI container's root works in belongs to the
+		// runner's user: its skill folders are the project's.
+		{"the working folder's owner's folder", func(t *testing.T, shared, cwd string) {
+			asRoot(t)
+			chown(t, other, filepath.Join(shared, ".agents"), filepath.Join(shared, ".agents", "skills"), cwd)
+		}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			shared := t.TempDir()
-			skills := filepath.Join(shared, ".agents", "skills")
-			if err := os.MkdirAll(filepath.Join(skills, "tdd"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(skills, "tdd", SkillFile), []byte("---\nname: tdd\ndescription: Test-driven development.\n---\nPlanted.\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			tt.prepare(t, skills)
+			writeSkillFile(t, filepath.Join(shared, ".agents", "skills", "tdd"))
 			cwd := filepath.Join(shared, "myproj", "src")
 			if err := os.MkdirAll(cwd, 0o755); err != nil {
 				t.Fatal(err)
 			}
+			tt.prepare(t, shared, cwd)
 			want := shared
 			if tt.refused {
 				want = cwd
@@ -71,5 +124,17 @@ func TestProjectDirRefusesOthersFolder(t *testing.T) {
 				t.Errorf("got untrusted_root %v, %d units loaded; want untrusted_root %v", refused, len(cat.Units), tt.refused)
 			}
 		})
+	}
+}
+
+// writeSkillFile writes a skill in dir, named after it.
+func writeSkillFile(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(dir)
+	if err := os.WriteFile(filepath.Join(dir, SkillFile), []byte("---\nname: "+name+"\ndescription: The "+name+" skill.\n---\nPlanted.\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -550,14 +550,6 @@ func ms(d time.Duration) float64 {
 	return f
 }
 
-// turns lets a bounded number of goroutines run at once and queues the
-// others in the order they came. Compiles use all of a core while they
-// run and never wait on anything: more of them at once than there are
-// cores only share the cores, every compile in flight then takes as long
-// as all of them, and the last to finish waits longest. Measured with 16
-// clients at 5,000 skills on 2 cores (internal/bench/startup): the same
-// 550 compiles/s, p50 10.9 ms and p99 168 ms sharing, p50 27 ms and p99
-// 69 ms taking turns.
 // compileTurn compiles req on a core's turn (turns), which it gives back
 // however the compile ends. A compile that panics is answered as an
 // internal error: net/http recovered the panic, but the turn was never
@@ -581,6 +573,14 @@ func (s *Server) compileTurn(ctx context.Context, l *compiler.Live, req compiler
 // testHookCompile, when set by a test, runs in each compile's turn.
 var testHookCompile func()
 
+// turns lets a bounded number of goroutines run at once and queues the
+// others in the order they came. Compiles use all of a core while they
+// run and never wait on anything: more of them at once than there are
+// cores only share the cores, every compile in flight then takes as long
+// as all of them, and the last to finish waits longest. Measured with 16
+// clients at 5,000 skills on 2 cores (internal/bench/startup): the same
+// 550 compiles/s, p50 10.9 ms and p99 168 ms sharing, p50 27 ms and p99
+// 69 ms taking turns.
 type turns chan struct{}
 
 func newTurns(n int) turns { return make(turns, max(n, 1)) }
