@@ -4,10 +4,7 @@ package loader
 
 import (
 	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -32,78 +29,4 @@ func appendFileID(b []byte, info os.FileInfo) []byte {
 	b = strconv.AppendUint(b, uint64(st.Dev), 10)
 	b = append(b, ':')
 	return strconv.AppendUint(b, uint64(st.Ino), 10)
-}
-
-// trusted knows whose folders above the working folder may hold the
-// project's skills: this process's user's, root's, and those of the
-// working folder's owner (a checkout a CI container's root works in
-// belongs to the runner's user).
-type trusted struct{ uids []int }
-
-func newTrusted(cwd string) *trusted {
-	t := &trusted{uids: []int{os.Geteuid(), 0}}
-	if info, err := os.Stat(cwd); err == nil {
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			t.uids = append(t.uids, int(st.Uid))
-		}
-	}
-	return t
-}
-
-// untrusted returns the first path of dir/rel, from dir down, that
-// someone besides the trusted users could have changed, and who ("user
-// 1001", "the members of group 50", "anyone"); "" when none. Each folder
-// on the way (and what each link there leads to, and the link itself) must
-// belong to a trusted user and be writable by no one else; dir itself
-// must not let others rename what it holds (writable by others without
-// the sticky bit, which /tmp has).
-func (t *trusted) untrusted(dir, rel string) (string, string) {
-	if info, err := os.Stat(dir); err == nil && info.Mode().Perm()&0o022 != 0 && info.Mode()&os.ModeSticky == 0 {
-		return dir, writers(info)
-	}
-	p := dir
-	for _, part := range strings.Split(rel, "/") {
-		p = filepath.Join(p, part)
-		link, err := os.Lstat(p)
-		if err != nil {
-			return p, "no one it can tell" // gone since the look that found it
-		}
-		if who := t.owner(link); who != "" {
-			return p, who
-		}
-		info := link
-		if link.Mode()&os.ModeSymlink != 0 {
-			if info, err = os.Stat(p); err != nil {
-				return p, "no one it can tell"
-			}
-			if who := t.owner(info); who != "" {
-				return p, who + " (where the link leads)"
-			}
-		}
-		if info.Mode().Perm()&0o022 != 0 {
-			return p, writers(info)
-		}
-	}
-	return "", ""
-}
-
-// owner names the owner of info when it is not a trusted user, else "".
-func (t *trusted) owner(info os.FileInfo) string {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok || slices.Contains(t.uids, int(st.Uid)) {
-		return ""
-	}
-	return "user " + strconv.Itoa(int(st.Uid))
-}
-
-// writers names who besides its owner may write in the folder info
-// describes.
-func writers(info os.FileInfo) string {
-	if info.Mode().Perm()&0o002 != 0 {
-		return "anyone"
-	}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return "the members of group " + strconv.Itoa(int(st.Gid))
-	}
-	return "its group"
 }
