@@ -46,9 +46,10 @@ func TestProjectDirRefusesOthersFolder(t *testing.T) {
 		{"a folder anyone may write in", func(t *testing.T, shared, _ string) {
 			chmod(t, filepath.Join(shared, ".agents", "skills"), 0o777)
 		}, true},
+		// A user private group's umask (002) makes every folder so.
 		{"a folder its group may write in", func(t *testing.T, shared, _ string) {
 			chmod(t, filepath.Join(shared, ".agents", "skills"), 0o775)
-		}, true},
+		}, false},
 		{"a parent anyone may rename it in", func(t *testing.T, shared, _ string) {
 			chmod(t, shared, 0o777)
 		}, true},

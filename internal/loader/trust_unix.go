@@ -29,14 +29,16 @@ func newTrusted(cwd string) *trusted {
 
 // untrusted returns the first path of dir/rel, from dir down, that
 // someone besides the trusted users could have changed, and who ("user
-// 1001", "the members of group 50", "anyone"); "" when none. Each folder
-// on the way (and what each link there leads to, and the link itself) must
-// belong to a trusted user and be writable by no one else; dir itself
-// must not let others rename what it holds (writable by others without
-// the sticky bit, which /tmp has).
+// 1001", "anyone"); "" when none. Each folder on the way (and what each
+// link there leads to, and the link itself) must belong to a trusted user
+// and not be writable by anyone; dir itself must not let anyone rename
+// what it holds (writable by all without the sticky bit, which /tmp has).
+// A folder its group may write in is trusted, as git trusts one: a user
+// private group's umask (002, Debian's and Ubuntu's) makes every folder
+// so, and a team share's group is the team.
 func (t *trusted) untrusted(dir, rel string) (string, string) {
-	if info, err := os.Stat(dir); err == nil && info.Mode().Perm()&0o022 != 0 && info.Mode()&os.ModeSticky == 0 {
-		return dir, writers(info)
+	if info, err := os.Stat(dir); err == nil && info.Mode().Perm()&0o002 != 0 && info.Mode()&os.ModeSticky == 0 {
+		return dir, "anyone"
 	}
 	p := dir
 	for _, part := range strings.Split(rel, "/") {
@@ -57,8 +59,8 @@ func (t *trusted) untrusted(dir, rel string) (string, string) {
 				return p, who + " (where the link leads)"
 			}
 		}
-		if info.Mode().Perm()&0o022 != 0 {
-			return p, writers(info)
+		if info.Mode().Perm()&0o002 != 0 {
+			return p, "anyone"
 		}
 	}
 	return "", ""
@@ -71,16 +73,4 @@ func (t *trusted) owner(info os.FileInfo) string {
 		return ""
 	}
 	return "user " + strconv.Itoa(int(st.Uid))
-}
-
-// writers names who besides its owner may write in the folder info
-// describes.
-func writers(info os.FileInfo) string {
-	if info.Mode().Perm()&0o002 != 0 {
-		return "anyone"
-	}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return "the members of group " + strconv.Itoa(int(st.Gid))
-	}
-	return "its group"
 }
