@@ -111,8 +111,10 @@ type Cache struct {
 	// never unmapped, so this is for a process that loads once (the
 	// CLI), not a host that loads again and again. rlmc replaces a cache
 	// file by renaming a new one over it, which leaves a mapping of the
-	// old one intact; a file cut short in place while mapped (by hand)
-	// would stop the process.
+	// old one intact, and writes it read-only, so that its user's tools
+	// cannot rewrite it in place; one cut short in place while mapped
+	// (root's cp over it) stops the process with SIGBUS, which is why
+	// the Claude Code hook, whose exit 2 blocks a prompt, reads its file.
 	Mapped bool
 
 	// MakeParents: a missing folder is made with its missing parents (the

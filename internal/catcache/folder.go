@@ -302,6 +302,13 @@ func writeAtomic(root *os.Root, name string, emit func(io.Writer) error) error {
 		return errors.New("no free temporary name")
 	}
 	err := emit(f)
+	if err == nil {
+		// Read-only: a cache file is only ever replaced by a rename,
+		// and a tool that rewrites a file in place (cp over it, rsync
+		// --inplace, a restore) cannot open this one: cut short under
+		// a process that maps it, it stopped that process (SIGBUS).
+		err = f.Chmod(0o400)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
