@@ -33,10 +33,25 @@ func folderWritableByOthers(info os.FileInfo) bool { return info.Mode().Perm()&0
 const noFollow = syscall.O_NOFOLLOW
 
 // processAlive reports whether a process with id pid runs (as this user's
-// or another's).
+// or another's). A zombie (a process that ended and that its parent has
+// not reaped: a builder killed under a container's init that reaps no
+// orphan) runs no more, though a signal still reaches its id: its lock
+// held every prompt's hook to "not ready" until the lock grew stale.
 func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || err == syscall.EPERM
+	if err := syscall.Kill(pid, 0); err != nil && err != syscall.EPERM {
+		return false
+	}
+	return processState(pid) != 'Z'
+}
+
+// processState returns the state letter of process pid as Linux's
+// /proc/PID/stat gives it (R, S, D, Z, ...), or 0 where the system does
+// not say.
+func processState(pid int) byte {
+	if f := procStat(pid); len(f) > 0 && len(f[0]) == 1 {
+		return f[0][0]
+	}
+	return 0
 }
 
 // processStart returns when process pid started, as the system counts it
@@ -45,22 +60,27 @@ func processAlive(pid int) bool {
 // process is gone: a builder killed (by the OOM killer, a reboot) leaves a
 // lock whose id another process may hold minutes later.
 func processStart(pid int) string {
+	const startField = 22 - 3 // field 22 counted from the state, field 3
+	if f := procStat(pid); len(f) > startField {
+		return f[startField]
+	}
+	return ""
+}
+
+// procStat returns the fields of Linux's /proc/PID/stat from the state
+// (its third) on, or nil where the system does not say. The command name
+// before them, in parentheses, may hold blanks and parentheses: the
+// fields start after the last ')'.
+func procStat(pid int) []string {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return ""
+		return nil
 	}
-	// The command name, in parentheses, may hold blanks and parentheses:
-	// the fields that follow it start after the last ')'.
 	i := strings.LastIndexByte(string(data), ')')
 	if i < 0 {
-		return ""
+		return nil
 	}
-	f := strings.Fields(string(data[i+1:]))
-	const startField = 22 - 3 // field 22 counted from the state, field 3
-	if len(f) <= startField {
-		return ""
-	}
-	return f[startField]
+	return strings.Fields(string(data[i+1:]))
 }
 
 // readOnlyFS reports whether err says the file system is mounted
