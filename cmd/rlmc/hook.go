@@ -413,6 +413,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		return cacheOffText(off)
 	}
 	loadCtx := ctx
+	writeFailed := "" // why the cache file cannot be written, said with the answer
 	if cache != nil {
 		// A load that has not finished shortly before the deadline is
 		// left to a builder, whether the cache file is missing or cannot
@@ -428,25 +429,32 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 			// to start from: a load here would only slow it down.
 			return nil, notReady()
 		}
-		args := buildArgs(opts.Roots, p.policy)
-		var cancel context.CancelFunc
-		loadCtx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		// With a builder at work, the file may still serve this prompt
-		// as it stands (the lock may be one left behind): the load is
-		// left at once if it turns out to build.
-		loadBy := p.loadBy
-		if busy {
-			loadBy = time.Time{}
-		}
-		cold.begin(func() error { return startBuilder(cache, key, args) }, cancel, !has, loadBy)
-		defer cold.end()
-		onBuild := cache.OnBuild
-		cache.OnBuild = func() {
-			if onBuild != nil {
-				onBuild()
+		if why := cache.WriteFailed(key); !has && why != "" {
+			// A builder would fail to write the file as the last one
+			// did (no space left, a folder in its place), and every
+			// prompt would wait for it: this one loads by itself.
+			writeFailed = fmt.Sprintf("the catalog cache cannot be written in %s (%s): each prompt loads the catalog without it", ir.Printable(cache.Dir), ir.EscapeText(why))
+		} else {
+			args := buildArgs(opts.Roots, p.policy)
+			var cancel context.CancelFunc
+			loadCtx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			// With a builder at work, the file may still serve this
+			// prompt as it stands (the lock may be one left behind):
+			// the load is left at once if it turns out to build.
+			loadBy := p.loadBy
+			if busy {
+				loadBy = time.Time{}
 			}
-			cold.builds()
+			cold.begin(func() error { return startBuilder(cache, key, args) }, cancel, !has, loadBy)
+			defer cold.end()
+			onBuild := cache.OnBuild
+			cache.OnBuild = func() {
+				if onBuild != nil {
+					onBuild()
+				}
+				cold.builds()
+			}
 		}
 	}
 	c, err := compiler.LoadWith(loadCtx, opts, pol, cache)
@@ -524,7 +532,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		// prompt can name the one it means.
 		notes = append(notes, fmt.Sprintf("ambiguous: %s; none of them loaded: name the skill you mean in the prompt", ambiguousNames(res, noteName)))
 	}
-	note := joinNotes(append(notes, cacheNote())...)
+	note := joinNotes(append(notes, writeFailed, cacheNote())...)
 	if note != "" {
 		fmt.Fprintf(stderr, "rlmc: %s\n", note)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -15,6 +16,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/catcache"
+	"github.com/rlmc-dev/rlmc/internal/loader"
 )
 
 // hookInputCmd writes a Claude Code UserPromptSubmit input to a file:
@@ -255,5 +260,48 @@ func TestHookLeavesOutUnreadableRoot(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "cannot be read") {
 		t.Errorf("got stderr %q; want it to name the root left out", stderr.String())
+	}
+}
+
+// TestHookLoadsWhenTheCacheCannotBeWritten: with the cache file unwritable
+// (here a folder in its place; no space left is the same), the hook loads
+// the catalog itself and says why, rather than leave the load to a
+// builder that fails as the last write did: every prompt said "not
+// ready" and started one that burnt a core and wrote nothing.
+func TestHookLoadsWhenTheCacheCannotBeWritten(t *testing.T) {
+	root := t.TempDir()
+	skill := "---\nname: tidy-imports\ndescription: Tidy the Go imports of a package. Use when imports are unsorted.\n---\nRun goimports.\n"
+	if err := os.MkdirAll(filepath.Join(root, "tidy-imports"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "tidy-imports", "SKILL.md"), []byte(skill), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	t.Setenv("RLMC_CACHE_DIR", cacheDir)
+	cache, off := catcache.Default()
+	if off != nil {
+		t.Fatal(off)
+	}
+	key := compiler.CacheKey(loader.Options{Roots: []string{root}}, compiler.Policy{}, cache)
+	// The cache file's name: the key's first half, in hex.
+	if err := os.MkdirAll(filepath.Join(cacheDir, hex.EncodeToString(key[:16])+".cache", "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := json.Marshal(map[string]string{"hook_event_name": hookEvent, "cwd": root, "session_id": "s", "prompt": "tidy the go imports"})
+	for i := range 2 {
+		var stdout, stderr bytes.Buffer
+		if code := Main([]string{"hook", "claude-code", "--timeout", "60s", "--root", root}, bytes.NewReader(in), &stdout, &stderr); code != 0 {
+			t.Fatalf("prompt %d: exit %d: %s", i+1, code, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), "tidy-imports") {
+			t.Errorf("prompt %d: got stdout %q; want the skill", i+1, stdout.String())
+		}
+		if i == 1 && !strings.Contains(stderr.String(), "cannot be written") {
+			t.Errorf("prompt %d: got stderr %q; want it to say the cache cannot be written", i+1, stderr.String())
+		}
+	}
+	if locks, _ := filepath.Glob(filepath.Join(cacheDir, "*.lock")); len(locks) > 0 {
+		t.Errorf("got build locks %v; want no builder started", locks)
 	}
 }

@@ -780,10 +780,6 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 // known beforehand (else -1), is checked first, and what emit writes is
 // counted as it goes. It reports whether it wrote.
 func (c *Cache) write(name string, size, limit int64, emit func(io.Writer) error) bool {
-	if size > limit {
-		c.debugf("%s: not written: %d bytes, over the cap of %d", c.path(name), size, limit)
-		return false
-	}
 	root, err := c.open(true)
 	if err != nil {
 		var off *Off
@@ -793,12 +789,76 @@ func (c *Cache) write(name string, size, limit int64, emit func(io.Writer) error
 		return false
 	}
 	defer root.Close()
-	if err := writeAtomic(root, name, func(w io.Writer) error { return emit(&capped{w: w, left: limit}) }); err != nil {
-		c.debugf("%s: not written: %v", c.path(name), c.refusedWrite(err))
+	failed := "" // a cache file's note of a failed write
+	if stem, ok := strings.CutSuffix(name, ".cache"); ok {
+		failed = stem + failedSuffix
+	}
+	err = errOverCap
+	if size <= limit {
+		err = writeAtomic(root, name, func(w io.Writer) error { return emit(&capped{w: w, left: limit}) })
+	}
+	if err != nil {
+		err = c.refusedWrite(err)
+		c.debugf("%s: not written: %v", c.path(name), err)
+		if failed != "" && c.Off() == nil {
+			// Said to the next start (WriteFailed), which, without a
+			// file to start from, would leave its load to a builder
+			// failing as this write did, prompt after prompt. Best
+			// effort: an empty file needs no space.
+			_ = root.WriteFile(failed, []byte(firstLine(err.Error())), 0o600)
+		}
 		return false
+	}
+	if failed != "" {
+		root.Remove(failed)
 	}
 	prune(root, time.Now(), maxBytes, name)
 	return true
+}
+
+// failedSuffix ends the name of the note a cache file's failed write
+// leaves (write), honoured for failedAge: the space may be freed since.
+const (
+	failedSuffix = ".failed"
+	failedAge    = 10 * time.Minute
+)
+
+// WriteFailed returns why the last write of key's cache file failed (no
+// space left, a folder in its place), when that was within the last
+// failedAge and none succeeded since; "" otherwise. A process that
+// leaves its load to a builder when there is no file (the hook) loads
+// by itself instead: the builder would fail again.
+func (c *Cache) WriteFailed(key Key) string {
+	if c == nil {
+		return ""
+	}
+	root, err := c.open(false)
+	if err != nil {
+		return ""
+	}
+	defer root.Close()
+	name := fileName(key)[:32] + failedSuffix
+	info, err := root.Lstat(name)
+	if err != nil || !info.Mode().IsRegular() || time.Since(info.ModTime()) > failedAge || info.Size() > 4096 {
+		return ""
+	}
+	data, err := root.ReadFile(name)
+	if err != nil {
+		return ""
+	}
+	if why := strings.TrimSpace(string(data)); why != "" {
+		return why
+	}
+	return "the write failed"
+}
+
+// firstLine is s up to its first line break, at most 200 bytes.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
 }
 
 // capped passes writes on to w until left bytes are used, then fails
@@ -808,9 +868,12 @@ type capped struct {
 	left int64
 }
 
+// errOverCap is a cache file larger than any read would take.
+var errOverCap = errors.New("over the cap of a cache file's size")
+
 func (c *capped) Write(p []byte) (int, error) {
 	if int64(len(p)) > c.left {
-		return 0, errors.New("over the cap of a file's size")
+		return 0, errOverCap
 	}
 	c.left -= int64(len(p))
 	return c.w.Write(p)
@@ -897,6 +960,8 @@ func prune(root *os.Root, now time.Time, limit int64, written string) {
 			age = tmpAge
 		case ourName(name, lockSuffix):
 			age = lockAge
+		case ourName(name, failedSuffix):
+			age = failedAge
 		default:
 			continue
 		}

@@ -901,3 +901,33 @@ func TestBagsDecodedForReuseOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteFailedIsSaid: a cache file that cannot be written (here a
+// folder in its place; no space left is the same) is said to the next
+// start, which would otherwise leave its load to a builder failing as
+// this write did, prompt after prompt; a write that succeeds takes the
+// note back.
+func TestWriteFailedIsSaid(t *testing.T) {
+	root, c := base(t), newCache(t)
+	opts := loader.Options{Roots: []string{root}}
+	key := c.KeyOf(resolved(opts), nil)
+	blocker := filepath.Join(c.Dir, fileName(key))
+	if err := os.MkdirAll(filepath.Join(blocker, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if st := load(t, c, opts, ""); st.Stored {
+		t.Fatalf("got %+v; want nothing stored over a folder", st)
+	}
+	if why := c.WriteFailed(key); why == "" {
+		t.Errorf("got no failed write; want the write's error")
+	}
+	if err := os.RemoveAll(blocker); err != nil {
+		t.Fatal(err)
+	}
+	if st := load(t, c, opts, ""); !st.Stored {
+		t.Fatalf("got %+v; want the file stored", st)
+	}
+	if why := c.WriteFailed(key); why != "" {
+		t.Errorf("got failed write %q after a write; want none", why)
+	}
+}
