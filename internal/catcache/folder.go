@@ -70,6 +70,9 @@ func (o *Off) Error() string {
 		why = fmt.Sprintf("cache folder %s is a symbolic link", o.Dir)
 	case OffNotOwn:
 		why = fmt.Sprintf("cache folder %s belongs to another user", o.Dir)
+		if errors.Is(o.Err, errParentNotOwn) {
+			why = fmt.Sprintf("cache folder %s is missing, and would be made in another user's folder", o.Dir)
+		}
 	case OffWritable:
 		why = fmt.Sprintf("cache folder %s is writable by its group or others", o.Dir)
 	case OffNoParent:
@@ -125,6 +128,13 @@ func (c *Cache) open(create bool) (*os.Root, error) {
 		// after it checks whatever is there now, made by this process or
 		// by another at the same moment.
 		if c.MakeParents {
+			if parent := existingParent(dir); parent != nil && !ownedByMe(parent) {
+				// Another user's (a HOME that sudo kept, without its
+				// .cache): a folder made there would be this user's,
+				// root's, in theirs, and their own programs, rlmc's
+				// cache too, could no longer write in it.
+				return nil, c.turnOff(&Off{Code: OffNotOwn, Dir: c.Dir, Err: errParentNotOwn})
+			}
 			err = os.MkdirAll(dir, 0o700)
 		} else if err = os.Mkdir(dir, 0o700); errors.Is(err, fs.ErrExist) {
 			err = nil
@@ -156,6 +166,23 @@ func (c *Cache) open(create bool) (*os.Root, error) {
 		return nil, fmt.Errorf("%s: changed while opened", c.Dir)
 	}
 	return root, nil
+}
+
+// errParentNotOwn is an Off's cause when the missing cache folder would
+// be made in another user's folder.
+var errParentNotOwn = errors.New("the folder it would be made in is another user's")
+
+// existingParent returns the Stat of the nearest folder above dir that
+// exists (where a link there leads: where the folders are made), or nil.
+func existingParent(dir string) os.FileInfo {
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		if info, err := os.Stat(p); err == nil {
+			return info
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+	}
 }
 
 // turnOff turns c off for good with off, unless it is off already, and

@@ -3,8 +3,10 @@
 package catcache
 
 import (
+	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -35,5 +37,28 @@ func TestZombieRunsNoMore(t *testing.T) {
 	}
 	if !processAlive(os.Getpid()) {
 		t.Errorf("got this process gone; want it alive")
+	}
+}
+
+// TestNoFolderMadeInAnothersHome: a missing user cache folder is not made
+// in another user's folder (root under sudo, which kept the user's HOME):
+// it made a root-owned ~/.cache there, and the user's own programs, rlmc's
+// cache too, could no longer write in it.
+func TestNoFolderMadeInAnothersHome(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root gives a folder to another user")
+	}
+	home := t.TempDir()
+	if err := os.Chown(home, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	c := &Cache{Dir: filepath.Join(home, ".cache", "rlmc"), MakeParents: true}
+	_, err := c.open(true)
+	var off *Off
+	if !errors.As(err, &off) || off.Code != OffNotOwn {
+		t.Errorf("got %v; want the cache off, %s", err, OffNotOwn)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".cache")); err == nil {
+		t.Errorf("a .cache was made in another user's home")
 	}
 }
