@@ -96,7 +96,9 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		// reading the rest of a pipe that may never end.
 		data, err := io.ReadAll(io.LimitReader(stdin, compiler.MaxTaskBytes+1))
 		if err != nil {
-			return err
+			// Standard input that cannot be read (a folder given with
+			// < DIR) is the command line's mistake, as a bad flag is.
+			return usageError("--task -: reading the task from standard input: %v", err)
 		}
 		if len(data) > compiler.MaxTaskBytes {
 			return reportCompileError(&compiler.Error{Stage: compiler.StageAnalyze, Code: compiler.ErrInvalidRequest,
