@@ -732,7 +732,7 @@ func readBeside(f found, dir *os.Root, rel string, s *diagSink, rc *recorder) ([
 	rc.stamp(path)
 	if _, err := dir.Lstat(rel); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			s.add(0, ir.CodeReadError, ir.SeverityError, "cannot read %s: %v", rel, rootErr(err))
+			s.addAt(rel, ir.CodeReadError, ir.SeverityError, "cannot be read: %v", rootErr(err))
 		}
 		return nil, false
 	}
@@ -742,16 +742,16 @@ func readBeside(f found, dir *os.Root, rel string, s *diagSink, rc *recorder) ([
 	if err != nil {
 		// As for a SKILL.md link: the file is there, and cannot be
 		// read, so the unit is no more permissive than it says.
-		s.add(0, ir.CodeSymlinkLoop, ir.SeverityError, "%s symlink cannot be resolved (loop or dangling); rejected", rel)
+		s.addAt(rel, ir.CodeSymlinkLoop, ir.SeverityError, "symlink cannot be resolved (loop or dangling); rejected")
 		return nil, false
 	}
 	if !Within(f.dirReal, real) {
-		s.add(0, ir.CodePathEscape, ir.SeverityError, "%s resolves outside the skill folder; rejected", rel)
+		s.addAt(rel, ir.CodePathEscape, ir.SeverityError, "resolves outside the skill folder; rejected")
 		return nil, false
 	}
 	data, err := safefs.ReadFile(dir, rel, 64<<10)
 	if err != nil {
-		s.add(0, ir.CodeReadError, ir.SeverityError, "cannot read %s: %v", rel, rootErr(err))
+		s.addAt(rel, ir.CodeReadError, ir.SeverityError, "cannot be read: %v", rootErr(err))
 		return nil, false
 	}
 	return data, true

@@ -273,6 +273,12 @@ func (s *diagSink) add(line int, code ir.Code, sev ir.Severity, format string, a
 	s.diags.Add(ir.Diagnostic{Path: s.path, Line: line, Code: code, Severity: sev, Message: fmt.Sprintf(format, args...)})
 }
 
+// addAt is add for the file name beside SKILL.md (a Codex policy, a
+// manifest): the diagnostic is placed at that file, where it is fixed.
+func (s *diagSink) addAt(name string, code ir.Code, sev ir.Severity, format string, args ...any) {
+	s.diags.Add(ir.Diagnostic{Path: path.Join(path.Dir(s.path), name), Code: code, Severity: sev, Message: fmt.Sprintf(format, args...)})
+}
+
 // addBeside adds the error err of the file name beside SKILL.md (a Codex
 // policy, a manifest) at that file, and at its line when the YAML or JSON
 // reader gave one: that is where it is fixed.
