@@ -429,11 +429,14 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 			// to start from: a load here would only slow it down.
 			return nil, notReady()
 		}
-		if why := cache.WriteFailed(key); !has && why != "" {
+		if why := cache.WriteFailed(key); why != "" {
 			// A builder would fail to write the file as the last one
-			// did (no space left, a folder in its place), and every
-			// prompt would wait for it: this one loads by itself.
+			// did (no space left, a folder in its place), whether an
+			// older file is there or not, and every prompt would wait
+			// for it: this one loads by itself, and says why, answered
+			// or cut off at its deadline.
 			writeFailed = fmt.Sprintf("the catalog cache cannot be written in %s (%s): each prompt loads the catalog without it", ir.Printable(cache.Dir), ir.EscapeText(why))
+			cold.off(writeFailed)
 		} else {
 			args := buildArgs(opts.Roots, p.policy)
 			var cancel context.CancelFunc

@@ -817,10 +817,11 @@ func (c *Cache) write(name string, size, limit int64, emit func(io.Writer) error
 }
 
 // failedSuffix ends the name of the note a cache file's failed write
-// leaves (write), honoured for failedAge: the space may be freed since.
+// leaves (write), honoured for failedAge: the space may be freed since,
+// and a builder is tried again after it.
 const (
 	failedSuffix = ".failed"
-	failedAge    = 10 * time.Minute
+	failedAge    = 2 * time.Minute
 )
 
 // WriteFailed returns why the last write of key's cache file failed (no
@@ -839,7 +840,16 @@ func (c *Cache) WriteFailed(key Key) string {
 	defer root.Close()
 	name := fileName(key)[:32] + failedSuffix
 	info, err := root.Lstat(name)
-	if err != nil || !info.Mode().IsRegular() || time.Since(info.ModTime()) > failedAge || info.Size() > 4096 {
+	if err != nil || !info.Mode().IsRegular() || info.Size() > 4096 {
+		return ""
+	}
+	// A note dated in the future (a clock set back, a skewed file
+	// server) would hold for as long; one older than the cache file
+	// was left by a write that failed before another succeeded.
+	if age := time.Since(info.ModTime()); age > failedAge || age < -time.Minute {
+		return ""
+	}
+	if file, err := root.Lstat(fileName(key)); err == nil && file.ModTime().After(info.ModTime()) {
 		return ""
 	}
 	data, err := root.ReadFile(name)

@@ -931,3 +931,37 @@ func TestWriteFailedIsSaid(t *testing.T) {
 		t.Errorf("got failed write %q after a write; want none", why)
 	}
 }
+
+// TestWriteFailedAgainstTheFile: a failed write's note holds whether or
+// not an older cache file is there (a skill edited on a full disk made
+// every prompt start a builder that failed again), and not once a write
+// succeeded after it, nor dated in the future.
+func TestWriteFailedAgainstTheFile(t *testing.T) {
+	root, c := base(t), newCache(t)
+	opts := loader.Options{Roots: []string{root}}
+	load(t, c, opts, "")
+	key := c.KeyOf(resolved(opts), nil)
+	file := cacheFile(t, c)
+	note := filepath.Join(c.Dir, fileName(key)[:32]+failedSuffix)
+	info, err := os.Stat(file)
+	must(t, err)
+	for _, tt := range []struct {
+		name string
+		at   time.Time
+		want bool
+	}{
+		{"after the file", info.ModTime().Add(time.Second), true},
+		{"before the file", info.ModTime().Add(-time.Second), false},
+		{"in the future", time.Now().Add(time.Hour), false},
+	} {
+		if err := os.WriteFile(note, []byte("no space left on device"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(note, tt.at, tt.at); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.WriteFailed(key) != ""; got != tt.want {
+			t.Errorf("%s: got a failed write %v; want %v", tt.name, got, tt.want)
+		}
+	}
+}

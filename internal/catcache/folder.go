@@ -128,11 +128,12 @@ func (c *Cache) open(create bool) (*os.Root, error) {
 		// after it checks whatever is there now, made by this process or
 		// by another at the same moment.
 		if c.MakeParents {
-			if parent := existingParent(dir); parent != nil && !ownedByMe(parent) {
-				// Another user's (a HOME that sudo kept, without its
-				// .cache): a folder made there would be this user's,
+			if parent := existingParent(dir); parent != nil && os.Geteuid() == 0 && !ownedByMe(parent) {
+				// Root in another user's folder (a HOME that sudo kept,
+				// without its .cache): a folder made there would be
 				// root's, in theirs, and their own programs, rlmc's
-				// cache too, could no longer write in it.
+				// cache too, could no longer write in it. Another user
+				// makes folders only where it was let write (/tmp).
 				return nil, c.turnOff(&Off{Code: OffNotOwn, Dir: c.Dir, Err: errParentNotOwn})
 			}
 			err = os.MkdirAll(dir, 0o700)
@@ -334,7 +335,9 @@ func writeAtomic(root *os.Root, name string, emit func(io.Writer) error) error {
 		// and a tool that rewrites a file in place (cp over it, rsync
 		// --inplace, a restore) cannot open this one: cut short under
 		// a process that maps it, it stopped that process (SIGBUS).
-		err = f.Chmod(0o400)
+		// Best effort: a file system that keeps no modes (vfat, some
+		// FUSE) refuses it, and the file serves as it is.
+		readOnly(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -423,26 +423,3 @@ func isOff(err error, code OffCode) bool {
 	var off *Off
 	return errors.As(err, &off) && off.Code == code
 }
-
-// TestWriteAtomicReadOnly: a cache file is written read-only, so that a
-// tool rewriting files in place (cp over it, rsync --inplace) cannot cut
-// it short under a process that maps it, which stopped that process with
-// SIGBUS (a hook's exit 2 blocks the user's prompt).
-func TestWriteAtomicReadOnly(t *testing.T) {
-	dir := t.TempDir()
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	for range 2 { // written, then replaced
-		if err := writeAtomic(root, "f.cache", writeBytes([]byte("data"))); err != nil {
-			t.Fatal(err)
-		}
-		info, err := os.Stat(filepath.Join(dir, "f.cache"))
-		must(t, err)
-		if perm := info.Mode().Perm(); perm != 0o400 {
-			t.Errorf("got mode %04o; want 0400", perm)
-		}
-	}
-}

@@ -86,3 +86,6 @@ func procStat(pid int) []string {
 // readOnlyFS reports whether err says the file system is mounted
 // read-only.
 func readOnlyFS(err error) bool { return errors.Is(err, syscall.EROFS) }
+
+// readOnly makes the file f read-only for its owner too, best effort.
+func readOnly(f *os.File) { _ = f.Chmod(0o400) }

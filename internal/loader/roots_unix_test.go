@@ -46,7 +46,8 @@ func TestProjectDirRefusesOthersFolder(t *testing.T) {
 		{"a folder anyone may write in", func(t *testing.T, shared, _ string) {
 			chmod(t, filepath.Join(shared, ".agents", "skills"), 0o777)
 		}, true},
-		// A user private group's umask (002) makes every folder so.
+		// A user private group's umask (002) makes every folder so, and
+		// a team's shared checkout is its group's to change.
 		{"a folder its group may write in", func(t *testing.T, shared, _ string) {
 			chmod(t, filepath.Join(shared, ".agents", "skills"), 0o775)
 		}, false},

@@ -35,10 +35,14 @@ func newTrusted(cwd string) *trusted {
 // what it holds (writable by all without the sticky bit, which /tmp has).
 // A folder its group may write in is trusted, as git trusts one: a user
 // private group's umask (002, Debian's and Ubuntu's) makes every folder
-// so, and a team share's group is the team.
+// so, and a team's shared checkout is its group's to change, code and
+// skills alike. (A folder made group-writable on purpose for a group
+// of every local user, as macOS's staff is, is not told apart.)
 func (t *trusted) untrusted(dir, rel string) (string, string) {
-	if info, err := os.Stat(dir); err == nil && info.Mode().Perm()&0o002 != 0 && info.Mode()&os.ModeSticky == 0 {
-		return dir, "anyone"
+	if info, err := os.Stat(dir); err == nil && info.Mode()&os.ModeSticky == 0 {
+		if who := writers(info); who != "" {
+			return dir, who
+		}
 	}
 	p := dir
 	for _, part := range strings.Split(rel, "/") {
@@ -59,11 +63,20 @@ func (t *trusted) untrusted(dir, rel string) (string, string) {
 				return p, who + " (where the link leads)"
 			}
 		}
-		if info.Mode().Perm()&0o002 != 0 {
-			return p, "anyone"
+		if who := writers(info); who != "" {
+			return p, who
 		}
 	}
 	return "", ""
+}
+
+// writers names who besides its owner and group may write in the folder
+// info describes: "anyone", or "" for no one.
+func writers(info os.FileInfo) string {
+	if info.Mode().Perm()&0o002 != 0 {
+		return "anyone"
+	}
+	return ""
 }
 
 // owner names the owner of info when it is not a trusted user, else "".
