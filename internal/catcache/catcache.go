@@ -431,6 +431,12 @@ func (c *Cache) key(r loader.Resolved, policy []byte) [32]byte {
 			dir = root.Dir
 		}
 		put(dir)
+		// And as written: a unit's root is the root as given (every
+		// output names it so), and the relative and absolute spellings
+		// of one folder sharing a file (a hook's absolute roots, a user
+		// trying them by hand) rewrote it at each turn, every unit read
+		// again, and the next prompt went without skills.
+		put(root.Dir)
 	}
 	put(strconv.Itoa(len(r.Exclude)))
 	for _, x := range r.Exclude {

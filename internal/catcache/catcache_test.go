@@ -965,3 +965,22 @@ func TestWriteFailedAgainstTheFile(t *testing.T) {
 		}
 	}
 }
+
+// TestRootSpellingsKeepTheirFiles: the relative and absolute spellings of
+// one root keep a cache file each, every unit reused by either at its
+// next load; they shared one, which each rewrote with every unit read
+// again (a hook's absolute roots and a user's by hand: the next prompt
+// went without skills).
+func TestRootSpellingsKeepTheirFiles(t *testing.T) {
+	root, c := base(t), newCache(t)
+	t.Chdir(filepath.Dir(root))
+	spellings := []loader.Options{{Roots: []string{root}}, {Roots: []string{filepath.Base(root)}}}
+	for _, opts := range spellings {
+		load(t, c, opts, "")
+	}
+	for _, opts := range spellings {
+		if st := load(t, c, opts, ""); !st.Hit || st.Reused != st.Units || st.Stored {
+			t.Errorf("roots %v: got %+v; want every unit reused, nothing stored", opts.Roots, st)
+		}
+	}
+}
