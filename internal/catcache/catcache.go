@@ -453,12 +453,14 @@ func (c *Cache) key(r loader.Resolved, policy []byte) [32]byte {
 // group and its supplementary groups. A stamp says nothing of who may
 // read a file, so the same user in fewer groups (sudo -u, sg, a
 // container) would otherwise take from the cache skills and folders it
-// can no longer read, with none of the errors a load reports. A test
-// replaces it.
+// can no longer read, with none of the errors a load reports. So would
+// root with fewer capabilities (a container that drops
+// CAP_DAC_OVERRIDE): its effective ones are named too, where the system
+// says (capabilities). A test replaces it.
 var credentials = func() string {
 	groups, _ := os.Getgroups()
 	slices.Sort(groups)
-	return fmt.Sprint(os.Getuid(), os.Getgid(), groups)
+	return fmt.Sprint(os.Getuid(), os.Getgid(), groups, capabilities())
 }
 
 // putBuild hashes, through put, what identifies the running rlmc: the

@@ -38,3 +38,6 @@ func readOnlyFS(error) bool { return false }
 // readOnly leaves f as it is: a read-only file cannot be renamed over
 // here, as every cache file is replaced.
 func readOnly(*os.File) {}
+
+// capabilities returns "": the system does not say here.
+func capabilities() string { return "" }

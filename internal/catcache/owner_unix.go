@@ -89,3 +89,19 @@ func readOnlyFS(err error) bool { return errors.Is(err, syscall.EROFS) }
 
 // readOnly makes the file f read-only for its owner too, best effort.
 func readOnly(f *os.File) { _ = f.Chmod(0o400) }
+
+// capabilities returns this process's effective capabilities as Linux's
+// /proc/self/status gives them (CapEff, in hex), or "" where the system
+// does not say.
+func capabilities() string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

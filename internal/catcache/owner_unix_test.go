@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -83,5 +84,20 @@ func TestWriteAtomicReadOnly(t *testing.T) {
 		if perm := info.Mode().Perm(); perm != 0o400 {
 			t.Errorf("got mode %04o; want 0400", perm)
 		}
+	}
+}
+
+// TestCapabilitiesInTheKey: root with fewer capabilities reads the
+// catalog as another reader does, and keys its own cache file; it took
+// root's, whose skills it could no longer read (body_changed).
+func TestCapabilitiesInTheKey(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc here to tell capabilities")
+	}
+	if capabilities() == "" {
+		t.Fatal("got no effective capabilities from /proc/self/status")
+	}
+	if !strings.Contains(credentials(), capabilities()) {
+		t.Errorf("got credentials %q; want them to name the capabilities %s", credentials(), capabilities())
 	}
 }
