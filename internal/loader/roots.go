@@ -141,7 +141,8 @@ func projectDir(cwd, home string) (string, *ir.Diagnostic) {
 		}
 		found := false
 		for _, d := range ProjectRootDirs {
-			if info, err := os.Stat(filepath.Join(dir, filepath.FromSlash(d))); err != nil || !info.IsDir() {
+			root := filepath.Join(dir, filepath.FromSlash(d))
+			if info, err := os.Stat(root); err != nil || !info.IsDir() {
 				continue
 			}
 			found = true
@@ -151,7 +152,6 @@ func projectDir(cwd, home string) (string, *ir.Diagnostic) {
 			if trust == nil {
 				trust = newTrusted(start)
 			}
-			root := filepath.Join(dir, filepath.FromSlash(d))
 			if p, who := trust.untrusted(dir, d); who != "" {
 				if p != root {
 					who += " through " + ir.Printable(p)
