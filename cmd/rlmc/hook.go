@@ -222,9 +222,10 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 		case a := <-done:
 			if a.err != nil && ctx.Err() != nil {
 				// The answer came back as the deadline passed, with the
-				// deadline's error: said as the deadline is below,
-				// whichever of the two the select saw first.
-				return fmt.Errorf("no answer within %v", p.timeout)
+				// deadline's error: said as the deadline is below, with
+				// why the cache did not serve, whichever of the two the
+				// select saw first.
+				return joinError(fmt.Errorf("no answer within %v", p.timeout), cold.why())
 			}
 			if a.err != nil {
 				return a.err
