@@ -538,6 +538,13 @@ func (s *scanner) walk(dirReal, rel string, depth int) {
 		return
 	}
 	if skill >= 0 {
+		for _, e := range entries {
+			// A skill.md beside SKILL.md (the one an editor opened, on
+			// a file system that tells them apart) is never read.
+			if !e.IsDir() && e.Name() != SkillFile && strings.EqualFold(e.Name(), SkillFile) {
+				s.diag(join(rel, e.Name()), ir.CodeMisnamedSkillFile, ir.SeverityWarning, "%s is not read: SKILL.md beside it is the skill's file", ir.Printable(e.Name()))
+			}
+		}
 		s.addSkill(dirReal, rel, entries[skill], entries)
 		s.nested(dirReal, rel, entries)
 		return // a skill folder's subfolders are its resources, not more skills
