@@ -383,9 +383,9 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		// of the prompt's folder, those that exist.
 		home, _ := os.UserHomeDir()
 		var linked, shared []string
-		opts.Roots, linked, shared = hookRoots(in.Cwd, home, os.Getenv, isDir, isSymlink)
+		var builtin loader.Resolved
+		opts.Roots, linked, shared, builtin = hookRoots(in.Cwd, home, os.Getenv, isDir, isSymlink)
 		var left []string
-		builtin := compiler.Resolve(loader.Options{}, compiler.Policy{}, compiler.Env{Cwd: in.Cwd, Home: home})
 		opts.Roots, left = scannable(opts.Roots, builtin.EnvRoot())
 		for _, d := range builtin.Refused {
 			left = append(left, ir.Printable(d.Root)+": "+d.Message)
@@ -760,14 +760,17 @@ func readHookInput(stdin io.Reader) (hookInput, error) {
 // shared, a root one of them is a link to (".claude/skills" made a link
 // to ".agents/skills"). A root named by RLMC_SKILLS_ROOT is kept even
 // when missing, so that Load reports it, as it does for every command.
-func hookRoots(cwd, home string, getenv func(string) string, exists, isLink func(string) bool) (roots, linked, shared []string) {
+// builtin is Resolve's decision, which says that root and what it left
+// out.
+func hookRoots(cwd, home string, getenv func(string) string, exists, isLink func(string) bool) (roots, linked, shared []string, builtin loader.Resolved) {
 	own, ownPaths := map[string]bool{}, map[string]bool{} // resolved, and as written
 	// The project's own folder is where the built-in roots find the
 	// project: up from a subfolder (loader.ProjectDir).
 	for _, p := range claudeOwnDirs(loader.ProjectDir(cwd, home), home) {
 		own[resolved(p)], ownPaths[p] = true, true
 	}
-	for _, r := range compiler.Resolve(loader.Options{}, compiler.Policy{}, compiler.Env{Cwd: cwd, Home: home, Getenv: getenv}).Roots {
+	builtin = compiler.Resolve(loader.Options{}, compiler.Policy{}, compiler.Env{Cwd: cwd, Home: home, Getenv: getenv})
+	for _, r := range builtin.Roots {
 		// A root that is a link to Claude Code's own folder is that
 		// folder.
 		switch {
@@ -781,7 +784,7 @@ func hookRoots(cwd, home string, getenv func(string) string, exists, isLink func
 			}
 		}
 	}
-	return roots, linked, shared
+	return roots, linked, shared, builtin
 }
 
 // scannable returns the roots the loader can scan and, as notes, the

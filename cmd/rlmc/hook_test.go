@@ -175,7 +175,7 @@ func TestHookRoots(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, _ := hookRoots(cwd, home, tt.getenv, tt.exists, func(string) bool { return false })
+			got, _, _, _ := hookRoots(cwd, home, tt.getenv, tt.exists, func(string) bool { return false })
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("hookRoots: got %v; want %v", got, tt.want)
 			}

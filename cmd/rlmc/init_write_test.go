@@ -69,18 +69,7 @@ func TestInitRefusesReadOnlySettings(t *testing.T) {
 // dotfile get the hook under both names; a rename gave the project a new
 // file and left the dotfile without it.
 func TestInitKeepsHardLinkedSettings(t *testing.T) {
-	dir := t.TempDir()
-	dotfile := filepath.Join(t.TempDir(), "claude-settings.json")
-	if err := os.WriteFile(dotfile, []byte(`{"model":"x"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	settings := filepath.Join(dir, ".claude", "settings.json")
-	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Link(dotfile, settings); err != nil {
-		t.Skipf("no hard links here: %v", err)
-	}
+	dir, dotfile, settings := hardLinkedSettings(t, `{"model":"x"}`)
 	var stdout, stderr bytes.Buffer
 	if code := Main([]string{"init", "--claude-code", dir}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
@@ -100,19 +89,8 @@ func TestInitKeepsHardLinkedSettings(t *testing.T) {
 // fails (a full disk, a file size limit) leaves the settings as they
 // were under every name; it left them cut short, half a JSON document.
 func TestInitPutsBackHardLinkedSettingsOnAFailedWrite(t *testing.T) {
-	dir := t.TempDir()
-	dotfile := filepath.Join(t.TempDir(), "claude-settings.json")
 	const old = `{"model":"x","permissions":{"allow":["Bash(go test:*)"]}}`
-	if err := os.WriteFile(dotfile, []byte(old), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	settings := filepath.Join(dir, ".claude", "settings.json")
-	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Link(dotfile, settings); err != nil {
-		t.Skipf("no hard links here: %v", err)
-	}
+	dir, dotfile, _ := hardLinkedSettings(t, old)
 	write := writeSynced
 	writeSynced = func(f *os.File, data []byte) error {
 		f.Write(data[:len(data)/2])
@@ -126,4 +104,24 @@ func TestInitPutsBackHardLinkedSettingsOnAFailedWrite(t *testing.T) {
 	if got, _ := os.ReadFile(dotfile); string(got) != old {
 		t.Errorf("got the settings %q after a failed write; want them as they were", got)
 	}
+}
+
+// hardLinkedSettings makes a project whose .claude/settings.json is a
+// hard link to a dotfile holding content; it returns the project, the
+// dotfile and the settings file.
+func hardLinkedSettings(t *testing.T, content string) (dir, dotfile, settings string) {
+	t.Helper()
+	dir = t.TempDir()
+	dotfile = filepath.Join(t.TempDir(), "claude-settings.json")
+	if err := os.WriteFile(dotfile, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settings = filepath.Join(dir, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(dotfile, settings); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	return dir, dotfile, settings
 }

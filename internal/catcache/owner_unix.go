@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/rlmc-dev/rlmc/internal/safefs"
@@ -92,8 +93,8 @@ func readOnly(f *os.File) { _ = f.Chmod(0o400) }
 
 // capabilities returns this process's effective capabilities as Linux's
 // /proc/self/status gives them (CapEff, in hex), or "" where the system
-// does not say.
-func capabilities() string {
+// does not say; read once, as they do not change while rlmc runs.
+var capabilities = sync.OnceValue(func() string {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return ""
@@ -104,4 +105,4 @@ func capabilities() string {
 		}
 	}
 	return ""
-}
+})

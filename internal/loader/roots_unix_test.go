@@ -69,26 +69,12 @@ func TestProjectDirRefusesOthersFolder(t *testing.T) {
 		}, true},
 		{"another user's link to root's folder", func(t *testing.T, shared, _ string) {
 			asRoot(t)
-			skills := filepath.Join(shared, ".agents", "skills")
-			target := filepath.Join(t.TempDir(), "roots-own")
-			if err := os.Rename(skills, target); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(target, skills); err != nil {
-				t.Fatal(err)
-			}
+			skills, _ := behindLink(t, shared)
 			chown(t, other, skills)
 		}, true},
 		{"the user's link to another user's folder", func(t *testing.T, shared, _ string) {
 			asRoot(t)
-			skills := filepath.Join(shared, ".agents", "skills")
-			target := filepath.Join(t.TempDir(), "theirs")
-			if err := os.Rename(skills, target); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(target, skills); err != nil {
-				t.Fatal(err)
-			}
+			_, target := behindLink(t, shared)
 			chown(t, other, target)
 		}, true},
 		// A checkout a CI container's root works in belongs to the
@@ -127,6 +113,21 @@ func TestProjectDirRefusesOthersFolder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// behindLink moves shared's .agents/skills elsewhere and leaves a link to
+// it in its place; it returns the link and the folder it leads to.
+func behindLink(t *testing.T, shared string) (link, target string) {
+	t.Helper()
+	link = filepath.Join(shared, ".agents", "skills")
+	target = filepath.Join(t.TempDir(), "skills")
+	if err := os.Rename(link, target); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	return link, target
 }
 
 // writeSkillFile writes a skill in dir, named after it.
