@@ -130,3 +130,26 @@ func ExampleCompiler_Validate() {
 	// policy error missing_dependency
 	// policy warning unknown_policy_unit
 }
+
+// A host that gives a conversation's prompts one at a time (a per-prompt
+// hook) remembers the blocks it gave in full, and gives a later prompt of
+// the conversation a short block for each of those instead.
+func ExampleGiveOnce() {
+	root, _ := os.MkdirTemp("", "skills")
+	defer os.RemoveAll(root)
+	writeSkill(root, "tdd", "Test-driven development: write a failing test first.", "Write the test first.\n")
+
+	c, _ := compiler.Load(context.Background(), compiler.Options{Roots: []string{root}}, compiler.Policy{})
+	given := map[string]bool{}
+	for _, task := range []string{"add a feature with test-driven development", "now the parser, test-driven development again"} {
+		res, _ := c.Compile(context.Background(), compiler.Request{Task: task})
+		g := compiler.GiveOnce(res, func(block string) bool { return given[block] })
+		for _, b := range g.Full {
+			given[b] = true
+		}
+		fmt.Println(len(g.Full), "in full; given earlier:", g.Earlier)
+	}
+	// Output:
+	// 1 in full; given earlier: []
+	// 0 in full; given earlier: [tdd]
+}

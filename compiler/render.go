@@ -136,6 +136,61 @@ func JoinSkillBlocks(blocks []string) string {
 	return promptOpen + strings.Join(blocks, "") + promptClose
 }
 
+// Given is a prompt Compile rendered, as a host that gives a
+// conversation's prompts one at a time (a client's per-prompt hook) gives
+// it: each unit whose block an earlier prompt of the conversation carried,
+// byte for byte, stands as a short block that points to it.
+type Given struct {
+	// Prompt is what the host gives.
+	Prompt string
+	// Full are the blocks Prompt carries in full, for the host to
+	// remember with the conversation.
+	Full []string
+	// Earlier names the units a short block stands for, in selection
+	// order.
+	Earlier []string
+}
+
+// GiveOnce returns res's prompt with the block of each inline unit that
+// carried reports the conversation holds replaced by a short one: its
+// name, a line saying its instructions were given with an earlier prompt
+// and apply to this task too, and the path of its SKILL.md to read when
+// they are no longer there (the conversation was rewound or cut short
+// since, which the host may not see). A reference stays as it is: it is
+// about as short. Thirty prompts on one topic carry its skill once, not
+// thirty times.
+func GiveOnce(res *Result, carried func(block string) bool) Given {
+	blocks := SkillBlocks(res.Prompt)
+	if len(blocks) != len(res.Selected) {
+		// Unreached for a result Compile made: a prompt a host changed
+		// is given as it is.
+		return Given{Prompt: res.Prompt, Full: blocks}
+	}
+	var g Given
+	for i, b := range blocks {
+		s := res.Selected[i]
+		if s.Rendering == RenderingReference || !carried(b) {
+			g.Full = append(g.Full, b)
+			continue
+		}
+		g.Earlier = append(g.Earlier, s.Name)
+		blocks[i] = earlierBlock(s.Name, filepath.Join(s.Root, filepath.FromSlash(s.Path)))
+	}
+	g.Prompt = res.Prompt
+	if len(g.Earlier) > 0 {
+		g.Prompt = JoinSkillBlocks(blocks)
+	}
+	return g
+}
+
+// earlierBlock is the block that stands for a unit whose block an earlier
+// prompt of the conversation carried.
+func earlierBlock(name, path string) string {
+	text := name + ": its instructions were given with an earlier prompt of this conversation, above: follow them for this task too.\n" +
+		"If they are no longer above, read " + modelPath(path) + " before acting on this task, and follow it.\n"
+	return `<skill name="` + escapeAttr(name) + `" rendering="given">` + "\n" + strings.Trim(escapeBody(text), "\n") + blockClose
+}
+
 // The lines that open and close a prompt and end a skill's block.
 const (
 	promptOpen  = "<skills>\n"
@@ -150,15 +205,19 @@ const (
 // swapped for a smaller one. The policy counts its tokens
 // (reference_tokens/3) in place of the body's.
 func referenceText(u *ir.Unit, path string) string {
-	where := path
-	if !plainPath(path) {
-		// Written as it is, the block's clean-up would change it (an
-		// invisible joiner dropped, "<skill" escaped) or break it over
-		// lines: the model must be able to read the very file.
-		where = "the file whose path, as a JSON string, is " + escapedPath(path)
-	}
 	return u.Name + ": " + oneLine(u.Description) + "\n" +
-		"Its instructions are too long to include here: read " + where + " before acting on this task, and follow it.\n"
+		"Its instructions are too long to include here: read " + modelPath(path) + " before acting on this task, and follow it.\n"
+}
+
+// modelPath is how a block names the file at path for the model to read:
+// the path itself, or, when the block's clean-up would change it (an
+// invisible joiner dropped, "<skill" escaped) or break it over lines, the
+// path as a JSON string: the model must be able to read the very file.
+func modelPath(path string) string {
+	if plainPath(path) {
+		return path
+	}
+	return "the file whose path, as a JSON string, is " + escapedPath(path)
 }
 
 // plainPath reports whether a path holds only printable ASCII that the

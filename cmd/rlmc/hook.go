@@ -71,6 +71,9 @@ type hookParams struct {
 	loadTimeout time.Duration
 	loadBy      time.Time // when the load is left to a builder
 	noCache     bool
+	// resend gives every selected skill in full with each prompt, even
+	// one the conversation holds (see hookSession).
+	resend bool
 }
 
 // hookInput is the part of Claude Code's UserPromptSubmit input the hook
@@ -80,6 +83,11 @@ type hookInput struct {
 	HookEventName *string `json:"hook_event_name"`
 	Prompt        *string `json:"prompt"`
 	Cwd           string  `json:"cwd"`
+	// SessionID and TranscriptPath name the conversation (see
+	// hookSession); a value that is not a string is no conversation, so
+	// the prompt still gets its skills, each in full.
+	SessionID      any `json:"session_id"`
+	TranscriptPath any `json:"transcript_path"`
 }
 
 // hookOutput is what the hook prints when a compile selects skills: Claude
@@ -143,6 +151,7 @@ the prompt's words never load them.`,
 	fl.DurationVar(&p.timeout, "timeout", defaultHookTimeout, "deadline of the whole hook run")
 	fl.DurationVar(&p.loadTimeout, "load-timeout", 0, "how long a load may take before it is left to a builder that writes the catalog cache (default: until shortly before the deadline)")
 	fl.MarkHidden("load-timeout")
+	fl.BoolVar(&p.resend, "resend", false, "give each selected skill in full with every prompt, even one given earlier in the session")
 	registerNoCache(cc, &p.noCache)
 	hook.AddCommand(cc, newHookBuildCmd(stderr))
 	// The help the command library prints (--help, as a settings file
@@ -182,8 +191,9 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 	}
 	p.loadBy = processStart.Add(p.loadTimeout)
 	type answer struct {
-		out []byte
-		err error
+		out    []byte
+		commit func() // after out is written
+		err    error
 	}
 	done := make(chan answer, 1)
 	var cold coldLoad
@@ -211,7 +221,7 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 			}
 			done <- a
 		}()
-		a.out, a.err = hookAnswer(ctx, p, stdin, stderr, cache, off, &cold)
+		a.out, a.commit, a.err = hookAnswer(ctx, p, stdin, stderr, cache, off, &cold)
 	}()
 	// A load not done by p.loadBy is left to a builder whether or
 	// not it heeds its context at once.
@@ -230,8 +240,13 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 			if a.err != nil {
 				return a.err
 			}
-			_, err := stdout.Write(a.out)
-			return err
+			if _, err := stdout.Write(a.out); err != nil {
+				return err
+			}
+			if a.commit != nil {
+				a.commit()
+			}
+			return nil
 		case <-leave.C:
 			if err := cold.leave(false); err != nil {
 				return err
@@ -364,15 +379,15 @@ func notReady() error {
 // at most p.loadTimeout, and is left to a builder past it (through cold,
 // which runHook also uses when the deadline comes first); when a builder
 // is at work already, it does not load at all.
-func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Writer, cache *catcache.Cache, off *catcache.Off, cold *coldLoad) ([]byte, error) {
+func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Writer, cache *catcache.Cache, off *catcache.Off, cold *coldLoad) (out []byte, commit func(), err error) {
 	in, err := readHookInput(stdin)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var pol compiler.Policy
 	if p.policy != "" {
 		if pol, err = compiler.LoadPolicy(p.policy); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	opts := loader.Options{Roots: p.roots}
@@ -399,7 +414,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		linkedNote = strings.Join(left, "; ")
 		claudeListed = claudeLinked(in.Cwd, home)
 		if len(opts.Roots) == 0 {
-			return nil, nothingToDo{joinError(fmt.Errorf("no skill root under %s or the home folder (%s is left to Claude Code)", in.Cwd, strings.Join(claudeOwnRoots, ", ")), linkedNote)}
+			return nil, nil, nothingToDo{joinError(fmt.Errorf("no skill root under %s or the home folder (%s is left to Claude Code)", in.Cwd, strings.Join(claudeOwnRoots, ", ")), linkedNote)}
 		}
 	}
 	// A cache that is off is said in the hook's one line on stderr, with
@@ -428,7 +443,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		if busy && !has {
 			// Another prompt's builder is at work, and there is no file
 			// to start from: a load here would only slow it down.
-			return nil, notReady()
+			return nil, nil, notReady()
 		}
 		if why := cache.WriteFailed(key); why != "" {
 			// A builder would fail to write the file as the last one
@@ -466,10 +481,10 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		if loadCtx.Err() != nil && ctx.Err() == nil {
 			// Left to a builder: the load ended for it.
 			if err := cold.leave(false); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
-		return nil, joinError(err, cacheNote())
+		return nil, nil, joinError(err, cacheNote())
 	}
 	cold.end()
 	// A prompt over the compile's bound is the user's to send: the skills
@@ -485,9 +500,13 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	listed := slices.DeleteFunc(unitsIn(c, claudeListed), func(n string) bool {
 		return slices.Contains(selects, n) || slices.Contains(pol.Mandatory, n)
 	})
-	res, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: selects, Deny: slices.Concat(denies, listed), Budget: p.budget}, p.maxChars)
+	var session *hookSession
+	if !p.resend {
+		session = openSession(cache, in)
+	}
+	res, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: selects, Deny: slices.Concat(denies, listed), Budget: p.budget}, p.maxChars, session.give)
 	if err != nil {
-		return nil, joinError(err, cacheNote())
+		return nil, nil, joinError(err, cacheNote())
 	}
 	c.StoreCache()
 	notes := []string{hookNote(c.Diagnostics(), c.Catalog()), linkedNote}
@@ -507,6 +526,13 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		// Some skills are delivered; say which the prompt pointed at but
 		// the budget left out.
 		notes = append(notes, overBudget(res)...)
+	}
+	if earlier := session.earlier(); len(earlier) > 0 {
+		names := make([]string, len(earlier))
+		for i, n := range earlier {
+			names[i] = noteName(n)
+		}
+		notes = append(notes, fmt.Sprintf("%s given in full with an earlier prompt of this session: a line points to it (--resend gives it again)", listSome(names)))
 	}
 	if res != nil {
 		notes = append(notes, shadowNotes(res, c.Catalog())...)
@@ -540,7 +566,10 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	if note != "" {
 		fmt.Fprintf(stderr, "rlmc: %s\n", note)
 	}
-	return out, nil
+	if out == nil {
+		return nil, nil, nil
+	}
+	return out, session.commit, nil
 }
 
 // fitHook compiles req and returns the result with the hook output (nil
@@ -554,8 +583,10 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 // spaces is long in characters and cheap in tokens, and its proportional
 // budget was below its reference's cost). An output that still does not
 // fit after hookFitTries compiles is an error: the prompt goes on without
-// skills, and the user is told why.
-func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, maxChars int) (*compiler.Result, []byte, error) {
+// skills, and the user is told why. The output carries give's prompt for
+// a result (a session's, whose earlier blocks are short), measured as it
+// is given.
+func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, maxChars int, give func(*compiler.Result) string) (*compiler.Result, []byte, error) {
 	tooLong := ""
 	var (
 		wanted []string // the skills the first compile selected: shrinking never drops one
@@ -590,7 +621,7 @@ func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, ma
 		if dropped {
 			floor = req.Budget
 		} else {
-			out, err := hookJSON(res.Prompt)
+			out, err := hookJSON(give(res))
 			if err != nil {
 				return nil, nil, err
 			}

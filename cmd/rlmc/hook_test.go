@@ -23,19 +23,33 @@ import (
 )
 
 // hookInputCmd writes a Claude Code UserPromptSubmit input to a file:
-// `hookinput FILE PROMPT [CWD]`, where CWD defaults to the script's work
-// folder (the input needs an absolute path, which a txtar file cannot hold).
+// `hookinput [-session=ID] FILE PROMPT [CWD]`, where CWD defaults to the
+// script's work folder (the input needs an absolute path, which a txtar
+// file cannot hold). Each input is a prompt of a session of its own, with
+// a transcript $WORK/ID.jsonl, unless -session names one: prompts of one
+// session share what the hook gave them.
 func hookInputCmd(ts *testscript.TestScript, neg bool, args []string) {
+	session := ""
+	if len(args) > 0 {
+		if id, ok := strings.CutPrefix(args[0], "-session="); ok {
+			session, args = id, args[1:]
+		}
+	}
 	if neg || len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: hookinput FILE PROMPT [CWD]")
+		ts.Fatalf("usage: hookinput [-session=ID] FILE PROMPT [CWD]")
+	}
+	if session == "" {
+		n, _ := strconv.Atoi(ts.Getenv("HOOKINPUTS"))
+		ts.Setenv("HOOKINPUTS", strconv.Itoa(n+1))
+		session = "prompt" + strconv.Itoa(n+1)
 	}
 	cwd := ts.Getenv("WORK")
 	if len(args) == 3 {
 		cwd = args[2]
 	}
 	data, err := json.Marshal(map[string]string{
-		"session_id":      "s1",
-		"transcript_path": filepath.Join(cwd, "transcript.jsonl"),
+		"session_id":      session,
+		"transcript_path": filepath.Join(ts.Getenv("WORK"), session+".jsonl"),
 		"cwd":             cwd,
 		"hook_event_name": hookEvent,
 		"prompt":          args[1],

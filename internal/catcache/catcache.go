@@ -980,6 +980,8 @@ func prune(root *os.Root, now time.Time, limit int64, written string) {
 			age = lockAge
 		case ourName(name, failedSuffix):
 			age = failedAge
+		case ourName(name, sessionSuffix):
+			age = sessionAge
 		default:
 			continue
 		}

@@ -62,18 +62,7 @@ func (c *Cache) Counts() map[string]int {
 }
 
 func parseCounts(data []byte, key [32]byte) (map[string]int, error) {
-	head := len(countsMagic) + len(key)
-	if len(data) < head+4 || !bytes.Equal(data[:len(countsMagic)], countsMagic[:]) {
-		return nil, binenc.ErrCorrupt
-	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
-		return nil, fmt.Errorf("checksum: %w", binenc.ErrCorrupt)
-	}
-	if !bytes.Equal(data[len(countsMagic):head], key[:]) {
-		return nil, errStale
-	}
-	r, err := binenc.NewReader(body[head:])
+	r, err := unframe(data, countsMagic, key)
 	if err != nil {
 		return nil, err
 	}
@@ -126,10 +115,34 @@ func (c *Cache) StoreCounts(stored, counts map[string]int) {
 		w.Str(k)
 		w.Uint(uint64(counts[k]))
 	}
-	buf := make([]byte, 0, len(countsMagic)+len(key)+w.Len()+4)
-	buf = append(buf, countsMagic[:]...)
+	buf := frame(countsMagic, key, w)
+	c.write(file, int64(len(buf)), maxCountsBytes, writeBytes(buf))
+}
+
+// frame is a side file of the cache folder (token counts, a session's
+// blocks): magic, the key it was written under (32 bytes), the binenc
+// encoding w holds, then a CRC-32C of everything before it.
+func frame(magic [8]byte, key [32]byte, w *binenc.Writer) []byte {
+	buf := make([]byte, 0, len(magic)+len(key)+w.Len()+4)
+	buf = append(buf, magic[:]...)
 	buf = append(buf, key[:]...)
 	buf = w.AppendTo(buf)
-	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
-	c.write(file, int64(len(buf)), maxCountsBytes, writeBytes(buf))
+	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
+}
+
+// unframe checks a side file frame wrote under magic and key and returns
+// a reader of its encoding.
+func unframe(data []byte, magic [8]byte, key [32]byte) (*binenc.Reader, error) {
+	head := len(magic) + len(key)
+	if len(data) < head+4 || !bytes.Equal(data[:len(magic)], magic[:]) {
+		return nil, binenc.ErrCorrupt
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return nil, fmt.Errorf("checksum: %w", binenc.ErrCorrupt)
+	}
+	if !bytes.Equal(data[len(magic):head], key[:]) {
+		return nil, errStale
+	}
+	return binenc.NewReader(body[head:])
 }
