@@ -127,6 +127,25 @@ func SkillBlocks(prompt string) []string {
 	return out
 }
 
+// SkillBlocksIn returns the blocks of each prompt Compile rendered that
+// text holds (a message a host put one in), in order.
+func SkillBlocksIn(text string) []string {
+	var out []string
+	for {
+		i := strings.Index(text, promptOpen)
+		if i < 0 {
+			return out
+		}
+		text = text[i:]
+		j := strings.Index(text, promptClose)
+		if j < 0 {
+			return out
+		}
+		out = append(out, SkillBlocks(text[:j+len(promptClose)])...)
+		text = text[j+len(promptClose):]
+	}
+}
+
 // JoinSkillBlocks renders blocks, as SkillBlocks returns them, as one
 // prompt: "" for none, else the blocks inside one <skills> block.
 func JoinSkillBlocks(blocks []string) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -207,23 +208,14 @@ func encodeString(s string) []byte {
 // without what the client wrapped in one of its context tags (userText),
 // and with the files it attached fenced (withAttachments).
 func textOf(body []byte, content span, types ...string) string {
-	if s, ok := str(body, content); ok {
-		return withAttachments(userText(s))
-	}
-	parts, ok := elements(body, content)
-	if !ok {
-		return ""
+	parts, whole := textParts(body, content, types...)
+	if whole {
+		return withAttachments(userText(parts[0]))
 	}
 	var texts []string
 	for _, p := range parts {
-		typ := strField(body, p, "type")
-		for _, t := range types {
-			if typ == t {
-				if s := userText(strField(body, p, "text")); s != "" {
-					texts = append(texts, s)
-				}
-				break
-			}
+		if s := userText(p); s != "" {
+			texts = append(texts, s)
 		}
 	}
 	// A blank line between parts: a client that sends the user's words
@@ -231,6 +223,24 @@ func textOf(body []byte, content span, types ...string) string {
 	// reads them apart (the words as the instruction, the file as
 	// pasted material), as it does two paragraphs.
 	return withAttachments(strings.Join(texts, "\n\n"))
+}
+
+// textParts returns the texts of a message's content as sent: the string
+// (whole), or each part of one of types.
+func textParts(body []byte, content span, types ...string) (parts []string, whole bool) {
+	if s, ok := str(body, content); ok {
+		return []string{s}, true
+	}
+	elems, ok := elements(body, content)
+	if !ok {
+		return nil, false
+	}
+	for _, p := range elems {
+		if slices.Contains(types, strField(body, p, "type")) {
+			parts = append(parts, strField(body, p, "text"))
+		}
+	}
+	return parts, false
 }
 
 // clientTags are the tags agent clients wrap the context they add to the

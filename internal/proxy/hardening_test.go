@@ -649,3 +649,42 @@ func responseID(t *testing.T, data []byte) string {
 	mustJSON(t, data, &answer)
 	return answer.ID
 }
+
+// TestHeldBlockNotAttachedAgain: a user turn that already holds the block
+// the proxy would attach (a host that put rlmc's block in, a proxy in
+// front of this one) is sent as it is; the upstream got every skill of
+// it twice. Each API and shape of content, the newest turn and an
+// earlier one.
+func TestHeldBlockNotAttachedAgain(t *testing.T) {
+	f := newFixture(t, nil, Config{})
+	_, _ = f.do(t, "POST", "/v1/chat/completions", `{"model":"gpt-x","messages":[{"role":"user","content":"deploy the service to production"}]}`, nil)
+	var first struct {
+		Messages []struct{ Content string } `json:"messages"`
+	}
+	mustJSON(t, f.up.last(t).body, &first)
+	held := first.Messages[0].Content // the block, then the task
+	if !strings.Contains(held, `<skill name="deploy">`) {
+		t.Fatalf("the upstream got no deploy block: %q", held)
+	}
+	var enc bytes.Buffer
+	e := json.NewEncoder(&enc)
+	e.SetEscapeHTML(false) // as the proxy writes it
+	if err := e.Encode(held); err != nil {
+		t.Fatal(err)
+	}
+	s := strings.TrimSpace(enc.String())
+	for _, tc := range []struct{ name, path, body string }{
+		{"chat string", "/v1/chat/completions", `{"model":"gpt-x","messages":[{"role":"user","content":` + s + `}]}`},
+		{"chat parts", "/v1/chat/completions", `{"model":"gpt-x","messages":[{"role":"user","content":[{"type":"text","text":` + s + `}]}]}`},
+		{"messages parts", "/v1/messages", `{"model":"claude-x","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":` + s + `}]}]}`},
+		{"responses string", "/v1/responses", `{"model":"gpt-x","input":` + s + `}`},
+		{"an earlier turn", "/v1/chat/completions", `{"model":"gpt-x","messages":[{"role":"user","content":` + s + `},{"role":"assistant","content":"done"},{"role":"user","content":"now deploy the service to production in the EU"}]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f.do(t, "POST", tc.path, tc.body, nil)
+			if n := bytes.Count(f.up.last(t).body, []byte(`<skill name=\"deploy\">`)); n != 1 {
+				t.Errorf("the upstream got deploy's block %d times; want once: %s", n, f.up.last(t).body)
+			}
+		})
+	}
+}

@@ -1039,6 +1039,9 @@ func (p *Proxy) placeTurns(a *api, body []byte, turns []turn, carried []string, 
 		case !ok:
 			continue
 		}
+		for _, held := range heldBlocks(body, t.content, a.textTypes...) {
+			sent[held] = true
+		}
 		if b = unsent(b, sent); b == "" {
 			continue
 		}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/rlmc-dev/rlmc/compiler"
 )
 
 // Placement says where the skill block goes.
@@ -572,4 +574,17 @@ func partsAll(body []byte, edits []edit) [][]byte {
 		at = e.end
 	}
 	return append(parts, body[at:])
+}
+
+// heldBlocks returns the skill blocks a message's content already holds:
+// a host that put rlmc's block in a message, or a proxy in front of this
+// one, sends it on, and the same block attached again paid for each
+// skill twice.
+func heldBlocks(body []byte, content span, types ...string) []string {
+	parts, _ := textParts(body, content, types...)
+	var out []string
+	for _, p := range parts {
+		out = append(out, compiler.SkillBlocksIn(p)...)
+	}
+	return out
 }
