@@ -3,7 +3,9 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +22,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/rlmc-dev/rlmc/compiler"
 )
@@ -684,6 +688,74 @@ func TestHeldBlockNotAttachedAgain(t *testing.T) {
 			f.do(t, "POST", tc.path, tc.body, nil)
 			if n := bytes.Count(f.up.last(t).body, []byte(`<skill name=\"deploy\">`)); n != 1 {
 				t.Errorf("the upstream got deploy's block %d times; want once: %s", n, f.up.last(t).body)
+			}
+		})
+	}
+}
+
+// TestCompressedBody: a call whose body the client compressed (gzip,
+// deflate, zstd) gets its skills, and goes upstream decoded; it went as
+// sent, unread and without skills, with nothing said. One in an encoding
+// the proxy does not read, damaged, or decoding past --max-body goes as
+// sent, and the log says why.
+func TestCompressedBody(t *testing.T) {
+	const body = `{"model":"gpt-x","messages":[{"role":"user","content":"deploy the service to production"}]}`
+	compress := func(enc string, data []byte) string {
+		var b bytes.Buffer
+		switch enc {
+		case "gzip":
+			w := gzip.NewWriter(&b)
+			w.Write(data)
+			w.Close()
+		case "deflate":
+			w := zlib.NewWriter(&b)
+			w.Write(data)
+			w.Close()
+		case "raw deflate":
+			w, _ := flate.NewWriter(&b, flate.DefaultCompression)
+			w.Write(data)
+			w.Close()
+		case "zstd":
+			w, _ := zstd.NewWriter(&b)
+			w.Write(data)
+			w.Close()
+		}
+		return b.String()
+	}
+	f := newFixture(t, nil, Config{MaxBodyBytes: 4096})
+	for _, enc := range []string{"gzip", "deflate", "raw deflate", "zstd"} {
+		t.Run(enc, func(t *testing.T) {
+			header := strings.Fields(enc)[len(strings.Fields(enc))-1]
+			resp, _ := f.do(t, "POST", "/v1/chat/completions", compress(enc, []byte(body)), map[string]string{"Content-Encoding": header})
+			if got := resp.Header.Get(HeaderSelected); got != "deploy" {
+				t.Fatalf("%s: got %q; want deploy", HeaderSelected, got)
+			}
+			up := f.up.last(t)
+			if got := up.header.Get("Content-Encoding"); got != "" {
+				t.Errorf("upstream Content-Encoding: got %q; want none, the body decoded", got)
+			}
+			if !bytes.Contains(up.body, []byte(`<skill name=\"deploy\">`)) {
+				t.Errorf("upstream body: got %s; want the deploy block", up.body)
+			}
+		})
+	}
+	huge := `{"model":"gpt-x","messages":[{"role":"user","content":"deploy the service to production` + strings.Repeat(" ", 8192) + `"}]}`
+	for _, tc := range []struct{ name, enc, body string }{
+		{"an encoding not read", "br", body},
+		{"damaged", "gzip", "\x1f\x8b not gzip at all"},
+		{"decoding past --max-body", "gzip", compress("gzip", []byte(huge))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, _ := f.do(t, "POST", "/v1/chat/completions", tc.body, map[string]string{"Content-Encoding": tc.enc})
+			if got := resp.Header.Get(HeaderDecision); got != DecisionUnread {
+				t.Errorf("%s: got %q; want %q", HeaderDecision, got, DecisionUnread)
+			}
+			up := f.up.last(t)
+			if string(up.body) != tc.body || up.header.Get("Content-Encoding") != tc.enc {
+				t.Errorf("upstream: got %q (%s); want the body as sent", up.body, up.header.Get("Content-Encoding"))
+			}
+			if !strings.Contains(f.logs.String(), "a compressed completion goes upstream as sent") {
+				t.Errorf("log: got %s; want it to say why", f.logs.String())
 			}
 		})
 	}

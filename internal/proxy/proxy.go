@@ -106,7 +106,7 @@ const (
 const (
 	DecisionSkipped   = "skipped"    // X-Rlmc-Skip
 	DecisionNoCatalog = "no_catalog" // the first catalog is not loaded yet
-	DecisionUnread    = "unread"     // the body is not a JSON object (or is compressed)
+	DecisionUnread    = "unread"     // the body is not a JSON object, or is compressed in a way the proxy does not read
 	// DecisionCount: a token count (countEdits), compiled for nothing.
 	DecisionCount = "count"
 )
@@ -653,9 +653,33 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		return
 	}
 	rec := logRecord{api: a.label(), start: start}
+	compressed := false
+	if enc := httpsafe.Encoding(r.Header); enc != "" {
+		// A client that compresses its calls (zstd, gzip) gets its
+		// skills too: the body goes upstream decoded. One the proxy
+		// cannot decode, or that decodes to more than it reads, goes
+		// as it was sent, unread and without skills, and the log says
+		// why.
+		decoded, err := httpsafe.Decode(enc, body, p.cfg.MaxBodyBytes)
+		var hold func()
+		if err == nil {
+			var ok bool
+			if hold, ok = p.bodies.Take(int64(len(decoded))); !ok {
+				err = httpsafe.ErrBodyBusy
+			}
+		}
+		if err != nil {
+			p.log.Warn("a compressed completion goes upstream as sent, unread and without skills", "path", r.URL.Path, "encoding", enc, "error", err.Error())
+			compressed = true
+		} else {
+			defer hold()
+			body = decoded
+			r.Header.Del("Content-Encoding")
+		}
+	}
 	root, ok := rootOf(body)
-	if httpsafe.Encoding(r.Header) != "" {
-		ok = false // a compressed body is forwarded as it is, unread
+	if compressed {
+		ok = false // forwarded as it is, unread
 	}
 	refuse := func(status int, ce *compiler.Error) {
 		p.fail(w, flavorOf(r.URL.Path), status, ce)
@@ -668,7 +692,11 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	live := p.live.Load()
 	switch {
 	case !ok && len(ctl.selects) > 0:
-		refuse(http.StatusBadRequest, invalid("the request body is not an uncompressed JSON object: the selected skills have no place in it"))
+		msg := "the request body is not a JSON object: the selected skills have no place in it"
+		if compressed {
+			msg = "the request body is compressed in an encoding the proxy cannot read, or decodes to more than --max-body: the selected skills have no place in it"
+		}
+		refuse(http.StatusBadRequest, invalid(msg))
 		return
 	case !ok:
 		rec.decision = DecisionUnread
