@@ -144,6 +144,11 @@ func TestStem(t *testing.T) {
 		{name: "invariant ies 2", word: "species", want: "species"},
 		{name: "a science in ics", word: "physics", want: "physics"},
 		{name: "a singular in as", word: "alias", want: "alias"},
+		{name: "paste is not past", word: "paste", want: "paste"},
+		{name: "pasting is paste", word: "pasting", want: "paste"},
+		{name: "pasted is paste", word: "pasted", want: "paste"},
+		{name: "past stays", word: "past", want: "past"},
+		{name: "ranging is range", word: "ranging", want: "range"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,7 +248,7 @@ func TestStemFamilies(t *testing.T) {
 		}
 	}
 	apart := [][2]string{{"note", "not"}, {"state", "stats"}, {"hope", "hop"}, {"hoping", "hopping"}, {"site", "sit"}, {"file", "fil"}, {"rate", "rat"},
-		{"news", "new"}, {"sky", "ski"}, {"skies", "ski"}, {"spies", "spi"}, {"basis", "base"}, {"series", "sery"}, {"species", "specy"}, {"physics", "physic"},
+		{"news", "new"}, {"paste", "past"}, {"pasting", "past"}, {"range", "rang"}, {"sky", "ski"}, {"skies", "ski"}, {"spies", "spi"}, {"basis", "base"}, {"series", "sery"}, {"species", "specy"}, {"physics", "physic"},
 		// Nouns in -ation and -ator too short to be a verb's, and nouns
 		// of verbs that are other words.
 		{"station", "stat"}, {"stations", "state"}, {"nation", "nat"}, {"ration", "rate"}, {"production", "product"}, {"documentation", "document"},

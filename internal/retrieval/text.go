@@ -454,12 +454,21 @@ func sisNoun(w string) string {
 var wholeS = toSet(`news series species physics mathematics
 alias bias canvas atlas lens chaos`)
 
+// keptE are verbs in -e that keep it, and their -ing and -ed forms get it
+// back, although Porter's step 5a drops it: the word it leaves is another
+// one that is no verb ("paste" is not "past": "copy paste the log" is no
+// "past week"). Generic English; no skill's name.
+var keptE = toSet(`paste range`)
+
 // restoreE finishes a word whose "ing" or "ed" was taken off: a doubled
 // consonant is undoubled ("stopp" from "stopping" is "stop"); else one
 // short syllable gets back the e the ending took ("writ" from "writing" is
 // "write", as "write" stems), and any other word is left as the base form
 // stems ("creat" from "creating", as "create" stems).
 func restoreE(w string) string {
+	if keptE[w+"e"] {
+		return w + "e"
+	}
 	if u := undouble(w); len(u) < len(w) {
 		return u
 	}
@@ -473,7 +482,7 @@ func restoreE(w string) string {
 // ("note", "state", "file" keep theirs): Porter's step 5a.
 func dropE(w string) string {
 	n := len(w)
-	if n <= 3 || w[n-1] != 'e' {
+	if n <= 3 || w[n-1] != 'e' || keptE[w] {
 		return w
 	}
 	base := w[:n-1]
