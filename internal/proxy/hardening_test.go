@@ -760,3 +760,22 @@ func TestCompressedBody(t *testing.T) {
 		})
 	}
 }
+
+// TestOneTurnNearTheBound: a call of one turn whose block takes its body
+// past --max-body keeps the block in its turn: the system prompt would
+// get the same bytes, and the call went there with a system message the
+// client never sent (a red team).
+func TestOneTurnNearTheBound(t *testing.T) {
+	body := `{"model":"gpt-x","messages":[{"role":"user","content":"write the failing test first, test-driven development"}]}`
+	f := newFixture(t, nil, Config{MaxBodyBytes: int64(len(body)) + 16})
+	resp, data := f.do(t, "POST", "/v1/chat/completions", body, nil)
+	if resp.StatusCode != 200 || resp.Header.Get(HeaderSelected) != "tdd" {
+		t.Fatalf("got %d %s, %s %q; want 200 and tdd", resp.StatusCode, data, HeaderSelected, resp.Header.Get(HeaderSelected))
+	}
+	if got := resp.Header.Get(HeaderPlacement); got != "" {
+		t.Errorf("%s: got %q; want none, the block in the turn", HeaderPlacement, got)
+	}
+	if up := f.up.last(t).body; bytes.Contains(up, []byte(`"role":"system"`)) {
+		t.Errorf("upstream: got %s; want no system message added", up)
+	}
+}

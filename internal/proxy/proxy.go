@@ -1048,7 +1048,7 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 // conversation of thirty prompts on one topic carried its skill thirty
 // times. What a turn is sent with depends only on the turns before it, so
 // it is the same bytes on every call, and the provider's cached prefix
-// holds. The bytes the blocks add are bounded by --max-body.
+// holds. The bytes the earlier turns' blocks add are bounded by --max-body.
 func (p *Proxy) placeTurns(a *api, body []byte, turns []turn, carried []string, blockOf func(i int) (string, bool, error)) ([]edit, []string, error) {
 	sent := map[string]bool{}
 	for _, b := range carried {
@@ -1077,7 +1077,13 @@ func (p *Proxy) placeTurns(a *api, body []byte, turns []turn, carried []string, 
 		if err != nil {
 			return nil, nil, err
 		}
-		if added += len(e.text); int64(len(body)+added) > p.cfg.MaxBodyBytes {
+		// The newest turn's block is counted out: the system prompt
+		// would get it all the same, so a call of one turn placed there
+		// instead gained nothing and changed the call's frame.
+		if i < len(turns)-1 {
+			added += len(e.text)
+		}
+		if int64(len(body)+added) > p.cfg.MaxBodyBytes {
 			return nil, nil, fmt.Errorf("%w: with the turns' blocks the body is over %d bytes (--max-body)", errTurnsOverBound, p.cfg.MaxBodyBytes)
 		}
 		placed = append(placed, compiler.SkillBlocks(b)...)
