@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -22,12 +21,19 @@ var ErrEncoding = errors.New("a content encoding rlmc does not read")
 // Encoding gives it) as the client wrote it: gzip, deflate (zlib, or raw
 // deflate as some clients send it) or zstd, at most limit bytes decoded;
 // more is ErrBodyTooLarge, so that a small body that decodes to gigabytes
-// costs no more than a body of limit bytes.
-func Decode(enc string, body []byte, limit int64) ([]byte, error) {
-	var (
-		r   io.Reader
-		err error
-	)
+// costs no more than a body of limit bytes. The decoded bytes are held in
+// b as they come, as ReadBody holds a body's (ErrBodyBusy when b has no
+// more), until release, which is never nil: a thousand bodies of a few
+// kilobytes that each decode to the limit hold no more than b allows.
+func Decode(enc string, body []byte, limit int64, b *Budget) (out []byte, release func(), err error) {
+	var held int64
+	release = func() {
+		if b != nil && held > 0 {
+			b.give(held)
+			held = 0
+		}
+	}
+	var r io.Reader
 	switch strings.ToLower(enc) {
 	case "gzip", "x-gzip":
 		r, err = gzip.NewReader(bytes.NewReader(body))
@@ -36,38 +42,47 @@ func Decode(enc string, body []byte, limit int64) ([]byte, error) {
 			r, err = flate.NewReader(bytes.NewReader(body)), nil
 		}
 	case "zstd":
+		// The window a frame asks for is memory the budget does not
+		// see: bounded as the common encoders' levels go.
 		var d *zstd.Decoder
-		if d, err = zstd.NewReader(bytes.NewReader(body), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(max(limit, 0))+1)); err == nil {
+		if d, err = zstd.NewReader(bytes.NewReader(body), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderLowmem(true)); err == nil {
 			defer d.Close()
 			r = d
 		}
 	default:
-		return nil, fmt.Errorf("%w: %q", ErrEncoding, enc)
+		return nil, release, fmt.Errorf("%w: %q", ErrEncoding, enc)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s body: %w", enc, err)
+		return nil, release, fmt.Errorf("%s body: %w", enc, err)
 	}
-	out, err := io.ReadAll(io.LimitReader(r, limit+1))
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("%s body: %w", enc, err)
-	case int64(len(out)) > limit:
-		return nil, ErrBodyTooLarge
+	var pieces [][]byte
+	total := int64(0)
+	for {
+		size := max(min(int64(budgetStep), limit-total+1), 1)
+		if b != nil {
+			if !b.take(size) {
+				release()
+				return nil, release, ErrBodyBusy
+			}
+			held += size
+		}
+		piece := make([]byte, size)
+		n, rerr := io.ReadFull(r, piece)
+		pieces = append(pieces, piece[:n])
+		if total += int64(n); total > limit {
+			release()
+			return nil, release, ErrBodyTooLarge
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			return bytes.Join(pieces, nil), release, nil
+		}
+		if rerr != nil {
+			release()
+			return nil, release, fmt.Errorf("%s body: %w", enc, rerr)
+		}
 	}
-	return out, nil
 }
 
-// Take holds n bytes of b for a body the caller holds besides what
-// ReadBody read (the body it decodes to), and returns the release that
-// gives them back; false when b has not that many left. A nil budget
-// holds everything.
-func (b *Budget) Take(n int64) (release func(), ok bool) {
-	if b == nil {
-		return func() {}, true
-	}
-	if !b.take(n) {
-		return nil, false
-	}
-	var once sync.Once
-	return func() { once.Do(func() { b.give(n) }) }, true
-}
+// maxZstdWindow bounds the window of a zstd body's frames: 8 MiB, what
+// zstd's levels up to 19 use.
+const maxZstdWindow = 8 << 20

@@ -639,6 +639,27 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	// The body is held until the upstream has it: the budget counts it
 	// until then.
 	defer release()
+	compressed := false
+	if enc := httpsafe.Encoding(r.Header); enc != "" && err == nil {
+		// A client that compresses its calls (zstd, gzip) gets its
+		// skills too: the body goes upstream decoded. One the proxy
+		// cannot decode, or that decodes to more than it reads, goes
+		// as it was sent, unread and without skills, and the log says
+		// why; the decoded bytes count in the bodies' budget, as the
+		// body's did (none left is a 503, as below).
+		decoded, hold, derr := httpsafe.Decode(enc, body, p.cfg.MaxBodyBytes, p.bodies)
+		defer hold()
+		switch {
+		case errors.Is(derr, httpsafe.ErrBodyBusy):
+			err = derr
+		case derr != nil:
+			p.log.Warn("a compressed completion goes upstream as sent, unread and without skills", "path", r.URL.Path, "encoding", enc, "error", derr.Error())
+			compressed = true
+		default:
+			body = decoded
+			r.Header.Del("Content-Encoding")
+		}
+	}
 	if err != nil {
 		status, code, msg := httpsafe.BodyStatus(err), compiler.ErrInvalidRequest, "reading the request body: "+err.Error()
 		defer httpsafe.Refusing(w, r, status)()
@@ -653,30 +674,6 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 		return
 	}
 	rec := logRecord{api: a.label(), start: start}
-	compressed := false
-	if enc := httpsafe.Encoding(r.Header); enc != "" {
-		// A client that compresses its calls (zstd, gzip) gets its
-		// skills too: the body goes upstream decoded. One the proxy
-		// cannot decode, or that decodes to more than it reads, goes
-		// as it was sent, unread and without skills, and the log says
-		// why.
-		decoded, err := httpsafe.Decode(enc, body, p.cfg.MaxBodyBytes)
-		var hold func()
-		if err == nil {
-			var ok bool
-			if hold, ok = p.bodies.Take(int64(len(decoded))); !ok {
-				err = httpsafe.ErrBodyBusy
-			}
-		}
-		if err != nil {
-			p.log.Warn("a compressed completion goes upstream as sent, unread and without skills", "path", r.URL.Path, "encoding", enc, "error", err.Error())
-			compressed = true
-		} else {
-			defer hold()
-			body = decoded
-			r.Header.Del("Content-Encoding")
-		}
-	}
 	root, ok := rootOf(body)
 	if compressed {
 		ok = false // forwarded as it is, unread
