@@ -191,9 +191,8 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 	}
 	p.loadBy = processStart.Add(p.loadTimeout)
 	type answer struct {
-		out    []byte
-		commit func() // after out is written
-		err    error
+		out []byte
+		err error
 	}
 	done := make(chan answer, 1)
 	var cold coldLoad
@@ -221,7 +220,7 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 			}
 			done <- a
 		}()
-		a.out, a.commit, a.err = hookAnswer(ctx, p, stdin, stderr, cache, off, &cold)
+		a.out, a.err = hookAnswer(ctx, p, stdin, stderr, cache, off, &cold)
 	}()
 	// A load not done by p.loadBy is left to a builder whether or
 	// not it heeds its context at once.
@@ -240,13 +239,8 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 			if a.err != nil {
 				return a.err
 			}
-			if _, err := stdout.Write(a.out); err != nil {
-				return err
-			}
-			if a.commit != nil {
-				a.commit()
-			}
-			return nil
+			_, err := stdout.Write(a.out)
+			return err
 		case <-leave.C:
 			if err := cold.leave(false); err != nil {
 				return err
@@ -379,15 +373,15 @@ func notReady() error {
 // at most p.loadTimeout, and is left to a builder past it (through cold,
 // which runHook also uses when the deadline comes first); when a builder
 // is at work already, it does not load at all.
-func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Writer, cache *catcache.Cache, off *catcache.Off, cold *coldLoad) (out []byte, commit func(), err error) {
+func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Writer, cache *catcache.Cache, off *catcache.Off, cold *coldLoad) ([]byte, error) {
 	in, err := readHookInput(stdin)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var pol compiler.Policy
 	if p.policy != "" {
 		if pol, err = compiler.LoadPolicy(p.policy); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	opts := loader.Options{Roots: p.roots}
@@ -414,7 +408,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		linkedNote = strings.Join(left, "; ")
 		claudeListed = claudeLinked(in.Cwd, home)
 		if len(opts.Roots) == 0 {
-			return nil, nil, nothingToDo{joinError(fmt.Errorf("no skill root under %s or the home folder (%s is left to Claude Code)", in.Cwd, strings.Join(claudeOwnRoots, ", ")), linkedNote)}
+			return nil, nothingToDo{joinError(fmt.Errorf("no skill root under %s or the home folder (%s is left to Claude Code)", in.Cwd, strings.Join(claudeOwnRoots, ", ")), linkedNote)}
 		}
 	}
 	// A cache that is off is said in the hook's one line on stderr, with
@@ -443,7 +437,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		if busy && !has {
 			// Another prompt's builder is at work, and there is no file
 			// to start from: a load here would only slow it down.
-			return nil, nil, notReady()
+			return nil, notReady()
 		}
 		if why := cache.WriteFailed(key); why != "" {
 			// A builder would fail to write the file as the last one
@@ -481,10 +475,10 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		if loadCtx.Err() != nil && ctx.Err() == nil {
 			// Left to a builder: the load ended for it.
 			if err := cold.leave(false); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
-		return nil, nil, joinError(err, cacheNote())
+		return nil, joinError(err, cacheNote())
 	}
 	cold.end()
 	// A prompt over the compile's bound is the user's to send: the skills
@@ -506,7 +500,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	}
 	res, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: selects, Deny: slices.Concat(denies, listed), Budget: p.budget}, p.maxChars, session.give)
 	if err != nil {
-		return nil, nil, joinError(err, cacheNote())
+		return nil, joinError(err, cacheNote())
 	}
 	c.StoreCache()
 	notes := []string{hookNote(c.Diagnostics(), c.Catalog()), linkedNote}
@@ -566,10 +560,10 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	if note != "" {
 		fmt.Fprintf(stderr, "rlmc: %s\n", note)
 	}
-	if out == nil {
-		return nil, nil, nil
-	}
-	return out, session.commit, nil
+	// Saved before the answer is written, within the deadline: a block
+	// given now is pending until the next prompt's transcript shows it.
+	session.save()
+	return out, nil
 }
 
 // fitHook compiles req and returns the result with the hook output (nil

@@ -58,6 +58,34 @@ func hookInputCmd(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
 }
 
+// transcribeCmd appends to a session's transcript what Claude Code writes
+// there of a hook's answer, the context it adds, as a JSON line:
+// `transcribe HOOKOUT TRANSCRIPT`, HOOKOUT a file holding the hook's
+// standard output (cp stdout FILE).
+func transcribeCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: transcribe HOOKOUT TRANSCRIPT")
+	}
+	var out hookOutput
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &out))
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
+	enc.SetEscapeHTML(false)
+	ts.Check(enc.Encode(map[string]any{
+		"type": "attachment",
+		"attachment": map[string]any{
+			"type":      "hook_additional_context",
+			"content":   []string{out.HookSpecificOutput.AdditionalContext},
+			"hookName":  hookEvent,
+			"hookEvent": hookEvent,
+		},
+	}))
+	f, err := os.OpenFile(ts.MkAbs(args[1]), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	ts.Check(err)
+	_, err = f.Write(line.Bytes())
+	ts.Check(errors.Join(err, f.Close()))
+}
+
 // runHookCmd runs the rlmc hook a Claude Code settings file installs, as
 // Claude Code runs it (through the shell): `runhook SETTINGS`, with the
 // hook input from a preceding stdin command.

@@ -90,14 +90,15 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"mkfifo":    mkfifoCmd,
-			"hookinput": hookInputCmd,
-			"waitbuild": waitBuildCmd,
-			"backdate":  backdateCmd,
-			"runhook":   runHookCmd,
-			"cpenv":     cpenvCmd,
-			"schema":    schemaCmd,
-			"bigfile":   bigFileCmd,
+			"mkfifo":     mkfifoCmd,
+			"hookinput":  hookInputCmd,
+			"transcribe": transcribeCmd,
+			"waitbuild":  waitBuildCmd,
+			"backdate":   backdateCmd,
+			"runhook":    runHookCmd,
+			"cpenv":      cpenvCmd,
+			"schema":     schemaCmd,
+			"bigfile":    bigFileCmd,
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) < 2 {
 					ts.Fatalf("usage: exits CODE command [args...]")

@@ -788,6 +788,11 @@ func (c *Cache) store(file string, key [32]byte, rec *loader.Record, cat *ir.Cat
 // known beforehand (else -1), is checked first, and what emit writes is
 // counted as it goes. It reports whether it wrote.
 func (c *Cache) write(name string, size, limit int64, emit func(io.Writer) error) bool {
+	return c.writeFile(name, size, limit, emit, true)
+}
+
+// writeFile is write, pruning the folder afterwards when thenPrune is set.
+func (c *Cache) writeFile(name string, size, limit int64, emit func(io.Writer) error, thenPrune bool) bool {
 	root, err := c.open(true)
 	if err != nil {
 		var off *Off
@@ -820,7 +825,9 @@ func (c *Cache) write(name string, size, limit int64, emit func(io.Writer) error
 	if failed != "" {
 		root.Remove(failed)
 	}
-	prune(root, time.Now(), maxBytes, name)
+	if thenPrune {
+		prune(root, time.Now(), maxBytes, name)
+	}
 	return true
 }
 

@@ -15,13 +15,16 @@ import (
 // gave one conversation (a Claude Code session), so that a prompt whose
 // skill the conversation already holds gets a line pointing to it instead
 // of the whole block again. It is keyed by the session's id, and says
-// which transcript the blocks went into and how long it was then: the
-// hook gives everything again when that transcript is another, shorter,
-// or was compacted since.
+// which transcript the blocks went into and how long it was at the last
+// prompt. A block given with a prompt is pending until the transcript
+// shows it (a prompt another hook blocked, or a hook killed after it
+// answered, never got it to the conversation); what the hook does with a
+// transcript (compacted since, shorter, another file) is the hook's.
 //
 // The file: sessionMagic, the key (32 bytes), a binenc encoding of the
-// transcript's path, its size and the blocks' SHA-256 digests, sorted,
-// then a CRC-32C of everything before it (see frame).
+// transcript's path, its size, the carried blocks' SHA-256 digests,
+// sorted, and the pending blocks' texts, then a CRC-32C of everything
+// before it (see frame).
 
 // sessionSuffix ends the name of a session's file.
 const sessionSuffix = ".session"
@@ -33,29 +36,34 @@ var sessionMagic = [8]byte{'R', 'L', 'M', 'C', 'S', 'E', 'S', 0}
 const sessionAge = 7 * 24 * time.Hour
 
 // Bounds of a session's file: past maxSessionBlocks, the memory starts
-// again (Add; a block forgotten is given again at worst);
-// maxSessionBytes holds that many digests with any path.
+// again (Carry; a block forgotten is given again at worst);
+// maxSessionBytes holds that many digests, a path and the pending blocks
+// of a hook's output (Claude Code takes at most 10,000 characters).
 const (
 	maxSessionBlocks = 4096
 	maxSessionBytes  = 1 << 20
 )
 
-// Session is what a conversation was given: the blocks, and the
-// transcript they went into with its size then.
+// Session is what a conversation was given: the blocks it carries, those
+// given with the last prompt and not yet seen in its transcript, and the
+// transcript with its size at the last prompt.
 type Session struct {
 	Transcript string
 	Size       int64
 	blocks     map[[32]byte]bool
+	// Pending are the blocks given with the last prompt, as given.
+	Pending []string
 }
 
-// Carries reports whether block, to the byte, was given to the session.
+// Carries reports whether block, to the byte, was given to the session
+// and seen in its transcript.
 func (s *Session) Carries(block string) bool {
 	return s != nil && s.blocks[sha256.Sum256([]byte(block))]
 }
 
-// Add remembers blocks as given to the session. Past maxSessionBlocks
-// the memory starts again with them.
-func (s *Session) Add(blocks ...string) {
+// Carry remembers blocks as carried by the session. Past
+// maxSessionBlocks the memory starts again with them.
+func (s *Session) Carry(blocks ...string) {
 	if s.blocks == nil || len(s.blocks)+len(blocks) > maxSessionBlocks {
 		s.blocks = map[[32]byte]bool{}
 	}
@@ -64,9 +72,9 @@ func (s *Session) Add(blocks ...string) {
 	}
 }
 
-// Forget drops every block remembered: the conversation no longer holds
-// them (it was compacted, or is another).
-func (s *Session) Forget() { s.blocks = nil }
+// Forget drops every block remembered, carried or pending: the
+// conversation no longer holds them (it was compacted, or is another).
+func (s *Session) Forget() { s.blocks, s.Pending = nil, nil }
 
 // sessionFile returns the name of the file of the session id and its key.
 func sessionFile(id string) (string, [32]byte) {
@@ -103,6 +111,7 @@ func parseSession(data []byte, key [32]byte) (*Session, error) {
 		}
 		s.blocks[[32]byte(raw)] = true
 	}
+	s.Pending = r.Strs()
 	if err := r.Done(); err != nil {
 		return nil, err
 	}
@@ -111,7 +120,10 @@ func parseSession(data []byte, key [32]byte) (*Session, error) {
 
 // StoreSession writes what was given to the session id, atomically. It
 // never fails the caller: a session not remembered gets its blocks again.
-func (c *Cache) StoreSession(id string, s *Session) {
+// The folder is pruned (prune) when the session is new to it (known is
+// false), not at every prompt: a prompt's hook waited on a folder of
+// thousands of sessions' files after it answered.
+func (c *Cache) StoreSession(id string, s *Session, known bool) {
 	if c == nil || id == "" || s == nil {
 		return
 	}
@@ -124,6 +136,7 @@ func (c *Cache) StoreSession(id string, s *Session) {
 	for _, d := range digests {
 		w.Raw(d[:])
 	}
+	w.Strs(s.Pending)
 	buf := frame(sessionMagic, key, w)
-	c.write(name, int64(len(buf)), maxSessionBytes, writeBytes(buf))
+	c.writeFile(name, int64(len(buf)), maxSessionBytes, writeBytes(buf), !known)
 }

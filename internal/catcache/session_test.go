@@ -2,6 +2,7 @@ package catcache
 
 import (
 	"os"
+	"slices"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,15 +14,18 @@ func TestSession(t *testing.T) {
 	if s, ok := c.Session("s1"); ok || s != nil {
 		t.Fatalf("empty cache: got %v, %v; want nothing known", s, ok)
 	}
-	s := &Session{Transcript: "/t/s1.jsonl", Size: 42}
-	s.Add("<skill a>", "<skill b>")
-	c.StoreSession("s1", s)
+	s := &Session{Transcript: "/t/s1.jsonl", Size: 42, Pending: []string{"<skill c>", "<skill d>"}}
+	s.Carry("<skill a>", "<skill b>")
+	c.StoreSession("s1", s, false)
 	got, ok := c.Session("s1")
 	if !ok {
 		t.Fatal("got nothing known of a stored session")
 	}
-	if got.Transcript != s.Transcript || got.Size != s.Size {
-		t.Errorf("got transcript %q size %d; want %q %d", got.Transcript, got.Size, s.Transcript, s.Size)
+	if got.Transcript != s.Transcript || got.Size != s.Size || !slices.Equal(got.Pending, s.Pending) {
+		t.Errorf("got transcript %q size %d pending %q; want %q %d %q", got.Transcript, got.Size, got.Pending, s.Transcript, s.Size, s.Pending)
+	}
+	if got.Carries("<skill c>") {
+		t.Error("a pending block is carried")
 	}
 	for _, tt := range []struct {
 		block string
@@ -35,8 +39,8 @@ func TestSession(t *testing.T) {
 		t.Errorf("another session: got %v, %v; want nothing known", other, ok)
 	}
 	got.Forget()
-	if got.Carries("<skill a>") {
-		t.Error("a forgotten block is still carried")
+	if got.Carries("<skill a>") || got.Pending != nil {
+		t.Error("a forgotten block is still carried or pending")
 	}
 }
 
@@ -46,13 +50,13 @@ func TestSessionBound(t *testing.T) {
 	c := newCache(t)
 	s := &Session{}
 	for i := range maxSessionBlocks {
-		s.Add(strings.Repeat("x", i))
+		s.Carry(strings.Repeat("x", i))
 	}
-	s.Add("last")
+	s.Carry("last")
 	if s.Carries("") || !s.Carries("last") {
 		t.Errorf("past the bound: got the first block %v, the last %v; want false, true", s.Carries(""), s.Carries("last"))
 	}
-	c.StoreSession("s", s)
+	c.StoreSession("s", s, false)
 	if got, ok := c.Session("s"); !ok || !got.Carries("last") {
 		t.Errorf("got %v, %v; want the session read back", got, ok)
 	}
@@ -72,8 +76,8 @@ func TestBadSession(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newCache(t)
 			s := &Session{Transcript: "/t/s.jsonl", Size: 1}
-			s.Add("<skill a>")
-			c.StoreSession("s", s)
+			s.Carry("<skill a>")
+			c.StoreSession("s", s, false)
 			name, _ := sessionFile("s")
 			file := filepath.Join(c.Dir, name)
 			data, err := os.ReadFile(file)
@@ -86,7 +90,7 @@ func TestBadSession(t *testing.T) {
 	}
 	t.Run("writable by others", func(t *testing.T) {
 		c := newCache(t)
-		c.StoreSession("s", &Session{Transcript: "/t"})
+		c.StoreSession("s", &Session{Transcript: "/t"}, false)
 		name, _ := sessionFile("s")
 		must(t, os.Chmod(filepath.Join(c.Dir, name), 0o666))
 		if got, ok := c.Session("s"); ok {
@@ -96,14 +100,19 @@ func TestBadSession(t *testing.T) {
 }
 
 // TestSessionPruned: a session not prompted for sessionAge is forgotten
-// by the next write of the folder.
+// by the next store of a session new to the folder; the store of a known
+// one does not prune (a prompt waited on it).
 func TestSessionPruned(t *testing.T) {
 	c := newCache(t)
-	c.StoreSession("old", &Session{Transcript: "/t/old"})
+	c.StoreSession("old", &Session{Transcript: "/t/old"}, false)
 	name, _ := sessionFile("old")
 	old := time.Now().Add(-sessionAge - time.Hour)
 	must(t, os.Chtimes(filepath.Join(c.Dir, name), old, old))
-	c.StoreSession("new", &Session{Transcript: "/t/new"})
+	c.StoreSession("known", &Session{Transcript: "/t/known"}, true)
+	if _, ok := c.Session("old"); !ok {
+		t.Error("the store of a known session pruned the folder")
+	}
+	c.StoreSession("new", &Session{Transcript: "/t/new"}, false)
 	if _, ok := c.Session("old"); ok {
 		t.Error("a session older than sessionAge is still known")
 	}

@@ -683,6 +683,8 @@ func TestHeldBlockNotAttachedAgain(t *testing.T) {
 		{"messages parts", "/v1/messages", `{"model":"claude-x","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":` + s + `}]}]}`},
 		{"responses string", "/v1/responses", `{"model":"gpt-x","input":` + s + `}`},
 		{"an earlier turn", "/v1/chat/completions", `{"model":"gpt-x","messages":[{"role":"user","content":` + s + `},{"role":"assistant","content":"done"},{"role":"user","content":"now deploy the service to production in the EU"}]}`},
+		// Claude Code puts its hook's context in a message of its own.
+		{"a system message before the turn", "/v1/messages", `{"model":"claude-x","max_tokens":10,"messages":[{"role":"system","content":` + s + `},{"role":"user","content":"deploy the service to production"}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f.do(t, "POST", tc.path, tc.body, nil)
@@ -690,6 +692,13 @@ func TestHeldBlockNotAttachedAgain(t *testing.T) {
 				t.Errorf("the upstream got deploy's block %d times; want once: %s", n, f.up.last(t).body)
 			}
 		})
+	}
+	// A Responses chain carries what its inputs held on to the calls
+	// chained to it.
+	_, data := f.do(t, "POST", "/v1/responses", `{"model":"gpt-x","input":[{"role":"user","content":`+s+`}]}`, nil)
+	f.do(t, "POST", "/v1/responses", `{"model":"gpt-x","previous_response_id":"`+responseID(t, data)+`","input":"deploy the service to production again"}`, nil)
+	if got := f.up.last(t).body; bytes.Contains(got, []byte("<skill ")) {
+		t.Errorf("a chained call: the chain's input held deploy's block, and the call got it again: %s", got)
 	}
 }
 

@@ -978,7 +978,7 @@ func (p *Proxy) keysOf(a *api, body []byte, root, list span, turns []turn, ctl c
 func (p *Proxy) countEdits(live *compiler.Live, a *api, body []byte, root, list span, turns []turn, ctl controls, carried []string) []edit {
 	gen := p.epochOf(live)
 	keys, plain := p.keysOf(a, body, root, list, turns, ctl)
-	edits, _, err := p.placeTurns(a, body, turns, carried, func(i int) (string, bool, error) {
+	edits, _, err := p.placeTurns(a, body, list, turns, carried, func(i int) (string, bool, error) {
 		b, ok := p.blocks.get(blockKey{gen, keys[i]})
 		if !ok && plain != nil {
 			b, ok = p.blocks.get(blockKey{gen, plain[i]})
@@ -1011,7 +1011,7 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 	defer cancel()
 	last := len(turns) - 1
 	p.blocks.put(blockKey{gen, keys[last]}, block)
-	return p.placeTurns(a, body, turns, carried, func(i int) (string, bool, error) {
+	return p.placeTurns(a, body, list, turns, carried, func(i int) (string, bool, error) {
 		if i == last {
 			return block, true, nil
 		}
@@ -1040,13 +1040,14 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 
 // placeTurns returns the edits attaching to each of turns the block
 // blockOf gives it, if any, and what the conversation carries after them:
-// carried, then the blocks placed, in the order sent. A skill an earlier
-// turn (or carried) already holds, to the byte, is not sent again: a
+// carried, then the blocks placed or found in list's messages, in order.
+// A skill an earlier turn, the turn itself, a message before it (list's)
+// or carried already holds, to the byte, is not sent again: a
 // conversation of thirty prompts on one topic carried its skill thirty
 // times. What a turn is sent with depends only on the turns before it, so
 // it is the same bytes on every call, and the provider's cached prefix
 // holds. The bytes the earlier turns' blocks add are bounded by --max-body.
-func (p *Proxy) placeTurns(a *api, body []byte, turns []turn, carried []string, blockOf func(i int) (string, bool, error)) ([]edit, []string, error) {
+func (p *Proxy) placeTurns(a *api, body []byte, list span, turns []turn, carried []string, blockOf func(i int) (string, bool, error)) ([]edit, []string, error) {
 	sent := map[string]bool{}
 	for _, b := range carried {
 		sent[b] = true
@@ -1056,16 +1057,33 @@ func (p *Proxy) placeTurns(a *api, body []byte, turns []turn, carried []string, 
 		placed []string
 		added  int
 	)
+	// The blocks the messages already hold (a host, or a proxy in
+	// front, put rlmc's block in them; Claude Code's hook puts its
+	// context in messages of its own), each counted from its message on,
+	// so that a turn's block still depends only on the turns before it.
+	hold := func(content span) {
+		for _, b := range heldBlocks(body, content, a.textTypes...) {
+			if !sent[b] {
+				sent[b] = true
+				placed = append(placed, b)
+			}
+		}
+	}
+	msgs, _ := elements(body, list)
 	for i, t := range turns {
+		for len(msgs) > 0 && msgs[0].end <= t.end {
+			if c, ok := field(body, msgs[0], "content"); ok {
+				hold(c)
+			}
+			msgs = msgs[1:]
+		}
+		hold(t.content) // a Responses input that is a string is no list
 		b, ok, err := blockOf(i)
 		switch {
 		case err != nil:
 			return nil, nil, err
 		case !ok:
 			continue
-		}
-		for _, held := range heldBlocks(body, t.content, a.textTypes...) {
-			sent[held] = true
 		}
 		if b = unsent(b, sent); b == "" {
 			continue
@@ -1074,13 +1092,10 @@ func (p *Proxy) placeTurns(a *api, body []byte, turns []turn, carried []string, 
 		if err != nil {
 			return nil, nil, err
 		}
-		// The newest turn's block is counted out: the system prompt
+		// The newest turn's block is not bounded: the system prompt
 		// would get it all the same, so a call of one turn placed there
 		// instead gained nothing and changed the call's frame.
-		if i < len(turns)-1 {
-			added += len(e.text)
-		}
-		if int64(len(body)+added) > p.cfg.MaxBodyBytes {
+		if added += len(e.text); i < len(turns)-1 && int64(len(body)+added) > p.cfg.MaxBodyBytes {
 			return nil, nil, fmt.Errorf("%w: with the turns' blocks the body is over %d bytes (--max-body)", errTurnsOverBound, p.cfg.MaxBodyBytes)
 		}
 		placed = append(placed, compiler.SkillBlocks(b)...)
