@@ -84,6 +84,7 @@ type verdict struct {
 	selected   []*ir.Unit
 	entries    []Selected      // the result's entry of each selected unit
 	references map[string]bool // selected units rendered as references
+	given      map[string]bool // selected units the conversation carries (Request.Carried)
 }
 
 // rendered is render's value: the prompt block and the units in it.
@@ -481,6 +482,12 @@ type meter struct {
 	refTokens map[string]int      // each unit's reference, counted
 	countErr  error               // the first count that failed, reported by decide
 	stale     map[string]error    // units whose body changed on disk: body_changed if counted
+	// carried is Request.Carried; given holds, for each unit asked,
+	// whether it carries the unit's inline block, and givenTokens the
+	// tokens of the short block that then stands for it.
+	carried     func(block string) bool
+	given       map[string]bool
+	givenTokens map[string]int
 }
 
 // measure readies the token counts of every candidate and every unit its
@@ -490,7 +497,7 @@ type meter struct {
 // on disk fails the compile (body_changed) only when the policy asks for
 // its tokens, that is, when the unit is to be packed.
 func (r *compilation) measure(st *statement) (*meter, error) {
-	m := &meter{c: r.c, tokenizer: st.tokenizer, bodies: map[string]string{}, tokens: map[string]int{}}
+	m := &meter{c: r.c, tokenizer: st.tokenizer, bodies: map[string]string{}, tokens: map[string]int{}, carried: st.req.Carried}
 	need := map[string]bool{}
 	for _, c := range st.cands {
 		need[c.Name] = true
@@ -535,6 +542,9 @@ func (r *compilation) measure(st *statement) (*meter, error) {
 // now if measure left it uncounted, and 0 for a unit measure skipped. A
 // failed count is kept for decide to report, as measure's.
 func (m *meter) tokensOf(name string) int {
+	if m.isGiven(name) {
+		return m.givenTokens[name]
+	}
 	if n, ok := m.tokens[name]; ok {
 		return n
 	}
@@ -597,6 +607,41 @@ func (m *meter) referenceTokensOf(name string) int {
 	}
 	m.refTokens[name] = n
 	return n
+}
+
+// isGiven reports whether the conversation carries the unit name's
+// inline block (Request.Carried), counting then the short block that
+// stands for it (with the path of its SKILL.md within its root, as a
+// reference's). A unit whose body cannot be read is not given: tokensOf
+// reports it.
+func (m *meter) isGiven(name string) bool {
+	if m.carried == nil {
+		return false
+	}
+	if g, ok := m.given[name]; ok {
+		return g
+	}
+	if m.given == nil {
+		m.given, m.givenTokens = map[string]bool{}, map[string]int{}
+	}
+	m.given[name] = false
+	u, ok := m.c.cat.Lookup(name)
+	if !ok || u.Status != ir.StatusOK || m.isStale(name) {
+		return false
+	}
+	body, err := m.body(u)
+	if err != nil || !m.carried(inlineBlock(u.Name, body)) {
+		return false
+	}
+	n, err := CountTokens(m.tokenizer, givenText(u.Name, u.Path))
+	if err != nil {
+		if m.countErr == nil {
+			m.countErr = err
+		}
+		return false
+	}
+	m.given[name], m.givenTokens[name] = true, n
+	return true
 }
 
 // tokenKey keys a unit's count in the catalog's token cache.
@@ -727,8 +772,15 @@ func (r *compilation) decide(st *statement, m *meter) (*verdict, error) {
 		r.setReasons(r.c.posOf(u), nil) // a dependency may also have been scored out
 		v.selected = append(v.selected, u)
 		tokens, rendering := m.tokensOf(n), RenderingInline
-		if v.references[n] {
+		switch {
+		case v.references[n]:
 			tokens, rendering = m.referenceTokensOf(n), RenderingReference
+		case m.isGiven(n):
+			rendering = RenderingGiven
+			if v.given == nil {
+				v.given = map[string]bool{}
+			}
+			v.given[n] = true
 		}
 		v.entries = append(v.entries, Selected{
 			Name: u.Name, Root: u.Root, Path: u.Path, Tokens: tokens, Rendering: rendering,
@@ -785,6 +837,10 @@ func render(v *verdict, m *meter) (*rendered, error) {
 			units = append(units, renderedUnit{name: u.Name, ref: u})
 			continue
 		}
+		if v.given[u.Name] {
+			units = append(units, renderedUnit{name: u.Name, ref: u, given: true})
+			continue
+		}
 		body, err := m.body(u)
 		if err != nil {
 			return nil, err
@@ -799,7 +855,7 @@ func render(v *verdict, m *meter) (*rendered, error) {
 // the prompt is: the fingerprint reads the path within its root.
 func fingerprint(v *verdict, rd *rendered) string {
 	fp := rd.prompt
-	if len(v.references) > 0 {
+	if len(v.references)+len(v.given) > 0 {
 		fp = renderPrompt(rd.units, func(u *ir.Unit) string { return u.Path })
 	}
 	return promptFingerprint(fp, v.selected)

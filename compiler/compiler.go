@@ -59,6 +59,15 @@ type Request struct {
 	// schema 1 did, and leaves Result.Unlisted empty. It changes no
 	// decision.
 	AllRejected bool
+	// Carried reports whether the conversation the compile is for
+	// already carries a block, as SkillBlocks splits a prompt: a host
+	// that gives a conversation's prompts one at a time (a per-prompt
+	// hook) says which it gave with earlier prompts. A selected unit
+	// whose inline block it carries is rendered as given (a short block
+	// saying its instructions were given earlier, with the path of its
+	// SKILL.md), and costs the budget that block's tokens, not its
+	// body's: what the budget holds is what is sent. Nil carries none.
+	Carried func(block string) bool `json:"-"`
 }
 
 // MaxTaskBytes bounds Request.Task, in bytes: a longer task is an

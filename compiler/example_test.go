@@ -132,9 +132,9 @@ func ExampleCompiler_Validate() {
 }
 
 // A host that gives a conversation's prompts one at a time (a per-prompt
-// hook) remembers the blocks it gave in full, and gives a later prompt of
-// the conversation a short block for each of those instead.
-func ExampleGiveOnce() {
+// hook) remembers the blocks it gave in full; a later prompt of the
+// conversation gets a short block for each of those instead.
+func ExampleRequest_carried() {
 	root, _ := os.MkdirTemp("", "skills")
 	defer os.RemoveAll(root)
 	writeSkill(root, "tdd", "Test-driven development: write a failing test first.", "Write the test first.\n")
@@ -142,14 +142,15 @@ func ExampleGiveOnce() {
 	c, _ := compiler.Load(context.Background(), compiler.Options{Roots: []string{root}}, compiler.Policy{})
 	given := map[string]bool{}
 	for _, task := range []string{"add a feature with test-driven development", "now the parser, test-driven development again"} {
-		res, _ := c.Compile(context.Background(), compiler.Request{Task: task})
-		g := compiler.GiveOnce(res, func(block string) bool { return given[block] })
-		for _, b := range g.Full {
-			given[b] = true
+		res, _ := c.Compile(context.Background(), compiler.Request{Task: task, Carried: func(block string) bool { return given[block] }})
+		for i, b := range compiler.SkillBlocks(res.Prompt) {
+			if res.Selected[i].Rendering == compiler.RenderingInline {
+				given[b] = true
+			}
 		}
-		fmt.Println(len(g.Full), "in full; given earlier:", g.Earlier)
+		fmt.Println(res.Selected[0].Name, res.Selected[0].Rendering)
 	}
 	// Output:
-	// 1 in full; given earlier: []
-	// 0 in full; given earlier: [tdd]
+	// tdd inline
+	// tdd given
 }

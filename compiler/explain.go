@@ -96,8 +96,11 @@ func WriteExplanation(w io.Writer, r *Result) error {
 	}
 	for _, s := range r.Selected {
 		rendering := ""
-		if s.Rendering == RenderingReference {
+		switch s.Rendering {
+		case RenderingReference:
 			rendering = ", rendered as reference"
+		case RenderingGiven:
+			rendering = ", given with an earlier prompt"
 		}
 		fmt.Fprintf(&b, "selected %s: score %.3f, priority %d, %d tokens%s\n", ir.Printable(s.Name), s.Score, s.Priority, s.Tokens, rendering)
 		for _, rs := range s.Reasons {

@@ -7,87 +7,75 @@ import (
 	"testing"
 )
 
-// TestGiveOnce: a block a conversation carries, to the byte, stands as a
-// short block naming the unit and its SKILL.md; any other block, and a
-// reference, is given as it is and reported as given in full.
-func TestGiveOnce(t *testing.T) {
-	long := strings.Repeat("Run the pipeline, check the canary and watch the dashboards.\n", 60)
+// TestCarried: a selected unit whose block the conversation carries, to
+// the byte (Request.Carried), is rendered as given, a short block naming
+// it and its SKILL.md, and costs the budget that block's tokens: a unit
+// the budget made a reference beside it comes inline. Any other block is
+// given as it is.
+func TestCarried(t *testing.T) {
+	long := strings.Repeat("Check the review item against the diff and the tests.\n", 40)
 	c := build(t, map[string]string{
-		"code-review/SKILL.md":      skill("code-review", "Review code changes for bugs. Use when asked to review a diff.", "", "# Review\nRead the diff."),
-		"release-notes/SKILL.md":    skill("release-notes", "Write release notes. Use when asked for release notes.", "", "# Notes\nGroup by feature."),
-		"release-pipeline/SKILL.md": skill("release-pipeline", "Deploy the service to production with the release pipeline.", "", long),
+		"code-review/SKILL.md":   skill("code-review", "Review code changes for bugs. Use when asked to review a diff.", "", "# Review\n"+long),
+		"release-notes/SKILL.md": skill("release-notes", "Write release notes. Use when asked for release notes.", "", "# Notes\n"+long),
 	}, Policy{})
-	compile := func(task string, budget int) *Result {
+	compile := func(carried []string, budget int) *Result {
 		t.Helper()
-		res, err := c.Compile(context.Background(), Request{Task: task, Select: []string{"code-review", "release-notes"}, Budget: budget})
+		req := Request{Task: "review my diff and write the release notes", Select: []string{"code-review", "release-notes"}, Budget: budget}
+		if carried != nil {
+			req.Carried = func(b string) bool { return slices.Contains(carried, b) }
+		}
+		res, err := c.Compile(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
-	res := compile("review my diff and write the release notes", 0)
-	blocks := SkillBlocks(res.Prompt)
-	if len(blocks) != 2 {
-		t.Fatalf("got %d blocks; want 2", len(blocks))
+	plain := compile(nil, 0)
+	blocks := SkillBlocks(plain.Prompt)
+	if len(blocks) != 2 || len(plain.Selected) != 2 {
+		t.Fatalf("got %d blocks, %d selected; want 2", len(blocks), len(plain.Selected))
 	}
-	notes, review := blocks[0], blocks[1] // in selection order
-	if !strings.Contains(review, "# Review") {
-		t.Fatalf("got blocks %q; want release-notes, then code-review", blocks)
-	}
-	tests := []struct {
-		name     string
-		carried  []string
-		earlier  []string
-		full     []string
-		contains []string
-	}{
-		{name: "none carried", full: []string{review, notes}},
-		{name: "one carried", carried: []string{review}, earlier: []string{"code-review"}, full: []string{notes},
-			contains: []string{`<skill name="code-review" rendering="given">`, "code-review: its instructions were given with an earlier prompt", "code-review/SKILL.md before acting on this task", "# Notes"}},
-		{name: "other bytes", carried: []string{review + " "}, full: []string{review, notes}},
-		{name: "both carried", carried: []string{review, notes}, earlier: []string{"release-notes", "code-review"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := GiveOnce(res, func(b string) bool { return slices.Contains(tt.carried, b) })
-			if !slices.Equal(g.Earlier, tt.earlier) {
-				t.Errorf("earlier: got %q; want %q", g.Earlier, tt.earlier)
-			}
-			if len(g.Full) != len(tt.full) {
-				t.Errorf("full: got %d blocks; want %d", len(g.Full), len(tt.full))
-			}
-			for _, b := range tt.full {
-				if !slices.Contains(g.Full, b) {
-					t.Errorf("full: got %q; want it to hold %q", g.Full, b)
-				}
-			}
-			if len(tt.earlier) == 0 && g.Prompt != res.Prompt {
-				t.Errorf("prompt: got %q; want the result's, unchanged", g.Prompt)
-			}
-			for _, want := range tt.contains {
-				if !strings.Contains(g.Prompt, want) {
-					t.Errorf("prompt: got %q; want it to contain %q", g.Prompt, want)
-				}
-			}
-			if len(tt.earlier) > 0 && strings.Contains(g.Prompt, "Read the diff.") {
-				t.Errorf("prompt: got the carried body %q; want the short block", g.Prompt)
-			}
-			if n := len(SkillBlocks(g.Prompt)); n != 2 {
-				t.Errorf("prompt: got %d blocks; want 2, one per unit", n)
-			}
-		})
-	}
-	t.Run("reference", func(t *testing.T) {
-		res, err := c.Compile(context.Background(), Request{Task: "deploy the service to production with the release pipeline", Budget: 200})
-		if err != nil {
-			t.Fatal(err)
+	renderings := func(res *Result) map[string]Rendering {
+		out := map[string]Rendering{}
+		for _, s := range res.Selected {
+			out[s.Name] = s.Rendering
 		}
-		if len(res.Selected) != 1 || res.Selected[0].Rendering != RenderingReference {
-			t.Fatalf("got %+v; want one reference", res.Selected)
+		return out
+	}
+	review := blocks[slices.IndexFunc(plain.Selected, func(s Selected) bool { return s.Name == "code-review" })]
+
+	t.Run("one carried", func(t *testing.T) {
+		res := compile([]string{review}, 0)
+		if got := renderings(res); got["code-review"] != RenderingGiven || got["release-notes"] != RenderingInline {
+			t.Fatalf("renderings: got %v; want code-review given, release-notes inline", got)
 		}
-		g := GiveOnce(res, func(string) bool { return true })
-		if g.Prompt != res.Prompt || len(g.Earlier) != 0 || len(g.Full) != 1 {
-			t.Errorf("got %+v; want the reference given as it is", g)
+		for _, want := range []string{`<skill name="code-review" rendering="given">`, "code-review: its instructions were given with an earlier prompt", "code-review/SKILL.md before acting on this task", "# Notes"} {
+			if !strings.Contains(res.Prompt, want) {
+				t.Errorf("prompt: got %q; want it to contain %q", res.Prompt, want)
+			}
+		}
+		if strings.Count(res.Prompt, "Check the review item") != 40 {
+			t.Errorf("prompt: got %q; want release-notes' body alone", res.Prompt)
+		}
+		if res.Budget.Used >= plain.Budget.Used {
+			t.Errorf("budget used: got %d; want less than the %d of both bodies", res.Budget.Used, plain.Budget.Used)
+		}
+		if !strings.Contains(explanation(t, res), "given with an earlier prompt") {
+			t.Errorf("explanation: got %q; want it to say given with an earlier prompt", explanation(t, res))
+		}
+	})
+	t.Run("other bytes", func(t *testing.T) {
+		if res := compile([]string{review + " "}, 0); res.Prompt != plain.Prompt {
+			t.Errorf("got %q; want the prompt as without Carried", res.Prompt)
+		}
+	})
+	t.Run("the budget goes to what is sent", func(t *testing.T) {
+		one := plain.Selected[0].Tokens + 60 // one body and a short block
+		if got := renderings(compile(nil, one)); got["code-review"] != RenderingReference && got["release-notes"] != RenderingReference {
+			t.Fatalf("without Carried at budget %d: got %v; want one a reference", one, got)
+		}
+		if got := renderings(compile([]string{review}, one)); got["code-review"] != RenderingGiven || got["release-notes"] != RenderingInline {
+			t.Errorf("with code-review carried at budget %d: got %v; want code-review given, release-notes inline", one, got)
 		}
 	})
 }

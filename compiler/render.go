@@ -70,16 +70,19 @@ func escapeAttr(s string) string {
 // renderedUnit is a selected unit with its body, or, when ref is set, the
 // unit rendered as a reference to its SKILL.md.
 type renderedUnit struct {
-	name string
-	body string
-	ref  *ir.Unit
+	name  string
+	body  string
+	ref   *ir.Unit
+	given bool // ref's block stands given (Request.Carried), not a reference
 }
 
 // renderPrompt wraps each body in <skill name="..."> inside one <skills>
-// block, in selection order; a reference is wrapped in <skill name="..."
-// rendering="reference">, its text from referenceText with the path path
-// gives. Selected names follow the naming rule, and are escaped all the
-// same. No selection renders as the empty string.
+// block, in selection order (inlineBlock); a reference is wrapped in
+// <skill name="..." rendering="reference">, its text from referenceText
+// with the path path gives, and a unit given with an earlier prompt in
+// <skill name="..." rendering="given">, its text from givenText. Selected
+// names follow the naming rule, and are escaped all the same. No
+// selection renders as the empty string.
 func renderPrompt(units []renderedUnit, path func(*ir.Unit) string) string {
 	if len(units) == 0 {
 		return ""
@@ -87,20 +90,28 @@ func renderPrompt(units []renderedUnit, path func(*ir.Unit) string) string {
 	var b strings.Builder
 	b.WriteString(promptOpen)
 	for _, u := range units {
-		b.WriteString(`<skill name="`)
-		b.WriteString(escapeAttr(u.name))
-		text := u.body
-		if u.ref != nil {
-			b.WriteString(`" rendering="reference`)
-			text = referenceText(u.ref, path(u.ref))
+		switch {
+		case u.given:
+			b.WriteString(block(u.name, `" rendering="given`, givenText(u.name, path(u.ref))))
+		case u.ref != nil:
+			b.WriteString(block(u.name, `" rendering="reference`, referenceText(u.ref, path(u.ref))))
+		default:
+			b.WriteString(inlineBlock(u.name, u.body))
 		}
-		b.WriteString("\">\n")
-		body := strings.Trim(escapeBody(text), "\n")
-		b.WriteString(body)
-		b.WriteString(blockClose)
 	}
 	b.WriteString(promptClose)
 	return b.String()
+}
+
+// inlineBlock is the block of a unit rendered with its body, as a prompt
+// holds it and SkillBlocks returns it.
+func inlineBlock(name, body string) string { return block(name, "", body) }
+
+// block is a unit's block: its opening tag with the attributes attrs
+// (closing the name's quotes first), then text made unable to open or
+// close a block, then its closing line.
+func block(name, attrs, text string) string {
+	return `<skill name="` + escapeAttr(name) + attrs + "\">\n" + strings.Trim(escapeBody(text), "\n") + blockClose
 }
 
 // SkillBlocks splits a prompt Compile rendered into its skills' blocks,
@@ -155,67 +166,24 @@ func JoinSkillBlocks(blocks []string) string {
 	return promptOpen + strings.Join(blocks, "") + promptClose
 }
 
-// Given is a prompt Compile rendered, as a host that gives a
-// conversation's prompts one at a time (a client's per-prompt hook) gives
-// it: each unit whose block an earlier prompt of the conversation carried,
-// byte for byte, stands as a short block that points to it.
-type Given struct {
-	// Prompt is what the host gives.
-	Prompt string
-	// Full are the blocks Prompt carries in full, for the host to
-	// remember with the conversation.
-	Full []string
-	// Earlier names the units a short block stands for, in selection
-	// order.
-	Earlier []string
-}
-
-// GiveOnce returns res's prompt with the block of each inline unit that
-// carried reports the conversation holds replaced by a short one: its
-// name, a line saying its instructions were given with an earlier prompt
-// and apply to this task too, and the path of its SKILL.md to read when
-// they are no longer there (the conversation was rewound or cut short
-// since, which the host may not see). A reference stays as it is: it is
-// about as short. Thirty prompts on one topic carry its skill once, not
-// thirty times.
-func GiveOnce(res *Result, carried func(block string) bool) Given {
-	blocks := SkillBlocks(res.Prompt)
-	if len(blocks) != len(res.Selected) {
-		// Unreached for a result Compile made: a prompt a host changed
-		// is given as it is.
-		return Given{Prompt: res.Prompt, Full: blocks}
-	}
-	var g Given
-	for i, b := range blocks {
-		s := res.Selected[i]
-		if s.Rendering == RenderingReference || !carried(b) {
-			g.Full = append(g.Full, b)
-			continue
-		}
-		g.Earlier = append(g.Earlier, s.Name)
-		blocks[i] = earlierBlock(s.Name, filepath.Join(s.Root, filepath.FromSlash(s.Path)))
-	}
-	g.Prompt = res.Prompt
-	if len(g.Earlier) > 0 {
-		g.Prompt = JoinSkillBlocks(blocks)
-	}
-	return g
-}
-
-// earlierBlock is the block that stands for a unit whose block an earlier
-// prompt of the conversation carried.
-func earlierBlock(name, path string) string {
-	text := name + ": its instructions were given with an earlier prompt of this conversation, above: follow them for this task too.\n" +
-		"If they are no longer above, read " + modelPath(path) + " before acting on this task, and follow it.\n"
-	return `<skill name="` + escapeAttr(name) + `" rendering="given">` + "\n" + strings.Trim(escapeBody(text), "\n") + blockClose
-}
-
 // The lines that open and close a prompt and end a skill's block.
 const (
 	promptOpen  = "<skills>\n"
 	promptClose = "</skills>\n"
 	blockClose  = "\n</skill>\n"
 )
+
+// givenText is what stands for a unit whose block the conversation
+// carries from an earlier prompt (Request.Carried): its name, a line
+// saying its instructions were given earlier and apply to this task too,
+// and the path of its SKILL.md to read if they are no longer there (the
+// conversation was rewound or cut short since, which the host may not
+// see). Thirty prompts on one topic carry its skill once, not thirty
+// times.
+func givenText(name, path string) string {
+	return name + ": its instructions were given with an earlier prompt of this conversation, above: follow them for this task too.\n" +
+		"If they are no longer above, read " + modelPath(path) + " before acting on this task, and follow it.\n"
+}
 
 // referenceText is what stands for a unit whose body does not fit the
 // budget (rule 12): its name, its description, the path of its SKILL.md

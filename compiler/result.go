@@ -183,6 +183,9 @@ const (
 	// RenderingReference: the body did not fit the budget; a reference
 	// to its SKILL.md stands for it.
 	RenderingReference Rendering = "reference"
+	// RenderingGiven: the conversation carries the unit's block from an
+	// earlier prompt (Request.Carried); a short block points to it.
+	RenderingGiven Rendering = "given"
 )
 
 // Rejected is a unit that did not enter the prompt. Root and Path tell

@@ -498,7 +498,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	if !p.resend {
 		session = openSession(cache, in)
 	}
-	res, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: selects, Deny: slices.Concat(denies, listed), Budget: p.budget}, p.maxChars, session.give)
+	res, out, err := fitHook(ctx, c, compiler.Request{Task: task, Select: selects, Deny: slices.Concat(denies, listed), Budget: p.budget, Carried: session.carried()}, p.maxChars)
 	if err != nil {
 		return nil, joinError(err, cacheNote())
 	}
@@ -521,12 +521,8 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 		// the budget left out.
 		notes = append(notes, overBudget(res)...)
 	}
-	if earlier := session.earlier(); len(earlier) > 0 {
-		names := make([]string, len(earlier))
-		for i, n := range earlier {
-			names[i] = noteName(n)
-		}
-		notes = append(notes, fmt.Sprintf("%s given in full with an earlier prompt of this session: a line points to it (--resend gives it again)", listSome(names)))
+	if given := givenUnits(res); len(given) > 0 {
+		notes = append(notes, fmt.Sprintf("%s given in full with an earlier prompt of this session: a line points to it (--resend gives it again)", listSome(given)))
 	}
 	if res != nil {
 		notes = append(notes, shadowNotes(res, c.Catalog())...)
@@ -562,7 +558,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	}
 	// Saved before the answer is written, within the deadline: a block
 	// given now is pending until the next prompt's transcript shows it.
-	session.save()
+	session.save(res)
 	return out, nil
 }
 
@@ -577,10 +573,8 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 // spaces is long in characters and cheap in tokens, and its proportional
 // budget was below its reference's cost). An output that still does not
 // fit after hookFitTries compiles is an error: the prompt goes on without
-// skills, and the user is told why. The output carries give's prompt for
-// a result (a session's, whose earlier blocks are short), measured as it
-// is given.
-func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, maxChars int, give func(*compiler.Result) string) (*compiler.Result, []byte, error) {
+// skills, and the user is told why.
+func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, maxChars int) (*compiler.Result, []byte, error) {
 	tooLong := ""
 	var (
 		wanted []string // the skills the first compile selected: shrinking never drops one
@@ -615,7 +609,7 @@ func fitHook(ctx context.Context, c *compiler.Compiler, req compiler.Request, ma
 		if dropped {
 			floor = req.Budget
 		} else {
-			out, err := hookJSON(give(res))
+			out, err := hookJSON(res.Prompt)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -67,7 +67,7 @@ func TestFitHook(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, out, err := fitHook(context.Background(), c, compiler.Request{Task: tt.task}, tt.maxChars, plainPrompt)
+			res, out, err := fitHook(context.Background(), c, compiler.Request{Task: tt.task}, tt.maxChars)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,12 +110,12 @@ func TestFitHookDropsNone(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := compiler.Request{Task: "emoji widgets gadget and plain widgets gadget"}
-	res, _, err := fitHook(context.Background(), c, req, hookMaxChars, plainPrompt)
+	res, _, err := fitHook(context.Background(), c, req, hookMaxChars)
 	if err != nil || len(res.Selected) != 2 {
 		t.Fatalf("at the default limit: got %v, %v; want both skills", res, err)
 	}
 	for _, maxChars := range []int{1500, 600, 300, 50} {
-		res, out, err := fitHook(context.Background(), c, req, maxChars, plainPrompt)
+		res, out, err := fitHook(context.Background(), c, req, maxChars)
 		switch {
 		case err != nil:
 			if !strings.Contains(err.Error(), "does not fit") {
@@ -126,6 +126,3 @@ func TestFitHookDropsNone(t *testing.T) {
 		}
 	}
 }
-
-// plainPrompt gives a result's prompt as it is: a hook without a session.
-func plainPrompt(res *compiler.Result) string { return res.Prompt }

@@ -18,7 +18,7 @@ import (
 // that the session's transcript shows reached the conversation (Claude
 // Code keeps a hook's context with its prompt, until it compacts the
 // conversation). A prompt whose skill the conversation holds gets a short
-// block pointing to it, not the whole block again (compiler.GiveOnce).
+// block pointing to it, not the whole block again (Request.Carried).
 type hookSession struct {
 	cache *catcache.Cache
 	id    string
@@ -26,7 +26,6 @@ type hookSession struct {
 	mem   *catcache.Session
 	// changed says mem differs from what the cache holds.
 	changed bool
-	given   compiler.Given // what the last compile gives
 }
 
 // compactMark is what Claude Code writes in a session's transcript when it
@@ -75,36 +74,47 @@ func openSession(cache *catcache.Cache, in hookInput) *hookSession {
 	return s
 }
 
-// give is the prompt the hook gives for res: res's, with the blocks the
-// conversation holds left as short ones.
-func (s *hookSession) give(res *compiler.Result) string {
-	if s == nil {
-		return res.Prompt
-	}
-	s.given = compiler.GiveOnce(res, s.mem.Carries)
-	return s.given.Prompt
-}
-
-// earlier names the units the last prompt given points to, given earlier.
-func (s *hookSession) earlier() []string {
+// carried is the compile's Request.Carried: the blocks the conversation
+// holds; nil without a session.
+func (s *hookSession) carried() func(block string) bool {
 	if s == nil {
 		return nil
 	}
-	return s.given.Earlier
+	return s.mem.Carries
 }
 
-// save stores the session with the blocks the prompt gives in full as
+// save stores the session with the blocks res gives in full (inline) as
 // pending: the next prompt carries those its transcript shows.
-func (s *hookSession) save() {
+func (s *hookSession) save(res *compiler.Result) {
 	if s == nil {
 		return
 	}
-	if len(s.given.Full) > 0 {
-		s.mem.Pending, s.changed = s.given.Full, true
+	if res != nil {
+		blocks := compiler.SkillBlocks(res.Prompt)
+		for i, u := range res.Selected {
+			if u.Rendering == compiler.RenderingInline && i < len(blocks) {
+				s.mem.Pending = append(s.mem.Pending, blocks[i])
+			}
+		}
+		s.changed = s.changed || len(s.mem.Pending) > 0
 	}
 	if s.changed {
 		s.cache.StoreSession(s.id, s.mem, s.known)
 	}
+}
+
+// givenUnits names, as notes print them, the units res gives as given
+// with an earlier prompt.
+func givenUnits(res *compiler.Result) []string {
+	var out []string
+	if res != nil {
+		for _, u := range res.Selected {
+			if u.Rendering == compiler.RenderingGiven {
+				out = append(out, noteName(u.Name))
+			}
+		}
+	}
+	return out
 }
 
 // transcriptSize returns the size of the transcript at path: 0 when it
