@@ -610,10 +610,11 @@ func (m *meter) referenceTokensOf(name string) int {
 }
 
 // isGiven reports whether the conversation carries the unit name's
-// inline block (Request.Carried), counting then the short block that
-// stands for it (with the path of its SKILL.md within its root, as a
-// reference's). A unit whose body cannot be read is not given: tokensOf
-// reports it.
+// inline block (Request.Carried) and the short block that would stand for
+// it costs fewer tokens than the body (counted with the path of its
+// SKILL.md within its root, as a reference's): a body of a line is sent
+// again rather than pointed to. A unit whose body cannot be read is not
+// given: tokensOf reports it.
 func (m *meter) isGiven(name string) bool {
 	if m.carried == nil {
 		return false
@@ -634,6 +635,12 @@ func (m *meter) isGiven(name string) bool {
 		return false
 	}
 	n, err := CountTokens(m.tokenizer, givenText(u.Name, u.Path))
+	if err == nil {
+		var whole int
+		if whole, err = m.count(u); err == nil && n >= whole {
+			return false
+		}
+	}
 	if err != nil {
 		if m.countErr == nil {
 			m.countErr = err

@@ -66,7 +66,13 @@ type Request struct {
 	// whose inline block it carries is rendered as given (a short block
 	// saying its instructions were given earlier, with the path of its
 	// SKILL.md), and costs the budget that block's tokens, not its
-	// body's: what the budget holds is what is sent. Nil carries none.
+	// body's: what the budget holds is what is sent. A body that costs
+	// no more than the short block is sent again, and a unit rule 12
+	// makes a reference with its closure is one. Nil carries none. It is
+	// called during the compile, at most once per unit, from the
+	// goroutine that called Compile: a function shared by concurrent
+	// compiles must be safe for that; one that panics fails the compile
+	// (policy_error).
 	Carried func(block string) bool `json:"-"`
 }
 

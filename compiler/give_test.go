@@ -69,6 +69,22 @@ func TestCarried(t *testing.T) {
 			t.Errorf("got %q; want the prompt as without Carried", res.Prompt)
 		}
 	})
+	t.Run("a body shorter than the short block is sent again", func(t *testing.T) {
+		c := build(t, map[string]string{"terse/SKILL.md": skill("terse", "Answer tersely. Use when asked for short answers.", "", "Be terse.")}, Policy{})
+		req := Request{Task: "answer tersely", Select: []string{"terse"}, Budget: 20}
+		plain, err := c.Compile(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Carried = func(b string) bool { return b == SkillBlocks(plain.Prompt)[0] }
+		res, err := c.Compile(context.Background(), req)
+		if err != nil {
+			t.Fatalf("got %v; want terse sent again within the budget", err)
+		}
+		if res.Prompt != plain.Prompt || res.Selected[0].Rendering != RenderingInline {
+			t.Errorf("got %q (%s); want the body again, as without Carried", res.Prompt, res.Selected[0].Rendering)
+		}
+	})
 	t.Run("the budget goes to what is sent", func(t *testing.T) {
 		one := plain.Selected[0].Tokens + 60 // one body and a short block
 		if got := renderings(compile(nil, one)); got["code-review"] != RenderingReference && got["release-notes"] != RenderingReference {

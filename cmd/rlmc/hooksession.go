@@ -75,9 +75,10 @@ func openSession(cache *catcache.Cache, in hookInput) *hookSession {
 }
 
 // carried is the compile's Request.Carried: the blocks the conversation
-// holds; nil without a session.
+// holds; nil without a session or a block carried, so that the compile
+// reads no SKILL.md it need not.
 func (s *hookSession) carried() func(block string) bool {
-	if s == nil {
+	if s == nil || !s.mem.Carrying() {
 		return nil
 	}
 	return s.mem.Carries

@@ -61,6 +61,9 @@ func (s *Session) Carries(block string) bool {
 	return s != nil && s.blocks[sha256.Sum256([]byte(block))]
 }
 
+// Carrying reports whether the session carries any block.
+func (s *Session) Carrying() bool { return s != nil && len(s.blocks) > 0 }
+
 // Carry remembers blocks as carried by the session. Past
 // maxSessionBlocks the memory starts again with them.
 func (s *Session) Carry(blocks ...string) {
