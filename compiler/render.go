@@ -68,12 +68,13 @@ func escapeAttr(s string) string {
 }
 
 // renderedUnit is a selected unit with its body, or, when ref is set, the
-// unit rendered as a reference to its SKILL.md.
+// unit rendered as a reference to its SKILL.md, or as given with an
+// earlier prompt when given is set too.
 type renderedUnit struct {
 	name  string
 	body  string
 	ref   *ir.Unit
-	given bool // ref's block stands given (Request.Carried), not a reference
+	given bool // Request.Carried holds its inline block
 }
 
 // renderPrompt wraps each body in <skill name="..."> inside one <skills>
