@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package coldstart measures whole rlmc processes, the cost a host that
 // starts rlmc for every prompt pays, beside the cost of reading the same
 // SKILL.md files with cat, in the same run.

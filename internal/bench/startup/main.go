@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command startup measures what a host that starts rlmc for every prompt
 // pays, on generated catalogs of realistic skills (internal/realcat: 3 to
 // 4 KB a SKILL.md, a long-tailed vocabulary, some dependencies, some
