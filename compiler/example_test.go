@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rlmc-dev/rlmc/compiler"
 )
@@ -137,7 +138,7 @@ func ExampleCompiler_Validate() {
 func ExampleRequest_carried() {
 	root, _ := os.MkdirTemp("", "skills")
 	defer os.RemoveAll(root)
-	writeSkill(root, "tdd", "Test-driven development: write a failing test first.", "Write the test first.\n")
+	writeSkill(root, "tdd", "Test-driven development: write a failing test first.", strings.Repeat("Write the test first, watch it fail, then make it pass.\n", 12))
 
 	c, _ := compiler.Load(context.Background(), compiler.Options{Roots: []string{root}}, compiler.Policy{})
 	given := map[string]bool{}
