@@ -180,6 +180,10 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 		return fmt.Errorf("--timeout must be positive, not %v", p.timeout)
 	case p.loadTimeout < 0:
 		return fmt.Errorf("--load-timeout must be zero or more, not %v", p.loadTimeout)
+	case isDevice(stdin):
+		// Run by hand at a terminal, the read waited for the deadline
+		// and said "no answer within 1s", which reads as slowness.
+		return errors.New(`standard input is a terminal or a device, not the JSON Claude Code writes to the hook: pipe it in, as in echo '{"prompt":"review my diff","cwd":"'$PWD'"}' | rlmc hook claude-code (for a plain task, rlmc compile --task)`)
 	}
 	// The deadline counts from the process's start, as the client's
 	// does: starting a 30 MB program on a busy machine can take a tenth
@@ -257,6 +261,17 @@ func runHook(ctx context.Context, p hookParams, stdin io.Reader, stdout, stderr 
 			return joinError(fmt.Errorf("no answer within %v", p.timeout), cold.why())
 		}
 	}
+}
+
+// isDevice reports whether r is a file that is a terminal or another
+// character device (/dev/null), which never holds a hook's input.
+func isDevice(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
 // loadMargin is how long before its deadline a hook leaves a load that
@@ -538,7 +553,10 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 				if pol.Invocation == compiler.InvocationHost {
 					return "the host policy (invocation: host) lets no prompt invoke it; make it mandatory in the policy"
 				}
-				return "start the prompt with /" + name
+				// A blank first: Claude Code takes a prompt that starts
+				// with / as a command of its own, and "Unknown command"
+				// never reaches the hook.
+				return `start the prompt with " /` + name + `" (a blank, then /` + name + `)`
 			}))
 		}
 	}

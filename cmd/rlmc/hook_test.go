@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -351,5 +352,21 @@ func TestHookLoadsWhenTheCacheCannotBeWritten(t *testing.T) {
 	}
 	if locks, _ := filepath.Glob(filepath.Join(cacheDir, "*.lock")); len(locks) > 0 {
 		t.Errorf("got build locks %v; want no builder started", locks)
+	}
+}
+
+// TestHookInputFromADevice: the hook run by hand at a terminal (or with
+// /dev/null) says at once that it reads Claude Code's JSON on standard
+// input; it waited out its deadline and said "no answer within 1s",
+// which reads as slowness.
+func TestHookInputFromADevice(t *testing.T) {
+	dev, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer dev.Close()
+	err = runHook(t.Context(), hookParams{maxChars: hookMaxChars, timeout: time.Minute}, dev, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "standard input is a terminal or a device") {
+		t.Errorf("got %v; want it to say standard input is a terminal or a device", err)
 	}
 }
