@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"sync/atomic"
 )
 
@@ -57,7 +58,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if json.Valid(req.Instructions) {
 		instructions = string(req.Instructions)
 	}
-	events, whole := answers(r.URL.Path, fmt.Sprintf("resp_%d", s.calls.Add(1)), instructions)
+	events, whole := answers(r.URL.Path, s.calls.Add(1), instructions)
 	if events == nil {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"object":"list","data":[{"id":"fake-model","object":"model"}]}`)
@@ -101,36 +102,40 @@ var counts = map[string]string{
 type event struct{ name, data string }
 
 // answers returns the stream and the whole answer of the API at path,
-// with id as a Responses answer's id and instructions (JSON) as its
+// the n-th answer: its id numbered n (resp_n, msg_n, chatcmpl-n), as the
+// APIs' ids are each their own (Claude Code takes assistant messages of
+// one id for one message, and found too few to compact a conversation
+// of "msg_1"s), and instructions (JSON) as a Responses answer's
 // instructions; nil for a path that is not a completion.
-func answers(path, id, instructions string) ([]event, string) {
+func answers(path string, n int64, instructions string) ([]event, string) {
+	id := func(prefix string) string { return prefix + strconv.FormatInt(n, 10) }
 	switch path {
 	case "/v1/chat/completions":
 		chunk := func(delta, finish string) string {
-			return `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"fake-model","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + finish + `}]}`
+			return `{"id":"` + id("chatcmpl-") + `","object":"chat.completion.chunk","created":1,"model":"fake-model","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + finish + `}]}`
 		}
 		return []event{
 				{data: chunk(`{"role":"assistant","content":""}`, "null")},
 				{data: chunk(`{"content":"ok"}`, "null")},
 				{data: chunk(`{}`, `"stop"`)},
 				{data: "[DONE]"},
-			}, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"fake-model",` +
+			}, `{"id":"` + id("chatcmpl-") + `","object":"chat.completion","created":1,"model":"fake-model",` +
 				`"choices":[{"index":0,"message":{"role":"assistant","content":"ok","refusal":null},"logprobs":null,"finish_reason":"stop"}],` +
 				`"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`
 	case "/v1/responses":
 		resp := func(status, output string) string {
-			return `{"id":"` + id + `","object":"response","created_at":1,"status":"` + status + `","model":"fake-model","output":` + output +
+			return `{"id":"` + id("resp_") + `","object":"response","created_at":1,"status":"` + status + `","model":"fake-model","output":` + output +
 				`,"parallel_tool_calls":true,"tool_choice":"auto","tools":[],"temperature":1,"top_p":1,"error":null,"incomplete_details":null,"instructions":` + instructions + `,"metadata":{}}`
 		}
-		out := `[{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"ok","annotations":[]}]}]`
+		out := `[{"type":"message","id":"` + id("msg_") + `","status":"completed","role":"assistant","content":[{"type":"output_text","text":"ok","annotations":[]}]}]`
 		return []event{
 			{name: "response.created", data: `{"type":"response.created","sequence_number":0,"response":` + resp("in_progress", "[]") + `}`},
-			{name: "response.output_text.delta", data: `{"type":"response.output_text.delta","sequence_number":1,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"ok","logprobs":[]}`},
+			{name: "response.output_text.delta", data: `{"type":"response.output_text.delta","sequence_number":1,"item_id":"` + id("msg_") + `","output_index":0,"content_index":0,"delta":"ok","logprobs":[]}`},
 			{name: "response.completed", data: `{"type":"response.completed","sequence_number":2,"response":` + resp("completed", out) + `}`},
 		}, resp("completed", out)
 	case "/v1/messages":
 		msg := func(content, stop string) string {
-			return `{"id":"msg_1","type":"message","role":"assistant","model":"fake-model","content":` + content +
+			return `{"id":"` + id("msg_") + `","type":"message","role":"assistant","model":"fake-model","content":` + content +
 				`,"stop_reason":` + stop + `,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`
 		}
 		return []event{
