@@ -634,7 +634,11 @@ var topLevelPair = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(.+)$`)
 // the text and the index of the first line it quoted (-1: none). A value
 // holding " #" and no ": " is left as it is: strict YAML reads the rest
 // as a comment, as it did before the repair (quoted, "true # only for
-// users" was a string, and made a valid flag invalid).
+// users" was a string, and made a valid flag invalid). A value wrapped
+// onto lines indented with spaces below its key is one value, as YAML
+// folds a plain one: its lines are joined by a space onto the key's line,
+// and left blank, so that every other line keeps its number (a line
+// indented with a tab is no YAML, and said so).
 func quotePlainValues(text string) (repaired string, first int) {
 	lines := strings.Split(text, "\n")
 	first = -1
@@ -644,10 +648,21 @@ func quotePlainValues(text string) (repaired string, first int) {
 			continue
 		}
 		v := strings.TrimRight(m[2], " \t")
-		if v == "" || strings.ContainsAny(v[:1], `'"[{|>&*!%@`+"`") || !strings.Contains(v, ": ") {
+		if v == "" || strings.ContainsAny(v[:1], `'"[{|>&*!%@`+"`") {
+			continue
+		}
+		end := i + 1
+		for end < len(lines) && strings.TrimSpace(lines[end]) != "" && lines[end][0] == ' ' {
+			v += " " + strings.TrimSpace(lines[end])
+			end++
+		}
+		if !strings.Contains(v, ": ") {
 			continue
 		}
 		lines[i] = m[1] + ": '" + strings.ReplaceAll(v, "'", "''") + "'"
+		for j := i + 1; j < end; j++ {
+			lines[j] = ""
+		}
 		if first < 0 {
 			first = i
 		}
