@@ -113,9 +113,11 @@ func doctorClaudeOwn(r *doctorReport, cat *ir.Catalog, project, home string) {
 			continue
 		}
 		n, links := 0, 0
+		var names []string
 		for _, e := range entries {
 			if _, err := os.Stat(filepath.Join(dir, e.Name(), "SKILL.md")); err == nil {
 				n++
+				names = append(names, noteName(e.Name()))
 				if e.Type()&fs.ModeSymlink != 0 {
 					links++
 				} else if files := copies[e.Name()]; len(files) > 0 {
@@ -128,9 +130,9 @@ func doctorClaudeOwn(r *doctorReport, cat *ir.Catalog, project, home string) {
 		case n > 0 && links == n:
 			// A skills CLI's install: each a link to a folder that a
 			// root of the hook holds too.
-			r.add(secHook, ir.SeverityInfo, findHookLeavesClaudeOwn, "%s: the hook leaves its %s, links to skill folders elsewhere, to Claude Code, which lists them to the model itself, and never selects them, wherever they lead: remove a link for rlmc to route its skill", ir.Printable(dir), folderCount(n))
+			r.add(secHook, ir.SeverityInfo, findHookLeavesClaudeOwn, "%s: the hook leaves its %s (%s), links to skill folders elsewhere, to Claude Code, which lists them to the model itself, and never selects them, wherever they lead: remove a link for rlmc to route its skill", ir.Printable(dir), folderCount(n), listSome(names))
 		case n > 0:
-			r.add(secHook, ir.SeverityInfo, findHookLeavesClaudeOwn, "%s: the hook leaves its %s to Claude Code, which lists them to the model itself, and never selects them: keep the skills rlmc should route in .agents/skills", ir.Printable(dir), folderCount(n))
+			r.add(secHook, ir.SeverityInfo, findHookLeavesClaudeOwn, "%s: the hook leaves its %s (%s) to Claude Code, which lists them to the model itself, and never selects them: keep the skills rlmc should route in .agents/skills", ir.Printable(dir), folderCount(n), listSome(names))
 		}
 	}
 }
