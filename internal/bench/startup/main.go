@@ -364,8 +364,13 @@ func cacheReady(dir string) bool {
 	return cache
 }
 
+// hookInput is the input Claude Code gives the hook for prompt in cwd: a
+// session whose transcript is never written, so that each prompt pays
+// for the hook's memory of the session (read, stat, store) and gets its
+// skills in full, as a first prompt does.
 func (c *config) hookInput(prompt, cwd string) []byte {
-	data, _ := json.Marshal(map[string]string{"hook_event_name": "UserPromptSubmit", "prompt": prompt, "cwd": cwd, "session_id": "startup"})
+	data, _ := json.Marshal(map[string]string{"hook_event_name": "UserPromptSubmit", "prompt": prompt, "cwd": cwd, "session_id": "startup",
+		"transcript_path": filepath.Join(cwd, "startup-transcript.jsonl")})
 	return data
 }
 
