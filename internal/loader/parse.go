@@ -627,6 +627,14 @@ func parseFrontmatter(s *diagSink, text string, fm *Frontmatter) fmVerdict {
 	return fmRead
 }
 
+// continuationEnds reports whether an indented line ends a plain value
+// wrapped onto it rather than continue it: a blank line, or a comment (a
+// "#" first, which YAML reads as one).
+func continuationEnds(line string) bool {
+	t := strings.TrimSpace(line)
+	return t == "" || t[0] == '#'
+}
+
 var topLevelPair = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(.+)$`)
 
 // quotePlainValues single-quotes top-level plain values that contain ": ",
@@ -652,7 +660,7 @@ func quotePlainValues(text string) (repaired string, first int) {
 			continue
 		}
 		end := i + 1
-		for end < len(lines) && strings.TrimSpace(lines[end]) != "" && lines[end][0] == ' ' {
+		for end < len(lines) && lines[end] != "" && lines[end][0] == ' ' && !continuationEnds(lines[end]) {
 			v += " " + strings.TrimSpace(lines[end])
 			end++
 		}

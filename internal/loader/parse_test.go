@@ -52,6 +52,7 @@ func TestParseSkill(t *testing.T) {
 		{name: "quoted description keeps its hash", content: "---\nname: a\ndescription: \"Format C# code #formatting\"\n---\n", wantName: "a", wantDesc: "Format C# code #formatting"},
 		{name: "colon in plain value", content: "---\nname: a\ndescription: Audit code: find bugs\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Audit code: find bugs", wantLine: 3},
 		{name: "colon in a plain value wrapped onto two lines", content: "---\nname: a\ndescription: Update the spec: regenerate\n  the client.\nlicense: MIT\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Update the spec: regenerate the client.", wantLine: 3},
+		{name: "a comment below a value with a colon is no part of it", content: "---\nname: a\ndescription: Audit code: find bugs\n  # the team's\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Audit code: find bugs", wantLine: 3},
 		{name: "colon on a wrapped value's second line", content: "---\nname: a\ndescription: Update the spec and\n  regenerate: the client.\n---\n", want: ir.CodeLenientYAML, wantName: "a", wantDesc: "Update the spec and regenerate: the client.", wantLine: 3},
 		// The repair quotes the line that needs it, not a comment on
 		// another: "true # only for users" quoted was an invalid flag.
