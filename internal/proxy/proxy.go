@@ -1069,7 +1069,7 @@ func (p *Proxy) placeTurns(a *api, body []byte, list span, turns []turn, carried
 			}
 		}
 	}
-	msgs, _ := elements(body, list)
+	msgs, listed := elements(body, list)
 	for i, t := range turns {
 		for len(msgs) > 0 && msgs[0].end <= t.end {
 			if c, ok := field(body, msgs[0], "content"); ok {
@@ -1077,7 +1077,9 @@ func (p *Proxy) placeTurns(a *api, body []byte, list span, turns []turn, carried
 			}
 			msgs = msgs[1:]
 		}
-		hold(t.content) // a Responses input that is a string is no list
+		if !listed {
+			hold(t.content) // a Responses input that is a string is no list
+		}
 		b, ok, err := blockOf(i)
 		switch {
 		case err != nil:
