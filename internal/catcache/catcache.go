@@ -69,7 +69,7 @@ const EnvDebug = "RLMC_CACHE_DEBUG"
 
 // formatVersion changes with every change of the file layout or of what
 // a unit, a bag or an index holds.
-const formatVersion = 30
+const formatVersion = 31
 
 // magic opens every cache file.
 var magic = [8]byte{'R', 'L', 'M', 'C', 'C', 'A', 'T', 0}

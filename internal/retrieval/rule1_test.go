@@ -223,6 +223,14 @@ func TestStemFamilies(t *testing.T) {
 		{"translate", "translator", "translation"},
 		{"automate", "automation"},
 		{"integrate", "integration"},
+		// The nouns in -sion of verbs in -de.
+		{"decide", "decided", "decides", "deciding", "decision", "decisions"},
+		{"conclude", "concluded", "conclusion", "conclusions"},
+		{"include", "including", "inclusion"},
+		{"exclude", "excluded", "exclusion", "exclusions"},
+		{"divide", "division"},
+		{"explode", "explosion"},
+		{"invade", "invasion"},
 		// A verb in -ize made of a noun in -er is that noun.
 		{"container", "containers", "containerize", "containerized", "containerizing", "containerise", "containerization", "containerizer"},
 		{"docker", "dockerize", "dockerized", "dockerise"},
@@ -253,6 +261,7 @@ func TestStemFamilies(t *testing.T) {
 		// of verbs that are other words.
 		{"station", "stat"}, {"stations", "state"}, {"nation", "nat"}, {"ration", "rate"}, {"production", "product"}, {"documentation", "document"},
 		{"analysis", "analyze"},
+		{"provision", "provide"}, {"provisioning", "provided"}, {"vision", "vid"}, {"version", "verd"},
 		// Verbs in -ize of nouns that do not end in -er.
 		{"organize", "organ"},
 		// Nouns in -ly and short -ly words are no adverbs.

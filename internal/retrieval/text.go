@@ -321,12 +321,37 @@ var clipped = map[string]string{
 // "organize", "authorize" and "normalize" are not "organ", "author" and
 // "normal".
 func derived(w string) string {
-	w = verbal(w)
+	w = sionVerb(verbal(w))
 	if n := len(w); n >= 8 && strings.HasSuffix(w, "eriz") {
 		return w[:n-2]
 	}
 	return w
 }
+
+// sionVerb takes a noun in -sion of a verb in -de back to the verb's
+// stem, so that a task's "we decided" meets a skill's "decision record",
+// "include" meets "inclusion" and "explode" "explosion": "-ision",
+// "-usion", "-osion" and "-asion" become the "-id", "-ud", "-od" and "-ad"
+// that "decide", "conclude", "erode" and "invade" stem as. Only nouns of
+// eight letters or more ("vision", "fusion" stay whole); a noun whose
+// stem would be another word stays whole too ("provision" is no
+// "provide"). The nouns of this shape with no verb in -de ("occasion",
+// "precision") stem as no word does.
+func sionVerb(w string) string {
+	n := len(w)
+	if n < 8 || !strings.HasSuffix(w, "sion") || sionKept[w] {
+		return w
+	}
+	switch w[n-5] {
+	case 'i', 'u', 'o', 'a':
+		return w[:n-4] + "d"
+	}
+	return w
+}
+
+// sionKept are nouns in -sion whose verb in -de means another thing.
+// Generic English; no skill's name.
+var sionKept = toSet(`provision`)
 
 // verbal takes a noun of a verb in -ize or -ate to the verb's stem (see
 // derived).
