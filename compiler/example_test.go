@@ -155,3 +155,17 @@ func ExampleRequest_carried() {
 	// tdd inline
 	// tdd given
 }
+
+func ExampleCarriedIn() {
+	root, _ := os.MkdirTemp("", "skills")
+	defer os.RemoveAll(root)
+	writeSkill(root, "tdd", "Test-driven development: write a failing test first.", strings.Repeat("Write the test first, watch it fail, then make it pass.\n", 12))
+
+	c, _ := compiler.Load(context.Background(), compiler.Options{Roots: []string{root}}, compiler.Policy{})
+	first, _ := c.Compile(context.Background(), compiler.Request{Task: "add a feature with test-driven development"})
+	// The host put first.Prompt in the conversation; a later turn says so.
+	next, _ := c.Compile(context.Background(), compiler.Request{Task: "now the parser, test-driven development again", Carried: compiler.CarriedIn(first.Prompt)})
+	fmt.Println(first.Selected[0].Rendering, next.Selected[0].Rendering)
+	// Output:
+	// inline given
+}

@@ -158,6 +158,24 @@ func SkillBlocksIn(text string) []string {
 	}
 }
 
+// CarriedIn returns a Request.Carried for a conversation that holds
+// texts (the prompts Compile gave its earlier turns, or the messages they
+// were put in): it carries a block that SkillBlocksIn finds in one of
+// them, to the byte. Nil when they hold none: a block edited since, or
+// given for another skill's version, is no longer carried.
+func CarriedIn(texts ...string) func(block string) bool {
+	held := map[string]bool{}
+	for _, t := range texts {
+		for _, b := range SkillBlocksIn(t) {
+			held[b] = true
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	return func(block string) bool { return held[block] }
+}
+
 // JoinSkillBlocks renders blocks, as SkillBlocks returns them, as one
 // prompt: "" for none, else the blocks inside one <skills> block.
 func JoinSkillBlocks(blocks []string) string {

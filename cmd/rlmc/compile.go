@@ -30,6 +30,7 @@ type compileParams struct {
 	trajectory string
 	why        []string
 	all        bool
+	carried    []string
 }
 
 func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -59,6 +60,11 @@ func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if err := valuesGiven(cmd, map[string]string{"task": p.task, "tokenizer": p.tokenizer}, map[string][]string{"select": p.selects, "deny": p.denies, "why": p.why}); err != nil {
 				return err
 			}
+			for _, f := range p.carried {
+				if strings.TrimSpace(f) == "" || isFlag(cmd, f) {
+					return usageError("--carried needs a FILE, and was given %q", f)
+				}
+			}
 			return runCompile(cmd.Context(), p, stdin, stdout, stderr)
 		},
 	}
@@ -73,6 +79,7 @@ func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringArrayVar(&p.why, "why", nil, "say what became of unit `NAME` and list it in the JSON result, whatever its reason (repeatable, or NAME,NAME)")
 	fl.BoolVar(&p.all, "all-rejected", false, "list every rejected unit in the JSON result, not only those a rule decided about")
 	fl.StringVar(&p.trajectory, "trajectory", "", "append one JSON audit line per compile to `FILE`")
+	fl.StringArrayVar(&p.carried, "carried", nil, "the conversation already holds `FILE` (an earlier prompt): a skill whose block it holds is given, not sent again (repeatable)")
 	return cmd
 }
 
@@ -111,6 +118,10 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		// variable or an empty pipe looks the same: say so, not silently.
 		fmt.Fprintln(stderr, "rlmc: the task is empty: no skill is routed from it (only --select and the policy's mandatory units load)")
 	}
+	carried, err := readCarried(p.carried)
+	if err != nil {
+		return err
+	}
 	p.sayNoRoot = true
 	c, err := p.load(ctx, stderr)
 	if err != nil {
@@ -128,7 +139,7 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		}
 	}
 	req := compiler.Request{Task: task, Select: splitNames(p.selects), Deny: denies, Budget: p.budget, Tokenizer: p.tokenizer,
-		Why: why, AllRejected: p.all}
+		Why: why, AllRejected: p.all, Carried: carried}
 	var (
 		res      *compiler.Result
 		auditErr error // the compile's record was not written
@@ -263,4 +274,25 @@ func isFlag(cmd *cobra.Command, v string) bool {
 		return cmd.Flags().Lookup(name) != nil
 	}
 	return len(v) == 2 && v[0] == '-' && cmd.Flags().ShorthandLookup(v[1:]) != nil
+}
+
+// maxCarriedBytes bounds a --carried file: a conversation's prompts, not
+// its whole transcript.
+const maxCarriedBytes = 16 << 20
+
+// readCarried reads the --carried files into a Request.Carried: nil for
+// none. A file that cannot be read is the command line's mistake.
+func readCarried(files []string) (func(string) bool, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	texts := make([]string, 0, len(files))
+	for _, f := range files {
+		data, err := safefs.ReadPath(f, maxCarriedBytes)
+		if err != nil {
+			return nil, usageError("--carried %s: %v", f, err)
+		}
+		texts = append(texts, string(data))
+	}
+	return compiler.CarriedIn(texts...), nil
 }

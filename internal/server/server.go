@@ -307,7 +307,7 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	// of its own rather than share one (turns). A compile that runs out of
 	// time while it waits is answered as canceled, by CompileIn.
 	res, c, err := s.compileTurn(ctx, l, compiler.Request{Task: req.task(), Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
-		Why: req.Why, AllRejected: req.AllRejected})
+		Why: req.Why, AllRejected: req.AllRejected, Carried: compiler.CarriedIn(req.Carried...)})
 	if err != nil {
 		var ce *compiler.Error
 		if !errors.As(err, &ce) {
@@ -371,6 +371,11 @@ type Request struct {
 	// (compiler.Request's); neither changes a decision.
 	Why         strictjson.Strings `json:"why,omitempty"`
 	AllRejected bool               `json:"all_rejected,omitempty"`
+	// Carried holds what the conversation already holds (the prompts
+	// earlier answers gave, or the messages the host put them in): a
+	// selected unit whose block one of them holds is rendered as given
+	// (compiler.CarriedIn).
+	Carried strictjson.Strings `json:"carried,omitempty"`
 }
 
 // task returns the request's task ("" when it has none).

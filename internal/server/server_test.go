@@ -248,6 +248,54 @@ func TestCompileContract(t *testing.T) {
 	}
 }
 
+// TestCompileCarried: a request's "carried" texts are what the
+// conversation holds; a skill whose block one of them holds is given, not
+// sent again, and a null among them is refused.
+func TestCompileCarried(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "tdd", "Test-driven development: write the failing test first.", strings.Repeat("Write the failing test first, run it, watch it fail, then make it pass.\n", 10))
+	s, ts := newTestServer(t, Config{Roots: []string{root}})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	compile := func(body string) (int, *compiler.Result) {
+		t.Helper()
+		status, data := post(t, ts.URL+"/v1/compile", "", body)
+		var res compiler.Result
+		if status == http.StatusOK {
+			if err := json.Unmarshal(data, &res); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return status, &res
+	}
+	_, first := compile(`{"task": "add the parser with test-driven development"}`)
+	if len(first.Selected) != 1 || first.Selected[0].Rendering != compiler.RenderingInline {
+		t.Fatalf("got %+v; want tdd inline", first.Selected)
+	}
+	held, _ := json.Marshal(first.Prompt)
+	tests := []struct {
+		name, carried string
+		status        int
+		want          compiler.Rendering
+	}{
+		{name: "its prompt", carried: `[` + string(held) + `]`, status: 200, want: compiler.RenderingGiven},
+		{name: "another text", carried: `["hello"]`, status: 200, want: compiler.RenderingInline},
+		{name: "a null", carried: `[null]`, status: http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, res := compile(`{"task": "now the lexer, test-driven development", "carried": ` + tt.carried + `}`)
+			if status != tt.status {
+				t.Fatalf("got status %d; want %d", status, tt.status)
+			}
+			if status == 200 && (len(res.Selected) != 1 || res.Selected[0].Rendering != tt.want) {
+				t.Errorf("got %+v; want tdd %s", res.Selected, tt.want)
+			}
+		})
+	}
+}
+
 // TestToken: with a token, every endpoint requires it; a wrong one, or
 // one of another length, is refused.
 func TestToken(t *testing.T) {

@@ -87,6 +87,9 @@ type Request struct {
 	// (compiler.Request's); they change no decision.
 	Why         strictjson.Strings `json:"why,omitempty"`
 	AllRejected bool               `json:"all_rejected,omitempty"`
+	// Carried holds what the conversation already holds: a selected
+	// unit whose block one of them holds is given (compiler.CarriedIn).
+	Carried strictjson.Strings `json:"carried,omitempty"`
 }
 
 // budget returns the request's budget, 0 (the policy's) when it has none.
@@ -769,7 +772,7 @@ func compile(ctx context.Context, c *compiler.Compiler, req Request) (*compiler.
 // CompileRequest returns the compiler's request for a case's request.
 func (req Request) CompileRequest() compiler.Request {
 	return compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
-		Why: req.Why, AllRejected: req.AllRejected}
+		Why: req.Why, AllRejected: req.AllRejected, Carried: compiler.CarriedIn(req.Carried...)}
 }
 
 func sameJSON(a, b *compiler.Result) bool {
