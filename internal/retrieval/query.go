@@ -789,6 +789,21 @@ func (ix *Index) negations(q *Query, from int, p *pulse.Pulse) (map[string]strin
 			continue
 		}
 		if len(list) == 0 || (c.object && !q.endsObject(end, c.kind != cueWant)) || (c.kind == cueBare && q.nextIn(end, concessives)) {
+			// A name that does not end the object refuses no unit, but
+			// the object is still turned away: "write the commit
+			// message but not a changelog entry" is no request for a
+			// changelog skill.
+			if len(list) > 0 && c.refusesWords {
+				if from, to, ok := q.refusedWords(i+n, c); ok {
+					if masked == nil {
+						masked = make([]bool, len(q.words))
+					}
+					for j := from; j < to; j++ {
+						masked[j] = true
+					}
+					i = to - 1
+				}
+			}
 			continue
 		}
 		for _, l := range list {
@@ -1424,7 +1439,7 @@ func (ix *Index) isWholeName(words []string) bool {
 // states a fact, and keeps its words.
 func maskRefused(q *Query, masked []bool) []bool {
 	for i := 0; i < len(q.words); i++ {
-		if i > 0 && !q.endsClause(i-1) && !clauseJoins[q.words[i]] {
+		if i > 0 && !q.endsClause(i-1) && !clauseJoins[q.words[i]] && !clauseTurns[q.words[i]] && !refusesDoing(q, i) {
 			continue
 		}
 		k := i
@@ -1505,12 +1520,33 @@ var goLeads = set([]string{"can", "could", "should", "will", "would", "must", "m
 var goParticles = set([]string{"through", "over", "ahead", "about", "back", "away", "wrong", "live"})
 
 // refusalLeads may stand before a refusal that opens a clause.
-var refusalLeads = map[string]bool{"and": true, "then": true, "but": true, "just": true, "please": true}
+var refusalLeads = map[string]bool{"and": true, "then": true, "but": true, "yet": true, "just": true, "please": true}
+
+// clauseTurns open a clause of their own within a sentence: "review the
+// diff but don't deploy" asks for the review and refuses the deploy, as
+// "review the diff, but don't deploy" does (the deploy skill was loaded
+// on the word refused, and the review dropped beside it).
+var clauseTurns = map[string]bool{"but": true, "yet": true}
+
+// refusesDoing reports whether word i is "without" before a verb's
+// gerund ("review the diff without deploying", "add the column without
+// taking the site down"): what follows is what the task refuses to do,
+// wherever it stands. A noun after "without" is a thing to avoid that
+// the task may be about ("deploy without downtime"), and keeps its
+// words.
+func refusesDoing(q *Query, i int) bool {
+	if q.words[i] != "without" || i+1 >= len(q.words) || q.gap(i) != gapSpace {
+		return false
+	}
+	g := q.words[i+1]
+	return len(g) > 5 && strings.HasSuffix(g, "ing") && !doubleNegatives[g]
+}
 
 // refusalAt returns how many words an imperative negation at word k
-// takes ("do not", "don't", "never", "without"), or 0 when none starts
-// there, or when it asks after all ("don't forget to update the
-// changelog", "do not hesitate to ...": doubleNegatives).
+// takes ("do not", "don't", "never", "without", "no need to", "I don't
+// want to", "we don't need to"), or 0 when none starts there, or when it
+// asks after all ("don't forget to update the changelog", "do not
+// hesitate to ...": doubleNegatives).
 func refusalAt(q *Query, k int) int {
 	n := 0
 	switch {
@@ -1519,11 +1555,47 @@ func refusalAt(q *Query, k int) int {
 		n = 1
 	case q.words[k] == "do" && k+1 < len(q.words) && q.words[k+1] == "not" && q.gap(k) == gapSpace:
 		n = 2
+	case q.words[k] == "no" && q.spaced(k, "no", "need", "to"):
+		n = 3
+	case refusingSubjects[q.words[k]]:
+		// "I don't want to deploy": a wish not to do a thing, with its
+		// verb; "I don't want the notes to be long" asks about notes.
+		m := 0
+		switch {
+		case q.spaced(k+1, "dont"):
+			m = 1
+		case q.spaced(k+1, "do", "not"):
+			m = 2
+		}
+		if m > 0 && k+m+2 < len(q.words) && wishVerbs[q.words[k+1+m]] && q.spaced(k+1+m, q.words[k+1+m], "to") {
+			n = m + 3
+		}
 	}
 	if n > 0 && k+n < len(q.words) && doubleNegatives[q.words[k+n]] {
 		return 0
 	}
 	return n
+}
+
+// refusingSubjects and wishVerbs make "I don't want to", "we don't need
+// to" a refusal of what follows.
+var (
+	refusingSubjects = map[string]bool{"i": true, "we": true}
+	wishVerbs        = map[string]bool{"want": true, "need": true, "wish": true, "intend": true, "plan": true}
+)
+
+// spaced reports whether the words from k on are ws, in order, with
+// blanks between them.
+func (q *Query) spaced(k int, ws ...string) bool {
+	if k+len(ws) > len(q.words) {
+		return false
+	}
+	for j, w := range ws {
+		if q.words[k+j] != w || (j > 0 && q.gap(k+j-1) != gapSpace) {
+			return false
+		}
+	}
+	return true
 }
 
 // doubleNegatives are the verbs whose negation asks for the thing:

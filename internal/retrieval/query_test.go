@@ -209,6 +209,19 @@ func TestRefusedWordsMasked(t *testing.T) {
 		{name: "avoid keeps its words", task: "review the orders service and avoid slow queries", want: "review the order servic and avoid slow queri"},
 		{name: "a comma right after the cue", task: "review it, not, deploy", want: "review it not deploy"},
 		{name: "not only", task: "not only review but also deploy", want: "not onli review but also deploy"},
+		// A refusal after "but" or "yet" opens a clause of its own.
+		{name: "but don't", task: "review the diff but don't deploy", want: "review the diff but _ _"},
+		{name: "but do not", task: "review the diff but do not deploy", want: "review the diff but _ _ _"},
+		{name: "yet never", task: "review the diff yet never deploy it", want: "review the diff yet _ _ _"},
+		{name: "but I don't want to", task: "review the diff but I don't want to deploy", want: "review the diff but _ _ _ _ _"},
+		{name: "no need to", task: "no need to deploy, just review the diff", want: "_ _ _ _ just review the diff"},
+		{name: "without a gerund", task: "review the diff without deploying it", want: "review the diff _ _ _"},
+		{name: "a wish about a thing", task: "I don't want the deploy notes to be long", want: "i dont want the deploy note to be long"},
+		{name: "but don't forget", task: "review the diff but don't forget to deploy", want: "review the diff but dont forget to deploy"},
+		{name: "but as a fact", task: "it builds but the deploy fails", want: "it build but the deploy fail"},
+		// An object a unit's name does not end refuses no unit, and is
+		// still turned away.
+		{name: "a name that does not end the object", task: "run the tests but not a tdd session", want: "run the test but not a _ _"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
