@@ -1439,7 +1439,7 @@ func (ix *Index) isWholeName(words []string) bool {
 // states a fact, and keeps its words.
 func maskRefused(q *Query, masked []bool) []bool {
 	for i := 0; i < len(q.words); i++ {
-		if i > 0 && !q.endsClause(i-1) && !clauseJoins[q.words[i]] && !clauseTurns[q.words[i]] && !refusesDoing(q, i) {
+		if i > 0 && !q.endsClause(i-1) && !clauseJoins[q.words[i]] && !clauseTurns[q.words[i]] {
 			continue
 		}
 		k := i
@@ -1527,20 +1527,6 @@ var refusalLeads = map[string]bool{"and": true, "then": true, "but": true, "yet"
 // "review the diff, but don't deploy" does (the deploy skill was loaded
 // on the word refused, and the review dropped beside it).
 var clauseTurns = map[string]bool{"but": true, "yet": true}
-
-// refusesDoing reports whether word i is "without" before a verb's
-// gerund ("review the diff without deploying", "add the column without
-// taking the site down"): what follows is what the task refuses to do,
-// wherever it stands. A noun after "without" is a thing to avoid that
-// the task may be about ("deploy without downtime"), and keeps its
-// words.
-func refusesDoing(q *Query, i int) bool {
-	if q.words[i] != "without" || i+1 >= len(q.words) || q.gap(i) != gapSpace {
-		return false
-	}
-	g := q.words[i+1]
-	return len(g) > 5 && strings.HasSuffix(g, "ing") && !doubleNegatives[g]
-}
 
 // refusalAt returns how many words an imperative negation at word k
 // takes ("do not", "don't", "never", "without", "no need to", "I don't

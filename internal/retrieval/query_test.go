@@ -215,7 +215,9 @@ func TestRefusedWordsMasked(t *testing.T) {
 		{name: "yet never", task: "review the diff yet never deploy it", want: "review the diff yet _ _ _"},
 		{name: "but I don't want to", task: "review the diff but I don't want to deploy", want: "review the diff but _ _ _ _ _"},
 		{name: "no need to", task: "no need to deploy, just review the diff", want: "_ _ _ _ just review the diff"},
-		{name: "without a gerund", task: "review the diff without deploying it", want: "review the diff _ _ _"},
+		// "without" and a gerund name a way to avoid as often as an
+		// act refused ("fix the borrow error without cloning the vec").
+		{name: "without a gerund keeps its words", task: "fix the borrow error without cloning the vec", want: "fix the borrow error without clone the vec"},
 		{name: "a wish about a thing", task: "I don't want the deploy notes to be long", want: "i dont want the deploy note to be long"},
 		{name: "but don't forget", task: "review the diff but don't forget to deploy", want: "review the diff but dont forget to deploy"},
 		{name: "but as a fact", task: "it builds but the deploy fails", want: "it build but the deploy fail"},
