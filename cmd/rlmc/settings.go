@@ -274,6 +274,9 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// utf8BOM is the byte order mark some Windows editors write first.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // installHook returns settings with a UserPromptSubmit hook running command
 // added, and whether anything was added: nothing is when an rlmc hook is
 // already there (present names the command found). Empty settings (a file
@@ -281,6 +284,10 @@ func shellQuote(s string) string {
 func installHook(settings []byte, command string) (out []byte, present string, err error) {
 	if len(bytes.TrimSpace(settings)) == 0 {
 		return []byte(hookSnippet(command) + "\n"), "", nil
+	}
+	if bytes.HasPrefix(settings, utf8BOM) {
+		// Said as what it is: read as JSON it was "invalid character 'ï'".
+		return nil, "", fmt.Errorf("the file starts with a byte order mark (U+FEFF), which JSON does not allow: save it as UTF-8 without one: %w", errSettingsShape)
 	}
 	cmds, err := installedHooks(settings)
 	if err != nil {

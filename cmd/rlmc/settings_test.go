@@ -46,6 +46,7 @@ func TestInstallHook(t *testing.T) {
 		// Claude Code reads a timeout as a JavaScript number.
 		{name: "timeouts that are no integers", settings: `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo hi", "timeout": 2.5}]}, {"hooks": [{"type": "command", "command": "/opt/bin/rlmc hook claude-code", "timeout": 5.0}]}]}}`, wantPresent: cmd},
 		{name: "not an object", settings: `[1]`, wantErr: errSettingsShape},
+		{name: "byte order mark", settings: "\xef\xbb\xbf{}", wantErr: errSettingsShape},
 		{name: "hooks not an object", settings: `{"hooks": []}`, wantErr: errSettingsShape},
 		{name: "prompt hooks not an array", settings: `{"hooks": {"UserPromptSubmit": {}}}`, wantErr: errSettingsShape},
 		{name: "hooks twice", settings: `{"hooks": {}, "hooks": {"Stop": []}}`, wantErr: errSettingsShape},

@@ -239,6 +239,15 @@ func TestParseManifestSaysJSON(t *testing.T) {
 	}
 }
 
+// TestParseManifestBOM: a manifest that opens with a byte order mark is
+// read as the same manifest without one; it made the skill invalid.
+func TestParseManifestBOM(t *testing.T) {
+	m, err := ParseManifest([]byte("\xef\xbb\xbf{\"keywords\":[\"tls\"]}"))
+	if err != nil || len(m.Keywords) != 1 || m.Keywords[0] != "tls" {
+		t.Errorf("got %+v, %v; want keywords [tls]", m, err)
+	}
+}
+
 // TestParseManifestNotAnObject: a manifest that is not a JSON object is
 // refused; null decoded into an empty manifest and was accepted.
 func TestParseManifestNotAnObject(t *testing.T) {

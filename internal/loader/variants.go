@@ -138,6 +138,9 @@ const (
 // types and exceeded limits are errors, because the manifest decides
 // conflicts.
 func ParseManifest(data []byte) (*Manifest, error) {
+	// A byte order mark (PowerShell 5's Out-File writes one) is read
+	// past, as it is in SKILL.md: it made the whole skill invalid.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if err := checkJSONShape(data); err != nil {
 		return nil, err
 	}

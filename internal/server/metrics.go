@@ -17,6 +17,7 @@ type metrics struct {
 	latency        prometheus.Histogram
 	decisions      *prometheus.CounterVec
 	errors         *prometheus.CounterVec
+	refused        *prometheus.CounterVec
 	inflight       prometheus.Gauge
 	reloads        prometheus.Counter
 	reloadFailures prometheus.Counter
@@ -36,6 +37,9 @@ func newMetrics() (*prometheus.Registry, *metrics) {
 		}, []string{"decision"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rlmc_compile_errors_total", Help: "Compiles answered with an error, by error code.",
+		}, []string{"code"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rlmc_requests_refused_total", Help: "Requests refused before any route saw them, by error code (unauthorized, forbidden_host, cross_origin): a browser page probing the server, or a client without its token.",
 		}, []string{"code"}),
 		inflight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "rlmc_compiles_in_flight", Help: "Compiles running now.",
@@ -58,7 +62,7 @@ func newMetrics() (*prometheus.Registry, *metrics) {
 		}),
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(m.latency, m.decisions, m.errors, m.inflight, m.reloads, m.reloadFailures, m.reloadSeconds, m.units, m.loadedAt,
+	reg.MustRegister(m.latency, m.decisions, m.errors, m.refused, m.inflight, m.reloads, m.reloadFailures, m.reloadSeconds, m.units, m.loadedAt,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// The decisions are known in advance: each series exists from the
 	// start, at zero, so a rate over it never begins with a gap.

@@ -179,8 +179,8 @@ func New(cfg Config) (*Server, error) {
 		}
 		mux.ServeHTTP(w, r)
 	})
-	s.handler = s.authorize(httpsafe.Guard(routes, s.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, _ *http.Request, r httpsafe.Refusal) {
-		s.fail(w, r.Status, &compiler.Error{Stage: StageServe, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
+	s.handler = s.authorize(httpsafe.Guard(routes, s.token.Set(), cfg.Socket != "", func(w http.ResponseWriter, req *http.Request, r httpsafe.Refusal) {
+		s.refuse(w, req, r.Status, &compiler.Error{Stage: StageServe, Code: compiler.ErrorCode(r.Code), Message: r.Msg})
 	}))
 	return s, nil
 }
@@ -259,11 +259,31 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 		given, ok := httpsafe.Bearer(r.Header.Get("Authorization"))
 		if !s.token.Matches(given) || !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="rlmc"`)
-			s.fail(w, http.StatusUnauthorized, &compiler.Error{Stage: StageServe, Code: ErrUnauthorized, Message: "a valid bearer token is required"})
+			s.refuse(w, r, http.StatusUnauthorized, &compiler.Error{Stage: StageServe, Code: ErrUnauthorized, Message: "a valid bearer token is required"})
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// refuse answers a request refused before any route saw it (no token, a
+// Host or Origin a browser page sends), and counts and logs it: an
+// operator sees a page probing the server (DNS rebinding) or a client
+// that lost its token, which only the client saw before.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, ce *compiler.Error) {
+	s.m.refused.WithLabelValues(string(ce.Code)).Inc()
+	s.log.Warn("request refused", "status", status, "code", ce.Code, "method", ir.Printable(r.Method), "path", ir.Printable(cutText(r.URL.Path, 128)),
+		"host", ir.Printable(cutText(r.Host, 128)), "remote", r.RemoteAddr)
+	s.fail(w, status, ce)
+}
+
+// cutText returns s cut to at most n bytes: a refused request's fields
+// are logged, not its whole headers.
+func cutText(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
 }
 
 // compile answers POST /v1/compile with the compile JSON contract.

@@ -662,7 +662,8 @@ func TestKeyNamedInError(t *testing.T) {
 // a page of another origin is refused too.
 func TestRebindingRefused(t *testing.T) {
 	root, _ := smallCatalog(t)
-	s, ts := newTestServer(t, Config{Roots: []string{root}})
+	var logs lockedBuffer
+	s, ts := newTestServer(t, Config{Roots: []string{root}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err := s.Watch(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -693,6 +694,21 @@ func TestRebindingRefused(t *testing.T) {
 				t.Fatalf("got %d %s; want 403 %s", resp.StatusCode, data, tc.code)
 			}
 		})
+	}
+	// The operator sees the probing: counted by code, and logged.
+	resp, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`rlmc_requests_refused_total{code="forbidden_host"} 2`, `rlmc_requests_refused_total{code="cross_origin"} 1`} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("metrics: got no line %q", want)
+		}
+	}
+	if got := strings.Count(logs.String(), "msg=\"request refused\""); got != 3 {
+		t.Errorf("got %d refusals logged; want 3:\n%s", got, logs.String())
 	}
 }
 
