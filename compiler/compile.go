@@ -227,8 +227,11 @@ func (r *compilation) analyze(req Request) (*input, error) {
 	for n := range r.c.denied {
 		in.denied[n] = true
 	}
+	var spell *namer // built at the first deny no unit answers to
 	for _, n := range req.Deny {
-		in.denied[n] = true
+		for _, t := range denyTargets(r.c.cat, &spell, n) {
+			in.denied[t] = true
+		}
 	}
 	in.q = r.c.index.AnalyzeWith(req.Task, retrieval.AnalyzeOptions{Commands: p.Invocation != InvocationHost}, r.pulse)
 	for _, n := range in.q.Negations() {
@@ -236,6 +239,9 @@ func (r *compilation) analyze(req Request) (*input, error) {
 	}
 	for _, v := range in.q.Quoted() {
 		r.event(Event{Stage: StageAnalyze, Kind: EventQuotedValue, Detail: v})
+	}
+	for _, v := range in.q.Refusals() {
+		r.event(Event{Stage: StageAnalyze, Kind: EventRefusal, Detail: v})
 	}
 	if v, ok := in.q.Command(); ok {
 		r.event(Event{Stage: StageAnalyze, Kind: EventInvocation, Unit: v.Unit, Detail: v.Said, Args: v.Args})
@@ -880,7 +886,7 @@ func (r *compilation) assemble(v *verdict, rd *rendered, fp string) *Result {
 	}
 	// A deny or a why naming no unit is most likely a typo for one (a
 	// deny's stays allowed): the result says so, to every host.
-	if unknown := slices.Concat(UnknownNames(r.c, "deny", v.req.Deny), UnknownNames(r.c, "why", v.req.Why)); len(unknown) > 0 {
+	if unknown := slices.Concat(UnknownDenies(r.c, "deny", v.req.Deny), UnknownNames(r.c, "why", v.req.Why)); len(unknown) > 0 {
 		res.Diagnostics = append(res.Diagnostics, unknown...)
 		res.Diagnostics.Sort()
 	}

@@ -203,8 +203,11 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	if c.policy.Invocation == "" {
 		c.policy.Invocation = InvocationTask
 	}
+	var spell *namer // built at the first deny no unit answers to
 	for _, n := range p.Deny {
-		c.denied[n] = true
+		for _, t := range denyTargets(cat, &spell, n) {
+			c.denied[t] = true
+		}
 	}
 	c.index = ix
 	if c.index == nil {
@@ -250,6 +253,13 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 					names = newNamer(cat)
 				}
 				hint, hinted = names.hint(n), hinted+1
+				if units := names.spelled(n); len(units) > 0 && slices.Contains(c.policy.Deny, n) {
+					quoted := make([]string, len(units))
+					for j, u := range units {
+						quoted[j] = ir.Quote(u)
+					}
+					hint = "; its deny denies " + strings.Join(quoted, " and ") + " all the same, whose name it spells otherwise or whose folder it names"
+				}
 			}
 			c.diags.Add(ir.Diagnostic{Path: path, Line: line, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog%s", n, hint)})
 		}
@@ -541,6 +551,18 @@ func milliUp(f float64) int { return int(math.Ceil(math.Round(f*1e6) / 1000)) }
 // maxUnknownNamed names one more warning counts the rest: a request is
 // bounded in bytes, not in names, and must not make a warning per name.
 func UnknownNames(c *Compiler, field string, names []string) ir.Diagnostics {
+	return unknownNames(c, field, names, false)
+}
+
+// UnknownDenies is UnknownNames for a deny list: a name no unit answers
+// to that spells a unit's name otherwise, or names its folder, denies
+// that unit all the same (the warning says which), so that a typo of
+// case fails closed.
+func UnknownDenies(c *Compiler, field string, names []string) ir.Diagnostics {
+	return unknownNames(c, field, names, true)
+}
+
+func unknownNames(c *Compiler, field string, names []string, deny bool) ir.Diagnostics {
 	var out ir.Diagnostics
 	unknown := UnknownUnits(c, names)
 	if len(unknown) == 0 {
@@ -553,8 +575,16 @@ func UnknownNames(c *Compiler, field string, names []string) ir.Diagnostics {
 				Message: fmt.Sprintf("%s names %d more units that are not in the catalog", field, len(unknown)-i)})
 			break
 		}
+		hint := namer.hint(n)
+		if units := namer.spelled(n); deny && len(units) > 0 {
+			quoted := make([]string, len(units))
+			for j, u := range units {
+				quoted[j] = ir.Quote(u)
+			}
+			hint = "; it denies " + strings.Join(quoted, " and ") + " all the same, whose name it spells otherwise or whose folder it names"
+		}
 		out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
-			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog%s", field, ir.Quote(n), namer.hint(n))})
+			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog%s", field, ir.Quote(n), hint)})
 	}
 	return out
 }

@@ -28,6 +28,10 @@ const (
 	// marks (a title, a name, an id), whose words are evidence for no
 	// unit; Detail holds it as the task writes it.
 	EventQuotedValue EventKind = "quoted_value"
+	// EventRefusal: a clause of the task says what not to do ("don't
+	// deploy to production"), so its words are evidence for no unit;
+	// Detail holds it as the task writes it.
+	EventRefusal EventKind = "refusal"
 	// EventCandidate: a unit scored at least the candidate floor and was
 	// put before the policy as one of the best CandidateCap lexical
 	// candidates (rule 1); its evidence comes with it.
@@ -86,6 +90,8 @@ func WriteExplanation(w io.Writer, r *Result) error {
 			b.WriteByte('\n')
 		case EventQuotedValue:
 			fmt.Fprintf(&b, "quoted value: task quotes %s, a value it passes: its words are evidence for no unit\n", ir.Quote(e.Detail))
+		case EventRefusal:
+			fmt.Fprintf(&b, "refusal: task says %s, what not to do: its words are evidence for no unit\n", ir.Quote(e.Detail))
 		case EventNegationOverridden:
 			fmt.Fprintf(&b, "negation overridden: task says %s, but %s stays selected (%s): host selections, mandatory units and their dependencies are not the task's to undo\n", ir.Quote(e.Detail), ir.Printable(e.Unit), e.Code)
 		case EventCandidate, EventRejected:

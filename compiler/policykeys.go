@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -262,6 +263,51 @@ func newNamer(cat *ir.Catalog) *namer {
 		}
 	}
 	return n
+}
+
+// spelled returns, for a name no unit answers to, the units a deny of it
+// denies all the same, failing closed: the units whose name it spells
+// with other case or separators ("Deploy", "code_review", "Code Review"
+// for code-review) and the units in a folder of that name (the name a
+// user sees in the file tree). A deny list is a safety control: a typo of
+// case in it loaded the skill it meant to keep out, with a warning. Nil
+// when there are none; sorted.
+func (n *namer) spelled(name string) []string {
+	var out []string
+	if f := foldName(name); f != name {
+		for _, u := range n.names {
+			if foldName(u) == f {
+				out = append(out, u)
+			}
+		}
+	}
+	out = append(out, n.folders[name]...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// foldName is a name in lower case with '_', '.' and blanks as '-'.
+func foldName(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '_', '.', ' ':
+			return '-'
+		}
+		return unicode.ToLower(r)
+	}, name)
+}
+
+// denyTargets returns the units a deny of name denies: name itself when
+// a unit answers to it, else those namer.spelled gives (names is built at
+// the first such name).
+func denyTargets(cat *ir.Catalog, names **namer, name string) []string {
+	if _, ok := cat.Lookup(name); ok {
+		return []string{name}
+	}
+	if *names == nil {
+		*names = newNamer(cat)
+	}
+	return (*names).spelled(name)
 }
 
 // hint is "; the skill in folder NAME is named UNIT" or "; did you mean

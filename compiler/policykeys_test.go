@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -186,6 +187,57 @@ func TestPolicyStructureErrorsPlaced(t *testing.T) {
 			want := fmt.Sprintf("%s:%d: ", file, tt.line)
 			if err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("got %v; want an error starting %q", err, want)
+			}
+		})
+	}
+}
+
+// TestDenySpelledOtherwise: a deny that spells a unit's name with other
+// case or separators, or names its folder, denies that unit all the same
+// (a deny list is a safety control: "--deny Deploy" loaded deploy with a
+// warning), in a request and in the host policy; one naming nothing near
+// denies nothing.
+func TestDenySpelledOtherwise(t *testing.T) {
+	files := map[string]string{
+		"deploy/SKILL.md":      skill("deploy", "Deploy the service to production.", "", "kubectl apply."),
+		"code-review/SKILL.md": skill("code-review", "Review a diff for bugs.", "", "Read the diff."),
+		"ops/SKILL.md":         skill("rollback", "Roll back a bad release.", "", "Revert."),
+	}
+	tests := []struct {
+		name, deny, task, unit string
+		denied                 bool
+	}{
+		{name: "other case", deny: "Deploy", task: "deploy the service to production", unit: "deploy", denied: true},
+		{name: "underscore", deny: "code_review", task: "review the diff for bugs", unit: "code-review", denied: true},
+		{name: "blank and capitals", deny: "Code Review", task: "review the diff for bugs", unit: "code-review", denied: true},
+		{name: "its folder", deny: "ops", task: "roll back the bad release", unit: "rollback", denied: true},
+		{name: "a typo is only warned about", deny: "deplyo", task: "deploy the service to production", unit: "deploy", denied: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, via := range []string{"request", "policy"} {
+				var (
+					c   *Compiler
+					req = Request{Task: tt.task}
+				)
+				if via == "policy" {
+					c = build(t, files, Policy{Deny: []string{tt.deny}})
+				} else {
+					c = build(t, files, Policy{})
+					req.Deny = []string{tt.deny}
+				}
+				res, err := c.Compile(context.Background(), req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				code, selected := reasonOf(res, tt.unit)
+				if got := code == ReasonDenied; got != tt.denied || selected == tt.denied {
+					t.Errorf("%s: got %s %s (selected %v); want denied %v", via, tt.unit, code, selected, tt.denied)
+				}
+			}
+			ds := UnknownDenies(build(t, files, Policy{}), "deny", []string{tt.deny})
+			if len(ds) != 1 || strings.Contains(ds[0].Message, "it denies") != tt.denied {
+				t.Errorf("got %v; want one warning, saying it denies %s: %v", ds, tt.unit, tt.denied)
 			}
 		})
 	}

@@ -40,10 +40,16 @@ func (c *Compiler) Validate(ctx context.Context, o ValidateOptions) (ir.Diagnost
 	selPath, denyPath := cmp.Or(o.SelectPath, "select"), cmp.Or(o.DenyPath, "deny")
 	ds := append(slices.Clone(c.Diagnostics()), GraphProblems(c.Catalog(), c.Policy())...)
 	ds = append(ds, UnknownNames(c, selPath, o.Select)...)
-	ds = append(ds, UnknownNames(c, denyPath, o.Deny)...)
-	denied := slices.Concat(c.Policy().Deny, o.Deny)
+	ds = append(ds, UnknownDenies(c, denyPath, o.Deny)...)
+	var spell *namer
+	denied := map[string]bool{}
+	for _, n := range slices.Concat(c.Policy().Deny, o.Deny) {
+		for _, t := range denyTargets(c.cat, &spell, n) {
+			denied[t] = true
+		}
+	}
 	for _, n := range slices.Compact(slices.Sorted(slices.Values(o.Select))) {
-		if slices.Contains(denied, n) {
+		if denied[n] {
 			ds.Add(ir.Diagnostic{Path: selPath, Code: ir.CodeSelectionDenied, Severity: ir.SeverityError,
 				Message: fmt.Sprintf("%s selects unit %s, which is denied; every compile fails on it (selection_rejected)", selPath, ir.Quote(n))})
 		}

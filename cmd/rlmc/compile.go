@@ -134,7 +134,7 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 	// among the result's diagnostics.
 	why := splitNames(p.why)
 	if !p.explain {
-		for _, d := range slices.Concat(compiler.UnknownNames(c, "--deny", denies), compiler.UnknownNames(c, "--why", why)) {
+		for _, d := range slices.Concat(compiler.UnknownDenies(c, "--deny", denies), compiler.UnknownNames(c, "--why", why)) {
 			fmt.Fprintf(stderr, "rlmc: %s\n", d.String())
 		}
 	}

@@ -528,7 +528,7 @@ func hookAnswer(ctx context.Context, p hookParams, stdin io.Reader, stderr io.Wr
 	}
 	// A --deny naming no unit is likely a typo for one that stays
 	// allowed, as compile says.
-	for _, d := range compiler.UnknownNames(c, "--deny", denies) {
+	for _, d := range compiler.UnknownDenies(c, "--deny", denies) {
 		notes = append(notes, d.Message)
 	}
 	if res != nil && len(res.Selected) > 0 {

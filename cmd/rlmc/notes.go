@@ -156,6 +156,13 @@ func noRouteNote(res *compiler.Result) string {
 		}
 	}
 	if best == nil {
+		// A task that only says what not to do asks for nothing: its
+		// words were no evidence, whatever skills hold them.
+		for _, e := range res.Events {
+			if e.Kind == compiler.EventRefusal {
+				return noRouteLead + "the task says what not to do (" + ir.Quote(e.Detail) + "), which asks for no skill"
+			}
+		}
 		return noRouteLead + "the task's words are in no skill of the catalog"
 	}
 	return fmt.Sprintf("%sthe closest, %s (score %.2f), left out by %s; --why %s says more", noRouteLead, noteName(best.Name), best.Score, best.Reasons[0].Rule, noteName(best.Name))

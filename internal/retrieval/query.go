@@ -39,6 +39,10 @@ type Query struct {
 	// quoted are the values the task quotes whose words are masked, as
 	// the task writes them, in task order.
 	quoted []string
+	// refusals are the clauses an imperative negation opens, whose words
+	// are masked (maskRefused), as the task writes them, in task order:
+	// the first maxQuoted of them.
+	refusals []string
 	// material scales the terms found only in pasted material (see
 	// markMaterial); nil when there are none.
 	material map[string]float64
@@ -189,6 +193,22 @@ func (q *Query) Surface(terms map[string]bool) map[string]string {
 	}
 	return out
 }
+
+// negatesIn reports whether clause holds the words that negate a unit:
+// the explanation says that negation already ("do not use tdd").
+func (q *Query) negatesIn(clause string) bool {
+	for _, said := range q.negated {
+		if strings.Contains(clause, said) {
+			return true
+		}
+	}
+	return false
+}
+
+// Refusals returns the clauses of the task that say what not to do ("don't
+// deploy to production"), whose words are evidence for no unit, as the
+// task writes them, in task order: the first maxQuoted of them.
+func (q *Query) Refusals() []string { return q.refusals }
 
 // Quoted returns the values the task puts between double quotation marks
 // whose words are evidence for no unit, as the task writes them, in task
@@ -689,6 +709,35 @@ var connectors = map[string]bool{"or": true, "and": true, "nor": true}
 
 const maxConnectors = 2
 
+// gerundNames returns words with each gerund after a refuser ("without
+// deploying", "avoid merging", "stop running") read as the one-word unit
+// name it is made of, so that it refuses that unit as "without deploy"
+// would: "review the diff without deploying" loaded the deploy skill on
+// the word refused. Words itself when there is none.
+func (ix *Index) gerundNames(words []string) []string {
+	out := words
+	for k := 1; k < len(words); k++ {
+		w := words[k]
+		if len(w) < 6 || !strings.HasSuffix(w, "ing") || !gerundCues[words[k-1]] {
+			continue
+		}
+		base := w[:len(w)-3]
+		for _, b := range [...]string{base, base + "e", undouble(base)} {
+			if b != "" && ix.isWholeName([]string{b}) {
+				if &out[0] == &words[0] {
+					out = slices.Clone(words)
+				}
+				out[k] = b
+				break
+			}
+		}
+	}
+	return out
+}
+
+// gerundCues are the refusers a gerund follows.
+var gerundCues = map[string]bool{"without": true, "avoid": true, "avoiding": true, "skip": true, "skipping": true, "stop": true, "from": true}
+
 // listName is a name read in a list: its state, where it starts, its
 // length in words, and where the words before it (its connector and
 // articles) start.
@@ -720,7 +769,7 @@ func (ix *Index) negations(q *Query, from int, p *pulse.Pulse) (map[string]strin
 	)
 	names := func() bool {
 		if nameAt == nil {
-			nameAt = ix.wholeNames.longestFrom(q.words, p.Stop)
+			nameAt = ix.wholeNames.longestFrom(ix.gerundNames(q.words), p.Stop)
 		}
 		return nameAt != nil
 	}
@@ -1467,6 +1516,9 @@ func maskRefused(q *Query, masked []bool) []bool {
 		}
 		for j := k; j < end; j++ {
 			masked[j] = true
+		}
+		if said := q.quote(k, end); len(q.refusals) < maxQuoted && !q.negatesIn(said) {
+			q.refusals = append(q.refusals, said)
 		}
 		i = end - 1
 	}

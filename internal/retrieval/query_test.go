@@ -233,3 +233,26 @@ func TestRefusedWordsMasked(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusals: the clauses an imperative negation opens are said back
+// as the task writes them, for the explanation.
+func TestRefusals(t *testing.T) {
+	ix := negationIndex()
+	tests := []struct {
+		name, task string
+		want       []string
+	}{
+		{name: "after but", task: "review the diff but don't deploy it", want: []string{"don't deploy it"}},
+		{name: "a whole task", task: "Don't deploy to production.", want: []string{"Don't deploy to production"}},
+		{name: "two", task: "Never deploy on Fridays; do not skip tdd either.", want: []string{"Never deploy on Fridays"}},
+		{name: "none", task: "review the diff", want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ix.Analyze(tt.task, nil)
+			if got := q.Refusals(); !slices.Equal(got, tt.want) {
+				t.Errorf("Refusals(%q): got %q; want %q", tt.task, got, tt.want)
+			}
+		})
+	}
+}

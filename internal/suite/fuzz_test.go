@@ -144,7 +144,7 @@ func overlapsFixed(folder string) bool {
 }
 
 // explanationLine matches the start of every line WriteExplanation writes.
-var explanationLine = regexp.MustCompile(`^(decision: |ambiguous between: |invocation: |negation: |negation overridden: |quoted value: |selected |  because |  evidence: |rejected |diagnostic: )`)
+var explanationLine = regexp.MustCompile(`^(decision: |ambiguous between: |invocation: |negation: |negation overridden: |quoted value: |refusal: |selected |  because |  evidence: |rejected |diagnostic: )`)
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
