@@ -104,6 +104,10 @@ func (st *statement) facts(d rules.Decision) *Facts {
 	if f.RunnerUpWithdrawn {
 		out.RunnerUp = st.problem.WithdrawnBy
 	}
+	if f.HasOwnPart {
+		w := unmilli(f.OwnPart)
+		out.OwnPart = &w
+	}
 	if c, ok := st.crowd(); ok && f.Crowd > 0 {
 		out.CrowdUnit = c.Name
 	}
@@ -281,7 +285,10 @@ func strength(c rules.Clause, f *Facts) string {
 	case rules.ClauseBelowMinConfidence:
 		return fmt.Sprintf("score %.3f: the best candidate %s's confidence %.3f is below the host's min_confidence %.3f, so nothing is selected from the task", f.Score, f.By, deref(f.Confidence), f.MinConfidence)
 	case rules.ClauseNoOwnPart:
-		return fmt.Sprintf("score %.3f, but beside %s (%.3f) it answers no part of the task of its own: its evidence outside that one's reaches neither the threshold %.1f nor the support floor %.1f in a clause of the task it mostly answers or as that one's peer", f.Score, f.Kept, f.KeptScore, f.Threshold, f.SupportFloor)
+		if f.OwnPart == nil {
+			return fmt.Sprintf("score %.3f, but beside %s (%.3f) it answers no part of the task of its own: its evidence outside that one's rests on one task word, or on one pair of words its text pairs, said as one thing (a part of its own needs two words, a word of its name or a phrase of its own)", f.Score, f.Kept, f.KeptScore)
+		}
+		return fmt.Sprintf("score %.3f, but beside %s (%.3f) it answers no part of the task of its own: its evidence outside that one's (%.3f) reaches neither the threshold %.1f nor the support floor %.1f in a clause of the task it mostly answers or as that one's peer", f.Score, f.Kept, f.KeptScore, *f.OwnPart, f.Threshold, f.SupportFloor)
 	case rules.ClauseInCrowd:
 		return fmt.Sprintf("score %.3f beside %s (%.3f), but below %.3f, %gx the crowd's %.3f (%s, ranked %d on this task: many skills share the task's words this much), and no clause of the task is its own", f.Score, f.Kept, f.KeptScore, f.CrowdBar, CrowdRatio, f.Crowd, f.CrowdUnit, CrowdRank)
 	case rules.ClausePastedOnly:

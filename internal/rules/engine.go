@@ -237,6 +237,11 @@ type DecisionFacts struct {
 	// Kept and KeptScore: rule 10's stronger candidate kept before this one.
 	Kept      string
 	KeptScore int
+	// OwnPart is, for rule 10's no_own_part, the weight of the unit's
+	// evidence outside Kept's when that is a part of the task of its own
+	// at all (HasOwnPart), too little to stand beside Kept.
+	OwnPart    int
+	HasOwnPart bool
 	// Crowd and CrowdBar: rule 10's crowd, the score of the unit ranked
 	// CrowdRank on the task, and the score a candidate beside a kept one
 	// needs to stand out of it.
@@ -549,6 +554,8 @@ func readFacts(f *DecisionFacts, list engine.Term, env *engine.Env) error {
 				f.Material = integer(arg(0), env)
 			case "kept":
 				f.Kept, f.KeptScore = atomText(arg(0), env), integer(arg(1), env)
+			case "own_part":
+				f.OwnPart, f.HasOwnPart = integer(arg(0), env), true
 			case "crowd":
 				f.Crowd, f.CrowdBar = integer(arg(0), env), integer(arg(1), env)
 			case "by":

@@ -913,9 +913,17 @@ mid(S, _, T, F, _, Kept, V) :-
 % its own and is no peer of K (no_own_part), or it does not stand out of the task's crowd
 % (in_crowd). Fails when N may stay.
 unfit_beside(Req, K, KS, N, S, T, F, V) :- \+ own_enough(Req, K, N, T, F), \+ peer(Req, K, KS, N, S, T, F), !,
-    V = drop([clause(no_own_part), score(S), threshold(T), support_floor(F), kept(K, KS)]).
+    own_fact(Req, K, N, O),
+    V = drop([clause(no_own_part), score(S), threshold(T), support_floor(F), kept(K, KS)|O]).
 unfit_beside(Req, K, KS, N, S, T, F, V) :- in_crowd(Req, K, N, S, T, C, B),
     V = drop([clause(in_crowd), score(S), threshold(T), support_floor(F), kept(K, KS), crowd(C, B)]).
+
+% own_fact(+Req, +K, +N, -O): the facts no_own_part states of N's own
+% part beside K: own_part(W), the weight of its evidence outside K's,
+% when it has a part of its own at all, else none (its own evidence
+% rests on one word, or on one pair of words it pairs itself).
+own_fact(Req, K, N, [own_part(W)]) :- own_part(Req, K, N, W), !.
+own_fact(_, _, _, []).
 
 % own_enough(+Req, +K, +N, +T, +F): N answers a part of the task the kept
 % K does not, with evidence that would make it a candidate on that part

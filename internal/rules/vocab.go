@@ -238,7 +238,8 @@ const (
 	ClauseIntents Clause = "intents"
 	// ClauseNoOwnPart: beside a stronger kept candidate, it answers no
 	// part of the task of its own: its evidence outside that one's
-	// reaches neither the threshold nor the support floor in a clause of
+	// rests on one task word or one pair of words its text pairs, or
+	// (own_part) reaches neither the threshold nor the support floor in a clause of
 	// the task it mostly answers or as that one's peer (at the threshold
 	// itself, that one scoring at most twice it, nothing pasted).
 	ClauseNoOwnPart Clause = "no_own_part"
@@ -297,7 +298,7 @@ var factKeys = map[string]int{
 	"clause": 1, "score": 1, "threshold": 1, "support_floor": 1, "margin": 1,
 	"runner_up": 2, "withdrawn_runner_up": 1, "no_runner_up": 0, "breadth": 1, "material": 1,
 	"kept": 2, "crowd": 2, "by": 1, "tokens": 1, "budget_left": 1, "path": 1,
-	"dependency": 2, "missing": 1, "reference": 2,
+	"dependency": 2, "missing": 1, "reference": 2, "own_part": 1,
 }
 
 // checkVocabulary reads the policy's terms and fails unless every reason
