@@ -253,12 +253,8 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 					names = newNamer(cat)
 				}
 				hint, hinted = names.hint(n), hinted+1
-				if units := names.spelled(n); len(units) > 0 && slices.Contains(c.policy.Deny, n) {
-					quoted := make([]string, len(units))
-					for j, u := range units {
-						quoted[j] = ir.Quote(u)
-					}
-					hint = "; its deny denies " + strings.Join(quoted, " and ") + " all the same, whose name it spells otherwise or whose folder it names"
+				if h := names.spelledHint(n); h != "" && slices.Contains(c.policy.Deny, n) {
+					hint = h
 				}
 			}
 			c.diags.Add(ir.Diagnostic{Path: path, Line: line, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog%s", n, hint)})
@@ -576,12 +572,8 @@ func unknownNames(c *Compiler, field string, names []string, deny bool) ir.Diagn
 			break
 		}
 		hint := namer.hint(n)
-		if units := namer.spelled(n); deny && len(units) > 0 {
-			quoted := make([]string, len(units))
-			for j, u := range units {
-				quoted[j] = ir.Quote(u)
-			}
-			hint = "; it denies " + strings.Join(quoted, " and ") + " all the same, whose name it spells otherwise or whose folder it names"
+		if h := namer.spelledHint(n); deny && h != "" {
+			hint = h
 		}
 		out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
 			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog%s", field, ir.Quote(n), hint)})

@@ -268,22 +268,52 @@ func newNamer(cat *ir.Catalog) *namer {
 // spelled returns, for a name no unit answers to, the units a deny of it
 // denies all the same, failing closed: the units whose name it spells
 // with other case or separators ("Deploy", "code_review", "Code Review"
-// for code-review) and the units in a folder of that name (the name a
-// user sees in the file tree). A deny list is a safety control: a typo of
-// case in it loaded the skill it meant to keep out, with a warning. Nil
-// when there are none; sorted.
-func (n *namer) spelled(name string) []string {
-	var out []string
-	if f := foldName(name); f != name {
-		for _, u := range n.names {
-			if foldName(u) == f {
-				out = append(out, u)
-			}
+// for code-review: byName) and the units in a folder it names so
+// ("deploy/", "Deploy" for the skill in folder deploy: byFolder, the name
+// a user sees in the file tree). A deny list is a safety control: a typo
+// of case in it loaded the skill it meant to keep out, with a warning.
+// Each sorted; nil when there are none.
+func (n *namer) spelled(name string) (byName, byFolder []string) {
+	name = strings.TrimRight(name, "/")
+	f := foldName(name)
+	for _, u := range n.names {
+		if u != name && foldName(u) == f {
+			byName = append(byName, u)
 		}
 	}
-	out = append(out, n.folders[name]...)
-	slices.Sort(out)
-	return slices.Compact(out)
+	for folder, units := range n.folders {
+		if foldName(folder) == f {
+			byFolder = append(byFolder, units...)
+		}
+	}
+	slices.Sort(byFolder)
+	return byName, slices.Compact(byFolder)
+}
+
+// spelledHint says what a deny of name denies all the same
+// (namer.spelled), "" when nothing.
+func (n *namer) spelledHint(name string) string {
+	byName, byFolder := n.spelled(name)
+	var parts []string
+	if len(byName) > 0 {
+		parts = append(parts, quoteAll(byName)+", whose name it spells otherwise")
+	}
+	if len(byFolder) > 0 {
+		parts = append(parts, quoteAll(byFolder)+" in the folder it names")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; it denies " + strings.Join(parts, ", and ") + ", all the same"
+}
+
+// quoteAll quotes names and joins them with "and".
+func quoteAll(names []string) string {
+	quoted := make([]string, len(names))
+	for i, u := range names {
+		quoted[i] = ir.Quote(u)
+	}
+	return strings.Join(quoted, " and ")
 }
 
 // foldName is a name in lower case with '_', '.' and blanks as '-'.
@@ -307,7 +337,8 @@ func denyTargets(cat *ir.Catalog, names **namer, name string) []string {
 	if *names == nil {
 		*names = newNamer(cat)
 	}
-	return (*names).spelled(name)
+	byName, byFolder := (*names).spelled(name)
+	return slices.Concat(byName, byFolder)
 }
 
 // hint is "; the skill in folder NAME is named UNIT" or "; did you mean

@@ -211,6 +211,8 @@ func TestDenySpelledOtherwise(t *testing.T) {
 		{name: "underscore", deny: "code_review", task: "review the diff for bugs", unit: "code-review", denied: true},
 		{name: "blank and capitals", deny: "Code Review", task: "review the diff for bugs", unit: "code-review", denied: true},
 		{name: "its folder", deny: "ops", task: "roll back the bad release", unit: "rollback", denied: true},
+		{name: "its folder with a slash", deny: "ops/", task: "roll back the bad release", unit: "rollback", denied: true},
+		{name: "its folder in capitals", deny: "Ops", task: "roll back the bad release", unit: "rollback", denied: true},
 		{name: "a typo is only warned about", deny: "deplyo", task: "deploy the service to production", unit: "deploy", denied: false},
 	}
 	for _, tt := range tests {

@@ -140,9 +140,14 @@ func SkillBlocks(prompt string) []string {
 }
 
 // SkillBlocksIn returns the blocks of each prompt Compile rendered that
-// text holds (a message a host put one in), in order.
+// text holds (a message a host put one in), in order. A prompt at the
+// end of text may have lost its last newline: shells' $(...) and many
+// message stores trim it.
 func SkillBlocksIn(text string) []string {
 	var out []string
+	if strings.HasSuffix(text, strings.TrimSuffix(promptClose, "\n")) {
+		text += "\n"
+	}
 	for {
 		i := strings.Index(text, promptOpen)
 		if i < 0 {

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,5 +141,31 @@ func TestSkillBlocks(t *testing.T) {
 	}
 	if SkillBlocks("") != nil || JoinSkillBlocks(nil) != "" {
 		t.Error("no prompt: got blocks; want none")
+	}
+}
+
+// TestSkillBlocksIn: the blocks of every prompt a text holds, in order;
+// a prompt at the end that lost its last newline (a shell's $(...), a
+// message store) still counts, and an unclosed one does not.
+func TestSkillBlocksIn(t *testing.T) {
+	a := "<skill name=\"a\">\nA.\n</skill>\n"
+	b := "<skill name=\"b\">\nB.\n</skill>\n"
+	prompt := func(blocks ...string) string { return "<skills>\n" + strings.Join(blocks, "") + "</skills>\n" }
+	tests := []struct {
+		name, text string
+		want       []string
+	}{
+		{name: "a prompt", text: prompt(a, b), want: []string{a, b}},
+		{name: "two prompts in a message", text: "before\n" + prompt(a) + "between\n" + prompt(b) + "after", want: []string{a, b}},
+		{name: "the last newline trimmed", text: strings.TrimSuffix(prompt(a), "\n"), want: []string{a}},
+		{name: "unclosed", text: "<skills>\n" + a, want: nil},
+		{name: "none", text: "hello", want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := SkillBlocksIn(tt.text); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q; want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -160,7 +160,7 @@ func noRouteNote(res *compiler.Result) string {
 		// words were no evidence, whatever skills hold them.
 		for _, e := range res.Events {
 			if e.Kind == compiler.EventRefusal {
-				return noRouteLead + "the task says what not to do (" + ir.Quote(e.Detail) + "), which asks for no skill"
+				return noRouteLead + "the task says what not to do (" + ir.Quote(e.Detail) + "), whose words count for no skill, and its other words are in none"
 			}
 		}
 		return noRouteLead + "the task's words are in no skill of the catalog"

@@ -49,7 +49,7 @@ func TestCompileNotes(t *testing.T) {
 			want: []string{"no skill selected: the task's words are in no skill of the catalog"}},
 		{name: "no route, only a refusal", res: compiler.Result{Decision: compiler.DecisionNoRoute, Rejected: []compiler.Rejected{rejected("deploy", compiler.ReasonNoEvidence, 0)},
 			Events: []compiler.Event{{Kind: compiler.EventRefusal, Detail: "don't deploy to production"}}},
-			want: []string{`no skill selected: the task says what not to do ("don't deploy to production"), which asks for no skill`}},
+			want: []string{`no skill selected: the task says what not to do ("don't deploy to production"), whose words count for no skill, and its other words are in none`}},
 		{name: "no route, no skill at all", res: compiler.Result{Decision: compiler.DecisionNoRoute},
 			want: []string{"no skill selected: no skill found under the roots"}},
 		{name: "no route said by another note", res: compiler.Result{Decision: compiler.DecisionNoRoute, Rejected: []compiler.Rejected{rejected("tdd", compiler.ReasonNegated, 3)}},

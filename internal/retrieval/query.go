@@ -301,6 +301,7 @@ func (ix *Index) AnalyzeWith(task string, o AnalyzeOptions, p *pulse.Pulse) *Que
 	}
 	masked = maskWords(masked, len(q.words), 0, commandWords)
 	masked = maskRefused(q, masked)
+	masked = ix.maskRefusedGerunds(q, masked)
 	if q.cjk {
 		masked = maskRefusedCJK(q, masked)
 	}
@@ -709,34 +710,34 @@ var connectors = map[string]bool{"or": true, "and": true, "nor": true}
 
 const maxConnectors = 2
 
-// gerundNames returns words with each gerund after a refuser ("without
-// deploying", "avoid merging", "stop running") read as the one-word unit
-// name it is made of, so that it refuses that unit as "without deploy"
-// would: "review the diff without deploying" loaded the deploy skill on
-// the word refused. Words itself when there is none.
-func (ix *Index) gerundNames(words []string) []string {
-	out := words
-	for k := 1; k < len(words); k++ {
-		w := words[k]
-		if len(w) < 6 || !strings.HasSuffix(w, "ing") || !gerundCues[words[k-1]] {
+// maskRefusedGerunds marks, in masked (allocated when nil and needed),
+// each gerund after a refuser ("without deploying", "avoid merging",
+// "skip linting") made of a one-word unit name: the act the task refuses
+// is evidence for no unit, so "review the diff without deploying" is no
+// request for the deploy skill. It refuses no unit: "we shipped without
+// linting and CI is red; lint the code" asks for lint.
+func (ix *Index) maskRefusedGerunds(q *Query, masked []bool) []bool {
+	for k := 1; k < len(q.words); k++ {
+		w := q.words[k]
+		if len(w) < 6 || !strings.HasSuffix(w, "ing") || !gerundCues[q.words[k-1]] || q.gap(k-1) != gapSpace {
 			continue
 		}
 		base := w[:len(w)-3]
 		for _, b := range [...]string{base, base + "e", undouble(base)} {
-			if b != "" && ix.isWholeName([]string{b}) {
-				if &out[0] == &words[0] {
-					out = slices.Clone(words)
+			if ix.isWholeName([]string{b}) {
+				if masked == nil {
+					masked = make([]bool, len(q.words))
 				}
-				out[k] = b
+				masked[k] = true
 				break
 			}
 		}
 	}
-	return out
+	return masked
 }
 
 // gerundCues are the refusers a gerund follows.
-var gerundCues = map[string]bool{"without": true, "avoid": true, "avoiding": true, "skip": true, "skipping": true, "stop": true, "from": true}
+var gerundCues = map[string]bool{"without": true, "avoid": true, "avoiding": true, "skip": true, "skipping": true, "stop": true}
 
 // listName is a name read in a list: its state, where it starts, its
 // length in words, and where the words before it (its connector and
@@ -769,7 +770,7 @@ func (ix *Index) negations(q *Query, from int, p *pulse.Pulse) (map[string]strin
 	)
 	names := func() bool {
 		if nameAt == nil {
-			nameAt = ix.wholeNames.longestFrom(ix.gerundNames(q.words), p.Stop)
+			nameAt = ix.wholeNames.longestFrom(q.words, p.Stop)
 		}
 		return nameAt != nil
 	}
@@ -1492,11 +1493,13 @@ func maskRefused(q *Query, masked []bool) []bool {
 			continue
 		}
 		k := i
-		if refusalLeads[q.words[k]] {
-			k++ // "..., but don't deploy", "please never ..."
+		// "..., but don't deploy", "please never ...", "but please
+		// just don't ..."
+		for l := 0; l < maxRefusalLeads && k < len(q.words) && refusalLeads[q.words[k]]; l++ {
+			k++
 		}
 		n := refusalAt(q, k)
-		if n == 0 {
+		if n == 0 || !ordered(q, k, n) {
 			continue
 		}
 		// The refusal runs as a negation's scope does: to a clause's
@@ -1506,9 +1509,10 @@ func maskRefused(q *Query, masked []bool) []bool {
 			double = double || negators[q.words[end]] || refusers[q.words[end]]
 			end++
 		}
-		if double {
+		if double || q.questionAfter(end) {
 			// "never deploy without tdd", "don't ship unless it passes":
-			// a refusal of a refusal asks.
+			// a refusal of a refusal asks; "tests are green yet never
+			// deploy, why?" asks about the deploy.
 			continue
 		}
 		if masked == nil {
@@ -1571,8 +1575,61 @@ var goLeads = set([]string{"can", "could", "should", "will", "would", "must", "m
 // of 126 tasks found each when this list held them).
 var goParticles = set([]string{"through", "over", "ahead", "about", "back", "away", "wrong", "live"})
 
-// refusalLeads may stand before a refusal that opens a clause.
-var refusalLeads = map[string]bool{"and": true, "then": true, "but": true, "yet": true, "just": true, "please": true}
+// questionAfter reports whether the sentence that word end-1 is in ends in a
+// question mark, looked for within maxQuestionReach bytes.
+func (q *Query) questionAfter(end int) bool {
+	rest := q.task[q.spans[end-1].end:]
+	if len(rest) > maxQuestionReach {
+		rest = rest[:maxQuestionReach]
+	}
+	if i := strings.IndexAny(rest, ".!?\n"); i >= 0 {
+		return rest[i] == '?'
+	}
+	return false
+}
+
+// maxQuestionReach bounds how far questionAfter looks for a sentence's end:
+// a pasted megabyte without one is read once, not once per refusal.
+const maxQuestionReach = 200
+
+// refusalLeads may stand before a refusal that opens a clause, up to
+// maxRefusalLeads of them.
+var refusalLeads = map[string]bool{"and": true, "then": true, "but": true, "yet": true, "just": true, "please": true, "really": true, "still": true, "definitely": true, "so": true}
+
+const maxRefusalLeads = 3
+
+// ordered reports whether the negation of n words at word k orders not
+// to do a thing, rather than states what does not happen: the word
+// after it is a verb's plain form ("don't deploy", "never merge on
+// Fridays"), and after "without" a gerund ("without deploying anything").
+// "It builds but never deploys", "but never deployed", "but don't know
+// how to migrate" and "don't you think we should deploy?" state or ask;
+// "without a doubt" is no refusal.
+func ordered(q *Query, k, n int) bool {
+	if k+n >= len(q.words) || q.gap(k+n-1) != gapSpace {
+		return true // "Do not." refuses nothing the mask could take
+	}
+	v := q.words[k+n]
+	if q.words[k] == "without" {
+		return len(v) > 4 && strings.HasSuffix(v, "ing")
+	}
+	switch {
+	case statives[v] || subjects[v]:
+		return false
+	case len(v) > 3 && strings.HasSuffix(v, "ed") && !strings.HasSuffix(v, "eed"):
+		return false
+	case len(v) > 3 && strings.HasSuffix(v, "s") && !strings.HasSuffix(v, "ss") && !strings.HasSuffix(v, "us") && !strings.HasSuffix(v, "is"):
+		return false
+	}
+	return true
+}
+
+// statives after a negation state a fact ("but don't know how to
+// deploy"); subjects after it make a question ("don't you think ...?").
+var (
+	statives = set([]string{"know", "understand", "think", "see", "get", "remember", "recall", "care", "mind", "like", "seem", "have", "believe", "agree", "mean", "work", "matter", "exist", "happen"})
+	subjects = set([]string{"you", "we", "i", "they", "he", "she", "it", "u"})
+)
 
 // clauseTurns open a clause of their own within a sentence: "review the
 // diff but don't deploy" asks for the review and refuses the deploy, as
@@ -1581,8 +1638,8 @@ var refusalLeads = map[string]bool{"and": true, "then": true, "but": true, "yet"
 var clauseTurns = map[string]bool{"but": true, "yet": true}
 
 // refusalAt returns how many words an imperative negation at word k
-// takes ("do not", "don't", "never", "without", "no need to", "I don't
-// want to", "we don't need to"), or 0 when none starts there, or when it
+// takes ("do not", "don't", "never", "without"), or 0 when none starts
+// there, or when it
 // asks after all ("don't forget to update the changelog", "do not
 // hesitate to ...": doubleNegatives).
 func refusalAt(q *Query, k int) int {
@@ -1593,47 +1650,11 @@ func refusalAt(q *Query, k int) int {
 		n = 1
 	case q.words[k] == "do" && k+1 < len(q.words) && q.words[k+1] == "not" && q.gap(k) == gapSpace:
 		n = 2
-	case q.words[k] == "no" && q.spaced(k, "no", "need", "to"):
-		n = 3
-	case refusingSubjects[q.words[k]]:
-		// "I don't want to deploy": a wish not to do a thing, with its
-		// verb; "I don't want the notes to be long" asks about notes.
-		m := 0
-		switch {
-		case q.spaced(k+1, "dont"):
-			m = 1
-		case q.spaced(k+1, "do", "not"):
-			m = 2
-		}
-		if m > 0 && k+m+2 < len(q.words) && wishVerbs[q.words[k+1+m]] && q.spaced(k+1+m, q.words[k+1+m], "to") {
-			n = m + 3
-		}
 	}
 	if n > 0 && k+n < len(q.words) && doubleNegatives[q.words[k+n]] {
 		return 0
 	}
 	return n
-}
-
-// refusingSubjects and wishVerbs make "I don't want to", "we don't need
-// to" a refusal of what follows.
-var (
-	refusingSubjects = map[string]bool{"i": true, "we": true}
-	wishVerbs        = map[string]bool{"want": true, "need": true, "wish": true, "intend": true, "plan": true}
-)
-
-// spaced reports whether the words from k on are ws, in order, with
-// blanks between them.
-func (q *Query) spaced(k int, ws ...string) bool {
-	if k+len(ws) > len(q.words) {
-		return false
-	}
-	for j, w := range ws {
-		if q.words[k+j] != w || (j > 0 && q.gap(k+j-1) != gapSpace) {
-			return false
-		}
-	}
-	return true
 }
 
 // doubleNegatives are the verbs whose negation asks for the thing:

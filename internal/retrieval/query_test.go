@@ -213,8 +213,19 @@ func TestRefusedWordsMasked(t *testing.T) {
 		{name: "but don't", task: "review the diff but don't deploy", want: "review the diff but _ _"},
 		{name: "but do not", task: "review the diff but do not deploy", want: "review the diff but _ _ _"},
 		{name: "yet never", task: "review the diff yet never deploy it", want: "review the diff yet _ _ _"},
-		{name: "but I don't want to", task: "review the diff but I don't want to deploy", want: "review the diff but _ _ _ _ _"},
-		{name: "no need to", task: "no need to deploy, just review the diff", want: "_ _ _ _ just review the diff"},
+		{name: "but please don't", task: "review the diff but please don't deploy", want: "review the diff but pleas _ _"},
+		// A negation that states or asks keeps its words.
+		{name: "but never and a verb in -s", task: "the build passes but never deploys to staging", want: "the build pass but never deploy to stage"},
+		{name: "but don't know", task: "I read the docs but don't know how to deploy", want: "i read the doc but dont know how to deploy"},
+		{name: "a question", task: "don't you think we should deploy today?", want: "dont you think we should deploy today"},
+		{name: "without a doubt", task: "Without a doubt we need to deploy today", want: "without a doubt we need to deploy today"},
+		{name: "a question after", task: "tests are green yet never deploy, why?", want: "test are green yet never deploy why"},
+		{name: "a worry", task: "I don't want to lose data, so back it up first", want: "i dont want to lose data so back it up first"},
+		// A gerund of a one-word name after a refuser is masked.
+		{name: "without a gerund of a name", task: "review the diff without deploying", want: "review the diff without _"},
+		{name: "avoid a gerund of a name", task: "review the diff, avoid deploying it", want: "review the diff avoid _ it"},
+		{name: "a gerund of no name", task: "fix it without cloning the vec", want: "fix it without clone the vec"},
+		{name: "a gerund after no refuser", task: "review the deploying script", want: "review the deploy script"},
 		// "without" and a gerund name a way to avoid as often as an
 		// act refused ("fix the borrow error without cloning the vec").
 		{name: "without a gerund keeps its words", task: "fix the borrow error without cloning the vec", want: "fix the borrow error without clone the vec"},

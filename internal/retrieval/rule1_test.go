@@ -344,11 +344,9 @@ func TestNegation(t *testing.T) {
 		{name: "never use", task: "never use tdd", want: "tdd"},
 		{name: "avoid", task: "avoid tdd", want: "tdd"},
 		{name: "without", task: "fix it without tdd", want: "tdd"},
-		// A gerund of a one-word name after a refuser refuses it.
-		{name: "without a gerund", task: "review the diff without deploying", want: "deploy"},
-		{name: "avoid a gerund", task: "review the diff, avoid deploying it", want: "deploy"},
-		{name: "a gerund of no name", task: "review the diff without reviewing the tests", want: ""},
-		{name: "a gerund after no refuser", task: "review the deploying script", want: ""},
+		// A gerund of a one-word name after a refuser refuses no unit:
+		// its word is masked (TestRefusedWordsMasked).
+		{name: "without a gerund", task: "review the diff without deploying", want: ""},
 		{name: "no", task: "no tdd please", want: "tdd"},
 		{name: "neither", task: "neither tdd", want: "tdd"},
 		{name: "don't include", task: "write the commit message and don't include the tdd notes", want: "tdd"},
