@@ -712,7 +712,8 @@ const maxConnectors = 2
 
 // maskRefusedGerunds marks, in masked (allocated when nil and needed),
 // each gerund after a refuser ("without deploying", "avoid merging",
-// "skip linting") made of a one-word unit name: the act the task refuses
+// "skip linting") made of a one-word unit name, or of a two-word name's
+// first word before its second ("without writing tests"): the act the task refuses
 // is evidence for no unit, so "review the diff without deploying" is no
 // request for the deploy skill. It refuses no unit: "we shipped without
 // linting and CI is red; lint the code" asks for lint.
@@ -724,13 +725,22 @@ func (ix *Index) maskRefusedGerunds(q *Query, masked []bool) []bool {
 		}
 		base := w[:len(w)-3]
 		for _, b := range [...]string{base, base + "e", undouble(base)} {
-			if ix.isWholeName([]string{b}) {
-				if masked == nil {
-					masked = make([]bool, len(q.words))
-				}
-				masked[k] = true
-				break
+			n := 0
+			switch {
+			case ix.isWholeName([]string{b}):
+				n = 1
+			case k+1 < len(q.words) && q.gap(k) == gapSpace && ix.isWholeName([]string{b, q.words[k+1]}):
+				n = 2 // "without writing tests" for write-tests
+			default:
+				continue
 			}
+			if masked == nil {
+				masked = make([]bool, len(q.words))
+			}
+			for j := k; j < k+n; j++ {
+				masked[j] = true
+			}
+			break
 		}
 	}
 	return masked
@@ -1505,7 +1515,7 @@ func maskRefused(q *Query, masked []bool) []bool {
 		// The refusal runs as a negation's scope does: to a clause's
 		// end, a comma, or a word that turns the sentence ("but", "just").
 		end, double := k+n, false
-		for end < len(q.words) && q.gap(end-1) == gapSpace && !scopeEnders[q.words[end]] && !clauseJoins[q.words[end]] {
+		for end < len(q.words) && q.gap(end-1) == gapSpace && !scopeEnders[q.words[end]] && !clauseJoins[q.words[end]] && !q.actsAfter(end) {
 			double = double || negators[q.words[end]] || refusers[q.words[end]]
 			end++
 		}
@@ -1574,6 +1584,26 @@ var goLeads = set([]string{"can", "could", "should", "will", "would", "must", "m
 // channels", "go get ./..." and "go fix" name the language (a red team
 // of 126 tasks found each when this list held them).
 var goParticles = set([]string{"through", "over", "ahead", "about", "back", "away", "wrong", "live"})
+
+// actsAfter reports whether word k opens a clause a refusal does not
+// reach: a subordinator before what the user or the model does ("Do not
+// break the public API while you refactor the auth module" asks for the
+// refactor, "Don't merge before running the tests" for the tests). A
+// clause of what happens meanwhile stays refused ("don't deploy until
+// the backup finishes" asks for no backup), and "unless" is a double
+// negation ("don't merge unless it passes").
+func (q *Query) actsAfter(k int) bool {
+	if !subordinators[q.words[k]] || k+1 >= len(q.words) || q.gap(k) != gapSpace {
+		return false
+	}
+	next := q.words[k+1]
+	return actors[next] || len(next) > 4 && strings.HasSuffix(next, "ing")
+}
+
+var (
+	subordinators = set([]string{"while", "when", "whenever", "until", "till", "before", "after", "because", "since", "although", "though", "once", "as"})
+	actors        = set([]string{"you", "we", "i", "u"})
+)
 
 // questionAfter reports whether the sentence that word end-1 is in ends in a
 // question mark, looked for within maxQuestionReach bytes.

@@ -224,6 +224,9 @@ func TestRefusedWordsMasked(t *testing.T) {
 		// A gerund of a one-word name after a refuser is masked.
 		{name: "without a gerund of a name", task: "review the diff without deploying", want: "review the diff without _"},
 		{name: "avoid a gerund of a name", task: "review the diff, avoid deploying it", want: "review the diff avoid _ it"},
+		{name: "a subordinate clause", task: "Do not break the public API while you refactor the auth module", want: "_ _ _ _ _ _ while you refactor the auth modul"},
+		{name: "a clause of what happens meanwhile", task: "don't deploy until the backup finishes", want: "_ _ _ _ _ _"},
+		{name: "a double negation still", task: "don't merge unless it passes", want: "dont merg unless it pass"},
 		{name: "a gerund of no name", task: "fix it without cloning the vec", want: "fix it without clone the vec"},
 		{name: "a gerund after no refuser", task: "review the deploying script", want: "review the deploy script"},
 		// "without" and a gerund name a way to avoid as often as an
