@@ -227,9 +227,8 @@ func (r *compilation) analyze(req Request) (*input, error) {
 	for n := range r.c.denied {
 		in.denied[n] = true
 	}
-	var spell *namer // built at the first deny no unit answers to
 	for _, n := range req.Deny {
-		for _, t := range denyTargets(r.c.cat, &spell, n) {
+		for _, t := range r.c.denyTargets(n) {
 			in.denied[t] = true
 		}
 	}

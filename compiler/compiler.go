@@ -124,7 +124,10 @@ type Compiler struct {
 	policyFP  string
 	diags     ir.Diagnostics
 	denied    map[string]bool
-	rows      []unitRow // what a rejected entry takes from each unit, by position
+	// spell indexes the units by their names and folders folded, for a
+	// deny spelled otherwise (denyTargets).
+	spell func() *spellings
+	rows  []unitRow // what a rejected entry takes from each unit, by position
 	// eligibility keeps eligible/3's verdict on each lexical candidate
 	// judged in a plain request (see statement.plain), by name: a
 	// *rules.Decision rejecting it, or nil when it is eligible. In such a
@@ -183,6 +186,7 @@ func newCompiler(ctx context.Context, cat *ir.Catalog, p Policy) (*Compiler, err
 func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrieval.Index, fp string, policy *rules.Pending) (*Compiler, error) {
 	pl := pulse.New(ctx)
 	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}}
+	c.spell = sync.OnceValue(func() *spellings { return newSpellings(cat) })
 	// What the compiler, its facts and engine and the fingerprint take
 	// from the catalog depends on the catalog alone: they are made on
 	// every core, beside the index when there is one to build (a start
@@ -203,9 +207,8 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	if c.policy.Invocation == "" {
 		c.policy.Invocation = InvocationTask
 	}
-	var spell *namer // built at the first deny no unit answers to
 	for _, n := range p.Deny {
-		for _, t := range denyTargets(cat, &spell, n) {
+		for _, t := range c.denyTargets(n) {
 			c.denied[t] = true
 		}
 	}
@@ -253,8 +256,10 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 					names = newNamer(cat)
 				}
 				hint, hinted = names.hint(n), hinted+1
-				if h := names.spelledHint(n); h != "" && slices.Contains(c.policy.Deny, n) {
-					hint = h
+				if slices.Contains(c.policy.Deny, n) {
+					if h := c.spelledHint(n); h != "" {
+						hint = h
+					}
 				}
 			}
 			c.diags.Add(ir.Diagnostic{Path: path, Line: line, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning, Message: fmt.Sprintf("host policy names unit %q, which is not in the catalog%s", n, hint)})
@@ -572,8 +577,10 @@ func unknownNames(c *Compiler, field string, names []string, deny bool) ir.Diagn
 			break
 		}
 		hint := namer.hint(n)
-		if h := namer.spelledHint(n); deny && h != "" {
-			hint = h
+		if deny {
+			if h := c.spelledHint(n); h != "" {
+				hint = h
+			}
 		}
 		out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
 			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog%s", field, ir.Quote(n), hint)})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/ir"
@@ -201,6 +202,18 @@ func referenceProblems(cat *ir.Catalog) ir.Diagnostics {
 // without skills: the policy must not validate.
 func mandatoryProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 	var out ir.Diagnostics
+	// What the deny list denies, as a compile reads it (denyTargets):
+	// "Deploy" denies a mandatory deploy too.
+	denied := sync.OnceValue(func() map[string]bool {
+		spell := sync.OnceValue(func() *spellings { return newSpellings(cat) })
+		m := map[string]bool{}
+		for _, n := range p.Deny {
+			for _, t := range denyTargets(cat, spell, n) {
+				m[t] = true
+			}
+		}
+		return m
+	})
 	for _, n := range slices.Compact(slices.Sorted(slices.Values(p.Mandatory))) {
 		path, line := p.at("mandatory", n)
 		at := func(format string, args ...any) {
@@ -213,7 +226,7 @@ func mandatoryProblems(cat *ir.Catalog, p Policy) ir.Diagnostics {
 			at("mandatory unit %s is not in the catalog", ir.Quote(n))
 		case u.Status != ir.StatusOK:
 			at("mandatory unit %s is %s", ir.Quote(n), u.Status)
-		case slices.Contains(p.Deny, n):
+		case denied()[n]:
 			at("mandatory unit %s is denied by the same policy", ir.Quote(n))
 		}
 	}

@@ -265,41 +265,83 @@ func newNamer(cat *ir.Catalog) *namer {
 	return n
 }
 
-// spelled returns, for a name no unit answers to, the units a deny of it
-// denies all the same, failing closed: the units whose name it spells
-// with other case or separators ("Deploy", "code_review", "Code Review"
-// for code-review: byName) and the units in a folder it names so
-// ("deploy/", "Deploy" for the skill in folder deploy: byFolder, the name
-// a user sees in the file tree). A deny list is a safety control: a typo
-// of case in it loaded the skill it meant to keep out, with a warning.
-// Each sorted; nil when there are none.
-func (n *namer) spelled(name string) (byName, byFolder []string) {
-	name = strings.TrimRight(name, "/")
-	f := foldName(name)
-	for _, u := range n.names {
-		if u != name && foldName(u) == f {
-			byName = append(byName, u)
-		}
-	}
-	for folder, units := range n.folders {
-		if foldName(folder) == f {
-			byFolder = append(byFolder, units...)
-		}
-	}
-	slices.Sort(byFolder)
-	return byName, slices.Compact(byFolder)
+// spellings indexes a catalog's units by their names and their folders'
+// names folded (foldName), for a deny that names a unit otherwise than
+// exactly (Compiler.denyTargets): "Deploy", "code_review", "Code Review"
+// for code-review, "ops/" or "Ops" for the skill in folder ops. A deny
+// list is a safety control: a typo of case in it loaded the skill it
+// meant to keep out, with a warning. Built once per Compiler, at the
+// first deny no unit answers to.
+type spellings struct {
+	byName   map[string][]string // folded name -> the units so named
+	byFolder map[string][]string // folded folder name -> the units in such a folder
 }
 
-// spelledHint says what a deny of name denies all the same
-// (namer.spelled), "" when nothing.
-func (n *namer) spelledHint(name string) string {
-	byName, byFolder := n.spelled(name)
+func newSpellings(cat *ir.Catalog) *spellings {
+	sp := &spellings{byName: map[string][]string{}, byFolder: map[string][]string{}}
+	for _, u := range cat.Units {
+		f := foldName(u.Name)
+		if !slices.Contains(sp.byName[f], u.Name) {
+			sp.byName[f] = append(sp.byName[f], u.Name)
+		}
+		dir := path.Dir(u.Path)
+		if dir == "." {
+			dir = filepath.ToSlash(filepath.Clean(u.Root)) // a root that is the skill's folder
+		}
+		if d := foldName(path.Base(dir)); d != "." && d != "/" && !slices.Contains(sp.byFolder[d], u.Name) {
+			sp.byFolder[d] = append(sp.byFolder[d], u.Name)
+		}
+	}
+	for _, m := range []map[string][]string{sp.byName, sp.byFolder} {
+		for _, names := range m {
+			slices.Sort(names)
+		}
+	}
+	return sp
+}
+
+// trimDeny is a deny's name without the blanks around it and the
+// slashes after it (a folder completed by a shell: "deploy/").
+func trimDeny(name string) string { return strings.TrimRight(strings.TrimSpace(name), "/") }
+
+// denyTargets returns the units a deny of name denies: the unit so named,
+// else, failing closed, those whose name or folder it spells otherwise
+// (spellings), each once, sorted; nil for none.
+func (c *Compiler) denyTargets(name string) []string { return denyTargets(c.cat, c.spell, name) }
+
+// denyTargets is Compiler.denyTargets over cat, whose spellings spell
+// gives.
+func denyTargets(cat *ir.Catalog, spell func() *spellings, name string) []string {
+	if _, ok := cat.Lookup(name); ok {
+		return []string{name}
+	}
+	byName, byFolder := spelledAs(spell, name)
+	out := slices.Concat(byName, byFolder)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// spelledAs returns, for a name no unit answers to, the units whose name
+// it spells otherwise and those in a folder it names.
+func spelledAs(spell func() *spellings, name string) (byName, byFolder []string) {
+	f := foldName(trimDeny(name))
+	if f == "" {
+		return nil, nil
+	}
+	sp := spell()
+	return sp.byName[f], sp.byFolder[f]
+}
+
+// spelledHint says what a deny of name, which no unit answers to, denies
+// all the same (spelledAs); "" when nothing.
+func (c *Compiler) spelledHint(name string) string {
+	byName, byFolder := spelledAs(c.spell, name)
 	var parts []string
 	if len(byName) > 0 {
 		parts = append(parts, quoteAll(byName)+", whose name it spells otherwise")
 	}
 	if len(byFolder) > 0 {
-		parts = append(parts, quoteAll(byFolder)+" in the folder it names")
+		parts = append(parts, quoteAll(byFolder)+", in the folder it names")
 	}
 	if len(parts) == 0 {
 		return ""
@@ -325,20 +367,6 @@ func foldName(name string) string {
 		}
 		return unicode.ToLower(r)
 	}, name)
-}
-
-// denyTargets returns the units a deny of name denies: name itself when
-// a unit answers to it, else those namer.spelled gives (names is built at
-// the first such name).
-func denyTargets(cat *ir.Catalog, names **namer, name string) []string {
-	if _, ok := cat.Lookup(name); ok {
-		return []string{name}
-	}
-	if *names == nil {
-		*names = newNamer(cat)
-	}
-	byName, byFolder := (*names).spelled(name)
-	return slices.Concat(byName, byFolder)
 }
 
 // hint is "; the skill in folder NAME is named UNIT" or "; did you mean

@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 func TestPolicyUnknownKeys(t *testing.T) {
@@ -213,6 +215,8 @@ func TestDenySpelledOtherwise(t *testing.T) {
 		{name: "its folder", deny: "ops", task: "roll back the bad release", unit: "rollback", denied: true},
 		{name: "its folder with a slash", deny: "ops/", task: "roll back the bad release", unit: "rollback", denied: true},
 		{name: "its folder in capitals", deny: "Ops", task: "roll back the bad release", unit: "rollback", denied: true},
+		{name: "a slash after its name", deny: "deploy/", task: "deploy the service to production", unit: "deploy", denied: true},
+		{name: "blanks around its name", deny: " deploy ", task: "deploy the service to production", unit: "deploy", denied: true},
 		{name: "a typo is only warned about", deny: "deplyo", task: "deploy the service to production", unit: "deploy", denied: false},
 	}
 	for _, tt := range tests {
@@ -238,9 +242,23 @@ func TestDenySpelledOtherwise(t *testing.T) {
 				}
 			}
 			ds := UnknownDenies(build(t, files, Policy{}), "deny", []string{tt.deny})
-			if len(ds) != 1 || strings.Contains(ds[0].Message, "it denies") != tt.denied {
-				t.Errorf("got %v; want one warning, saying it denies %s: %v", ds, tt.unit, tt.denied)
+			if len(ds) != 1 {
+				t.Fatalf("got %d warnings %v; want one", len(ds), ds)
+			}
+			if says := strings.Contains(ds[0].Message, "it denies "+ir.Quote(tt.unit)); says != tt.denied {
+				t.Errorf("got %q; want it to say it denies %s: %v", ds[0].Message, tt.unit, tt.denied)
 			}
 		})
+	}
+}
+
+// TestMandatoryDeniedSpelledOtherwise: a mandatory unit the policy's deny
+// names otherwise ("Deploy") is unusable, as every compile fails on it.
+func TestMandatoryDeniedSpelledOtherwise(t *testing.T) {
+	files := map[string]string{"deploy/SKILL.md": skill("deploy", "Deploy the service to production.", "", "kubectl apply.")}
+	c := build(t, files, Policy{})
+	ds := GraphProblems(c.Catalog(), Policy{Mandatory: []string{"deploy"}, Deny: []string{"Deploy"}})
+	if len(ds) != 1 || ds[0].Code != ir.CodeUnusableMandatory {
+		t.Errorf("got %v; want one unusable_mandatory", ds)
 	}
 }

@@ -286,7 +286,7 @@ func strength(c rules.Clause, f *Facts) string {
 		return fmt.Sprintf("score %.3f: the best candidate %s's confidence %.3f is below the host's min_confidence %.3f, so nothing is selected from the task", f.Score, f.By, deref(f.Confidence), f.MinConfidence)
 	case rules.ClauseNoOwnPart:
 		if f.OwnPart == nil {
-			return fmt.Sprintf("score %.3f, but beside %s (%.3f) it answers no part of the task of its own: its evidence outside that one's rests on one task word, or on one pair of words its text pairs, said as one thing (a part of its own needs two words, a word of its name or a phrase of its own)", f.Score, f.Kept, f.KeptScore)
+			return fmt.Sprintf("score %.3f, but beside %s (%.3f) it answers no part of the task of its own: its evidence outside that one's rests on one task word at most, or on one pair of words its text pairs, said as one thing (a part of its own needs two words, a word of its name or a phrase of its own)", f.Score, f.Kept, f.KeptScore)
 		}
 		return fmt.Sprintf("score %.3f, but beside %s (%.3f) it answers no part of the task of its own: its evidence outside that one's (%.3f) reaches neither the threshold %.1f nor the support floor %.1f in a clause of the task it mostly answers or as that one's peer", f.Score, f.Kept, f.KeptScore, *f.OwnPart, f.Threshold, f.SupportFloor)
 	case rules.ClauseInCrowd:

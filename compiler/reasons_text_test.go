@@ -42,7 +42,7 @@ func TestNoOwnPartSaysWhy(t *testing.T) {
 		own        *float64
 	}{
 		{"too little of its own", "its evidence outside that one's (2.085) reaches neither the threshold", &low},
-		{"one word or pair", "rests on one task word, or on one pair of words its text pairs", nil},
+		{"one word or pair", "rests on one task word at most, or on one pair of words its text pairs", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -115,8 +115,8 @@ type Facts struct {
 	KeptScore float64 `json:"kept_score,omitempty"`
 	// OwnPart is, for clause no_own_part, the score of the unit's
 	// evidence outside Kept's, when that is a part of the task of its own
-	// at all; nil when its own evidence rests on one word, or on one pair
-	// of words its text pairs, said as one thing.
+	// at all; nil when its own evidence rests on one word at most, or on
+	// one pair of words its text pairs, said as one thing.
 	OwnPart *float64 `json:"own_part,omitempty"`
 	// Crowd is the score of CrowdUnit, the unit ranked CrowdRank on the
 	// task, and CrowdBar (CrowdRatio times it) the score a candidate

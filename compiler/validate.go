@@ -41,10 +41,9 @@ func (c *Compiler) Validate(ctx context.Context, o ValidateOptions) (ir.Diagnost
 	ds := append(slices.Clone(c.Diagnostics()), GraphProblems(c.Catalog(), c.Policy())...)
 	ds = append(ds, UnknownNames(c, selPath, o.Select)...)
 	ds = append(ds, UnknownDenies(c, denyPath, o.Deny)...)
-	var spell *namer
 	denied := map[string]bool{}
 	for _, n := range slices.Concat(c.Policy().Deny, o.Deny) {
-		for _, t := range denyTargets(c.cat, &spell, n) {
+		for _, t := range c.denyTargets(n) {
 			denied[t] = true
 		}
 	}
@@ -55,9 +54,11 @@ func (c *Compiler) Validate(ctx context.Context, o ValidateOptions) (ir.Diagnost
 		}
 	}
 	for _, n := range slices.Compact(slices.Sorted(slices.Values(o.Deny))) {
-		if slices.Contains(c.Policy().Mandatory, n) {
-			ds.Add(ir.Diagnostic{Path: denyPath, Code: ir.CodeUnusableMandatory, Severity: ir.SeverityError,
-				Message: fmt.Sprintf("%s denies mandatory unit %s; every compile fails on it", denyPath, ir.Quote(n))})
+		for _, t := range c.denyTargets(n) {
+			if slices.Contains(c.Policy().Mandatory, t) {
+				ds.Add(ir.Diagnostic{Path: denyPath, Code: ir.CodeUnusableMandatory, Severity: ir.SeverityError,
+					Message: fmt.Sprintf("%s denies mandatory unit %s; every compile fails on it", denyPath, ir.Quote(t))})
+			}
 		}
 	}
 	ds = append(ds, c.failsEveryCompile(ctx, o, selPath, ds)...)

@@ -716,11 +716,13 @@ const maxConnectors = 2
 // first word before its second ("without writing tests"): the act the task refuses
 // is evidence for no unit, so "review the diff without deploying" is no
 // request for the deploy skill. It refuses no unit: "we shipped without
-// linting and CI is red; lint the code" asks for lint.
+// linting and CI is red; lint the code" asks for lint. After a negator
+// of its clause it is a double negation, and asks: "never merge without
+// linting", "don't skip linting".
 func (ix *Index) maskRefusedGerunds(q *Query, masked []bool) []bool {
 	for k := 1; k < len(q.words); k++ {
 		w := q.words[k]
-		if len(w) < 6 || !strings.HasSuffix(w, "ing") || !gerundCues[q.words[k-1]] || q.gap(k-1) != gapSpace {
+		if !isGerund(w) || !gerundCues[q.words[k-1]] || q.gap(k-1) != gapSpace || q.negatedBefore(k-1) {
 			continue
 		}
 		base := w[:len(w)-3]
@@ -734,20 +736,71 @@ func (ix *Index) maskRefusedGerunds(q *Query, masked []bool) []bool {
 			default:
 				continue
 			}
-			if masked == nil {
-				masked = make([]bool, len(q.words))
-			}
-			for j := k; j < k+n; j++ {
-				masked[j] = true
-			}
+			masked = maskSpan(masked, len(q.words), k, k+n)
+			q.refused(k-1, k+n)
 			break
 		}
 	}
 	return masked
 }
 
+// isGerund reports whether w reads as a verb's gerund: a word in -ing of
+// six letters or more that is not one of the nouns and pronouns of that
+// shape ("everything", "string", "morning").
+func isGerund(w string) bool {
+	return len(w) >= 6 && strings.HasSuffix(w, "ing") && !notGerunds[w]
+}
+
+var notGerunds = set([]string{"anything", "something", "everything", "nothing", "thing", "things", "string", "strings", "spring", "during", "morning", "evening", "ceiling", "ring", "king", "wing", "sing", "bring", "thing", "swing", "sting", "cling", "fling", "sling", "outing", "pudding", "wedding", "ending", "heading", "setting", "settings", "building", "warning", "warnings", "meeting", "meetings"})
+
 // gerundCues are the refusers a gerund follows.
 var gerundCues = map[string]bool{"without": true, "avoid": true, "avoiding": true, "skip": true, "skipping": true, "stop": true}
+
+// negatedBefore reports whether a negator stands within maxNegatorReach
+// words before word k in its clause ("never merge without", "don't skip").
+func (q *Query) negatedBefore(k int) bool {
+	for j := k - 1; j >= 0 && j >= k-maxNegatorReach; j-- {
+		if q.endsClause(j) {
+			return false
+		}
+		if negators[q.words[j]] {
+			return true
+		}
+	}
+	return false
+}
+
+// maxNegatorReach is how many words a negator reaches over to a refuser
+// it negates, as rule 5's double negation reads it.
+const maxNegatorReach = 8
+
+// maskSpan marks words from to to in masked, allocated for n words when
+// nil.
+func maskSpan(masked []bool, n, from, to int) []bool {
+	if masked == nil {
+		masked = make([]bool, n)
+	}
+	for j := from; j < to; j++ {
+		masked[j] = true
+	}
+	return masked
+}
+
+// refused records words from to to as a refusal the explanation shows,
+// cut after maxQuoteWords words, unless the words negate a unit (the
+// negation says so already) or maxQuoted refusals are recorded.
+func (q *Query) refused(from, to int) {
+	if len(q.refusals) >= maxQuoted {
+		return
+	}
+	said := q.written(from, min(to, from+maxQuoteWords))
+	if to > from+maxQuoteWords {
+		said += " \u2026"
+	}
+	if !q.negatesIn(said) {
+		q.refusals = append(q.refusals, said)
+	}
+}
 
 // listName is a name read in a list: its state, where it starts, its
 // length in words, and where the words before it (its connector and
@@ -836,34 +889,19 @@ func (ix *Index) negations(q *Query, from int, p *pulse.Pulse) (map[string]strin
 		}
 		var end int
 		list, end = ix.readNames(q, nameAt, i+n, c.colon, c.commaEnds, false, list[:0])
-		if len(list) == 0 && c.refusesWords {
-			if from, to, ok := q.refusedWords(i+n, c); ok {
-				if masked == nil {
-					masked = make([]bool, len(q.words))
-				}
-				for j := from; j < to; j++ {
-					masked[j] = true
-				}
+		conceded := c.kind == cueBare && q.nextIn(end, concessives)
+		// An object that names no unit, or that a unit's name does not
+		// end, refuses no unit, but is still turned away: "use polars
+		// instead of pandas", "write the commit message but not a
+		// changelog entry" (no request for a changelog skill).
+		if c.refusesWords && !conceded && (len(list) == 0 || c.object && !q.endsObject(end, c.kind != cueWant)) {
+			if at, to, ok := q.refusedWords(i+n, c); ok && !(c.kind == cueBare && q.nextIn(to, concessives)) {
+				masked = maskSpan(masked, len(q.words), at, to)
 				i = to - 1
 			}
 			continue
 		}
-		if len(list) == 0 || (c.object && !q.endsObject(end, c.kind != cueWant)) || (c.kind == cueBare && q.nextIn(end, concessives)) {
-			// A name that does not end the object refuses no unit, but
-			// the object is still turned away: "write the commit
-			// message but not a changelog entry" is no request for a
-			// changelog skill.
-			if len(list) > 0 && c.refusesWords {
-				if from, to, ok := q.refusedWords(i+n, c); ok {
-					if masked == nil {
-						masked = make([]bool, len(q.words))
-					}
-					for j := from; j < to; j++ {
-						masked[j] = true
-					}
-					i = to - 1
-				}
-			}
+		if len(list) == 0 || (c.object && !q.endsObject(end, c.kind != cueWant)) || conceded {
 			continue
 		}
 		for _, l := range list {
@@ -1504,7 +1542,11 @@ func maskRefused(q *Query, masked []bool) []bool {
 		}
 		k := i
 		// "..., but don't deploy", "please never ...", "but please
-		// just don't ..."
+		// just don't ...": one word that opens the clause, then up to
+		// maxRefusalLeads adverbs.
+		if refusalOpeners[q.words[k]] {
+			k++
+		}
 		for l := 0; l < maxRefusalLeads && k < len(q.words) && refusalLeads[q.words[k]]; l++ {
 			k++
 		}
@@ -1525,15 +1567,8 @@ func maskRefused(q *Query, masked []bool) []bool {
 			// deploy, why?" asks about the deploy.
 			continue
 		}
-		if masked == nil {
-			masked = make([]bool, len(q.words))
-		}
-		for j := k; j < end; j++ {
-			masked[j] = true
-		}
-		if said := q.quote(k, end); len(q.refusals) < maxQuoted && !q.negatesIn(said) {
-			q.refusals = append(q.refusals, said)
-		}
+		masked = maskSpan(masked, len(q.words), k, end)
+		q.refused(k, end)
 		i = end - 1
 	}
 	return masked
@@ -1597,7 +1632,7 @@ func (q *Query) actsAfter(k int) bool {
 		return false
 	}
 	next := q.words[k+1]
-	return actors[next] || len(next) > 4 && strings.HasSuffix(next, "ing")
+	return actors[next] || isGerund(next)
 }
 
 var (
@@ -1605,26 +1640,43 @@ var (
 	actors        = set([]string{"you", "we", "i", "u"})
 )
 
-// questionAfter reports whether the sentence that word end-1 is in ends in a
-// question mark, looked for within maxQuestionReach bytes.
+// questionAfter reports whether the clause that word end-1 is in ends in
+// a question mark ("tests are green yet never deploy, why?"), looked for
+// within maxQuestionReach bytes.
 func (q *Query) questionAfter(end int) bool {
-	rest := q.task[q.spans[end-1].end:]
+	from := int(q.spans[end-1].end)
+	rest := q.task[from:]
 	if len(rest) > maxQuestionReach {
 		rest = rest[:maxQuestionReach]
 	}
-	if i := strings.IndexAny(rest, ".!?\n"); i >= 0 {
-		return rest[i] == '?'
+	i := strings.IndexAny(rest, ".!?\n")
+	if i < 0 || rest[i] != '?' {
+		return false
 	}
-	return false
+	// A clause of its own before the mark asks the question: "Don't
+	// deploy it, and can you explain this error?"
+	for j := end; j < len(q.words) && int(q.spans[j].start) < from+i; j++ {
+		if clauseJoins[q.words[j]] || clauseTurns[q.words[j]] || questionOpeners[q.words[j]] {
+			return false
+		}
+	}
+	return true
 }
+
+// questionOpeners open a question of their own after a refusal.
+var questionOpeners = set([]string{"can", "could", "would", "will", "should", "please", "how", "what", "where", "which", "who"})
 
 // maxQuestionReach bounds how far questionAfter looks for a sentence's end:
 // a pasted megabyte without one is read once, not once per refusal.
 const maxQuestionReach = 200
 
-// refusalLeads may stand before a refusal that opens a clause, up to
-// maxRefusalLeads of them.
-var refusalLeads = map[string]bool{"and": true, "then": true, "but": true, "yet": true, "just": true, "please": true, "really": true, "still": true, "definitely": true, "so": true}
+// refusalOpeners and refusalLeads may stand before a refusal that opens
+// a clause: one opener, then up to maxRefusalLeads leads ("but please
+// just don't", "and for now never").
+var (
+	refusalOpeners = map[string]bool{"and": true, "then": true, "but": true, "yet": true, "so": true}
+	refusalLeads   = map[string]bool{"just": true, "please": true, "really": true, "still": true, "definitely": true, "for": true, "now": true}
+)
 
 const maxRefusalLeads = 3
 
@@ -1641,12 +1693,12 @@ func ordered(q *Query, k, n int) bool {
 	}
 	v := q.words[k+n]
 	if q.words[k] == "without" {
-		return len(v) > 4 && strings.HasSuffix(v, "ing")
+		return isGerund(v)
 	}
 	switch {
 	case statives[v] || subjects[v]:
 		return false
-	case len(v) > 3 && strings.HasSuffix(v, "ed") && !strings.HasSuffix(v, "eed"):
+	case len(v) > 3 && strings.HasSuffix(v, "ed") && !strings.HasSuffix(v, "eed") && !plainInEd[v]:
 		return false
 	case len(v) > 3 && strings.HasSuffix(v, "s") && !strings.HasSuffix(v, "ss") && !strings.HasSuffix(v, "us") && !strings.HasSuffix(v, "is"):
 		return false
@@ -1657,8 +1709,11 @@ func ordered(q *Query, k, n int) bool {
 // statives after a negation state a fact ("but don't know how to
 // deploy"); subjects after it make a question ("don't you think ...?").
 var (
-	statives = set([]string{"know", "understand", "think", "see", "get", "remember", "recall", "care", "mind", "like", "seem", "have", "believe", "agree", "mean", "work", "matter", "exist", "happen"})
-	subjects = set([]string{"you", "we", "i", "they", "he", "she", "it", "u"})
+	statives = set([]string{"know", "understand", "think", "see", "remember", "recall", "care", "seem", "have", "believe", "agree", "mean", "matter", "exist", "happen"})
+	// plainInEd are verbs whose plain form ends in -ed: "don't embed
+	// the files" orders.
+	plainInEd = set([]string{"embed", "shed", "shred", "wed", "bed", "imbed"})
+	subjects  = set([]string{"you", "we", "i", "they", "he", "she", "it", "u"})
 )
 
 // clauseTurns open a clause of their own within a sentence: "review the
@@ -1680,6 +1735,17 @@ func refusalAt(q *Query, k int) int {
 		n = 1
 	case q.words[k] == "do" && k+1 < len(q.words) && q.words[k+1] == "not" && q.gap(k) == gapSpace:
 		n = 2
+	case (q.words[k] == "lets" || q.words[k] == "let's") && q.spacedAfter(k, "not"):
+		n = 2 // "let's not deploy"
+	case actors[q.words[k]] && k+1 < len(q.words) && q.gap(k) == gapSpace:
+		// "you shouldn't deploy", "we must not deploy": advice or a
+		// rule, which orders as "don't" does; "we can't deploy" states.
+		switch m := q.words[k+1]; {
+		case m == "shouldnt" || m == "mustnt":
+			n = 2
+		case (m == "should" || m == "must") && q.spacedAfter(k+1, "not"):
+			n = 3
+		}
 	}
 	if n > 0 && k+n < len(q.words) && doubleNegatives[q.words[k+n]] {
 		return 0
@@ -1687,12 +1753,17 @@ func refusalAt(q *Query, k int) int {
 	return n
 }
 
+// spacedAfter reports whether word k+1 is w, a blank after word k.
+func (q *Query) spacedAfter(k int, w string) bool {
+	return k+1 < len(q.words) && q.words[k+1] == w && q.gap(k) == gapSpace
+}
+
 // doubleNegatives are the verbs whose negation asks for the thing:
 // "don't forget to", "never fail to", "do not hesitate to", "don't miss".
 var doubleNegatives = map[string]bool{
 	"forget": true, "forgetting": true, "fail": true, "failing": true, "hesitate": true,
 	"neglect": true, "neglecting": true, "miss": true, "missing": true, "omit": true, "omitting": true,
-	"skip": true, "skipping": true, "ignore": true, "ignoring": true,
+	"skip": true, "skipping": true, "ignore": true, "ignoring": true, "stop": true, "stopping": true,
 }
 
 // refusers in a refusal's scope make it a double negation ("never deploy

@@ -921,7 +921,7 @@ unfit_beside(Req, K, KS, N, S, T, F, V) :- in_crowd(Req, K, N, S, T, C, B),
 % own_fact(+Req, +K, +N, -O): the facts no_own_part states of N's own
 % part beside K: own_part(W), the weight of its evidence outside K's,
 % when it has a part of its own at all, else none (its own evidence
-% rests on one word, or on one pair of words it pairs itself).
+% rests on one word at most, or on one pair of words it pairs itself).
 own_fact(Req, K, N, [own_part(W)]) :- own_part(Req, K, N, W), !.
 own_fact(_, _, _, []).
 

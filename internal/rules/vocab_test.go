@@ -202,6 +202,15 @@ func TestDecisionsNameTheirRule(t *testing.T) {
 		{name: "a part of its own in a clause the best answers better", cands: []Candidate{lex("a", 9000), lex("b", 5000)},
 			ownPart: map[[2]string]int{{"a", "b"}: 5000}, apart: map[[2]string]int{},
 			want: "a:lexical:strength/above_threshold{s9000} b:covered:redundancy/same_clause{by=a}"},
+		// no_own_part states the weight of the part of its own when it
+		// has one at all: a reason said it was too low for a unit
+		// whose own evidence, above the threshold, rested on one pair.
+		{name: "no part of its own at all", cands: []Candidate{lex("a", 12000), lex("b", 5000)},
+			ownPart: map[[2]string]int{}, apart: map[[2]string]int{},
+			want: "a:lexical:strength/above_threshold{s12000} b:below_threshold:strength/no_own_part{s5000 kept=a:12000}"},
+		{name: "a part of its own too small", cands: []Candidate{lex("a", 12000), lex("b", 5000)},
+			ownPart: map[[2]string]int{{"a", "b"}: 3000}, apart: map[[2]string]int{},
+			want: "a:lexical:strength/above_threshold{s12000} b:below_threshold:strength/no_own_part{s5000 kept=a:12000 own=3000}"},
 		{name: "a rival explaining as much ties", cands: []Candidate{lex("a", 9000), lex("b", 8000)},
 			breadth: map[string]int{"a": 2}, redundant: map[[2]string]bool{{"a", "b"}: true},
 			want: "a:ambiguous:ambiguity/ask{by=a} b:ambiguous:ambiguity/ask{by=a}"},
@@ -263,6 +272,9 @@ func whyOf(d Decision) string {
 	}
 	if f.Kept != "" {
 		facts = append(facts, fmt.Sprintf("kept=%s:%d", f.Kept, f.KeptScore))
+	}
+	if f.HasOwnPart {
+		facts = append(facts, fmt.Sprintf("own=%d", f.OwnPart))
 	}
 	if f.By != "" {
 		facts = append(facts, "by="+f.By)

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rlmc-dev/rlmc/compiler"
+	"github.com/rlmc-dev/rlmc/internal/httpsafe"
 )
 
 // metrics are the server's Prometheus series, in a registry of its own
@@ -68,6 +69,9 @@ func newMetrics() (*prometheus.Registry, *metrics) {
 	// start, at zero, so a rate over it never begins with a gap.
 	for _, d := range []compiler.Decision{compiler.DecisionRoute, compiler.DecisionNoRoute, compiler.DecisionAmbiguous, compiler.DecisionError} {
 		m.decisions.WithLabelValues(string(d))
+	}
+	for _, code := range []compiler.ErrorCode{ErrUnauthorized, httpsafe.CodeForbiddenHost, httpsafe.CodeCrossOrigin} {
+		m.refused.WithLabelValues(string(code))
 	}
 	return reg, m
 }

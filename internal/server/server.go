@@ -109,17 +109,18 @@ type ConfigError = httpsafe.ConfigError
 // Server answers compiles against a live catalog. Handler serves HTTP;
 // Run also listens, watches the catalog and shuts down gracefully.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	live    atomic.Pointer[compiler.Live]
-	sem     chan struct{}
-	cores   turns            // compiles running at once: one a core
-	bodies  *httpsafe.Budget // bytes of request bodies held at once
-	token   httpsafe.Token
-	reg     *prometheus.Registry
-	m       *metrics
-	handler http.Handler
-	loads   *httpsafe.CatalogLog // what each load tells the operator
+	cfg      Config
+	log      *slog.Logger
+	live     atomic.Pointer[compiler.Live]
+	sem      chan struct{}
+	cores    turns            // compiles running at once: one a core
+	bodies   *httpsafe.Budget // bytes of request bodies held at once
+	refusals refusalCounts    // refused requests by code, to pace their log lines
+	token    httpsafe.Token
+	reg      *prometheus.Registry
+	m        *metrics
+	handler  http.Handler
+	loads    *httpsafe.CatalogLog // what each load tells the operator
 }
 
 // New checks cfg and returns a server with no catalog yet: it answers 503
@@ -272,9 +273,31 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 // that lost its token, which only the client saw before.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, ce *compiler.Error) {
 	s.m.refused.WithLabelValues(string(ce.Code)).Inc()
-	s.log.Warn("request refused", "status", status, "code", ce.Code, "method", ir.Printable(r.Method), "path", ir.Printable(cutText(r.URL.Path, 128)),
-		"host", ir.Printable(cutText(r.Host, 128)), "remote", r.RemoteAddr)
+	// A page refused once is refused at the rate it sends: the 1st, 2nd,
+	// 4th, 8th ... refusal of each code is logged, with its count, and
+	// the counter counts them all.
+	if n := s.refusals.add(string(ce.Code)); n&(n-1) == 0 {
+		s.log.Warn("request refused", "status", status, "code", ce.Code, "count", n, "method", ir.Printable(r.Method), "path", ir.Printable(cutText(r.URL.Path, 128)),
+			"host", ir.Printable(cutText(r.Host, 128)), "remote", r.RemoteAddr)
+	}
 	s.fail(w, status, ce)
+}
+
+// refusalCounts counts refused requests by code, for the log's pacing.
+type refusalCounts struct {
+	mu sync.Mutex
+	n  map[string]uint64
+}
+
+// add counts one refusal of code and returns how many there were.
+func (c *refusalCounts) add(code string) uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]uint64{}
+	}
+	c.n[code]++
+	return c.n[code]
 }
 
 // cutText returns s cut to at most n bytes: a refused request's fields

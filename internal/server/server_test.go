@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -1077,5 +1078,23 @@ func TestCompilePanicGivesTurnBack(t *testing.T) {
 	testHookCompile = nil
 	if status, body := post(t, ts.URL+"/v1/compile", "", `{"task":"write the failing test first"}`); status != http.StatusOK {
 		t.Fatalf("got %d %s after the panics; want 200", status, body)
+	}
+}
+
+// TestRefusalsPaced: a page refused at the rate it sends is logged at the
+// 1st, 2nd, 4th, 8th ... refusal of each code, not at every one.
+func TestRefusalsPaced(t *testing.T) {
+	var c refusalCounts
+	var logged []uint64
+	for range 20 {
+		if n := c.add("forbidden_host"); n&(n-1) == 0 {
+			logged = append(logged, n)
+		}
+	}
+	if n := c.add("cross_origin"); n != 1 {
+		t.Errorf("another code: got count %d; want 1", n)
+	}
+	if want := []uint64{1, 2, 4, 8, 16}; !slices.Equal(logged, want) {
+		t.Errorf("got logged at %v; want %v", logged, want)
 	}
 }
