@@ -40,7 +40,8 @@ func FuzzAnalyze(f *testing.F) {
 		"Write the update from the notes below: shipped tdd, blocked on deploy.", "Summarize my notes:\n- tdd\n- deploy\n\nThen mail it.", "Turn our deploy notes into a tdd plan.", "it has no tdd at all", "tests for the tdd page, then the tdd", "deploy it, keeping tdd and keep deploy. Keep",
 		"Translate this into German: 'Deploy the tdd.'", "fails with ‘tdd’ then 'deploy.", "go over the tdd. Go through deploy, what could go wrong",
 		"Write a reply that declines but keeps tdd", "keep tdd and deploy untouched", "and retain deploy logs for 90 days", "it rolls back deploy",
-		"/deploy staging, but no deploy to prod", " $tdd the parser; then deploy", "/deploy\n```\nlog\n```", "/deploy。然后 tdd", "/tdd"} {
+		"/deploy staging, but no deploy to prod", " $tdd the parser; then deploy", "/deploy\n```\nlog\n```", "/deploy。然后 tdd", "/tdd",
+		"review it but please just really don't", "but", "without deploying", "never merge without deploying tdd", "don't deploy, why?", "Don't deploy it, and can you", "you shouldn't", "let's not"} {
 		f.Add(s)
 	}
 	ix := negationIndex()
@@ -65,6 +66,11 @@ func FuzzAnalyze(f *testing.F) {
 			}
 		}
 		q.Negations()
+		for _, r := range q.Refusals() {
+			if len(r) > maxWrittenBytes+len(" \u2026") {
+				t.Fatalf("refusal %q: over %d bytes", r, maxWrittenBytes)
+			}
+		}
 		if v, ok := q.Command(); ok && (!strings.Contains(task, v.Said) || !strings.Contains(task[strings.Index(task, v.Said)+len(v.Said):], v.Args)) {
 			t.Fatalf("command %+v: not in the task, its arguments after its name", v)
 		}
