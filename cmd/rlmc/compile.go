@@ -61,7 +61,7 @@ func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			for _, f := range p.carried {
-				if strings.TrimSpace(f) == "" || isFlag(cmd, f) {
+				if strings.TrimSpace(f) == "" || f != "-" && isFlag(cmd, f) {
 					return usageError("--carried needs a FILE, and was given %q", f)
 				}
 			}
@@ -79,7 +79,7 @@ func newCompileCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringArrayVar(&p.why, "why", nil, "say what became of unit `NAME` and list it in the JSON result, whatever its reason (repeatable, or NAME,NAME)")
 	fl.BoolVar(&p.all, "all-rejected", false, "list every rejected unit in the JSON result, not only those a rule decided about")
 	fl.StringVar(&p.trajectory, "trajectory", "", "append one JSON audit line per compile to `FILE`")
-	fl.StringArrayVar(&p.carried, "carried", nil, "the conversation already holds `FILE` (an earlier prompt): a skill whose block it holds is given, not sent again (repeatable)")
+	fl.StringArrayVar(&p.carried, "carried", nil, "the conversation already holds `FILE` (an earlier prompt; - reads standard input): a skill whose block it holds is given, not sent again (repeatable)")
 	return cmd
 }
 
@@ -118,7 +118,7 @@ func runCompile(ctx context.Context, p compileParams, stdin io.Reader, stdout, s
 		// variable or an empty pipe looks the same: say so, not silently.
 		fmt.Fprintln(stderr, "rlmc: the task is empty: no skill is routed from it (only --select and the policy's mandatory units load)")
 	}
-	carried, err := readCarried(p.carried)
+	carried, err := readCarried(p.carried, p.task == "-", stdin)
 	if err != nil {
 		return err
 	}
@@ -281,14 +281,32 @@ func isFlag(cmd *cobra.Command, v string) bool {
 const maxCarriedBytes = 16 << 20
 
 // readCarried reads the --carried files into a Request.Carried: nil for
-// none. A file that cannot be read is the command line's mistake.
-func readCarried(files []string) (func(string) bool, error) {
+// none. "-" reads standard input (a pipeline's earlier prompts), unless
+// the task is read from it (taskStdin). A file that cannot be read is the
+// command line's mistake.
+func readCarried(files []string, taskStdin bool, stdin io.Reader) (func(string) bool, error) {
 	if len(files) == 0 {
 		return nil, nil
 	}
 	texts := make([]string, 0, len(files))
+	read := false // standard input, once
 	for _, f := range files {
-		data, err := safefs.ReadPath(f, maxCarriedBytes)
+		var (
+			data []byte
+			err  error
+		)
+		if f == "-" {
+			if taskStdin || read {
+				return nil, usageError("--carried -: standard input is read once, and the task or another --carried - reads it")
+			}
+			read = true
+			data, err = io.ReadAll(io.LimitReader(stdin, maxCarriedBytes+1))
+			if err == nil && len(data) > maxCarriedBytes {
+				err = fmt.Errorf("over %d bytes", maxCarriedBytes)
+			}
+		} else {
+			data, err = safefs.ReadPath(f, maxCarriedBytes)
+		}
 		if err != nil {
 			return nil, usageError("--carried %s: %v", f, err)
 		}
