@@ -1737,6 +1737,10 @@ func refusalAt(q *Query, k int) int {
 		n = 2
 	case (q.words[k] == "lets" || q.words[k] == "let's") && q.spacedAfter(k, "not"):
 		n = 2 // "let's not deploy"
+	case q.words[k] == "no" && q.spacedAfter(k, "need") && q.spacedAfter(k+1, "to"):
+		n = 3 // "no need to deploy"
+	case (q.words[k] == "theres" || q.words[k] == "there's") && q.spacedAfter(k, "no") && q.spacedAfter(k+1, "need") && q.spacedAfter(k+2, "to"):
+		n = 4 // "there's no need to deploy"
 	case actors[q.words[k]] && k+1 < len(q.words) && q.gap(k) == gapSpace:
 		// "you shouldn't deploy", "we must not deploy": advice or a
 		// rule, which orders as "don't" does; "we can't deploy" states.
