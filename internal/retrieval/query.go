@@ -713,7 +713,8 @@ const maxConnectors = 2
 // maskRefusedGerunds marks, in masked (allocated when nil and needed),
 // each gerund after a refuser ("without deploying", "avoid merging",
 // "skip linting") made of a one-word unit name, or of a two-word name's
-// first word before its second ("without writing tests"): the act the task refuses
+// first word before its second ("without writing tests"), and each
+// plural of a one-word name after a refusing "no" ("no benchmarks"): the act the task refuses
 // is evidence for no unit, so "review the diff without deploying" is no
 // request for the deploy skill. It refuses no unit: "we shipped without
 // linting and CI is red; lint the code" asks for lint. After a negator
@@ -722,7 +723,15 @@ const maxConnectors = 2
 func (ix *Index) maskRefusedGerunds(q *Query, masked []bool) []bool {
 	for k := 1; k < len(q.words); k++ {
 		w := q.words[k]
-		if !isGerund(w) || !gerundCues[q.words[k-1]] || q.gap(k-1) != gapSpace || q.negatedBefore(k-1) {
+		if q.gap(k-1) != gapSpace {
+			continue
+		}
+		if q.refusedPlural(k) && ix.isWholeName([]string{w[:len(w)-1]}) {
+			masked = maskSpan(masked, len(q.words), k, k+1)
+			q.refused(k-1, k+1)
+			continue
+		}
+		if !isGerund(w) || !gerundCues[q.words[k-1]] || q.negatedBefore(k-1) {
 			continue
 		}
 		base := w[:len(w)-3]
@@ -752,6 +761,16 @@ func isGerund(w string) bool {
 }
 
 var notGerunds = set([]string{"anything", "something", "everything", "nothing", "thing", "things", "string", "strings", "spring", "during", "morning", "evening", "ceiling", "ring", "king", "wing", "sing", "bring", "thing", "swing", "sting", "cling", "fling", "sling", "outing", "pudding", "wedding", "ending", "heading", "setting", "settings", "building", "warning", "warnings", "meeting", "meetings"})
+
+// refusedPlural reports whether word k is a plural in -s after a bare
+// "no" that refuses ("write the tests, no benchmarks"), not one that
+// states what is missing ("there are no benchmarks yet", "no backups were
+// taken": havingWords).
+func (q *Query) refusedPlural(k int) bool {
+	w := q.words[k]
+	return k >= 1 && q.words[k-1] == "no" && len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") &&
+		(k < 2 || !havingWords[q.words[k-2]]) && (k+1 >= len(q.words) || !havingWords[q.words[k+1]]) && !q.negatedBefore(k-1)
+}
 
 // gerundCues are the refusers a gerund follows.
 var gerundCues = map[string]bool{"without": true, "avoid": true, "avoiding": true, "skip": true, "skipping": true, "stop": true}

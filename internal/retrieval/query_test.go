@@ -249,6 +249,9 @@ func TestRefusedWordsMasked(t *testing.T) {
 		{name: "a concession", task: "it starts fine locally, not with tdd notes though", want: "it start fine local not with tdd note though"},
 		{name: "a clause of what happens meanwhile", task: "don't deploy until the backup finishes", want: "_ _ _ _ _ _"},
 		{name: "a double negation still", task: "don't merge unless it passes", want: "dont merg unless it pass"},
+		{name: "a plural after no", task: "review the code, no deploys please", want: "review the code no _ pleas"},
+		{name: "a plural after a stated no", task: "the repo has no deploys yet", want: "the repositori has no deploy yet"},
+		{name: "a plural before a verb of being", task: "no deploys were made this week", want: "no deploy were made this week"},
 		{name: "a gerund of no name", task: "fix it without cloning the vec", want: "fix it without clone the vec"},
 		{name: "a gerund after no refuser", task: "review the deploying script", want: "review the deploy script"},
 		// "without" and a gerund name a way to avoid as often as an
