@@ -731,7 +731,7 @@ func (ix *Index) maskRefusedGerunds(q *Query, masked []bool) []bool {
 			q.refused(k-1, k+1)
 			continue
 		}
-		if !isGerund(w) || !gerundCues[q.words[k-1]] || q.negatedBefore(k-1) {
+		if !isGerund(w) || !(gerundCues[q.words[k-1]] || q.refusingNo(k)) || q.negatedBefore(k-1) {
 			continue
 		}
 		base := w[:len(w)-3]
@@ -768,8 +768,15 @@ var notGerunds = set([]string{"anything", "something", "everything", "nothing", 
 // taken": havingWords).
 func (q *Query) refusedPlural(k int) bool {
 	w := q.words[k]
-	return k >= 1 && q.words[k-1] == "no" && len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") &&
-		(k < 2 || !havingWords[q.words[k-2]]) && (k+1 >= len(q.words) || !havingWords[q.words[k+1]]) && !q.negatedBefore(k-1)
+	return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && q.refusingNo(k) && !q.negatedBefore(k-1)
+}
+
+// refusingNo reports whether word k follows a "no" that refuses it ("no
+// benchmarks", "no refactoring for now"), not one that states what is
+// missing ("there are no benchmarks yet", "no backups were taken":
+// havingWords before the "no" or after the word).
+func (q *Query) refusingNo(k int) bool {
+	return k >= 1 && q.words[k-1] == "no" && (k < 2 || !havingWords[q.words[k-2]]) && (k+1 >= len(q.words) || !havingWords[q.words[k+1]])
 }
 
 // gerundCues are the refusers a gerund follows.
@@ -1711,8 +1718,11 @@ func ordered(q *Query, k, n int) bool {
 		return true // "Do not." refuses nothing the mask could take
 	}
 	v := q.words[k+n]
-	if q.words[k] == "without" {
+	switch q.words[k] {
+	case "without":
 		return isGerund(v)
+	case "hold":
+		return true // "hold off on" takes a thing or an act
 	}
 	switch {
 	case statives[v] || subjects[v]:
@@ -1758,6 +1768,8 @@ func refusalAt(q *Query, k int) int {
 		n = 2 // "let's not deploy"
 	case q.words[k] == "no" && q.spacedAfter(k, "need") && q.spacedAfter(k+1, "to"):
 		n = 3 // "no need to deploy"
+	case q.words[k] == "hold" && q.spacedAfter(k, "off") && q.spacedAfter(k+1, "on"):
+		n = 3 // "hold off on the release notes"
 	case (q.words[k] == "theres" || q.words[k] == "there's") && q.spacedAfter(k, "no") && q.spacedAfter(k+1, "need") && q.spacedAfter(k+2, "to"):
 		n = 4 // "there's no need to deploy"
 	case actors[q.words[k]] && k+1 < len(q.words) && q.gap(k) == gapSpace:
