@@ -1770,6 +1770,10 @@ func refusalAt(q *Query, k int) int {
 		n = 3 // "no need to deploy"
 	case q.words[k] == "hold" && q.spacedAfter(k, "off") && q.spacedAfter(k+1, "on"):
 		n = 3 // "hold off on the release notes"
+	case (q.words[k] == "id" || q.words[k] == "wed") && q.spacedAfter(k, "rather") && q.spacedAfter(k+1, "not"):
+		n = 3 // "I'd rather not deploy"
+	case actors[q.words[k]] && q.spacedAfter(k, "would") && q.spacedAfter(k+1, "rather") && q.spacedAfter(k+2, "not"):
+		n = 4 // "I would rather not deploy"
 	case (q.words[k] == "theres" || q.words[k] == "there's") && q.spacedAfter(k, "no") && q.spacedAfter(k+1, "need") && q.spacedAfter(k+2, "to"):
 		n = 4 // "there's no need to deploy"
 	case actors[q.words[k]] && k+1 < len(q.words) && q.gap(k) == gapSpace:

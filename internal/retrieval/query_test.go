@@ -252,6 +252,8 @@ func TestRefusedWordsMasked(t *testing.T) {
 		{name: "a plural after no", task: "review the code, no deploys please", want: "review the code no _ pleas"},
 		{name: "a plural after a stated no", task: "the repo has no deploys yet", want: "the repositori has no deploy yet"},
 		{name: "a gerund after no", task: "review the code, no deploying for now", want: "review the code no _ for now"},
+		{name: "I'd rather not", task: "review the code but I'd rather not deploy", want: "review the code but _ _ _ _"},
+		{name: "we would rather not", task: "review the code, we would rather not deploy", want: "review the code _ _ _ _ _"},
 		{name: "hold off on", task: "review the code but hold off on the deploy notes", want: "review the code but _ _ _ _ _ _"},
 		{name: "a plural before a verb of being", task: "no deploys were made this week", want: "no deploy were made this week"},
 		{name: "a gerund of no name", task: "fix it without cloning the vec", want: "fix it without clone the vec"},
