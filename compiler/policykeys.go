@@ -336,6 +336,9 @@ func spelledAs(spell func() *spellings, name string) (byName, byFolder []string)
 // all the same (spelledAs); "" when nothing.
 func (c *Compiler) spelledHint(name string) string {
 	byName, byFolder := spelledAs(c.spell, name)
+	// A unit both spelled and in a folder so named ("deploy/" for
+	// deploy/SKILL.md) is said once, as spelled.
+	byFolder = slices.DeleteFunc(slices.Clone(byFolder), func(u string) bool { return slices.Contains(byName, u) })
 	var parts []string
 	if len(byName) > 0 {
 		parts = append(parts, quoteAll(byName)+", whose name it spells otherwise")

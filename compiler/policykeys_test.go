@@ -248,6 +248,9 @@ func TestDenySpelledOtherwise(t *testing.T) {
 			if says := strings.Contains(ds[0].Message, "it denies "+ir.Quote(tt.unit)); says != tt.denied {
 				t.Errorf("got %q; want it to say it denies %s: %v", ds[0].Message, tt.unit, tt.denied)
 			}
+			if n := strings.Count(ds[0].Message, ir.Quote(tt.unit)); tt.denied && n != 1 {
+				t.Errorf("got %q; want %s named once", ds[0].Message, tt.unit)
+			}
 		})
 	}
 }

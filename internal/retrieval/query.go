@@ -301,7 +301,7 @@ func (ix *Index) AnalyzeWith(task string, o AnalyzeOptions, p *pulse.Pulse) *Que
 	}
 	masked = maskWords(masked, len(q.words), 0, commandWords)
 	masked = maskRefused(q, masked)
-	masked = ix.maskRefusedGerunds(q, masked)
+	masked = ix.maskRefusedForms(q, masked)
 	if q.cjk {
 		masked = maskRefusedCJK(q, masked)
 	}
@@ -710,17 +710,17 @@ var connectors = map[string]bool{"or": true, "and": true, "nor": true}
 
 const maxConnectors = 2
 
-// maskRefusedGerunds marks, in masked (allocated when nil and needed),
+// maskRefusedForms marks, in masked (allocated when nil and needed),
 // each gerund after a refuser ("without deploying", "avoid merging",
-// "skip linting") made of a one-word unit name, or of a two-word name's
-// first word before its second ("without writing tests"), and each
-// plural of a one-word name after a refusing "no" ("no benchmarks"): the act the task refuses
-// is evidence for no unit, so "review the diff without deploying" is no
+// "skip linting", "no refactoring for now") made of a one-word unit name,
+// or of a two-word name's first word before its second ("without writing
+// tests"), and each plural of a one-word name after a refusing "no" ("no
+// benchmarks"): the act the task refuses is evidence for no unit, so "review the diff without deploying" is no
 // request for the deploy skill. It refuses no unit: "we shipped without
 // linting and CI is red; lint the code" asks for lint. After a negator
 // of its clause it is a double negation, and asks: "never merge without
 // linting", "don't skip linting".
-func (ix *Index) maskRefusedGerunds(q *Query, masked []bool) []bool {
+func (ix *Index) maskRefusedForms(q *Query, masked []bool) []bool {
 	for k := 1; k < len(q.words); k++ {
 		w := q.words[k]
 		if q.gap(k-1) != gapSpace {
@@ -760,7 +760,10 @@ func isGerund(w string) bool {
 	return len(w) >= 6 && strings.HasSuffix(w, "ing") && !notGerunds[w]
 }
 
-var notGerunds = set([]string{"anything", "something", "everything", "nothing", "thing", "things", "string", "strings", "spring", "during", "morning", "evening", "ceiling", "ring", "king", "wing", "sing", "bring", "thing", "swing", "sting", "cling", "fling", "sling", "outing", "pudding", "wedding", "ending", "heading", "setting", "settings", "building", "warning", "warnings", "meeting", "meetings"})
+// notGerunds are the nouns, pronouns and prepositions in -ing of six
+// letters or more (shorter words are no gerund to isGerund anyway).
+var notGerunds = set([]string{"anything", "something", "everything", "nothing", "string", "spring", "during", "morning", "evening", "ceiling",
+	"pudding", "wedding", "ending", "heading", "setting", "building", "warning", "meeting"})
 
 // refusedPlural reports whether word k is a plural in -s after a bare
 // "no" that refuses ("write the tests, no benchmarks"), not one that
