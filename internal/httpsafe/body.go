@@ -148,17 +148,43 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 		return nil
 	}
 	src := io.LimitReader(cutReader{r.Body}, min(limit, math.MaxInt64-1)+1) // limit+1 overflows at MaxInt64
-	// The body is read in pieces of at most budgetStep, each allocated
-	// and budgeted as its bytes are about to arrive, and joined once
-	// whole: a buffer of the declared size, made up front, was resident
-	// at once whenever the heap reused memory (which Go zeroes), so a
-	// client declaring 32 MiB and sending 12 bytes held 32 MiB. No buffer
-	// grows by doubling either (each outgrown one would be garbage the
-	// budget does not see). The join holds a body twice for as long as
-	// the copy takes, once it has all arrived.
-	declared := r.ContentLength >= 0
+	body, charged, err := readPieces(src, limit, r.ContentLength, reserve, readError)
+	if err != nil {
+		return nil, release, err
+	}
+	// net/http holds a body to its Content-Length; a reader that does
+	// not is refused all the same.
+	switch total := int64(len(body)); {
+	case r.ContentLength >= 0 && total < r.ContentLength:
+		return nil, release, ErrBodyCut
+	case r.ContentLength >= 0 && total > r.ContentLength:
+		return nil, release, ErrBodyTooLarge
+	}
+	if spare := charged - int64(len(body)); b != nil && spare > 0 {
+		mu.Lock()
+		held -= spare
+		mu.Unlock()
+		b.give(spare)
+	}
+	return body, release, nil
+}
+
+// readPieces reads src to its end, at most limit bytes, and returns what
+// it read, how many bytes it charged (reserve) for it, and the first
+// error: reserve's, ErrBodyTooLarge past limit, or the read's, through
+// readErr. declared is the length the sender declared, or -1: the
+// pieces are sized to it, and the caller tells a body that differs.
+// The body is read in pieces of at most budgetStep, each allocated
+// and charged as its bytes are about to arrive, and joined once
+// whole: a buffer of the declared size, made up front, was resident
+// at once whenever the heap reused memory (which Go zeroes), so a
+// client declaring 32 MiB and sending 12 bytes held 32 MiB. No buffer
+// grows by doubling either (each outgrown one would be garbage the
+// budget does not see). The join holds a body twice for as long as
+// the copy takes, once it has all arrived.
+func readPieces(src io.Reader, limit, declared int64, reserve func(int64) error, readErr func(error) error) (body []byte, charged int64, err error) {
 	var pieces [][]byte
-	total, charged := int64(0), int64(0)
+	total := int64(0)
 	for {
 		// A piece takes what is left of a declared body, one of
 		// undeclared length pieces that start small, for the many short
@@ -167,18 +193,18 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 		// body longer than the limit or than declared.
 		size := int64(budgetStep)
 		switch {
-		case declared:
-			size = min(size, r.ContentLength-total+1)
+		case declared >= 0:
+			size = min(size, declared-total+1)
 		case len(pieces) < 5:
 			size = 8 << 10 << len(pieces)
 		}
 		size = max(min(size, limit-total+1), 1)
 		charge := min(size, limit-total)
-		if declared {
-			charge = min(charge, r.ContentLength-total)
+		if declared >= 0 {
+			charge = min(charge, declared-total)
 		}
 		if err := reserve(charge); err != nil {
-			return nil, release, err
+			return nil, charged, err
 		}
 		charged += charge
 		piece := make([]byte, size)
@@ -188,41 +214,26 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 			total += int64(m)
 		}
 		if total > limit {
-			return nil, release, ErrBodyTooLarge
+			return nil, charged, ErrBodyTooLarge
 		}
 		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
 			break
 		}
 		if rerr != nil {
-			return nil, release, readError(rerr)
+			return nil, charged, readErr(rerr)
 		}
-	}
-	// net/http holds a body to its Content-Length; a reader that does
-	// not is refused all the same.
-	switch {
-	case declared && total < r.ContentLength:
-		return nil, release, ErrBodyCut
-	case declared && total > r.ContentLength:
-		return nil, release, ErrBodyTooLarge
 	}
 	switch len(pieces) {
 	case 0:
-		body = []byte{}
+		return []byte{}, charged, nil
 	case 1:
-		body = pieces[0]
-	default:
-		body = make([]byte, 0, total)
-		for _, p := range pieces {
-			body = append(body, p...)
-		}
+		return pieces[0], charged, nil
 	}
-	if spare := charged - total; b != nil && spare > 0 {
-		mu.Lock()
-		held -= spare
-		mu.Unlock()
-		b.give(spare)
+	body = make([]byte, 0, total)
+	for _, p := range pieces {
+		body = append(body, p...)
 	}
-	return body, release, nil
+	return body, charged, nil
 }
 
 // Refusing prepares the answer to a request whose body was refused with

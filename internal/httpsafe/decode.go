@@ -55,32 +55,26 @@ func Decode(enc string, body []byte, limit int64, b *Budget) (out []byte, releas
 	if err != nil {
 		return nil, release, fmt.Errorf("%s body: %w", enc, err)
 	}
-	var pieces [][]byte
-	total := int64(0)
-	for {
-		size := max(min(int64(budgetStep), limit-total+1), 1)
-		if b != nil {
-			if !b.take(size) {
-				release()
-				return nil, release, ErrBodyBusy
-			}
-			held += size
+	reserve := func(n int64) error {
+		if b == nil {
+			return nil
 		}
-		piece := make([]byte, size)
-		n, rerr := io.ReadFull(r, piece)
-		pieces = append(pieces, piece[:n])
-		if total += int64(n); total > limit {
-			release()
-			return nil, release, ErrBodyTooLarge
+		if !b.take(n) {
+			return ErrBodyBusy
 		}
-		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
-			return bytes.Join(pieces, nil), release, nil
-		}
-		if rerr != nil {
-			release()
-			return nil, release, fmt.Errorf("%s body: %w", enc, rerr)
-		}
+		held += n
+		return nil
 	}
+	out, charged, err := readPieces(r, limit, -1, reserve, func(rerr error) error { return fmt.Errorf("%s body: %w", enc, rerr) })
+	if err != nil {
+		release()
+		return nil, release, err
+	}
+	if spare := charged - int64(len(out)); b != nil && spare > 0 {
+		held -= spare
+		b.give(spare)
+	}
+	return out, release, nil
 }
 
 // maxZstdWindow bounds the window of a zstd body's frames: 8 MiB, what
