@@ -6,6 +6,7 @@ require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.17.0
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/google/go-cmp v0.7.0
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/ichiban/prolog v1.2.2
 	github.com/klauspost/compress v1.20.1
 	github.com/openai/openai-go/v3 v3.102.0

@@ -91,6 +91,9 @@ type verdict struct {
 type rendered struct {
 	prompt string
 	units  []renderedUnit
+	// inline holds the units whose bodies the prompt holds, as read and
+	// checked against their digests by this compile.
+	inline []*ir.Unit
 }
 
 // compilation is one Compile call: its context, and the account of the
@@ -127,6 +130,15 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 	if ctx == nil {
 		return nil, errNilContext(StageAnalyze)
 	}
+	key, memoizing := c.memo.keyOf(&req)
+	if memoizing {
+		if err := ctx.Err(); err != nil {
+			return nil, canceled(StageAnalyze, err)
+		}
+		if res, ok := c.memo.answer(key); ok {
+			return res, nil
+		}
+	}
 	r := &compilation{ctx: ctx, c: c, pulse: pulse.New(ctx)}
 	in, err := step(r, StageAnalyze, func() (*input, error) { return r.analyze(req) })
 	if err != nil {
@@ -152,7 +164,11 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.assemble(v, rd, fp), nil
+	res := r.assemble(v, rd, fp)
+	if memoizing {
+		c.memo.keep(key, res, rd)
+	}
+	return res, nil
 }
 
 // step runs one stage: not at all when the context is done, and its value
@@ -844,6 +860,7 @@ func (r *compilation) explainWeak(st *statement, selected []*ir.Unit) {
 // builds the prompt block.
 func render(v *verdict, m *meter) (*rendered, error) {
 	units := make([]renderedUnit, 0, len(v.selected))
+	var inline []*ir.Unit
 	for _, u := range v.selected {
 		if v.references[u.Name] {
 			units = append(units, renderedUnit{name: u.Name, ref: u})
@@ -858,8 +875,9 @@ func render(v *verdict, m *meter) (*rendered, error) {
 			return nil, err
 		}
 		units = append(units, renderedUnit{name: u.Name, body: body})
+		inline = append(inline, u)
 	}
-	return &rendered{prompt: renderPrompt(units, referencePath), units: units}, nil
+	return &rendered{prompt: renderPrompt(units, referencePath), units: units, inline: inline}, nil
 }
 
 // fingerprint identifies the prompt and the selected units. A reference

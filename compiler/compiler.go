@@ -141,6 +141,8 @@ type Compiler struct {
 	cache        *catcache.Cache
 	cacheKey     catcache.Key
 	storedCounts map[string]int
+	// memo answers requests compiled before (nil: off; LiveOptions.Memo).
+	memo *memo
 }
 
 // posOf returns u's position in the catalog. The catalog is sorted

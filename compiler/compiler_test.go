@@ -356,32 +356,42 @@ func TestTokenizers(t *testing.T) {
 	}
 }
 
+// TestConcurrentCompiles: compiles of one request at once give the same
+// answer, a memo's shared results among them.
 func TestConcurrentCompiles(t *testing.T) {
-	c := build(t, standard, Policy{})
-	want, err := c.Compile(context.Background(), Request{Task: "review my code changes with tdd"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantJSON, _ := json.Marshal(want)
-	var wg sync.WaitGroup
-	for i := 0; i < 8; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := 0; j < 10; j++ {
-				got, err := c.Compile(context.Background(), Request{Task: "review my code changes with tdd"})
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if gotJSON, _ := json.Marshal(got); string(gotJSON) != string(wantJSON) {
-					t.Error("concurrent compile differs")
-					return
-				}
+	for _, tc := range []struct {
+		name string
+		memo int
+	}{{"no_memo", 0}, {"memo", 4}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := build(t, standard, Policy{})
+			c.memo = newMemo(tc.memo)
+			want, err := c.Compile(context.Background(), Request{Task: "review my code changes with tdd"})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}()
+			wantJSON, _ := json.Marshal(want)
+			var wg sync.WaitGroup
+			for i := 0; i < 8; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for j := 0; j < 10; j++ {
+						got, err := c.Compile(context.Background(), Request{Task: "review my code changes with tdd"})
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if gotJSON, _ := json.Marshal(got); string(gotJSON) != string(wantJSON) {
+							t.Error("concurrent compile differs")
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+		})
 	}
-	wg.Wait()
 }
 
 func TestCompileHonorsContext(t *testing.T) {

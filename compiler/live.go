@@ -78,7 +78,20 @@ type LiveOptions struct {
 	// meets a body changed on disk returns ErrBodyChanged at once instead
 	// of waiting for the reload that goroutine would run.
 	OnReload func(Reload)
+	// Memo, when positive, is how many results each catalog keeps to
+	// answer the same request again without compiling (the ones used
+	// last); a catalog swapped out takes its results with it. The answer
+	// is the one a compile would give: its inline bodies are read and
+	// checked against their digests again, and a request with Carried set
+	// is always compiled. Results are then shared between the requests
+	// they answer: a host reads them and never changes them.
+	Memo int
 }
+
+// ServeMemo is the LiveOptions.Memo of `rlmc serve` and `rlmc proxy`: a
+// result is kept only up to about 64 KiB, so a catalog's memo holds at
+// most 16 MiB, and a few KB a result by default.
+const ServeMemo = 256
 
 // Reload reports one load attempt of a Live catalog.
 type Reload struct {
@@ -588,6 +601,9 @@ func (l *Live) load(trigger string) Reload {
 		if err == nil {
 			l.scanPolicy = p
 			c, err = Load(l.ctx, l.opts, p)
+		}
+		if err == nil {
+			c.memo = newMemo(l.lo.Memo)
 		}
 		after := l.scan(l.opts, l.scanPolicy)
 		if l.ctx.Err() != nil {

@@ -345,6 +345,8 @@ func (p *Proxy) Watch(ctx context.Context) error {
 	l, err := compiler.Watch(ctx, loader.Options{Roots: p.cfg.Roots}, compiler.Policy{}, compiler.LiveOptions{
 		PolicyFile: p.cfg.PolicyFile,
 		Debounce:   p.cfg.Debounce,
+		// Each call compiles the conversation's earlier turns again.
+		Memo: compiler.ServeMemo,
 		OnReload: func(r compiler.Reload) {
 			if r.Err != nil {
 				p.log.Error("catalog reload failed; the previous catalog keeps serving", "trigger", r.Trigger, "error", r.Err.Error())

@@ -199,6 +199,7 @@ func (s *Server) Watch(ctx context.Context) error {
 		PolicyFile: s.cfg.PolicyFile,
 		Debounce:   s.cfg.Debounce,
 		OnReload:   s.reloaded,
+		Memo:       compiler.ServeMemo,
 	})
 	if err != nil {
 		return err

@@ -279,7 +279,11 @@ func (c *config) size(tmp string, n int) error {
 			return err
 		}
 		if c.serve > 0 {
-			if err := c.servePhase(bin, roots, cacheDir(b, "compile"), append([]string{task}, prompts...)); err != nil {
+			sets := []taskSet{
+				{"the hook's tasks, again and again", append([]string{task}, prompts...)},
+				{"tasks drawn from one for each skill", allPrompts(cat)},
+			}
+			if err := c.servePhase(bin, roots, cacheDir(b, "compile"), sets); err != nil {
 				return err
 			}
 		}
@@ -535,12 +539,32 @@ func maps1(a, b map[[32]byte]int) bool {
 // target counts them.
 const serveClients = 16
 
+// taskSet is a set of tasks the clients of servePhase draw from.
+type taskSet struct {
+	name  string
+	tasks []string
+}
+
+// allPrompts returns a task for each skill that is not explicit-only: drawn
+// from at random, few of them come again while the server still holds
+// their answers (compiler.ServeMemo), so they measure compiles.
+func allPrompts(cat *realcat.Catalog) []string {
+	var out []string
+	for _, s := range cat.Skills {
+		if !s.Explicit {
+			out = append(out, realcat.Prompt(s))
+		}
+	}
+	return out
+}
+
 // servePhase runs `rlmc serve` over roots on a loopback port (its catalog
-// cache warm from the compiles), has serveClients clients send tasks, as
-// fast as it answers, for c.serve, and reports the compiles a second, the
-// latency quantiles, the failures and the server's peak RSS. The clients
-// run in this process, on the same two cores as the server.
-func (c *config) servePhase(bin binary, roots []string, cacheDir string, tasks []string) error {
+// cache warm from the compiles), and, for each set of tasks in turn, has
+// serveClients clients send tasks drawn from it, as fast as it answers,
+// for c.serve, and reports the compiles a second, the latency quantiles
+// and the failures; then the server's peak RSS. The clients run in this
+// process, on the same two cores as the server.
+func (c *config) servePhase(bin binary, roots []string, cacheDir string, sets []taskSet) error {
 	cmd := exec.Command(bin.path, append([]string{"serve", "--addr", "127.0.0.1:0"}, roots...)...)
 	cmd.Env = append(os.Environ(), "RLMC_CACHE_DIR="+cacheDir)
 	logs, err := cmd.StderrPipe()
@@ -584,25 +608,28 @@ func (c *config) servePhase(bin binary, roots []string, cacheDir string, tasks [
 	case <-time.After(2 * time.Minute):
 		return fmt.Errorf("%s serve: no catalog loaded after 2 minutes", bin.label)
 	}
-	reqs := make([]serveload.Request, len(tasks))
-	for i, t := range tasks {
-		reqs[i] = serveload.Request{Task: t}
+	for _, set := range sets {
+		reqs := make([]serveload.Request, len(set.tasks))
+		for i, t := range set.tasks {
+			reqs[i] = serveload.Request{Task: t}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), c.serve)
+		start := time.Now()
+		rec := serveload.Run(ctx, url, "", serveClients, 1<<30, 0, reqs)
+		elapsed := time.Since(start)
+		cancel()
+		fmt.Printf("  serve, %d clients for %v, %s (%d): %.0f compiles/s, p50 %v, p99 %v, %d of %d failed\n",
+			serveClients, c.serve, set.name, len(set.tasks), float64(rec.Requests)/elapsed.Seconds(), rec.Quantile(0.5).Round(100*time.Microsecond), rec.Quantile(0.99).Round(100*time.Microsecond), rec.Failed, rec.Requests)
+		for _, f := range rec.Failures[:min(3, len(rec.Failures))] {
+			fmt.Printf("    failed: %s\n", f)
+		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.serve)
-	start := time.Now()
-	rec := serveload.Run(ctx, url, "", serveClients, 1<<30, 0, reqs)
-	elapsed := time.Since(start)
-	cancel()
 	cmd.Process.Signal(os.Interrupt)
 	cmd.Wait()
 	peak := int64(0)
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		peak = int64(ru.Maxrss)
 	}
-	fmt.Printf("  serve, %d clients for %v: %.0f compiles/s, p50 %v, p99 %v, %d of %d failed, peak RSS %d MiB\n",
-		serveClients, c.serve, float64(rec.Requests)/elapsed.Seconds(), rec.Quantile(0.5).Round(100*time.Microsecond), rec.Quantile(0.99).Round(100*time.Microsecond), rec.Failed, rec.Requests, peak/1024)
-	for _, f := range rec.Failures[:min(3, len(rec.Failures))] {
-		fmt.Printf("    failed: %s\n", f)
-	}
+	fmt.Printf("  serve: peak RSS %d MiB\n", peak/1024)
 	return nil
 }
