@@ -166,7 +166,7 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*Result, error) {
 	}
 	res := r.assemble(v, rd, fp)
 	if memoizing {
-		c.memo.keep(key, res, rd)
+		c.memo.keep(key, &req, res, rd)
 	}
 	return res, nil
 }
@@ -898,7 +898,8 @@ func (r *compilation) assemble(v *verdict, rd *rendered, fp string) *Result {
 		Schema: Schema, Prompt: rd.prompt, Fingerprint: fp, CatalogFingerprint: r.c.catalogFP,
 		Budget:   Budget{Limit: v.budget, Tokenizer: v.tokenizer},
 		Selected: v.entries, Ranking: v.problem.Ranking, Decision: DecisionNoRoute,
-		// The result owns its diagnostics: a host may change a result.
+		// The result owns its diagnostics: a host may change a result
+		// (but for one a memo shares: LiveOptions.Memo).
 		Diagnostics: slices.Clone(r.c.diags),
 	}
 	// A deny or a why naming no unit is most likely a typo for one (a

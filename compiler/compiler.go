@@ -585,10 +585,15 @@ func unknownNames(c *Compiler, field string, names []string, deny bool) ir.Diagn
 			}
 		}
 		out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
-			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog%s", field, ir.Quote(n), hint)})
+			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog%s", field, ir.Quote(ir.Clip(n, maxQuotedName)), hint)})
 	}
 	return out
 }
+
+// maxQuotedName bounds what a warning quotes of a name no unit bears: a
+// unit's name is at most 64 characters, and a request may give names of
+// megabytes.
+const maxQuotedName = 128
 
 // maxUnknownNamed is how many names not in the catalog UnknownNames
 // warns about one by one.

@@ -82,15 +82,16 @@ type LiveOptions struct {
 	// answer the same request again without compiling (the ones used
 	// last); a catalog swapped out takes its results with it. The answer
 	// is the one a compile would give: its inline bodies are read and
-	// checked against their digests again, and a request with Carried set
-	// is always compiled. Results are then shared between the requests
-	// they answer: a host reads them and never changes them.
+	// checked against their digests again. A request with Carried set is
+	// always compiled, and so is one whose result would hold more than
+	// 64 KiB, its request's text counted: a catalog keeps at most Memo x
+	// 64 KiB. Results are then shared between the requests they answer: a
+	// host reads them and never changes them.
 	Memo int
 }
 
-// ServeMemo is the LiveOptions.Memo of `rlmc serve` and `rlmc proxy`: a
-// result is kept only up to about 64 KiB, so a catalog's memo holds at
-// most 16 MiB, and a few KB a result by default.
+// ServeMemo is the LiveOptions.Memo of `rlmc serve`: its catalog keeps at
+// most 16 MiB of results, and a few KB a result in the common case.
 const ServeMemo = 256
 
 // Reload reports one load attempt of a Live catalog.

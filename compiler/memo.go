@@ -3,10 +3,10 @@ package compiler
 import (
 	"crypto/sha256"
 	"encoding/binary"
-
-	lru "github.com/hashicorp/golang-lru/v2"
+	"io"
 
 	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/lru"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -14,66 +14,62 @@ import (
 // compile's result. A compile is a function of the catalog, the host
 // policy and the request, all three fixed for a Compiler, so the answer
 // is the one a compile would give, to the byte; and the same request does
-// come again: a retry, each turn of an agent loop that the proxy compiles
-// again, a team's "run the tests". What a compile reads besides them is
-// the bodies it puts in the prompt, and those are read and checked against
-// their digests again at each answer, as a compile does: a SKILL.md
-// changed on disk is never answered from memory (the compile that follows
-// says body_changed).
+// come again: a retry, a team's "run the tests", the same prompt from
+// many agents. What a compile reads besides them is the bodies it puts in
+// the prompt, and those are read and checked against their digests again
+// at each answer, as a compile does: a SKILL.md changed on disk is never
+// answered from memory (the compile that follows says body_changed).
 //
 // Results a memo gives are shared between the requests it answers: a host
 // that turns one on (LiveOptions.Memo) reads them and never changes them.
 type memo struct {
-	lru *lru.Cache[memoKey, memoized]
+	kept *lru.Cache[memoKey, memoized]
 }
 
-// memoKey is the SHA-256 of a request's fields (memoKeyOf): holding
-// whole tasks, of up to MaxTaskBytes each, would make the memo's size
-// its callers' to choose.
+// memoKey is the SHA-256 of a request's fields (keyOf).
 type memoKey [sha256.Size]byte
 
 type memoized struct {
 	res *Result
 	// inline holds the units whose bodies res's prompt holds.
 	inline []*ir.Unit
+	cost   int
 }
 
-// memoMaxBytes bounds the size of a result a memo keeps, counted as its
-// prompt's bytes and memoEntryBytes for each rejected unit it lists: a
-// budget set high, or AllRejected over a large catalog, makes results
-// of megabytes, and n of them would be the memory of a server's n
-// requests.
-const (
-	memoMaxBytes   = 64 << 10
-	memoEntryBytes = 256
-)
+// memoMaxBytes bounds what one kept result may hold (memoCost): results
+// of large requests (a long task, a high budget, AllRejected over a large
+// catalog, many names) are compiled each time, and n kept results hold
+// at most n x memoMaxBytes.
+const memoMaxBytes = 64 << 10
+
+// memoEntryBytes is what memoCost counts for each entry of a result's
+// lists beside the text it holds.
+const memoEntryBytes = 256
 
 // newMemo returns a memo of the n results last used; nil when n < 1.
 func newMemo(n int) *memo {
 	if n < 1 {
 		return nil
 	}
-	c, err := lru.New[memoKey, memoized](n)
-	if err != nil {
-		return nil // only for n < 1
-	}
-	return &memo{lru: c}
+	return &memo{kept: lru.New[memoKey](n, n*memoMaxBytes, func(e memoized) int { return e.cost })}
 }
 
 // keyOf returns req's key, and false when the memo is off or req is one
 // it does not keep: one whose Carried is a function, which no key can
-// hold.
+// hold, or whose text alone is over memoMaxBytes.
 func (m *memo) keyOf(req *Request) (memoKey, bool) {
-	if m == nil || req.Carried != nil {
+	if m == nil || req.Carried != nil || requestBytes(req) > memoMaxBytes {
 		return memoKey{}, false
 	}
-	var b []byte
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	number := func(v int64) { h.Write(n[:binary.PutVarint(n[:], v)]) }
 	field := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
+		number(int64(len(s)))
+		io.WriteString(h, s)
 	}
 	list := func(ss []string) {
-		b = binary.AppendUvarint(b, uint64(len(ss)))
+		number(int64(len(ss)))
 		for _, s := range ss {
 			field(s)
 		}
@@ -81,39 +77,64 @@ func (m *memo) keyOf(req *Request) (memoKey, bool) {
 	field(req.Task)
 	list(req.Select)
 	list(req.Deny)
-	b = binary.AppendVarint(b, int64(req.Budget))
+	number(int64(req.Budget))
 	field(req.Tokenizer)
 	list(req.Why)
 	if req.AllRejected {
-		b = append(b, 1)
+		number(1)
 	} else {
-		b = append(b, 0)
+		number(0)
 	}
-	return sha256.Sum256(b), true
+	var k memoKey
+	h.Sum(k[:0])
+	return k, true
+}
+
+// requestBytes is the text of req: a result may hold any of it (evidence
+// words are pieces of the task, and hold all of it).
+func requestBytes(req *Request) int {
+	n := len(req.Task) + len(req.Tokenizer)
+	for _, ss := range [][]string{req.Select, req.Deny, req.Why} {
+		for _, s := range ss {
+			n += len(s)
+		}
+	}
+	return n
+}
+
+// memoCost counts the bytes res, compiled for req, holds: req's text, the
+// prompt, and for each entry of its lists memoEntryBytes and the text of
+// its diagnostics (a catalog's are copied into every result).
+func memoCost(req *Request, res *Result) int {
+	n := memoEntryBytes + requestBytes(req) + len(res.Prompt) +
+		memoEntryBytes*(len(res.Selected)+len(res.Rejected)+len(res.Unlisted)+len(res.Ambiguous)+len(res.Ranking)+len(res.Events)+len(res.Diagnostics))
+	for _, d := range res.Diagnostics {
+		n += len(d.Message)
+	}
+	return n
 }
 
 // answer returns the result kept for key, when its inline bodies are
 // still those on disk; one that changed is forgotten, and the compile
 // that follows reports it.
 func (m *memo) answer(key memoKey) (*Result, bool) {
-	e, ok := m.lru.Get(key)
+	e, ok := m.kept.Get(key)
 	if !ok {
 		return nil, false
 	}
 	for _, u := range e.inline {
 		if _, err := loader.ReadBody(u); err != nil {
-			m.lru.Remove(key)
+			m.kept.Remove(key)
 			return nil, false
 		}
 	}
 	return e.res, true
 }
 
-// keep remembers res, compiled for key, with the units whose bodies its
-// prompt holds; a result over memoMaxBytes is not kept.
-func (m *memo) keep(key memoKey, res *Result, rd *rendered) {
-	if len(res.Prompt)+memoEntryBytes*len(res.Rejected) > memoMaxBytes {
-		return
+// keep remembers res, compiled for req (whose key is key), with the units
+// whose bodies its prompt holds; a result over memoMaxBytes is not kept.
+func (m *memo) keep(key memoKey, req *Request, res *Result, rd *rendered) {
+	if cost := memoCost(req, res); cost <= memoMaxBytes {
+		m.kept.Put(key, memoized{res: res, inline: rd.inline, cost: cost})
 	}
-	m.lru.Add(key, memoized{res: res, inline: rd.inline})
 }

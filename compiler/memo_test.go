@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // memoRequests are requests that differ in each field a memo keys on.
@@ -156,15 +158,53 @@ func TestMemoKeepsWhatItShould(t *testing.T) {
 	if _, err := c.Compile(ctx, tdd); err == nil || err.(*Error).Code != ErrCanceled {
 		t.Errorf("canceled context: got %v; want %s", err, ErrCanceled)
 	}
+	long := strings.Repeat("x", 4<<10)
 	for _, req := range []Request{
 		{Select: []string{"big"}, Budget: 1 << 20},
 		{Select: []string{"checklist"}, Carried: func(string) bool { return false }},
+		// Evidence words are pieces of the task, which a kept result
+		// holds whole (a red team kept 256 MiB of 1 MiB tasks).
+		{Task: "review the code " + strings.Repeat("and the diff ", memoMaxBytes/12)},
+		// Each name no unit bears is a warning quoting it.
+		{Task: "review the code", Why: slices.Repeat([]string{long}, 20)},
 	} {
 		if _, err := c.Compile(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got := c.memo.lru.Len(); got != 1 {
+	if got := c.memo.kept.Len(); got != 1 {
 		t.Errorf("got %d results kept; want 1 (the first request's)", got)
+	}
+}
+
+// TestMemoCostCountsDiagnostics: a catalog's diagnostics, copied into
+// every result, count toward what a kept result holds (a red team kept
+// 74 MiB for a catalog of 3,000 warnings).
+func TestMemoCostCountsDiagnostics(t *testing.T) {
+	res := &Result{Diagnostics: make(ir.Diagnostics, memoMaxBytes/memoEntryBytes)}
+	if got := memoCost(&Request{}, res); got <= memoMaxBytes {
+		t.Errorf("got cost %d for %d diagnostics; want over %d", got, len(res.Diagnostics), memoMaxBytes)
+	}
+}
+
+// TestUnknownNameClipped: a warning about a name no unit bears quotes at
+// most maxQuotedName bytes of it.
+func TestUnknownNameClipped(t *testing.T) {
+	c := build(t, standard, Policy{})
+	res, err := c.Compile(context.Background(), Request{Task: "review", Why: []string{strings.Repeat("\u00ad", 10000)}, Deny: []string{strings.Repeat("y", 10000)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range res.Diagnostics {
+		if d.Code == ir.CodeUnknownPolicyUnit {
+			n++
+			if len(d.Message) > 4*maxQuotedName+200 {
+				t.Errorf("got a warning of %d bytes; want at most %d", len(d.Message), 4*maxQuotedName+200)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("got %d unknown-name warnings; want 2", n)
 	}
 }

@@ -61,7 +61,8 @@ const (
 
 // Reason is one code with the rule that decided it, a human-readable
 // detail and the facts the rule used. A result owns its reasons: changing
-// one changes no other result and no later compile. Within one result,
+// one changes no other result and no later compile (but for results a
+// memo shares, which no host may change: LiveOptions.Memo). Within one result,
 // rejected entries with the same rule 1 reason share it (and its Facts),
 // so that a large catalog pays for three reasons per compile, not one per
 // unit.

@@ -60,6 +60,20 @@ func Printable(s string) string {
 	return Quote(s)
 }
 
+// Clip returns s cut to at most n bytes, between characters, with "..."
+// after it when cut: what a message or a log line quotes of a value a
+// client or a folder chose, which may be megabytes long.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := max(n, 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
 // Quote returns s double-quoted with Go escapes, as strconv.Quote does,
 // except that ignorable characters are escaped too although Go would print
 // them.

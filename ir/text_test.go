@@ -190,3 +190,24 @@ func TestRooted(t *testing.T) {
 		})
 	}
 }
+
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		n        int
+		want     string
+	}{
+		{"short", "deploy", 10, "deploy"},
+		{"exact", "deploy", 6, "deploy"},
+		{"cut", "deploy", 3, "dep..."},
+		{"between_characters", "ééé", 3, "é..."},
+		{"nothing_left", "é", 0, "..."},
+		{"negative", "abc", -1, "..."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Clip(tc.in, tc.n); got != tc.want {
+				t.Errorf("Clip(%q, %d): got %q; want %q", tc.in, tc.n, got, tc.want)
+			}
+		})
+	}
+}

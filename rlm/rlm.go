@@ -84,7 +84,9 @@ func WithBudget(tokens int) Option { return func(s *skills) { s.budget = tokens 
 // stop on an ambiguous decision and ask its user which skill to select,
 // instead of planning without one. f is not called when no compile
 // happens (Disabled, no compiler, an empty catalog) or when the compile
-// fails (Plan returns that error).
+// fails (Plan returns that error). f reads res and never changes it: a
+// Live catalog with LiveOptions.Memo gives the same result to every
+// request like this one.
 func OnCompile(f func(ctx context.Context, res *compiler.Result) error) Option {
 	return func(s *skills) { s.onCompile = f }
 }

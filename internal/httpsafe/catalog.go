@@ -72,16 +72,7 @@ const maxLoggedBytes = 512
 
 // Clip returns s cut to maxLoggedBytes, between characters, with "..."
 // when cut.
-func Clip(s string) string {
-	if len(s) <= maxLoggedBytes {
-		return s
-	}
-	cut := maxLoggedBytes
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "..."
-}
+func Clip(s string) string { return ir.Clip(s, maxLoggedBytes) }
 
 // CatalogLog tells the operator of `rlmc serve` or `rlmc proxy`, at each
 // load of the catalog, what the log line of the load does not: that no

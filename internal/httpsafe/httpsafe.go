@@ -18,6 +18,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/rlmc-dev/rlmc/ir"
 )
 
 // ConfigError is a configuration a server refuses before it starts.
@@ -210,7 +212,7 @@ func Guard(next http.Handler, tokenSet, socket bool, refuse func(http.ResponseWr
 	inner := cop.Handler(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !LoopbackHost(r.Host) {
-			refuse(w, r, Refusal{http.StatusForbidden, CodeForbiddenHost, fmt.Sprintf("Host %q is not a loopback name (localhost, 127.0.0.1, [::1]); without a token only those are answered", cut(r.Host, 64))})
+			refuse(w, r, Refusal{http.StatusForbidden, CodeForbiddenHost, fmt.Sprintf("Host %q is not a loopback name (localhost, 127.0.0.1, [::1]); without a token only those are answered", ir.Clip(r.Host, 64))})
 			return
 		}
 		// A page of another origin on the loopback name itself (another
@@ -263,12 +265,4 @@ func port(hostport string) string {
 		return p
 	}
 	return "80"
-}
-
-// cut shortens s to at most n bytes for a message.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }

@@ -706,12 +706,8 @@ func nameUnit(u *ir.Unit, fm Frontmatter, s *diagSink) {
 	}
 }
 
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "..."
-	}
-	return s
-}
+// clip cuts a value a message quotes to 80 bytes.
+func clip(s string) string { return ir.Clip(s, 80) }
 
 // readBeside reads a variant file in the skill folder, through dir (the
 // folder opened as a root), refusing one that is a symlink out of the

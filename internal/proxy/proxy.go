@@ -43,6 +43,7 @@ import (
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/httpsafe"
 	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/lru"
 )
 
 // Defaults of Config.
@@ -166,13 +167,13 @@ type Proxy struct {
 	bodies  *httpsafe.Budget // bytes of completion bodies held at once
 	handler http.Handler
 	seed    maphash.Seed
-	blocks  *lru[blockKey, string]      // earlier user turns' blocks (PlacementTurn)
-	convs   *lru[string, *conversation] // Responses conversations, by response id
-	loads   *httpsafe.CatalogLog        // what each load tells the operator
-	misses  sync.Map                    // near-miss paths warned about (warnNearMiss)
-	nmisses atomic.Int32                // how many misses holds
-	sockets sync.Once                   // a WebSocket completion warned about (warnSocket)
-	epoch   atomic.Pointer[epoch]       // the catalog earlier turns' blocks were compiled from (epochOf)
+	blocks  *lru.Cache[blockKey, string]      // earlier user turns' blocks (PlacementTurn)
+	convs   *lru.Cache[string, *conversation] // Responses conversations, by response id
+	loads   *httpsafe.CatalogLog              // what each load tells the operator
+	misses  sync.Map                          // near-miss paths warned about (warnNearMiss)
+	nmisses atomic.Int32                      // how many misses holds
+	sockets sync.Once                         // a WebSocket completion warned about (warnSocket)
+	epoch   atomic.Pointer[epoch]             // the catalog earlier turns' blocks were compiled from (epochOf)
 }
 
 // epoch numbers the catalogs blocks are compiled from: a Live's
@@ -281,8 +282,8 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p := &Proxy{cfg: cfg, log: cfg.Logger, token: httpsafe.NewToken(cfg.Token), bodies: httpsafe.NewBudgetOf(bodyBudgetFactor, cfg.MaxBodyBytes),
 		seed:   maphash.MakeSeed(),
-		blocks: newLRU[blockKey](cfg.Memory, memoryBytes, func(b string) int { return entryCost + len(b) }),
-		convs: newLRU[string](cfg.Memory, memoryBytes, func(c *conversation) int {
+		blocks: lru.New[blockKey](cfg.Memory, memoryBytes, func(b string) int { return entryCost + len(b) }),
+		convs: lru.New[string](cfg.Memory, memoryBytes, func(c *conversation) int {
 			n := entryCost + len(c.prompt) + len(c.fingerprint) + len(c.task) + 16*(len(c.selected)+len(c.selects)+len(c.carried))
 			for _, b := range c.carried {
 				n += len(b)
@@ -345,8 +346,6 @@ func (p *Proxy) Watch(ctx context.Context) error {
 	l, err := compiler.Watch(ctx, loader.Options{Roots: p.cfg.Roots}, compiler.Policy{}, compiler.LiveOptions{
 		PolicyFile: p.cfg.PolicyFile,
 		Debounce:   p.cfg.Debounce,
-		// Each call compiles the conversation's earlier turns again.
-		Memo: compiler.ServeMemo,
 		OnReload: func(r compiler.Reload) {
 			if r.Err != nil {
 				p.log.Error("catalog reload failed; the previous catalog keeps serving", "trigger", r.Trigger, "error", r.Err.Error())
@@ -721,7 +720,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	// skill once).
 	var chain []string
 	if prev := responsesPrev(a, body, root); prev != "" {
-		if pc, ok := p.convs.get(prev); ok {
+		if pc, ok := p.convs.Get(prev); ok {
 			chain = pc.carried
 		}
 	}
@@ -777,7 +776,7 @@ func (p *Proxy) complete(w http.ResponseWriter, r *http.Request, a *api, ctl con
 	// remembered under that response's id. The API does not carry
 	// instructions over, so under system placement they go in again.
 	if prev := responsesPrev(a, body, root); prev != "" && raw == "" && len(ctl.selects) == 0 {
-		c, ok := p.convs.get(prev)
+		c, ok := p.convs.Get(prev)
 		if !ok {
 			rec.decision = DecisionUnknownConversation
 			h.Set(HeaderDecision, rec.decision)
@@ -981,9 +980,9 @@ func (p *Proxy) countEdits(live *compiler.Live, a *api, body []byte, root, list 
 	gen := p.epochOf(live)
 	keys, plain := p.keysOf(a, body, root, list, turns, ctl)
 	edits, _, err := p.placeTurns(a, body, list, turns, carried, func(i int) (string, bool, error) {
-		b, ok := p.blocks.get(blockKey{gen, keys[i]})
+		b, ok := p.blocks.Get(blockKey{gen, keys[i]})
 		if !ok && plain != nil {
-			b, ok = p.blocks.get(blockKey{gen, plain[i]})
+			b, ok = p.blocks.Get(blockKey{gen, plain[i]})
 		}
 		return b, ok, nil
 	})
@@ -1012,17 +1011,17 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	last := len(turns) - 1
-	p.blocks.put(blockKey{gen, keys[last]}, block)
+	p.blocks.Put(blockKey{gen, keys[last]}, block)
 	return p.placeTurns(a, body, list, turns, carried, func(i int) (string, bool, error) {
 		if i == last {
 			return block, true, nil
 		}
-		if b, ok := p.blocks.get(blockKey{gen, keys[i]}); ok {
+		if b, ok := p.blocks.Get(blockKey{gen, keys[i]}); ok {
 			return b, true, nil
 		}
 		if plain != nil {
-			if b, ok := p.blocks.get(blockKey{gen, plain[i]}); ok {
-				p.blocks.put(blockKey{gen, keys[i]}, b)
+			if b, ok := p.blocks.Get(blockKey{gen, plain[i]}); ok {
+				p.blocks.Put(blockKey{gen, keys[i]}, b)
 				return b, true, nil
 			}
 		}
@@ -1035,7 +1034,7 @@ func (p *Proxy) turnEdits(ctx context.Context, live *compiler.Live, a *api, body
 			}
 			return "", false, err
 		}
-		p.blocks.put(blockKey{gen, keys[i]}, res.Prompt)
+		p.blocks.Put(blockKey{gen, keys[i]}, res.Prompt)
 		return res.Prompt, true, nil
 	})
 }

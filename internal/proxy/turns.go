@@ -3,14 +3,12 @@ package proxy
 import (
 	"compress/flate"
 	"compress/gzip"
-	"container/list"
 	"hash/maphash"
 	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/rlmc-dev/rlmc/compiler"
 )
@@ -154,71 +152,6 @@ func turnKeys(seed maphash.Seed, salt string, body []byte, list span, turns []tu
 		keys[i] = h.Sum64()
 	}
 	return keys
-}
-
-// lru is a map of at most max entries that forgets the least recently
-// used first.
-// and at most maxCost in all, as cost counts each value.
-type lru[K comparable, V any] struct {
-	mu      sync.Mutex
-	max     int
-	maxCost int
-	cost    func(V) int
-	total   int
-	ll      list.List
-	m       map[K]*list.Element
-}
-
-type lruEntry[K comparable, V any] struct {
-	k    K
-	v    V
-	cost int
-}
-
-func newLRU[K comparable, V any](max, maxCost int, cost func(V) int) *lru[K, V] {
-	return &lru[K, V]{max: max, maxCost: maxCost, cost: cost, m: make(map[K]*list.Element)}
-}
-
-func (c *lru[K, V]) get(k K) (V, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[k]
-	if !ok {
-		var zero V
-		return zero, false
-	}
-	c.ll.MoveToFront(e)
-	return e.Value.(*lruEntry[K, V]).v, true
-}
-
-func (c *lru[K, V]) put(k K, v V) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cost := c.cost(v)
-	if e, ok := c.m[k]; ok {
-		le := e.Value.(*lruEntry[K, V])
-		c.total += cost - le.cost
-		le.v, le.cost = v, cost
-		c.ll.MoveToFront(e)
-	} else {
-		c.m[k] = c.ll.PushFront(&lruEntry[K, V]{k, v, cost})
-		c.total += cost
-	}
-	// The entry just put stays even when it alone is over maxCost: the
-	// call that put it uses it at once.
-	for c.ll.Len() > 1 && (c.ll.Len() > c.max || c.total > c.maxCost) {
-		old := c.ll.Back()
-		c.ll.Remove(old)
-		le := old.Value.(*lruEntry[K, V])
-		delete(c.m, le.k)
-		c.total -= le.cost
-	}
-}
-
-func (c *lru[K, V]) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.ll.Len()
 }
 
 // blockKey names an earlier turn's block: the catalog it was compiled
@@ -559,7 +492,7 @@ func (p *Proxy) catchID(resp *http.Response, c *conversation) io.ReadCloser {
 		ReadCloser: resp.Body,
 		stream:     strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream"),
 		gzip:       enc == "gzip",
-		found:      func(id string) { p.convs.put(id, c) },
+		found:      func(id string) { p.convs.Put(id, c) },
 	}
 }
 

@@ -278,8 +278,8 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, ce *
 	// 4th, 8th ... refusal of each code is logged, with its count, and
 	// the counter counts them all.
 	if n := s.refusals.add(string(ce.Code)); n&(n-1) == 0 {
-		s.log.Warn("request refused", "status", status, "code", ce.Code, "count", n, "method", ir.Printable(r.Method), "path", ir.Printable(cutText(r.URL.Path, 128)),
-			"host", ir.Printable(cutText(r.Host, 128)), "remote", r.RemoteAddr)
+		s.log.Warn("request refused", "status", status, "code", ce.Code, "count", n, "method", ir.Printable(r.Method), "path", ir.Printable(ir.Clip(r.URL.Path, 128)),
+			"host", ir.Printable(ir.Clip(r.Host, 128)), "remote", r.RemoteAddr)
 	}
 	s.fail(w, status, ce)
 }
@@ -299,15 +299,6 @@ func (c *refusalCounts) add(code string) uint64 {
 	}
 	c.n[code]++
 	return c.n[code]
-}
-
-// cutText returns s cut to at most n bytes: a refused request's fields
-// are logged, not its whole headers.
-func cutText(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }
 
 // compile answers POST /v1/compile with the compile JSON contract.
