@@ -297,6 +297,35 @@ func TestCompileCarried(t *testing.T) {
 	}
 }
 
+// TestAnswersFromMemory: the server answers a request it answered before
+// from its catalog's memo, with the same bytes, and never answers an
+// edited SKILL.md from memory.
+func TestAnswersFromMemory(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "tdd", "Test-driven development: write the failing test first.", "Write the failing test first.")
+	s, ts := newTestServer(t, Config{Roots: []string{root}})
+	if err := s.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	req := compiler.Request{Task: "add the parser with test-driven development"}
+	a, errA := s.Live().Compile(context.Background(), req)
+	b, errB := s.Live().Compile(context.Background(), req)
+	if errA != nil || errB != nil || a != b {
+		t.Fatalf("got %p, %v and %p, %v; want one result, answered the second time from memory", a, errA, b, errB)
+	}
+	body := `{"task": "add the parser with test-driven development"}`
+	_, first := post(t, ts.URL+"/v1/compile", "", body)
+	_, again := post(t, ts.URL+"/v1/compile", "", body)
+	if !bytes.Equal(first, again) || !bytes.Contains(first, []byte("Write the failing test first.")) {
+		t.Fatalf("got %s and %s; want the same answer with the body", first, again)
+	}
+	writeSkill(t, root, "tdd", "Test-driven development: write the failing test first.", "Edited: run the whole suite.")
+	status, edited := post(t, ts.URL+"/v1/compile", "", body)
+	if status != http.StatusOK || !bytes.Contains(edited, []byte("Edited: run the whole suite.")) {
+		t.Fatalf("after an edit: got %d %s; want the edited body", status, edited)
+	}
+}
+
 // TestToken: with a token, every endpoint requires it; a wrong one, or
 // one of another length, is refused.
 func TestToken(t *testing.T) {
