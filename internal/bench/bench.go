@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -367,10 +368,15 @@ type Outcome struct {
 	// the task: the case's select, the policy's mandatory units and what
 	// they require (see forced). They are never wrong, and top-1 reads the
 	// first selected unit past them that is not also expected.
-	Forced []string  `json:"forced,omitempty"`
-	Ranked []string  `json:"ranked"`
-	Scores []float64 `json:"scores"`
-	Error  string    `json:"error,omitempty"`
+	Forced []string `json:"forced,omitempty"`
+	// RequiredBy maps each unit selected because another selected unit
+	// requires it to that unit: a dependency of an acceptable unit is
+	// acceptable too (the catalog says it is needed), one of a wrong
+	// unit is wrong.
+	RequiredBy map[string]string `json:"required_by,omitempty"`
+	Ranked     []string          `json:"ranked"`
+	Scores     []float64         `json:"scores"`
+	Error      string            `json:"error,omitempty"`
 	// Grade is the case's one grade (see Grade).
 	Grade Grade `json:"grade"`
 	// BM25 is the baseline's first result, or "" when no unit shares a
@@ -414,7 +420,8 @@ func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, erro
 			o.Decision = res.Decision
 			o.Selected = res.Names()
 			o.Ambiguous = res.Ambiguous
-			o.Forced = forced(res)
+			o.RequiredBy = requiredBy(res)
+			o.Forced = forced(res, o.RequiredBy)
 			// The unit the task invokes ("/deploy ...") is its first pick,
 			// though the command's words are evidence for none: recall
 			// read its ranking, and a case answered right by name scored
@@ -447,24 +454,16 @@ func Run(ctx context.Context, c *compiler.Compiler, cases []Case) (*Report, erro
 
 // forced returns the units res selected because the host did: the
 // explicit selections, the mandatory units and, transitively, what they
-// require (a dependency says which unit required it), in prompt order.
-// A mandatory unit's dependency comes first in the prompt, and was
-// graded a wrong skill.
-func forced(res *compiler.Result) []string {
+// require (req, from requiredBy), in prompt order. A mandatory unit's
+// dependency comes first in the prompt, and was graded a wrong skill.
+func forced(res *compiler.Result, req map[string]string) []string {
 	host := map[string]bool{}
-	for changed := true; changed; {
-		changed = false
-		for _, u := range res.Selected {
-			if host[u.Name] || len(u.Reasons) == 0 {
-				continue
-			}
-			r := u.Reasons[0]
-			if r.Code == compiler.ReasonExplicit || r.Code == compiler.ReasonMandatory ||
-				r.Code == compiler.ReasonDependency && r.Facts != nil && host[r.Facts.By] {
-				host[u.Name], changed = true, true
-			}
+	for _, u := range res.Selected {
+		if len(u.Reasons) > 0 && (u.Reasons[0].Code == compiler.ReasonExplicit || u.Reasons[0].Code == compiler.ReasonMandatory) {
+			host[u.Name] = true
 		}
 	}
+	withRequired(host, req)
 	var out []string
 	for _, u := range res.Selected {
 		if host[u.Name] {
@@ -474,13 +473,42 @@ func forced(res *compiler.Result) []string {
 	return out
 }
 
+// requiredBy maps each unit res selected as a dependency to the selected
+// unit that required it (nil when there is none).
+func requiredBy(res *compiler.Result) map[string]string {
+	var out map[string]string
+	for _, u := range res.Selected {
+		if len(u.Reasons) > 0 && u.Reasons[0].Code == compiler.ReasonDependency && u.Reasons[0].Facts != nil && u.Reasons[0].Facts.By != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[u.Name] = u.Reasons[0].Facts.By
+		}
+	}
+	return out
+}
+
+// withRequired adds to names, transitively, the units req says one of
+// them required.
+func withRequired(names map[string]bool, req map[string]string) {
+	for changed := true; changed; {
+		changed = false
+		for n, by := range req {
+			if names[by] && !names[n] {
+				names[n], changed = true, true
+			}
+		}
+	}
+}
+
 // firstChosen returns the first unit o selected that the host did not
-// force in past what the case expects: a mandatory unit or a selection of
-// the case's own comes first in the prompt, and top-1 read it as the
-// router's first pick.
+// force in, and that no other selected unit required, past what the case
+// expects: a mandatory unit or a selection of the case's own comes first
+// in the prompt, and so does a dependency before its dependent, and top-1
+// read it as the router's first pick.
 func firstChosen(o Outcome, acceptable map[string]bool) (string, bool) {
 	for _, n := range o.Selected {
-		if acceptable[n] || !slices.Contains(o.Forced, n) {
+		if acceptable[n] || !slices.Contains(o.Forced, n) && o.RequiredBy[n] == "" {
 			return n, true
 		}
 	}
@@ -527,18 +555,24 @@ const (
 )
 
 // grade judges the units an outcome put in the prompt: acceptable are the
-// expected skills, their alternatives and the case's own selections.
+// expected skills, their alternatives and the case's own selections, and
+// what they require is neither right nor wrong.
 func grade(o Outcome) Grade {
 	c := o.Case
 	if o.Error != "" {
 		return GradeOther
 	}
 	acceptable := set(slices.Concat(c.Skills, c.Alternatives, c.Select, o.Forced))
+	// What an acceptable unit requires is no wrong skill, nor one of the
+	// expected ones.
+	needed := maps.Clone(acceptable)
+	withRequired(needed, o.RequiredBy)
 	var ok, bad int
 	for _, s := range o.Selected {
-		if acceptable[s] {
+		switch {
+		case acceptable[s]:
 			ok++
-		} else {
+		case !needed[s]:
 			bad++
 		}
 	}

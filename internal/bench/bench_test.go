@@ -3,8 +3,10 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -465,5 +467,44 @@ func TestReadCasesImpliesExpected(t *testing.T) {
 		if c.Expected != want[i] {
 			t.Errorf("case %s: got %q; want %q", c.ID, c.Expected, want[i])
 		}
+	}
+}
+
+// TestRequiredUnits: a unit selected because an expected one requires it
+// is neither a wrong skill nor top-1's pick, nor does it stand for another
+// expected skill; one a wrong unit requires is wrong. Catalogs with
+// dependencies graded every such case extra.
+func TestRequiredUnits(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, desc, extra string) {
+		testkit.WriteFile(t, filepath.Join(root, name, "SKILL.md"), "---\nname: "+name+"\ndescription: "+desc+"\n"+extra+"---\n# "+name+"\n")
+	}
+	write("changelog", "Keep the changelog file.", "")
+	write("release-notes", "Write release notes for a version.", "metadata:\n  prolog-rlm: '{\"schema\": 1, \"requires\": [{\"kind\": \"skill\", \"name\": \"changelog\"}]}'\n")
+	write("customer-email", "Email customers about a change.", "")
+	c, err := compiler.Load(context.Background(), loader.Options{Roots: []string{root}}, compiler.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []Case{
+		{ID: "dependency", Task: "write the release notes for version 3.2", Expected: "route", Skills: []string{"release-notes"}},
+		{ID: "not_the_other", Task: "write the release notes for version 3.2", Expected: "route", Skills: []string{"release-notes", "customer-email"}},
+		{ID: "wrong", Task: "write the release notes for version 3.2", Expected: "route", Skills: []string{"customer-email"}},
+	}
+	rep, err := Run(context.Background(), c, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Grade{"dependency": GradeRight, "not_the_other": GradePartial, "wrong": GradeWrong}
+	for _, o := range rep.Outcomes {
+		if !slices.Equal(o.Selected, []string{"changelog", "release-notes"}) {
+			t.Fatalf("case %s: got %q selected; want changelog and release-notes", o.Case.ID, o.Selected)
+		}
+		if o.Grade != want[o.Case.ID] {
+			t.Errorf("case %s: got grade %s; want %s", o.Case.ID, o.Grade, want[o.Case.ID])
+		}
+	}
+	if m := rep.Overall; m.Top1 == nil || math.Abs(*m.Top1-2.0/3) > 0.001 {
+		t.Errorf("got top1 %v; want 2/3 (release-notes first, not changelog)", *m.Top1)
 	}
 }
