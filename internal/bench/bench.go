@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -341,8 +340,9 @@ type Metrics struct {
 	FalseNoRouteRate   *float64 `json:"false_no_route_rate"`
 	AmbiguityPrecision *float64 `json:"ambiguity_precision"`
 	// WrongSkillRate is the share of all cases whose prompt holds a unit
-	// that is neither expected, an accepted alternative nor selected by
-	// the case: extra, wrong and false routes together. A wrong skill in
+	// that is neither expected, an accepted alternative, selected by the
+	// case, forced in by the host nor required by one of them: extra,
+	// wrong and false routes together. A wrong skill in
 	// the planner's context costs more than a missing one, and top-1 does
 	// not see a wrong unit routed beside a right one.
 	WrongSkillRate *float64 `json:"wrong_skill_rate"`
@@ -508,7 +508,10 @@ func withRequired(names map[string]bool, req map[string]string) {
 // read it as the router's first pick.
 func firstChosen(o Outcome, acceptable map[string]bool) (string, bool) {
 	for _, n := range o.Selected {
-		if acceptable[n] || !slices.Contains(o.Forced, n) && o.RequiredBy[n] == "" {
+		if o.RequiredBy[n] != "" {
+			continue // chosen by the unit that requires it
+		}
+		if acceptable[n] || !slices.Contains(o.Forced, n) {
 			return n, true
 		}
 	}
@@ -554,25 +557,21 @@ const (
 	GradeOther Grade = "other"
 )
 
-// grade judges the units an outcome put in the prompt: acceptable are the
-// expected skills, their alternatives and the case's own selections, and
-// what they require is neither right nor wrong.
+// grade judges the units an outcome put in the prompt: the expected
+// skills and their alternatives are right, the units neutral gives are
+// neither right nor wrong, and any other is wrong.
 func grade(o Outcome) Grade {
 	c := o.Case
 	if o.Error != "" {
 		return GradeOther
 	}
-	acceptable := set(slices.Concat(c.Skills, c.Alternatives, c.Select, o.Forced))
-	// What an acceptable unit requires is no wrong skill, nor one of the
-	// expected ones.
-	needed := maps.Clone(acceptable)
-	withRequired(needed, o.RequiredBy)
+	gold, neutral := set(slices.Concat(c.Skills, c.Alternatives)), neutral(o)
 	var ok, bad int
 	for _, s := range o.Selected {
 		switch {
-		case acceptable[s]:
+		case gold[s]:
 			ok++
-		case !needed[s]:
+		case !neutral[s]:
 			bad++
 		}
 	}
@@ -593,6 +592,17 @@ func grade(o Outcome) Grade {
 		return GradePartial
 	}
 	return GradeRight
+}
+
+// neutral returns the units that are neither right nor wrong in o's
+// prompt, unless expected: the case's own selections, the units the host
+// forced in, and what any of them or an expected unit requires (the
+// catalog says it is needed).
+func neutral(o Outcome) map[string]bool {
+	c := o.Case
+	out := set(slices.Concat(c.Skills, c.Alternatives, c.Select, o.Forced))
+	withRequired(out, o.RequiredBy)
+	return out
 }
 
 // measureBy groups outcomes by a key of their case and measures each group.
@@ -652,14 +662,18 @@ func measure(outs []Outcome) Metrics {
 			r3.add(anyIn(o.Ranked, 3, acceptable))
 			falseNoRoute.add(o.Decision != compiler.DecisionRoute)
 			if len(c.Skills) > 1 {
-				tp := 0
+				tp, judged, free := 0, 0, neutral(o)
 				for _, s := range o.Selected {
-					if gold[s] {
+					switch {
+					case gold[s]:
 						tp++
+						judged++
+					case !free[s]:
+						judged++
 					}
 				}
-				if len(o.Selected) > 0 {
-					precSum += float64(tp) / float64(len(o.Selected))
+				if judged > 0 {
+					precSum += float64(tp) / float64(judged)
 				}
 				recSum += float64(tp) / float64(len(c.Skills))
 				setN++

@@ -490,12 +490,18 @@ func TestRequiredUnits(t *testing.T) {
 		{ID: "dependency", Task: "write the release notes for version 3.2", Expected: "route", Skills: []string{"release-notes"}},
 		{ID: "not_the_other", Task: "write the release notes for version 3.2", Expected: "route", Skills: []string{"release-notes", "customer-email"}},
 		{ID: "wrong", Task: "write the release notes for version 3.2", Expected: "route", Skills: []string{"customer-email"}},
+		// A case's own selection and what it requires stand for no
+		// expected skill either (a reviewer's case graded right).
+		{ID: "selected", Task: "write the release notes for version 3.2", Expected: "route", Skills: []string{"release-notes", "customer-email"}, Select: []string{"release-notes"}},
+		// The dependency of a wrong unit is not top-1's pick, expected
+		// or not.
+		{ID: "dependency_expected", Task: "write the release notes for version 3.2", Expected: "route", Skills: []string{"changelog"}},
 	}
 	rep, err := Run(context.Background(), c, cases)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]Grade{"dependency": GradeRight, "not_the_other": GradePartial, "wrong": GradeWrong}
+	want := map[string]Grade{"dependency": GradeRight, "not_the_other": GradePartial, "wrong": GradeWrong, "selected": GradePartial, "dependency_expected": GradeExtra}
 	for _, o := range rep.Outcomes {
 		if !slices.Equal(o.Selected, []string{"changelog", "release-notes"}) {
 			t.Fatalf("case %s: got %q selected; want changelog and release-notes", o.Case.ID, o.Selected)
@@ -504,7 +510,12 @@ func TestRequiredUnits(t *testing.T) {
 			t.Errorf("case %s: got grade %s; want %s", o.Case.ID, o.Grade, want[o.Case.ID])
 		}
 	}
-	if m := rep.Overall; m.Top1 == nil || math.Abs(*m.Top1-2.0/3) > 0.001 {
-		t.Errorf("got top1 %v; want 2/3 (release-notes first, not changelog)", *m.Top1)
+	m := rep.Overall
+	if m.Top1 == nil || math.Abs(*m.Top1-3.0/5) > 0.001 {
+		t.Fatalf("got top1 %v; want 3/5 (release-notes first, not changelog)", m.Top1)
+	}
+	// Two-skill cases: release-notes right of one judged unit each.
+	if m.SetPrecision == nil || *m.SetPrecision != 1 {
+		t.Errorf("got set precision %v; want 1 (changelog is neither right nor wrong)", m.SetPrecision)
 	}
 }
