@@ -585,14 +585,21 @@ func unknownNames(c *Compiler, field string, names []string, deny bool) ir.Diagn
 			}
 		}
 		out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,
-			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog%s", field, ir.Quote(ir.Clip(n, maxQuotedName)), hint)})
+			Message: fmt.Sprintf("%s names unit %s, which is not in the catalog%s", field, quoteName(n), hint)})
 	}
 	return out
 }
 
-// maxQuotedName bounds what a warning quotes of a name no unit bears: a
-// unit's name is at most 64 characters, and a request may give names of
-// megabytes.
+// quoteName quotes at most maxQuotedName bytes of a name a request gave,
+// saying how long a longer one is: a unit's name is at most 64
+// characters, and a request may give names of megabytes.
+func quoteName(n string) string {
+	if c, cut := ir.Cut(n, maxQuotedName); cut {
+		return fmt.Sprintf("%s... (%d bytes)", ir.Quote(c), len(n))
+	}
+	return ir.Quote(n)
+}
+
 const maxQuotedName = 128
 
 // maxUnknownNamed is how many names not in the catalog UnknownNames

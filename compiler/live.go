@@ -91,7 +91,8 @@ type LiveOptions struct {
 }
 
 // ServeMemo is the LiveOptions.Memo of `rlmc serve`: its catalog keeps at
-// most 16 MiB of results, and a few KB a result in the common case.
+// most 16 MiB of results (memoCost counts them high; a short task's over
+// 1,000 realistic skills holds 20 to 45 KB).
 const ServeMemo = 256
 
 // Reload reports one load attempt of a Live catalog.

@@ -17,8 +17,10 @@ import (
 // come again: a retry, a team's "run the tests", the same prompt from
 // many agents. What a compile reads besides them is the bodies it puts in
 // the prompt, and those are read and checked against their digests again
-// at each answer, as a compile does: a SKILL.md changed on disk is never
-// answered from memory (the compile that follows says body_changed).
+// at each answer, as a compile does: a body the prompt holds that changed
+// on disk is never answered from memory (the compile that follows says
+// body_changed). A compile reads no other body once the catalog has
+// counted its tokens, and neither does the memo.
 //
 // Results a memo gives are shared between the requests it answers: a host
 // that turns one on (LiveOptions.Memo) reads them and never changes them.
@@ -103,13 +105,45 @@ func requestBytes(req *Request) int {
 }
 
 // memoCost counts the bytes res, compiled for req, holds: req's text, the
-// prompt, and for each entry of its lists memoEntryBytes and the text of
-// its diagnostics (a catalog's are copied into every result).
+// prompt, and for each entry of its lists (selected and rejected units,
+// reasons, evidence, events, diagnostics) memoEntryBytes and the text it
+// holds. It counts high where results share memory (a catalog's strings,
+// pieces of the task): the bound is what matters. Evidence grows with the
+// task, about 350 KB of it for a task of 20 KB over 1,000 skills, which
+// the count of entries alone put at 61 KB.
 func memoCost(req *Request, res *Result) int {
-	n := memoEntryBytes + requestBytes(req) + len(res.Prompt) +
-		memoEntryBytes*(len(res.Selected)+len(res.Rejected)+len(res.Unlisted)+len(res.Ambiguous)+len(res.Ranking)+len(res.Events)+len(res.Diagnostics))
+	n := memoEntryBytes + requestBytes(req) + len(res.Prompt) + memoEntryBytes*(len(res.Unlisted)+len(res.Ambiguous)+len(res.Ranking))
+	reasons := func(rs []Reason) {
+		for _, r := range rs {
+			n += memoEntryBytes + len(r.Detail)
+		}
+	}
+	evidence := func(es []Evidence) {
+		for _, e := range es {
+			n += memoEntryBytes + len(e.Field) + len(e.Source) + len(e.Kind)
+			for _, ss := range [][]string{e.Terms, e.Words} {
+				for _, s := range ss {
+					n += 16 + len(s)
+				}
+			}
+		}
+	}
+	for _, s := range res.Selected {
+		n += memoEntryBytes
+		reasons(s.Reasons)
+		evidence(s.Evidence)
+	}
+	for _, r := range res.Rejected {
+		n += memoEntryBytes
+		reasons(r.Reasons)
+		evidence(r.Evidence)
+	}
+	for _, e := range res.Events {
+		n += memoEntryBytes + len(e.Detail) + len(e.Args)
+		evidence(e.Evidence)
+	}
 	for _, d := range res.Diagnostics {
-		n += len(d.Message)
+		n += memoEntryBytes + len(d.Message)
 	}
 	return n
 }

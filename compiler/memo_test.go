@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/realcat"
 	"github.com/rlmc-dev/rlmc/internal/testkit"
 	"github.com/rlmc-dev/rlmc/ir"
 )
@@ -206,5 +208,53 @@ func TestUnknownNameClipped(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("got %d unknown-name warnings; want 2", n)
+	}
+}
+
+// TestMemoCostBoundsMemory: what memoCost counts for a result is at least
+// what keeping the result keeps on the heap, within a factor of two (a
+// reviewer measured 350 KB kept for 61 KB counted, for a 20 KB task).
+func TestMemoCostBoundsMemory(t *testing.T) {
+	cat, err := realcat.Write(t.TempDir(), 300, realcat.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(context.Background(), loader.Options{Roots: cat.Roots}, Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const kept = 16
+	var tasks []string
+	for i := range kept {
+		var b strings.Builder
+		for j := i; b.Len() < 20<<10; j += 7 {
+			b.WriteString(realcat.Prompt(cat.Skills[j%len(cat.Skills)]) + "\n")
+		}
+		tasks = append(tasks, b.String())
+	}
+	results := make([]*Result, kept)
+	cost := 0
+	for i, task := range tasks {
+		req := Request{Task: task}
+		res, err := c.Compile(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results[i] = res
+		cost += memoCost(&req, res) - requestBytes(&req) // the tasks are held apart
+	}
+	var with, without runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&with)
+	runtime.KeepAlive(results)
+	results = nil
+	runtime.GC()
+	runtime.ReadMemStats(&without)
+	runtime.KeepAlive(tasks)
+	runtime.KeepAlive(c)
+	held := int(with.HeapAlloc) - int(without.HeapAlloc)
+	t.Logf("counted %d, held %d", cost, held)
+	if cost < held/2 {
+		t.Errorf("got %d bytes counted for %d results holding %d; want at least half of it", cost, kept, held)
 	}
 }

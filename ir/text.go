@@ -60,18 +60,31 @@ func Printable(s string) string {
 	return Quote(s)
 }
 
-// Clip returns s cut to at most n bytes, between characters, with "..."
-// after it when cut: what a message or a log line quotes of a value a
-// client or a folder chose, which may be megabytes long.
+// Clip returns s cut to at most n bytes (Cut), with "..." after it when
+// cut: what a message or a log line quotes of a value a client or a folder
+// chose, which may be megabytes long.
 func Clip(s string, n int) string {
+	if c, cut := Cut(s, n); cut {
+		return c + "..."
+	}
+	return s
+}
+
+// Cut returns the first n bytes of s, fewer to end between two characters
+// (bytes that are no UTF-8 are characters of their own), and whether it
+// cut anything.
+func Cut(s string, n int) (string, bool) {
 	if len(s) <= n {
-		return s
+		return s, false
 	}
-	cut := max(n, 0)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	end := max(n, 0)
+	for back := 0; end > 0 && back < utf8.UTFMax-1 && !utf8.RuneStart(s[end]); back++ {
+		end--
 	}
-	return s[:cut] + "..."
+	if !utf8.RuneStart(s[end]) {
+		end = max(n, 0) // a run of continuation bytes: no character to keep whole
+	}
+	return s[:end], true
 }
 
 // Quote returns s double-quoted with Go escapes, as strconv.Quote does,

@@ -203,6 +203,10 @@ func TestClip(t *testing.T) {
 		{"between_characters", "ééé", 3, "é..."},
 		{"nothing_left", "é", 0, "..."},
 		{"negative", "abc", -1, "..."},
+		// Bytes that are no UTF-8 are kept as they come (a path of
+		// %80s logged as "..." alone).
+		{"not_utf8", strings.Repeat("\x80", 10), 4, strings.Repeat("\x80", 4) + "..."},
+		{"four_bytes", "a😀b", 3, "a..."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Clip(tc.in, tc.n); got != tc.want {
