@@ -31,6 +31,7 @@ import (
 	"github.com/rlmc-dev/rlmc/internal/httpsafe"
 	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/strictjson"
+	"github.com/rlmc-dev/rlmc/internal/suite"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -341,8 +342,7 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	// A compile is work for a core from start to end: it waits for a core
 	// of its own rather than share one (turns). A compile that runs out of
 	// time while it waits is answered as canceled, by CompileIn.
-	res, c, err := s.compileTurn(ctx, l, compiler.Request{Task: req.task(), Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
-		Why: req.Why, AllRejected: req.AllRejected, Carried: compiler.CarriedIn(req.Carried...)})
+	res, c, err := s.compileTurn(ctx, l, req.CompileRequest())
 	if err != nil {
 		var ce *compiler.Error
 		if !errors.As(err, &ce) {
@@ -362,9 +362,9 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 	s.m.latency.Observe(elapsed.Seconds())
 	s.m.decisions.WithLabelValues(string(res.Decision)).Inc()
 	attrs := []any{"status", http.StatusOK, "decision", res.Decision, "selected", res.Names(), "catalog_fingerprint", res.CatalogFingerprint,
-		"task_bytes", len(req.task()), "duration_ms", ms(elapsed)}
+		"task_bytes", len(req.TaskText()), "duration_ms", ms(elapsed)}
 	if s.cfg.LogTasks {
-		attrs = append(attrs, "task", req.task())
+		attrs = append(attrs, "task", req.TaskText())
 	}
 	s.log.Info("compile", attrs...)
 	w.Header().Set("Content-Type", "application/json")
@@ -387,47 +387,9 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 // with all_rejected (about 210 KB for 1,000 units).
 var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// Request is the body of POST /v1/compile: the fields of an `rlmc test`
-// case's request, each spelt exactly and given once.
-type Request struct {
-	// Task is a pointer so that a body without one ({}, or "task": null,
-	// a client that lost its field) is refused rather than read as an
-	// empty task and answered no_route; "" is a task, for a selection.
-	Task *string `json:"task"`
-	// Select, Deny and Why refuse a null element, which encoding/json
-	// would read as the name "".
-	Select strictjson.Strings `json:"select,omitempty"`
-	Deny   strictjson.Strings `json:"deny,omitempty"`
-	// Budget is a pointer so that a budget written as 0 is refused
-	// rather than read as the default; it may be written 100.0 or 1e2.
-	Budget    *strictjson.Int `json:"budget,omitempty"`
-	Tokenizer string          `json:"tokenizer,omitempty"`
-	// Why and AllRejected list more rejected units in the answer
-	// (compiler.Request's); neither changes a decision.
-	Why         strictjson.Strings `json:"why,omitempty"`
-	AllRejected bool               `json:"all_rejected,omitempty"`
-	// Carried holds what the conversation already holds (the prompts
-	// earlier answers gave, or the messages the host put them in): a
-	// selected unit whose block one of them holds is rendered as given
-	// (compiler.CarriedIn).
-	Carried strictjson.Strings `json:"carried,omitempty"`
-}
-
-// task returns the request's task ("" when it has none).
-func (r *Request) task() string {
-	if r.Task == nil {
-		return ""
-	}
-	return *r.Task
-}
-
-// budget returns the request's budget, 0 (the policy's) when it has none.
-func (r *Request) budget() int {
-	if r.Budget == nil {
-		return 0
-	}
-	return int(*r.Budget)
-}
+// Request is the body of POST /v1/compile: an `rlmc test` case's request
+// (suite.Request), each key spelt exactly and given once.
+type Request = suite.Request
 
 // bodyTimeout bounds how long a request body may take to arrive: a
 // MaxBodyBytes body takes milliseconds on loopback.
@@ -455,11 +417,8 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (Request, f
 	if err := strictjson.Unmarshal(body, &req); err != nil {
 		return req, release, http.StatusBadRequest, fmt.Errorf("the request body is not a compile request: %w", strictjson.Explain(body, err))
 	}
-	if req.Task == nil {
-		return req, release, http.StatusBadRequest, errors.New(`the request has no "task" (a string; "" with a "select" for none)`)
-	}
-	if req.Budget != nil && *req.Budget <= 0 {
-		return req, release, http.StatusBadRequest, fmt.Errorf("budget must be a positive number of tokens, not %d", *req.Budget)
+	if err := req.Check(); err != nil {
+		return req, release, http.StatusBadRequest, fmt.Errorf("the request %w", err)
 	}
 	return req, release, 0, nil
 }
@@ -475,9 +434,9 @@ func (s *Server) compileFailed(w http.ResponseWriter, _ *http.Request, start tim
 		attrs = append(attrs, "unit", ce.Unit)
 	}
 	if req != nil {
-		attrs = append(attrs, "task_bytes", len(req.task()))
+		attrs = append(attrs, "task_bytes", len(req.TaskText()))
 		if s.cfg.LogTasks {
-			attrs = append(attrs, "task", req.task())
+			attrs = append(attrs, "task", req.TaskText())
 		}
 	}
 	s.log.Warn("compile failed", attrs...)

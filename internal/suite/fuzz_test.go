@@ -48,7 +48,7 @@ func FuzzCompile(f *testing.F) {
 		for _, name := range slices.Sorted(maps.Keys(c.Files())) {
 			if strings.HasSuffix(name, "/SKILL.md") {
 				folder := path.Base(path.Dir(name))
-				f.Add(c.Files()[name], c.Requests[0].Task, strings.Join(c.Requests[0].Select, ","), folder)
+				f.Add(c.Files()[name], c.Requests[0].TaskText(), strings.Join(c.Requests[0].Select, ","), folder)
 				break
 			}
 		}

@@ -72,11 +72,17 @@ type Case struct {
 	archive *txtar.Archive
 }
 
-// Request is one compile of a case.
+// Request is one compile of a case, and the body of `rlmc serve`'s POST
+// /v1/compile: the fields of compiler.Request in JSON, each spelt exactly
+// and given once.
 type Request struct {
-	Task string `json:"task"`
+	// Task is a pointer so that a request without one ({}, or "task":
+	// null, a client that lost its field) is refused (Check) rather than
+	// read as an empty task and answered no_route; "" is a task, for a
+	// selection.
+	Task *string `json:"task"`
 	// Select, Deny and Why refuse a null element, which encoding/json
-	// would read as the name "" (as rlmc serve's request does).
+	// would read as the name "".
 	Select strictjson.Strings `json:"select,omitempty"`
 	Deny   strictjson.Strings `json:"deny,omitempty"`
 	// Budget is a pointer so that a budget written as 0 is refused
@@ -87,9 +93,19 @@ type Request struct {
 	// (compiler.Request's); they change no decision.
 	Why         strictjson.Strings `json:"why,omitempty"`
 	AllRejected bool               `json:"all_rejected,omitempty"`
-	// Carried holds what the conversation already holds: a selected
-	// unit whose block one of them holds is given (compiler.CarriedIn).
+	// Carried holds what the conversation already holds (the prompts
+	// earlier answers gave, or the messages the host put them in): a
+	// selected unit whose block one of them holds is given
+	// (compiler.CarriedIn).
 	Carried strictjson.Strings `json:"carried,omitempty"`
+}
+
+// TaskText returns the request's task, "" when it has none.
+func (req Request) TaskText() string {
+	if req.Task == nil {
+		return ""
+	}
+	return *req.Task
 }
 
 // budget returns the request's budget, 0 (the policy's) when it has none.
@@ -98,6 +114,18 @@ func (req Request) budget() int {
 		return 0
 	}
 	return int(*req.Budget)
+}
+
+// Check refuses what `rlmc serve` and `rlmc test` both refuse in a request
+// that decoded: no task, and a budget that is not a positive number.
+func (req Request) Check() error {
+	if req.Task == nil {
+		return errors.New(`has no "task" (a string; "" with a "select" for none)`)
+	}
+	if req.Budget != nil && *req.Budget <= 0 {
+		return fmt.Errorf("budget must be a positive number of tokens, not %d", *req.Budget)
+	}
+	return nil
 }
 
 // Want is what a compile must produce. Every field is optional; only the
@@ -225,19 +253,15 @@ func Parse(file string) (*Case, error) {
 	if reqData == nil || wantData == nil {
 		return c, fmt.Errorf("%s: a case needs request.json and want.json", file)
 	}
-	var requests []json.RawMessage
 	at := sectionLines(data)
-	if c.Requests, requests, err = oneOrMany[Request](atLine(reqData, at["request.json"])); err != nil {
+	if c.Requests, _, err = oneOrMany[Request](atLine(reqData, at["request.json"])); err != nil {
 		return c, fmt.Errorf("%s: request.json: %w", file, err)
 	}
-	if i := missingTask(requests); i > 0 {
-		// As rlmc serve answers it: a request without its task is no
-		// request for an empty one.
-		return c, fmt.Errorf("%s: request.json: %shas no \"task\" (a string; \"\" with a \"select\" for none)", file, entry(i-1, len(c.Requests)))
-	}
 	for i, r := range c.Requests {
-		if r.Budget != nil && *r.Budget <= 0 {
-			return c, fmt.Errorf("%s: request.json: %sbudget must be a positive number of tokens, not %d", file, entry(i, len(c.Requests)), *r.Budget)
+		// As rlmc serve answers them: a request without its task is no
+		// request for an empty one.
+		if err := r.Check(); err != nil {
+			return c, fmt.Errorf("%s: request.json: %s%w", file, entry(i, len(c.Requests)), err)
 		}
 	}
 	var wantRaws []json.RawMessage
@@ -455,20 +479,6 @@ func nullKey(raw json.RawMessage) string {
 		}
 	}
 	return ""
-}
-
-// missingTask returns the first request (1-based) of request.json's
-// entries with no "task" key, or a null one; 0 when every one has a task.
-func missingTask(raws []json.RawMessage) int {
-	for i, raw := range raws {
-		var has struct {
-			Task *string `json:"task"`
-		}
-		if json.Unmarshal(raw, &has) == nil && has.Task == nil {
-			return i + 1
-		}
-	}
-	return 0
 }
 
 // entry names entry i of a list of n in an error ("entry 2: "); nothing
@@ -771,7 +781,7 @@ func compile(ctx context.Context, c *compiler.Compiler, req Request) (*compiler.
 
 // CompileRequest returns the compiler's request for a case's request.
 func (req Request) CompileRequest() compiler.Request {
-	return compiler.Request{Task: req.Task, Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
+	return compiler.Request{Task: req.TaskText(), Select: req.Select, Deny: req.Deny, Budget: req.budget(), Tokenizer: req.Tokenizer,
 		Why: req.Why, AllRejected: req.AllRejected, Carried: compiler.CarriedIn(req.Carried...)}
 }
 
