@@ -144,10 +144,8 @@ func ExampleRequest_carried() {
 	given := map[string]bool{}
 	for _, task := range []string{"add a feature with test-driven development", "now the parser, test-driven development again"} {
 		res, _ := c.Compile(context.Background(), compiler.Request{Task: task, Carried: func(block string) bool { return given[block] }})
-		for i, b := range compiler.SkillBlocks(res.Prompt) {
-			if res.Selected[i].Rendering == compiler.RenderingInline {
-				given[b] = true
-			}
+		for _, b := range compiler.InlineBlocks(res) {
+			given[b] = true
 		}
 		fmt.Println(res.Selected[0].Name, res.Selected[0].Rendering)
 	}

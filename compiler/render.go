@@ -139,6 +139,25 @@ func SkillBlocks(prompt string) []string {
 	return out
 }
 
+// InlineBlocks returns the blocks of res's prompt that give a selected
+// unit's body in full (RenderingInline), in prompt order: the blocks a
+// host that gives a conversation's prompts one at a time says the next
+// compile carries (Request.Carried). The prompt holds one block for each
+// selected unit, in the order of Selected.
+func InlineBlocks(res *Result) []string {
+	if res == nil {
+		return nil
+	}
+	blocks := SkillBlocks(res.Prompt)
+	var out []string
+	for i, u := range res.Selected {
+		if u.Rendering == RenderingInline && i < len(blocks) {
+			out = append(out, blocks[i])
+		}
+	}
+	return out
+}
+
 // SkillBlocksIn returns the blocks of each prompt Compile rendered that
 // text holds (a message a host put one in), in order. A prompt at the
 // end of text may have lost its last newline: shells' $(...) and many

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -141,6 +142,33 @@ func TestSkillBlocks(t *testing.T) {
 	}
 	if SkillBlocks("") != nil || JoinSkillBlocks(nil) != "" {
 		t.Error("no prompt: got blocks; want none")
+	}
+}
+
+// TestInlineBlocks: of a compile's blocks, those that give a body in
+// full, in prompt order; a reference is none.
+func TestInlineBlocks(t *testing.T) {
+	c := build(t, map[string]string{
+		"tdd/SKILL.md":  skill("tdd", "Test-driven development: write the failing test first.", "", strings.Repeat("Write the failing test first. ", 400)),
+		"lint/SKILL.md": skill("lint", "Lint the code.", "", "Run the linter."),
+	}, Policy{})
+	res, err := c.Compile(context.Background(), Request{Select: []string{"tdd", "lint"}, Budget: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var renderings []Rendering
+	for _, u := range res.Selected {
+		renderings = append(renderings, u.Rendering)
+	}
+	if !slices.Contains(renderings, RenderingReference) || !slices.Contains(renderings, RenderingInline) {
+		t.Fatalf("got renderings %v; want a reference and an inline block", renderings)
+	}
+	got := InlineBlocks(res)
+	if len(got) != 1 || !strings.HasPrefix(got[0], `<skill name="lint">`) {
+		t.Errorf("got %q; want lint's block alone", got)
+	}
+	if InlineBlocks(nil) != nil {
+		t.Error("a nil result: got blocks; want none")
 	}
 }
 

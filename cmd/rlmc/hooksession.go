@@ -90,15 +90,8 @@ func (s *hookSession) save(res *compiler.Result) {
 	if s == nil {
 		return
 	}
-	if res != nil {
-		blocks := compiler.SkillBlocks(res.Prompt)
-		for i, u := range res.Selected {
-			if u.Rendering == compiler.RenderingInline && i < len(blocks) {
-				s.mem.Pending = append(s.mem.Pending, blocks[i])
-			}
-		}
-		s.changed = s.changed || len(s.mem.Pending) > 0
-	}
+	s.mem.Pending = append(s.mem.Pending, compiler.InlineBlocks(res)...)
+	s.changed = s.changed || len(s.mem.Pending) > 0
 	if s.changed {
 		s.cache.StoreSession(s.id, s.mem, s.known)
 	}
