@@ -292,6 +292,13 @@ func TestRefusals(t *testing.T) {
 		{name: "a refused gerund", task: "review the diff without deploying", want: []string{"without deploying"}},
 		{name: "cut after twelve words", task: "don't " + strings.Repeat(" ", 500000) + "deploy it one two three four five six seven eight nine ten eleven", want: []string{"don't deploy it one two three four five six seven eight nine \u2026"}},
 		{name: "none", task: "review the diff", want: nil},
+		// A dash set apart by blanks ends a clause as a full stop does
+		// (a fresh task set: "staging db got corrupted again - don't
+		// restore anything" kept the restore skill's words).
+		{name: "after a spaced dash", task: "the db got corrupted again - don't deploy anything, just review the diff", want: []string{"don't deploy anything"}},
+		{name: "after two dashes", task: "the db got corrupted again -- don't deploy anything", want: []string{"don't deploy anything"}},
+		{name: "after an em dash", task: "the db got corrupted again—don't deploy anything", want: []string{"don't deploy anything"}},
+		{name: "a hyphen joins", task: "the on-call don't deploy anything", want: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -680,8 +680,26 @@ func (q *Query) endsClause(k int) bool {
 		// "and" does ("skeleton states + data fetching"); "C++" and
 		// "R&D" are words.
 		return true
+	} else if j == "–" || j == "—" || (j == "-" || j == "--") && spacedDash(gap, strings.IndexByte(gap, '-')) {
+		// "the db got corrupted - don't restore it": a dash set apart
+		// by blanks, as an en or em dash, ends a clause; "on-call" is
+		// a word.
+		return true
 	}
 	return endsWithMark(gap)
+}
+
+// spacedDash reports whether the hyphens at gap[i:] (one, or two for a
+// "--") have a blank or tab on both sides on their line. A negation's
+// list reads on through one ("avoid deploy - or tdd"); a refusal opens
+// after one (endsClause).
+func spacedDash(gap string, i int) bool {
+	j := i + 1
+	if j < len(gap) && gap[j] == '-' {
+		j++
+	}
+	blank := func(b byte) bool { return b == ' ' || b == '\t' }
+	return i > 0 && blank(gap[i-1]) && j < len(gap) && blank(gap[j])
 }
 
 // endsWithMark reports whether the gap between two words holds a full
