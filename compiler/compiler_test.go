@@ -365,7 +365,7 @@ func TestConcurrentCompiles(t *testing.T) {
 	}{{"no_memo", 0}, {"memo", 4}} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := build(t, standard, Policy{})
-			c.memo = newMemo(tc.memo)
+			c.memo = newMemo(tc.memo, nil)
 			want, err := c.Compile(context.Background(), Request{Task: "review my code changes with tdd"})
 			if err != nil {
 				t.Fatal(err)

@@ -156,6 +156,7 @@ type Live struct {
 	named   map[string]map[string]bool // folder -> the names in it whose events count
 	files   map[string]string          // every path added to w -> the identity of the folder watched there
 
+	memoHits atomic.Uint64 // compiles its catalogs answered from memory (LiveOptions.Memo)
 	events   atomic.Uint64 // relevant events seen
 	begun    atomic.Uint64 // load attempts begun (each pass of load's loop)
 	wake     chan struct{}
@@ -317,6 +318,15 @@ func (l *Live) Snapshot() (*Compiler, time.Time, uint64) {
 		return nil, time.Time{}, 0
 	}
 	return st.c, st.loadedAt, st.gen
+}
+
+// MemoHits returns how many compiles l's catalogs answered from memory
+// (LiveOptions.Memo) since Watch, across reloads; 0 for a nil Live.
+func (l *Live) MemoHits() uint64 {
+	if l == nil {
+		return 0
+	}
+	return l.memoHits.Load()
 }
 
 // Generation counts the catalogs swapped in, the first one included; 0
@@ -605,7 +615,7 @@ func (l *Live) load(trigger string) Reload {
 			c, err = Load(l.ctx, l.opts, p)
 		}
 		if err == nil {
-			c.memo = newMemo(l.lo.Memo)
+			c.memo = newMemo(l.lo.Memo, &l.memoHits)
 		}
 		after := l.scan(l.opts, l.scanPolicy)
 		if l.ctx.Err() != nil {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"io"
+	"sync/atomic"
 
 	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/lru"
@@ -26,6 +27,7 @@ import (
 // that turns one on (LiveOptions.Memo) reads them and never changes them.
 type memo struct {
 	kept *lru.Cache[memoKey, memoized]
+	hits *atomic.Uint64 // counts the answers it gave; nil: none
 }
 
 // memoKey is the SHA-256 of a request's fields (keyOf).
@@ -48,12 +50,13 @@ const memoMaxBytes = 64 << 10
 // lists beside the text it holds.
 const memoEntryBytes = 256
 
-// newMemo returns a memo of the n results last used; nil when n < 1.
-func newMemo(n int) *memo {
+// newMemo returns a memo of the n results last used, counting its answers
+// in hits (when not nil); nil when n < 1.
+func newMemo(n int, hits *atomic.Uint64) *memo {
 	if n < 1 {
 		return nil
 	}
-	return &memo{kept: lru.New[memoKey](n, n*memoMaxBytes, func(e memoized) int { return e.cost })}
+	return &memo{kept: lru.New[memoKey](n, n*memoMaxBytes, func(e memoized) int { return e.cost }), hits: hits}
 }
 
 // keyOf returns req's key, and false when the memo is off or req is one
@@ -161,6 +164,9 @@ func (m *memo) answer(key memoKey) (*Result, bool) {
 			m.kept.Remove(key)
 			return nil, false
 		}
+	}
+	if m.hits != nil {
+		m.hits.Add(1)
 	}
 	return e.res, true
 }

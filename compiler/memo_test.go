@@ -49,7 +49,7 @@ func TestMemoAnswersAsACompile(t *testing.T) {
 		return c
 	}
 	plain, memoized := load(), load()
-	memoized.memo = newMemo(len(memoRequests))
+	memoized.memo = newMemo(len(memoRequests), nil)
 	encode := func(r *Result) string {
 		var b bytes.Buffer
 		if err := WriteJSON(&b, r); err != nil {
@@ -87,7 +87,7 @@ func TestMemoAnswersAsACompile(t *testing.T) {
 // TestMemoKeyTellsEveryField: requests that differ in any field, or only
 // in where one string of a list ends, have different keys.
 func TestMemoKeyTellsEveryField(t *testing.T) {
-	m := newMemo(1)
+	m := newMemo(1, nil)
 	reqs := append(memoRequests, []struct {
 		name string
 		req  Request
@@ -129,7 +129,7 @@ func TestMemoBodyChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.memo = newMemo(4)
+	c.memo = newMemo(4, nil)
 	req := Request{Select: []string{"tdd"}}
 	if _, err := c.Compile(context.Background(), req); err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestMemoKeepsWhatItShould(t *testing.T) {
 		files[k] = v
 	}
 	c := build(t, files, Policy{})
-	c.memo = newMemo(4)
+	c.memo = newMemo(4, nil)
 	tdd := Request{Select: []string{"tdd"}}
 	if _, err := c.Compile(context.Background(), tdd); err != nil {
 		t.Fatal(err)

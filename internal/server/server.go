@@ -154,6 +154,9 @@ func New(cfg Config) (*Server, error) {
 		bodies: bodyBudget(cfg.MaxInflight)}
 	s.loads = &httpsafe.CatalogLog{Log: s.log, Consequence: "every compile answers no_route"}
 	s.reg, s.m = newMetrics()
+	s.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "rlmc_compiles_from_memory_total", Help: "Compiles answered from the catalog's memory of requests answered before (counted in rlmc_compiles_total too).",
+	}, func() float64 { return float64(s.live.Load().MemoHits()) }))
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/compile", s.compile)
 	mux.HandleFunc("GET /v1/catalog", s.catalog)

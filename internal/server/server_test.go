@@ -319,6 +319,17 @@ func TestAnswersFromMemory(t *testing.T) {
 	if !bytes.Equal(first, again) || !bytes.Contains(first, []byte("Write the failing test first.")) {
 		t.Fatalf("got %s and %s; want the same answer with the body", first, again)
 	}
+	resp, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	// The second Live compile and both requests, the same request as
+	// those.
+	if !bytes.Contains(metrics, []byte("rlmc_compiles_from_memory_total 3\n")) {
+		t.Errorf("got metrics without 3 compiles from memory:\n%s", metrics)
+	}
 	writeSkill(t, root, "tdd", "Test-driven development: write the failing test first.", "Edited: run the whole suite.")
 	status, edited := post(t, ts.URL+"/v1/compile", "", body)
 	if status != http.StatusOK || !bytes.Contains(edited, []byte("Edited: run the whole suite.")) {
