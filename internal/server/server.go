@@ -29,9 +29,9 @@ import (
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/httpsafe"
+	"github.com/rlmc-dev/rlmc/internal/reqjson"
 	"github.com/rlmc-dev/rlmc/internal/loader"
 	"github.com/rlmc-dev/rlmc/internal/strictjson"
-	"github.com/rlmc-dev/rlmc/internal/suite"
 	"github.com/rlmc-dev/rlmc/ir"
 )
 
@@ -390,9 +390,9 @@ func (s *Server) compile(w http.ResponseWriter, r *http.Request) {
 // with all_rejected (about 210 KB for 1,000 units).
 var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// Request is the body of POST /v1/compile: an `rlmc test` case's request
-// (suite.Request), each key spelt exactly and given once.
-type Request = suite.Request
+// Request is the body of POST /v1/compile, as an `rlmc test` case's
+// request is: each key spelt exactly and given once.
+type Request = reqjson.Request
 
 // bodyTimeout bounds how long a request body may take to arrive: a
 // MaxBodyBytes body takes milliseconds on loopback.

@@ -96,7 +96,7 @@ func TestBudgetWrittenAsFloat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := c.Requests[0].budget(); got != 100 {
+			if got := c.Requests[0].BudgetTokens(); got != 100 {
 				t.Errorf("got budget %d; want 100", got)
 			}
 		})
