@@ -665,6 +665,13 @@ var objectFollowers = map[string]bool{
 // skillNouns name what a name is: "the X skill".
 var skillNouns = map[string]bool{"skill": true, "skills": true, "tool": true, "tools": true}
 
+// madeNouns name what a skill makes or does, after its name in what a
+// user does not want: "I don't want a changelog entry for this one"
+// refuses the changelog as "I don't want a changelog" does. After other
+// cues the name modifies a thing ("ignore the tdd file"), refused or not.
+var madeNouns = map[string]bool{"entry": true, "entries": true, "file": true, "files": true, "update": true, "updates": true,
+	"section": true, "sections": true, "step": true, "steps": true, "pass": true, "run": true, "check": true, "checks": true}
+
 // copulas open a postfix refusal after its names, and predicates close
 // it: "X is not needed", "X isn't required", "X is unnecessary".
 var (
@@ -1186,7 +1193,7 @@ func (q *Query) postfixAt(c int) int {
 // the whole object of their cue: the clause ends there, a list joiner or
 // a word of objectFollowers follows, or "to" when to allows it.
 func (q *Query) endsObject(end int, to bool) bool {
-	if end < len(q.words) && q.gap(end-1) == gapSpace && skillNouns[q.words[end]] {
+	if end < len(q.words) && q.gap(end-1) == gapSpace && (skillNouns[q.words[end]] || !to && madeNouns[q.words[end]]) {
 		end++
 	}
 	if end >= len(q.words) || q.gap(end-1) != gapSpace {

@@ -582,6 +582,13 @@ func TestNegation(t *testing.T) {
 		{name: "instead of a noun the name modifies", task: "instead of the deploy script, use tdd", want: ""},
 		{name: "don't want X to be", task: "I don't want tdd to be slow", want: ""},
 		{name: "don't want the X skill to be", task: "I don't want the tdd skill to be slow", want: ""},
+		// What a skill makes, after its name, in what the user does not
+		// want (a refusal set: "I don't want a changelog entry for this
+		// one" loaded the changelog skill).
+		{name: "don't want an X entry", task: "write the commit message; I don't want a tdd entry for this one", want: "tdd"},
+		{name: "don't want an X run", task: "I do not want a deploy run today", want: "deploy"},
+		{name: "don't want the X check to", task: "I don't want the tdd check to fail", want: ""},
+		{name: "ignore the X file", task: "ignore the tdd file", want: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
