@@ -29,8 +29,8 @@ import (
 
 	"github.com/rlmc-dev/rlmc/compiler"
 	"github.com/rlmc-dev/rlmc/internal/httpsafe"
-	"github.com/rlmc-dev/rlmc/internal/reqjson"
 	"github.com/rlmc-dev/rlmc/internal/loader"
+	"github.com/rlmc-dev/rlmc/internal/reqjson"
 	"github.com/rlmc-dev/rlmc/internal/strictjson"
 	"github.com/rlmc-dev/rlmc/ir"
 )
