@@ -421,7 +421,7 @@ func (q *Query) gapWith(k int, allow gapAllow) (kind gapKind, opened bool) {
 			}
 		case r == ',' || r == '/' || r == '&':
 			kind = gapList
-		case unicode.IsSpace(r) || isApostrophe(r) || strings.ContainsRune("\"*_~-$\u201c\u201d\u00ab\u00bb", r):
+		case unicode.IsSpace(r) || isApostrophe(r) || strings.ContainsRune("\"*_~-\u2013\u2014$\u201c\u201d\u00ab\u00bb", r):
 		case r == ':' && allow&allowColon != 0:
 		case allow&allowOpen != 0 && strings.ContainsRune(openers, r):
 			opened = true
@@ -1593,7 +1593,7 @@ func maskRefused(q *Query, masked []bool) []bool {
 		// The refusal runs as a negation's scope does: to a clause's
 		// end, a comma, or a word that turns the sentence ("but", "just").
 		end, double := k+n, false
-		for end < len(q.words) && q.gap(end-1) == gapSpace && !scopeEnders[q.words[end]] && !clauseJoins[q.words[end]] && !q.actsAfter(end) {
+		for end < len(q.words) && q.gap(end-1) == gapSpace && !q.endsRefusal(end-1) && !scopeEnders[q.words[end]] && !clauseJoins[q.words[end]] && !q.actsAfter(end) {
 			double = double || negators[q.words[end]] || refusers[q.words[end]]
 			end++
 		}
@@ -1608,6 +1608,30 @@ func maskRefused(q *Query, masked []bool) []bool {
 		i = end - 1
 	}
 	return masked
+}
+
+// endsRefusal reports whether a refusal's scope ends between word k and
+// k+1 though a negation's would run on: at a clause's end a dash marks
+// ("don't lint - write tests instead"), at a line's end (a list item, "-
+// don't deploy", then "- roll back"), and at a closing quote ("the
+// ticket \"Rollback - don't panic\" says to roll back").
+func (q *Query) endsRefusal(k int) bool {
+	if q.words[k+1] == "or" || q.words[k+1] == "nor" {
+		return false // "don't deploy - or roll back - until QA signs off"
+	}
+	if q.endsClause(k) {
+		return true
+	}
+	gap := q.task[q.spans[k].end:q.spans[k+1].start]
+	if strings.Contains(gap, "\n") {
+		return true
+	}
+	for i, r := range gap {
+		if strings.ContainsRune("\"\u201d\u00bb", r) && i+utf8.RuneLen(r) < len(gap) && unicode.IsSpace(rune(gap[i+utf8.RuneLen(r)])) {
+			return true
+		}
+	}
+	return false
 }
 
 // maskVerbGo marks, in masked (allocated when nil and needed), each "go"

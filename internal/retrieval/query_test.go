@@ -299,6 +299,15 @@ func TestRefusals(t *testing.T) {
 		{name: "after two dashes", task: "the db got corrupted again -- don't deploy anything", want: []string{"don't deploy anything"}},
 		{name: "after an em dash", task: "the db got corrupted again—don't deploy anything", want: []string{"don't deploy anything"}},
 		{name: "a hyphen joins", task: "the on-call don't deploy anything", want: nil},
+		// Where a refusal ends (a red team of the dashes): a dash, a
+		// line's end, a closing quote; not an en dash in a range.
+		{name: "ends at a dash", task: "don't deploy - review the diff instead", want: []string{"don't deploy"}},
+		{name: "ends at a line's end", task: "todo:\n- don't deploy\n- review the diff", want: []string{"don't deploy"}},
+		{name: "ends at a closing quote", task: `the ticket "Deploy - don't panic" says to review the diff`, want: []string{"don't panic"}},
+		{name: "runs over a range", task: "never run the 2\u20133 am deploy; review the diff", want: []string{"never run the 2\u20133 am deploy"}},
+		{name: "runs over a spaced range", task: "never deploy from 2 - 4 am or review then", want: []string{"never deploy from 2 - 4 am or review"}},
+		{name: "runs on to an or", task: "don't deploy - or review - until QA signs off", want: []string{"don't deploy - or review"}},
+		{name: "after an en dash", task: "review the auth module\u2013don't deploy anything", want: []string{"don't deploy anything"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // relate computes the pair facts the policy's ambiguity and redundancy
@@ -680,26 +681,27 @@ func (q *Query) endsClause(k int) bool {
 		// "and" does ("skeleton states + data fetching"); "C++" and
 		// "R&D" are words.
 		return true
-	} else if j == "–" || j == "—" || (j == "-" || j == "--") && spacedDash(gap, strings.IndexByte(gap, '-')) {
-		// "the db got corrupted - don't restore it": a dash set apart
-		// by blanks, as an en or em dash, ends a clause; "on-call" is
-		// a word.
+	} else if q.dashBreak(k, j, gap) {
 		return true
 	}
 	return endsWithMark(gap)
 }
 
-// spacedDash reports whether the hyphens at gap[i:] (one, or two for a
-// "--") have a blank or tab on both sides on their line. A negation's
-// list reads on through one ("avoid deploy - or tdd"); a refusal opens
-// after one (endsClause).
-func spacedDash(gap string, i int) bool {
-	j := i + 1
-	if j < len(gap) && gap[j] == '-' {
-		j++
+// dashBreak reports whether gap, between word k and k+1 and j trimmed,
+// is a dash that ends a clause: "the db got corrupted - don't restore
+// it", "... corrupted—don't ...", "... module–don't ...". A
+// hyphen or two need blanks on both sides ("on-call" is a word), and no
+// dash between two numbers is a break ("from 2 - 4 am", "2–3").
+func (q *Query) dashBreak(k int, j, gap string) bool {
+	switch {
+	case j != "-" && j != "--" && j != "\u2013" && j != "\u2014":
+		return false
+	case isNumber(q.words[k]) && isNumber(q.words[k+1]):
+		return false
+	case j == "-" || j == "--":
+		return len(j) < len(gap)-1 && unicode.IsSpace(rune(gap[0])) && unicode.IsSpace(rune(gap[len(gap)-1]))
 	}
-	blank := func(b byte) bool { return b == ' ' || b == '\t' }
-	return i > 0 && blank(gap[i-1]) && j < len(gap) && blank(gap[j])
+	return true
 }
 
 // endsWithMark reports whether the gap between two words holds a full

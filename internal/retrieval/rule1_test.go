@@ -412,6 +412,8 @@ func TestNegation(t *testing.T) {
 		{name: "quotes continue the clause", task: "don't use `deploy` or \u201ctdd\u201d", want: "deploy tdd"},
 		{name: "emphasis continues the clause", task: "avoid **deploy** or _tdd_", want: "deploy tdd"},
 		{name: "dash continues the clause", task: "avoid deploy - or tdd", want: "deploy tdd"},
+		{name: "em dash continues the clause", task: "avoid deploy \u2014 or tdd", want: "deploy tdd"},
+		{name: "en dash continues the clause", task: "avoid deploy\u2013or tdd", want: "deploy tdd"},
 		{name: "one newline continues the clause", task: "avoid deploy\nor tdd", want: "deploy tdd"},
 		{name: "blank line ends the clause", task: "avoid deploy\n\nor tdd", want: "deploy"},
 		{name: "full stop ends the list", task: "Don't use deploy. Code-review the change", want: "deploy"},
