@@ -1573,7 +1573,7 @@ func (ix *Index) isWholeName(words []string) bool {
 // states a fact, and keeps its words.
 func maskRefused(q *Query, masked []bool) []bool {
 	for i := 0; i < len(q.words); i++ {
-		if i > 0 && !q.endsClause(i-1) && !clauseJoins[q.words[i]] && !clauseTurns[q.words[i]] {
+		if i > 0 && !q.endsClause(i-1) && !clauseJoins[q.words[i]] && !clauseTurns[q.words[i]] && !(speechVerbs[q.words[i-1]] && q.gap(i-1) == gapSpace) {
 			continue
 		}
 		k := i
@@ -1784,6 +1784,11 @@ var (
 // "review the diff, but don't deploy" does (the deploy skill was loaded
 // on the word refused, and the review dropped beside it).
 var clauseTurns = map[string]bool{"but": true, "yet": true}
+
+// speechVerbs report an order that follows them as its own clause: "the
+// on-call engineer says don't roll back, deploy the fix" refuses the
+// rollback as "don't roll back" does.
+var speechVerbs = map[string]bool{"says": true, "said": true, "saying": true, "writes": true, "wrote": true}
 
 // refusalAt returns how many words an imperative negation at word k
 // takes ("do not", "don't", "never", "without"), or 0 when none starts

@@ -308,6 +308,10 @@ func TestRefusals(t *testing.T) {
 		{name: "runs over a spaced range", task: "never deploy from 2 - 4 am or review then", want: []string{"never deploy from 2 - 4 am or review"}},
 		{name: "runs on to an or", task: "don't deploy - or review - until QA signs off", want: []string{"don't deploy - or review"}},
 		{name: "after an en dash", task: "review the auth module\u2013don't deploy anything", want: []string{"don't deploy anything"}},
+		// An order reported (a red team's task: "the on-call engineer
+		// says don't roll back, deploy the fix" loaded the rollback).
+		{name: "after says", task: "the on-call engineer says don't deploy, review the diff", want: []string{"don't deploy"}},
+		{name: "after said", task: "QA said never deploy on Fridays", want: []string{"never deploy on Fridays"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
