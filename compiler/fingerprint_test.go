@@ -97,18 +97,33 @@ func TestFingerprintCoversEveryByte(t *testing.T) {
 	}
 }
 
+// TestBodyChangedAfterLoad: a SKILL.md changed on disk since the load
+// fails the compile that would put its body in the prompt, and so does
+// one a memo kept the answer of before the change.
 func TestBodyChangedAfterLoad(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "tdd", "SKILL.md")
-	testkit.WriteFile(t, file, standard["tdd/SKILL.md"])
-	c, err := Load(context.Background(), loader.Options{Roots: []string{dir}}, Policy{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testkit.WriteFile(t, file, standard["tdd/SKILL.md"]+"injected")
-	_, err = c.Compile(context.Background(), Request{Select: []string{"tdd"}})
-	if ce, ok := err.(*Error); !ok || ce.Code != ErrBodyChanged {
-		t.Errorf("got %v; want body_changed", err)
+	for _, tc := range []struct {
+		name string
+		memo int
+	}{{"no_memo", 0}, {"memo", 4}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "tdd", "SKILL.md")
+			testkit.WriteFile(t, file, standard["tdd/SKILL.md"])
+			c, err := Load(context.Background(), loader.Options{Roots: []string{dir}}, Policy{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.memo = newMemo(tc.memo, nil)
+			req := Request{Select: []string{"tdd"}}
+			if _, err := c.Compile(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			testkit.WriteFile(t, file, standard["tdd/SKILL.md"]+"injected")
+			_, err = c.Compile(context.Background(), req)
+			if ce, ok := err.(*Error); !ok || ce.Code != ErrBodyChanged {
+				t.Errorf("got %v; want body_changed", err)
+			}
+		})
 	}
 }
 

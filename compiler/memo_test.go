@@ -118,29 +118,6 @@ func TestMemoKeyTellsEveryField(t *testing.T) {
 	}
 }
 
-// TestMemoBodyChanged: a SKILL.md changed on disk after its result was
-// kept is not answered from memory: the compile says body_changed, as
-// it would have without a memo.
-func TestMemoBodyChanged(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "tdd", "SKILL.md")
-	testkit.WriteFile(t, file, standard["tdd/SKILL.md"])
-	c, err := Load(context.Background(), loader.Options{Roots: []string{dir}}, Policy{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.memo = newMemo(4, nil)
-	req := Request{Select: []string{"tdd"}}
-	if _, err := c.Compile(context.Background(), req); err != nil {
-		t.Fatal(err)
-	}
-	testkit.WriteFile(t, file, standard["tdd/SKILL.md"]+"injected")
-	_, err = c.Compile(context.Background(), req)
-	if ce, ok := err.(*Error); !ok || ce.Code != ErrBodyChanged {
-		t.Errorf("got %v; want body_changed", err)
-	}
-}
-
 // TestMemoKeepsWhatItShould: a canceled context is answered canceled, a
 // request with Carried and a result over memoMaxBytes are compiled each
 // time.
