@@ -230,13 +230,13 @@ func (r *compilation) analyze(req Request) (*input, error) {
 	}
 	for _, n := range p.Mandatory {
 		if _, ok := r.c.cat.Lookup(n); !ok {
-			return nil, &Error{Code: ErrUnknownUnit, Unit: n, Message: fmt.Sprintf("mandatory unit %q is not in the catalog%s", n, nameHint(r.c.cat, n))}
+			return nil, &Error{Code: ErrUnknownUnit, Unit: n, Message: fmt.Sprintf("mandatory unit %q is not in the catalog%s", n, r.c.names().hint(n))}
 		}
 		in.mandatory[n] = true
 	}
 	for _, n := range req.Select {
 		if _, ok := r.c.cat.Lookup(n); !ok {
-			return nil, &Error{Code: ErrUnknownUnit, Unit: n, Message: fmt.Sprintf("selected unit %q is not in the catalog%s", n, nameHint(r.c.cat, n))}
+			return nil, &Error{Code: ErrUnknownUnit, Unit: n, Message: fmt.Sprintf("selected unit %q is not in the catalog%s", n, r.c.names().hint(n))}
 		}
 		in.explicit[n] = true
 	}

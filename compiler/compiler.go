@@ -127,6 +127,10 @@ type Compiler struct {
 	// spell indexes the units by their names and folders folded, for a
 	// deny spelled otherwise (denyTargets).
 	spell func() *spellings
+	// names tells the unit a name no unit bears most likely meant
+	// (namer), made once per catalog: a request naming unknown units
+	// asks it every time.
+	names func() *namer
 	rows  []unitRow // what a rejected entry takes from each unit, by position
 	// eligibility keeps eligible/3's verdict on each lexical candidate
 	// judged in a plain request (see statement.plain), by name: a
@@ -189,6 +193,7 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 	pl := pulse.New(ctx)
 	c := &Compiler{cat: cat, policy: p, denied: map[string]bool{}}
 	c.spell = sync.OnceValue(func() *spellings { return newSpellings(cat) })
+	c.names = sync.OnceValue(func() *namer { return newNamer(cat) })
 	// What the compiler, its facts and engine and the fingerprint take
 	// from the catalog depends on the catalog alone: they are made on
 	// every core, beside the index when there is one to build (a start
@@ -242,10 +247,7 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 		}
 	}
 	c.diags = append(c.diags, c.index.Diagnostics()...)
-	var (
-		names  *namer // built at the first unknown name
-		hinted int
-	)
+	hinted := 0
 	for _, n := range c.policy.names() {
 		if _, ok := cat.Lookup(n); !ok {
 			path, line := c.policy.at("", n)
@@ -254,10 +256,7 @@ func newCompilerIndex(ctx context.Context, cat *ir.Catalog, p Policy, ix *retrie
 			// the first few only, a load's bound.
 			hint := ""
 			if hinted < maxUnknownNamed {
-				if names == nil {
-					names = newNamer(cat)
-				}
-				hint, hinted = names.hint(n), hinted+1
+				hint, hinted = c.names().hint(n), hinted+1
 				if slices.Contains(c.policy.Deny, n) {
 					if h := c.spelledHint(n); h != "" {
 						hint = h
@@ -571,7 +570,7 @@ func unknownNames(c *Compiler, field string, names []string, deny bool) ir.Diagn
 	if len(unknown) == 0 {
 		return nil
 	}
-	namer := newNamer(c.cat)
+	namer := c.names()
 	for i, n := range unknown {
 		if i == maxUnknownNamed {
 			out.Add(ir.Diagnostic{Path: field, Code: ir.CodeUnknownPolicyUnit, Severity: ir.SeverityWarning,

@@ -521,7 +521,7 @@ func TestNameHint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := nameHint(c.cat, tt.unit); got != tt.want {
+			if got := c.names().hint(tt.unit); got != tt.want {
 				t.Errorf("got %q; want %q", got, tt.want)
 			}
 			warn := UnknownNames(c, "deny", []string{tt.unit})
@@ -546,7 +546,7 @@ func TestNameHintRootFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := nameHint(c.cat, "incident-response"), `; the skill in folder "incident-response" is named "on-call"`; got != want {
+	if got, want := c.names().hint("incident-response"), `; the skill in folder "incident-response" is named "on-call"`; got != want {
 		t.Errorf("got %q; want %q", got, want)
 	}
 }

@@ -216,9 +216,6 @@ func closestKey(key string, names []string) string {
 	return ""
 }
 
-// nameHint is what namer tells of name, which answers to no unit of cat.
-func nameHint(cat *ir.Catalog, name string) string { return newNamer(cat).hint(name) }
-
 // namer tells the unit meant by a name no unit answers to: a unit whose
 // folder has that name (the name a user sees in the file tree, where the
 // SKILL.md names its unit otherwise), else a unit named within a small
