@@ -250,16 +250,21 @@ func newNamer(cat *ir.Catalog) *namer {
 		}
 	}
 	for _, u := range cat.Units {
-		dir := path.Dir(u.Path)
-		if dir == "." {
-			// A root that is itself a skill's folder: the root names it.
-			dir = filepath.ToSlash(filepath.Clean(u.Root))
-		}
-		if f := path.Base(dir); f != u.Name && f != "." && f != "/" && !slices.Contains(n.folders[f], u.Name) {
+		if f := folderName(u); f != u.Name && f != "." && f != "/" && !slices.Contains(n.folders[f], u.Name) {
 			n.folders[f] = append(n.folders[f], u.Name)
 		}
 	}
 	return n
+}
+
+// folderName is the name of u's skill folder, as a user sees it in the
+// file tree: a root that is itself the skill's folder names it.
+func folderName(u *ir.Unit) string {
+	dir := path.Dir(u.Path)
+	if dir == "." {
+		dir = filepath.ToSlash(filepath.Clean(u.Root))
+	}
+	return path.Base(dir)
 }
 
 // spellings indexes a catalog's units by their names and their folders'
@@ -281,11 +286,7 @@ func newSpellings(cat *ir.Catalog) *spellings {
 		if !slices.Contains(sp.byName[f], u.Name) {
 			sp.byName[f] = append(sp.byName[f], u.Name)
 		}
-		dir := path.Dir(u.Path)
-		if dir == "." {
-			dir = filepath.ToSlash(filepath.Clean(u.Root)) // a root that is the skill's folder
-		}
-		if d := foldName(path.Base(dir)); d != "." && d != "/" && !slices.Contains(sp.byFolder[d], u.Name) {
+		if d := foldName(folderName(u)); d != "." && d != "/" && !slices.Contains(sp.byFolder[d], u.Name) {
 			sp.byFolder[d] = append(sp.byFolder[d], u.Name)
 		}
 	}
